@@ -1,0 +1,192 @@
+//! The outer layer every request passes through: request id, body limit and JSON
+//! syntax check, and the mapping of poem's own errors to problem+json.
+//!
+//! The body is read here (at most `max_body_bytes`) so that an oversized body is a 413
+//! whether or not it announced its length, and so that unparsable JSON is a 400 while a
+//! JSON value that does not fit an operation's schema is a 422 (poem-openapi reports
+//! both as one error kind).
+
+use std::sync::Arc;
+
+use poem::{
+    Endpoint, IntoResponse, Request, Response,
+    error::{MethodNotAllowedError, NotFoundError, ReadBodyError},
+    http::{HeaderValue, StatusCode, header},
+};
+use poem_openapi::{
+    error::{
+        AuthorizationError, ContentTypeError, ParseParamError, ParsePathError,
+        ParseRequestPayloadError,
+    },
+    types::ToJSON,
+};
+
+use tracing::Instrument;
+
+use crate::error::{Problem, REQUEST_ID};
+
+pub const REQUEST_ID_HEADER: &str = "x-request-id";
+const PROBLEM_JSON: &str = "application/problem+json";
+
+/// Serves one request inside the request-id scope, with the body guarded.
+pub async fn guard<E: Endpoint>(
+    ep: Arc<E>,
+    mut req: Request,
+    max_body: usize,
+) -> poem::Result<Response> {
+    let request_id = req
+        .header(REQUEST_ID_HEADER)
+        .filter(|id| !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_owned)
+        .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
+    REQUEST_ID
+        .scope(request_id.clone(), async move {
+            let mut resp = match read_body(&mut req, max_body).await {
+                Err(problem) => problem_response(problem),
+                Ok(()) => match ep.call(req).await {
+                    Ok(output) => output.into_response(),
+                    Err(err) => problem_for(err).await,
+                },
+            };
+            if let Ok(value) = HeaderValue::from_str(&request_id) {
+                resp.headers_mut().insert(REQUEST_ID_HEADER, value);
+            }
+            tracing::debug!(status = resp.status().as_u16(), "served");
+            Ok(resp)
+        })
+        .instrument(span)
+        .await
+}
+
+async fn read_body(req: &mut Request, max_body: usize) -> Result<(), Problem> {
+    let too_large = || {
+        Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("the request body exceeds the limit of {max_body} bytes"),
+        )
+    };
+    let announced = req
+        .header(header::CONTENT_LENGTH)
+        .and_then(|len| len.parse::<usize>().ok());
+    if announced.is_some_and(|len| len > max_body) {
+        return Err(too_large());
+    }
+    let bytes = req
+        .take_body()
+        .into_bytes_limit(max_body)
+        .await
+        .map_err(|err| match err {
+            ReadBodyError::PayloadTooLarge => too_large(),
+            other => Problem::new(
+                StatusCode::BAD_REQUEST,
+                "unreadable_body",
+                other.to_string(),
+            ),
+        })?;
+    let is_json = req
+        .content_type()
+        .is_some_and(|ct| ct.starts_with("application/json") || ct.contains("+json"));
+    if is_json
+        && !bytes.is_empty()
+        && let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes)
+    {
+        return Err(Problem::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+            format!("the request body is not valid JSON: {err}"),
+        ));
+    }
+    req.set_body(bytes);
+    Ok(())
+}
+
+/// Turns an error raised by poem or poem-openapi into a problem+json response. Responses
+/// our handlers built already carry a problem body and pass through unchanged.
+pub async fn problem_for(err: poem::Error) -> Response {
+    if err.is_from_response() {
+        let resp = err.into_response();
+        if resp
+            .content_type()
+            .is_some_and(|ct| ct.starts_with(PROBLEM_JSON))
+        {
+            return resp;
+        }
+        let status = resp.status();
+        let detail = resp.into_body().into_string().await.unwrap_or_default();
+        return problem_response(Problem::new(status, default_code(status), detail));
+    }
+    let problem = if let Some(e) = err.downcast_ref::<ParseRequestPayloadError>() {
+        Problem::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+            e.reason.clone(),
+        )
+    } else if let Some(e) = err.downcast_ref::<ParseParamError>() {
+        Problem::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_parameter",
+            format!("parameter `{}`: {}", e.name, e.reason),
+        )
+    } else if err.is::<ParsePathError>() {
+        Problem::new(StatusCode::NOT_FOUND, "not_found", "no such resource")
+    } else if err.is::<AuthorizationError>() {
+        let mut resp = problem_response(Problem::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "missing, invalid, expired or revoked bearer token",
+        ));
+        resp.headers_mut()
+            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        return resp;
+    } else if let Some(e) = err.downcast_ref::<ContentTypeError>() {
+        Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            e.to_string(),
+        )
+    } else if err.is::<NotFoundError>() {
+        Problem::new(StatusCode::NOT_FOUND, "not_found", "no such route")
+    } else if err.is::<MethodNotAllowedError>() {
+        Problem::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "this route does not accept that method",
+        )
+    } else {
+        let status = err.status();
+        let detail = if status.is_server_error() {
+            tracing::error!(error = %err, "unhandled error");
+            "internal error".to_owned()
+        } else {
+            err.to_string()
+        };
+        Problem::new(status, default_code(status), detail)
+    };
+    problem_response(problem)
+}
+
+fn default_code(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::UNAUTHORIZED => "unauthenticated",
+        StatusCode::FORBIDDEN => "forbidden",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::CONFLICT => "conflict",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNPROCESSABLE_ENTITY => "validation_failed",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+        s if s.is_server_error() => "internal_error",
+        _ => "error",
+    }
+}
+
+/// A problem as a response, with the right status and content type.
+pub fn problem_response(problem: Problem) -> Response {
+    let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    Response::builder()
+        .status(status)
+        .content_type(PROBLEM_JSON)
+        .body(problem.to_json_string())
+}

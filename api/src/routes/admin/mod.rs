@@ -1,0 +1,41 @@
+//! `/v1/admin/…`: administration, for role admin only. Every handler starts by turning
+//! the caller into an [`Admin`](crate::auth::Admin) (403 otherwise).
+//!
+//! One module per resource: users and their tokens, groups and their members, tools,
+//! classes and their enrolments, assignments. Lists are cursor-paginated, creates answer
+//! 201 with a `Location` header, deletes answer 204 ([`Deleted`]).
+
+pub mod assignments;
+pub mod classes;
+pub mod groups;
+pub mod tools;
+pub mod users;
+
+use poem_openapi::ApiResponse;
+
+/// The answer of every admin delete.
+#[derive(ApiResponse)]
+pub enum Deleted {
+    /// Deleted.
+    #[oai(status = 204)]
+    NoContent,
+}
+
+/// The admin APIs of the document.
+pub type AdminApi = (
+    users::UsersAdminApi,
+    groups::GroupsAdminApi,
+    tools::ToolsAdminApi,
+    classes::ClassesAdminApi,
+    assignments::AssignmentsAdminApi,
+);
+
+pub fn api() -> AdminApi {
+    (
+        users::UsersAdminApi,
+        groups::GroupsAdminApi,
+        tools::ToolsAdminApi,
+        classes::ClassesAdminApi,
+        assignments::AssignmentsAdminApi,
+    )
+}

@@ -1,0 +1,285 @@
+//! `/v1/admin/tools`: chat tools and their full definitions.
+//!
+//! The definition's wire type, [`ToolDefinition`], is its schema: a body that parses is a
+//! valid definition. It is stored as JSON and parsed back on the way out, so a stored
+//! definition that no longer parses is a bug (500), not something a client can fix.
+
+use chrono::{DateTime, Utc};
+use parley_entity::{
+    error::{Error, Result},
+    query::{page, tools as q},
+    tools,
+};
+use poem::web::Data;
+use poem_openapi::{
+    ApiResponse, Object, OpenApi,
+    param::{Path, Query},
+    payload::Json,
+    types::{ParseFromJSON, ToJSON},
+};
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::Deleted;
+use crate::{
+    auth::BearerAuth,
+    error::ApiResult,
+    pagination::{self, Page},
+    routes::{ApiTags, catalog::ToolDefinition},
+    state::AppState,
+};
+
+/// A chat tool with its full definition.
+#[derive(Debug, Object)]
+pub struct Tool {
+    pub id: Uuid,
+    pub group_id: Uuid,
+    pub name: String,
+    /// The tool's kind (e.g. `chat`).
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub definition: ToolDefinition,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl TryFrom<tools::Model> for Tool {
+    type Error = Error;
+
+    fn try_from(t: tools::Model) -> Result<Self> {
+        let definition = ToolDefinition::parse_from_json(Some(t.definition)).map_err(|err| {
+            Error::internal(
+                format!("reading the definition of tool {}", t.id),
+                err.into_message(),
+            )
+        })?;
+        Ok(Self {
+            id: t.id,
+            group_id: t.group_id,
+            name: t.name,
+            kind: t.r#type,
+            definition,
+            created_at: t.created_at,
+            updated_at: t.updated_at,
+        })
+    }
+}
+
+/// The stored form of a definition. Absent options are left out (the Object skips
+/// `None`s), so that an absent `model` (say) leaves the group's setting in force when the
+/// session config is merged org → tool → assignment instead of overriding it.
+fn definition_json(definition: &ToolDefinition) -> Value {
+    definition.to_json().unwrap_or_default()
+}
+
+fn default_kind() -> String {
+    "chat".to_owned()
+}
+
+/// A new tool.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateTool {
+    /// The group that owns the tool; its members and those of its sub-groups may use it.
+    pub group_id: Uuid,
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub name: String,
+    /// The tool's kind (default `chat`).
+    #[oai(
+        rename = "type",
+        default = "default_kind",
+        validator(min_length = 1, max_length = 40)
+    )]
+    pub kind: String,
+    pub definition: ToolDefinition,
+}
+
+/// Changes to a tool; absent fields stay as they are. The group cannot change.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct UpdateTool {
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub name: Option<String>,
+    #[oai(rename = "type", validator(min_length = 1, max_length = 40))]
+    pub kind: Option<String>,
+    /// Replaces the definition as a whole.
+    pub definition: Option<ToolDefinition>,
+}
+
+#[derive(ApiResponse)]
+pub enum CreatedTool {
+    /// The tool was created.
+    #[oai(status = 201)]
+    Created(Json<Tool>, #[oai(header = "Location")] String),
+}
+
+pub struct ToolsAdminApi;
+
+#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
+impl ToolsAdminApi {
+    /// Create a tool
+    ///
+    /// 422 `group_not_found` when the group does not exist.
+    #[oai(path = "/tools", method = "post", operation_id = "admin_create_tool")]
+    async fn create_tool(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        body: Json<CreateTool>,
+    ) -> ApiResult<CreatedTool> {
+        auth.0.admin()?;
+        let body = body.0;
+        let new = q::NewTool {
+            group_id: body.group_id,
+            name: body.name,
+            kind: body.kind,
+            definition: definition_json(&body.definition),
+        };
+        let tool = Tool::try_from(q::create(&state.db, new).await?)?;
+        let location = format!("/v1/admin/tools/{}", tool.id);
+        Ok(CreatedTool::Created(Json(tool), location))
+    }
+
+    /// List tools
+    ///
+    /// Every tool of every group, newest first, with full definitions.
+    #[oai(path = "/tools", method = "get", operation_id = "admin_list_tools")]
+    async fn list_tools(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        /// Page size, 1–100 (default 20).
+        limit: Query<Option<u32>>,
+        /// `next_cursor` of the previous page.
+        cursor: Query<Option<String>>,
+    ) -> ApiResult<Json<Page<Tool>>> {
+        auth.0.admin()?;
+        let page = pagination::request(limit.0, cursor.0.as_deref())?;
+        let rows = q::list(&state.db, page).await?;
+        let items = rows
+            .items
+            .into_iter()
+            .map(Tool::try_from)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Json(Page::from_rows(
+            page::Page {
+                items,
+                next: rows.next,
+            },
+            |tool| tool,
+        )))
+    }
+
+    /// Get a tool
+    #[oai(path = "/tools/:id", method = "get", operation_id = "admin_get_tool")]
+    async fn get_tool(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<Tool>> {
+        auth.0.admin()?;
+        Ok(Json(q::get(&state.db, id.0).await?.try_into()?))
+    }
+
+    /// Update a tool
+    ///
+    /// New sessions use the new definition; open sessions keep the config they started
+    /// with.
+    #[oai(
+        path = "/tools/:id",
+        method = "patch",
+        operation_id = "admin_update_tool"
+    )]
+    async fn update_tool(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        body: Json<UpdateTool>,
+    ) -> ApiResult<Json<Tool>> {
+        auth.0.admin()?;
+        let body = body.0;
+        let changes = q::ToolChanges {
+            name: body.name,
+            kind: body.kind,
+            definition: body.definition.as_ref().map(definition_json),
+        };
+        Ok(Json(q::update(&state.db, id.0, changes).await?.try_into()?))
+    }
+
+    /// Delete a tool
+    ///
+    /// 409 `tool_in_use` while sessions or assignments use it: those are records, so a
+    /// used tool is kept.
+    #[oai(
+        path = "/tools/:id",
+        method = "delete",
+        operation_id = "admin_delete_tool"
+    )]
+    async fn delete_tool(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Deleted> {
+        auth.0.admin()?;
+        q::delete(&state.db, id.0).await?;
+        Ok(Deleted::NoContent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn stored_definitions_drop_absent_options_and_parse_back() {
+        let input = json!({"behavior": "Be kind.", "functions": ["todos_list"], "modules": [{"name": "pii"}]});
+        let definition = ToolDefinition::parse_from_json(Some(input)).unwrap();
+        let stored = definition_json(&definition);
+        let fields = stored.as_object().unwrap();
+        assert!(!fields.contains_key("model"));
+        assert!(!fields.contains_key("max_messages"));
+        assert!(
+            !fields.contains_key("constraints"),
+            "absent options are inherited, not defaulted"
+        );
+        assert_eq!(stored["functions"], json!(["todos_list"]));
+        assert_eq!(
+            stored["modules"],
+            json!([{"name": "pii"}]),
+            "nested Nones are left out too"
+        );
+
+        let model = tools::Model {
+            id: Uuid::now_v7(),
+            group_id: Uuid::now_v7(),
+            name: "Tutor".into(),
+            r#type: "chat".into(),
+            definition: stored,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        };
+        let tool = Tool::try_from(model).unwrap();
+        assert_eq!(tool.definition.behavior, "Be kind.");
+        assert_eq!(tool.definition.model, None);
+        assert_eq!(tool.definition.modules.as_ref().unwrap()[0].name, "pii");
+    }
+
+    #[test]
+    fn a_stored_definition_that_does_not_parse_is_internal() {
+        let model = tools::Model {
+            id: Uuid::now_v7(),
+            group_id: Uuid::now_v7(),
+            name: "Broken".into(),
+            r#type: "chat".into(),
+            definition: json!({"model": "m", "retired_field": true}),
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        };
+        assert!(matches!(Tool::try_from(model), Err(Error::Internal(_))));
+    }
+}

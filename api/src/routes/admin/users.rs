@@ -1,0 +1,332 @@
+//! `/v1/admin/users` and their API tokens.
+
+use chrono::{DateTime, Utc};
+use parley_entity::{
+    api_tokens,
+    error::Error,
+    query::{tokens, users as q},
+    users,
+};
+use poem::web::Data;
+use poem_openapi::{
+    ApiResponse, Object, OpenApi,
+    param::{Path, Query},
+    payload::Json,
+};
+use uuid::Uuid;
+
+use super::Deleted;
+use crate::{
+    auth::{self, BearerAuth},
+    error::ApiResult,
+    pagination::{self, Page},
+    routes::{ApiTags, views::UserRole},
+    state::AppState,
+};
+
+/// A person who signs in.
+#[derive(Debug, Object)]
+pub struct User {
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub role: UserRole,
+    /// Extra permissions on top of the role (e.g. `todos:write:self`).
+    pub permissions: Vec<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<users::Model> for User {
+    fn from(u: users::Model) -> Self {
+        Self {
+            permissions: q::permissions_of(&u),
+            id: u.id,
+            email: u.email,
+            name: u.name,
+            role: u.role.into(),
+            created_at: u.created_at,
+            updated_at: u.updated_at,
+        }
+    }
+}
+
+/// A new user.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateUser {
+    /// Unique, case-insensitive.
+    #[oai(validator(min_length = 3, max_length = 254, pattern = r"^[^@\s]+@[^@\s]+$"))]
+    pub email: String,
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub name: String,
+    pub role: UserRole,
+    #[oai(default)]
+    pub permissions: Vec<String>,
+}
+
+/// Changes to a user; absent fields stay as they are.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct UpdateUser {
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub name: Option<String>,
+    pub role: Option<UserRole>,
+    pub permissions: Option<Vec<String>>,
+}
+
+/// An API token, without its secret.
+#[derive(Debug, Object)]
+pub struct Token {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub name: String,
+    /// The first characters of the token, to tell tokens apart.
+    pub prefix: String,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+impl From<api_tokens::Model> for Token {
+    fn from(t: api_tokens::Model) -> Self {
+        Self {
+            id: t.id,
+            user_id: t.user_id,
+            name: t.name,
+            prefix: t.prefix,
+            created_at: t.created_at,
+            last_used_at: t.last_used_at,
+            expires_at: t.expires_at,
+            revoked_at: t.revoked_at,
+        }
+    }
+}
+
+/// A token just created: the only time its secret is shown.
+#[derive(Debug, Object)]
+pub struct CreatedToken {
+    pub token: Token,
+    /// The bearer token. Store it now: it is not stored and cannot be shown again.
+    pub secret: String,
+}
+
+/// A new token for a user.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateToken {
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub name: String,
+    /// When the token stops working; absent: never.
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
+/// A user's tokens.
+#[derive(Debug, Object)]
+pub struct TokenList {
+    pub items: Vec<Token>,
+}
+
+#[derive(ApiResponse)]
+pub enum CreatedUser {
+    /// The user was created.
+    #[oai(status = 201)]
+    Created(Json<User>, #[oai(header = "Location")] String),
+}
+
+#[derive(ApiResponse)]
+pub enum CreatedTokenResponse {
+    /// The token was created; its secret is in the body, once.
+    #[oai(status = 201)]
+    Created(Json<CreatedToken>),
+}
+
+pub struct UsersAdminApi;
+
+#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
+impl UsersAdminApi {
+    /// Create a user
+    #[oai(path = "/users", method = "post", operation_id = "admin_create_user")]
+    async fn create_user(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        body: Json<CreateUser>,
+    ) -> ApiResult<CreatedUser> {
+        auth.0.admin()?;
+        let body = body.0;
+        let new = q::NewUser {
+            email: body.email,
+            name: body.name,
+            role: body.role.into(),
+            permissions: body.permissions,
+        };
+        let user = q::create(&state.db, new).await?;
+        let location = format!("/v1/admin/users/{}", user.id);
+        Ok(CreatedUser::Created(Json(user.into()), location))
+    }
+
+    /// List users
+    ///
+    /// Newest first.
+    #[oai(path = "/users", method = "get", operation_id = "admin_list_users")]
+    async fn list_users(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        /// Page size, 1–100 (default 20).
+        limit: Query<Option<u32>>,
+        /// `next_cursor` of the previous page.
+        cursor: Query<Option<String>>,
+    ) -> ApiResult<Json<Page<User>>> {
+        auth.0.admin()?;
+        let page = pagination::request(limit.0, cursor.0.as_deref())?;
+        Ok(Json(Page::from_rows(
+            q::list(&state.db, page).await?,
+            User::from,
+        )))
+    }
+
+    /// Get a user
+    #[oai(path = "/users/:id", method = "get", operation_id = "admin_get_user")]
+    async fn get_user(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<User>> {
+        auth.0.admin()?;
+        Ok(Json(q::get(&state.db, id.0).await?.into()))
+    }
+
+    /// Update a user
+    #[oai(
+        path = "/users/:id",
+        method = "patch",
+        operation_id = "admin_update_user"
+    )]
+    async fn update_user(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        body: Json<UpdateUser>,
+    ) -> ApiResult<Json<User>> {
+        let admin = auth.0.admin()?;
+        let body = body.0;
+        if admin.user_id == id.0 && body.role.is_some_and(|r| r != UserRole::Admin) {
+            return Err(Error::conflict(
+                "cannot_demote_self",
+                "an administrator cannot remove their own admin role",
+            )
+            .into());
+        }
+        let changes = q::UserChanges {
+            name: body.name,
+            role: body.role.map(Into::into),
+            permissions: body.permissions,
+        };
+        Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
+    }
+
+    /// Delete a user
+    ///
+    /// Removes the user with their tokens and memberships; 409 when they have sessions.
+    #[oai(
+        path = "/users/:id",
+        method = "delete",
+        operation_id = "admin_delete_user"
+    )]
+    async fn delete_user(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Deleted> {
+        let admin = auth.0.admin()?;
+        if admin.user_id == id.0 {
+            return Err(Error::conflict(
+                "cannot_delete_self",
+                "an administrator cannot delete themselves",
+            )
+            .into());
+        }
+        q::delete(&state.db, id.0).await?;
+        Ok(Deleted::NoContent)
+    }
+
+    /// Create a token for a user
+    ///
+    /// The secret is in the response and nowhere else; only its hash is stored.
+    #[oai(
+        path = "/users/:id/tokens",
+        method = "post",
+        operation_id = "admin_create_token"
+    )]
+    async fn create_token(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        body: Json<CreateToken>,
+    ) -> ApiResult<CreatedTokenResponse> {
+        auth.0.admin()?;
+        let user = q::get(&state.db, id.0).await?;
+        let minted = auth::mint_token();
+        let row = tokens::NewTokenRow {
+            user_id: user.id,
+            name: body.0.name,
+            token_hash: minted.hash,
+            prefix: minted.display_prefix,
+            expires_at: body.0.expires_at,
+        };
+        let token = tokens::insert(&state.db, row).await?;
+        Ok(CreatedTokenResponse::Created(Json(CreatedToken {
+            token: token.into(),
+            secret: minted.secret,
+        })))
+    }
+
+    /// List a user's tokens
+    ///
+    /// Newest first; revoked tokens included.
+    #[oai(
+        path = "/users/:id/tokens",
+        method = "get",
+        operation_id = "admin_list_tokens"
+    )]
+    async fn list_tokens(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<TokenList>> {
+        auth.0.admin()?;
+        let user = q::get(&state.db, id.0).await?;
+        let items = tokens::list_for_user(&state.db, user.id)
+            .await?
+            .into_iter()
+            .map(Token::from)
+            .collect();
+        Ok(Json(TokenList { items }))
+    }
+
+    /// Revoke a token
+    ///
+    /// The token stops authenticating at once. Revoking twice is harmless.
+    #[oai(
+        path = "/tokens/:id",
+        method = "delete",
+        operation_id = "admin_revoke_token"
+    )]
+    async fn revoke_token(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<Token>> {
+        auth.0.admin()?;
+        Ok(Json(tokens::revoke(&state.db, id.0).await?.into()))
+    }
+}

@@ -1,0 +1,116 @@
+//! `/v1/tools`: the chat tools the caller may open sessions with, and the wire form of a
+//! tool definition (shared with the admin routes, which validate definitions with it).
+
+use chrono::{DateTime, Utc};
+use parley_entity::{query::catalog as q, query::sessions::Opener, tools};
+use poem::web::Data;
+use poem_openapi::{Object, OpenApi, param::Query, payload::Json};
+use uuid::Uuid;
+
+use super::ApiTags;
+use crate::{
+    auth::BearerAuth,
+    error::ApiResult,
+    pagination::{self, Page},
+    state::AppState,
+};
+
+/// What a chat tool is: its behavior, model, constraints, modules and functions.
+///
+/// Absent options are not stored, so the organisation's settings stay in force for them
+/// when a session's configuration is resolved (org → tool → assignment).
+#[derive(Debug, Clone, Object)]
+#[oai(deny_unknown_fields, skip_serializing_if_is_none)]
+pub struct ToolDefinition {
+    /// The core behavior: the "Core Behavior" section of the system prompt.
+    #[oai(validator(max_length = 50000))]
+    pub behavior: String,
+    /// The model to use; absent means the deployment's default model.
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub model: Option<String>,
+    /// What the tool must stay within.
+    pub constraints: Option<ToolConstraints>,
+    /// Modules (hooks) enabled for this tool, with their settings.
+    pub modules: Option<Vec<ToolModule>>,
+    /// Names of the functions the model may call.
+    pub functions: Option<Vec<String>>,
+    /// The most messages a session may hold.
+    #[oai(validator(minimum(value = "1")))]
+    pub max_messages: Option<u32>,
+    /// The longest a session may last, in seconds.
+    #[oai(validator(minimum(value = "1")))]
+    pub max_session_duration_s: Option<u32>,
+}
+
+/// Limits on what a tool talks about and how it answers.
+#[derive(Debug, Clone, Default, Object)]
+#[oai(deny_unknown_fields, skip_serializing_if_is_none)]
+pub struct ToolConstraints {
+    /// Topics the tool sticks to (empty: any).
+    pub topics: Option<Vec<String>>,
+    /// Guide the learner instead of giving the answer away.
+    pub no_direct_answers: Option<bool>,
+}
+
+/// A module enabled for a tool.
+#[derive(Debug, Clone, Object)]
+#[oai(deny_unknown_fields, skip_serializing_if_is_none)]
+pub struct ToolModule {
+    /// The module's name (e.g. `pii_redactor`).
+    #[oai(validator(min_length = 1, max_length = 100))]
+    pub name: String,
+    /// Module-specific settings.
+    pub config: Option<serde_json::Value>,
+}
+
+/// A chat tool as its users see it.
+#[derive(Debug, Object)]
+pub struct ToolSummary {
+    pub id: Uuid,
+    pub group_id: Uuid,
+    pub name: String,
+    /// The tool's kind (e.g. `chat`).
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<tools::Model> for ToolSummary {
+    fn from(t: tools::Model) -> Self {
+        Self {
+            id: t.id,
+            group_id: t.group_id,
+            name: t.name,
+            kind: t.r#type,
+            created_at: t.created_at,
+        }
+    }
+}
+
+pub struct CatalogApi;
+
+#[OpenApi(prefix_path = "/v1", tag = "ApiTags::Catalog")]
+impl CatalogApi {
+    /// List usable chat tools
+    ///
+    /// The chat tools the caller may open sessions with: those of their groups and of
+    /// those groups' ancestors (administrators see every tool).
+    #[oai(path = "/tools", method = "get", operation_id = "list_tools")]
+    async fn list_tools(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        /// Page size, 1–100 (default 20).
+        limit: Query<Option<u32>>,
+        /// `next_cursor` of the previous page.
+        cursor: Query<Option<String>>,
+    ) -> ApiResult<Json<Page<ToolSummary>>> {
+        let page = pagination::request(limit.0, cursor.0.as_deref())?;
+        let who = Opener {
+            user_id: auth.0.user_id,
+            is_admin: auth.0.is_admin(),
+        };
+        let rows = q::usable_tools(&state.db, who, page).await?;
+        Ok(Json(Page::from_rows(rows, ToolSummary::from)))
+    }
+}

@@ -1,0 +1,40 @@
+//! One module per resource. Each handler parses input, checks access, calls one domain
+//! function and maps the result to a response type built with `From`.
+
+pub mod admin;
+pub mod catalog;
+pub mod ops;
+pub mod sessions;
+pub mod views;
+
+use poem_openapi::Tags;
+
+/// The tag of every operation, one each.
+#[derive(Tags)]
+pub enum ApiTags {
+    /// Conversations of the caller.
+    Sessions,
+    /// What the caller may use.
+    Catalog,
+    /// Administration (role admin).
+    Admin,
+    /// Health, readiness and the API document.
+    Ops,
+}
+
+/// Every API of the document.
+pub type Api = (
+    sessions::SessionsApi,
+    catalog::CatalogApi,
+    admin::AdminApi,
+    ops::OpsApi,
+);
+
+pub fn api() -> Api {
+    (
+        sessions::SessionsApi,
+        catalog::CatalogApi,
+        admin::api(),
+        ops::OpsApi,
+    )
+}

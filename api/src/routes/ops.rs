@@ -1,0 +1,114 @@
+//! Liveness and readiness. `/healthz` says the process serves; `/readyz` says its
+//! dependencies (the database, and Redis when configured) answer.
+
+use std::time::Duration;
+
+use poem::{http::StatusCode, web::Data};
+use poem_openapi::{ApiResponse, Object, OpenApi, payload::Json};
+use sea_orm::ConnectionTrait;
+
+use super::ApiTags;
+use crate::{
+    error::{ErrorResponse, Problem},
+    state::AppState,
+};
+
+const CHECK_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The process is alive.
+#[derive(Debug, Object)]
+pub struct Health {
+    /// Always `ok`.
+    pub status: String,
+    /// The running Parley version.
+    pub version: String,
+}
+
+/// Every dependency answered.
+#[derive(Debug, Object)]
+pub struct Readiness {
+    /// `ok` when every check passed.
+    pub status: String,
+    /// Each check by name (`database`, `redis`) with `ok` or what failed.
+    pub checks: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(ApiResponse)]
+pub enum ReadyResponse {
+    /// Ready to serve.
+    #[oai(status = 200)]
+    Ready(Json<Readiness>),
+}
+
+pub struct OpsApi;
+
+#[OpenApi(prefix_path = "/", tag = "ApiTags::Ops")]
+impl OpsApi {
+    /// Liveness
+    ///
+    /// Answers 200 as long as the process serves HTTP; checks no dependency.
+    #[oai(path = "/healthz", method = "get", operation_id = "healthz")]
+    async fn healthz(&self) -> Json<Health> {
+        Json(Health {
+            status: "ok".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        })
+    }
+
+    /// Readiness
+    ///
+    /// Checks the database and, when configured, Redis; 503 with a problem body naming
+    /// what failed otherwise.
+    #[oai(path = "/readyz", method = "get", operation_id = "readyz")]
+    async fn readyz(&self, state: Data<&AppState>) -> Result<ReadyResponse, ErrorResponse> {
+        let mut checks = std::collections::BTreeMap::new();
+        checks.insert("database".to_owned(), check_database(&state).await);
+        if let Some(redis) = &state.redis {
+            checks.insert("redis".to_owned(), check_redis(redis.clone()).await);
+        }
+        let failed: Vec<String> = checks
+            .iter()
+            .filter(|(_, v)| *v != "ok")
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        if failed.is_empty() {
+            Ok(ReadyResponse::Ready(Json(Readiness {
+                status: "ok".into(),
+                checks,
+            })))
+        } else {
+            Err(ErrorResponse::from_problem(Problem::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "not_ready",
+                format!("not ready: {}", failed.join("; ")),
+            )))
+        }
+    }
+}
+
+async fn check_database(state: &AppState) -> String {
+    let ping = state.db.execute_unprepared("SELECT 1");
+    match tokio::time::timeout(CHECK_TIMEOUT, ping).await {
+        Ok(Ok(_)) => "ok".into(),
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "readiness: database check failed");
+            "unreachable".into()
+        }
+        Err(_) => "timed out".into(),
+    }
+}
+
+async fn check_redis(client: redis::Client) -> String {
+    let ping = async move {
+        let mut conn = client.get_multiplexed_async_connection().await?;
+        redis::cmd("PING").query_async::<String>(&mut conn).await
+    };
+    match tokio::time::timeout(CHECK_TIMEOUT, ping).await {
+        Ok(Ok(_)) => "ok".into(),
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "readiness: redis check failed");
+            "unreachable".into()
+        }
+        Err(_) => "timed out".into(),
+    }
+}

@@ -1,0 +1,230 @@
+//! `/v1/sessions`: the caller's conversations.
+
+use chrono::{DateTime, Utc};
+use parley_entity::{messages, query::sessions as q, sessions};
+use poem::web::Data;
+use poem_openapi::{
+    ApiResponse, Object, OpenApi,
+    param::{Path, Query},
+    payload::Json,
+};
+use uuid::Uuid;
+
+use super::{
+    ApiTags,
+    views::{MessageRole, SessionState},
+};
+use crate::{
+    auth::{BearerAuth, Caller},
+    error::ApiResult,
+    pagination::{self, Page},
+    state::AppState,
+};
+
+/// Open a session with a chat tool, optionally for an assignment.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct CreateSession {
+    /// The chat tool to talk to; the caller must reach it through their groups.
+    pub tool_id: Uuid,
+    /// The assignment this session works on; the caller must be enrolled in its class
+    /// and the assignment must be open.
+    pub assignment_id: Option<Uuid>,
+    /// The caller's submission for that assignment.
+    pub submission_id: Option<Uuid>,
+}
+
+/// A conversation between the caller and a chat tool.
+#[derive(Debug, Object)]
+pub struct Session {
+    pub id: Uuid,
+    pub tool_id: Uuid,
+    pub assignment_id: Option<Uuid>,
+    pub submission_id: Option<Uuid>,
+    pub state: SessionState,
+    pub started_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub last_activity_at: DateTime<Utc>,
+    pub message_count: i32,
+    /// The generation in flight, if any.
+    pub active_prompt_id: Option<Uuid>,
+    pub end_reason: Option<String>,
+    /// The resolved configuration cascade (organisation → tool → assignment), frozen
+    /// when the session started.
+    pub config: serde_json::Value,
+}
+
+impl From<sessions::Model> for Session {
+    fn from(s: sessions::Model) -> Self {
+        Self {
+            id: s.id,
+            tool_id: s.tool_id,
+            assignment_id: s.assignment_id,
+            submission_id: s.submission_id,
+            state: s.state.into(),
+            started_at: s.started_at,
+            ended_at: s.ended_at,
+            last_activity_at: s.last_activity_at,
+            message_count: s.message_count,
+            active_prompt_id: s.active_prompt_id,
+            end_reason: s.end_reason,
+            config: s.config,
+        }
+    }
+}
+
+/// One message of a session.
+#[derive(Debug, Object)]
+pub struct Message {
+    pub id: Uuid,
+    /// Position in the session, gap-free from 1.
+    pub seq: i32,
+    pub role: MessageRole,
+    /// The rendered text (`[blocked]` for a blocked user message).
+    pub content: String,
+    /// False while the assistant is still writing it.
+    pub is_complete: bool,
+    pub prompt_id: Option<Uuid>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<messages::Model> for Message {
+    fn from(m: messages::Model) -> Self {
+        Self {
+            id: m.id,
+            seq: m.seq,
+            role: m.role.into(),
+            content: m.content,
+            is_complete: m.is_complete,
+            prompt_id: m.prompt_id,
+            created_at: m.created_at,
+        }
+    }
+}
+
+#[derive(ApiResponse)]
+pub enum CreatedSession {
+    /// The session was opened.
+    #[oai(status = 201)]
+    Created(Json<Session>, #[oai(header = "Location")] String),
+}
+
+fn opener(caller: &Caller) -> q::Opener {
+    q::Opener {
+        user_id: caller.user_id,
+        is_admin: caller.is_admin(),
+    }
+}
+
+pub struct SessionsApi;
+
+#[OpenApi(prefix_path = "/v1/sessions", tag = "ApiTags::Sessions")]
+impl SessionsApi {
+    /// Open a session
+    ///
+    /// Checks that the caller reaches the tool through group membership and, with an
+    /// assignment, that they are enrolled and the assignment is open; stores the
+    /// resolved configuration cascade.
+    #[oai(path = "/", method = "post", operation_id = "create_session")]
+    async fn create(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        body: Json<CreateSession>,
+    ) -> ApiResult<CreatedSession> {
+        let req = q::OpenSession {
+            tool_id: body.tool_id,
+            assignment_id: body.assignment_id,
+            submission_id: body.submission_id,
+        };
+        let session = q::open(&state.db, opener(&auth.0), req, parley_entity::query::now()).await?;
+        let location = format!("/v1/sessions/{}", session.id);
+        Ok(CreatedSession::Created(Json(session.into()), location))
+    }
+
+    /// List sessions
+    ///
+    /// The caller's sessions, active ones first, then the most recently active.
+    #[oai(path = "/", method = "get", operation_id = "list_sessions")]
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        /// Only sessions with this tool.
+        tool_id: Query<Option<Uuid>>,
+        /// Only sessions in this state.
+        #[oai(name = "state")]
+        session_state: Query<Option<SessionState>>,
+        /// Page size, 1–100 (default 20).
+        limit: Query<Option<u32>>,
+        /// `next_cursor` of the previous page.
+        cursor: Query<Option<String>>,
+    ) -> ApiResult<Json<Page<Session>>> {
+        let page = pagination::request(limit.0, cursor.0.as_deref())?;
+        let filter = q::SessionFilter {
+            tool_id: tool_id.0,
+            state: session_state.0.map(Into::into),
+        };
+        let rows = q::list_for_user(&state.db, auth.0.user_id, filter, page).await?;
+        Ok(Json(Page::from_rows(rows, Session::from)))
+    }
+
+    /// Get a session
+    #[oai(path = "/:id", method = "get", operation_id = "get_session")]
+    async fn get(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<Session>> {
+        Ok(Json(
+            q::get_owned(&state.db, auth.0.user_id, id.0).await?.into(),
+        ))
+    }
+
+    /// Complete a session
+    ///
+    /// Ends an active session; 409 when it is already completed.
+    #[oai(
+        path = "/:id/complete",
+        method = "post",
+        operation_id = "complete_session"
+    )]
+    async fn complete(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<Session>> {
+        let now = parley_entity::query::now();
+        Ok(Json(
+            q::complete(&state.db, auth.0.user_id, id.0, "completed_by_user", now)
+                .await?
+                .into(),
+        ))
+    }
+
+    /// List a session's messages
+    ///
+    /// In conversation order (`seq` ascending).
+    #[oai(
+        path = "/:id/messages",
+        method = "get",
+        operation_id = "list_session_messages"
+    )]
+    async fn messages(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        /// Page size, 1–100 (default 20).
+        limit: Query<Option<u32>>,
+        /// `next_cursor` of the previous page.
+        cursor: Query<Option<String>>,
+    ) -> ApiResult<Json<Page<Message>>> {
+        let page = pagination::request(limit.0, cursor.0.as_deref())?;
+        let session = q::get_owned(&state.db, auth.0.user_id, id.0).await?;
+        let rows = q::messages(&state.db, session.id, page).await?;
+        Ok(Json(Page::from_rows(rows, Message::from)))
+    }
+}

@@ -1,0 +1,115 @@
+//! Admin helpers: the first-admin bootstrap of an empty database, and the
+//! `parley user create` / `parley token create` commands.
+
+use anyhow::Context;
+use parley_api::auth;
+use parley_entity::{
+    enums::UserRole,
+    error::Error,
+    query::{tokens, users},
+};
+use sea_orm::{DatabaseConnection, TransactionTrait};
+use secrecy::{ExposeSecret, SecretString};
+
+/// The email of the administrator created on an empty database.
+pub const BOOTSTRAP_ADMIN_EMAIL: &str = "admin@parley.local";
+
+/// On a database without users, creates the first administrator and a token for them.
+/// The token is `configured` when given (automation), else random and printed once on
+/// stdout — never logged. Several processes starting together create one admin.
+pub async fn bootstrap(
+    db: &DatabaseConnection,
+    configured: Option<&SecretString>,
+) -> anyhow::Result<()> {
+    if users::count(db).await.context("counting users")? > 0 {
+        return Ok(());
+    }
+    let minted = match configured {
+        Some(secret) => auth::from_secret(secret.expose_secret().to_owned()),
+        None => auth::mint_token(),
+    };
+    let txn = db
+        .begin()
+        .await
+        .context("starting the bootstrap transaction")?;
+    let new = users::NewUser {
+        email: BOOTSTRAP_ADMIN_EMAIL.into(),
+        name: "Administrator".into(),
+        role: UserRole::Admin,
+        permissions: vec![],
+    };
+    let admin = match users::create(&txn, new).await {
+        Ok(admin) => admin,
+        // Another process bootstrapped at the same moment.
+        Err(Error::Conflict { .. }) => return Ok(()),
+        Err(err) => return Err(err).context("creating the first administrator"),
+    };
+    let row = tokens::NewTokenRow {
+        user_id: admin.id,
+        name: "bootstrap".into(),
+        token_hash: minted.hash,
+        prefix: minted.display_prefix,
+        expires_at: None,
+    };
+    tokens::insert(&txn, row)
+        .await
+        .context("storing the first administrator's token")?;
+    txn.commit().await.context("committing the bootstrap")?;
+    tracing::info!(
+        email = BOOTSTRAP_ADMIN_EMAIL,
+        "created the first administrator"
+    );
+    if configured.is_none() {
+        println!("first administrator: {BOOTSTRAP_ADMIN_EMAIL}");
+        println!("admin token (shown once, store it now): {}", minted.secret);
+    }
+    Ok(())
+}
+
+/// `parley user create`: prints the new user as JSON.
+pub async fn create_user(
+    db: &DatabaseConnection,
+    email: String,
+    name: String,
+    role: UserRole,
+) -> anyhow::Result<()> {
+    let user = users::create(
+        db,
+        users::NewUser {
+            email,
+            name,
+            role,
+            permissions: vec![],
+        },
+    )
+    .await
+    .map_err(|err| anyhow::anyhow!("{err}"))?;
+    let json = serde_json::json!({"id": user.id, "email": user.email, "name": user.name, "role": user.role});
+    println!("{json}");
+    Ok(())
+}
+
+/// `parley token create`: prints only the new token, for scripts to capture.
+pub async fn create_token(
+    db: &DatabaseConnection,
+    email: &str,
+    name: String,
+) -> anyhow::Result<()> {
+    let user = users::find_by_email(db, email)
+        .await
+        .map_err(|err| anyhow::anyhow!("{err}"))?
+        .with_context(|| format!("no user with email {email}"))?;
+    let minted = auth::mint_token();
+    let row = tokens::NewTokenRow {
+        user_id: user.id,
+        name,
+        token_hash: minted.hash,
+        prefix: minted.display_prefix,
+        expires_at: None,
+    };
+    tokens::insert(db, row)
+        .await
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    println!("{}", minted.secret);
+    Ok(())
+}

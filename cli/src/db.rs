@@ -1,0 +1,70 @@
+//! Connecting to the system of record: PostgreSQL when `database.url` is set, otherwise
+//! an SQLite file in the data directory (embedded mode). Migrations run through the one
+//! `Migrator` of `parley-migration`.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use parley_migration::{Migrator, MigratorTrait};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use secrecy::ExposeSecret;
+
+use crate::config::Settings;
+
+/// Which database a URL points at, for messages that must not print the URL itself.
+pub fn describe(settings: &Settings) -> String {
+    match &settings.database.url {
+        Some(url) if url.expose_secret().starts_with("sqlite:") => "sqlite (configured)".into(),
+        Some(_) => "postgresql".into(),
+        None => format!(
+            "sqlite at {}",
+            settings.data_dir.join("parley.db").display()
+        ),
+    }
+}
+
+pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    let url = match &settings.database.url {
+        Some(url) => url.expose_secret().to_owned(),
+        None => {
+            std::fs::create_dir_all(&settings.data_dir).with_context(|| {
+                format!(
+                    "creating the data directory {}",
+                    settings.data_dir.display()
+                )
+            })?;
+            format!(
+                "sqlite://{}?mode=rwc",
+                settings.data_dir.join("parley.db").display()
+            )
+        }
+    };
+    let mut options = ConnectOptions::new(url);
+    options
+        .max_connections(settings.database.max_connections)
+        .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
+        .acquire_timeout(Duration::from_secs(settings.database.connect_timeout_s))
+        .sqlx_logging(false);
+    Database::connect(options)
+        .await
+        .with_context(|| format!("connecting to the database ({})", describe(settings)))
+}
+
+/// Applies pending migrations.
+pub async fn migrate_up(db: &DatabaseConnection) -> anyhow::Result<()> {
+    Migrator::up(db, None).await.context("applying migrations")
+}
+
+/// Fails when migrations are pending (for roles that must not change the schema).
+pub async fn ensure_migrated(db: &DatabaseConnection) -> anyhow::Result<()> {
+    let pending = Migrator::get_pending_migrations(db)
+        .await
+        .context("reading migration status")?;
+    if !pending.is_empty() {
+        anyhow::bail!(
+            "{} migration(s) pending: run `parley migrate up` first",
+            pending.len()
+        );
+    }
+    Ok(())
+}

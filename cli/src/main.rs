@@ -1,0 +1,202 @@
+//! `parley`: the one binary. Its subcommand picks the role — the all-in-one server, the
+//! API alone, migrations, admin helpers, or writing the OpenAPI document.
+
+mod admin;
+mod config;
+mod db;
+mod serve;
+mod telemetry;
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand, ValueEnum};
+use parley_migration::{Migrator, MigratorTrait};
+
+use crate::config::{Overrides, Settings};
+
+/// Parley, a chat runtime: conversations between people and LLMs.
+#[derive(Debug, Parser)]
+#[command(name = "parley", version, about)]
+struct Cli {
+    /// The config file (default: parley.toml in the working directory, if present).
+    #[arg(long, global = true, env = "PARLEY_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// Address to listen on (config `listen`, env PARLEY_LISTEN).
+    #[arg(long)]
+    listen: Option<String>,
+    /// Directory for the embedded database (config `data_dir`, env PARLEY_DATA_DIR).
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run everything in one process (embedded SQLite unless a database URL is set).
+    Serve(ServeArgs),
+    /// Run the HTTP API only (distributed mode; run `parley migrate up` first).
+    Api(ServeArgs),
+    /// Apply, roll back or list schema migrations.
+    Migrate {
+        #[command(subcommand)]
+        action: MigrateAction,
+    },
+    /// Manage users.
+    User {
+        #[command(subcommand)]
+        action: UserAction,
+    },
+    /// Manage API tokens.
+    Token {
+        #[command(subcommand)]
+        action: TokenAction,
+    },
+    /// Print the OpenAPI document (or write it to a file).
+    Openapi {
+        /// Write here instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum MigrateAction {
+    /// Apply pending migrations.
+    Up,
+    /// Roll back migrations (one by default).
+    Down {
+        /// How many to roll back.
+        #[arg(long, conflicts_with = "all")]
+        steps: Option<u32>,
+        /// Roll back every migration.
+        #[arg(long)]
+        all: bool,
+    },
+    /// List migrations and whether each is applied.
+    Status,
+}
+
+#[derive(Debug, Subcommand)]
+enum UserAction {
+    /// Create a user; prints it as JSON.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long, value_enum)]
+        role: RoleArg,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TokenAction {
+    /// Create a token for a user; prints only the token.
+    Create {
+        /// The user's email.
+        #[arg(long)]
+        user: String,
+        /// A name to tell the token apart.
+        #[arg(long, default_value = "cli")]
+        name: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum RoleArg {
+    Student,
+    Teacher,
+    Admin,
+}
+
+impl From<RoleArg> for parley_entity::enums::UserRole {
+    fn from(role: RoleArg) -> Self {
+        match role {
+            RoleArg::Student => Self::Student,
+            RoleArg::Teacher => Self::Teacher,
+            RoleArg::Admin => Self::Admin,
+        }
+    }
+}
+
+fn load_settings(config: Option<PathBuf>, overrides: Overrides) -> anyhow::Result<Settings> {
+    let required = config.is_some();
+    let path = config.unwrap_or_else(|| PathBuf::from("parley.toml"));
+    Settings::load(&path, required, overrides)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    if let Command::Openapi { out } = &cli.command {
+        return write_openapi(out.as_deref());
+    }
+    let overrides = match &cli.command {
+        Command::Serve(args) | Command::Api(args) => Overrides {
+            listen: args.listen.clone(),
+            data_dir: args.data_dir.clone(),
+        },
+        _ => Overrides::default(),
+    };
+    let settings = load_settings(cli.config, overrides)?;
+    telemetry::init(&settings.log);
+    match cli.command {
+        Command::Serve(_) => serve::run(settings, serve::Role::AllInOne).await,
+        Command::Api(_) => serve::run(settings, serve::Role::Api).await,
+        Command::Migrate { action } => migrate(&settings, action).await,
+        Command::User {
+            action: UserAction::Create { email, name, role },
+        } => {
+            let db = db::connect(&settings).await?;
+            admin::create_user(&db, email, name, role.into()).await
+        }
+        Command::Token {
+            action: TokenAction::Create { user, name },
+        } => {
+            let db = db::connect(&settings).await?;
+            admin::create_token(&db, &user, name).await
+        }
+        Command::Openapi { .. } => unreachable!("handled before settings are loaded"),
+    }
+}
+
+async fn migrate(settings: &Settings, action: MigrateAction) -> anyhow::Result<()> {
+    let db = db::connect(settings).await?;
+    match action {
+        MigrateAction::Up => db::migrate_up(&db).await,
+        MigrateAction::Down { steps, all } => {
+            let steps = if all { None } else { Some(steps.unwrap_or(1)) };
+            Migrator::down(&db, steps)
+                .await
+                .context("rolling back migrations")
+        }
+        MigrateAction::Status => {
+            for migration in Migrator::get_migration_with_status(&db)
+                .await
+                .context("reading migration status")?
+            {
+                println!("{}\t{}", migration.status(), migration.name());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn write_openapi(out: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let spec = parley_api::spec() + "\n";
+    match out {
+        Some(path) => {
+            std::fs::write(path, spec).with_context(|| format!("writing {}", path.display()))
+        }
+        None => {
+            print!("{spec}");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! String-backed enums stored in `varchar(24)` columns.
+//!
+//! Each value is the snake_case word DESIGN.md §3 uses, both in the database and in JSON
+//! (serde), so a row, an API payload and a log line spell a state the same way.
+
+use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// `users.role`: what a person is across the whole deployment.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum UserRole {
+    #[sea_orm(string_value = "student")]
+    Student,
+    #[sea_orm(string_value = "teacher")]
+    Teacher,
+    #[sea_orm(string_value = "admin")]
+    Admin,
+}
+
+/// `group_members.role`: what a member may do inside one group.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum MemberRole {
+    #[sea_orm(string_value = "member")]
+    Member,
+    #[sea_orm(string_value = "manager")]
+    Manager,
+}
+
+/// `enrollments.role`: a person's part in one class.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum EnrollmentRole {
+    #[sea_orm(string_value = "student")]
+    Student,
+    #[sea_orm(string_value = "teacher")]
+    Teacher,
+}
+
+/// `submissions.state`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum SubmissionState {
+    #[sea_orm(string_value = "draft")]
+    Draft,
+    #[sea_orm(string_value = "submitted")]
+    Submitted,
+}
+
+/// `sessions.state`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum SessionState {
+    #[sea_orm(string_value = "active")]
+    Active,
+    #[sea_orm(string_value = "completed")]
+    Completed,
+}
+
+/// `messages.role`: who a message speaks for.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum MessageRole {
+    #[sea_orm(string_value = "user")]
+    User,
+    #[sea_orm(string_value = "assistant")]
+    Assistant,
+    #[sea_orm(string_value = "system")]
+    System,
+}
+
+/// `prompts.state`: the generation state machine of DESIGN.md §4.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum PromptState {
+    #[sea_orm(string_value = "created")]
+    Created,
+    #[sea_orm(string_value = "in_progress")]
+    InProgress,
+    #[sea_orm(string_value = "waiting_for_tools")]
+    WaitingForTools,
+    #[sea_orm(string_value = "completed")]
+    Completed,
+    #[sea_orm(string_value = "error")]
+    Error,
+    #[sea_orm(string_value = "failed")]
+    Failed,
+    #[sea_orm(string_value = "canceled")]
+    Canceled,
+}
+
+/// `blocks.type`: what one piece of an assistant turn holds.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum BlockType {
+    #[sea_orm(string_value = "text")]
+    Text,
+    #[sea_orm(string_value = "thinking")]
+    Thinking,
+    #[sea_orm(string_value = "tool_call")]
+    ToolCall,
+    #[sea_orm(string_value = "attachment")]
+    Attachment,
+}
+
+/// `tool_calls.state`: the life of one function call.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallState {
+    #[sea_orm(string_value = "created")]
+    Created,
+    #[sea_orm(string_value = "running")]
+    Running,
+    #[sea_orm(string_value = "success")]
+    Success,
+    #[sea_orm(string_value = "error")]
+    Error,
+    #[sea_orm(string_value = "canceled")]
+    Canceled,
+}
+
+/// `module_events.outcome`: what a module decided at one hook.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum ModuleOutcome {
+    #[sea_orm(string_value = "continue")]
+    Continue,
+    #[sea_orm(string_value = "modify")]
+    Modify,
+    #[sea_orm(string_value = "block")]
+    Block,
+    #[sea_orm(string_value = "error")]
+    Error,
+    #[sea_orm(string_value = "timeout")]
+    Timeout,
+}

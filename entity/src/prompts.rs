@@ -1,0 +1,106 @@
+//! `prompts`: one generation (one turn of the model), driven through the state machine of
+//! DESIGN.md §4 by guarded updates.
+//!
+//! `cancel_requested_at` makes a cancel durable before it is signalled; `idempotency_key`
+//! is unique per session so a retried `POST` finds the prompt it already created.
+
+use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::enums::PromptState;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
+#[sea_orm(table_name = "prompts")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    #[sea_orm(unique_key = "session_idempotency_key")]
+    pub session_id: Uuid,
+    pub user_message_id: Option<Uuid>,
+    pub assistant_message_id: Option<Uuid>,
+    pub state: PromptState,
+    pub attempt: i32,
+    pub model: Option<String>,
+    pub vendor: Option<String>,
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub route: Option<Json>,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub system_message: Option<String>,
+    pub error_code: Option<String>,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub error: Option<String>,
+    #[sea_orm(unique_key = "session_idempotency_key")]
+    pub idempotency_key: Option<String>,
+    pub cancel_requested_at: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+    pub started_at: Option<DateTimeUtc>,
+    pub completed_at: Option<DateTimeUtc>,
+}
+
+/// Two relations lead to `messages` (the user's message and the answer), so this entity
+/// implements no `Related<messages::Entity>`; join with `Relation::UserMessage` or
+/// `Relation::AssistantMessage` explicitly.
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::sessions::Entity",
+        from = "Column::SessionId",
+        to = "super::sessions::Column::Id",
+        on_delete = "Cascade"
+    )]
+    Session,
+    #[sea_orm(
+        belongs_to = "super::messages::Entity",
+        from = "Column::UserMessageId",
+        to = "super::messages::Column::Id",
+        on_delete = "SetNull"
+    )]
+    UserMessage,
+    #[sea_orm(
+        belongs_to = "super::messages::Entity",
+        from = "Column::AssistantMessageId",
+        to = "super::messages::Column::Id",
+        on_delete = "SetNull"
+    )]
+    AssistantMessage,
+    #[sea_orm(has_many = "super::blocks::Entity")]
+    Blocks,
+    #[sea_orm(has_many = "super::tool_calls::Entity")]
+    ToolCalls,
+    #[sea_orm(has_many = "super::module_events::Entity")]
+    ModuleEvents,
+    #[sea_orm(has_many = "super::ai_usage::Entity")]
+    AiUsage,
+}
+
+impl Related<super::sessions::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Session.def()
+    }
+}
+
+impl Related<super::blocks::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Blocks.def()
+    }
+}
+
+impl Related<super::tool_calls::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::ToolCalls.def()
+    }
+}
+
+impl Related<super::module_events::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::ModuleEvents.def()
+    }
+}
+
+impl Related<super::ai_usage::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::AiUsage.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,25 @@
+//! Hand-written query methods over the entities, shared by api and worker.
+//!
+//! Nothing outside this crate builds SQL. Each function says what it does in domain
+//! words and returns the domain [`Error`](crate::error::Error) with context.
+
+pub mod access;
+pub mod assignments;
+pub mod catalog;
+pub mod classes;
+pub mod groups;
+pub mod page;
+pub mod sessions;
+pub mod tokens;
+pub mod tools;
+pub mod users;
+
+use sea_orm::prelude::DateTimeUtc;
+
+/// The current time, truncated to microseconds: the precision PostgreSQL keeps, so that
+/// a value read back equals the value written on both databases.
+pub fn now() -> DateTimeUtc {
+    let now = chrono::Utc::now();
+    let micros = now.timestamp_micros();
+    chrono::DateTime::from_timestamp_micros(micros).unwrap_or(now)
+}

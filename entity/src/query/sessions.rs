@@ -1,0 +1,321 @@
+//! Sessions: open one (access checks and the config cascade), read, page, complete.
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, prelude::DateTimeUtc,
+};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::{
+    access,
+    page::{Page, PageRequest},
+};
+use crate::{
+    assignments, enrollments,
+    enums::SessionState,
+    error::{Context, Error, Result},
+    groups, messages, sessions, submissions, tools,
+};
+
+/// Who is asking, as far as opening sessions is concerned.
+#[derive(Debug, Clone, Copy)]
+pub struct Opener {
+    pub user_id: Uuid,
+    pub is_admin: bool,
+}
+
+/// What the caller asked to open.
+#[derive(Debug, Clone)]
+pub struct OpenSession {
+    pub tool_id: Uuid,
+    pub assignment_id: Option<Uuid>,
+    pub submission_id: Option<Uuid>,
+}
+
+/// Finds a tool the opener may use. A tool outside the opener's groups answers as missing.
+pub async fn usable_tool<C: ConnectionTrait>(
+    db: &C,
+    who: Opener,
+    tool_id: Uuid,
+) -> Result<tools::Model> {
+    let tool = tools::Entity::find_by_id(tool_id)
+        .one(db)
+        .await
+        .context("reading a tool")?
+        .ok_or(Error::not_found("tool"))?;
+    if !who.is_admin
+        && !access::reachable_groups(db, who.user_id)
+            .await?
+            .contains(&tool.group_id)
+    {
+        return Err(Error::not_found("tool"));
+    }
+    Ok(tool)
+}
+
+/// Opens a session after checking the tool, the assignment (enrolment and window) and
+/// the submission, and stores the resolved config cascade org → tool → assignment.
+pub async fn open<C: ConnectionTrait>(
+    db: &C,
+    who: Opener,
+    req: OpenSession,
+    now: DateTimeUtc,
+) -> Result<sessions::Model> {
+    let tool = usable_tool(db, who, req.tool_id).await?;
+    let assignment = match req.assignment_id {
+        Some(id) => Some(open_assignment(db, who, id, &tool, now).await?),
+        None => None,
+    };
+    if let Some(submission_id) = req.submission_id {
+        check_submission(db, who, submission_id, assignment.as_ref()).await?;
+    }
+    let config = resolve_config(db, &tool, assignment.as_ref()).await?;
+    sessions::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        user_id: Set(who.user_id),
+        tool_id: Set(tool.id),
+        assignment_id: Set(req.assignment_id),
+        submission_id: Set(req.submission_id),
+        state: Set(SessionState::Active),
+        started_at: Set(now),
+        ended_at: Set(None),
+        last_activity_at: Set(now),
+        message_count: Set(0),
+        config: Set(config),
+        active_prompt_id: Set(None),
+        end_reason: Set(None),
+    }
+    .insert(db)
+    .await
+    .context("creating a session")
+}
+
+async fn open_assignment<C: ConnectionTrait>(
+    db: &C,
+    who: Opener,
+    id: Uuid,
+    tool: &tools::Model,
+    now: DateTimeUtc,
+) -> Result<assignments::Model> {
+    let assignment = assignments::Entity::find_by_id(id)
+        .one(db)
+        .await
+        .context("reading an assignment")?
+        .ok_or(Error::not_found("assignment"))?;
+    let enrolled = enrollments::Entity::find()
+        .filter(enrollments::Column::ClassId.eq(assignment.class_id))
+        .filter(enrollments::Column::UserId.eq(who.user_id))
+        .one(db)
+        .await
+        .context("checking enrolment")?
+        .is_some();
+    if !enrolled && !who.is_admin {
+        return Err(Error::not_found("assignment"));
+    }
+    if assignment.tool_id != tool.id {
+        return Err(Error::invalid(
+            "tool_mismatch",
+            "the assignment is done with a different tool",
+        ));
+    }
+    if assignment.available_at.is_some_and(|at| now < at) {
+        return Err(Error::conflict(
+            "assignment_not_open",
+            "the assignment is not open yet",
+        ));
+    }
+    if assignment.closes_at.is_some_and(|at| now >= at) {
+        return Err(Error::conflict(
+            "assignment_closed",
+            "the assignment has closed",
+        ));
+    }
+    Ok(assignment)
+}
+
+async fn check_submission<C: ConnectionTrait>(
+    db: &C,
+    who: Opener,
+    id: Uuid,
+    assignment: Option<&assignments::Model>,
+) -> Result<()> {
+    let submission = submissions::Entity::find_by_id(id)
+        .one(db)
+        .await
+        .context("reading a submission")?
+        .filter(|s| s.user_id == who.user_id)
+        .ok_or(Error::not_found("submission"))?;
+    match assignment {
+        Some(a) if a.id == submission.assignment_id => Ok(()),
+        _ => Err(Error::invalid(
+            "submission_mismatch",
+            "the submission belongs to another assignment",
+        )),
+    }
+}
+
+/// org settings (root → the tool's group) → tool definition → assignment config.
+async fn resolve_config<C: ConnectionTrait>(
+    db: &C,
+    tool: &tools::Model,
+    assignment: Option<&assignments::Model>,
+) -> Result<Value> {
+    let group = groups::Entity::find_by_id(tool.group_id)
+        .one(db)
+        .await
+        .context("reading the tool's group")?
+        .ok_or_else(|| {
+            Error::internal("resolving a session config", "the tool's group is missing")
+        })?;
+    let mut config = access::group_settings_cascade(db, &group).await?;
+    access::merge_json(&mut config, &tool.definition);
+    if let Some(assignment) = assignment {
+        access::merge_json(&mut config, &assignment.config);
+        access::merge_json(
+            &mut config,
+            &json!({"assignment": {"id": assignment.id, "title": assignment.title, "instructions": assignment.instructions}}),
+        );
+    }
+    Ok(config)
+}
+
+/// A session of this user's (another user's answers as missing).
+pub async fn get_owned<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    id: Uuid,
+) -> Result<sessions::Model> {
+    sessions::Entity::find_by_id(id)
+        .one(db)
+        .await
+        .context("reading a session")?
+        .filter(|s| s.user_id == user_id)
+        .ok_or(Error::not_found("session"))
+}
+
+/// The position of a session in the list order.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct SessionKey {
+    pub state: SessionState,
+    pub last_activity_at: DateTimeUtc,
+    pub id: Uuid,
+}
+
+impl From<&sessions::Model> for SessionKey {
+    fn from(s: &sessions::Model) -> Self {
+        Self {
+            state: s.state,
+            last_activity_at: s.last_activity_at,
+            id: s.id,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SessionFilter {
+    pub tool_id: Option<Uuid>,
+    pub state: Option<SessionState>,
+}
+
+/// The user's sessions: active before completed ("active" sorts before "completed"),
+/// then the most recently active first.
+pub async fn list_for_user<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    filter: SessionFilter,
+    page: PageRequest<SessionKey>,
+) -> Result<Page<sessions::Model, SessionKey>> {
+    use sessions::Column as C;
+    let mut query = sessions::Entity::find()
+        .filter(C::UserId.eq(user_id))
+        .order_by_asc(C::State)
+        .order_by_desc(C::LastActivityAt)
+        .order_by_desc(C::Id);
+    if let Some(tool_id) = filter.tool_id {
+        query = query.filter(C::ToolId.eq(tool_id));
+    }
+    if let Some(state) = filter.state {
+        query = query.filter(C::State.eq(state));
+    }
+    if let Some(key) = page.after {
+        query = query.filter(
+            Condition::any().add(C::State.gt(key.state)).add(
+                Condition::all().add(C::State.eq(key.state)).add(
+                    Condition::any()
+                        .add(C::LastActivityAt.lt(key.last_activity_at))
+                        .add(
+                            Condition::all()
+                                .add(C::LastActivityAt.eq(key.last_activity_at))
+                                .add(C::Id.lt(key.id)),
+                        ),
+                ),
+            ),
+        );
+    }
+    let rows = query
+        .limit(page.limit + 1)
+        .all(db)
+        .await
+        .context("listing sessions")?;
+    Ok(Page::from_overfetch(rows, page.limit, |s| {
+        SessionKey::from(s)
+    }))
+}
+
+/// Completes an active session. A guarded update, so two concurrent completes cannot
+/// both succeed: the loser sees the conflict.
+pub async fn complete<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    id: Uuid,
+    reason: &str,
+    now: DateTimeUtc,
+) -> Result<sessions::Model> {
+    get_owned(db, user_id, id).await?;
+    let updated = sessions::Entity::update_many()
+        .col_expr(
+            sessions::Column::State,
+            sea_orm::sea_query::Expr::value(SessionState::Completed),
+        )
+        .col_expr(
+            sessions::Column::EndedAt,
+            sea_orm::sea_query::Expr::value(now),
+        )
+        .col_expr(
+            sessions::Column::EndReason,
+            sea_orm::sea_query::Expr::value(reason),
+        )
+        .filter(sessions::Column::Id.eq(id))
+        .filter(sessions::Column::State.eq(SessionState::Active))
+        .exec(db)
+        .await
+        .context("completing a session")?;
+    if updated.rows_affected == 0 {
+        return Err(Error::conflict(
+            "session_completed",
+            "the session is already completed",
+        ));
+    }
+    get_owned(db, user_id, id).await
+}
+
+/// A session's messages in order, after the given `seq`.
+pub async fn messages<C: ConnectionTrait>(
+    db: &C,
+    session_id: Uuid,
+    page: PageRequest<i32>,
+) -> Result<Page<messages::Model, i32>> {
+    let mut query = messages::Entity::find()
+        .filter(messages::Column::SessionId.eq(session_id))
+        .order_by_asc(messages::Column::Seq);
+    if let Some(after) = page.after {
+        query = query.filter(messages::Column::Seq.gt(after));
+    }
+    let rows = query
+        .limit(page.limit + 1)
+        .all(db)
+        .await
+        .context("listing messages")?;
+    Ok(Page::from_overfetch(rows, page.limit, |m| m.seq))
+}

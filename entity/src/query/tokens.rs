@@ -1,0 +1,128 @@
+//! API tokens: authenticate a token hash, mint and revoke.
+
+use chrono::Duration;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+    prelude::DateTimeUtc,
+};
+use uuid::Uuid;
+
+use crate::{
+    api_tokens,
+    error::{Context, Error, Result},
+    users,
+};
+
+/// How stale `last_used_at` may get before a use rewrites it.
+const LAST_USED_RESOLUTION: Duration = Duration::seconds(60);
+
+/// The user a valid token belongs to.
+#[derive(Debug, Clone)]
+pub struct TokenOwner {
+    pub token_id: Uuid,
+    pub user: users::Model,
+}
+
+impl TokenOwner {
+    /// The user's extra permissions (a JSON list of strings; anything else counts as none).
+    pub fn permissions(&self) -> Vec<String> {
+        super::users::permissions_of(&self.user)
+    }
+}
+
+/// Finds the live token with this hash and its user, and records the use.
+/// Revoked and expired tokens authenticate nobody.
+pub async fn authenticate<C: ConnectionTrait>(
+    db: &C,
+    token_hash: &str,
+    now: DateTimeUtc,
+) -> Result<Option<TokenOwner>> {
+    let found = api_tokens::Entity::find()
+        .filter(api_tokens::Column::TokenHash.eq(token_hash))
+        .find_also_related(users::Entity)
+        .one(db)
+        .await
+        .context("looking up a bearer token")?;
+    let Some((token, Some(user))) = found else {
+        return Ok(None);
+    };
+    if token.revoked_at.is_some() || token.expires_at.is_some_and(|at| at <= now) {
+        return Ok(None);
+    }
+    if token
+        .last_used_at
+        .is_none_or(|at| now - at >= LAST_USED_RESOLUTION)
+    {
+        api_tokens::Entity::update_many()
+            .col_expr(
+                api_tokens::Column::LastUsedAt,
+                sea_orm::sea_query::Expr::value(now),
+            )
+            .filter(api_tokens::Column::Id.eq(token.id))
+            .exec(db)
+            .await
+            .context("recording a token's last use")?;
+    }
+    Ok(Some(TokenOwner {
+        token_id: token.id,
+        user,
+    }))
+}
+
+/// What is needed to store a new token (the secret itself is never passed here).
+pub struct NewTokenRow {
+    pub user_id: Uuid,
+    pub name: String,
+    pub token_hash: String,
+    pub prefix: String,
+    pub expires_at: Option<DateTimeUtc>,
+}
+
+pub async fn insert<C: ConnectionTrait>(db: &C, row: NewTokenRow) -> Result<api_tokens::Model> {
+    api_tokens::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        user_id: Set(row.user_id),
+        name: Set(row.name),
+        token_hash: Set(row.token_hash),
+        prefix: Set(row.prefix),
+        created_at: Set(super::now()),
+        last_used_at: Set(None),
+        expires_at: Set(row.expires_at),
+        revoked_at: Set(None),
+    }
+    .insert(db)
+    .await
+    .context("storing a new token")
+}
+
+/// A user's tokens, newest first (revoked ones included, marked as such).
+pub async fn list_for_user<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+) -> Result<Vec<api_tokens::Model>> {
+    api_tokens::Entity::find()
+        .filter(api_tokens::Column::UserId.eq(user_id))
+        .order_by_desc(api_tokens::Column::Id)
+        .all(db)
+        .await
+        .context("listing tokens")
+}
+
+pub async fn get<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<api_tokens::Model> {
+    api_tokens::Entity::find_by_id(id)
+        .one(db)
+        .await
+        .context("reading a token")?
+        .ok_or(Error::not_found("token"))
+}
+
+/// Revokes a token; revoking twice keeps the first time.
+pub async fn revoke<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<api_tokens::Model> {
+    let token = get(db, id).await?;
+    if token.revoked_at.is_some() {
+        return Ok(token);
+    }
+    let mut active: api_tokens::ActiveModel = token.into();
+    active.revoked_at = Set(Some(super::now()));
+    active.update(db).await.context("revoking a token")
+}

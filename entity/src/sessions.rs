@@ -1,0 +1,112 @@
+//! `sessions`: one conversation between a user and a tool.
+//!
+//! `config` is the resolved tool/assignment cascade frozen at start. `active_prompt_id`
+//! points at the generation in flight; it has no foreign key because `prompts` already
+//! references `sessions` (a cycle), so the application keeps it consistent.
+
+use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::enums::SessionState;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
+#[sea_orm(table_name = "sessions")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub tool_id: Uuid,
+    pub assignment_id: Option<Uuid>,
+    pub submission_id: Option<Uuid>,
+    pub state: SessionState,
+    pub started_at: DateTimeUtc,
+    pub ended_at: Option<DateTimeUtc>,
+    pub last_activity_at: DateTimeUtc,
+    pub message_count: i32,
+    #[sea_orm(column_type = "JsonBinary")]
+    pub config: Json,
+    pub active_prompt_id: Option<Uuid>,
+    pub end_reason: Option<String>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::users::Entity",
+        from = "Column::UserId",
+        to = "super::users::Column::Id",
+        on_delete = "Restrict"
+    )]
+    User,
+    #[sea_orm(
+        belongs_to = "super::tools::Entity",
+        from = "Column::ToolId",
+        to = "super::tools::Column::Id",
+        on_delete = "Restrict"
+    )]
+    Tool,
+    #[sea_orm(
+        belongs_to = "super::assignments::Entity",
+        from = "Column::AssignmentId",
+        to = "super::assignments::Column::Id",
+        on_delete = "SetNull"
+    )]
+    Assignment,
+    #[sea_orm(
+        belongs_to = "super::submissions::Entity",
+        from = "Column::SubmissionId",
+        to = "super::submissions::Column::Id",
+        on_delete = "SetNull"
+    )]
+    Submission,
+    #[sea_orm(has_many = "super::messages::Entity")]
+    Messages,
+    #[sea_orm(has_many = "super::prompts::Entity")]
+    Prompts,
+    #[sea_orm(has_many = "super::tool_calls::Entity")]
+    ToolCalls,
+}
+
+impl Related<super::users::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::User.def()
+    }
+}
+
+impl Related<super::tools::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Tool.def()
+    }
+}
+
+impl Related<super::assignments::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Assignment.def()
+    }
+}
+
+impl Related<super::submissions::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Submission.def()
+    }
+}
+
+impl Related<super::messages::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Messages.def()
+    }
+}
+
+impl Related<super::prompts::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Prompts.def()
+    }
+}
+
+impl Related<super::tool_calls::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::ToolCalls.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,40 @@
+//! Parley's schema, as ordered sea-orm migrations that run on both PostgreSQL (distributed
+//! mode) and SQLite (embedded mode). `parley migrate` drives [`Migrator`].
+//!
+//! The schema is written out by hand with `Table::create()` rather than derived from the
+//! entities in `parley-entity`, so a change to a model never silently changes the
+//! database; the entities mirror these tables. Portability rules: foreign keys are
+//! declared inside `CREATE TABLE` (SQLite cannot add them later), enums are `varchar(24)`
+//! strings, JSON is `json_binary` (jsonb on PostgreSQL), and unique constraints are unique
+//! indexes. Each migration's `down` drops its tables children first.
+
+use sea_orm_migration::prelude::*;
+
+/// Re-exported so callers can run `Migrator::up` without depending on sea-orm-migration.
+pub use sea_orm_migration::MigratorTrait;
+
+mod common;
+mod m20261121_000001_create_identity;
+mod m20261121_000002_create_tools_and_classes;
+mod m20261121_000003_create_conversations;
+mod m20261121_000004_create_moderation_and_usage;
+mod m20261121_000005_create_builtin_data;
+
+#[cfg(test)]
+mod tests;
+
+/// Every migration, oldest first.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261121_000001_create_identity::Migration),
+            Box::new(m20261121_000002_create_tools_and_classes::Migration),
+            Box::new(m20261121_000003_create_conversations::Migration),
+            Box::new(m20261121_000004_create_moderation_and_usage::Migration),
+            Box::new(m20261121_000005_create_builtin_data::Migration),
+        ]
+    }
+}

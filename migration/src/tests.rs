@@ -1,0 +1,193 @@
+//! Runs the whole chain up, down and up again on an in-memory SQLite database, and checks
+//! the parts of the schema that are easy to get wrong across backends (partial index,
+//! in-table foreign keys and their actions, `down` with rows still present).
+//!
+//! No async test runtime is a dev-dependency, so the tests drive their futures with
+//! sqlx's `test_block_on` (a current-thread Tokio runtime), reached through sea-orm.
+
+use sea_orm_migration::sea_orm::{
+    ConnectionTrait, Database, DatabaseConnection, DbErr, Statement, sqlx::test_block_on,
+};
+
+use crate::{Migrator, MigratorTrait};
+
+const TABLES: [&str; 21] = [
+    "groups",
+    "users",
+    "group_members",
+    "api_tokens",
+    "tools",
+    "classes",
+    "enrollments",
+    "assignments",
+    "submissions",
+    "sessions",
+    "messages",
+    "prompts",
+    "blocks",
+    "tool_calls",
+    "message_audit",
+    "extractions",
+    "module_events",
+    "ai_usage",
+    "todos",
+    "notes",
+    "timers",
+];
+
+async fn sqlite() -> DatabaseConnection {
+    Database::connect("sqlite::memory:")
+        .await
+        .expect("open in-memory SQLite")
+}
+
+/// `sql` from `sqlite_master` for each object of `kind` named `name`.
+async fn schema_sql(
+    db: &DatabaseConnection,
+    kind: &str,
+    name: &str,
+) -> Result<Option<String>, DbErr> {
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            "SELECT sql FROM sqlite_master WHERE type = ? AND name = ?",
+            [kind.into(), name.into()],
+        ))
+        .await?;
+    row.map(|row| row.try_get::<String>("", "sql")).transpose()
+}
+
+async fn tables_present(db: &DatabaseConnection) -> Result<Vec<&'static str>, DbErr> {
+    let mut present = Vec::new();
+    for table in TABLES {
+        if schema_sql(db, "table", table).await?.is_some() {
+            present.push(table);
+        }
+    }
+    Ok(present)
+}
+
+#[test]
+fn up_down_up_on_sqlite() {
+    test_block_on(async {
+        let db = sqlite().await;
+
+        Migrator::up(&db, None).await.expect("first up");
+        assert_eq!(tables_present(&db).await.unwrap(), TABLES);
+
+        Migrator::down(&db, None).await.expect("down");
+        assert!(tables_present(&db).await.unwrap().is_empty());
+
+        Migrator::up(&db, None).await.expect("second up");
+        assert_eq!(tables_present(&db).await.unwrap(), TABLES);
+    });
+}
+
+#[test]
+fn unfinished_prompts_index_is_partial() {
+    test_block_on(async {
+        let db = sqlite().await;
+        Migrator::up(&db, None).await.expect("up");
+
+        let sql = schema_sql(&db, "index", "idx_prompts_state_unfinished")
+            .await
+            .unwrap()
+            .expect("partial index exists");
+        assert!(
+            sql.contains(r#"WHERE "state" IN ('created', 'in_progress', 'waiting_for_tools')"#),
+            "{sql}"
+        );
+    });
+}
+
+#[test]
+fn foreign_keys_cascade_and_set_null() {
+    test_block_on(async {
+        let db = sqlite().await;
+        Migrator::up(&db, None).await.expect("up");
+
+        let now = "2026-11-21T00:00:00Z";
+        for sql in [
+            format!(
+                "INSERT INTO users (id, email, name, role, permissions, created_at, updated_at) \
+                 VALUES ('u1', 'a@example.com', 'A', 'admin', '[]', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO groups (id, name, path, settings, created_at, updated_at) \
+                 VALUES ('g1', 'G', '/g1/', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO groups (id, parent_id, name, path, settings, created_at, updated_at) \
+                 VALUES ('g2', 'g1', 'H', '/g1/g2/', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO tools (id, group_id, name, type, definition, created_at, updated_at) \
+                 VALUES ('t1', 'g1', 'T', 'chat', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO sessions (id, user_id, tool_id, state, started_at, last_activity_at, \
+                 message_count, config) VALUES ('s1', 'u1', 't1', 'active', '{now}', '{now}', 0, '{{}}')"
+            ),
+            format!(
+                "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
+                 VALUES ('m1', 's1', 1, 'user', 'hi', true, '{now}')"
+            ),
+            format!(
+                "INSERT INTO prompts (id, session_id, user_message_id, state, attempt, created_at) \
+                 VALUES ('p1', 's1', 'm1', 'created', 0, '{now}')"
+            ),
+            format!(
+                "INSERT INTO todos (id, user_id, session_id, title, created_at, updated_at) \
+                 VALUES ('td1', 'u1', 's1', 'T', '{now}', '{now}')"
+            ),
+        ] {
+            db.execute_unprepared(&sql).await.expect(&sql);
+        }
+
+        // A duplicate seq in one session is refused.
+        let dup = format!(
+            "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
+             VALUES ('m2', 's1', 1, 'user', 'again', true, '{now}')"
+        );
+        assert!(db.execute_unprepared(&dup).await.is_err());
+
+        // Deleting the message nulls the prompt's pointer; deleting the session cascades.
+        db.execute_unprepared("DELETE FROM messages WHERE id = 'm1'")
+            .await
+            .unwrap();
+        let count = |sql: &'static str| {
+            let db = &db;
+            async move {
+                let row = db
+                    .query_one_raw(Statement::from_string(db.get_database_backend(), sql))
+                    .await
+                    .unwrap()
+                    .unwrap();
+                row.try_get_by_index::<i64>(0).unwrap()
+            }
+        };
+        assert_eq!(
+            count("SELECT COUNT(*) FROM prompts WHERE user_message_id IS NULL").await,
+            1
+        );
+        db.execute_unprepared("DELETE FROM sessions WHERE id = 's1'")
+            .await
+            .unwrap();
+        assert_eq!(count("SELECT COUNT(*) FROM prompts").await, 0);
+        assert_eq!(
+            count("SELECT COUNT(*) FROM todos WHERE session_id IS NULL").await,
+            1
+        );
+
+        // A group that still owns a tool cannot be deleted.
+        assert!(
+            db.execute_unprepared("DELETE FROM groups WHERE id = 'g1'")
+                .await
+                .is_err()
+        );
+
+        // Rolling back works with rows still in place, including a group hierarchy.
+        Migrator::down(&db, None).await.expect("down with data");
+        assert!(tables_present(&db).await.unwrap().is_empty());
+    });
+}

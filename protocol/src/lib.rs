@@ -1,0 +1,42 @@
+//! The wire contract shared by Parley's api, worker and tests.
+//!
+//! What crosses a process boundary is defined here once: the names of the Redis keys of
+//! one prompt (this module), and — with the streaming path — the stream event enum and
+//! the job payloads. Keeping them in one crate means the api that reads a stream and the
+//! worker that writes it cannot disagree on a key or a field.
+
+pub mod keys {
+    //! Redis key names. Every key of one prompt shares the hash tag `{<prompt_id>}`, so
+    //! all of them land on one slot and the design holds on Redis Cluster (DESIGN §6).
+
+    use uuid::Uuid;
+
+    /// The prefix of every key Parley writes.
+    pub const PREFIX: &str = "parley";
+
+    /// The event log (a Redis stream) of one prompt.
+    pub fn events(prompt_id: Uuid) -> String {
+        format!("{PREFIX}:{{{prompt_id}}}:events")
+    }
+
+    /// The cancel channel of one prompt.
+    pub fn cancel(prompt_id: Uuid) -> String {
+        format!("{PREFIX}:{{{prompt_id}}}:cancel")
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn keys_of_one_prompt_share_a_hash_tag() {
+            let id = Uuid::now_v7();
+            let tag = format!("{{{id}}}");
+            assert_eq!(events(id), format!("parley:{tag}:events"));
+            assert_eq!(cancel(id), format!("parley:{tag}:cancel"));
+            let hash_tag =
+                |key: &str| key[key.find('{').unwrap()..=key.find('}').unwrap()].to_owned();
+            assert_eq!(hash_tag(&events(id)), hash_tag(&cancel(id)));
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! [`TestApp`]: one `parley serve` process on its own storage, plus CLI helpers.
+//!
+//! The app owns its storage, so it can be stopped and started again on the same
+//! database or data dir ([`TestApp::stop`], [`TestApp::start`], [`TestApp::restart`]),
+//! for example to run `parley migrate` while no server is up.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::backend::{Backend, Storage};
+use crate::server::{self, Server};
+
+/// A running (or stopped) Parley server owned by one test.
+pub struct TestApp {
+    /// `http://127.0.0.1:<port>` of the current server process (changes on restart).
+    pub base_url: String,
+    /// The bootstrap admin's bearer token (`PARLEY_BOOTSTRAP_ADMIN_TOKEN`).
+    pub admin_token: String,
+    /// The bootstrap admin's email.
+    pub admin_email: String,
+    pub backend: Backend,
+    pub client: reqwest::Client,
+    /// The environment every child gets (storage, bootstrap token, log level, extras).
+    env: Vec<(String, String)>,
+    server: Option<Server>,
+    storage: Storage,
+}
+
+impl TestApp {
+    /// Starts a server on fresh storage of `backend` with the default environment.
+    pub async fn spawn(backend: Backend) -> Self {
+        Self::spawn_with_env(backend, &[]).await
+    }
+
+    /// Like [`TestApp::spawn`], with extra variables for every child (server and CLI);
+    /// they override the harness's own (e.g. `PARLEY_LOG`).
+    pub async fn spawn_with_env(backend: Backend, extra_env: &[(&str, &str)]) -> Self {
+        let storage = Storage::create(backend)
+            .await
+            .unwrap_or_else(|err| panic!("preparing {backend:?} storage: {err:#}"));
+        let admin_token = format!("prl_{}", Uuid::now_v7().simple());
+        let log_level = std::env::var("PARLEY_TEST_LOG").unwrap_or_else(|_| "warn".to_owned());
+        let mut env = vec![
+            (
+                "PARLEY_BOOTSTRAP_ADMIN_TOKEN".to_owned(),
+                admin_token.clone(),
+            ),
+            ("PARLEY_LOG".to_owned(), log_level),
+        ];
+        env.extend(storage.env());
+        env.extend(
+            extra_env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("building the HTTP client");
+        let mut app = Self {
+            base_url: String::new(),
+            admin_token,
+            admin_email: "admin@parley.local".to_owned(),
+            backend,
+            client,
+            env,
+            server: None,
+            storage,
+        };
+        app.start().await;
+        app
+    }
+
+    /// Starts `parley serve` on this app's storage (after [`TestApp::stop`]).
+    pub async fn start(&mut self) {
+        assert!(self.server.is_none(), "the server is already running");
+        let server = Server::start(
+            &self.env,
+            &self.storage.data_dir(),
+            &self.storage.log_path(),
+        )
+        .await
+        .unwrap_or_else(|err| panic!("{err:#}"));
+        self.base_url.clone_from(&server.base_url);
+        self.server = Some(server);
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL); storage is kept.
+    pub async fn stop(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.stop().await;
+        }
+    }
+
+    /// Stops and starts the server on the same storage; `base_url` changes.
+    pub async fn restart(&mut self) {
+        self.stop().await;
+        self.start().await;
+    }
+
+    /// `Some(&admin_token)`, for the request helpers.
+    pub fn admin(&self) -> Option<&str> {
+        Some(&self.admin_token)
+    }
+
+    /// The data dir given to the server (`--data-dir`) and the CLI (`PARLEY_DATA_DIR`).
+    pub fn data_dir(&self) -> PathBuf {
+        self.storage.data_dir()
+    }
+
+    /// The temp root holding `data/` and `server.log`.
+    pub fn root_dir(&self) -> &Path {
+        self.storage.root()
+    }
+
+    /// This app's own PostgreSQL database URL (`None` on SQLite).
+    pub fn database_url(&self) -> Option<&str> {
+        self.storage.database_url()
+    }
+
+    /// Runs `parley <args>` with the server's environment and returns its output.
+    pub async fn cli(&self, args: &[&str]) -> Output {
+        server::run_cli(&self.env, args).await
+    }
+
+    /// Like [`TestApp::cli`] with extra variables (they win over the app's own).
+    pub async fn cli_with_env(&self, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
+        let mut env = self.env.clone();
+        env.extend(
+            extra_env
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        );
+        server::run_cli(&env, args).await
+    }
+
+    /// Runs a CLI command that must succeed and returns its trimmed stdout.
+    pub async fn cli_ok(&self, args: &[&str]) -> String {
+        let output = self.cli(args).await;
+        assert!(
+            output.status.success(),
+            "`parley {}` failed ({}):\nstdout: {}\nstderr: {}",
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
+    /// Creates a user with the CLI (`user create`, then `token create`) and returns
+    /// `(user_id, token)`. `role` is `student`, `teacher` or `admin`.
+    pub async fn create_user(&self, email: &str, role: &str) -> (String, String) {
+        let name = email.split('@').next().unwrap_or(email);
+        let printed = self
+            .cli_ok(&[
+                "user", "create", "--email", email, "--name", name, "--role", role,
+            ])
+            .await;
+        let user: Value = serde_json::from_str(&printed).unwrap_or_else(|err| {
+            panic!("`parley user create` must print the user as JSON ({err}): {printed}")
+        });
+        let user_id = user["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("the created user has no string `id`: {user}"))
+            .to_owned();
+        let token = self.cli_ok(&["token", "create", "--user", email]).await;
+        assert!(
+            !token.is_empty() && !token.contains(char::is_whitespace),
+            "`parley token create` must print only the token, got {token:?}"
+        );
+        (user_id, token)
+    }
+
+    /// The last lines the app's servers printed (all of it is in `server.log` under
+    /// [`TestApp::root_dir`]).
+    pub fn server_log(&self) -> String {
+        let text = std::fs::read_to_string(self.storage.log_path()).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let start = lines.len().saturating_sub(100);
+        lines[start..]
+            .iter()
+            .map(|line| format!("  {line}\n"))
+            .collect()
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            eprintln!(
+                "--- parley server output ({:?}) ---\n{}",
+                self.backend,
+                self.server_log()
+            );
+        }
+        // Dropping `server` kills the child by its PID.
+    }
+}

@@ -1,0 +1,85 @@
+//! The black-box test harness: every integration test starts the real `parley` binary.
+//!
+//! [`TestApp::spawn`] gives each test its own storage (a fresh PostgreSQL database, or a
+//! SQLite data dir), starts `parley serve` on a free loopback port with a known bootstrap
+//! admin token, and hands back an HTTP client plus helpers for the CLI. Tests talk to the
+//! process only through HTTP and the CLI, never through the crates' internals.
+//!
+//! PostgreSQL and Redis come from `scripts/test.sh`, which exports `PARLEY_TEST_PG_URL`
+//! and `PARLEY_TEST_REDIS_URL`. The binary is `PARLEY_BIN`, or `parley` in the same
+//! target dir as the test executable.
+//!
+//! [`both_backends!`] writes one test twice, once per database:
+//!
+//! ```ignore
+//! both_backends!(healthz, |app| async move {
+//!     app.get("/healthz", None).await.assert_status(200);
+//! });
+//! // a test that spawns its own app gets the backend instead:
+//! both_backends!(readyz_with_redis, |backend: Backend| async move {
+//!     let app = TestApp::spawn_with_env(backend, &[("PARLEY_REDIS_URL", &test_redis_url())]).await;
+//! });
+//! ```
+
+mod app;
+mod backend;
+mod http;
+mod server;
+
+pub use app::TestApp;
+pub use backend::{Backend, test_redis_url};
+pub use http::TestResponse;
+pub use server::parley_bin;
+
+use std::future::Future;
+use std::time::Duration;
+
+/// The most one test may take, spawns and restarts included.
+pub const TEST_TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Runs one test body on `backend` under [`TEST_TIMEOUT`]; used by [`both_backends!`].
+pub async fn run_test<F, Fut>(backend: Backend, test: F)
+where
+    F: FnOnce(Backend) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    if tokio::time::timeout(TEST_TIMEOUT, test(backend))
+        .await
+        .is_err()
+    {
+        panic!("the test did not finish within {TEST_TIMEOUT:?} on {backend:?}");
+    }
+}
+
+/// Defines a module `name` with two tests, `name::postgres` and `name::sqlite`.
+///
+/// `|app| async move { … }` binds a default [`TestApp`] on that backend;
+/// `|backend: Backend| async move { … }` binds the [`Backend`] so the body can spawn its
+/// own app (extra env, several apps). The module glob-imports its parent, so the body
+/// sees the same names as the code around the macro call.
+#[macro_export]
+macro_rules! both_backends {
+    ($name:ident, |$backend:ident : Backend| $body:expr) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                $crate::run_test($crate::Backend::Postgres, |$backend: $crate::Backend| $body)
+                    .await;
+            }
+
+            #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                $crate::run_test($crate::Backend::Sqlite, |$backend: $crate::Backend| $body).await;
+            }
+        }
+    };
+    ($name:ident, |$app:ident| $body:expr) => {
+        $crate::both_backends!($name, |backend: Backend| async move {
+            let $app = $crate::TestApp::spawn(backend).await;
+            ($body).await
+        });
+    };
+}

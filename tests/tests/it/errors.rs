@@ -1,0 +1,46 @@
+//! The error contract: bad bodies, unknown fields, size limits and unknown routes all
+//! answer problem+json with a stable code and the request id.
+
+use parley_tests::both_backends;
+use reqwest::Method;
+use reqwest::header::CONTENT_TYPE;
+use serde_json::json;
+
+both_backends!(malformed_json_is_400, |app| async move {
+    let request = app
+        .request(Method::POST, "/v1/admin/users", app.admin())
+        .header(CONTENT_TYPE, "application/json")
+        .body("{not json");
+    let response = app.send(request).await;
+    assert_eq!(response.assert_problem(400), "malformed_json");
+});
+
+both_backends!(unknown_field_is_422_naming_it, |app| async move {
+    let body = json!({"email": "a@b.c", "name": "A", "role": "student", "bogus": 1});
+    let response = app.post_json("/v1/admin/users", app.admin(), &body).await;
+    assert_eq!(response.assert_problem(422), "validation_failed");
+    let detail = response.body["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("bogus"),
+        "the detail must name the field: {response}"
+    );
+});
+
+both_backends!(body_over_the_limit_is_413, |app| async move {
+    // 2 MiB of JSON against the default 1 MiB limit.
+    let body = json!({"email": "big@b.c", "name": "x".repeat(2 << 20), "role": "student"});
+    let response = app.post_json("/v1/admin/users", app.admin(), &body).await;
+    assert_eq!(response.assert_problem(413), "payload_too_large");
+});
+
+both_backends!(bad_path_parameter_is_404, |app| async move {
+    let response = app.get("/v1/sessions/not-a-uuid", app.admin()).await;
+    response.assert_problem(404);
+});
+
+both_backends!(unknown_route_is_404_problem, |app| async move {
+    let response = app.get("/v1/no-such-thing", app.admin()).await;
+    response.assert_problem(404);
+    let response = app.get("/nope", None).await;
+    response.assert_problem(404);
+});

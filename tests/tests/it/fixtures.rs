@@ -1,0 +1,105 @@
+//! Admin-made fixtures the area tests share: groups, members, tools, classes,
+//! assignments, each created through the real admin API.
+
+use parley_tests::TestApp;
+use serde_json::{Value, json};
+
+/// Creates a group (under `parent` when given) and returns its JSON.
+pub async fn group(app: &TestApp, name: &str, parent: Option<&str>, settings: Value) -> Value {
+    let response = app
+        .post_json(
+            "/v1/admin/groups",
+            app.admin(),
+            &json!({"name": name, "parent_id": parent, "settings": settings}),
+        )
+        .await;
+    response.assert_status(201);
+    response.body.clone()
+}
+
+pub async fn add_member(app: &TestApp, group_id: &str, user_id: &str) {
+    app.put_json(
+        &format!("/v1/admin/groups/{group_id}/members/{user_id}"),
+        app.admin(),
+        &json!({"role": "member"}),
+    )
+    .await
+    .assert_status(200);
+}
+
+/// Creates a chat tool in a group and returns its JSON.
+pub async fn tool(app: &TestApp, group_id: &str, name: &str, definition: Value) -> Value {
+    let response = app
+        .post_json(
+            "/v1/admin/tools",
+            app.admin(),
+            &json!({"group_id": group_id, "name": name, "type": "chat", "definition": definition}),
+        )
+        .await;
+    response.assert_status(201);
+    response.body.clone()
+}
+
+pub async fn class(app: &TestApp, group_id: &str, name: &str) -> Value {
+    let response = app
+        .post_json(
+            "/v1/admin/classes",
+            app.admin(),
+            &json!({"group_id": group_id, "name": name}),
+        )
+        .await;
+    response.assert_status(201);
+    response.body.clone()
+}
+
+pub async fn enroll(app: &TestApp, class_id: &str, user_id: &str) {
+    app.put_json(
+        &format!("/v1/admin/classes/{class_id}/enrollments/{user_id}"),
+        app.admin(),
+        &json!({"role": "student"}),
+    )
+    .await
+    .assert_status(200);
+}
+
+/// A student who is a member of a fresh group that owns one tool: (user id, token,
+/// group JSON, tool JSON).
+pub struct Student {
+    pub user_id: String,
+    pub token: String,
+    pub group: Value,
+    pub tool: Value,
+}
+
+pub async fn student_with_tool(app: &TestApp, email: &str) -> Student {
+    let (user_id, token) = app.create_user(email, "student").await;
+    let group = group(app, &format!("group of {email}"), None, json!({})).await;
+    let group_id = id(&group);
+    add_member(app, &group_id, &user_id).await;
+    let tool = tool(
+        app,
+        &group_id,
+        "Tutor",
+        json!({"behavior": "Help with homework."}),
+    )
+    .await;
+    Student {
+        user_id,
+        token,
+        group,
+        tool,
+    }
+}
+
+/// The `id` field of a JSON object, as a string.
+pub fn id(value: &Value) -> String {
+    value["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no id in {value}"))
+        .to_owned()
+}
+
+/// An RFC 3339 time `seconds` from now (negative: in the past).
+pub fn in_seconds(seconds: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::seconds(seconds)).to_rfc3339()
+}

@@ -1,0 +1,11 @@
+//! The one integration test binary: the real `parley` binary, one module per area.
+//!
+//! Run it through `scripts/test.sh` (it starts PostgreSQL and Redis); most tests run
+//! twice, as `<module>::<test>::postgres` and `<module>::<test>::sqlite`.
+
+mod auth;
+mod errors;
+mod fixtures;
+mod migrations;
+mod ops;
+mod sessions;
