@@ -157,6 +157,20 @@ if [[ ${PARLEY_TEST_SERVERS_ONLY:-} == 1 ]]; then
     exit "$status"
 fi
 
+# The committed OpenAPI document must be valid OpenAPI 3 (the drift test in parley-api
+# checks that it matches the code). The validator lives in a venv cached across runs.
+validate_openapi() {
+    local venv=${PARLEY_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/parley-test-venv}
+    if [[ ! -x $venv/bin/openapi-spec-validator ]]; then
+        log "installing openapi-spec-validator into $venv"
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check 'openapi-spec-validator>=0.7,<0.8'
+    fi
+    log "validating openapi/openapi.json"
+    "$venv/bin/openapi-spec-validator" openapi/openapi.json
+}
+validate_openapi
+
 log "cargo build --workspace --all-targets"
 cargo build --workspace --all-targets
 

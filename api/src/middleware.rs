@@ -71,6 +71,9 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<(), Problem> {
         .header(header::CONTENT_LENGTH)
         .and_then(|len| len.parse::<usize>().ok());
     if announced.is_some_and(|len| len > max_body) {
+        // Read (and drop) what the client is already sending, within bounds, so it sees
+        // the 413 rather than a connection reset while it is still writing.
+        discard(req.take_body(), max_body.saturating_mul(16)).await;
         return Err(too_large());
     }
     let bytes = req
@@ -100,6 +103,23 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<(), Problem> {
     }
     req.set_body(bytes);
     Ok(())
+}
+
+/// Reads and drops up to `limit` bytes of a body, for at most a few seconds.
+async fn discard(body: poem::Body, limit: usize) {
+    use tokio::io::AsyncReadExt;
+    let mut reader = body.into_async_read();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut seen = 0usize;
+    let drain = async {
+        while seen < limit {
+            match reader.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen += n,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), drain).await;
 }
 
 /// Turns an error raised by poem or poem-openapi into a problem+json response. Responses

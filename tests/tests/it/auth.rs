@@ -70,3 +70,45 @@ both_backends!(student_on_admin_route_is_403, |app| async move {
         .await
         .assert_status(200);
 });
+
+both_backends!(tokens_never_reach_the_logs, |backend: Backend| async move {
+    // The most verbose logging Parley has, to catch a secret in any event or span field.
+    let app = parley_tests::TestApp::spawn_with_env(backend, &[("PARLEY_LOG", "trace")]).await;
+    let (user_id, token) = app.create_user("secretive@example.com", "student").await;
+    let created = app
+        .post_json(
+            &format!("/v1/admin/users/{user_id}/tokens"),
+            app.admin(),
+            &serde_json::json!({"name": "laptop"}),
+        )
+        .await;
+    created.assert_status(201);
+    let minted = created.body["secret"]
+        .as_str()
+        .expect("the secret, once")
+        .to_owned();
+    let typo = format!("{minted}x");
+    app.get("/v1/sessions", Some(&token))
+        .await
+        .assert_status(200);
+    app.get("/v1/sessions", Some(&minted))
+        .await
+        .assert_status(200);
+    app.get("/v1/sessions", Some(&typo))
+        .await
+        .assert_problem(401);
+
+    let log = app.server_log();
+    assert!(
+        log.contains("TRACE") || log.contains("DEBUG"),
+        "the server logged at trace level: {log}"
+    );
+    for secret in [
+        app.admin_token.as_str(),
+        token.as_str(),
+        minted.as_str(),
+        typo.as_str(),
+    ] {
+        assert!(!log.contains(secret), "a token appears in the server log");
+    }
+});

@@ -1,7 +1,7 @@
 //! Admin-made fixtures the area tests share: groups, members, tools, classes,
 //! assignments, each created through the real admin API.
 
-use parley_tests::TestApp;
+use parley_tests::{TestApp, TestResponse};
 use serde_json::{Value, json};
 
 /// Creates a group (under `parent` when given) and returns its JSON.
@@ -102,4 +102,60 @@ pub fn id(value: &Value) -> String {
 /// An RFC 3339 time `seconds` from now (negative: in the past).
 pub fn in_seconds(seconds: i64) -> String {
     (chrono::Utc::now() + chrono::Duration::seconds(seconds)).to_rfc3339()
+}
+
+/// Opens a session with a tool as the token's user and returns its JSON.
+pub async fn session(app: &TestApp, token: &str, tool_id: &str) -> Value {
+    let response = app
+        .post_json("/v1/sessions", Some(token), &json!({"tool_id": tool_id}))
+        .await;
+    response.assert_status(201);
+    response.body.clone()
+}
+
+/// The `items` of a list response.
+pub fn items(response: &TestResponse) -> Vec<Value> {
+    response.body["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no `items` list: {response}"))
+        .clone()
+}
+
+/// Every item of a cursor-paginated list, read as the admin `limit` at a time. Each page
+/// must hold at most `limit` items, and no cursor may be handed out on an empty page.
+pub async fn all_pages(app: &TestApp, path: &str, limit: u32) -> Vec<Value> {
+    let separator = if path.contains('?') { '&' } else { '?' };
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..100 {
+        let url = match &cursor {
+            Some(c) => format!("{path}{separator}limit={limit}&cursor={c}"),
+            None => format!("{path}{separator}limit={limit}"),
+        };
+        let page = app.get(&url, app.admin()).await;
+        page.assert_status(200);
+        let items = items(&page);
+        assert!(items.len() <= limit as usize, "page over the limit: {page}");
+        seen.extend(items);
+        match page.body["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return seen,
+        }
+    }
+    panic!("{path}: pagination does not end");
+}
+
+/// The bootstrap admin's user id.
+pub async fn admin_id(app: &TestApp) -> String {
+    let users = all_pages(app, "/v1/admin/users", 100).await;
+    let admin = users
+        .iter()
+        .find(|u| u["email"] == app.admin_email.as_str())
+        .unwrap_or_else(|| panic!("the bootstrap admin is not listed: {users:?}"));
+    id(admin)
+}
+
+/// The ids of JSON objects, in order.
+pub fn ids(values: &[Value]) -> Vec<String> {
+    values.iter().map(id).collect()
 }

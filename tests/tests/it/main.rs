@@ -3,6 +3,11 @@
 //! Run it through `scripts/test.sh` (it starts PostgreSQL and Redis); most tests run
 //! twice, as `<module>::<test>::postgres` and `<module>::<test>::sqlite`.
 
+mod admin_access;
+mod admin_classes;
+mod admin_groups;
+mod admin_tools;
+mod admin_users;
 mod auth;
 mod errors;
 mod fixtures;

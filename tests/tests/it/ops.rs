@@ -74,3 +74,53 @@ both_backends!(openapi_document_lists_the_api, |app| async move {
         response.body["paths"]
     );
 });
+
+both_backends!(interactive_docs_are_served, |app| async move {
+    let response = app.get("/docs", None).await;
+    response.assert_status(200);
+    assert!(
+        response.content_type().starts_with("text/html"),
+        "{response}"
+    );
+    assert!(
+        response.text.contains("openapi.json") || response.text.to_lowercase().contains("swagger")
+    );
+});
+
+both_backends!(
+    api_role_refuses_to_start_on_pending_migrations,
+    |app| async move {
+        let mut app = app;
+        app.stop().await;
+        let down = app.cli(&["migrate", "down", "--all"]).await;
+        assert!(
+            down.status.success(),
+            "migrate down: {}",
+            String::from_utf8_lossy(&down.stderr)
+        );
+        let started = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            app.cli(&["api", "--listen", "127.0.0.1:0"]),
+        )
+        .await
+        .expect("`parley api` must exit instead of serving on an unmigrated database");
+        assert!(!started.status.success());
+        let stderr = String::from_utf8_lossy(&started.stderr);
+        assert!(
+            stderr.contains("parley migrate up"),
+            "the error says what to do: {stderr}"
+        );
+    }
+);
+
+both_backends!(a_bad_setting_names_its_key, |app| async move {
+    let output = app
+        .cli_with_env(
+            &["migrate", "status"],
+            &[("PARLEY_LIMITS__MAX_BODY_BYTES", "lots")],
+        )
+        .await;
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("limits.max_body_bytes"), "{stderr}");
+});
