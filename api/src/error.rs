@@ -134,3 +134,56 @@ impl From<Error> for ErrorResponse {
 
 /// Handler results.
 pub type ApiResult<T> = Result<T, ErrorResponse>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_errors_hide_their_context() {
+        let err = Error::internal("reading a session", "password=hunter2 connection refused");
+        let response = ErrorResponse::from(err);
+        let problem = response.problem();
+        assert_eq!(problem.status, 500);
+        assert_eq!(problem.code, "internal_error");
+        assert!(
+            !problem.detail.contains("hunter2"),
+            "internal context leaked: {}",
+            problem.detail
+        );
+        assert!(matches!(response, ErrorResponse::Internal(_)));
+    }
+
+    #[test]
+    fn domain_errors_map_to_their_status_and_code() {
+        let cases = [
+            (Error::not_found("session"), 404, "not_found"),
+            (
+                Error::conflict("session_completed", "done"),
+                409,
+                "session_completed",
+            ),
+            (Error::invalid("tool_mismatch", "no"), 422, "tool_mismatch"),
+            (Error::Unauthenticated, 401, "unauthenticated"),
+            (Error::forbidden("no"), 403, "forbidden"),
+            (
+                Error::Unavailable {
+                    what: "database".into(),
+                },
+                503,
+                "unavailable",
+            ),
+        ];
+        for (err, status, code) in cases {
+            let response = ErrorResponse::from(err);
+            assert_eq!(
+                (response.problem().status, response.problem().code.as_str()),
+                (status, code)
+            );
+            assert_eq!(
+                response.problem().kind,
+                format!("https://parley.dev/problems/{}", code.replace('_', "-"))
+            );
+        }
+    }
+}

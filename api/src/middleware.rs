@@ -39,6 +39,7 @@ pub async fn guard<E: Endpoint>(
         .filter(|id| !id.is_empty() && id.len() <= 128 && id.bytes().all(|b| b.is_ascii_graphic()))
         .map(str::to_owned)
         .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    let started = std::time::Instant::now();
     let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
     REQUEST_ID
         .scope(request_id.clone(), async move {
@@ -52,7 +53,11 @@ pub async fn guard<E: Endpoint>(
             if let Ok(value) = HeaderValue::from_str(&request_id) {
                 resp.headers_mut().insert(REQUEST_ID_HEADER, value);
             }
-            tracing::debug!(status = resp.status().as_u16(), "served");
+            tracing::info!(
+                status = resp.status().as_u16(),
+                latency_ms = started.elapsed().as_millis() as u64,
+                "served"
+            );
             Ok(resp)
         })
         .instrument(span)

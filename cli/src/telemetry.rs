@@ -12,7 +12,11 @@ pub fn init(log: &LogSettings) {
     // The filter was validated with the settings; fall back to `info` defensively.
     let filter = EnvFilter::try_new(&log.filter).unwrap_or_else(|_| EnvFilter::new("info"));
     let registry = tracing_subscriber::registry().with(filter);
-    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    // Colours only for a person at a terminal, never into files or log collectors.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi);
     let result = match log.format {
         LogFormat::Json => registry.with(fmt.json()).try_init(),
         LogFormat::Pretty => registry.with(fmt.compact()).try_init(),

@@ -178,6 +178,11 @@ impl TestApp {
 
     /// The last lines the app's servers printed (all of it is in `server.log` under
     /// [`TestApp::root_dir`]).
+    /// Everything the server wrote (stdout and stderr, every start), unabridged.
+    pub fn full_server_log(&self) -> String {
+        std::fs::read_to_string(self.storage.log_path()).unwrap_or_default()
+    }
+
     pub fn server_log(&self) -> String {
         let text = std::fs::read_to_string(self.storage.log_path()).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();

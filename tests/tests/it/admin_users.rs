@@ -287,6 +287,10 @@ both_backends!(token_lifecycle, |app| async move {
         .find(|t| t["id"] == token_id.as_str())
         .unwrap_or_else(|| panic!("revoked tokens are still listed: {list}"));
     assert_eq!(ours["revoked_at"], revoked.body["revoked_at"]);
+    let fetched = app.get(&revoke_path, app.admin()).await;
+    fetched.assert_status(200);
+    assert_eq!(fetched.body["revoked_at"], revoked.body["revoked_at"]);
+    assert!(fetched.body.get("secret").is_none(), "{fetched}");
 });
 
 both_backends!(token_expiry, |app| async move {

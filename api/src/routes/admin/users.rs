@@ -312,6 +312,20 @@ impl UsersAdminApi {
         Ok(Json(TokenList { items }))
     }
 
+    /// Get a token
+    ///
+    /// Its metadata; the secret is never shown again.
+    #[oai(path = "/tokens/:id", method = "get", operation_id = "admin_get_token")]
+    async fn get_token(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<Token>> {
+        auth.0.admin()?;
+        Ok(Json(tokens::get(&state.db, id.0).await?.into()))
+    }
+
     /// Revoke a token
     ///
     /// The token stops authenticating at once. Revoking twice is harmless.
