@@ -1,0 +1,1 @@
+//! Parley's two seams (being written).

@@ -1,0 +1,1 @@
+//! The mock LLM (being written).
