@@ -35,6 +35,14 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub started_at: Option<DateTimeUtc>,
     pub completed_at: Option<DateTimeUtc>,
+    /// What the user sent ({content, attachments}); saved as the user message by the
+    /// worker after `chat:before_ai`.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub input: Option<Json>,
+    /// The worker that owns the prompt while it is `in_progress`.
+    pub lease_owner: Option<String>,
+    /// Until when that worker owns it; a redelivered job may claim it after this.
+    pub lease_expires_at: Option<DateTimeUtc>,
 }
 
 /// Two relations lead to `messages` (the user's message and the answer), so this entity

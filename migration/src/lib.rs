@@ -19,6 +19,7 @@ mod m20261121_000002_create_tools_and_classes;
 mod m20261121_000003_create_conversations;
 mod m20261121_000004_create_moderation_and_usage;
 mod m20261121_000005_create_builtin_data;
+mod m20261122_000006_add_prompt_input_and_lease;
 
 #[cfg(test)]
 mod tests;
@@ -35,6 +36,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000003_create_conversations::Migration),
             Box::new(m20261121_000004_create_moderation_and_usage::Migration),
             Box::new(m20261121_000005_create_builtin_data::Migration),
+            Box::new(m20261122_000006_add_prompt_input_and_lease::Migration),
         ]
     }
 }

@@ -1,0 +1,243 @@
+//! What a turn writes: messages (gap-free `seq` per session), the blocks of an answer
+//! (checkpointed while streaming, finalized onto the assistant message) and `ai_usage`.
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, TransactionTrait,
+    prelude::DateTimeUtc,
+    sea_query::{Expr, ExprTrait, OnConflict},
+};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::{
+    ai_usage, blocks,
+    enums::{BlockType, MessageRole},
+    error::{Context, Error, Result},
+    messages, sessions,
+};
+
+/// A message to append to a session.
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub session_id: Uuid,
+    pub role: MessageRole,
+    pub content: String,
+    pub prompt_id: Option<Uuid>,
+    pub is_complete: bool,
+}
+
+/// Appends a message with the session's next `seq` and counts it on the session. The
+/// unique (session_id, seq) key settles a race; the loser retries with the next seq.
+pub async fn append_message(
+    db: &DatabaseConnection,
+    new: NewMessage,
+    now: DateTimeUtc,
+) -> Result<messages::Model> {
+    for _ in 0..5 {
+        let txn = db.begin().await.context("starting to append a message")?;
+        let last: Option<i32> = messages::Entity::find()
+            .select_only()
+            .column_as(messages::Column::Seq.max(), "max_seq")
+            .filter(messages::Column::SessionId.eq(new.session_id))
+            .into_tuple::<Option<i32>>()
+            .one(&txn)
+            .await
+            .context("reading the last message seq")?
+            .flatten();
+        let inserted = messages::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            session_id: Set(new.session_id),
+            seq: Set(last.unwrap_or(0) + 1),
+            role: Set(new.role),
+            content: Set(new.content.clone()),
+            is_complete: Set(new.is_complete),
+            prompt_id: Set(new.prompt_id),
+            created_at: Set(now),
+        }
+        .insert(&txn)
+        .await
+        .context("appending a message");
+        let message = match inserted {
+            Ok(message) => message,
+            Err(Error::Conflict { .. }) => continue,
+            Err(other) => return Err(other),
+        };
+        sessions::Entity::update_many()
+            .col_expr(
+                sessions::Column::MessageCount,
+                Expr::col(sessions::Column::MessageCount).add(1),
+            )
+            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+            .filter(sessions::Column::Id.eq(new.session_id))
+            .exec(&txn)
+            .await
+            .context("counting a message on its session")?;
+        txn.commit().await.context("committing a message")?;
+        return Ok(message);
+    }
+    Err(Error::conflict(
+        "busy_session",
+        "could not append the message: the session kept changing",
+    ))
+}
+
+/// The current content of one block of a streaming answer.
+#[derive(Debug, Clone)]
+pub struct BlockDraft {
+    pub index: i32,
+    pub kind: BlockType,
+    pub content: String,
+    pub metadata: Value,
+}
+
+/// Writes the current content of the given blocks (insert or update by prompt and index).
+pub async fn checkpoint_blocks<C: ConnectionTrait>(
+    db: &C,
+    prompt_id: Uuid,
+    drafts: &[BlockDraft],
+    now: DateTimeUtc,
+) -> Result<()> {
+    if drafts.is_empty() {
+        return Ok(());
+    }
+    let rows = drafts.iter().map(|d| blocks::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        message_id: Set(None),
+        prompt_id: Set(prompt_id),
+        index: Set(d.index),
+        r#type: Set(d.kind),
+        content: Set(d.content.clone()),
+        metadata: Set(d.metadata.clone()),
+        is_finalized: Set(false),
+        created_at: Set(now),
+        updated_at: Set(now),
+    });
+    blocks::Entity::insert_many(rows)
+        .on_conflict(
+            OnConflict::columns([blocks::Column::PromptId, blocks::Column::Index])
+                .update_columns([
+                    blocks::Column::Content,
+                    blocks::Column::Metadata,
+                    blocks::Column::UpdatedAt,
+                ])
+                .to_owned(),
+        )
+        .exec(db)
+        .await
+        .context("checkpointing blocks")?;
+    Ok(())
+}
+
+/// Drops a prompt's unfinalized blocks (a new attempt starts over).
+pub async fn discard_blocks<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Result<()> {
+    blocks::Entity::delete_many()
+        .filter(blocks::Column::PromptId.eq(prompt_id))
+        .filter(blocks::Column::IsFinalized.eq(false))
+        .exec(db)
+        .await
+        .context("discarding partial blocks")?;
+    Ok(())
+}
+
+/// Attaches a prompt's blocks to its assistant message.
+pub async fn finalize_blocks<C: ConnectionTrait>(
+    db: &C,
+    prompt_id: Uuid,
+    message_id: Uuid,
+) -> Result<()> {
+    blocks::Entity::update_many()
+        .col_expr(blocks::Column::MessageId, Expr::value(message_id))
+        .col_expr(blocks::Column::IsFinalized, Expr::value(true))
+        .filter(blocks::Column::PromptId.eq(prompt_id))
+        .exec(db)
+        .await
+        .context("finalizing blocks")?;
+    Ok(())
+}
+
+/// A prompt's blocks in order.
+pub async fn blocks_of<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Result<Vec<blocks::Model>> {
+    blocks::Entity::find()
+        .filter(blocks::Column::PromptId.eq(prompt_id))
+        .order_by_asc(blocks::Column::Index)
+        .all(db)
+        .await
+        .context("reading blocks")
+}
+
+pub async fn get_message<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<messages::Model> {
+    messages::Entity::find_by_id(id)
+        .one(db)
+        .await
+        .context("reading a message")?
+        .ok_or(Error::not_found("message"))
+}
+
+/// One LLM call's usage.
+#[derive(Debug, Clone)]
+pub struct UsageRow {
+    pub prompt_id: Uuid,
+    pub message_id: Option<Uuid>,
+    pub session_id: Uuid,
+    pub user_id: Uuid,
+    pub tool_id: Uuid,
+    pub model: String,
+    pub vendor: String,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cost_usd: f64,
+    pub latency_ms: i64,
+    pub ttft_ms: Option<i64>,
+}
+
+pub async fn record_usage<C: ConnectionTrait>(
+    db: &C,
+    row: UsageRow,
+    now: DateTimeUtc,
+) -> Result<ai_usage::Model> {
+    ai_usage::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        prompt_id: Set(row.prompt_id),
+        message_id: Set(row.message_id),
+        session_id: Set(row.session_id),
+        user_id: Set(row.user_id),
+        tool_id: Set(row.tool_id),
+        model: Set(row.model),
+        vendor: Set(row.vendor),
+        input_tokens: Set(row.input_tokens),
+        output_tokens: Set(row.output_tokens),
+        cost_usd: Set(row.cost_usd),
+        latency_ms: Set(row.latency_ms),
+        ttft_ms: Set(row.ttft_ms),
+        created_at: Set(now),
+    }
+    .insert(db)
+    .await
+    .context("recording usage")
+}
+
+/// Usage rows of a prompt, oldest first.
+pub async fn usage_of<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Result<Vec<ai_usage::Model>> {
+    ai_usage::Entity::find()
+        .filter(ai_usage::Column::PromptId.eq(prompt_id))
+        .order_by_asc(ai_usage::Column::Id)
+        .all(db)
+        .await
+        .context("reading usage")
+}
+
+/// The latest messages of a session, newest first (for context assembly).
+pub async fn recent_messages<C: ConnectionTrait>(
+    db: &C,
+    session_id: Uuid,
+    limit: u64,
+) -> Result<Vec<messages::Model>> {
+    messages::Entity::find()
+        .filter(messages::Column::SessionId.eq(session_id))
+        .order_by_desc(messages::Column::Seq)
+        .limit(limit)
+        .all(db)
+        .await
+        .context("reading recent messages")
+}
