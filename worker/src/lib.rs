@@ -1,6 +1,8 @@
 //! Parley's generation pipeline: one job is one turn (DESIGN §5).
 //!
-//! The stages will live here as modules named after them — `context`, `hooks`, `skills`,
-//! `providers`, `tools`, `agent_loop`, `persist`, `jobs` — so a reader finds a stage by
-//! its name. The streaming path (issue #3) brings the first of them; until then this
-//! crate holds no code, and `parley` has no `worker` role.
+//! The stages are modules named after them, so a reader finds a stage by its name:
+//! [`providers`] (where tokens come from). The context, agent loop, persistence and job
+//! stages arrive with the rest of the streaming path; hooks, skills and tools slot in as
+//! stages between them.
+
+pub mod providers;

@@ -1,0 +1,311 @@
+//! Providers: where a model's tokens come from.
+//!
+//! A [`Catalog`] maps the model ids clients ask for to a provider route: an
+//! OpenAI-compatible endpoint reached through async-openai ([`openai`]), or — only when no
+//! provider is configured at all — the built-in offline demo model ([`demo`]). Every
+//! provider streams [`Delta`]s and reports failures as a [`ProviderError`], which says
+//! which protocol error code (DESIGN §6) it maps to and whether any output was produced.
+
+pub mod demo;
+pub mod openai;
+
+use std::{pin::Pin, sync::Arc};
+
+use futures::Stream;
+use parley_protocol::events::ErrorCode;
+use secrecy::SecretString;
+
+/// A piece of a streamed answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delta {
+    Text(String),
+    Reasoning(String),
+    /// Token counts as the provider reported them.
+    Usage {
+        input_tokens: u64,
+        output_tokens: u64,
+    },
+}
+
+pub type DeltaStream = Pin<Box<dyn Stream<Item = Result<Delta, ProviderError>> + Send>>;
+
+/// Why a provider call failed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ProviderError {
+    /// The provider answered with an HTTP error status.
+    #[error("provider answered HTTP {status}: {message}")]
+    Status { status: u16, message: String },
+    /// The provider could not be reached (connect, TLS, DNS).
+    #[error("provider unreachable: {0}")]
+    Unreachable(String),
+    /// The stream broke or carried something unreadable after it started.
+    #[error("provider stream broke: {0}")]
+    Broken(String),
+}
+
+impl ProviderError {
+    /// The protocol error code readers see.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::Status { status: 429, .. } => ErrorCode::RateLimited,
+            Self::Status { status: 404, .. } => ErrorCode::UnknownModel,
+            _ => ErrorCode::UpstreamError,
+        }
+    }
+
+    /// Whether trying again later may help.
+    pub fn retryable(&self) -> bool {
+        match self {
+            Self::Status { status, .. } => *status == 429 || *status >= 500,
+            Self::Unreachable(_) | Self::Broken(_) => true,
+        }
+    }
+}
+
+/// A chat message sent to a provider.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChatMessage {
+    pub role: &'static str,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn system(content: impl Into<String>) -> Self {
+        Self {
+            role: "system",
+            content: content.into(),
+        }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Self {
+            role: "user",
+            content: content.into(),
+        }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self {
+            role: "assistant",
+            content: content.into(),
+        }
+    }
+}
+
+/// An OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server…).
+#[derive(Debug, Clone)]
+pub struct ProviderConfig {
+    /// Also the `vendor` recorded with usage.
+    pub name: String,
+    pub base_url: String,
+    pub api_key: Option<SecretString>,
+}
+
+/// A model clients may ask for.
+#[derive(Debug, Clone)]
+pub struct ModelConfig {
+    /// The id clients use.
+    pub id: String,
+    /// The provider's name for it (default: `id`).
+    pub upstream: Option<String>,
+    /// The provider that serves it.
+    pub provider: String,
+    /// The context window, in tokens.
+    pub max_context: usize,
+}
+
+/// How to reach one model.
+#[derive(Clone)]
+pub struct Route {
+    pub model: String,
+    pub upstream: String,
+    pub vendor: String,
+    pub max_context: usize,
+    backend: Backend,
+}
+
+#[derive(Clone)]
+enum Backend {
+    OpenAi(Arc<openai::OpenAiProvider>),
+    Demo,
+}
+
+impl Route {
+    /// Starts streaming an answer to `messages`.
+    pub async fn stream(&self, messages: Vec<ChatMessage>) -> Result<DeltaStream, ProviderError> {
+        match &self.backend {
+            Backend::OpenAi(provider) => provider.stream(&self.upstream, messages).await,
+            Backend::Demo => Ok(demo::stream(&messages)),
+        }
+    }
+
+    /// Whether this is the built-in offline demo model.
+    pub fn is_demo(&self) -> bool {
+        matches!(self.backend, Backend::Demo)
+    }
+}
+
+/// The models this deployment serves, and the default one.
+#[derive(Clone)]
+pub struct Catalog {
+    routes: Vec<Route>,
+    default: String,
+}
+
+/// A configuration that names a provider that does not exist, or no model.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("model `{model}` names provider `{provider}`, which is not configured")]
+    UnknownProvider { model: String, provider: String },
+    #[error("providers are configured but no models")]
+    NoModels,
+    #[error("the default model `{0}` is not among the configured models")]
+    UnknownDefault(String),
+}
+
+impl Catalog {
+    /// Builds the catalog. With no providers at all, the offline demo model is the only
+    /// model; it is never offered when a real provider is configured.
+    pub fn new(
+        providers: &[ProviderConfig],
+        models: &[ModelConfig],
+        default: Option<&str>,
+    ) -> Result<Self, CatalogError> {
+        if providers.is_empty() {
+            return Ok(Self {
+                routes: vec![demo::route()],
+                default: demo::MODEL.to_owned(),
+            });
+        }
+        if models.is_empty() {
+            return Err(CatalogError::NoModels);
+        }
+        let clients: Vec<(String, Arc<openai::OpenAiProvider>)> = providers
+            .iter()
+            .map(|p| (p.name.clone(), Arc::new(openai::OpenAiProvider::new(p))))
+            .collect();
+        let mut routes = Vec::with_capacity(models.len());
+        for model in models {
+            let (_, client) = clients
+                .iter()
+                .find(|(name, _)| *name == model.provider)
+                .ok_or_else(|| CatalogError::UnknownProvider {
+                    model: model.id.clone(),
+                    provider: model.provider.clone(),
+                })?;
+            routes.push(Route {
+                model: model.id.clone(),
+                upstream: model.upstream.clone().unwrap_or_else(|| model.id.clone()),
+                vendor: model.provider.clone(),
+                max_context: model.max_context,
+                backend: Backend::OpenAi(client.clone()),
+            });
+        }
+        let default = default
+            .map(str::to_owned)
+            .unwrap_or_else(|| routes[0].model.clone());
+        if !routes.iter().any(|r| r.model == default) {
+            return Err(CatalogError::UnknownDefault(default));
+        }
+        Ok(Self { routes, default })
+    }
+
+    /// The route of a model id, or of the default model when none is asked for.
+    pub fn resolve(&self, model: Option<&str>) -> Option<&Route> {
+        let wanted = model.unwrap_or(&self.default);
+        self.routes.iter().find(|r| r.model == wanted)
+    }
+
+    /// Every model id, the default first.
+    pub fn model_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = vec![self.default.clone()];
+        ids.extend(
+            self.routes
+                .iter()
+                .map(|r| r.model.clone())
+                .filter(|m| *m != self.default),
+        );
+        ids
+    }
+
+    pub fn default_model(&self) -> &str {
+        &self.default
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider(name: &str) -> ProviderConfig {
+        ProviderConfig {
+            name: name.into(),
+            base_url: "http://127.0.0.1:9/v1".into(),
+            api_key: None,
+        }
+    }
+
+    fn model(id: &str, provider: &str) -> ModelConfig {
+        ModelConfig {
+            id: id.into(),
+            upstream: None,
+            provider: provider.into(),
+            max_context: 8192,
+        }
+    }
+
+    #[test]
+    fn no_provider_means_the_demo_model_only() {
+        let catalog = Catalog::new(&[], &[], None).unwrap();
+        assert_eq!(catalog.model_ids(), vec![demo::MODEL.to_owned()]);
+        assert!(catalog.resolve(None).unwrap().is_demo());
+    }
+
+    #[test]
+    fn a_real_provider_replaces_the_demo_model() {
+        let catalog = Catalog::new(
+            &[provider("local")],
+            &[model("a", "local"), model("b", "local")],
+            Some("b"),
+        )
+        .unwrap();
+        assert_eq!(catalog.model_ids(), vec!["b".to_owned(), "a".to_owned()]);
+        assert!(
+            catalog.resolve(Some(demo::MODEL)).is_none(),
+            "the demo model is never used with a real provider"
+        );
+        assert_eq!(catalog.resolve(None).unwrap().model, "b");
+        assert_eq!(catalog.resolve(Some("a")).unwrap().vendor, "local");
+        assert!(catalog.resolve(Some("nope")).is_none());
+    }
+
+    #[test]
+    fn misconfigurations_are_reported() {
+        assert!(matches!(
+            Catalog::new(&[provider("x")], &[model("a", "y")], None),
+            Err(CatalogError::UnknownProvider { .. })
+        ));
+        assert!(matches!(
+            Catalog::new(&[provider("x")], &[], None),
+            Err(CatalogError::NoModels)
+        ));
+        assert!(matches!(
+            Catalog::new(&[provider("x")], &[model("a", "x")], Some("b")),
+            Err(CatalogError::UnknownDefault(_))
+        ));
+    }
+
+    #[test]
+    fn errors_map_to_protocol_codes() {
+        let status = |status| ProviderError::Status {
+            status,
+            message: String::new(),
+        };
+        assert_eq!(status(429).code(), ErrorCode::RateLimited);
+        assert_eq!(status(500).code(), ErrorCode::UpstreamError);
+        assert_eq!(status(404).code(), ErrorCode::UnknownModel);
+        assert!(status(503).retryable() && status(429).retryable() && !status(400).retryable());
+        assert_eq!(
+            ProviderError::Unreachable("refused".into()).code(),
+            ErrorCode::UpstreamError
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! OpenAI-compatible providers through async-openai.
+//!
+//! Requests and chunks are our own types (async-openai's "bring your own types" calls),
+//! so that providers' reasoning fields (`reasoning_content`, `reasoning`) reach us. A
+//! stream must end with a `finish_reason`; one that stops without it was cut.
+
+use std::time::Duration;
+
+use async_openai::{Client, config::OpenAIConfig, error::OpenAIError};
+use futures::StreamExt;
+use secrecy::ExposeSecret;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{ChatMessage, Delta, DeltaStream, ProviderConfig, ProviderError};
+
+/// How long establishing a connection may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct OpenAiProvider {
+    client: Client<OpenAIConfig>,
+}
+
+impl OpenAiProvider {
+    pub fn new(config: &ProviderConfig) -> Self {
+        let key = config
+            .api_key
+            .as_ref()
+            .map(|k| k.expose_secret().to_owned())
+            .unwrap_or_default();
+        let openai = OpenAIConfig::new()
+            .with_api_base(config.base_url.trim_end_matches('/'))
+            .with_api_key(key);
+        let http = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new());
+        Self {
+            client: Client::with_config(openai).with_http_client(http),
+        }
+    }
+
+    pub async fn stream(
+        &self,
+        upstream_model: &str,
+        messages: Vec<ChatMessage>,
+    ) -> Result<DeltaStream, ProviderError> {
+        let request = json!({
+            "model": upstream_model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        let chunks = self
+            .client
+            .chat()
+            .create_stream_byot::<_, Chunk>(request)
+            .await
+            .map_err(map_error)?;
+        Ok(deltas(chunks).boxed())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<ChunkUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Choice {
+    #[serde(default)]
+    delta: ChunkDelta,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ChunkDelta {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
+/// Flattens chunks into deltas; reports a stream that ends without a finish reason.
+fn deltas(
+    chunks: impl futures::Stream<Item = Result<Chunk, OpenAIError>> + Send + 'static,
+) -> impl futures::Stream<Item = Result<Delta, ProviderError>> + Send {
+    let mut finished = false;
+    let mut ended = false;
+    chunks
+        .map(Some)
+        .chain(futures::stream::once(async { None }))
+        .flat_map(move |item| {
+            let out: Vec<Result<Delta, ProviderError>> = match item {
+                Some(Ok(chunk)) => {
+                    let mut out = Vec::new();
+                    for choice in chunk.choices {
+                        if let Some(text) = choice
+                            .delta
+                            .reasoning_content
+                            .or(choice.delta.reasoning)
+                            .filter(|t| !t.is_empty())
+                        {
+                            out.push(Ok(Delta::Reasoning(text)));
+                        }
+                        if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
+                            out.push(Ok(Delta::Text(text)));
+                        }
+                        finished |= choice.finish_reason.is_some();
+                    }
+                    if let Some(usage) = chunk.usage {
+                        out.push(Ok(Delta::Usage {
+                            input_tokens: usage.prompt_tokens,
+                            output_tokens: usage.completion_tokens,
+                        }));
+                    }
+                    out
+                }
+                Some(Err(err)) => {
+                    ended = true;
+                    vec![Err(map_stream_error(err))]
+                }
+                None if !finished && !ended => {
+                    vec![Err(ProviderError::Broken(
+                        "the stream ended without a finish reason".into(),
+                    ))]
+                }
+                None => Vec::new(),
+            };
+            futures::stream::iter(out)
+        })
+}
+
+fn map_error(err: OpenAIError) -> ProviderError {
+    match err {
+        OpenAIError::ApiError(api) => ProviderError::Status {
+            status: api.status_code.as_u16(),
+            message: api.api_error.message,
+        },
+        OpenAIError::Reqwest(e) if e.is_connect() || e.is_timeout() => {
+            ProviderError::Unreachable(e.to_string())
+        }
+        OpenAIError::Reqwest(e) => match e.status() {
+            Some(status) => ProviderError::Status {
+                status: status.as_u16(),
+                message: e.to_string(),
+            },
+            None => ProviderError::Unreachable(e.to_string()),
+        },
+        other => ProviderError::Broken(other.to_string()),
+    }
+}
+
+fn map_stream_error(err: OpenAIError) -> ProviderError {
+    match err {
+        OpenAIError::ApiError(api) => ProviderError::Status {
+            status: api.status_code.as_u16(),
+            message: api.api_error.message,
+        },
+        other => ProviderError::Broken(other.to_string()),
+    }
+}
