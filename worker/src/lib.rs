@@ -5,4 +5,5 @@
 //! stages arrive with the rest of the streaming path; hooks, skills and tools slot in as
 //! stages between them.
 
+pub mod context;
 pub mod providers;

@@ -1,0 +1,275 @@
+//! Context assembly (DESIGN §5.6): the system prompt in delimited sections from the
+//! session's resolved configuration, then as much history as fits the model's window.
+//!
+//! The history budget is `max_context − system − response_buffer − current`, filled
+//! newest-first with tokens counted by the model's tokenizer (tiktoken's encodings for
+//! the models it knows). For a model no tokenizer fits, the last
+//! [`FALLBACK_HISTORY`] messages are sent instead.
+
+use parley_entity::{enums::MessageRole, messages};
+use serde_json::Value;
+use tiktoken_rs::CoreBPE;
+
+use crate::providers::ChatMessage;
+
+/// Messages sent when no tokenizer fits the model.
+pub const FALLBACK_HISTORY: usize = 50;
+/// Tokens a chat message costs beyond its text (role and separators).
+const PER_MESSAGE_OVERHEAD: usize = 4;
+
+/// What is sent to the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The system prompt (also recorded on the prompt row).
+    pub system: String,
+    /// System prompt, history (oldest first) and the current message.
+    pub messages: Vec<ChatMessage>,
+    /// How many history messages made it in.
+    pub history_used: usize,
+}
+
+/// The model's window, as context assembly needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Window<'a> {
+    /// The provider's model name, to pick a tokenizer.
+    pub upstream_model: &'a str,
+    pub max_context: usize,
+    /// Tokens kept free for the answer.
+    pub response_buffer: usize,
+}
+
+/// Builds the system prompt from the resolved session config (org → tool → assignment).
+pub fn system_prompt(config: &Value) -> String {
+    let mut sections: Vec<(&str, String)> = Vec::new();
+    if let Some(behavior) = text(config, "behavior") {
+        sections.push(("Core Behavior", behavior));
+    }
+    if let Some(assignment) = config.get("assignment") {
+        let mut body = String::new();
+        if let Some(title) = text(assignment, "title") {
+            body.push_str(&format!("Assignment: {title}\n"));
+        }
+        if let Some(instructions) = text(assignment, "instructions") {
+            body.push_str(&instructions);
+        }
+        if !body.trim().is_empty() {
+            sections.push(("Assignment Context", body.trim_end().to_owned()));
+        }
+    }
+    let constraints = config.get("constraints");
+    let mut rules = Vec::new();
+    let topics: Vec<&str> = constraints
+        .and_then(|c| c.get("topics"))
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if !topics.is_empty() {
+        rules.push(format!(
+            "- Stay within these topics: {}. Politely decline anything else.",
+            topics.join(", ")
+        ));
+    }
+    if constraints
+        .and_then(|c| c.get("no_direct_answers"))
+        .and_then(Value::as_bool)
+        == Some(true)
+    {
+        rules.push("- Do not give direct answers; guide the learner to find them with hints and questions.".to_owned());
+    }
+    if !rules.is_empty() {
+        sections.push(("Constraints", rules.join("\n")));
+    }
+    if let Some(guidance) = text(config, "guidance") {
+        sections.push(("Additional Guidance", guidance));
+    }
+    sections
+        .into_iter()
+        .map(|(name, body)| format!("=== {name} ===\n{body}"))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// Assembles the context: `history` is the session's earlier messages, newest first.
+pub fn assemble(
+    config: &Value,
+    history: &[messages::Model],
+    current: &str,
+    window: Window<'_>,
+) -> Context {
+    let system = system_prompt(config);
+    let chosen: Vec<&messages::Model> = match tokenizer(window.upstream_model) {
+        Some(bpe) => {
+            let count = |text: &str| bpe.encode_ordinary(text).len() + PER_MESSAGE_OVERHEAD;
+            let system_cost = if system.is_empty() { 0 } else { count(&system) };
+            let fixed = system_cost + count(current) + window.response_buffer;
+            let mut budget = window.max_context.saturating_sub(fixed);
+            let mut chosen = Vec::new();
+            for message in history {
+                let cost = count(&message.content);
+                if cost > budget {
+                    break;
+                }
+                budget -= cost;
+                chosen.push(message);
+            }
+            chosen
+        }
+        None => history.iter().take(FALLBACK_HISTORY).collect(),
+    };
+    let mut messages = Vec::with_capacity(chosen.len() + 2);
+    if !system.is_empty() {
+        messages.push(ChatMessage::system(system.clone()));
+    }
+    for message in chosen.iter().rev() {
+        messages.push(match message.role {
+            MessageRole::User => ChatMessage::user(message.content.clone()),
+            MessageRole::Assistant => ChatMessage::assistant(message.content.clone()),
+            MessageRole::System => ChatMessage::system(message.content.clone()),
+        });
+    }
+    messages.push(ChatMessage::user(current));
+    Context {
+        system,
+        history_used: chosen.len(),
+        messages,
+    }
+}
+
+/// The tokenizer of a model, if tiktoken knows it.
+pub fn tokenizer(model: &str) -> Option<&'static CoreBPE> {
+    tiktoken_rs::get_bpe_from_model(model).ok()
+}
+
+/// Counts tokens of `text` for `model`, falling back to ~4 characters per token.
+pub fn count_tokens(model: &str, text: &str) -> u64 {
+    match tokenizer(model) {
+        Some(bpe) => bpe.encode_ordinary(text).len() as u64,
+        None => text.chars().count().div_ceil(4) as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use parley_entity::enums::MessageRole;
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn message(seq: i32, role: MessageRole, content: &str) -> messages::Model {
+        messages::Model {
+            id: Uuid::now_v7(),
+            session_id: Uuid::nil(),
+            seq,
+            role,
+            content: content.to_owned(),
+            is_complete: true,
+            prompt_id: None,
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    #[test]
+    fn the_system_prompt_has_delimited_sections_in_order() {
+        let config = json!({
+            "behavior": "You are a patient tutor.",
+            "constraints": {"topics": ["algebra", "geometry"], "no_direct_answers": true},
+            "assignment": {"title": "Quadratics", "instructions": "Factor the polynomials."},
+            "guidance": "Use short sentences.",
+        });
+        let prompt = system_prompt(&config);
+        let order = [
+            "=== Core Behavior ===",
+            "=== Assignment Context ===",
+            "=== Constraints ===",
+            "=== Additional Guidance ===",
+        ];
+        let positions: Vec<usize> = order
+            .iter()
+            .map(|h| prompt.find(h).unwrap_or_else(|| panic!("{h} in {prompt}")))
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{prompt}");
+        assert!(prompt.contains("algebra, geometry"));
+        assert!(prompt.contains("Do not give direct answers"));
+        assert!(prompt.contains("Assignment: Quadratics\nFactor the polynomials."));
+        assert_eq!(system_prompt(&json!({})), "", "no config, no sections");
+    }
+
+    #[test]
+    fn history_fills_the_budget_newest_first() {
+        let newest_first: Vec<messages::Model> = (1..=10)
+            .rev()
+            .map(|seq| {
+                message(
+                    seq,
+                    if seq % 2 == 1 {
+                        MessageRole::User
+                    } else {
+                        MessageRole::Assistant
+                    },
+                    &format!("message number {seq} with a few words"),
+                )
+            })
+            .collect();
+        let per_message = count_tokens("gpt-4o", "message number 10 with a few words") as usize
+            + PER_MESSAGE_OVERHEAD;
+        let current_cost = count_tokens("gpt-4o", "now") as usize + PER_MESSAGE_OVERHEAD;
+        let window = Window {
+            upstream_model: "gpt-4o",
+            max_context: current_cost + 3 * per_message + 100,
+            response_buffer: 100,
+        };
+        let context = assemble(&json!({}), &newest_first, "now", window);
+        assert_eq!(context.history_used, 3);
+        let texts: Vec<&str> = context
+            .messages
+            .iter()
+            .map(|m| m.content.as_str())
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                "message number 8 with a few words",
+                "message number 9 with a few words",
+                "message number 10 with a few words",
+                "now"
+            ],
+            "the newest messages, oldest first, then the current one"
+        );
+        assert_eq!(context.messages[0].role, "assistant");
+    }
+
+    #[test]
+    fn unknown_models_fall_back_to_the_last_fifty_messages() {
+        let newest_first: Vec<messages::Model> = (1..=60)
+            .rev()
+            .map(|seq| message(seq, MessageRole::User, "hi"))
+            .collect();
+        let window = Window {
+            upstream_model: "some-local-model",
+            max_context: 10,
+            response_buffer: 0,
+        };
+        let context = assemble(
+            &json!({"behavior": "Be brief."}),
+            &newest_first,
+            "now",
+            window,
+        );
+        assert_eq!(context.history_used, FALLBACK_HISTORY);
+        assert_eq!(context.messages.len(), FALLBACK_HISTORY + 2);
+        assert_eq!(
+            context.messages[0],
+            ChatMessage::system("=== Core Behavior ===\nBe brief.")
+        );
+    }
+}
