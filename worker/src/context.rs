@@ -146,7 +146,7 @@ pub fn assemble(
 
 /// The tokenizer of a model, if tiktoken knows it.
 pub fn tokenizer(model: &str) -> Option<&'static CoreBPE> {
-    tiktoken_rs::get_bpe_from_model(model).ok()
+    tiktoken_rs::bpe_for_model(model).ok()
 }
 
 /// Counts tokens of `text` for `model`, falling back to ~4 characters per token.

@@ -1,9 +1,21 @@
 //! Parley's generation pipeline: one job is one turn (DESIGN §5).
 //!
 //! The stages are modules named after them, so a reader finds a stage by its name:
-//! [`providers`] (where tokens come from). The context, agent loop, persistence and job
-//! stages arrive with the rest of the streaming path; hooks, skills and tools slot in as
-//! stages between them.
+//!
+//! * [`jobs`] — the `Generate` job: claim the prompt, save the user message, run the
+//!   stages below, persist the outcome and emit the terminal event;
+//! * [`context`] — the system prompt in sections and the token-budgeted history;
+//! * [`agent_loop`] — provider calls turned into content blocks and events (the tool
+//!   loop slots in here);
+//! * [`providers`] — where tokens come from (OpenAI-compatible endpoints, the offline
+//!   demo model);
+//! * [`persist`] — the event log, block checkpoints, cancel and lease watching.
+//!
+//! Module hooks (`chat:before_ai` / `chat:after_ai`) and skill routing slot in as stages
+//! of [`jobs`] between claim and context assembly, and after the agent loop.
 
+pub mod agent_loop;
 pub mod context;
+pub mod jobs;
+pub mod persist;
 pub mod providers;

@@ -241,3 +241,16 @@ pub async fn recent_messages<C: ConnectionTrait>(
         .await
         .context("reading recent messages")
 }
+
+/// Rewrites a message's content (a resumed turn writing its answer again).
+pub async fn update_message<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    content: String,
+    is_complete: bool,
+) -> Result<messages::Model> {
+    let mut message: messages::ActiveModel = get_message(db, id).await?.into();
+    message.content = Set(content);
+    message.is_complete = Set(is_complete);
+    message.update(db).await.context("updating a message")
+}

@@ -501,3 +501,18 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
     txn.commit().await.context("committing a resume")?;
     Ok(prompt)
 }
+
+/// Records the user message a turn saved (so a repeated turn reuses it).
+pub async fn set_user_message<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    message_id: Uuid,
+) -> Result<()> {
+    prompts::Entity::update_many()
+        .col_expr(prompts::Column::UserMessageId, Expr::value(message_id))
+        .filter(prompts::Column::Id.eq(id))
+        .exec(db)
+        .await
+        .context("recording the prompt's user message")?;
+    Ok(())
+}

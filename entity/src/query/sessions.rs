@@ -319,3 +319,12 @@ pub async fn messages<C: ConnectionTrait>(
         .context("listing messages")?;
     Ok(Page::from_overfetch(rows, page.limit, |m| m.seq))
 }
+
+/// A session by id, whoever owns it (for the worker; user-facing reads use [`get_owned`]).
+pub async fn get<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<sessions::Model> {
+    sessions::Entity::find_by_id(id)
+        .one(db)
+        .await
+        .context("reading a session")?
+        .ok_or(Error::not_found("session"))
+}

@@ -1,0 +1,166 @@
+//! Persistence while a turn streams (DESIGN §5.9): every event goes to the prompt's event
+//! log, partial blocks are checkpointed to the database at most once per interval (so
+//! `GET /v1/sessions/{id}/streaming` and resume have something to show), and a watcher
+//! turns a recorded cancel — or a lost lease — into a signal the agent loop sees.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use parley_entity::query::{self, conversation::BlockDraft};
+use parley_protocol::events::{EventKind, StreamEvent};
+use parley_runtime::event_log::EventLog;
+use sea_orm::DatabaseConnection;
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use crate::agent_loop::{Sink, SinkError};
+
+/// Why a turn must stop early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Running,
+    /// A cancel was recorded on the prompt.
+    Cancelled,
+    /// Another worker owns the prompt now (our lease lapsed).
+    LeaseLost,
+}
+
+/// Watches the prompt row for a cancel and renews the worker's lease, until dropped.
+pub struct Watcher {
+    stop: watch::Receiver<Stop>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Watcher {
+    pub fn start(
+        db: DatabaseConnection,
+        prompt_id: Uuid,
+        worker: String,
+        lease: Duration,
+        poll: Duration,
+    ) -> Self {
+        let (tx, rx) = watch::channel(Stop::Running);
+        let task = tokio::spawn(async move {
+            let renew_every = lease / 3;
+            let mut last_renewal = Instant::now();
+            loop {
+                tokio::time::sleep(poll).await;
+                match query::prompts::cancel_requested(&db, prompt_id).await {
+                    Ok(true) => {
+                        let _ = tx.send(Stop::Cancelled);
+                        return;
+                    }
+                    Ok(false) => {}
+                    Err(err) => {
+                        tracing::warn!(error = %err, %prompt_id, "cannot check for a cancel")
+                    }
+                }
+                if last_renewal.elapsed() >= renew_every {
+                    let until = query::now()
+                        + chrono::Duration::from_std(lease)
+                            .unwrap_or(chrono::Duration::seconds(60));
+                    match query::prompts::renew_lease(&db, prompt_id, &worker, until).await {
+                        Ok(true) => last_renewal = Instant::now(),
+                        Ok(false) => {
+                            let _ = tx.send(Stop::LeaseLost);
+                            return;
+                        }
+                        Err(err) => {
+                            tracing::warn!(error = %err, %prompt_id, "cannot renew the lease")
+                        }
+                    }
+                }
+            }
+        });
+        Self { stop: rx, task }
+    }
+
+    pub fn state(&self) -> Stop {
+        *self.stop.borrow()
+    }
+
+    fn receiver(&self) -> watch::Receiver<Stop> {
+        self.stop.clone()
+    }
+}
+
+/// The agent loop's sink for one turn: the event log, block checkpoints, the watcher.
+pub struct TurnSink {
+    pub events: Arc<dyn EventLog>,
+    pub db: DatabaseConnection,
+    pub prompt_id: Uuid,
+    pub checkpoint_interval: Duration,
+    last_checkpoint: Option<Instant>,
+    stop: watch::Receiver<Stop>,
+    /// The last event appended (the caller reads its `seq`).
+    pub last_event: Option<StreamEvent>,
+}
+
+impl TurnSink {
+    pub fn new(
+        events: Arc<dyn EventLog>,
+        db: DatabaseConnection,
+        prompt_id: Uuid,
+        checkpoint_interval: Duration,
+        watcher: &Watcher,
+    ) -> Self {
+        Self {
+            events,
+            db,
+            prompt_id,
+            checkpoint_interval,
+            last_checkpoint: None,
+            stop: watcher.receiver(),
+            last_event: None,
+        }
+    }
+
+    /// Writes the drafts now, whatever the interval (at the end of a turn).
+    pub async fn flush(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
+        query::conversation::checkpoint_blocks(&self.db, self.prompt_id, drafts, query::now())
+            .await
+            .map_err(|err| SinkError(format!("checkpointing blocks: {err}")))?;
+        self.last_checkpoint = Some(Instant::now());
+        Ok(())
+    }
+}
+
+#[async_trait::async_trait]
+impl Sink for TurnSink {
+    async fn event(&mut self, kind: EventKind) -> Result<(), SinkError> {
+        let event = self
+            .events
+            .append(self.prompt_id, kind)
+            .await
+            .map_err(|err| SinkError(format!("appending an event: {err}")))?;
+        self.last_event = Some(event);
+        Ok(())
+    }
+
+    async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
+        let due = self
+            .last_checkpoint
+            .is_none_or(|at| at.elapsed() >= self.checkpoint_interval);
+        if due {
+            self.flush(drafts).await?;
+        }
+        Ok(())
+    }
+
+    fn cancelled(&self) -> bool {
+        *self.stop.borrow() != Stop::Running
+    }
+
+    async fn until_cancelled(&self) {
+        let mut stop = self.stop.clone();
+        let _ = stop.wait_for(|s| *s != Stop::Running).await;
+    }
+}
