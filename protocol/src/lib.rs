@@ -27,6 +27,12 @@ pub mod keys {
         format!("{PREFIX}:{{{prompt_id}}}:cancel")
     }
 
+    /// The pub/sub channel on which each append to the event log of one prompt is
+    /// announced (payload `<seq>:<event kind JSON>`), so readers need not poll.
+    pub fn notify(prompt_id: Uuid) -> String {
+        format!("{PREFIX}:{{{prompt_id}}}:notify")
+    }
+
     #[cfg(test)]
     mod tests {
         use super::*;
@@ -40,6 +46,7 @@ pub mod keys {
             let hash_tag =
                 |key: &str| key[key.find('{').unwrap()..=key.find('}').unwrap()].to_owned();
             assert_eq!(hash_tag(&events(id)), hash_tag(&cancel(id)));
+            assert_eq!(notify(id), format!("parley:{tag}:notify"));
         }
     }
 }

@@ -1,1 +1,10 @@
-//! Parley's two seams (being written).
+//! Parley's runtime seams (DESIGN §1).
+//!
+//! Two seams keep the embedded and the distributed modes honest: the **job queue** that
+//! carries `Generate` jobs from the api to the workers, and the **event log** that carries
+//! a prompt's stream events from the worker to every reader. Each seam is a trait with a
+//! Redis backend (distributed mode) and an in-process one (embedded mode), and each has
+//! one conformance suite that runs against both, so the code above a seam cannot tell
+//! which backend it talks to.
+
+pub mod event_log;

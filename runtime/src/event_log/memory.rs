@@ -1,0 +1,309 @@
+//! The in-process event log of embedded mode (`parley serve` without Redis).
+//!
+//! Each prompt's log is a `Vec` of events inside a [`tokio::sync::watch`] channel: an
+//! append pushes under the channel's lock and wakes every receiver, and a subscriber is
+//! nothing more than a watch receiver and a cursor, so thousands of them cost a few
+//! hundred bytes each. `seq` is the position in the `Vec` plus one, assigned under the
+//! registry lock, so concurrent appenders cannot leave a gap.
+//!
+//! Expiry is lazy: every lookup treats a log past its deadline as gone, and a sweep run
+//! at most every [`SWEEP_EVERY`] by `append`/`expire` drops dead logs (and logs that a
+//! subscriber created while waiting, once nobody waits any more). A subscriber whose log
+//! expires under it ends its stream. A log nobody expires stays (the worker expires every
+//! finished log; the stuck-prompt reaper the rest). The log is not durable: a restart
+//! loses it, and the api then synthesizes the events from the database as it does after
+//! retention.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::stream::{self, BoxStream};
+use parley_protocol::events::{EventKind, StreamEvent};
+use tokio::sync::watch;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::{EventLog, EventLogError, READ_BATCH, Result, refuse_ping};
+
+/// How often, at most, `append`/`expire` scan the registry for dead logs.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
+
+/// The in-process [`EventLog`]. Cheap to clone; clones share the logs.
+#[derive(Clone, Default)]
+pub struct MemoryEventLog {
+    registry: Arc<Mutex<Registry>>,
+}
+
+#[derive(Default)]
+struct Registry {
+    logs: HashMap<Uuid, Arc<watch::Sender<LogState>>>,
+    last_sweep: Option<Instant>,
+}
+
+#[derive(Default)]
+struct LogState {
+    events: Vec<StreamEvent>,
+    expires_at: Option<Instant>,
+    /// Set when the log is dropped from the registry, so waiting subscribers end.
+    gone: bool,
+}
+
+impl LogState {
+    fn is_expired(&self, now: Instant) -> bool {
+        self.expires_at.is_some_and(|at| at <= now)
+    }
+}
+
+impl MemoryEventLog {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many subscription streams currently follow this prompt (for tests and
+    /// metrics).
+    pub fn subscriber_count(&self, prompt_id: Uuid) -> usize {
+        self.lock()
+            .logs
+            .get(&prompt_id)
+            .map_or(0, |log| log.receiver_count())
+    }
+
+    /// How many logs the registry holds, live or waiting to be swept.
+    pub fn log_count(&self) -> usize {
+        self.lock().logs.len()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Registry> {
+        // A panic while holding the lock cannot leave a log half-written (every update
+        // is one push or one field store), so a poisoned lock is still usable.
+        self.registry
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Registry {
+    /// The live log of a prompt; an expired one is dropped on the way.
+    fn live(&mut self, prompt_id: Uuid, now: Instant) -> Option<&Arc<watch::Sender<LogState>>> {
+        let expired = self
+            .logs
+            .get(&prompt_id)
+            .is_some_and(|log| log.borrow().is_expired(now));
+        if let Some(log) = expired.then(|| self.logs.remove(&prompt_id)).flatten() {
+            retire(&log);
+        }
+        self.logs.get(&prompt_id)
+    }
+
+    fn live_or_new(&mut self, prompt_id: Uuid, now: Instant) -> Arc<watch::Sender<LogState>> {
+        if let Some(log) = self.live(prompt_id, now) {
+            return log.clone();
+        }
+        let log = Arc::new(watch::Sender::new(LogState::default()));
+        self.logs.insert(prompt_id, log.clone());
+        log
+    }
+
+    /// Drops expired logs and empty logs nobody waits on, at most every [`SWEEP_EVERY`].
+    fn maybe_sweep(&mut self, now: Instant) {
+        if self
+            .last_sweep
+            .is_some_and(|last| now.duration_since(last) < SWEEP_EVERY)
+        {
+            return;
+        }
+        self.last_sweep = Some(now);
+        self.logs.retain(|_, log| {
+            let state = log.borrow();
+            let dead =
+                state.is_expired(now) || (state.events.is_empty() && log.receiver_count() == 0);
+            drop(state);
+            if dead {
+                retire(log);
+            }
+            !dead
+        });
+    }
+}
+
+/// Marks a log dropped from the registry and wakes its subscribers so they end.
+fn retire(log: &watch::Sender<LogState>) {
+    log.send_modify(|state| {
+        state.gone = true;
+        state.events = Vec::new();
+    });
+}
+
+#[async_trait]
+impl EventLog for MemoryEventLog {
+    async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent> {
+        refuse_ping(&kind)?;
+        let now = Instant::now();
+        let mut registry = self.lock();
+        registry.maybe_sweep(now);
+        let log = registry.live_or_new(prompt_id, now);
+        let mut stored = None;
+        // Under the registry lock: the sweep cannot retire the log between the lookup and
+        // the push, and the seq is the log's length, so appends are serialized per prompt.
+        log.send_modify(|state| {
+            let event = StreamEvent {
+                seq: state.events.len() as u64 + 1,
+                prompt_id,
+                kind,
+            };
+            state.events.push(event.clone());
+            stored = Some(event);
+        });
+        drop(registry);
+        stored.ok_or_else(|| EventLogError::Internal("the append did not run".into()))
+    }
+
+    async fn read(&self, prompt_id: Uuid, after: u64, limit: usize) -> Result<Vec<StreamEvent>> {
+        let mut registry = self.lock();
+        let Some(log) = registry.live(prompt_id, Instant::now()) else {
+            return Ok(Vec::new());
+        };
+        Ok(slice_after(&log.borrow(), after, limit))
+    }
+
+    fn subscribe(&self, prompt_id: Uuid, after: u64) -> BoxStream<'static, Result<StreamEvent>> {
+        let receiver = self
+            .lock()
+            .live_or_new(prompt_id, Instant::now())
+            .subscribe();
+        let reader = Reader {
+            receiver,
+            next: after.saturating_add(1),
+            buffer: VecDeque::new(),
+            done: false,
+        };
+        stream::unfold(reader, |mut reader| async move {
+            let event = reader.next_event().await?;
+            Some((Ok(event), reader))
+        })
+        .boxed()
+    }
+
+    async fn expire(&self, prompt_id: Uuid, retention: Duration) -> Result<()> {
+        let now = Instant::now();
+        let mut registry = self.lock();
+        registry.maybe_sweep(now);
+        if let Some(log) = registry.live(prompt_id, now) {
+            log.send_modify(|state| state.expires_at = Some(now + retention));
+        }
+        Ok(())
+    }
+
+    async fn exists(&self, prompt_id: Uuid) -> Result<bool> {
+        let mut registry = self.lock();
+        Ok(registry
+            .live(prompt_id, Instant::now())
+            .is_some_and(|log| !log.borrow().events.is_empty()))
+    }
+
+    async fn ready(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+fn slice_after(state: &LogState, after: u64, limit: usize) -> Vec<StreamEvent> {
+    let start = usize::try_from(after)
+        .unwrap_or(usize::MAX)
+        .min(state.events.len());
+    let end = start.saturating_add(limit).min(state.events.len());
+    state.events[start..end].to_vec()
+}
+
+/// One subscription: a watch receiver and a cursor.
+struct Reader {
+    receiver: watch::Receiver<LogState>,
+    next: u64,
+    buffer: VecDeque<StreamEvent>,
+    done: bool,
+}
+
+impl Reader {
+    async fn next_event(&mut self) -> Option<StreamEvent> {
+        loop {
+            if self.done {
+                return None;
+            }
+            if let Some(event) = self.buffer.pop_front() {
+                self.next = event.seq + 1;
+                self.done = event.kind.is_terminal();
+                return Some(event);
+            }
+            // Marking the value seen before copying from it means an append that lands
+            // after the copy wakes `changed` below: no event can slip between the two.
+            let deadline = {
+                let state = self.receiver.borrow_and_update();
+                if state.gone {
+                    return None;
+                }
+                self.buffer
+                    .extend(slice_after(&state, self.next - 1, READ_BATCH));
+                // Joined after the log's terminal event: nothing more is coming.
+                let over = state
+                    .events
+                    .last()
+                    .is_some_and(|last| last.kind.is_terminal() && last.seq < self.next);
+                if self.buffer.is_empty() && over {
+                    return None;
+                }
+                state.expires_at
+            };
+            if !self.buffer.is_empty() {
+                continue;
+            }
+            let expired = async {
+                match deadline {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                changed = self.receiver.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                }
+                () = expired => return None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event_log::conformance::{self, Backend, conformance_suite};
+
+    async fn backend() -> Backend {
+        let log = MemoryEventLog::new();
+        let probe = log.clone();
+        Backend {
+            log: Arc::new(log),
+            held_for: Box::new(move |prompt_id| probe.subscriber_count(prompt_id)),
+        }
+    }
+
+    conformance_suite!(backend);
+
+    #[tokio::test(start_paused = true)]
+    async fn the_sweep_drops_expired_and_abandoned_logs() {
+        let log = MemoryEventLog::new();
+        let (expired, abandoned, kept) = (Uuid::now_v7(), Uuid::now_v7(), Uuid::now_v7());
+        log.append(expired, conformance::complete()).await.unwrap();
+        log.expire(expired, Duration::from_secs(1)).await.unwrap();
+        drop(log.subscribe(abandoned, 0));
+        log.append(kept, conformance::delta(0)).await.unwrap();
+        assert_eq!(log.log_count(), 3);
+        tokio::time::advance(SWEEP_EVERY + Duration::from_secs(1)).await;
+        log.append(kept, conformance::delta(1)).await.unwrap();
+        assert_eq!(log.log_count(), 1);
+        assert_eq!(log.read(kept, 0, 10).await.unwrap().len(), 2);
+    }
+}

@@ -1,0 +1,93 @@
+//! The event log seam (DESIGN §1, §6): one ordered log of [`StreamEvent`]s per prompt.
+//!
+//! The worker [appends](EventLog::append) the events of a turn; the api
+//! [reads](EventLog::read) and [tails](EventLog::subscribe) them for any number of SSE
+//! readers, who join from the start or after any `seq`; when the turn is over the worker
+//! (or a background job) [expires](EventLog::expire) the log, and after the retention
+//! window the api rebuilds the events from the database instead ([`EventLog::exists`]
+//! tells it when).
+//!
+//! Guarantees every backend keeps (checked by [`conformance`] against each of them):
+//!
+//! * `seq` is assigned by the log, gap-free from 1, even with concurrent appenders;
+//! * a subscriber sees every event after its starting point exactly once, in order, and
+//!   its stream ends right after the first terminal event (`complete`, `error`,
+//!   `cancelled`) — or, without one, when the log expires under it;
+//! * readers are cheap: none holds a connection or a blocking read of its own, and
+//!   dropping a subscription stream releases whatever it held;
+//! * `ping` is never stored.
+//!
+//! Backends: [`MemoryEventLog`] (embedded mode, in-process) and [`RedisEventLog`]
+//! (distributed mode, one Redis stream per prompt plus a pub/sub notification).
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures::stream::BoxStream;
+use parley_protocol::events::{EventKind, StreamEvent};
+use uuid::Uuid;
+
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+pub mod memory;
+pub mod redis;
+
+pub use self::memory::MemoryEventLog;
+pub use self::redis::RedisEventLog;
+
+/// How many events a subscriber fetches from storage at a time.
+pub(crate) const READ_BATCH: usize = 256;
+
+/// Why an event-log operation failed, grouped by what the caller must do about it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EventLogError {
+    /// The backend cannot be reached (Redis down, timed out, failing over). The api
+    /// answers `503`; retrying later may succeed.
+    #[error("the event log is unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else: a bug, a corrupt entry, an event that must not be stored.
+    #[error("event log failure: {0}")]
+    Internal(String),
+}
+
+pub type Result<T, E = EventLogError> = std::result::Result<T, E>;
+
+/// Append / read-from-offset / tail / expire, per prompt. Object safe: callers hold an
+/// `Arc<dyn EventLog>` chosen at start-up.
+#[async_trait]
+pub trait EventLog: Send + Sync {
+    /// Stores `kind` as the next event of the prompt's log and returns it with its `seq`.
+    /// Appending [`EventKind::Ping`] is refused: keep-alives are never stored.
+    async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent>;
+
+    /// Up to `limit` stored events with `seq > after`, in order. Empty for an unknown or
+    /// expired log.
+    async fn read(&self, prompt_id: Uuid, after: u64, limit: usize) -> Result<Vec<StreamEvent>>;
+
+    /// Every event with `seq > after`, in order: first the stored ones, then the live ones
+    /// as they are appended. The stream ends right after a terminal event, or when the log
+    /// expires; a backend failure is yielded as one `Err` and ends it. Subscribing to a log
+    /// that has no events waits for them — also one that has expired, so check
+    /// [`exists`](EventLog::exists) first. Dropping the stream releases everything.
+    fn subscribe(&self, prompt_id: Uuid, after: u64) -> BoxStream<'static, Result<StreamEvent>>;
+
+    /// The log is finished: it stays readable for `retention`, then it is gone (`read`
+    /// returns nothing and `exists` is false). Calling it again resets the deadline.
+    async fn expire(&self, prompt_id: Uuid, retention: Duration) -> Result<()>;
+
+    /// Whether the prompt's log holds events (false once it has expired).
+    async fn exists(&self, prompt_id: Uuid) -> Result<bool>;
+
+    /// Whether the backend answers (for `/readyz`).
+    async fn ready(&self) -> Result<()>;
+}
+
+/// The error for an attempt to store a keep-alive.
+pub(crate) fn refuse_ping(kind: &EventKind) -> Result<()> {
+    match kind {
+        EventKind::Ping { .. } => Err(EventLogError::Internal(
+            "ping events are never stored in the event log".into(),
+        )),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,291 @@
+//! The conformance suite against a live Redis, plus checks of what only the Redis log
+//! has: its key layout, the shared pub/sub connection and its recovery.
+
+use std::sync::Arc;
+
+use ::redis::aio::MultiplexedConnection;
+use futures::StreamExt;
+
+use super::*;
+use crate::event_log::conformance::{self, Backend, conformance_suite};
+
+fn redis_url() -> String {
+    std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
+        panic!(
+            "PARLEY_TEST_REDIS_URL is not set: the Redis event-log tests need a live Redis. \
+             Run the suite with scripts/test.sh, which starts a throwaway Redis and sets it \
+             (or export PARLEY_TEST_REDIS_URL=redis://127.0.0.1:PORT/ yourself)."
+        )
+    })
+}
+
+async fn connect() -> RedisEventLog {
+    RedisEventLog::connect(&redis_url())
+        .await
+        .expect("connect to PARLEY_TEST_REDIS_URL")
+}
+
+async fn raw() -> MultiplexedConnection {
+    ::redis::Client::open(redis_url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
+}
+
+fn holds(log: &RedisEventLog, prompt_id: Uuid) -> bool {
+    log.active_channels().contains(&keys::notify(prompt_id))
+}
+
+async fn backend() -> Backend {
+    let log = connect().await;
+    let probe = log.clone();
+    Backend {
+        log: Arc::new(log),
+        held_for: Box::new(move |prompt_id| usize::from(holds(&probe, prompt_id))),
+    }
+}
+
+conformance_suite!(backend);
+
+/// Redis's own count of subscribers to the prompt's notify channel.
+async fn numsub(prompt_id: Uuid) -> u64 {
+    let (_, count): (String, u64) = ::redis::cmd("PUBSUB")
+        .arg("NUMSUB")
+        .arg(keys::notify(prompt_id))
+        .query_async(&mut raw().await)
+        .await
+        .unwrap();
+    count
+}
+
+async fn eventually(what: &str, mut condition: impl AsyncFnMut() -> bool) {
+    for _ in 0..250 {
+        if condition().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("timed out: {what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entries_are_seq_ids_with_the_kind_as_json() {
+    let log = connect().await;
+    let prompt_id = Uuid::now_v7();
+    let event = log.append(prompt_id, conformance::delta(2)).await.unwrap();
+    let entries: Vec<(String, Vec<(String, String)>)> = ::redis::cmd("XRANGE")
+        .arg(keys::events(prompt_id))
+        .arg("-")
+        .arg("+")
+        .query_async(&mut raw().await)
+        .await
+        .unwrap();
+    let kind = serde_json::to_string(&event.kind).unwrap();
+    assert_eq!(entries, [("1-0".to_owned(), vec![("k".to_owned(), kind)])]);
+    log.expire(prompt_id, Duration::from_secs(30))
+        .await
+        .unwrap();
+    let ttl: i64 = ::redis::cmd("PTTL")
+        .arg(keys::events(prompt_id))
+        .query_async(&mut raw().await)
+        .await
+        .unwrap();
+    assert!((1..=30_000).contains(&ttl), "{ttl}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_of_one_prompt_share_one_channel() {
+    let log = connect().await;
+    let prompt_id = Uuid::now_v7();
+    log.append(prompt_id, conformance::delta(0)).await.unwrap();
+    let mut readers: Vec<_> = (0..50).map(|_| log.subscribe(prompt_id, 0)).collect();
+    for reader in &mut readers {
+        assert_eq!(reader.next().await.unwrap().unwrap().seq, 1);
+        let pending = tokio::time::timeout(Duration::from_millis(20), reader.next());
+        assert!(pending.await.is_err());
+    }
+    eventually("the channel to be subscribed", async || {
+        holds(&log, prompt_id)
+    })
+    .await;
+    assert_eq!(log.active_channels(), [keys::notify(prompt_id)]);
+    assert_eq!(
+        numsub(prompt_id).await,
+        1,
+        "one subscription for 50 readers"
+    );
+    log.append(prompt_id, conformance::complete())
+        .await
+        .unwrap();
+    for reader in readers {
+        let rest: Vec<_> = reader.map(Result::unwrap).collect().await;
+        assert_eq!(rest.len(), 1);
+        assert!(rest[0].kind.is_terminal());
+    }
+    eventually("the channel to be unsubscribed", async || {
+        log.active_channels().is_empty() && numsub(prompt_id).await == 0
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_survive_a_lost_pubsub_connection() {
+    let log = connect().await;
+    let prompt_id = Uuid::now_v7();
+    log.append(prompt_id, conformance::delta(0)).await.unwrap();
+    let mut reader = log.subscribe(prompt_id, 0);
+    assert_eq!(reader.next().await.unwrap().unwrap().seq, 1);
+    let pending = tokio::time::timeout(Duration::from_millis(50), reader.next());
+    assert!(pending.await.is_err());
+    eventually("the channel to be subscribed", async || {
+        holds(&log, prompt_id)
+    })
+    .await;
+    log.drop_pubsub_connection().await;
+    for n in 1..4 {
+        log.append(prompt_id, conformance::delta(n)).await.unwrap();
+    }
+    log.append(prompt_id, conformance::complete())
+        .await
+        .unwrap();
+    let rest: Vec<_> = tokio::time::timeout(Duration::from_secs(5), reader.collect::<Vec<_>>())
+        .await
+        .expect("the reader catches up after the reconnect");
+    let seqs: Vec<u64> = rest.into_iter().map(|event| event.unwrap().seq).collect();
+    assert_eq!(seqs, [2, 3, 4, 5]);
+    // The new connection serves new readers.
+    let other = Uuid::now_v7();
+    let mut reader = log.subscribe(other, 0);
+    let writer = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        log.append(other, conformance::delta(0)).await.unwrap();
+    };
+    let (first, ()) = tokio::join!(
+        tokio::time::timeout(Duration::from_millis(1500), reader.next()),
+        writer
+    );
+    assert_eq!(
+        first.expect("notified, not polled").unwrap().unwrap().seq,
+        1
+    );
+}
+
+/// A private `redis-server` this test may stop and start (the shared one must stay up).
+struct OwnServer {
+    port: u16,
+    process: Option<tokio::process::Child>,
+}
+
+impl OwnServer {
+    fn start() -> Self {
+        let port = free_port();
+        let mut server = Self {
+            port,
+            process: None,
+        };
+        server.restart();
+        server
+    }
+
+    fn restart(&mut self) {
+        let process = tokio::process::Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server on PATH (scripts/test.sh installs it)");
+        self.process = Some(process);
+    }
+
+    async fn stop(&mut self) {
+        if let Some(mut process) = self.process.take() {
+            process.kill().await.unwrap();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[tokio::test]
+async fn unreachable_redis_is_unavailable() {
+    let connected = RedisEventLog::connect(&format!("redis://127.0.0.1:{}/", free_port())).await;
+    assert!(
+        matches!(connected, Err(EventLogError::Unavailable(_))),
+        "{:?}",
+        connected.err()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_going_down_is_unavailable_until_it_is_back() {
+    let mut server = OwnServer::start();
+    let mut log = None;
+    for _ in 0..100 {
+        if let Ok(connected) = RedisEventLog::connect(&server.url()).await {
+            log = Some(connected);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let log = log.expect("the private redis-server starts");
+    let prompt_id = Uuid::now_v7();
+    log.append(prompt_id, conformance::delta(0)).await.unwrap();
+    let mut reader = log.subscribe(prompt_id, 0);
+    assert_eq!(reader.next().await.unwrap().unwrap().seq, 1);
+
+    server.stop().await;
+    let mut failure = None;
+    for _ in 0..100 {
+        match log.append(prompt_id, conformance::delta(1)).await {
+            Ok(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            Err(error) => {
+                failure = Some(error);
+                break;
+            }
+        }
+    }
+    assert!(
+        matches!(failure, Some(EventLogError::Unavailable(_))),
+        "{failure:?}"
+    );
+    let waiting = tokio::time::timeout(POLL_EVERY * 4, reader.next()).await;
+    let waiting = waiting.expect("the reader notices within a poll or two");
+    assert!(
+        matches!(waiting, Some(Err(EventLogError::Unavailable(_)))),
+        "{waiting:?}"
+    );
+    assert!(reader.next().await.is_none(), "an error ends the stream");
+
+    server.restart();
+    let mut appended = None;
+    for _ in 0..200 {
+        if let Ok(event) = log.append(prompt_id, conformance::delta(2)).await {
+            appended = Some(event);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The restarted server is empty: the log starts over.
+    assert_eq!(appended.expect("appends work again").seq, 1);
+    let mut reader = log.subscribe(prompt_id, 1);
+    let writer = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        log.append(prompt_id, conformance::complete())
+            .await
+            .unwrap();
+    };
+    let (last, ()) = tokio::join!(tokio::time::timeout(POLL_EVERY * 2, reader.next()), writer);
+    assert_eq!(last.unwrap().unwrap().unwrap().seq, 2);
+}
