@@ -1,0 +1,225 @@
+//! The request log: what Parley sent, and how each exchange ended.
+//!
+//! Each accepted chat request gets an entry when it arrives; an [`Exchange`] guard owned by
+//! the handler (and then by the streaming body) fills in the outcome. When hyper drops the
+//! body before it ended — the client went away — the guard's `Drop` records
+//! [`Outcome::ClientDisconnected`], which is how tests see that Parley aborted an upstream
+//! request on cancel.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::Notify;
+
+/// One message of a recorded request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedMessage {
+    /// `system`, `developer`, `user`, `assistant` or `tool`.
+    pub role: String,
+    /// The text content: a string content as is, the `text` parts of an array joined with
+    /// `\n`, empty for `null`.
+    pub content: String,
+    /// `tool_call_id` of a `tool` message.
+    pub tool_call_id: Option<String>,
+    /// `tool_calls` of an `assistant` message, as sent.
+    pub tool_calls: Vec<Value>,
+}
+
+/// How an exchange ended (so far).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Still being answered (a stream in progress or stalled).
+    InProgress,
+    /// The whole answer was handed to the connection (for a stream: up to `[DONE]`).
+    Completed,
+    /// Answered with this HTTP error status (unknown model, `status=`, bad directive).
+    Rejected(u16),
+    /// The mock dropped the connection as told by `cut_after`.
+    Cut,
+    /// The client went away before the answer ended.
+    ClientDisconnected,
+}
+
+/// One chat completion request as received, and what became of it.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    /// The number of the request since the mock started, from 1 (also in the completion id
+    /// `chatcmpl-mock-<seq>`).
+    pub seq: u64,
+    /// `model` of the request.
+    pub model: String,
+    /// `stream` of the request.
+    pub stream: bool,
+    /// `stream_options.include_usage` of the request.
+    pub include_usage: bool,
+    /// The messages, in order.
+    pub messages: Vec<RecordedMessage>,
+    /// `tools` of the request, as sent (empty when absent).
+    pub tools: Vec<Value>,
+    /// The whole request body, for anything else (temperature, max_tokens…).
+    pub body: Value,
+    /// `prompt_tokens` the mock computed (and reports in usage).
+    pub prompt_tokens: u64,
+    /// Output tokens (reasoning, content and tool-call chunks) handed to the connection.
+    pub tokens_sent: usize,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// When the request arrived.
+    pub received_at: Instant,
+    /// When the outcome was settled (`None` while in progress).
+    pub ended_at: Option<Instant>,
+}
+
+impl RecordedRequest {
+    /// The content of the first `system` message, if any.
+    pub fn system_prompt(&self) -> Option<&str> {
+        self.messages
+            .iter()
+            .find(|m| m.role == "system")
+            .map(|m| m.content.as_str())
+    }
+
+    /// The content of the last `user` message, if any (directive included).
+    pub fn last_user_message(&self) -> Option<&str> {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == "user")
+            .map(|m| m.content.as_str())
+    }
+
+    /// How long the exchange lasted, once it has ended.
+    pub fn duration(&self) -> Option<Duration> {
+        self.ended_at.map(|end| end - self.received_at)
+    }
+}
+
+/// The shared log (cheap to clone). With recording off it keeps nothing.
+#[derive(Clone)]
+pub(crate) struct Log(Arc<LogInner>);
+
+struct LogInner {
+    enabled: bool,
+    next_seq: AtomicU64,
+    entries: Mutex<Vec<RecordedRequest>>,
+    changed: Notify,
+}
+
+impl Log {
+    pub(crate) fn new(enabled: bool) -> Self {
+        Self(Arc::new(LogInner {
+            enabled,
+            next_seq: AtomicU64::new(1),
+            entries: Mutex::new(Vec::new()),
+            changed: Notify::new(),
+        }))
+    }
+
+    fn entries(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
+        // A panic while holding this lock cannot leave an entry half-written.
+        self.0.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<RecordedRequest> {
+        self.entries().clone()
+    }
+
+    pub(crate) fn clear(&self) {
+        self.entries().clear();
+    }
+
+    /// Waits until `pred` holds for the log; `None` after `timeout`.
+    pub(crate) async fn wait_for(
+        &self,
+        timeout: Duration,
+        mut pred: impl FnMut(&[RecordedRequest]) -> bool,
+    ) -> Option<Vec<RecordedRequest>> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let changed = self.0.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            {
+                let entries = self.entries();
+                if pred(&entries) {
+                    return Some(entries.clone());
+                }
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return None;
+            }
+        }
+    }
+
+    /// Records a new request (numbering it); the returned guard settles its outcome.
+    pub(crate) fn start(&self, mut request: RecordedRequest) -> Exchange {
+        let seq = if self.0.enabled {
+            let mut entries = self.entries();
+            // Numbered under the lock, so entries stay in `seq` order.
+            request.seq = self.0.next_seq.fetch_add(1, Ordering::Relaxed);
+            let seq = request.seq;
+            entries.push(request);
+            seq
+        } else {
+            self.0.next_seq.fetch_add(1, Ordering::Relaxed)
+        };
+        self.0.changed.notify_waiters();
+        Exchange {
+            log: self.clone(),
+            seq,
+            settled: false,
+        }
+    }
+}
+
+/// The handle on one log entry. Dropped before [`Exchange::settle`]: the client went away.
+pub(crate) struct Exchange {
+    log: Log,
+    seq: u64,
+    settled: bool,
+}
+
+impl Exchange {
+    /// The request's number.
+    pub(crate) fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    fn update(&self, f: impl FnOnce(&mut RecordedRequest)) {
+        if !self.log.0.enabled {
+            return;
+        }
+        {
+            let mut entries = self.log.entries();
+            // Entries are in `seq` order; `clear_requests` may have removed this one.
+            if let Ok(i) = entries.binary_search_by_key(&self.seq, |e| e.seq) {
+                f(&mut entries[i]);
+            }
+        }
+        self.log.0.changed.notify_waiters();
+    }
+
+    pub(crate) fn add_tokens(&self, n: usize) {
+        if n > 0 {
+            self.update(|e| e.tokens_sent += n);
+        }
+    }
+
+    pub(crate) fn settle(&mut self, outcome: Outcome) {
+        if !self.settled {
+            self.settled = true;
+            self.update(|e| {
+                e.outcome = outcome;
+                e.ended_at = Some(Instant::now());
+            });
+        }
+    }
+}
+
+impl Drop for Exchange {
+    fn drop(&mut self) {
+        self.settle(Outcome::ClientDisconnected);
+    }
+}
