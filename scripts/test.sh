@@ -176,5 +176,5 @@ cargo build --workspace --all-targets
 
 log "cargo test --workspace -- $*"
 status=0
-cargo test --workspace -- "$@" || status=$?
+cargo test --workspace --no-fail-fast -- "$@" || status=$?
 exit "$status"

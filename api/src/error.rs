@@ -74,12 +74,21 @@ pub enum ErrorResponse {
     /// The body is JSON but does not fit the schema or its values are not acceptable.
     #[oai(status = 422, content_type = "application/problem+json")]
     Unprocessable(Json<Problem>),
+    /// The model provider is rate limiting; try again later.
+    #[oai(status = 429, content_type = "application/problem+json")]
+    TooManyRequests(Json<Problem>),
     /// Something failed on our side; the request id helps find it in the logs.
     #[oai(status = 500, content_type = "application/problem+json")]
     Internal(Json<Problem>),
+    /// The model provider failed.
+    #[oai(status = 502, content_type = "application/problem+json")]
+    BadGateway(Json<Problem>),
     /// A dependency (database, Redis) cannot serve the request right now.
     #[oai(status = 503, content_type = "application/problem+json")]
     Unavailable(Json<Problem>),
+    /// The model provider stalled, or the turn took too long to wait for.
+    #[oai(status = 504, content_type = "application/problem+json")]
+    GatewayTimeout(Json<Problem>),
 }
 
 impl ErrorResponse {
@@ -94,7 +103,10 @@ impl ErrorResponse {
             409 => Self::Conflict(body),
             413 => Self::PayloadTooLarge(body),
             422 => Self::Unprocessable(body),
+            429 => Self::TooManyRequests(body),
+            502 => Self::BadGateway(body),
             503 => Self::Unavailable(body),
+            504 => Self::GatewayTimeout(body),
             _ => Self::Internal(body),
         }
     }
@@ -108,8 +120,11 @@ impl ErrorResponse {
             | Self::Conflict(p)
             | Self::PayloadTooLarge(p)
             | Self::Unprocessable(p)
+            | Self::TooManyRequests(p)
             | Self::Internal(p)
-            | Self::Unavailable(p) => &p.0,
+            | Self::BadGateway(p)
+            | Self::Unavailable(p)
+            | Self::GatewayTimeout(p) => &p.0,
         }
     }
 }

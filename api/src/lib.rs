@@ -11,12 +11,13 @@ pub mod error;
 pub mod middleware;
 pub mod pagination;
 pub mod routes;
+pub mod sse;
 pub mod state;
 
 use poem::{Endpoint, EndpointExt, Route};
 use poem_openapi::OpenApiService;
 
-pub use state::{AppState, Limits};
+pub use state::{AppState, Limits, Models, Streaming};
 
 /// The title and version the OpenAPI document carries.
 pub const API_TITLE: &str = "Parley";

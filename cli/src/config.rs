@@ -41,6 +41,102 @@ pub struct Settings {
     pub log: LogSettings,
     /// Used as the first admin's token on an empty database instead of a random one.
     pub bootstrap_admin_token: Option<SecretString>,
+    /// OpenAI-compatible endpoints. None: the offline demo model answers.
+    #[serde(default)]
+    pub providers: Vec<ProviderSettings>,
+    /// The models clients may ask for, each served by one provider.
+    #[serde(default)]
+    pub models: Vec<ModelSettings>,
+    /// The model used when a message names none (default: the first model).
+    pub default_model: Option<String>,
+    #[serde(default)]
+    pub worker: WorkerSettings,
+}
+
+/// An OpenAI-compatible provider (`[[providers]]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSettings {
+    /// Also the `vendor` recorded with usage.
+    pub name: String,
+    /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    pub api_key: Option<SecretString>,
+}
+
+/// A model (`[[models]]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSettings {
+    /// The id clients use.
+    pub id: String,
+    /// The provider that serves it.
+    pub provider: String,
+    /// The provider's name for it (default: `id`).
+    pub upstream: Option<String>,
+    /// The context window in tokens.
+    #[serde(default = "default_max_context")]
+    pub max_context: usize,
+}
+
+/// How workers run turns (`[worker]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerSettings {
+    /// Turns one process runs at the same time (`parley serve` and `parley worker`).
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// No token for this long is a stall (`upstream_stall`).
+    #[serde(default = "default_stall_timeout_ms")]
+    pub stall_timeout_ms: u64,
+    /// Provider calls per turn that may fail before any output before the turn fails.
+    #[serde(default = "default_max_attempts")]
+    pub max_attempts: u32,
+    /// How long a worker owns a prompt without renewing its lease.
+    #[serde(default = "default_lease_s")]
+    pub lease_s: u64,
+    /// The most often partial blocks are written to the database.
+    #[serde(default = "default_checkpoint_ms")]
+    pub checkpoint_ms: u64,
+    /// How long a finished prompt's event log stays readable (then rebuilt from the
+    /// database).
+    #[serde(default = "default_retention_s")]
+    pub event_retention_s: u64,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        Self {
+            concurrency: default_concurrency(),
+            stall_timeout_ms: default_stall_timeout_ms(),
+            max_attempts: default_max_attempts(),
+            lease_s: default_lease_s(),
+            checkpoint_ms: default_checkpoint_ms(),
+            event_retention_s: default_retention_s(),
+        }
+    }
+}
+
+fn default_max_context() -> usize {
+    8192
+}
+fn default_concurrency() -> usize {
+    8
+}
+fn default_stall_timeout_ms() -> u64 {
+    15_000
+}
+fn default_max_attempts() -> u32 {
+    3
+}
+fn default_lease_s() -> u64 {
+    30
+}
+fn default_checkpoint_ms() -> u64 {
+    100
+}
+fn default_retention_s() -> u64 {
+    24 * 3600
 }
 
 #[derive(Debug, Deserialize)]
@@ -77,14 +173,22 @@ pub struct LimitSettings {
     /// The largest request body accepted, in bytes.
     #[serde(default = "default_max_body_bytes")]
     pub max_body_bytes: usize,
+    /// The longest message a user may send, in bytes.
+    #[serde(default = "default_max_message_bytes")]
+    pub max_message_bytes: usize,
 }
 
 impl Default for LimitSettings {
     fn default() -> Self {
         Self {
             max_body_bytes: default_max_body_bytes(),
+            max_message_bytes: default_max_message_bytes(),
         }
     }
+}
+
+fn default_max_message_bytes() -> usize {
+    32 * 1024
 }
 
 #[derive(Debug, Deserialize)]
@@ -217,6 +321,12 @@ impl Settings {
         }
         if self.limits.max_body_bytes < 1024 {
             anyhow::bail!("invalid setting `limits.max_body_bytes`: must be at least 1024");
+        }
+        if self.worker.concurrency == 0 {
+            anyhow::bail!("invalid setting `worker.concurrency`: must be at least 1");
+        }
+        if self.worker.lease_s < 3 {
+            anyhow::bail!("invalid setting `worker.lease_s`: must be at least 3");
         }
         if self.database.max_connections == 0 {
             anyhow::bail!("invalid setting `database.max_connections`: must be at least 1");

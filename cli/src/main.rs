@@ -42,6 +42,12 @@ enum Command {
     Serve(ServeArgs),
     /// Run the HTTP API only (distributed mode; run `parley migrate up` first).
     Api(ServeArgs),
+    /// Run turn workers only (distributed mode; run `parley migrate up` first).
+    Worker {
+        /// Turns run at the same time (config `worker.concurrency`).
+        #[arg(long)]
+        concurrency: Option<usize>,
+    },
     /// Apply, roll back or list schema migrations.
     Migrate {
         #[command(subcommand)]
@@ -144,11 +150,19 @@ async fn main() -> anyhow::Result<()> {
         },
         _ => Overrides::default(),
     };
-    let settings = load_settings(cli.config, overrides)?;
+    let mut settings = load_settings(cli.config, overrides)?;
+    if let Command::Worker {
+        concurrency: Some(n),
+    } = &cli.command
+    {
+        anyhow::ensure!(*n > 0, "--concurrency must be at least 1");
+        settings.worker.concurrency = *n;
+    }
     telemetry::init(&settings.log);
     match cli.command {
         Command::Serve(_) => serve::run(settings, serve::Role::AllInOne).await,
         Command::Api(_) => serve::run(settings, serve::Role::Api).await,
+        Command::Worker { .. } => serve::run(settings, serve::Role::Worker).await,
         Command::Migrate { action } => migrate(&settings, action).await,
         Command::User {
             action: UserAction::Create { email, name, role },

@@ -1,14 +1,27 @@
-//! The server roles: `parley serve` (all-in-one, migrates its own database) and
-//! `parley api` (API only; the schema must already be migrated).
+//! The server roles: `parley serve` (all-in-one: API, workers and reaper in one process;
+//! migrates its own database), `parley api` (API only) and `parley worker` (workers
+//! only). `api` and `worker` are the distributed deployment: they share PostgreSQL and
+//! Redis, and need the schema migrated (`parley migrate up`).
 
-use std::time::Duration;
+use std::{path::Path, sync::Arc, time::Duration};
 
 use anyhow::Context;
-use parley_api::{AppState, Limits};
+use parley_api::{AppState, Limits, Models, Streaming};
+use parley_runtime::{
+    event_log::{EventLog, MemoryEventLog, RedisEventLog},
+    queue::{ConsumerConfig, JobQueue, QueueBackend, RedisQueue, SqliteQueue, run_consumers},
+};
+use parley_worker::{
+    agent_loop::LoopSettings,
+    consumer::{GenerateHandler, ReaperSettings, reap_forever},
+    jobs::{Deps, TurnSettings},
+    providers::{Catalog, ModelConfig, ProviderConfig},
+};
 use poem::{
     Server,
     listener::{Acceptor, Listener, TcpListener},
 };
+use sea_orm::DatabaseConnection;
 use secrecy::ExposeSecret;
 
 use crate::{admin, config::Settings, db};
@@ -18,19 +31,171 @@ const GRACE: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// API plus everything embedded; migrates and bootstraps.
+    /// API, workers and reaper; migrates and bootstraps.
     AllInOne,
     /// API only, for distributed deployments.
     Api,
+    /// Workers (and the reaper) only, for distributed deployments.
+    Worker,
+}
+
+/// The two seams and the model catalog, chosen by configuration.
+struct Runtime {
+    events: Arc<dyn EventLog>,
+    queue: QueueBackend,
+    catalog: Arc<Catalog>,
+}
+
+async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
+    let catalog = catalog(settings)?;
+    let (events, queue): (Arc<dyn EventLog>, QueueBackend) = match &settings.redis.url {
+        Some(url) => {
+            let url = url.expose_secret();
+            let events = RedisEventLog::connect(url)
+                .await
+                .context("invalid setting `redis.url`")?;
+            let queue = RedisQueue::connect(url).context("invalid setting `redis.url`")?;
+            (Arc::new(events), QueueBackend::Redis(queue))
+        }
+        None if role == Role::AllInOne => {
+            let path = settings.data_dir.join("queue.db");
+            std::fs::create_dir_all(&settings.data_dir)
+                .with_context(|| format!("creating {}", settings.data_dir.display()))?;
+            let queue = SqliteQueue::open(&path)
+                .await
+                .with_context(|| format!("opening the job queue at {}", path.display()))?;
+            (Arc::new(MemoryEventLog::new()), QueueBackend::Sqlite(queue))
+        }
+        None => anyhow::bail!(
+            "`parley {}` shares work through Redis: set `redis.url` (PARLEY_REDIS_URL), or run `parley serve`",
+            if role == Role::Api { "api" } else { "worker" }
+        ),
+    };
+    Ok(Runtime {
+        events,
+        queue,
+        catalog,
+    })
+}
+
+fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
+    let providers: Vec<ProviderConfig> = settings
+        .providers
+        .iter()
+        .map(|p| ProviderConfig {
+            name: p.name.clone(),
+            base_url: p.base_url.clone(),
+            api_key: p.api_key.clone(),
+        })
+        .collect();
+    let models: Vec<ModelConfig> = settings
+        .models
+        .iter()
+        .map(|m| ModelConfig {
+            id: m.id.clone(),
+            upstream: m.upstream.clone(),
+            provider: m.provider.clone(),
+            max_context: m.max_context,
+        })
+        .collect();
+    let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())
+        .map_err(|err| anyhow::anyhow!("invalid setting `models`: {err}"))?;
+    Ok(Arc::new(catalog))
+}
+
+fn turn_settings(settings: &Settings) -> TurnSettings {
+    let w = &settings.worker;
+    TurnSettings {
+        agent_loop: LoopSettings {
+            stall_timeout: Duration::from_millis(w.stall_timeout_ms),
+            max_attempts: w.max_attempts,
+            retry_backoff: Duration::from_millis(250),
+        },
+        lease: Duration::from_secs(w.lease_s),
+        checkpoint_interval: Duration::from_millis(w.checkpoint_ms),
+        retention: Duration::from_secs(w.event_retention_s),
+        ..TurnSettings::default()
+    }
 }
 
 pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
     let db = db::connect(&settings).await?;
     match role {
         Role::AllInOne => db::migrate_up(&db).await?,
-        Role::Api => db::ensure_migrated(&db).await?,
+        Role::Api | Role::Worker => db::ensure_migrated(&db).await?,
     }
-    admin::bootstrap(&db, settings.bootstrap_admin_token.as_ref()).await?;
+    let runtime = runtime(&settings, role).await?;
+    if role != Role::Worker {
+        admin::bootstrap(&db, settings.bootstrap_admin_token.as_ref()).await?;
+    }
+    let workers = match role {
+        Role::AllInOne | Role::Worker => Some(start_workers(&settings, &db, &runtime)),
+        Role::Api => None,
+    };
+    let result = match role {
+        Role::Worker => {
+            tracing::info!(
+                concurrency = settings.worker.concurrency,
+                "parley worker started"
+            );
+            println!("parley worker running");
+            shutdown_signal().await;
+            Ok(())
+        }
+        Role::AllInOne | Role::Api => serve_http(&settings, db, &runtime, role).await,
+    };
+    if let Some((stop, handle)) = workers {
+        let _ = stop.send(true);
+        let _ = handle.await;
+    }
+    result
+}
+
+/// Starts the consumers and the reaper; returns a stop switch and the task to await.
+fn start_workers(
+    settings: &Settings,
+    db: &DatabaseConnection,
+    runtime: &Runtime,
+) -> (
+    tokio::sync::watch::Sender<bool>,
+    tokio::task::JoinHandle<()>,
+) {
+    let worker_id = format!("{}-{}", hostname(), uuid::Uuid::now_v7().simple());
+    let deps = Deps {
+        db: db.clone(),
+        events: runtime.events.clone(),
+        catalog: runtime.catalog.clone(),
+        settings: turn_settings(settings),
+        worker_id,
+    };
+    let queue: Arc<dyn JobQueue> = Arc::new(runtime.queue.clone());
+    let handler = Arc::new(GenerateHandler {
+        deps: deps.clone(),
+        queue: queue.clone(),
+    });
+    let config = ConsumerConfig {
+        concurrency: settings.worker.concurrency,
+        ..ConsumerConfig::default()
+    };
+    let backend = runtime.queue.clone();
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+    let handle = tokio::spawn(async move {
+        let reaper = tokio::spawn(reap_forever(deps, queue, ReaperSettings::default()));
+        let shutdown = async move {
+            let _ = stop_rx.wait_for(|stop| *stop).await;
+        };
+        run_consumers(&backend, config, handler, shutdown).await;
+        reaper.abort();
+    });
+    (stop_tx, handle)
+}
+
+async fn serve_http(
+    settings: &Settings,
+    db: DatabaseConnection,
+    runtime: &Runtime,
+    role: Role,
+) -> anyhow::Result<()> {
     let redis = match &settings.redis.url {
         Some(url) => {
             Some(redis::Client::open(url.expose_secret()).context("invalid setting `redis.url`")?)
@@ -40,11 +205,17 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
     let state = AppState {
         db,
         redis,
+        events: runtime.events.clone(),
+        queue: Arc::new(runtime.queue.clone()),
+        models: Arc::new(Models {
+            ids: runtime.catalog.model_ids(),
+        }),
         limits: Limits {
             max_body_bytes: settings.limits.max_body_bytes,
+            max_message_bytes: settings.limits.max_message_bytes,
         },
+        streaming: Streaming::default(),
     };
-
     let acceptor = TcpListener::bind(settings.listen)
         .into_acceptor()
         .await
@@ -54,13 +225,18 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
         .first()
         .and_then(|a| a.as_socket_addr().copied())
         .context("reading the bound address")?;
-    tracing::info!(%addr, database = %db::describe(&settings), ?role, "parley started");
+    tracing::info!(%addr, database = %db::describe(settings), ?role, "parley started");
     println!("parley listening on http://{addr}");
-
     Server::new_with_acceptor(acceptor)
         .run_with_graceful_shutdown(parley_api::app(state), shutdown_signal(), Some(GRACE))
         .await
         .context("serving HTTP")
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string(Path::new("/etc/hostname"))
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "parley".into())
 }
 
 async fn shutdown_signal() {

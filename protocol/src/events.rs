@@ -46,6 +46,19 @@ pub enum PromptState {
 }
 
 impl PromptState {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Created => "created",
+            Self::InProgress => "in_progress",
+            Self::WaitingForTools => "waiting_for_tools",
+            Self::Completed => "completed",
+            Self::Error => "error",
+            Self::Failed => "failed",
+            Self::Canceled => "canceled",
+        }
+    }
+
     /// `completed`, `failed`, `error` and `canceled` end a job.
     pub fn is_terminal(self) -> bool {
         matches!(

@@ -8,3 +8,4 @@
 //! which backend it talks to.
 
 pub mod event_log;
+pub mod queue;

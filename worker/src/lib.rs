@@ -15,6 +15,7 @@
 //! of [`jobs`] between claim and context assembly, and after the agent loop.
 
 pub mod agent_loop;
+pub mod consumer;
 pub mod context;
 pub mod jobs;
 pub mod persist;

@@ -3,8 +3,11 @@
 
 pub mod admin;
 pub mod catalog;
+pub mod events_doc;
 pub mod ops;
+pub mod prompts;
 pub mod sessions;
+pub mod turns;
 pub mod views;
 
 use poem_openapi::Tags;
@@ -25,6 +28,8 @@ pub enum ApiTags {
 /// Every API of the document.
 pub type Api = (
     sessions::SessionsApi,
+    turns::TurnsApi,
+    prompts::PromptsApi,
     catalog::CatalogApi,
     admin::AdminApi,
     ops::OpsApi,
@@ -33,6 +38,8 @@ pub type Api = (
 pub fn api() -> Api {
     (
         sessions::SessionsApi,
+        turns::TurnsApi,
+        prompts::PromptsApi,
         catalog::CatalogApi,
         admin::api(),
         ops::OpsApi,

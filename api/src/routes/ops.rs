@@ -57,8 +57,8 @@ impl OpsApi {
 
     /// Readiness
     ///
-    /// Checks the database and, when configured, Redis; 503 with a problem body naming
-    /// what failed otherwise.
+    /// Checks the database, the job queue, the event log and, when configured, Redis;
+    /// 503 with a problem body naming what failed otherwise.
     #[oai(path = "/readyz", method = "get", operation_id = "readyz")]
     async fn readyz(&self, state: Data<&AppState>) -> Result<ReadyResponse, ErrorResponse> {
         let mut checks = std::collections::BTreeMap::new();
@@ -66,6 +66,8 @@ impl OpsApi {
         if let Some(redis) = &state.redis {
             checks.insert("redis".to_owned(), check_redis(redis.clone()).await);
         }
+        checks.insert("queue".to_owned(), outcome(tokio::time::timeout(CHECK_TIMEOUT, state.queue.ready()).await));
+        checks.insert("event_log".to_owned(), outcome(tokio::time::timeout(CHECK_TIMEOUT, state.events.ready()).await));
         let failed: Vec<String> = checks
             .iter()
             .filter(|(_, v)| *v != "ok")
@@ -83,6 +85,17 @@ impl OpsApi {
                 format!("not ready: {}", failed.join("; ")),
             )))
         }
+    }
+}
+
+fn outcome<E: std::fmt::Display>(result: Result<Result<(), E>, tokio::time::error::Elapsed>) -> String {
+    match result {
+        Ok(Ok(())) => "ok".into(),
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "readiness check failed");
+            "unavailable".into()
+        }
+        Err(_) => "timed out".into(),
     }
 }
 

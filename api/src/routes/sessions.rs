@@ -203,28 +203,4 @@ impl SessionsApi {
                 .into(),
         ))
     }
-
-    /// List a session's messages
-    ///
-    /// In conversation order (`seq` ascending).
-    #[oai(
-        path = "/:id/messages",
-        method = "get",
-        operation_id = "list_session_messages"
-    )]
-    async fn messages(
-        &self,
-        auth: BearerAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
-        /// `next_cursor` of the previous page.
-        cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Message>>> {
-        let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let session = q::get_owned(&state.db, auth.0.user_id, id.0).await?;
-        let rows = q::messages(&state.db, session.id, page).await?;
-        Ok(Json(Page::from_rows(rows, Message::from)))
-    }
 }

@@ -516,3 +516,64 @@ pub async fn set_user_message<C: ConnectionTrait>(
         .context("recording the prompt's user message")?;
     Ok(())
 }
+
+/// Gives up a prompt whose job could not be enqueued (the queue is down): it ends
+/// `failed` (resumable) and the session moves on. Returns the next waiting prompt.
+pub async fn abandon(
+    db: &DatabaseConnection,
+    id: Uuid,
+    reason: &str,
+    now: DateTimeUtc,
+) -> Result<Option<Uuid>> {
+    let txn = db.begin().await.context("starting to abandon a prompt")?;
+    prompts::Entity::update_many()
+        .col_expr(prompts::Column::State, Expr::value(PromptState::Failed))
+        .col_expr(prompts::Column::CompletedAt, Expr::value(now))
+        .col_expr(prompts::Column::ErrorCode, Expr::value("unavailable"))
+        .col_expr(prompts::Column::Error, Expr::value(reason))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::State.eq(PromptState::Created))
+        .exec(&txn)
+        .await
+        .context("abandoning a prompt")?;
+    let prompt = get(&txn, id).await?;
+    let next = hand_over(&txn, &prompt, now).await?;
+    txn.commit()
+        .await
+        .context("committing an abandoned prompt")?;
+    Ok(next)
+}
+
+/// Prompts that should be running but may have no job: their session's active prompt
+/// still `created` after `grace`, or `in_progress` with a lapsed lease. Re-enqueueing
+/// them is safe (a claim is guarded; a finished prompt's job does nothing).
+pub async fn stranded<C: ConnectionTrait>(
+    db: &C,
+    now: DateTimeUtc,
+    grace: Duration,
+    limit: u64,
+) -> Result<Vec<Uuid>> {
+    use sea_orm::{JoinType, QuerySelect, RelationTrait};
+    let waiting = sea_orm::Condition::all()
+        .add(prompts::Column::State.eq(PromptState::Created))
+        .add(prompts::Column::CreatedAt.lt(now - grace));
+    let lapsed = sea_orm::Condition::all()
+        .add(prompts::Column::State.is_in([PromptState::InProgress, PromptState::WaitingForTools]))
+        .add(prompts::Column::LeaseExpiresAt.lt(now));
+    let ids: Vec<Uuid> = prompts::Entity::find()
+        .select_only()
+        .column(prompts::Column::Id)
+        .join(JoinType::InnerJoin, prompts::Relation::Session.def())
+        .filter(
+            Expr::col((sessions::Entity, sessions::Column::ActivePromptId))
+                .equals((prompts::Entity, prompts::Column::Id)),
+        )
+        .filter(sea_orm::Condition::any().add(waiting).add(lapsed))
+        .order_by_asc(prompts::Column::Id)
+        .limit(limit)
+        .into_tuple()
+        .all(db)
+        .await
+        .context("finding stranded prompts")?;
+    Ok(ids)
+}

@@ -84,10 +84,11 @@ impl RedisEventLog {
             .set_response_timeout(Some(Duration::from_secs(5)))
             .set_number_of_retries(2)
             .set_max_delay(Duration::from_secs(2));
-        let connection = client
-            .get_connection_manager_with_config(config)
-            .await
-            .map_err(|error| redis_error("connecting to Redis", error))?;
+        // Lazy: Parley starts (and reports not-ready) while Redis is down, and
+        // connects as soon as it is back.
+        let connection =
+            ::redis::aio::ConnectionManager::new_lazy_with_config(client.clone(), config)
+                .map_err(|error| redis_error("connecting to Redis", error))?;
         Ok(Self {
             inner: Arc::new(Inner {
                 connection,

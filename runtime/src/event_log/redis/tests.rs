@@ -220,12 +220,14 @@ fn free_port() -> u16 {
 
 #[tokio::test]
 async fn unreachable_redis_is_unavailable() {
-    let connected = RedisEventLog::connect(&format!("redis://127.0.0.1:{}/", free_port())).await;
-    assert!(
-        matches!(connected, Err(EventLogError::Unavailable(_))),
-        "{:?}",
-        connected.err()
-    );
+    // Connecting is lazy (Parley starts while Redis is down); using it is what fails.
+    let log = RedisEventLog::connect(&format!("redis://127.0.0.1:{}/", free_port()))
+        .await
+        .expect("a lazy connect succeeds");
+    let ready = log.ready().await;
+    assert!(matches!(ready, Err(EventLogError::Unavailable(_))), "{ready:?}");
+    let appended = log.append(uuid::Uuid::now_v7(), parley_protocol::events::EventKind::Cancelled).await;
+    assert!(matches!(appended, Err(EventLogError::Unavailable(_))), "{appended:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

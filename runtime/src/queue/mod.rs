@@ -1,0 +1,260 @@
+//! The job queue seam (DESIGN §1, §10): carries [`Generate`] jobs from the api to the
+//! workers.
+//!
+//! The api [enqueues](JobQueue::enqueue) one job per accepted turn; workers run
+//! [`run_consumers`], which hands each job to a [`JobHandler`]. Two backends, both apalis
+//! storages, chosen at start-up and wrapped in [`QueueBackend`]:
+//!
+//! * [`RedisQueue`] (distributed mode): `apalis-redis`; any number of api and worker
+//!   processes share one Redis.
+//! * [`SqliteQueue`] (embedded mode): `apalis-sqlite` in its own SQLite file
+//!   (`<data_dir>/queue.db`), so a job accepted before `parley serve` dies is still there
+//!   after the restart.
+//!
+//! Guarantees (checked against both by [`conformance`]):
+//!
+//! * **At-least-once.** A job is acknowledged only after its handler returned; a job can
+//!   run twice (a worker died mid-run, a shutdown interrupted a retry wait), so handlers
+//!   must be idempotent — the pipeline makes a job for a terminal prompt a no-op.
+//! * **Bounded retries with backoff.** [`JobFailure::Retry`] runs the handler again after
+//!   an exponential [`Backoff`], up to [`ConsumerConfig::max_attempts`] runs per delivery;
+//!   then the job is given up. [`JobFailure::Permanent`] (and a panic) gives up at once.
+//!   Given-up jobs are marked `Killed`, which neither backend ever re-delivers.
+//! * **Concurrency** per consumer pool is at most [`ConsumerConfig::concurrency`].
+//! * **Graceful shutdown.** When the shutdown future resolves, no new job is taken,
+//!   running ones finish (for up to [`ConsumerConfig::shutdown_timeout`]), and jobs a
+//!   worker had fetched but not started go back to the queue.
+//!
+//! Orphans — a job whose worker died mid-run. Both backends keep a per-worker heartbeat
+//! (every [`ConsumerConfig::heartbeat`]); once a worker has missed
+//! [`ConsumerConfig::missed_heartbeats`] of them, the next heartbeat of any *other*
+//! worker on the queue puts its jobs back in the queue, so they run again elsewhere
+//! (Redis: the worker's in-flight set is pushed back onto the active list; SQLite: its
+//! `Running`/`Queued` rows go back to `Pending`). A restarted process registers a new
+//! worker (names carry a fresh suffix), so its own first heartbeat recovers what the dead
+//! one held. A job is back in the queue about `heartbeat × missed_heartbeats` after its
+//! worker's last heartbeat, plus up to one heartbeat (and a second of rounding: both
+//! backends keep whole seconds). Re-deliveries after a death are not counted against
+//! `max_attempts`; the caller's prompt state machine and its reaper bound those.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use parley_protocol::jobs::Generate;
+use tokio::sync::watch;
+use tracing::{info, warn};
+use uuid::Uuid;
+
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+mod consumer;
+pub mod redis;
+pub mod sqlite;
+
+pub use self::consumer::{JobOutcome, run_job};
+pub use self::redis::RedisQueue;
+pub use self::sqlite::SqliteQueue;
+
+/// The apalis queue (namespace) Parley's turns go through unless told otherwise.
+pub const DEFAULT_QUEUE: &str = "parley-generate";
+
+/// Why a queue operation failed, grouped by what the caller must do about it.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum QueueError {
+    /// The backend cannot be reached (Redis down or timing out, the SQLite file
+    /// unreachable). The api answers `503`; retrying later may succeed.
+    #[error("the job queue is unavailable: {0}")]
+    Unavailable(String),
+    /// Anything else: a bug, a payload that does not encode, a corrupt store.
+    #[error("job queue failure: {0}")]
+    Internal(String),
+}
+
+/// The producer side of the queue, and its health. Object safe: the api holds an
+/// `Arc<dyn JobQueue>` chosen at start-up.
+#[async_trait]
+pub trait JobQueue: Send + Sync {
+    /// Stores the job durably; it runs once a consumer takes it. Consumers are woken
+    /// right away (Redis pub/sub; in-process for SQLite), not on their next poll.
+    async fn enqueue(&self, job: Generate) -> Result<(), QueueError>;
+
+    /// How many jobs wait to be taken (not counting running ones): the signal for
+    /// metrics and worker autoscaling. One cheap query on either backend.
+    async fn depth(&self) -> Result<u64, QueueError>;
+
+    /// Whether the backend answers (for `/readyz`).
+    async fn ready(&self) -> Result<(), QueueError>;
+}
+
+/// What a job handler reports when a run did not succeed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobFailure {
+    /// Transient (provider down, database busy): run again after a backoff, as long as
+    /// attempts are left.
+    Retry(String),
+    /// Will never succeed (the prompt is gone, the payload is invalid): give up now.
+    Permanent(String),
+}
+
+/// Runs one job. Called once per attempt; must be idempotent (jobs are at-least-once).
+#[async_trait]
+pub trait JobHandler: Send + Sync {
+    async fn handle(&self, job: Generate) -> Result<(), JobFailure>;
+}
+
+/// Exponential backoff between the attempts of one job: `initial`, `2 × initial`, …,
+/// never more than `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub initial: Duration,
+    pub max: Duration,
+}
+
+impl Backoff {
+    /// The wait after the `attempt`-th failed run (1-based).
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 2u32.saturating_pow(attempt.saturating_sub(1));
+        self.initial.saturating_mul(factor).min(self.max)
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self {
+            initial: Duration::from_secs(1),
+            max: Duration::from_secs(30),
+        }
+    }
+}
+
+/// How a pool of consumers runs. `Default` fits production; tests shorten the timings.
+#[derive(Debug, Clone)]
+pub struct ConsumerConfig {
+    /// Prefix of the worker's name in the backend (a fresh suffix is added per start).
+    pub name: String,
+    /// Jobs run at the same time by this pool.
+    pub concurrency: usize,
+    /// Runs of one job per delivery before it is given up (at least 1).
+    pub max_attempts: u32,
+    pub backoff: Backoff,
+    /// Interval of the worker heartbeat (at least 1 s: both backends store heartbeats in
+    /// whole seconds).
+    pub heartbeat: Duration,
+    /// Heartbeats a worker may miss before its jobs are handed to others.
+    pub missed_heartbeats: u32,
+    /// Fallback poll for jobs no wake-up announced (re-enqueued orphans, jobs written by
+    /// another process into the SQLite file).
+    pub poll_interval: Duration,
+    /// How long a shutdown waits for running jobs before abandoning them (they become
+    /// orphans and run again after a restart).
+    pub shutdown_timeout: Duration,
+    /// Pause before a worker that failed (backend unreachable) is started again.
+    pub restart_delay: Duration,
+    /// How often finished jobs are purged from the backend; `None` never.
+    pub purge_interval: Option<Duration>,
+}
+
+impl Default for ConsumerConfig {
+    fn default() -> Self {
+        Self {
+            name: "parley-worker".into(),
+            concurrency: 8,
+            max_attempts: 3,
+            backoff: Backoff::default(),
+            heartbeat: Duration::from_secs(10),
+            missed_heartbeats: 3,
+            poll_interval: Duration::from_secs(1),
+            shutdown_timeout: Duration::from_secs(30),
+            restart_delay: Duration::from_secs(1),
+            purge_interval: Some(Duration::from_secs(300)),
+        }
+    }
+}
+
+/// The backend chosen at start-up. Cheap to clone; both variants share their connections.
+#[derive(Clone, Debug)]
+pub enum QueueBackend {
+    Redis(RedisQueue),
+    Sqlite(SqliteQueue),
+}
+
+#[async_trait]
+impl JobQueue for QueueBackend {
+    async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
+        match self {
+            Self::Redis(q) => q.enqueue(job).await,
+            Self::Sqlite(q) => q.enqueue(job).await,
+        }
+    }
+
+    async fn depth(&self) -> Result<u64, QueueError> {
+        match self {
+            Self::Redis(q) => q.depth().await,
+            Self::Sqlite(q) => q.depth().await,
+        }
+    }
+
+    async fn ready(&self) -> Result<(), QueueError> {
+        match self {
+            Self::Redis(q) => q.ready().await,
+            Self::Sqlite(q) => q.ready().await,
+        }
+    }
+}
+
+/// Runs a pool of consumers on `backend` until `shutdown` resolves, then stops them
+/// gracefully and returns. A worker that fails (backend unreachable, its lease taken
+/// over) is logged and started again under a new name after
+/// [`ConsumerConfig::restart_delay`]; the pool never gives up on its own.
+pub async fn run_consumers(
+    backend: &QueueBackend,
+    config: ConsumerConfig,
+    handler: Arc<dyn JobHandler>,
+    shutdown: impl Future<Output = ()> + Send,
+) {
+    let (stop_tx, stop) = watch::channel(false);
+    let job_context = consumer::JobContext::new(handler, &config, stop.clone());
+    let supervise = async {
+        loop {
+            let name = format!("{}-{}", config.name, Uuid::now_v7().simple());
+            let result = match backend {
+                QueueBackend::Redis(q) => q.run_worker(&name, &config, &job_context, &stop).await,
+                QueueBackend::Sqlite(q) => q.run_worker(&name, &config, &job_context, &stop).await,
+            };
+            if *stop.borrow() {
+                info!(worker = %name, "job consumers stopped");
+                return;
+            }
+            match result {
+                Ok(()) => warn!(worker = %name, "job worker ended on its own; restarting"),
+                Err(e) => warn!(worker = %name, error = %e, "job worker failed; restarting"),
+            }
+            consumer::sleep_unless_stopped(config.restart_delay, &stop).await;
+        }
+    };
+    let purge = consumer::purge_periodically(backend, config.purge_interval, stop.clone());
+    let signal = async {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    };
+    tokio::join!(supervise, purge, signal);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_the_cap() {
+        let b = Backoff {
+            initial: Duration::from_millis(100),
+            max: Duration::from_millis(350),
+        };
+        let delays: Vec<_> = (1..=5).map(|a| b.delay(a).as_millis()).collect();
+        assert_eq!(delays, [100, 200, 350, 350, 350]);
+        assert_eq!(b.delay(0).as_millis(), 100);
+        assert_eq!(b.delay(u32::MAX), b.max);
+    }
+}

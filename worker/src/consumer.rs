@@ -1,0 +1,98 @@
+//! The worker side of the job queue: runs `Generate` jobs through [`jobs::generate`],
+//! starts the session's next waiting prompt when a turn ends, and reaps prompts that
+//! lost their job (a crashed process, a queue that dropped a job): those are enqueued
+//! again, which is safe because every job is idempotent.
+
+use std::{sync::Arc, time::Duration};
+
+use parley_entity::query;
+use parley_protocol::jobs::Generate;
+use parley_runtime::queue::{JobFailure, JobHandler, JobQueue};
+
+use crate::jobs::{self, Deps, Handled};
+
+/// Runs `Generate` jobs.
+pub struct GenerateHandler {
+    pub deps: Deps,
+    pub queue: Arc<dyn JobQueue>,
+}
+
+#[async_trait::async_trait]
+impl JobHandler for GenerateHandler {
+    async fn handle(&self, job: Generate) -> Result<(), JobFailure> {
+        match jobs::generate(&self.deps, &job).await {
+            Ok(Handled::Done { next }) => {
+                if let Some(next) = next
+                    && let Err(err) = self.queue.enqueue(Generate::new(next)).await
+                {
+                    // The reaper starts it once the queue is back.
+                    tracing::error!(error = %err, prompt_id = %next, "cannot enqueue the session's next prompt");
+                }
+                Ok(())
+            }
+            Ok(Handled::Busy) => Err(JobFailure::Retry("another worker holds the prompt".into())),
+            Err(err) => Err(JobFailure::Retry(err.0)),
+        }
+    }
+}
+
+/// How the reaper works.
+#[derive(Debug, Clone)]
+pub struct ReaperSettings {
+    pub every: Duration,
+    /// How long a `created` active prompt may wait for its job before it is re-enqueued.
+    pub grace: Duration,
+}
+
+impl Default for ReaperSettings {
+    fn default() -> Self {
+        Self {
+            every: Duration::from_secs(30),
+            grace: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One pass: re-enqueues stranded prompts. Returns how many.
+pub async fn reap_once(deps: &Deps, queue: &dyn JobQueue, grace: Duration) -> usize {
+    let grace = chrono::Duration::from_std(grace).unwrap_or(chrono::Duration::seconds(60));
+    let stranded = match query::prompts::stranded(&deps.db, query::now(), grace, 500).await {
+        Ok(ids) => ids,
+        Err(err) => {
+            tracing::warn!(error = %err, "reaper: cannot look for stranded prompts");
+            return 0;
+        }
+    };
+    let mut enqueued = 0;
+    for prompt_id in stranded {
+        match queue.enqueue(Generate::new(prompt_id)).await {
+            Ok(()) => enqueued += 1,
+            Err(err) => {
+                tracing::warn!(error = %err, %prompt_id, "reaper: cannot re-enqueue");
+                break;
+            }
+        }
+    }
+    if enqueued > 0 {
+        tracing::info!(enqueued, "reaper: re-enqueued stranded prompts");
+    }
+    enqueued
+}
+
+/// Reaps forever, every `settings.every` (a first pass at once: a restart resumes the
+/// turns the previous process had accepted).
+pub async fn reap_forever(deps: Deps, queue: Arc<dyn JobQueue>, settings: ReaperSettings) {
+    let mut first = true;
+    loop {
+        if !first {
+            tokio::time::sleep(settings.every).await;
+        }
+        let grace = if first {
+            Duration::ZERO
+        } else {
+            settings.grace
+        };
+        first = false;
+        reap_once(&deps, queue.as_ref(), grace).await;
+    }
+}
