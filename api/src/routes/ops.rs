@@ -66,8 +66,14 @@ impl OpsApi {
         if let Some(redis) = &state.redis {
             checks.insert("redis".to_owned(), check_redis(redis.clone()).await);
         }
-        checks.insert("queue".to_owned(), outcome(tokio::time::timeout(CHECK_TIMEOUT, state.queue.ready()).await));
-        checks.insert("event_log".to_owned(), outcome(tokio::time::timeout(CHECK_TIMEOUT, state.events.ready()).await));
+        checks.insert(
+            "queue".to_owned(),
+            outcome(tokio::time::timeout(CHECK_TIMEOUT, state.queue.ready()).await),
+        );
+        checks.insert(
+            "event_log".to_owned(),
+            outcome(tokio::time::timeout(CHECK_TIMEOUT, state.events.ready()).await),
+        );
         let failed: Vec<String> = checks
             .iter()
             .filter(|(_, v)| *v != "ok")
@@ -88,7 +94,9 @@ impl OpsApi {
     }
 }
 
-fn outcome<E: std::fmt::Display>(result: Result<Result<(), E>, tokio::time::error::Elapsed>) -> String {
+fn outcome<E: std::fmt::Display>(
+    result: Result<Result<(), E>, tokio::time::error::Elapsed>,
+) -> String {
     match result {
         Ok(Ok(())) => "ok".into(),
         Ok(Err(err)) => {

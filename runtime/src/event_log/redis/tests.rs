@@ -225,9 +225,20 @@ async fn unreachable_redis_is_unavailable() {
         .await
         .expect("a lazy connect succeeds");
     let ready = log.ready().await;
-    assert!(matches!(ready, Err(EventLogError::Unavailable(_))), "{ready:?}");
-    let appended = log.append(uuid::Uuid::now_v7(), parley_protocol::events::EventKind::Cancelled).await;
-    assert!(matches!(appended, Err(EventLogError::Unavailable(_))), "{appended:?}");
+    assert!(
+        matches!(ready, Err(EventLogError::Unavailable(_))),
+        "{ready:?}"
+    );
+    let appended = log
+        .append(
+            uuid::Uuid::now_v7(),
+            parley_protocol::events::EventKind::Cancelled,
+        )
+        .await;
+    assert!(
+        matches!(appended, Err(EventLogError::Unavailable(_))),
+        "{appended:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
