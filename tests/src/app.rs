@@ -178,6 +178,36 @@ impl TestApp {
 
     /// The last lines the app's servers printed (all of it is in `server.log` under
     /// [`TestApp::root_dir`]).
+    /// A direct connection to the app's database, for assertions about what was stored
+    /// (rows no endpoint shows yet, like `ai_usage`).
+    pub async fn db(&self) -> sea_orm::DatabaseConnection {
+        let url = match self.database_url() {
+            Some(url) => url.to_owned(),
+            None => format!(
+                "sqlite://{}?mode=ro",
+                self.data_dir().join("parley.db").display()
+            ),
+        };
+        sea_orm::Database::connect(url)
+            .await
+            .expect("connecting to the app's database")
+    }
+
+    /// Counts the rows a SQL query (`SELECT COUNT(*) …`) finds.
+    pub async fn count(&self, sql: &str) -> i64 {
+        use sea_orm::ConnectionTrait;
+        let db = self.db().await;
+        let row = db
+            .query_one_raw(sea_orm::Statement::from_string(
+                db.get_database_backend(),
+                sql.to_owned(),
+            ))
+            .await
+            .unwrap_or_else(|err| panic!("{sql}: {err}"))
+            .expect("a row");
+        row.try_get_by_index::<i64>(0).expect("a count")
+    }
+
     /// Everything the server wrote (stdout and stderr, every start), unabridged.
     pub fn full_server_log(&self) -> String {
         std::fs::read_to_string(self.storage.log_path()).unwrap_or_default()

@@ -25,11 +25,13 @@ mod app;
 mod backend;
 mod http;
 mod server;
+mod sse;
 
 pub use app::TestApp;
 pub use backend::{Backend, test_redis_url};
 pub use http::TestResponse;
 pub use server::parley_bin;
+pub use sse::{SseEvent, SseReader};
 
 use std::future::Future;
 use std::time::Duration;

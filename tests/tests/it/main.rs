@@ -14,3 +14,4 @@ mod fixtures;
 mod migrations;
 mod ops;
 mod sessions;
+mod turns;

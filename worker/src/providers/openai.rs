@@ -2,7 +2,8 @@
 //!
 //! Requests and chunks are our own types (async-openai's "bring your own types" calls),
 //! so that providers' reasoning fields (`reasoning_content`, `reasoning`) reach us. A
-//! stream must end with a `finish_reason`; one that stops without it was cut.
+//! stream must end with a `finish_reason`; one that stops without it was cut. Retries
+//! are the agent loop's, not the HTTP client's.
 
 use std::time::Duration;
 
@@ -36,7 +37,11 @@ impl OpenAiProvider {
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
         Self {
-            client: Client::with_config(openai).with_http_client(http),
+            // async-openai's default transport retries 429s and 5xx itself, with its own
+            // backoff; Parley's agent loop owns retries (bounded, cancellable, counted in
+            // usage), so the client gets the plain transport without that layer.
+            client: Client::with_config(openai)
+                .with_http_service(async_openai::middleware::ReqwestService::new(http)),
         }
     }
 
