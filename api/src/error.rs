@@ -21,6 +21,7 @@ pub fn current_request_id() -> String {
 
 /// RFC 9457 problem details, with Parley's stable `code` and the request id.
 #[derive(Debug, Clone, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Problem {
     /// A URI reference naming the problem type (`about:blank` or a Parley problem URI).
     #[oai(rename = "type")]
@@ -35,6 +36,9 @@ pub struct Problem {
     pub code: String,
     /// The request id, also sent as the `X-Request-Id` response header.
     pub request_id: String,
+    /// The resource this occurrence concerns, when there is one (e.g. the prompt of a
+    /// failed turn, which can be resumed).
+    pub instance: Option<String>,
 }
 
 impl Problem {
@@ -46,7 +50,14 @@ impl Problem {
             detail: detail.into(),
             code: code.to_owned(),
             request_id: current_request_id(),
+            instance: None,
         }
+    }
+
+    /// Names the resource this occurrence concerns.
+    pub fn at(mut self, instance: impl Into<String>) -> Self {
+        self.instance = Some(instance.into());
+        self
     }
 }
 

@@ -54,6 +54,9 @@ pub async fn bootstrap(
     tokens::insert(&txn, row)
         .await
         .context("storing the first administrator's token")?;
+    create_demo_tool(&txn, admin.id)
+        .await
+        .context("creating the demo tool")?;
     txn.commit().await.context("committing the bootstrap")?;
     tracing::info!(
         email = BOOTSTRAP_ADMIN_EMAIL,
@@ -63,6 +66,43 @@ pub async fn bootstrap(
         println!("first administrator: {BOOTSTRAP_ADMIN_EMAIL}");
         println!("admin token (shown once, store it now): {}", minted.secret);
     }
+    Ok(())
+}
+
+/// The name of the chat tool a fresh deployment starts with.
+const DEMO_TOOL: &str = "Demo tutor";
+
+/// A group with the first admin in it and a demo chat tool, so a newcomer can open a
+/// session and see a whole turn (answered by the offline demo model until a provider is
+/// configured).
+async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    admin_id: uuid::Uuid,
+) -> parley_entity::error::Result<()> {
+    use parley_entity::{enums::MemberRole, query};
+    let group = query::groups::create(
+        db,
+        query::groups::NewGroup {
+            name: "Demo".into(),
+            parent_id: None,
+            settings: None,
+        },
+    )
+    .await?;
+    query::groups::put_member(db, group.id, admin_id, MemberRole::Manager).await?;
+    query::tools::create(
+        db,
+        query::tools::NewTool {
+            group_id: group.id,
+            name: DEMO_TOOL.into(),
+            kind: "chat".into(),
+            definition: serde_json::json!({
+                "behavior": "You are a friendly, patient tutor. Explain step by step and check understanding.",
+                "constraints": {"no_direct_answers": true},
+            }),
+        },
+    )
+    .await?;
     Ok(())
 }
 

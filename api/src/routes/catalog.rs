@@ -87,6 +87,20 @@ impl From<tools::Model> for ToolSummary {
     }
 }
 
+/// A model messages may name.
+#[derive(Debug, Object)]
+pub struct Model {
+    pub id: String,
+    /// Used when a message names no model.
+    pub default: bool,
+}
+
+/// The models this deployment serves.
+#[derive(Debug, Object)]
+pub struct ModelList {
+    pub items: Vec<Model>,
+}
+
 pub struct CatalogApi;
 
 #[OpenApi(prefix_path = "/v1", tag = "ApiTags::Catalog")]
@@ -112,5 +126,28 @@ impl CatalogApi {
         };
         let rows = q::usable_tools(&state.db, who, page).await?;
         Ok(Json(Page::from_rows(rows, ToolSummary::from)))
+    }
+
+    /// List models
+    ///
+    /// The models a message may name; the default one is used when it names none. With
+    /// no provider configured this is Parley's offline demo model only.
+    #[oai(path = "/models", method = "get", operation_id = "list_models")]
+    async fn list_models(
+        &self,
+        _auth: BearerAuth,
+        state: Data<&AppState>,
+    ) -> ApiResult<Json<ModelList>> {
+        let default = state.models.default_model();
+        let items = state
+            .models
+            .ids
+            .iter()
+            .map(|id| Model {
+                default: id == default,
+                id: id.clone(),
+            })
+            .collect();
+        Ok(Json(ModelList { items }))
     }
 }

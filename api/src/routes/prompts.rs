@@ -6,6 +6,7 @@ use parley_entity::{
     prompts,
     query::{self, prompts as q},
 };
+use parley_protocol::events::{EventKind, PromptState};
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
@@ -165,6 +166,19 @@ impl PromptsApi {
     ) -> ApiResult<PromptAccepted> {
         q::get_owned(&state.db, auth.0.user_id, id.0).await?;
         let prompt = q::resume(&state.db, id.0, query::now()).await?;
+        // The transition is on the log before the job runs, so a reader that joins now
+        // follows the new attempt instead of stopping at the old terminal event.
+        let created = EventKind::PromptState {
+            state: PromptState::Created,
+            attempt: prompt.attempt.max(0) as u32,
+        };
+        state
+            .events
+            .append(prompt.id, created)
+            .await
+            .map_err(|err| Error::Unavailable {
+                what: format!("the event log ({err})"),
+            })?;
         super::turns::enqueue(&state, prompt.id).await?;
         Ok(PromptAccepted::Accepted(Json(prompt.into())))
     }

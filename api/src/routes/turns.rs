@@ -356,9 +356,11 @@ async fn wait_for_turn(state: &AppState, prompt_id: Uuid) -> Result<FinishedTurn
             let problem = Problem::new(
                 StatusCode::GATEWAY_TIMEOUT,
                 "timeout",
-                "the turn is still running; follow its events_url",
+                "the turn is still running; follow its events",
             );
-            return Err(ErrorResponse::from_problem(problem));
+            return Err(ErrorResponse::from_problem(
+                problem.at(format!("/v1/prompts/{prompt_id}")),
+            ));
         }
         Ok(Err(err)) => {
             return Err(Error::Unavailable {
@@ -405,10 +407,15 @@ async fn wait_for_turn(state: &AppState, prompt_id: Uuid) -> Result<FinishedTurn
                 ErrorCode::ToolError => (StatusCode::BAD_GATEWAY, "tool_error"),
                 ErrorCode::UpstreamError => (StatusCode::BAD_GATEWAY, "upstream_error"),
             };
-            Err(ErrorResponse::from_problem(Problem::new(
-                status, name, message,
-            )))
+            let problem =
+                Problem::new(status, name, message).at(format!("/v1/prompts/{prompt_id}"));
+            Err(ErrorResponse::from_problem(problem))
         }
-        _ => Err(Error::conflict("cancelled", "the turn was cancelled").into()),
+        _ => {
+            let problem = Problem::new(StatusCode::CONFLICT, "cancelled", "the turn was cancelled");
+            Err(ErrorResponse::from_problem(
+                problem.at(format!("/v1/prompts/{prompt_id}")),
+            ))
+        }
     }
 }

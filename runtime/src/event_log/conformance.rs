@@ -40,6 +40,7 @@ macro_rules! conformance_suite {
             concurrent_subscribers_see_identical_sequences,
             concurrent_appenders_get_gap_free_seqs,
             subscriber_after_the_end_gets_the_remainder_and_ends,
+            a_resumed_log_goes_on_after_its_terminal_event,
             long_backlog_is_delivered_in_order,
             expired_log_is_gone,
             expiry_ends_a_waiting_subscriber,
@@ -200,8 +201,6 @@ pub async fn subscriber_from_start_gets_every_event_then_ends(backend: &Backend)
             appended.push(append(log, prompt_id, delta(n)).await);
         }
         appended.push(append(log, prompt_id, complete()).await);
-        // After the terminal event: not part of what this subscriber sees.
-        append(log, prompt_id, delta(9)).await;
         appended
     };
     let (seen, appended) = tokio::join!(collect(subscription), writer);
@@ -277,6 +276,46 @@ pub async fn subscriber_after_the_end_gets_the_remainder_and_ends(backend: &Back
         .await
         .expect("expire");
     assert_eq!(collect(log.subscribe(prompt_id, 2)).await, appended[2..]);
+}
+
+/// A resumed prompt: its failed attempt ended with `error`, a new attempt appends
+/// `retry` and more. A subscriber from the start follows past the first terminal event to
+/// the last one; one that was waiting at the end of the first attempt has ended.
+pub async fn a_resumed_log_goes_on_after_its_terminal_event(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let mut appended = append_deltas(log, prompt_id, 2).await;
+    let failed = EventKind::Error {
+        code: parley_protocol::events::ErrorCode::UpstreamError,
+        message: "down".into(),
+        retryable: true,
+    };
+    appended.push(append(log, prompt_id, failed).await);
+    assert_eq!(
+        collect(log.subscribe(prompt_id, 0)).await,
+        appended,
+        "the first attempt ends its readers"
+    );
+    appended.push(
+        append(
+            log,
+            prompt_id,
+            EventKind::Retry {
+                attempt: 2,
+                reason: "resumed".into(),
+            },
+        )
+        .await,
+    );
+    let waiting = log.subscribe(prompt_id, 0);
+    appended.extend(append_deltas(log, prompt_id, 2).await);
+    appended.push(append(log, prompt_id, complete()).await);
+    assert_eq!(
+        collect(waiting).await,
+        appended,
+        "a reader from the start follows the new attempt"
+    );
+    assert_eq!(collect(log.subscribe(prompt_id, 1)).await, appended[1..]);
 }
 
 pub async fn long_backlog_is_delivered_in_order(backend: &Backend) {

@@ -233,7 +233,17 @@ impl Reader {
             }
             if let Some(event) = self.buffer.pop_front() {
                 self.next = event.seq + 1;
-                self.done = event.kind.is_terminal();
+                // A terminal event ends the stream unless the log goes on after it (the
+                // prompt was resumed: a new attempt follows).
+                if event.kind.is_terminal() && self.buffer.is_empty() {
+                    let later = self
+                        .receiver
+                        .borrow()
+                        .events
+                        .last()
+                        .is_some_and(|last| last.seq > event.seq);
+                    self.done = !later;
+                }
                 return Some(event);
             }
             // Marking the value seen before copying from it means an append that lands

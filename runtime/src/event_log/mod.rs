@@ -11,8 +11,9 @@
 //!
 //! * `seq` is assigned by the log, gap-free from 1, even with concurrent appenders;
 //! * a subscriber sees every event after its starting point exactly once, in order, and
-//!   its stream ends right after the first terminal event (`complete`, `error`,
-//!   `cancelled`) — or, without one, when the log expires under it;
+//!   its stream ends right after a terminal event (`complete`, `error`, `cancelled`)
+//!   that is the last stored event — a resumed prompt's log goes on after the terminal
+//!   event of its failed attempt — or, without one, when the log expires under it;
 //! * readers are cheap: none holds a connection or a blocking read of its own, and
 //!   dropping a subscription stream releases whatever it held;
 //! * `ping` is never stored.

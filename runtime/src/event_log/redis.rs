@@ -330,8 +330,13 @@ impl Reader {
             }
             if let Some(event) = self.buffer.pop_front() {
                 self.next = event.seq + 1;
-                if event.kind.is_terminal() {
-                    self.finish();
+                // A terminal event ends the stream unless the log goes on after it (the
+                // prompt was resumed: a new attempt follows); one look tells.
+                if event.kind.is_terminal() && self.buffer.is_empty() {
+                    let goes_on = self.fetch(false).await.is_ok() && !self.buffer.is_empty();
+                    if !goes_on {
+                        self.finish();
+                    }
                 }
                 return Some(Ok(event));
             }

@@ -121,9 +121,27 @@ pub fn items(response: &TestResponse) -> Vec<Value> {
         .clone()
 }
 
-/// Every item of a cursor-paginated list, read as the admin `limit` at a time. Each page
-/// must hold at most `limit` items, and no cursor may be handed out on an empty page.
+/// Every item of a cursor-paginated list that the test itself made, read as the admin
+/// `limit` at a time: the demo group and tool every fresh deployment starts with
+/// ([`is_bootstrap_demo`]) are left out. Each page must hold at most `limit` items, and no
+/// cursor may be handed out on an empty page.
 pub async fn all_pages(app: &TestApp, path: &str, limit: u32) -> Vec<Value> {
+    all_pages_raw(app, path, limit)
+        .await
+        .into_iter()
+        .filter(|item| !is_bootstrap_demo(item))
+        .collect()
+}
+
+/// The demo group ("Demo") and chat tool ("Demo tutor") `parley serve` creates on an
+/// empty database (tests never use these names).
+pub fn is_bootstrap_demo(item: &Value) -> bool {
+    (item["name"] == "Demo" && item.get("path").is_some())
+        || (item["name"] == "Demo tutor" && item.get("definition").is_some())
+}
+
+/// Like [`all_pages`], every item.
+pub async fn all_pages_raw(app: &TestApp, path: &str, limit: u32) -> Vec<Value> {
     let separator = if path.contains('?') { '&' } else { '?' };
     let mut seen = Vec::new();
     let mut cursor: Option<String> = None;

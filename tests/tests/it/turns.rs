@@ -6,7 +6,7 @@ use std::{collections::HashSet, io::Write, time::Duration};
 
 use parley_mock_llm::{MockConfig, MockLlm, Outcome};
 use parley_tests::{Backend, SseEvent, SseReader, TestApp, both_backends};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::fixtures::{self, id};
 
@@ -22,6 +22,11 @@ struct Chat {
 }
 
 async fn chat(backend: Backend) -> Chat {
+    chat_with(backend, "").await
+}
+
+/// Like [`chat`], with extra `[worker]` settings appended to the config.
+async fn chat_with(backend: Backend, extra_worker_settings: &str) -> Chat {
     let mock = MockLlm::start(MockConfig::default()).await;
     let mut config = tempfile::NamedTempFile::new().expect("a temp file");
     write!(
@@ -39,8 +44,10 @@ provider = "mock"
 stall_timeout_ms = 1000
 max_attempts = 2
 lease_s = 5
+{}
 "#,
-        mock.base_url()
+        mock.base_url(),
+        extra_worker_settings
     )
     .expect("writing the config");
     let path = config.path().to_str().expect("a UTF-8 path").to_owned();
@@ -617,5 +624,253 @@ both_backends!(
             )
             .await;
         assert_eq!(empty.assert_problem(422), "empty_message");
+    }
+);
+
+both_backends!(
+    the_offline_demo_model_answers_out_of_the_box,
+    |app| async move {
+        let tools = app.get("/v1/tools", app.admin()).await;
+        let demo = tools.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "Demo tutor")
+            .cloned();
+        let demo =
+            demo.unwrap_or_else(|| panic!("a demo tool exists on a fresh deployment: {tools}"));
+        let models = app.get("/v1/models", app.admin()).await;
+        assert_eq!(
+            models.body["items"],
+            json!([{"id": "parley-demo", "default": true}]),
+            "{models}"
+        );
+        let session = app
+            .post_json("/v1/sessions", app.admin(), &json!({"tool_id": demo["id"]}))
+            .await;
+        session.assert_status(201);
+        let url = app.url(&format!("/v1/sessions/{}/messages", id(&session.body)));
+        let request = app
+            .client
+            .post(url)
+            .bearer_auth(&app.admin_token)
+            .header("accept", "application/json")
+            .json(&json!({"content": "What is 2+2?"}));
+        let turn = app.send(request).await;
+        turn.assert_status(201);
+        assert_eq!(turn.body["vendor"], "parley-offline");
+        assert_eq!(turn.body["model"], "parley-demo");
+        let message = turn.body["payload"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("offline demo model") && message.contains("What is 2+2?"),
+            "{message}"
+        );
+    }
+);
+
+both_backends!(
+    reasoning_streams_as_a_thinking_block,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        let events = chat
+            .stream("[[mock reasoning=\"let me think\" reply=Done.]] q")
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_gap_free(&events);
+        let blocks: Vec<(String, Value)> = events
+            .iter()
+            .filter(|e| e.event == "block_start")
+            .map(|e| {
+                (
+                    e.data["block_type"].as_str().unwrap().to_owned(),
+                    e.data["index"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            blocks,
+            vec![
+                ("thinking".to_owned(), json!(0)),
+                ("text".to_owned(), json!(1))
+            ]
+        );
+        let thinking: String = events
+            .iter()
+            .filter(|e| e.event == "thinking_delta")
+            .map(|e| e.data["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(thinking, "let me think");
+        assert_eq!(text_of(&events), "Done.");
+        assert_eq!(
+            events.last().unwrap().data["payload"]["message"],
+            "Done.",
+            "the answer is the text block only"
+        );
+    }
+);
+
+both_backends!(
+    streaming_state_session_cancel_and_resume,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        let streaming_url = format!("/v1/sessions/{}/streaming", chat.session_id);
+        let idle = chat.app.get(&streaming_url, Some(&chat.token)).await;
+        assert_eq!(idle.body["prompt"], Value::Null);
+        let nothing = chat
+            .app
+            .post_json(
+                &format!("/v1/sessions/{}/cancel", chat.session_id),
+                Some(&chat.token),
+                &json!({}),
+            )
+            .await;
+        assert_eq!(nothing.assert_problem(409), "nothing_to_cancel");
+
+        let accepted = chat
+            .send_json(
+                "[[mock tokens=300 token_delay_ms=20]] slow",
+                "?background=true",
+                &[],
+            )
+            .await;
+        let prompt_id = accepted.body["prompt_id"].as_str().unwrap().to_owned();
+        let mut partial = String::new();
+        for _ in 0..100 {
+            let state = chat.app.get(&streaming_url, Some(&chat.token)).await;
+            if let Some(content) = state.body["blocks"][0]["content"]
+                .as_str()
+                .filter(|c| c.split_whitespace().count() >= 3)
+            {
+                assert_eq!(state.body["prompt"]["id"], prompt_id.as_str());
+                assert_eq!(state.body["prompt"]["state"], "in_progress");
+                assert_eq!(state.body["blocks"][0]["is_finalized"], false);
+                partial = content.to_owned();
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(
+            partial.starts_with("t1 t2 t3"),
+            "partial blocks are checkpointed while streaming: {partial:?}"
+        );
+        let cancel = chat
+            .app
+            .post_json(
+                &format!("/v1/sessions/{}/cancel", chat.session_id),
+                Some(&chat.token),
+                &json!({}),
+            )
+            .await;
+        cancel.assert_status(202);
+        let events = chat
+            .events(&prompt_id, None)
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_eq!(events.last().unwrap().event, "cancelled");
+        let resume_cancelled = chat
+            .app
+            .post_json(
+                &format!("/v1/prompts/{prompt_id}/resume"),
+                Some(&chat.token),
+                &json!({}),
+            )
+            .await;
+        assert_eq!(resume_cancelled.assert_problem(409), "not_resumable");
+
+        // A failed prompt can be resumed: it runs again (attempt 2) and readers see `retry`.
+        let failed = chat.send_json("[[mock status=503]] again", "", &[]).await;
+        assert_eq!(failed.assert_problem(502), "upstream_error");
+        let instance = failed.body["instance"]
+            .as_str()
+            .unwrap_or_else(|| panic!("the problem names the prompt: {failed}"));
+        let failed_id = instance.trim_start_matches("/v1/prompts/").to_owned();
+        let resumed = chat
+            .app
+            .post_json(
+                &format!("/v1/prompts/{failed_id}/resume"),
+                Some(&chat.token),
+                &json!({}),
+            )
+            .await;
+        resumed.assert_status(202);
+        let events = chat.events(&failed_id, None).await;
+        let events = events_until_attempt_ends(events, 2).await;
+        assert!(
+            events
+                .iter()
+                .any(|e| e.event == "retry" && e.data["attempt"] == 2),
+            "{events:?}"
+        );
+        let prompt = chat
+            .app
+            .get(&format!("/v1/prompts/{failed_id}"), Some(&chat.token))
+            .await;
+        assert_eq!(
+            (
+                prompt.body["state"].as_str(),
+                prompt.body["attempt"].as_i64()
+            ),
+            (Some("failed"), Some(2)),
+            "{prompt}"
+        );
+    }
+);
+
+/// Reads a feed until the terminal event of the given attempt.
+async fn events_until_attempt_ends(mut feed: SseReader, attempt: u64) -> Vec<SseEvent> {
+    let mut events = Vec::new();
+    let mut current = 1;
+    while let Some(event) = feed.next(WAIT).await {
+        if event.event == "retry" {
+            current = event.data["attempt"].as_u64().unwrap_or(current);
+        }
+        let done = event.is_terminal() && current >= attempt;
+        events.push(event);
+        if done {
+            break;
+        }
+    }
+    events
+}
+
+both_backends!(
+    after_retention_events_are_rebuilt_from_the_database,
+    |backend: Backend| async move {
+        let chat = chat_with(backend, "event_retention_s = 1").await;
+        let live = chat
+            .stream("[[mock reasoning=hmm tokens=5]] q")
+            .await
+            .until_terminal(WAIT)
+            .await;
+        let prompt_id = prompt_id_of(&live);
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        let rebuilt = chat
+            .events(&prompt_id, None)
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_gap_free(&rebuilt);
+        let kinds: Vec<&str> = rebuilt.iter().map(|e| e.event.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "prompt_state",
+                "block_start",
+                "thinking_delta",
+                "block_stop",
+                "block_start",
+                "text_delta",
+                "block_stop",
+                "complete"
+            ],
+            "the same kinds of events, each block whole"
+        );
+        assert_eq!(text_of(&rebuilt), text_of(&live));
+        let (live_end, rebuilt_end) = (&live.last().unwrap().data, &rebuilt.last().unwrap().data);
+        for field in ["message_id", "payload", "usage", "model", "vendor"] {
+            assert_eq!(live_end[field], rebuilt_end[field], "{field}");
+        }
     }
 );
