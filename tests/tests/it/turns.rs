@@ -22,12 +22,22 @@ struct Chat {
 }
 
 async fn chat(backend: Backend) -> Chat {
-    chat_with(backend, "").await
+    chat_with(backend, &[]).await
 }
 
-/// Like [`chat`], with extra `[worker]` settings appended to the config.
-async fn chat_with(backend: Backend, extra_worker_settings: &str) -> Chat {
+/// Like [`chat`], with `[worker]` settings that replace the test defaults.
+async fn chat_with(backend: Backend, worker_settings: &[(&str, &str)]) -> Chat {
     let mock = MockLlm::start(MockConfig::default()).await;
+    let mut worker = vec![
+        ("stall_timeout_ms", "1000"),
+        ("max_attempts", "2"),
+        ("lease_s", "5"),
+    ];
+    for (key, value) in worker_settings {
+        worker.retain(|(k, _)| k != key);
+        worker.push((key, value));
+    }
+    let worker: String = worker.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
     let mut config = tempfile::NamedTempFile::new().expect("a temp file");
     write!(
         config,
@@ -41,13 +51,8 @@ id = "mock-model"
 provider = "mock"
 
 [worker]
-stall_timeout_ms = 1000
-max_attempts = 2
-lease_s = 5
-{}
-"#,
+{worker}"#,
         mock.base_url(),
-        extra_worker_settings
     )
     .expect("writing the config");
     let path = config.path().to_str().expect("a UTF-8 path").to_owned();
@@ -838,7 +843,7 @@ async fn events_until_attempt_ends(mut feed: SseReader, attempt: u64) -> Vec<Sse
 both_backends!(
     after_retention_events_are_rebuilt_from_the_database,
     |backend: Backend| async move {
-        let chat = chat_with(backend, "event_retention_s = 1").await;
+        let chat = chat_with(backend, &[("event_retention_s", "1")]).await;
         let live = chat
             .stream("[[mock reasoning=hmm tokens=5]] q")
             .await
@@ -872,5 +877,147 @@ both_backends!(
         for field in ["message_id", "payload", "usage", "model", "vendor"] {
             assert_eq!(live_end[field], rebuilt_end[field], "{field}");
         }
+    }
+);
+
+both_backends!(
+    a_cancel_before_any_worker_runs_the_prompt_wins,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        let running = chat
+            .send_json(
+                "[[mock tokens=40 token_delay_ms=20]] first",
+                "?background=true",
+                &[],
+            )
+            .await;
+        running.assert_status(202);
+        // Queued behind the running prompt: no worker has it yet.
+        let queued = chat
+            .send_json("second", "?background=true&on_active=enqueue", &[])
+            .await;
+        let queued_id = queued.body["prompt_id"].as_str().unwrap().to_owned();
+        let cancel = chat
+            .app
+            .post_json(
+                &format!("/v1/prompts/{queued_id}/cancel"),
+                Some(&chat.token),
+                &json!({}),
+            )
+            .await;
+        cancel.assert_status(202);
+        assert!(
+            cancel.body["cancel_requested_at"].is_string(),
+            "the cancel is recorded first: {cancel}"
+        );
+        let events = chat
+            .events(&queued_id, None)
+            .await
+            .until_terminal(WAIT)
+            .await;
+        let kinds: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
+        assert_eq!(kinds, ["prompt_state", "cancelled"], "{events:?}");
+        assert_eq!(events[0].data["state"], "canceled");
+        let prompt = chat
+            .app
+            .get(&format!("/v1/prompts/{queued_id}"), Some(&chat.token))
+            .await;
+        assert_eq!(
+            (
+                prompt.body["state"].as_str(),
+                prompt.body["attempt"].as_i64()
+            ),
+            (Some("canceled"), Some(0)),
+            "never ran: {prompt}"
+        );
+        assert!(
+            !chat
+                .mock
+                .requests()
+                .iter()
+                .any(|r| r.last_user_message().unwrap_or_default() == "second")
+        );
+        let first_id = running.body["prompt_id"].as_str().unwrap();
+        let first = chat.events(first_id, None).await.until_terminal(WAIT).await;
+        assert_eq!(
+            first.last().unwrap().event,
+            "complete",
+            "the running prompt was not touched"
+        );
+    }
+);
+
+both_backends!(
+    usage_is_counted_when_the_provider_reports_none,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        let turn = chat
+            .send_json("[[mock tokens=12 no_usage=1]] count me", "", &[])
+            .await;
+        turn.assert_status(201);
+        assert!(
+            turn.body["usage"]["output_tokens"].as_u64().unwrap() > 0,
+            "{turn}"
+        );
+        assert!(
+            turn.body["usage"]["input_tokens"].as_u64().unwrap() > 0,
+            "{turn}"
+        );
+        let failed = chat.send_json("[[mock status=500]] fail", "", &[]).await;
+        failed.assert_problem(502);
+        let rows = chat
+            .app
+            .count("SELECT COUNT(*) FROM ai_usage WHERE output_tokens = 0")
+            .await;
+        assert_eq!(rows, 2, "both failed calls of the failed turn are recorded");
+    }
+);
+
+both_backends!(
+    open_feeds_get_a_ping_every_eight_seconds,
+    |backend: Backend| async move {
+        let chat = chat_with(backend, &[("stall_timeout_ms", "20000")]).await;
+        let accepted = chat
+            .send_json(
+                "[[mock first_token_delay_ms=9500 tokens=2]] slow start",
+                "?background=true",
+                &[],
+            )
+            .await;
+        let prompt_id = accepted.body["prompt_id"].as_str().unwrap();
+        let response = chat
+            .app
+            .client
+            .get(chat.app.url(&format!("/v1/prompts/{prompt_id}/events")))
+            .bearer_auth(&chat.token)
+            .send()
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let mut raw = response.bytes_stream();
+        let mut text = String::new();
+        use futures::StreamExt;
+        while !text.contains("event: ping") {
+            let chunk = tokio::time::timeout(Duration::from_secs(12), raw.next())
+                .await
+                .expect("a ping within 12 s")
+                .unwrap()
+                .unwrap();
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        let waited = started.elapsed();
+        assert!(
+            waited >= Duration::from_secs(7),
+            "not before the interval: {waited:?}"
+        );
+        let ping = text
+            .split("\n\n")
+            .find(|e| e.contains("event: ping"))
+            .unwrap();
+        assert!(!ping.contains("id:"), "a ping has no id: {ping}");
+        assert!(
+            ping.contains("\"type\":\"ping\"") && ping.contains("\"ts\":"),
+            "{ping}"
+        );
     }
 );
