@@ -101,7 +101,15 @@ impl From<parley_entity::error::Error> for JobError {
 }
 
 /// Runs one `Generate` job.
-#[tracing::instrument(skip_all, fields(prompt_id = %job.prompt_id, worker = %deps.worker_id), err)]
+#[tracing::instrument(
+    skip_all,
+    fields(
+        prompt_id = %job.prompt_id,
+        worker = %deps.worker_id,
+        traceparent = job.trace_context.get("traceparent").map(String::as_str).unwrap_or_default(),
+    ),
+    err
+)]
 pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
     let started = Instant::now();
     let lease =

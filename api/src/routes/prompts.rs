@@ -161,6 +161,7 @@ impl PromptsApi {
     async fn resume(
         &self,
         auth: BearerAuth,
+        request: &poem::Request,
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<PromptAccepted> {
@@ -179,7 +180,7 @@ impl PromptsApi {
             .map_err(|err| Error::Unavailable {
                 what: format!("the event log ({err})"),
             })?;
-        super::turns::enqueue(&state, prompt.id).await?;
+        super::turns::enqueue(&state, prompt.id, request).await?;
         Ok(PromptAccepted::Accepted(Json(prompt.into())))
     }
 }

@@ -139,6 +139,7 @@ impl TurnsApi {
     async fn send(
         &self,
         auth: BearerAuth,
+        request: &poem::Request,
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<CreateMessage>,
@@ -191,7 +192,7 @@ impl TurnsApi {
         };
         let turn = q::create_turn(&state.db, turn, query::now()).await?;
         if turn.run_now {
-            enqueue(&state, turn.prompt.id).await?;
+            enqueue(&state, turn.prompt.id, request).await?;
         }
         let prompt = turn.prompt;
         let location = format!("/v1/prompts/{}", prompt.id);
@@ -314,8 +315,19 @@ impl TurnsApi {
 
 /// Enqueues a prompt's job; when the queue is down the prompt is given up (`failed`,
 /// resumable) so the session is not left waiting, and the caller gets 503.
-pub async fn enqueue(state: &AppState, prompt_id: Uuid) -> Result<(), ErrorResponse> {
-    match state.queue.enqueue(Generate::new(prompt_id)).await {
+pub async fn enqueue(
+    state: &AppState,
+    prompt_id: Uuid,
+    request: &poem::Request,
+) -> Result<(), ErrorResponse> {
+    let mut job = Generate::new(prompt_id);
+    // W3C trace context of the request, so the worker's spans join the same trace.
+    for name in ["traceparent", "tracestate"] {
+        if let Some(value) = request.header(name).filter(|v| v.len() <= 512) {
+            job.trace_context.insert(name.to_owned(), value.to_owned());
+        }
+    }
+    match state.queue.enqueue(job).await {
         Ok(()) => Ok(()),
         Err(err) => {
             tracing::error!(error = %err, %prompt_id, "cannot enqueue a turn");

@@ -22,11 +22,15 @@ struct Chat {
 }
 
 async fn chat(backend: Backend) -> Chat {
-    chat_with(backend, &[]).await
+    chat_with(backend, &[], &[]).await
 }
 
 /// Like [`chat`], with `[worker]` settings that replace the test defaults.
-async fn chat_with(backend: Backend, worker_settings: &[(&str, &str)]) -> Chat {
+async fn chat_with(
+    backend: Backend,
+    worker_settings: &[(&str, &str)],
+    env: &[(&str, &str)],
+) -> Chat {
     let mock = MockLlm::start(MockConfig::default()).await;
     let mut worker = vec![
         ("stall_timeout_ms", "1000"),
@@ -56,7 +60,9 @@ provider = "mock"
     )
     .expect("writing the config");
     let path = config.path().to_str().expect("a UTF-8 path").to_owned();
-    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &path)]).await;
+    let mut env = env.to_vec();
+    env.push(("PARLEY_CONFIG", &path));
+    let app = TestApp::spawn_with_env(backend, &env).await;
     let student = fixtures::student_with_tool(&app, "chatter@example.com").await;
     let session = app
         .post_json(
@@ -843,7 +849,7 @@ async fn events_until_attempt_ends(mut feed: SseReader, attempt: u64) -> Vec<Sse
 both_backends!(
     after_retention_events_are_rebuilt_from_the_database,
     |backend: Backend| async move {
-        let chat = chat_with(backend, &[("event_retention_s", "1")]).await;
+        let chat = chat_with(backend, &[("event_retention_s", "1")], &[]).await;
         let live = chat
             .stream("[[mock reasoning=hmm tokens=5]] q")
             .await
@@ -976,7 +982,7 @@ both_backends!(
 both_backends!(
     open_feeds_get_a_ping_every_eight_seconds,
     |backend: Backend| async move {
-        let chat = chat_with(backend, &[("stall_timeout_ms", "20000")]).await;
+        let chat = chat_with(backend, &[("stall_timeout_ms", "20000")], &[]).await;
         let accepted = chat
             .send_json(
                 "[[mock first_token_delay_ms=9500 tokens=2]] slow start",
@@ -1019,5 +1025,34 @@ both_backends!(
             ping.contains("\"type\":\"ping\"") && ping.contains("\"ts\":"),
             "{ping}"
         );
+    }
+);
+
+both_backends!(
+    the_trace_context_travels_with_the_job,
+    |backend: Backend| async move {
+        let chat = chat_with(backend, &[], &[("PARLEY_LOG", "info")]).await;
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let failed = chat
+            .send_json(
+                "[[mock status=500]] traced",
+                "",
+                &[("traceparent", traceparent)],
+            )
+            .await;
+        failed.assert_problem(502);
+        // The worker's span carries it: its warning about the failed provider call names it.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let log = chat.app.full_server_log();
+        let line = log
+            .lines()
+            .find(|l| l.contains("provider call failed") && l.contains(traceparent))
+            .unwrap_or_else(|| {
+                panic!(
+                    "the worker logged the trace context: {}",
+                    chat.app.server_log()
+                )
+            });
+        assert!(line.contains("prompt_id="), "{line}");
     }
 );
