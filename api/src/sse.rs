@@ -15,9 +15,7 @@ use parley_entity::{
     prompts,
     query::{self, prompts::UNFINISHED},
 };
-use parley_protocol::events::{
-    BlockType, ChatResponsePayload, ErrorCode, EventKind, PromptState, StreamEvent, Usage,
-};
+use parley_protocol::events::{ChatResponsePayload, ErrorCode, EventKind, StreamEvent, Usage};
 use poem::web::sse::Event;
 use uuid::Uuid;
 
@@ -116,18 +114,15 @@ pub async fn rebuild(state: &AppState, prompt: &prompts::Model) -> Result<Vec<St
     let blocks = query::conversation::blocks_of(&state.db, prompt.id).await?;
     let usage = query::conversation::usage_of(&state.db, prompt.id).await?;
     let mut kinds = vec![EventKind::PromptState {
-        state: protocol_state(prompt.state),
+        state: prompt.state.into(),
         attempt: prompt.attempt.max(0) as u32,
     }];
     for block in &blocks {
         let index = block.index.max(0) as u32;
-        let block_type = match block.r#type {
-            DbBlockType::Thinking => BlockType::Thinking,
-            DbBlockType::ToolCall => BlockType::ToolCall,
-            DbBlockType::Attachment => BlockType::Attachment,
-            DbBlockType::Text => BlockType::Text,
-        };
-        kinds.push(EventKind::BlockStart { index, block_type });
+        kinds.push(EventKind::BlockStart {
+            index,
+            block_type: block.r#type.into(),
+        });
         kinds.push(match block.r#type {
             DbBlockType::Thinking => EventKind::ThinkingDelta {
                 index,
@@ -172,7 +167,7 @@ pub async fn rebuild(state: &AppState, prompt: &prompts::Model) -> Result<Vec<St
         }
         DbPromptState::Canceled => EventKind::Cancelled,
         _ => EventKind::Error {
-            code: error_code(prompt.error_code.as_deref()),
+            code: ErrorCode::from_name(prompt.error_code.as_deref().unwrap_or_default()),
             message: prompt.error.clone().unwrap_or_default(),
             retryable: matches!(prompt.state, DbPromptState::Failed | DbPromptState::Error),
         },
@@ -186,29 +181,4 @@ pub async fn rebuild(state: &AppState, prompt: &prompts::Model) -> Result<Vec<St
             kind,
         })
         .collect())
-}
-
-pub fn protocol_state(state: DbPromptState) -> PromptState {
-    match state {
-        DbPromptState::Created => PromptState::Created,
-        DbPromptState::InProgress => PromptState::InProgress,
-        DbPromptState::WaitingForTools => PromptState::WaitingForTools,
-        DbPromptState::Completed => PromptState::Completed,
-        DbPromptState::Error => PromptState::Error,
-        DbPromptState::Failed => PromptState::Failed,
-        DbPromptState::Canceled => PromptState::Canceled,
-    }
-}
-
-/// The protocol code stored in `prompts.error_code`.
-pub fn error_code(stored: Option<&str>) -> ErrorCode {
-    match stored {
-        Some("upstream_stall") => ErrorCode::UpstreamStall,
-        Some("unknown_model") => ErrorCode::UnknownModel,
-        Some("rate_limited") => ErrorCode::RateLimited,
-        Some("tool_error") => ErrorCode::ToolError,
-        Some("timeout") => ErrorCode::Timeout,
-        Some("internal_error") => ErrorCode::InternalError,
-        _ => ErrorCode::UpstreamError,
-    }
 }

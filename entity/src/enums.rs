@@ -165,3 +165,32 @@ pub enum ModuleOutcome {
     #[sea_orm(string_value = "timeout")]
     Timeout,
 }
+
+/// The wire form of a prompt's state (DESIGN §6 `prompt_state`).
+impl From<PromptState> for parley_protocol::events::PromptState {
+    fn from(state: PromptState) -> Self {
+        use parley_protocol::events::PromptState as Wire;
+        match state {
+            PromptState::Created => Wire::Created,
+            PromptState::InProgress => Wire::InProgress,
+            PromptState::WaitingForTools => Wire::WaitingForTools,
+            PromptState::Completed => Wire::Completed,
+            PromptState::Error => Wire::Error,
+            PromptState::Failed => Wire::Failed,
+            PromptState::Canceled => Wire::Canceled,
+        }
+    }
+}
+
+/// The wire form of a block's type.
+impl From<BlockType> for parley_protocol::events::BlockType {
+    fn from(kind: BlockType) -> Self {
+        use parley_protocol::events::BlockType as Wire;
+        match kind {
+            BlockType::Text => Wire::Text,
+            BlockType::Thinking => Wire::Thinking,
+            BlockType::ToolCall => Wire::ToolCall,
+            BlockType::Attachment => Wire::Attachment,
+        }
+    }
+}

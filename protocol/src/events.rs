@@ -91,6 +91,36 @@ pub enum ErrorCode {
     InternalError,
 }
 
+impl ErrorCode {
+    /// The wire name (also what `prompts.error_code` stores).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UpstreamError => "upstream_error",
+            Self::UpstreamStall => "upstream_stall",
+            Self::UnknownModel => "unknown_model",
+            Self::RateLimited => "rate_limited",
+            Self::ToolError => "tool_error",
+            Self::Timeout => "timeout",
+            Self::InternalError => "internal_error",
+        }
+    }
+
+    /// The code of a wire name; anything unknown is an upstream error.
+    pub fn from_name(name: &str) -> Self {
+        [
+            Self::UpstreamStall,
+            Self::UnknownModel,
+            Self::RateLimited,
+            Self::ToolError,
+            Self::Timeout,
+            Self::InternalError,
+        ]
+        .into_iter()
+        .find(|code| code.as_str() == name)
+        .unwrap_or(Self::UpstreamError)
+    }
+}
+
 /// Token counts of a turn (summed over its LLM calls).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
@@ -354,5 +384,17 @@ mod tests {
         assert!(EventKind::Cancelled.is_terminal());
         assert!(!EventKind::BlockStop { index: 1 }.is_terminal());
         assert!(PromptState::Failed.is_terminal() && !PromptState::WaitingForTools.is_terminal());
+        for code in [
+            ErrorCode::UpstreamStall,
+            ErrorCode::RateLimited,
+            ErrorCode::InternalError,
+            ErrorCode::UpstreamError,
+        ] {
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+            assert_eq!(ErrorCode::from_name(code.as_str()), code);
+        }
+        for state in [PromptState::InProgress, PromptState::Canceled] {
+            assert_eq!(serde_json::to_value(state).unwrap(), state.as_str());
+        }
     }
 }

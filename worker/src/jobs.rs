@@ -415,7 +415,7 @@ impl Turn<'_> {
         }
         let (error_code, error) = match &end {
             LoopEnd::Failed { code, message, .. } => {
-                (Some(code_name(*code).to_owned()), Some(message.clone()))
+                (Some(code.as_str().to_owned()), Some(message.clone()))
             }
             _ => (None, None),
         };
@@ -431,7 +431,7 @@ impl Turn<'_> {
         };
         let next = self.end(outcome).await?;
         sink.event(EventKind::PromptState {
-            state: protocol_state(state),
+            state: state.into(),
             attempt: attempt(prompt),
         })
         .await?;
@@ -502,29 +502,4 @@ struct Record<'a> {
     route: &'a Route,
     user_message_id: Uuid,
     system: String,
-}
-
-fn protocol_state(state: DbPromptState) -> PromptState {
-    match state {
-        DbPromptState::Created => PromptState::Created,
-        DbPromptState::InProgress => PromptState::InProgress,
-        DbPromptState::WaitingForTools => PromptState::WaitingForTools,
-        DbPromptState::Completed => PromptState::Completed,
-        DbPromptState::Error => PromptState::Error,
-        DbPromptState::Failed => PromptState::Failed,
-        DbPromptState::Canceled => PromptState::Canceled,
-    }
-}
-
-/// The wire name of an error code (as stored in `prompts.error_code`).
-pub fn code_name(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::UpstreamError => "upstream_error",
-        ErrorCode::UpstreamStall => "upstream_stall",
-        ErrorCode::UnknownModel => "unknown_model",
-        ErrorCode::RateLimited => "rate_limited",
-        ErrorCode::ToolError => "tool_error",
-        ErrorCode::Timeout => "timeout",
-        ErrorCode::InternalError => "internal_error",
-    }
 }

@@ -52,7 +52,7 @@ impl From<prompts::Model> for Prompt {
             events_url: format!("/v1/prompts/{}/events", p.id),
             id: p.id,
             session_id: p.session_id,
-            state: sse::protocol_state(p.state).as_str().to_owned(),
+            state: PromptState::from(p.state).as_str().to_owned(),
             attempt: p.attempt,
             model: p.model,
             vendor: p.vendor,
