@@ -8,7 +8,7 @@ use parley_entity::{
     error::Error,
     query::{tokens, users},
 };
-use sea_orm::{DatabaseConnection, TransactionTrait};
+use sea_orm::DatabaseConnection;
 use secrecy::{ExposeSecret, SecretString};
 
 /// The email of the administrator created on an empty database.
@@ -28,10 +28,9 @@ pub async fn bootstrap(
         Some(secret) => auth::from_secret(secret.expose_secret().to_owned()),
         None => auth::mint_token(),
     };
-    let txn = db
-        .begin()
+    let txn = parley_entity::query::begin_write(db, "starting the bootstrap transaction")
         .await
-        .context("starting the bootstrap transaction")?;
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
     let new = users::NewUser {
         email: BOOTSTRAP_ADMIN_EMAIL.into(),
         name: "Administrator".into(),

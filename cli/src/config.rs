@@ -160,11 +160,27 @@ impl Default for DatabaseSettings {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedisSettings {
     /// `redis://…`; absent in embedded mode.
     pub url: Option<SecretString>,
+    /// The job queue's name: deployments sharing one Redis use different names.
+    #[serde(default = "default_queue")]
+    pub queue: String,
+}
+
+impl Default for RedisSettings {
+    fn default() -> Self {
+        Self {
+            url: None,
+            queue: default_queue(),
+        }
+    }
+}
+
+fn default_queue() -> String {
+    parley_runtime::queue::DEFAULT_QUEUE.to_owned()
 }
 
 #[derive(Debug, Deserialize)]

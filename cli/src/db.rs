@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use parley_migration::{Migrator, MigratorTrait};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use sea_orm::{
+    ConnectOptions, Database, DatabaseConnection,
+    sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous},
+};
 use secrecy::ExposeSecret;
 
 use crate::config::Settings;
@@ -44,7 +47,15 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         .max_connections(settings.database.max_connections)
         .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
         .acquire_timeout(Duration::from_secs(settings.database.connect_timeout_s))
-        .sqlx_logging(false);
+        .sqlx_logging(false)
+        // Embedded mode: WAL lets readers run beside the one writer, and a writer waits
+        // for the lock (busy timeout) instead of failing; write transactions start
+        // IMMEDIATE (`parley_entity::query::begin_write`) so they never have to upgrade.
+        .map_sqlx_sqlite_opts(|opts| {
+            opts.journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+        });
     Database::connect(options)
         .await
         .with_context(|| format!("connecting to the database ({})", describe(settings)))

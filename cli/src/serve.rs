@@ -54,7 +54,9 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
             let events = RedisEventLog::connect(url)
                 .await
                 .context("invalid setting `redis.url`")?;
-            let queue = RedisQueue::connect(url).context("invalid setting `redis.url`")?;
+            let queue = RedisQueue::connect(url)
+                .context("invalid setting `redis.url`")?
+                .with_queue(&settings.redis.queue);
             (Arc::new(events), QueueBackend::Redis(queue))
         }
         None if role == Role::AllInOne => {
@@ -178,9 +180,15 @@ fn start_workers(
         ..ConsumerConfig::default()
     };
     let backend = runtime.queue.clone();
+    // A lapsed lease is noticed within one lease period.
+    let lease = Duration::from_secs(settings.worker.lease_s);
+    let reaper = ReaperSettings {
+        every: lease,
+        grace: ReaperSettings::default().grace.max(2 * lease),
+    };
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let handle = tokio::spawn(async move {
-        let reaper = tokio::spawn(reap_forever(deps, queue, ReaperSettings::default()));
+        let reaper = tokio::spawn(reap_forever(deps, queue, reaper));
         let shutdown = async move {
             let _ = stop_rx.wait_for(|stop| *stop).await;
         };

@@ -2,8 +2,11 @@
 //!
 //! The app owns its storage, so it can be stopped and started again on the same
 //! database or data dir ([`TestApp::stop`], [`TestApp::start`], [`TestApp::restart`]),
-//! for example to run `parley migrate` while no server is up.
+//! for example to run `parley migrate` while no server is up, or killed as a crash
+//! would ([`TestApp::kill`]). A [`crate::Cluster`] runs its HTTP process, `parley api`,
+//! through a `TestApp` too, so both share every request and CLI helper.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
@@ -12,7 +15,28 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::backend::{Backend, Storage};
-use crate::server::{self, Server};
+use crate::server::{self, LISTENING, Server};
+
+/// Set it to keep a failing test's temp root (data dir, logs) for a post-mortem.
+const KEEP_VAR: &str = "PARLEY_TEST_KEEP";
+
+/// Which role serves a [`TestApp`]'s HTTP API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HttpRole {
+    /// `parley serve`: API, workers and reaper in one process; migrates its database.
+    Serve,
+    /// `parley api`: the API alone (distributed mode; the schema must be migrated).
+    Api,
+}
+
+impl HttpRole {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Serve => "serve",
+            Self::Api => "api",
+        }
+    }
+}
 
 /// A running (or stopped) Parley server owned by one test.
 pub struct TestApp {
@@ -26,6 +50,7 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The environment every child gets (storage, bootstrap token, log level, extras).
     env: Vec<(String, String)>,
+    role: HttpRole,
     server: Option<Server>,
     storage: Storage,
 }
@@ -39,6 +64,17 @@ impl TestApp {
     /// Like [`TestApp::spawn`], with extra variables for every child (server and CLI);
     /// they override the harness's own (e.g. `PARLEY_LOG`).
     pub async fn spawn_with_env(backend: Backend, extra_env: &[(&str, &str)]) -> Self {
+        let mut app = Self::prepare(backend, extra_env, HttpRole::Serve).await;
+        app.start().await;
+        app
+    }
+
+    /// An app on fresh storage whose HTTP API `role` serves, not started yet.
+    pub(crate) async fn prepare(
+        backend: Backend,
+        extra_env: &[(&str, &str)],
+        role: HttpRole,
+    ) -> Self {
         let storage = Storage::create(backend)
             .await
             .unwrap_or_else(|err| panic!("preparing {backend:?} storage: {err:#}"));
@@ -61,32 +97,47 @@ impl TestApp {
             .timeout(Duration::from_secs(30))
             .build()
             .expect("building the HTTP client");
-        let mut app = Self {
+        Self {
             base_url: String::new(),
             admin_token,
             admin_email: "admin@parley.local".to_owned(),
             backend,
             client,
             env,
+            role,
             server: None,
             storage,
-        };
-        app.start().await;
-        app
+        }
     }
 
-    /// Starts `parley serve` on this app's storage (after [`TestApp::stop`]).
+    /// Starts the server (`parley serve`, or `parley api` in a cluster) on this app's
+    /// storage (after [`TestApp::stop`] or [`TestApp::kill`]).
     pub async fn start(&mut self) {
         assert!(self.server.is_none(), "the server is already running");
-        let server = Server::start(
-            &self.env,
-            &self.storage.data_dir(),
-            &self.storage.log_path(),
-        )
-        .await
-        .unwrap_or_else(|err| panic!("{err:#}"));
-        self.base_url.clone_from(&server.base_url);
+        let args: Vec<OsString> = vec![
+            self.role.name().into(),
+            "--listen".into(),
+            "127.0.0.1:0".into(),
+            "--data-dir".into(),
+            self.storage.data_dir().into(),
+        ];
+        let server = Server::start(&self.env, &args, LISTENING, &self.storage.log_path())
+            .await
+            .unwrap_or_else(|err| panic!("{err:#}"));
+        self.base_url.clone_from(&server.ready);
         self.server = Some(server);
+    }
+
+    /// Kills the server as a crash would: SIGKILL by PID, no graceful shutdown. Storage
+    /// is kept; [`TestApp::start`] brings it back.
+    pub async fn kill(&mut self) {
+        let server = self.server.take().expect("the server is not running");
+        server.kill().await;
+    }
+
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.server.as_ref().and_then(Server::pid)
     }
 
     /// Stops the server (SIGTERM, then SIGKILL); storage is kept.
@@ -120,6 +171,17 @@ impl TestApp {
     /// This app's own PostgreSQL database URL (`None` on SQLite).
     pub fn database_url(&self) -> Option<&str> {
         self.storage.database_url()
+    }
+
+    /// The environment every child of this app gets.
+    pub(crate) fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// Sets one variable for every child started from now on (server and CLI).
+    pub(crate) fn set_env(&mut self, key: &str, value: &str) {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.to_owned(), value.to_owned()));
     }
 
     /// Runs `parley <args>` with the server's environment and returns its output.
@@ -176,8 +238,6 @@ impl TestApp {
         (user_id, token)
     }
 
-    /// The last lines the app's servers printed (all of it is in `server.log` under
-    /// [`TestApp::root_dir`]).
     /// A direct connection to the app's database, for assertions about what was stored
     /// (rows no endpoint shows yet, like `ai_usage`).
     pub async fn db(&self) -> sea_orm::DatabaseConnection {
@@ -208,11 +268,42 @@ impl TestApp {
         row.try_get_by_index::<i64>(0).expect("a count")
     }
 
+    /// A UUID as a SQL literal of this app's database, for hand-written queries: `'…'`
+    /// on PostgreSQL, `X'…'` on SQLite (which stores UUIDs as 16-byte blobs).
+    pub fn sql_uuid(&self, id: &str) -> String {
+        let uuid = Uuid::parse_str(id).unwrap_or_else(|err| panic!("{id:?} is no UUID: {err}"));
+        match self.backend {
+            Backend::Postgres => format!("'{uuid}'"),
+            Backend::Sqlite => format!("X'{}'", uuid.simple()),
+        }
+    }
+
+    /// The first column of every row a SQL query finds, as text (select it as text:
+    /// `SELECT id::text FROM …` on PostgreSQL).
+    pub async fn query_strings(&self, sql: &str) -> Vec<String> {
+        use sea_orm::ConnectionTrait;
+        let db = self.db().await;
+        db.query_all_raw(sea_orm::Statement::from_string(
+            db.get_database_backend(),
+            sql.to_owned(),
+        ))
+        .await
+        .unwrap_or_else(|err| panic!("{sql}: {err}"))
+        .iter()
+        .map(|row| {
+            row.try_get_by_index::<String>(0)
+                .unwrap_or_else(|err| panic!("{sql}: the first column is not text: {err}"))
+        })
+        .collect()
+    }
+
     /// Everything the server wrote (stdout and stderr, every start), unabridged.
     pub fn full_server_log(&self) -> String {
         std::fs::read_to_string(self.storage.log_path()).unwrap_or_default()
     }
 
+    /// The last 100 lines the app's servers printed (all of it is in `server.log` under
+    /// [`TestApp::root_dir`]).
     pub fn server_log(&self) -> String {
         let text = std::fs::read_to_string(self.storage.log_path()).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
@@ -232,6 +323,13 @@ impl Drop for TestApp {
                 self.backend,
                 self.server_log()
             );
+            if std::env::var_os(KEEP_VAR).is_some() {
+                self.storage.keep();
+                eprintln!(
+                    "--- kept {} ({KEEP_VAR}) ---",
+                    self.storage.root().display()
+                );
+            }
         }
         // Dropping `server` kills the child by its PID.
     }

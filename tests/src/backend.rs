@@ -41,7 +41,8 @@ fn required_env(var: &str) -> String {
 }
 
 /// One app's storage; it lives as long as the [`crate::TestApp`] (the temp root is
-/// removed on drop, the PostgreSQL database is left to die with the test cluster).
+/// removed on drop unless a failing test runs with `PARLEY_TEST_KEEP=1`; the PostgreSQL
+/// database is left to die with the test cluster).
 #[derive(Debug)]
 pub(crate) struct Storage {
     root: TempDir,
@@ -72,6 +73,11 @@ impl Storage {
 
     pub(crate) fn root(&self) -> &Path {
         self.root.path()
+    }
+
+    /// Keeps the temp root after the test (for a post-mortem of a failed test).
+    pub(crate) fn keep(&mut self) {
+        self.root.disable_cleanup(true);
     }
 
     pub(crate) fn database_url(&self) -> Option<&str> {

@@ -9,6 +9,11 @@
 //! and `PARLEY_TEST_REDIS_URL`. The binary is `PARLEY_BIN`, or `parley` in the same
 //! target dir as the test executable.
 //!
+//! [`Cluster`] runs distributed mode instead: one `parley api` and two `parley worker`
+//! processes on PostgreSQL and a Redis database of their own; it derefs to the api's
+//! [`TestApp`], so the same helpers work on it. [`turns`] holds the helpers of streaming
+//! tests (the mock LLM as provider, sending messages, following feeds, protocol checks).
+//!
 //! [`both_backends!`] writes one test twice, once per database:
 //!
 //! ```ignore
@@ -23,12 +28,15 @@
 
 mod app;
 mod backend;
+mod cluster;
 mod http;
 mod server;
 mod sse;
+pub mod turns;
 
 pub use app::TestApp;
 pub use backend::{Backend, test_redis_url};
+pub use cluster::{CLUSTER_WORKERS, Cluster, WORKER_CONCURRENCY, fresh_redis_database};
 pub use http::TestResponse;
 pub use server::parley_bin;
 pub use sse::{SseEvent, SseReader};

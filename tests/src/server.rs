@@ -1,11 +1,14 @@
-//! The `parley` child processes: finding the binary, running `serve`, reading its output.
+//! The `parley` child processes: finding the binary, running a server role (`serve`,
+//! `api`, `worker`), reading its output.
 //!
 //! Children start with a cleared environment (only `PATH`, `HOME` and the variables the
 //! harness chooses), so a developer's own `PARLEY_*` settings never leak into a test.
-//! Everything a server prints goes to `server.log` in the test's temp root and into an
+//! Everything a server prints goes to its log file in the test's temp root (`server.log`
+//! for the HTTP process, `worker-N.log` for a cluster's workers) and into an
 //! in-memory tail that start-up failures and failing tests print.
 
 use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -18,14 +21,12 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::oneshot;
 
-/// How long `parley serve` may take to migrate and print its listening line.
+/// How long a server role may take to start and print its ready line.
 pub const STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long one CLI command may run.
 pub const CLI_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a stopped server gets to exit after SIGTERM before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(10);
-/// The line `parley serve` prints once it is ready, followed by its base URL.
-const LISTENING: &str = "parley listening on ";
 const TAIL_LINES: usize = 200;
 
 /// The binary under test: `PARLEY_BIN`, else `parley` in the test executable's target dir
@@ -106,35 +107,51 @@ impl LogTail {
     }
 }
 
-/// A running `parley serve`; dropping it kills the process (SIGKILL by PID).
+/// What `parley serve` and `parley api` print once they listen, followed by their base URL.
+pub(crate) const LISTENING: &str = "parley listening on ";
+/// What `parley worker` prints once its consumers run.
+pub(crate) const WORKER_RUNNING: &str = "parley worker running";
+
+/// A running `parley` server role (`serve`, `api` or `worker`); dropping it kills the
+/// process (SIGKILL by PID).
 pub(crate) struct Server {
     child: Child,
-    pub(crate) base_url: String,
+    /// What the ready line said after its marker (the base URL for HTTP roles).
+    pub(crate) ready: String,
 }
 
 impl Server {
-    /// Starts `parley serve` and waits for its listening line.
+    /// Starts `parley <args>` and waits until it prints a line containing `marker`.
     pub(crate) async fn start(
         env: &[(String, String)],
-        data_dir: &Path,
+        args: &[OsString],
+        marker: &'static str,
         log_path: &Path,
     ) -> Result<Self> {
+        let role = args
+            .first()
+            .map(|a| a.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let mut child = command(env)
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(data_dir)
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .with_context(|| format!("starting {} serve", parley_bin().display()))?;
+            .with_context(|| format!("starting {} {role}", parley_bin().display()))?;
         let log = LogTail::open(log_path);
         let (ready_tx, ready_rx) = oneshot::channel();
         let stdout = child.stdout.take().context("the child's stdout")?;
         let stderr = child.stderr.take().context("the child's stderr")?;
-        tokio::spawn(pump(stdout, "stdout", log.clone(), Some(ready_tx)));
+        tokio::spawn(pump(
+            stdout,
+            "stdout",
+            log.clone(),
+            Some((marker, ready_tx)),
+        ));
         let stderr_done = tokio::spawn(pump(stderr, "stderr", log.clone(), None));
 
         match tokio::time::timeout(STARTUP_TIMEOUT, ready_rx).await {
-            Ok(Ok(base_url)) => Ok(Self { child, base_url }),
+            Ok(Ok(ready)) => Ok(Self { child, ready }),
             Ok(Err(_closed)) => {
                 let status = match tokio::time::timeout(Duration::from_secs(5), child.wait()).await
                 {
@@ -143,19 +160,24 @@ impl Server {
                 };
                 let _ = tokio::time::timeout(Duration::from_secs(2), stderr_done).await;
                 bail!(
-                    "parley serve ended before printing {LISTENING:?} ({status}); its output:\n{}",
+                    "parley {role} ended before printing {marker:?} ({status}); its output:\n{}",
                     log.text()
                 )
             }
             Err(_elapsed) => {
                 let _ = child.kill().await;
                 bail!(
-                    "parley serve did not print {LISTENING:?} within {STARTUP_TIMEOUT:?}; \
+                    "parley {role} did not print {marker:?} within {STARTUP_TIMEOUT:?}; \
                      its output:\n{}",
                     log.text()
                 )
             }
         }
+    }
+
+    /// The process id (`None` once it has been reaped).
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.child.id()
     }
 
     /// Stops the server: SIGTERM by PID, then SIGKILL if it has not exited in time.
@@ -173,6 +195,15 @@ impl Server {
         }
         let _ = self.child.kill().await;
     }
+
+    /// Kills the server as a crash would (SIGKILL by PID, no shutdown) and waits until
+    /// it is gone.
+    pub(crate) async fn kill(mut self) {
+        // `Child::kill` sends SIGKILL to the child's PID, then reaps it.
+        if let Err(err) = self.child.kill().await {
+            panic!("killing parley (pid {:?}): {err}", self.child.id());
+        }
+    }
 }
 
 impl Drop for Server {
@@ -182,22 +213,23 @@ impl Drop for Server {
     }
 }
 
-/// Copies a child stream into the log line by line until it closes. On stdout it also
-/// reports the base URL from the listening line, and keeps draining after that so the
-/// pipe never fills.
+/// Copies a child stream into the log line by line until it closes. With `ready`, it
+/// also reports what follows the marker on the first line that contains it, and keeps
+/// draining after that so the pipe never fills.
 async fn pump(
     stream: impl AsyncRead + Unpin,
     name: &'static str,
     log: LogTail,
-    mut ready: Option<oneshot::Sender<String>>,
+    mut ready: Option<(&'static str, oneshot::Sender<String>)>,
 ) {
     let mut lines = BufReader::new(stream).lines();
     while let Ok(Some(line)) = lines.next_line().await {
-        if let Some(at) = line.find(LISTENING)
-            && let Some(tx) = ready.take()
+        if let Some((marker, _)) = &ready
+            && let Some(at) = line.find(marker)
+            && let Some((marker, tx)) = ready.take()
         {
-            let url = line[at + LISTENING.len()..].trim().trim_end_matches('/');
-            let _ = tx.send(url.to_owned());
+            let rest = line[at + marker.len()..].trim().trim_end_matches('/');
+            let _ = tx.send(rest.to_owned());
         }
         log.push(name, line);
     }

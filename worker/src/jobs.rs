@@ -96,7 +96,16 @@ pub struct JobError(pub String);
 
 impl From<parley_entity::error::Error> for JobError {
     fn from(err: parley_entity::error::Error) -> Self {
-        Self(err.to_string())
+        Self(describe(&err))
+    }
+}
+
+/// An error with its internal context (what was attempted and why it failed), for logs
+/// and `prompts.error`; the domain error's `Display` hides that context from clients.
+fn describe(err: &parley_entity::error::Error) -> String {
+    match err {
+        parley_entity::error::Error::Internal(context) => context.to_string(),
+        other => other.to_string(),
     }
 }
 
@@ -233,7 +242,7 @@ enum TurnError {
 
 impl From<parley_entity::error::Error> for TurnError {
     fn from(err: parley_entity::error::Error) -> Self {
-        Self::Internal(err.to_string())
+        Self::Internal(describe(&err))
     }
 }
 

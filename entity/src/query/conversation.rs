@@ -3,7 +3,7 @@
 
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TransactionTrait,
+    QueryOrder, QuerySelect, Set,
     prelude::DateTimeUtc,
     sea_query::{Expr, ExprTrait, OnConflict},
 };
@@ -35,7 +35,7 @@ pub async fn append_message(
     now: DateTimeUtc,
 ) -> Result<messages::Model> {
     for _ in 0..5 {
-        let txn = db.begin().await.context("starting to append a message")?;
+        let txn = super::begin_write(db, "starting to append a message").await?;
         let last: Option<i32> = messages::Entity::find()
             .select_only()
             .column_as(messages::Column::Seq.max(), "max_seq")

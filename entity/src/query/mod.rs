@@ -16,7 +16,24 @@ pub mod tokens;
 pub mod tools;
 pub mod users;
 
-use sea_orm::prelude::DateTimeUtc;
+use sea_orm::{
+    DatabaseConnection, DatabaseTransaction, SqliteTransactionMode, TransactionOptions,
+    TransactionTrait, prelude::DateTimeUtc,
+};
+
+use crate::error::{Context, Result};
+
+/// Starts a transaction that will write. On SQLite it takes the write lock up front
+/// (`BEGIN IMMEDIATE`, waiting out the busy timeout) instead of upgrading a read lock
+/// mid-way, which SQLite refuses at once when another connection writes; PostgreSQL
+/// ignores the mode.
+pub async fn begin_write(db: &DatabaseConnection, attempt: &str) -> Result<DatabaseTransaction> {
+    let options = TransactionOptions {
+        sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+        ..Default::default()
+    };
+    db.begin_with_options(options).await.context(attempt)
+}
 
 /// The current time, truncated to microseconds: the precision PostgreSQL keeps, so that
 /// a value read back equals the value written on both databases.

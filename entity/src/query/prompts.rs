@@ -14,7 +14,7 @@
 use chrono::Duration;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, Set, TransactionTrait,
+    QueryOrder, Set,
     prelude::DateTimeUtc,
     sea_query::{Expr, ExprTrait},
 };
@@ -71,7 +71,7 @@ pub struct Turn {
 
 /// Records a prompt for a new user message, applying the session's active-prompt policy.
 pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
-    let txn = db.begin().await.context("starting a turn")?;
+    let txn = super::begin_write(db, "starting a turn").await?;
     let session = super::sessions::get_owned(&txn, turn.user_id, turn.session_id).await?;
     if session.state != SessionState::Active {
         return Err(Error::conflict(
@@ -351,7 +351,7 @@ pub async fn finish(
     outcome: Outcome,
     now: DateTimeUtc,
 ) -> Result<Option<Uuid>> {
-    let txn = db.begin().await.context("starting to finish a prompt")?;
+    let txn = super::begin_write(db, "starting to finish a prompt").await?;
     let mut update = prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(outcome.state))
         .col_expr(prompts::Column::CompletedAt, Expr::value(now))
@@ -405,7 +405,7 @@ pub async fn hand_over_after_cancel(
     prompt: &prompts::Model,
     now: DateTimeUtc,
 ) -> Result<Option<Uuid>> {
-    let txn = db.begin().await.context("starting a hand-over")?;
+    let txn = super::begin_write(db, "starting a hand-over").await?;
     let next = hand_over(&txn, prompt, now).await?;
     txn.commit().await.context("committing a hand-over")?;
     Ok(next)
@@ -444,7 +444,7 @@ async fn hand_over<C: ConnectionTrait>(
 /// Puts a `failed` or `error` prompt back to `created` so its job can run again
 /// (409 `not_resumable` otherwise). The session must not be running another prompt.
 pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Result<prompts::Model> {
-    let txn = db.begin().await.context("starting a resume")?;
+    let txn = super::begin_write(db, "starting a resume").await?;
     let prompt = get(&txn, id).await?;
     if !matches!(prompt.state, PromptState::Failed | PromptState::Error) {
         return Err(Error::conflict(
@@ -525,7 +525,7 @@ pub async fn abandon(
     reason: &str,
     now: DateTimeUtc,
 ) -> Result<Option<Uuid>> {
-    let txn = db.begin().await.context("starting to abandon a prompt")?;
+    let txn = super::begin_write(db, "starting to abandon a prompt").await?;
     prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(PromptState::Failed))
         .col_expr(prompts::Column::CompletedAt, Expr::value(now))

@@ -1,0 +1,228 @@
+//! Turn helpers shared by the streaming tests: a config file whose provider is the mock
+//! LLM, sending messages and following prompt feeds over SSE, and the checks of DESIGN
+//! §6 every feed must pass.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tempfile::NamedTempFile;
+
+use crate::{SseEvent, SseReader, TEST_TIMEOUT, TestApp, TestResponse};
+
+/// The whole-request limit of an SSE request: a feed may stay open through a worker's
+/// death and take-over, longer than the client's default 30 s; [`SseReader::next`]
+/// bounds each wait instead.
+const FEED_TIMEOUT: Duration = TEST_TIMEOUT;
+
+/// A `parley.toml` whose one provider (`mock`, model `mock-model`) is the mock LLM at
+/// `base_url`, plus `[worker]` lines (e.g. `lease_s = 3`). Keep the file alive as long as
+/// processes may start with it (`PARLEY_CONFIG`).
+pub fn mock_provider_config(base_url: &str, worker: &str) -> NamedTempFile {
+    let mut config = NamedTempFile::new().expect("a temp file");
+    write!(
+        config,
+        "[[providers]]\nname = \"mock\"\nbase_url = \"{base_url}\"\n\n\
+         [[models]]\nid = \"mock-model\"\nprovider = \"mock\"\n\n[worker]\n{worker}\n"
+    )
+    .expect("writing the config");
+    config
+}
+
+/// The path of a config file, for `PARLEY_CONFIG`.
+pub fn config_path(config: &NamedTempFile) -> String {
+    config.path().to_str().expect("a UTF-8 path").to_owned()
+}
+
+impl TestApp {
+    /// `POST /v1/sessions/{session_id}/messages` asking for the SSE feed.
+    pub async fn stream_message(&self, token: &str, session_id: &str, content: &str) -> SseReader {
+        let response = self
+            .client
+            .post(self.url(&format!("/v1/sessions/{session_id}/messages")))
+            .bearer_auth(token)
+            .header("accept", "text/event-stream")
+            .timeout(FEED_TIMEOUT)
+            .json(&json!({"content": content}))
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("sending a message: {err}"));
+        SseReader::new(response)
+    }
+
+    /// `POST /v1/sessions/{session_id}/messages{query}` with `Accept: application/json`
+    /// (`query` e.g. `?background=true`).
+    pub async fn send_message(
+        &self,
+        token: &str,
+        session_id: &str,
+        content: &str,
+        query: &str,
+    ) -> TestResponse {
+        let request = self
+            .client
+            .post(self.url(&format!("/v1/sessions/{session_id}/messages{query}")))
+            .bearer_auth(token)
+            .header("accept", "application/json")
+            .json(&json!({"content": content}));
+        self.send(request).await
+    }
+
+    /// Sends a message with `?background=true`, asserts the 202 and returns the prompt id.
+    pub async fn send_in_background(&self, token: &str, session_id: &str, content: &str) -> String {
+        let accepted = self
+            .send_message(token, session_id, content, "?background=true")
+            .await;
+        accepted.assert_status(202);
+        accepted.body["prompt_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no prompt_id: {accepted}"))
+            .to_owned()
+    }
+
+    /// `GET /v1/prompts/{prompt_id}/events`, after `Last-Event-ID` when given.
+    pub async fn prompt_events(
+        &self,
+        token: &str,
+        prompt_id: &str,
+        last_event_id: Option<u64>,
+    ) -> SseReader {
+        let mut request = self
+            .client
+            .get(self.url(&format!("/v1/prompts/{prompt_id}/events")))
+            .timeout(FEED_TIMEOUT)
+            .bearer_auth(token);
+        if let Some(last) = last_event_id {
+            request = request.header("last-event-id", last.to_string());
+        }
+        let response = request
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("opening the feed of {prompt_id}: {err}"));
+        let reader = SseReader::new(response);
+        assert_eq!(reader.status, 200, "the feed of {prompt_id} must open");
+        reader
+    }
+
+    /// `GET /v1/prompts/{prompt_id}` (asserted 200), as JSON.
+    pub async fn prompt(&self, token: &str, prompt_id: &str) -> Value {
+        let response = self
+            .get(&format!("/v1/prompts/{prompt_id}"), Some(token))
+            .await;
+        response.assert_status(200);
+        response.body.clone()
+    }
+
+    /// Polls `GET /v1/prompts/{prompt_id}` every 100 ms until its `state` is `state`;
+    /// panics after `within`, naming the last state seen.
+    pub async fn wait_for_prompt_state(
+        &self,
+        token: &str,
+        prompt_id: &str,
+        state: &str,
+        within: Duration,
+    ) -> Value {
+        let deadline = Instant::now() + within;
+        loop {
+            let prompt = self.prompt(token, prompt_id).await;
+            if prompt["state"] == state {
+                return prompt;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "prompt {prompt_id} did not become {state} within {within:?}: {prompt}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Every message of a session (up to 100), oldest first.
+    pub async fn session_messages(&self, token: &str, session_id: &str) -> Vec<Value> {
+        let response = self
+            .get(
+                &format!("/v1/sessions/{session_id}/messages?limit=100"),
+                Some(token),
+            )
+            .await;
+        response.assert_status(200);
+        response.body["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no items: {response}"))
+            .clone()
+    }
+}
+
+/// The `prompt_id` of the first event.
+pub fn prompt_id_of(events: &[SseEvent]) -> String {
+    events
+        .first()
+        .and_then(|e| e.data["prompt_id"].as_str())
+        .unwrap_or_else(|| panic!("no prompt_id in {events:?}"))
+        .to_owned()
+}
+
+/// The text of every `text_delta`, joined.
+pub fn text_of(events: &[SseEvent]) -> String {
+    events
+        .iter()
+        .filter(|e| e.event == "text_delta")
+        .map(|e| e.data["text"].as_str().unwrap_or_default())
+        .collect()
+}
+
+/// The `event:` types, in order.
+pub fn kinds_of(events: &[SseEvent]) -> Vec<&str> {
+    events.iter().map(|e| e.event.as_str()).collect()
+}
+
+/// `seq` runs 1, 2, 3… without a gap; `id:` is the seq and `event:` the `type`.
+#[track_caller]
+pub fn assert_gap_free(events: &[SseEvent]) {
+    let seqs: Vec<u64> = events.iter().map(SseEvent::seq).collect();
+    let expected: Vec<u64> = (1..=events.len() as u64).collect();
+    assert_eq!(seqs, expected, "seq is gap-free from 1");
+    for event in events {
+        assert_eq!(event.id, event.seq().to_string(), "id: is the seq");
+        assert_eq!(
+            event.data["type"],
+            event.event.as_str(),
+            "event: is the type"
+        );
+    }
+}
+
+/// One attempt that completed with one text block: `prompt_state in_progress`,
+/// `block_start`, `text_delta`…, `block_stop`, `prompt_state completed`, `complete`.
+#[track_caller]
+pub fn assert_one_text_block_completed(events: &[SseEvent]) {
+    let kinds = kinds_of(events);
+    assert!(kinds.len() >= 6, "too few events: {kinds:?}");
+    assert_eq!(kinds[..2], ["prompt_state", "block_start"], "{kinds:?}");
+    assert_eq!(events[0].data["state"], "in_progress", "{events:?}");
+    assert_eq!(events[1].data["block_type"], "text", "{events:?}");
+    let stop = kinds
+        .iter()
+        .position(|k| *k == "block_stop")
+        .unwrap_or_else(|| panic!("no block_stop: {kinds:?}"));
+    assert!(stop > 2, "no text_delta before block_stop: {kinds:?}");
+    assert!(
+        kinds[2..stop].iter().all(|k| *k == "text_delta"),
+        "{kinds:?}"
+    );
+    assert_eq!(kinds[stop + 1..], ["prompt_state", "complete"], "{kinds:?}");
+    assert_eq!(events[stop + 1].data["state"], "completed", "{events:?}");
+    let complete = &events[stop + 2].data;
+    assert_eq!(
+        complete["payload"]["message"],
+        text_of(events).as_str(),
+        "`complete` carries the streamed text"
+    );
+}
+
+/// The mock's reply to `[[mock tokens=n …]]`: `t1 t2 … tn`.
+pub fn mock_tokens(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("t{i}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,664 @@
+//! Distributed mode end to end (DESIGN §1, §4, §6, §10): one `parley api` and two
+//! `parley worker` processes on PostgreSQL and Redis, the mock LLM as their provider.
+//! Turns are accepted by one process and run by another, so everything between them —
+//! the queue, the event log, cancel, leases — goes through Redis and PostgreSQL.
+//! PostgreSQL only: the workers need Redis and a server database.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use parley_mock_llm::{MockConfig, MockLlm, Outcome};
+use parley_tests::turns::{
+    assert_gap_free, assert_one_text_block_completed, config_path, kinds_of, mock_provider_config,
+    mock_tokens, prompt_id_of, text_of,
+};
+use parley_tests::{Backend, CLUSTER_WORKERS, Cluster, SseEvent, fresh_redis_database, run_test};
+use serde_json::json;
+use tempfile::NamedTempFile;
+
+use crate::fixtures::{self, id};
+
+/// The most one event (or one turn's end) may keep a reader waiting.
+const WAIT: Duration = Duration::from_secs(20);
+/// `worker.lease_s` of the test config: how long a dead worker keeps its prompt.
+const LEASE: Duration = Duration::from_secs(3);
+/// The most a turn whose worker died may take to complete elsewhere. The survivors'
+/// reaper looks for lapsed leases every 30 s and apalis re-delivers a dead worker's jobs
+/// after 3 missed 10 s heartbeats; neither is configurable yet.
+const TAKEOVER: Duration = Duration::from_secs(75);
+
+/// A cluster whose provider is the mock, and a student with a session.
+struct Distributed {
+    cluster: Cluster,
+    mock: MockLlm,
+    token: String,
+    tool_id: String,
+    session_id: String,
+    _config: NamedTempFile,
+}
+
+fn worker_settings() -> String {
+    format!(
+        "stall_timeout_ms = 5000\nmax_attempts = 2\nlease_s = {}",
+        LEASE.as_secs()
+    )
+}
+
+async fn distributed() -> Distributed {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let config = mock_provider_config(&mock.base_url(), &worker_settings());
+    let cluster = Cluster::spawn(&[("PARLEY_CONFIG", &config_path(&config))]).await;
+    let student = fixtures::student_with_tool(&cluster, "far@example.com").await;
+    let tool_id = id(&student.tool);
+    let session = fixtures::session(&cluster, &student.token, &tool_id).await;
+    Distributed {
+        session_id: id(&session),
+        token: student.token,
+        tool_id,
+        cluster,
+        mock,
+        _config: config,
+    }
+}
+
+impl Distributed {
+    async fn post_cancel(&self, path: &str) {
+        self.cluster
+            .post_json(path, Some(&self.token), &json!({}))
+            .await
+            .assert_status(202);
+    }
+}
+
+/// Reads events until `n` `text_delta`s have arrived.
+async fn until_deltas(feed: &mut parley_tests::SseReader, n: usize) -> Vec<SseEvent> {
+    let mut seen = Vec::new();
+    while seen
+        .iter()
+        .filter(|e: &&SseEvent| e.event == "text_delta")
+        .count()
+        < n
+    {
+        let event = feed.next(WAIT).await.expect("the feed ended early");
+        assert!(!event.is_terminal(), "the turn ended too soon: {event:?}");
+        seen.push(event);
+    }
+    seen
+}
+
+/// Reads a feed to its terminal event, failing after `limit` in all.
+async fn to_terminal(
+    feed: &mut parley_tests::SseReader,
+    limit: Duration,
+    what: &str,
+) -> Vec<SseEvent> {
+    tokio::time::timeout(limit, feed.until_terminal(limit))
+        .await
+        .unwrap_or_else(|_| panic!("{what}: no terminal event within {limit:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamed_turn_follows_the_protocol_and_is_persisted() {
+    run_test(Backend::Postgres, |_| async {
+        let d = distributed().await;
+        let mut feed = d
+            .cluster
+            .stream_message(&d.token, &d.session_id, "hello from afar")
+            .await;
+        assert_eq!(feed.status, 200);
+        let location = feed
+            .headers
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let events = to_terminal(&mut feed, WAIT, "the streamed turn").await;
+        assert_gap_free(&events);
+        assert_one_text_block_completed(&events);
+        let text = text_of(&events);
+        assert_eq!(text, "Echo: hello from afar");
+        let prompt_id = prompt_id_of(&events);
+        assert_eq!(location, format!("/v1/prompts/{prompt_id}"));
+        let complete = &events.last().unwrap().data;
+        assert_eq!(complete["model"], "mock-model");
+        assert_eq!(complete["vendor"], "mock");
+
+        // What was streamed is what was stored: the message and its one block.
+        let messages = d.cluster.session_messages(&d.token, &d.session_id).await;
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(
+            (
+                messages[0]["role"].as_str(),
+                messages[0]["content"].as_str()
+            ),
+            (Some("user"), Some("hello from afar"))
+        );
+        assert_eq!(
+            (
+                messages[1]["role"].as_str(),
+                messages[1]["content"].as_str()
+            ),
+            (Some("assistant"), Some(text.as_str()))
+        );
+        assert_eq!(messages[1]["id"], complete["message_id"]);
+        assert_eq!(messages[1]["is_complete"], true);
+        let message_id = messages[1]["id"].as_str().unwrap();
+        let blocks = d
+            .cluster
+            .count(&format!(
+                "SELECT COUNT(*) FROM blocks WHERE prompt_id = '{prompt_id}' \
+                 AND message_id = '{message_id}' AND is_finalized AND content = '{text}'"
+            ))
+            .await;
+        assert_eq!(blocks, 1, "one finalized block holds the streamed text");
+        let all_blocks = d
+            .cluster
+            .count(&format!(
+                "SELECT COUNT(*) FROM blocks WHERE prompt_id = '{prompt_id}'"
+            ))
+            .await;
+        assert_eq!(all_blocks, 1);
+        let usage = d
+            .cluster
+            .count(&format!(
+                "SELECT COUNT(*) FROM ai_usage WHERE prompt_id = '{prompt_id}' \
+                 AND input_tokens > 0 AND output_tokens > 0"
+            ))
+            .await;
+        assert_eq!(usage, 1, "one usage row for the one LLM call");
+        let prompt = d.cluster.prompt(&d.token, &prompt_id).await;
+        assert_eq!(prompt["state"], "completed", "{prompt}");
+        assert_eq!(prompt["attempt"], 1);
+        let request = d.mock.requests().pop().expect("the mock was called");
+        assert_eq!(request.last_user_message(), Some("hello from afar"));
+        assert_eq!(request.outcome, Outcome::Completed);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_turns_spread_over_both_workers() {
+    run_test(Backend::Postgres, |_| async {
+        let d = distributed().await;
+        // Six two-second turns at once: more than one worker's concurrency (4), so
+        // they can only all run if both workers take some.
+        const TURNS: usize = 6;
+        const TOKENS: usize = 40;
+        let mut sessions = vec![d.session_id.clone()];
+        for _ in 1..TURNS {
+            sessions.push(id(
+                &fixtures::session(&d.cluster, &d.token, &d.tool_id).await
+            ));
+        }
+        let mut prompts = Vec::new();
+        for (i, session) in sessions.iter().enumerate() {
+            let content = format!("[[mock tokens={TOKENS} token_delay_ms=50]] turn {i}");
+            prompts.push(
+                d.cluster
+                    .send_in_background(&d.token, session, &content)
+                    .await,
+            );
+        }
+
+        // While they run, note which workers hold leases.
+        let mut owners = HashSet::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            owners.extend(
+                d.cluster
+                    .query_strings(
+                        "SELECT DISTINCT lease_owner FROM prompts \
+                         WHERE state = 'in_progress' AND lease_owner IS NOT NULL",
+                    )
+                    .await,
+            );
+            let done = d
+                .cluster
+                .count("SELECT COUNT(*) FROM prompts WHERE state NOT IN ('created', 'in_progress')")
+                .await;
+            if done == TURNS as i64 {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the turns did not all finish within 30 s ({done} did)"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            owners.len(),
+            CLUSTER_WORKERS,
+            "every worker ran some of the turns; lease owners seen: {owners:?}"
+        );
+
+        for prompt_id in &prompts {
+            let mut feed = d.cluster.prompt_events(&d.token, prompt_id, None).await;
+            let events = to_terminal(&mut feed, WAIT, prompt_id).await;
+            assert_gap_free(&events);
+            assert_one_text_block_completed(&events);
+            assert_eq!(text_of(&events), mock_tokens(TOKENS));
+            let prompt = d.cluster.prompt(&d.token, prompt_id).await;
+            assert_eq!(
+                (prompt["state"].as_str(), prompt["attempt"].as_i64()),
+                (Some("completed"), Some(1)),
+                "{prompt}"
+            );
+        }
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_of_one_prompt_see_the_same_stream_and_join_mid_turn() {
+    run_test(Backend::Postgres, |_| async {
+        let d = distributed().await;
+        let prompt_id = d
+            .cluster
+            .send_in_background(
+                &d.token,
+                &d.session_id,
+                "[[mock tokens=40 token_delay_ms=25]] go",
+            )
+            .await;
+        let mut first = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+        let mut head = Vec::new();
+        for _ in 0..6 {
+            head.push(first.next(WAIT).await.expect("an event"));
+        }
+        assert!(
+            !head.iter().any(SseEvent::is_terminal),
+            "the turn must still run when the others join: {head:?}"
+        );
+        let joined_after = head.last().unwrap().seq();
+        let mut late = d
+            .cluster
+            .prompt_events(&d.token, &prompt_id, Some(joined_after))
+            .await;
+        let mut second = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+        let mut third = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+
+        let rest = to_terminal(&mut first, WAIT, "the first reader").await;
+        let late_events = to_terminal(&mut late, WAIT, "the late reader").await;
+        assert_eq!(
+            late_events, rest,
+            "Last-Event-ID yields exactly the remaining events"
+        );
+        let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
+        assert_gap_free(&all);
+        assert_one_text_block_completed(&all);
+        assert_eq!(text_of(&all), mock_tokens(40));
+        assert_eq!(
+            to_terminal(&mut second, WAIT, "the second reader").await,
+            all,
+            "readers see identical streams"
+        );
+        assert_eq!(to_terminal(&mut third, WAIT, "the third reader").await, all);
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_through_the_api_stops_the_worker_process() {
+    run_test(Backend::Postgres, |_| async {
+        let d = distributed().await;
+        let mut feed = d
+            .cluster
+            .stream_message(
+                &d.token,
+                &d.session_id,
+                "[[mock tokens=400 token_delay_ms=20]] long answer",
+            )
+            .await;
+        let seen = until_deltas(&mut feed, 5).await;
+        let prompt_id = prompt_id_of(&seen);
+        let cancelled_at = Instant::now();
+        d.post_cancel(&format!("/v1/prompts/{prompt_id}/cancel"))
+            .await;
+        let rest = to_terminal(&mut feed, WAIT, "the cancelled turn").await;
+        let all: Vec<SseEvent> = seen.into_iter().chain(rest).collect();
+        assert_gap_free(&all);
+        let kinds = kinds_of(&all);
+        assert_eq!(
+            kinds[kinds.len() - 2..],
+            ["prompt_state", "cancelled"],
+            "{kinds:?}"
+        );
+        assert_eq!(all[all.len() - 2].data["state"], "canceled");
+        let streamed = text_of(&all);
+        assert!(
+            streamed.split_whitespace().count() < 400,
+            "the stream stopped early"
+        );
+
+        // The worker process aborted its upstream request promptly.
+        let aborted = d
+            .mock
+            .wait_for(Duration::from_secs(3), |requests| {
+                requests
+                    .iter()
+                    .any(|r| r.outcome == Outcome::ClientDisconnected)
+            })
+            .await;
+        assert!(
+            aborted.is_some(),
+            "the upstream request was not aborted within 3 s of the cancel: {:?}",
+            d.mock.requests().last().map(|r| r.outcome)
+        );
+        let request = d.mock.requests().pop().unwrap();
+        let ended = request.ended_at.expect("the aborted request ended");
+        assert!(
+            ended.duration_since(request.received_at) < Duration::from_secs(8),
+            "the upstream request ran on after the cancel"
+        );
+        eprintln!(
+            "cancel → upstream abort observed after {:?}",
+            cancelled_at.elapsed()
+        );
+
+        let prompt = d.cluster.prompt(&d.token, &prompt_id).await;
+        assert_eq!(prompt["state"], "canceled", "{prompt}");
+        let messages = d.cluster.session_messages(&d.token, &d.session_id).await;
+        let answer = &messages[1];
+        assert_eq!(answer["role"], "assistant", "{messages:?}");
+        assert_eq!(answer["is_complete"], false, "{messages:?}");
+        let kept = answer["content"].as_str().unwrap();
+        assert!(
+            !kept.is_empty() && streamed.starts_with(kept),
+            "partial content is kept: stored {kept:?}, streamed {streamed:?}"
+        );
+
+        // The session's cancel route reaches a worker process too, here before or
+        // after it has claimed the prompt.
+        let second = d
+            .cluster
+            .send_in_background(
+                &d.token,
+                &d.session_id,
+                "[[mock tokens=400 token_delay_ms=20]] another long one",
+            )
+            .await;
+        let mut second_feed = d.cluster.prompt_events(&d.token, &second, None).await;
+        until_deltas(&mut second_feed, 2).await;
+        d.post_cancel(&format!("/v1/sessions/{}/cancel", d.session_id))
+            .await;
+        let rest = to_terminal(&mut second_feed, WAIT, "the second cancelled turn").await;
+        assert_eq!(rest.last().unwrap().event, "cancelled", "{rest:?}");
+        d.cluster
+            .wait_for_prompt_state(&d.token, &second, "canceled", WAIT)
+            .await;
+        let done = d
+            .cluster
+            .send_message(&d.token, &d.session_id, "next", "")
+            .await;
+        done.assert_status(201);
+        assert_eq!(done.body["payload"]["message"], "Echo: next");
+    })
+    .await;
+}
+
+/// Kills the worker streaming a turn after a few tokens (with `kill_all`, every worker,
+/// then starts a fresh one once the lease has lapsed), follows the turn until it
+/// completes elsewhere, and checks what readers saw and what was stored. Returns the
+/// time from the kill to the turn's end.
+async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> Duration {
+    const TOKENS: usize = 40;
+    let prompt_id = d
+        .cluster
+        .send_in_background(
+            &d.token,
+            &d.session_id,
+            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] survive this"),
+        )
+        .await;
+    let mut reader = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+    let head = until_deltas(&mut reader, 3).await;
+
+    let streaming = d.cluster.workers_connected_to(d.mock.addr());
+    assert_eq!(
+        streaming.len(),
+        1,
+        "exactly one worker streams from the mock: {streaming:?} of {:?}",
+        d.cluster.worker_pids()
+    );
+    let victims = if kill_all {
+        d.cluster.worker_pids()
+    } else {
+        streaming
+    };
+    for pid in victims {
+        d.cluster.kill_worker(pid).await;
+    }
+    let killed_at = Instant::now();
+    let first = d
+        .mock
+        .wait_for(Duration::from_secs(5), |r| {
+            r.first()
+                .is_some_and(|r| r.outcome == Outcome::ClientDisconnected)
+        })
+        .await;
+    assert!(first.is_some(), "the dead worker's upstream request ended");
+
+    // A reader who joins while nobody runs the turn.
+    let mut joiner = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+    if kill_all {
+        // Once the dead worker's lease has lapsed, a fresh worker's start-up reaper
+        // pass takes the prompt over at once.
+        let deadline = Instant::now() + LEASE + WAIT;
+        while d
+            .cluster
+            .count(&format!(
+                "SELECT COUNT(*) FROM prompts WHERE id = '{prompt_id}' AND lease_expires_at < now()"
+            ))
+            .await
+            == 0
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the dead worker's lease never lapsed"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        d.cluster.start_worker().await;
+    }
+
+    let rest = to_terminal(&mut reader, TAKEOVER, "the reader of the orphaned turn").await;
+    let took = killed_at.elapsed();
+    let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
+    assert_gap_free(&all);
+    let retry = all
+        .iter()
+        .position(|e| e.event == "retry")
+        .unwrap_or_else(|| {
+            panic!(
+                "readers are told the turn starts over: {:?}",
+                kinds_of(&all)
+            )
+        });
+    assert_eq!(all[retry].data["attempt"], 2, "{:?}", all[retry]);
+    assert_eq!(
+        all.iter().filter(|e| e.event == "retry").count(),
+        1,
+        "{:?}",
+        kinds_of(&all)
+    );
+    let second_attempt = &all[retry + 1..];
+    assert_one_text_block_completed(second_attempt);
+    assert_eq!(second_attempt[0].data["attempt"], 2);
+    let answer = mock_tokens(TOKENS);
+    assert_eq!(text_of(second_attempt), answer);
+    assert_eq!(
+        to_terminal(&mut joiner, WAIT, "the reader who joined after the kill").await,
+        all,
+        "a reader joining after the kill sees the same stream"
+    );
+
+    let prompt = d.cluster.prompt(&d.token, &prompt_id).await;
+    assert_eq!(
+        (prompt["state"].as_str(), prompt["attempt"].as_i64()),
+        (Some("completed"), Some(2)),
+        "{prompt}"
+    );
+    let messages = d.cluster.session_messages(&d.token, &d.session_id).await;
+    assert_eq!(
+        messages.len(),
+        2,
+        "one user and one assistant message: {messages:?}"
+    );
+    assert_eq!(messages[1]["content"], answer.as_str(), "{messages:?}");
+    assert_eq!(messages[1]["is_complete"], true);
+    let blocks = d
+        .cluster
+        .count(&format!(
+            "SELECT COUNT(*) FROM blocks WHERE prompt_id = '{prompt_id}'"
+        ))
+        .await;
+    assert_eq!(blocks, 1, "the first attempt's partial block was dropped");
+    let outcomes: Vec<Outcome> = d.mock.requests().iter().map(|r| r.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [Outcome::ClientDisconnected, Outcome::Completed],
+        "the turn was streamed once more, in full"
+    );
+    took
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_whose_worker_is_killed_completes_on_the_other_worker() {
+    run_test(Backend::Postgres, |_| async {
+        let mut d = distributed().await;
+        let took = worker_dies_mid_turn(&mut d, false).await;
+        eprintln!("killed worker → turn completed by the survivor after {took:?}");
+        // The survivor serves the next turn as usual.
+        let next = d
+            .cluster
+            .send_message(&d.token, &d.session_id, "still there?", "")
+            .await;
+        next.assert_status(201);
+        assert_eq!(next.body["payload"]["message"], "Echo: still there?");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_every_worker_dies_a_fresh_one_takes_the_turn_over() {
+    run_test(Backend::Postgres, |_| async {
+        let mut d = distributed().await;
+        let took = worker_dies_mid_turn(&mut d, true).await;
+        eprintln!("all workers killed → turn completed by a fresh worker after {took:?}");
+        assert!(
+            took < LEASE + Duration::from_secs(20),
+            "a fresh worker takes a lapsed prompt over at start-up, took {took:?}"
+        );
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
+    run_test(Backend::Postgres, |_| async {
+        let mock = MockLlm::start(MockConfig::default()).await;
+        let config = mock_provider_config(&mock.base_url(), &worker_settings());
+        let mut cluster = Cluster::spawn_on_redis(
+            "redis://127.0.0.1:1/",
+            &[("PARLEY_CONFIG", &config_path(&config))],
+        )
+        .await;
+        let student = fixtures::student_with_tool(&cluster, "offline@example.com").await;
+        let session = fixtures::session(&cluster, &student.token, &id(&student.tool)).await;
+        let session_id = id(&session);
+        let token = student.token;
+
+        // Every way of sending a message answers 503 with a problem body.
+        let background = cluster
+            .send_message(&token, &session_id, "first try", "?background=true")
+            .await;
+        assert_eq!(
+            background.assert_problem(503),
+            "unavailable",
+            "{background}"
+        );
+        let json = cluster
+            .send_message(&token, &session_id, "second try", "")
+            .await;
+        assert_eq!(json.assert_problem(503), "unavailable", "{json}");
+        let sse = cluster
+            .send(
+                cluster
+                    .request(
+                        reqwest::Method::POST,
+                        &format!("/v1/sessions/{session_id}/messages"),
+                        Some(&token),
+                    )
+                    .header("accept", "text/event-stream")
+                    .json(&json!({"content": "third try"})),
+            )
+            .await;
+        assert_eq!(sse.assert_problem(503), "unavailable", "{sse}");
+        assert_eq!(mock.requests().len(), 0, "nothing reached the provider");
+
+        // Nothing was lost: each message is a `failed` (resumable) prompt, and the
+        // session is free again.
+        let failed = cluster
+            .query_strings(&format!(
+                "SELECT id::text FROM prompts WHERE session_id = '{session_id}' \
+                 AND state = 'failed' AND error_code = 'unavailable' ORDER BY id"
+            ))
+            .await;
+        assert_eq!(failed.len(), 3, "three failed prompts: {failed:?}");
+        let first = cluster.prompt(&token, &failed[0]).await;
+        assert_eq!(first["state"], "failed", "{first}");
+        let inputs = cluster
+            .count(&format!(
+                "SELECT COUNT(*) FROM prompts WHERE session_id = '{session_id}' \
+                 AND input->>'content' IN ('first try', 'second try', 'third try')"
+            ))
+            .await;
+        assert_eq!(inputs, 3, "the messages are kept on their prompts");
+        let streaming = cluster
+            .get(
+                &format!("/v1/sessions/{session_id}/streaming"),
+                Some(&token),
+            )
+            .await;
+        streaming.assert_status(200);
+        assert!(streaming.body["prompt"].is_null(), "{streaming}");
+
+        // Reads come from PostgreSQL and keep working.
+        let sessions = cluster.get("/v1/sessions", Some(&token)).await;
+        sessions.assert_status(200);
+        assert_eq!(
+            fixtures::ids(&fixtures::items(&sessions)),
+            std::slice::from_ref(&session_id),
+            "{sessions}"
+        );
+        cluster
+            .get(&format!("/v1/sessions/{session_id}/messages"), Some(&token))
+            .await
+            .assert_status(200);
+
+        // Once Redis is back, a failed prompt resumes and completes.
+        let redis = fresh_redis_database()
+            .await
+            .unwrap_or_else(|err| panic!("{err:#}"));
+        cluster.switch_redis(&redis).await;
+        let resumed = cluster
+            .post_json(
+                &format!("/v1/prompts/{}/resume", failed[0]),
+                Some(&token),
+                &json!({}),
+            )
+            .await;
+        resumed.assert_status(202);
+        let mut feed = cluster.prompt_events(&token, &failed[0], None).await;
+        let events = to_terminal(&mut feed, WAIT, "the resumed turn").await;
+        assert_eq!(events.last().unwrap().event, "complete", "{events:?}");
+        assert_eq!(text_of(&events), "Echo: first try");
+        let messages = cluster.session_messages(&token, &session_id).await;
+        let contents: Vec<&str> = messages
+            .iter()
+            .map(|m| m["content"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(contents, ["first try", "Echo: first try"]);
+    })
+    .await;
+}

@@ -1,0 +1,232 @@
+//! Nothing accepted is lost by `parley serve` (DESIGN §1, issue 3 item 4): a turn
+//! accepted just before the process is killed (SIGKILL, no shutdown) completes after a
+//! restart on the same storage — the embedded queue is durable, and the restarted
+//! process's reaper and queue take over the dead one's work — and turns accepted at the
+//! same moment all complete. Runs on PostgreSQL and on SQLite, both through `parley
+//! serve` (embedded queue and event log).
+
+use std::time::{Duration, Instant};
+
+use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::turns::{config_path, mock_provider_config, mock_tokens, text_of};
+use parley_tests::{Backend, SseEvent, SseReader, TestApp, both_backends};
+use tempfile::NamedTempFile;
+
+use crate::fixtures::{self, id};
+
+/// The most one event may keep a reader waiting before the kill.
+const WAIT: Duration = Duration::from_secs(20);
+/// The most a turn interrupted by the kill may take to complete after the restart. The
+/// dead process's lease (`lease_s = 3`) lapses during the restart or soon after; the
+/// restarted process finds the prompt on its reaper's next pass (every 30 s) or when the
+/// queue hands the dead worker's job out again (3 missed 10 s heartbeats).
+const RESUME: Duration = Duration::from_secs(75);
+
+struct Served {
+    app: TestApp,
+    mock: MockLlm,
+    token: String,
+    tool_id: String,
+    session_id: String,
+    _config: NamedTempFile,
+}
+
+/// `parley serve` with the mock as provider and `concurrency` turns at a time, and a
+/// student with a session.
+async fn served(backend: Backend, concurrency: usize) -> Served {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let worker = format!("max_attempts = 2\nlease_s = 3\nconcurrency = {concurrency}");
+    let config = mock_provider_config(&mock.base_url(), &worker);
+    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
+    let student = fixtures::student_with_tool(&app, "survivor@example.com").await;
+    let tool_id = id(&student.tool);
+    let session = fixtures::session(&app, &student.token, &tool_id).await;
+    Served {
+        session_id: id(&session),
+        tool_id,
+        token: student.token,
+        app,
+        mock,
+        _config: config,
+    }
+}
+
+/// Follows the prompt on the restarted server until it ends; checks it completed with
+/// the whole answer, stored once. Returns its last attempt's events and the prompt.
+async fn completes_after_restart(
+    s: &Served,
+    session_id: &str,
+    prompt_id: &str,
+    answer: &str,
+) -> (Vec<SseEvent>, serde_json::Value) {
+    let mut feed: SseReader = s.app.prompt_events(&s.token, prompt_id, None).await;
+    let events = tokio::time::timeout(RESUME, feed.until_terminal(RESUME))
+        .await
+        .unwrap_or_else(|_| panic!("the turn did not end within {RESUME:?} of the restart"));
+    let last = events.last().expect("a terminal event");
+    assert_eq!(last.event, "complete", "{events:?}");
+    // After a restart the (in-process) log holds what the new attempt streamed.
+    let attempt_start = events
+        .iter()
+        .rposition(|e| e.event == "retry")
+        .map_or(0, |at| at + 1);
+    let attempt = events[attempt_start..].to_vec();
+    assert_eq!(text_of(&attempt), answer, "{events:?}");
+    assert_eq!(last.data["payload"]["message"], answer);
+
+    let prompt = s.app.prompt(&s.token, prompt_id).await;
+    assert_eq!(prompt["state"], "completed", "{prompt}");
+    let messages = s.app.session_messages(&s.token, session_id).await;
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant"],
+        "one answer, stored once: {messages:?}"
+    );
+    assert_eq!(messages[1]["content"], answer);
+    assert_eq!(messages[1]["is_complete"], true);
+    assert_eq!(messages[1]["id"], last.data["message_id"]);
+    (attempt, prompt)
+}
+
+both_backends!(
+    a_turn_killed_mid_stream_completes_after_restart,
+    |backend: Backend| async move {
+        let mut s = served(backend, 8).await;
+        let prompt_id = s
+            .app
+            .send_in_background(
+                &s.token,
+                &s.session_id,
+                "[[mock tokens=100 token_delay_ms=30]] keep going",
+            )
+            .await;
+        let mut feed = s.app.prompt_events(&s.token, &prompt_id, None).await;
+        let mut deltas = 0;
+        while deltas < 5 {
+            let event = feed.next(WAIT).await.expect("the feed ended early");
+            assert!(!event.is_terminal(), "the turn ended too soon: {event:?}");
+            deltas += usize::from(event.event == "text_delta");
+        }
+        drop(feed);
+        s.app.kill().await;
+        let killed_at = Instant::now();
+        s.app.start().await;
+
+        let (attempt, prompt) =
+            completes_after_restart(&s, &s.session_id, &prompt_id, &mock_tokens(100)).await;
+        eprintln!(
+            "{backend:?}: killed mid-turn → completed {:?} after the kill",
+            killed_at.elapsed()
+        );
+        assert_eq!(prompt["attempt"], 2, "the turn started over once: {prompt}");
+        assert_eq!(attempt[0].data["attempt"], 2, "{attempt:?}");
+        let blocks = s
+            .app
+            .count(&format!(
+                "SELECT COUNT(*) FROM blocks WHERE prompt_id = {}",
+                s.app.sql_uuid(&prompt_id)
+            ))
+            .await;
+        assert_eq!(
+            blocks, 1,
+            "the interrupted attempt's partial block was dropped"
+        );
+        assert_eq!(
+            s.mock.requests().len(),
+            2,
+            "the interrupted call and the one that completed"
+        );
+    }
+);
+
+both_backends!(
+    a_turn_accepted_before_a_kill_but_not_yet_claimed_runs_after_restart,
+    |backend: Backend| async move {
+        // One turn at a time: while a slow turn holds the only slot, the next one
+        // waits in the queue, unclaimed, when the process dies.
+        let mut s = served(backend, 1).await;
+        let busy = s
+            .app
+            .send_in_background(
+                &s.token,
+                &s.session_id,
+                "[[mock tokens=100 token_delay_ms=30]] hold the slot",
+            )
+            .await;
+        let mut feed = s.app.prompt_events(&s.token, &busy, None).await;
+        loop {
+            let event = feed.next(WAIT).await.expect("the feed ended early");
+            assert!(!event.is_terminal(), "the turn ended too soon: {event:?}");
+            if event.event == "text_delta" {
+                break;
+            }
+        }
+        drop(feed);
+        let queued_session = id(&fixtures::session(&s.app, &s.token, &s.tool_id).await);
+        let queued = s
+            .app
+            .send_in_background(&s.token, &queued_session, "are you still there")
+            .await;
+        let before = s.app.prompt(&s.token, &queued).await;
+        assert_eq!(before["state"], "created", "not claimed yet: {before}");
+
+        s.app.kill().await;
+        let killed_at = Instant::now();
+        s.app.start().await;
+
+        let (_, prompt) =
+            completes_after_restart(&s, &queued_session, &queued, "Echo: are you still there")
+                .await;
+        eprintln!(
+            "{backend:?}: killed before the claim → completed {:?} after the kill",
+            killed_at.elapsed()
+        );
+        assert_eq!(
+            prompt["attempt"], 1,
+            "it ran once, after the restart: {prompt}"
+        );
+        completes_after_restart(&s, &s.session_id, &busy, &mock_tokens(100)).await;
+    }
+);
+
+/// Eight turns accepted at once on one `parley serve`: every message is accepted (202)
+/// and every turn completes with its whole answer.
+async fn concurrent_turns_all_complete(backend: Backend) {
+    const TURNS: usize = 8;
+    const TOKENS: usize = 40;
+    let s = served(backend, TURNS).await;
+    let mut sessions = Vec::new();
+    for _ in 0..TURNS {
+        sessions.push(id(&fixtures::session(&s.app, &s.token, &s.tool_id).await));
+    }
+    let sends = sessions.iter().enumerate().map(|(i, session)| {
+        let content = format!("[[mock tokens={TOKENS} token_delay_ms=10]] turn {i}");
+        let app = &s.app;
+        let token = &s.token;
+        async move { app.send_in_background(token, session, &content).await }
+    });
+    let prompts = futures::future::join_all(sends).await;
+    for (prompt_id, session) in prompts.iter().zip(&sessions) {
+        let mut feed = s.app.prompt_events(&s.token, prompt_id, None).await;
+        let events = tokio::time::timeout(WAIT, feed.until_terminal(WAIT))
+            .await
+            .unwrap_or_else(|_| panic!("{prompt_id} did not end within {WAIT:?}"));
+        let last = events.last().expect("a terminal event");
+        assert_eq!(last.event, "complete", "{prompt_id}: {:?}", last.data);
+        assert_eq!(text_of(&events), mock_tokens(TOKENS));
+        let messages = s.app.session_messages(&s.token, session).await;
+        assert_eq!(messages.len(), 2, "{messages:?}");
+    }
+}
+
+// Accepted turns are not lost to load either: concurrent writers on SQLite wait for the
+// write lock (WAL, busy timeout, `BEGIN IMMEDIATE`) instead of failing with
+// `SQLITE_BUSY`.
+both_backends!(
+    concurrent_turns_on_one_server_all_complete,
+    |backend: Backend| async move { concurrent_turns_all_complete(backend).await }
+);
