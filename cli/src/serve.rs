@@ -19,7 +19,9 @@ use parley_worker::{
 };
 use poem::{
     Server,
-    listener::{Acceptor, Listener, TcpListener},
+    http::uri::Scheme,
+    listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
+    web::{LocalAddr, RemoteAddr},
 };
 use sea_orm::DatabaseConnection;
 use secrecy::ExposeSecret;
@@ -224,10 +226,12 @@ async fn serve_http(
         },
         streaming: Streaming::default(),
     };
-    let acceptor = TcpListener::bind(settings.listen)
-        .into_acceptor()
-        .await
-        .with_context(|| format!("listening on {}", settings.listen))?;
+    let acceptor = NoDelay(
+        TcpListener::bind(settings.listen)
+            .into_acceptor()
+            .await
+            .with_context(|| format!("listening on {}", settings.listen))?,
+    );
     let addr = acceptor
         .local_addr()
         .first()
@@ -239,6 +243,27 @@ async fn serve_http(
         .run_with_graceful_shutdown(parley_api::app(state), shutdown_signal(), Some(GRACE))
         .await
         .context("serving HTTP")
+}
+
+/// Accepts connections with `TCP_NODELAY` set: an SSE feed is many small writes, and
+/// Nagle's algorithm would hold each one for the client's delayed ACK (~40 ms), which is
+/// most of a turn's time to first token.
+struct NoDelay(TcpAcceptor);
+
+impl Acceptor for NoDelay {
+    type Io = tokio::net::TcpStream;
+
+    fn local_addr(&self) -> Vec<LocalAddr> {
+        self.0.local_addr()
+    }
+
+    async fn accept(&mut self) -> std::io::Result<(Self::Io, LocalAddr, RemoteAddr, Scheme)> {
+        let (io, local, remote, scheme) = self.0.accept().await?;
+        if let Err(err) = io.set_nodelay(true) {
+            tracing::debug!(error = %err, "cannot set TCP_NODELAY");
+        }
+        Ok((io, local, remote, scheme))
+    }
 }
 
 fn hostname() -> String {

@@ -9,3 +9,14 @@
 
 pub mod event_log;
 pub mod queue;
+
+/// A Redis client for `url` whose connections send small writes at once (`TCP_NODELAY`):
+/// every event is one small command, and Nagle's algorithm would hold it for the peer's
+/// delayed ACK (tens of milliseconds).
+pub fn redis_client(url: &str) -> redis::RedisResult<redis::Client> {
+    use redis::IntoConnectionInfo;
+    let info = url
+        .into_connection_info()?
+        .set_tcp_settings(redis::io::tcp::TcpSettings::default().set_nodelay(true));
+    redis::Client::open(info)
+}

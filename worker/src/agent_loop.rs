@@ -102,10 +102,6 @@ pub async fn run(
     started: Instant,
 ) -> (Generation, LoopEnd) {
     let mut generation = Generation::default();
-    let input_estimate: u64 = messages
-        .iter()
-        .map(|m| context::count_tokens(&route.upstream, &m.content) + 4)
-        .sum();
     let mut attempt = 0;
     loop {
         attempt += 1;
@@ -124,7 +120,10 @@ pub async fn run(
         if !reported {
             // The provider reported no usage (a failed or cancelled call, or one without
             // the usage chunk): count what was sent and what came back.
-            usage.input_tokens = input_estimate;
+            usage.input_tokens = messages
+                .iter()
+                .map(|m| context::count_tokens(&route.upstream, &m.content) + 4)
+                .sum();
             usage.output_tokens = context::count_tokens(&route.upstream, &outcome.produced_text);
         }
         usage.latency_ms = call_started.elapsed().as_millis() as u64;

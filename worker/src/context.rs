@@ -6,6 +6,11 @@
 //! the models it knows). For a model no tokenizer fits, the last
 //! [`FALLBACK_HISTORY`] messages are sent instead.
 
+use std::{
+    collections::HashMap,
+    sync::{Mutex, OnceLock},
+};
+
 use parley_entity::{enums::MessageRole, messages};
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
@@ -144,9 +149,18 @@ pub fn assemble(
     }
 }
 
-/// The tokenizer of a model, if tiktoken knows it.
+/// The tokenizer of a model, if tiktoken knows it. Looked up once per model name: the
+/// lookup of an unknown model builds an error (with a backtrace when `RUST_BACKTRACE` is
+/// set), too costly for every message of every turn.
 pub fn tokenizer(model: &str) -> Option<&'static CoreBPE> {
-    tiktoken_rs::bpe_for_model(model).ok()
+    static KNOWN: OnceLock<Mutex<HashMap<String, Option<&'static CoreBPE>>>> = OnceLock::new();
+    let mut known = KNOWN
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    *known
+        .entry(model.to_owned())
+        .or_insert_with(|| tiktoken_rs::bpe_for_model(model).ok())
 }
 
 /// Counts tokens of `text` for `model`, falling back to ~4 characters per token.

@@ -77,7 +77,7 @@ impl RedisEventLog {
     /// Connects to Redis at `url` and starts the shared pub/sub listener (on the current
     /// tokio runtime).
     pub async fn connect(url: &str) -> Result<Self> {
-        let client = ::redis::Client::open(url)
+        let client = crate::redis_client(url)
             .map_err(|error| EventLogError::Internal(format!("invalid Redis URL: {error}")))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(2)))

@@ -54,7 +54,7 @@ impl RedisQueue {
     /// on first use, so a process can start while Redis is down and report it through
     /// [`JobQueue::ready`]); must be called inside a Tokio runtime.
     pub fn connect(url: &str) -> Result<Self, QueueError> {
-        let client = Client::open(url)
+        let client = crate::redis_client(url)
             .map_err(|e| QueueError::Internal(format!("invalid Redis URL: {e}")))?;
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(Some(Duration::from_secs(2)))

@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# Runs Parley's load benchmark (tests/bench) in distributed mode on this machine.
+#
+#   scripts/bench.sh                  # both phases: the load levels, then 1,000 SSE readers
+#   scripts/bench.sh [BENCH-ARGS...]  # one run of parley-bench with these arguments,
+#                                     # e.g. --levels 1,8,32 --duration 10, or --readers 1000
+#
+# Builds the release binaries (parley, parley-mock-llm, parley-bench; CARGO_TARGET_DIR is
+# respected), starts throwaway PostgreSQL and Redis servers on free loopback ports (as
+# scripts/test.sh does), parley-mock-llm (0 ms delays) as its own process, runs
+# `parley migrate up`, starts one `parley api` and one `parley worker` (PARLEY_LOG=warn),
+# runs parley-bench against them, and stops everything by PID on exit. With no
+# arguments the api and worker are restarted between the two phases, so the readers
+# phase starts from a fresh api process.
+#
+# Environment: BENCH_WORKER_CONCURRENCY (default 64), BENCH_TIMEOUT (seconds for one
+# parley-bench run, default 900); PARLEY_* settings (e.g. PARLEY_DATABASE__MAX_CONNECTIONS)
+# are passed on to the api and worker. Logs are printed if a process fails to start;
+# set BENCH_KEEP=1 to keep the temp dir with every log. Debug aid: BENCH_CMD='…' runs
+# that shell command instead of parley-bench, with everything up and PARLEY_BENCH_API_URL,
+# PARLEY_BENCH_MOCK_URL, PARLEY_BENCH_ADMIN_TOKEN, BENCH_API_PID, BENCH_WORKER_PID,
+# BENCH_PG_PID, BENCH_REDIS_PID and BENCH_MOCK_PID exported (e.g. to attach perf).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+log() { printf '[bench.sh] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# --- Throwaway PostgreSQL and Redis: the same steps as scripts/test.sh. ---
+
+as_root() { if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+pg_bin_dir() {
+    local dirs
+    dirs=$(compgen -G '/usr/lib/postgresql/*/bin' | sort -V) || return 1
+    for d in $(tac <<<"$dirs"); do
+        [[ -x $d/initdb && -x $d/postgres ]] && { echo "$d"; return 0; }
+    done
+    return 1
+}
+
+install_servers() {
+    local packages=()
+    pg_bin_dir >/dev/null || packages+=(postgresql)
+    command -v redis-server >/dev/null || packages+=(redis-server)
+    ((${#packages[@]} == 0)) && return 0
+    log "installing ${packages[*]}"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}"
+}
+
+free_port() {
+    if command -v python3 >/dev/null; then
+        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+        return
+    fi
+    local port
+    for _ in $(seq 100); do
+        port=$((20000 + RANDOM % 40000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
+    done
+    die "no free port found"
+}
+
+as_postgres() {
+    if [[ $EUID -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+TMP=""
+PG_PID=""
+PG_WRAPPER=""
+REDIS_PID=""
+MOCK_PID=""
+API_PID=""
+WORKER_PID=""
+
+stop_pid() {
+    local pid=$1 sig=$2 name=$3
+    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
+    kill "-$sig" "$pid" 2>/dev/null || true
+    for _ in $(seq 200); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    log "$name (pid $pid) did not stop; killing it"
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+stop_roles() {
+    stop_pid "$API_PID" TERM "parley api"
+    stop_pid "$WORKER_PID" TERM "parley worker"
+    for pid in $API_PID $WORKER_PID; do wait "$pid" 2>/dev/null || true; done
+    API_PID="" WORKER_PID=""
+}
+
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    stop_roles
+    stop_pid "$MOCK_PID" INT parley-mock-llm
+    stop_pid "$PG_PID" INT postgres
+    stop_pid "$REDIS_PID" TERM redis-server
+    for pid in $MOCK_PID $PG_WRAPPER $REDIS_PID; do wait "$pid" 2>/dev/null || true; done
+    if [[ -n $TMP && -d $TMP ]]; then
+        if [[ ${BENCH_KEEP:-} == 1 ]]; then log "logs kept in $TMP"; else rm -rf "$TMP"; fi
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+start_postgres() {
+    local bin=$1 port=$2 dir=$TMP/pg
+    mkdir -p "$dir/sock"
+    [[ $EUID -eq 0 ]] && chown -R postgres:postgres "$dir"
+    as_postgres "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-locale --no-sync \
+        >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+    as_postgres "$bin/postgres" -D "$dir/data" -k "$dir/sock" -p "$port" -h 127.0.0.1 \
+        -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 \
+        >"$dir/postgres.log" 2>&1 &
+    PG_WRAPPER=$!
+    for _ in $(seq 300); do
+        if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
+            PG_PID=$(head -n1 "$dir/data/postmaster.pid")
+            log "postgres ready on 127.0.0.1:$port (pid $PG_PID)"
+            return 0
+        fi
+        kill -0 "$PG_WRAPPER" 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$dir/postgres.log" >&2
+    [[ -f $dir/data/postmaster.pid ]] && PG_PID=$(head -n1 "$dir/data/postmaster.pid")
+    die "postgres did not become ready"
+}
+
+start_redis() {
+    local port=$1 dir=$TMP/redis
+    mkdir -p "$dir"
+    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+        --daemonize no --logfile "$dir/redis.log" &
+    REDIS_PID=$!
+    for _ in $(seq 300); do
+        if command -v redis-cli >/dev/null; then
+            if [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]]; then
+                log "redis ready on 127.0.0.1:$port (pid $REDIS_PID)"
+                return 0
+            fi
+        elif (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            log "redis listening on 127.0.0.1:$port (pid $REDIS_PID)"
+            return 0
+        fi
+        kill -0 "$REDIS_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$dir/redis.log" >&2
+    die "redis-server did not become ready"
+}
+
+# --- Parley's processes. ---
+
+# Waits up to 30 s for a line matching $2 in the log $1 of the process $3.
+wait_for_line() {
+    local file=$1 pattern=$2 pid=$3 name=$4
+    for _ in $(seq 300); do
+        grep -q "$pattern" "$file" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    tail -n 50 "$file" >&2 || true
+    die "$name did not start"
+}
+
+start_mock() {
+    local port=$1
+    "$BIN/parley-mock-llm" --listen "127.0.0.1:$port" --first-token-delay-ms 0 --token-delay-ms 0 \
+        >"$TMP/mock.log" 2>&1 &
+    MOCK_PID=$!
+    wait_for_line "$TMP/mock.log" 'mock-llm listening' "$MOCK_PID" parley-mock-llm
+    log "mock-llm on 127.0.0.1:$port (pid $MOCK_PID)"
+}
+
+start_roles() {
+    "$BIN/parley" api --listen "127.0.0.1:$API_PORT" >>"$TMP/api.log" 2>&1 &
+    API_PID=$!
+    wait_for_line "$TMP/api.log" 'parley listening' "$API_PID" "parley api"
+    "$BIN/parley" worker --concurrency "$WORKER_CONCURRENCY" >>"$TMP/worker.log" 2>&1 &
+    WORKER_PID=$!
+    wait_for_line "$TMP/worker.log" 'parley worker running' "$WORKER_PID" "parley worker"
+    log "parley api on 127.0.0.1:$API_PORT (pid $API_PID), worker --concurrency $WORKER_CONCURRENCY (pid $WORKER_PID)"
+}
+
+run_bench() {
+    local status=0
+    timeout --signal=INT "${BENCH_TIMEOUT:-900}" "$BIN/parley-bench" \
+        --api-url "http://127.0.0.1:$API_PORT" \
+        --mock-url "http://127.0.0.1:$MOCK_PORT/v1" \
+        --proc "api=$API_PID" --proc "worker=$WORKER_PID" --proc "postgres=$PG_PID+" \
+        --proc "redis=$REDIS_PID" --proc "mock=$MOCK_PID" \
+        --clk-tck "$(getconf CLK_TCK)" "$@" || status=$?
+    for name in api worker; do
+        if grep -qiE 'error|panic' "$TMP/$name.log"; then
+            log "$name log (errors):"
+            grep -iE 'error|panic' "$TMP/$name.log" | tail -n 20 >&2
+        fi
+    done
+    return "$status"
+}
+
+machine_info() {
+    echo "== machine"
+    echo "date:   $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "cpu:    $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "memory: $(free -m | awk '/^Mem:/ {print $2 " MiB"}')"
+    echo "kernel: $(uname -r); $(rustc --version 2>/dev/null || echo rustc ?)"
+    echo "uptime: $(uptime)"
+    echo "busiest processes now (other work skews the figures):"
+    top -b -n 2 -d 1 -o %CPU 2>/dev/null | awk '/^top -/ {n++} n == 2' | sed -n '7,14p' || true
+}
+
+# --- Main. ---
+
+WORKER_CONCURRENCY=${BENCH_WORKER_CONCURRENCY:-64}
+BIN=${CARGO_TARGET_DIR:-target}/release
+# 1,000 SSE readers are 1,000 sockets in the api and in the bench.
+ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+log "cargo build --release -p parley -p parley-mock-llm -p parley-bench"
+cargo build --release -p parley -p parley-mock-llm -p parley-bench
+
+install_servers
+PG_BIN=$(pg_bin_dir) || die "no PostgreSQL found under /usr/lib/postgresql/*/bin"
+command -v redis-server >/dev/null || die "redis-server not found"
+
+TMP=$(mktemp -d -t parley-bench.XXXXXX)
+chmod 755 "$TMP"
+
+pg_port=$(free_port)
+redis_port=$(free_port)
+MOCK_PORT=$(free_port)
+API_PORT=$(free_port)
+start_postgres "$PG_BIN" "$pg_port"
+start_redis "$redis_port"
+start_mock "$MOCK_PORT"
+
+cat >"$TMP/parley.toml" <<EOF
+[[providers]]
+name = "mock"
+base_url = "http://127.0.0.1:$MOCK_PORT/v1"
+
+[[models]]
+id = "mock-model"
+provider = "mock"
+EOF
+export PARLEY_CONFIG=$TMP/parley.toml
+export PARLEY_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
+export PARLEY_REDIS_URL="redis://127.0.0.1:$redis_port/"
+export PARLEY_LOG=warn
+# As in production: with RUST_BACKTRACE set, every anyhow error captures a backtrace, and
+# the worker makes some on its happy path (see BENCHMARKS.md).
+unset RUST_BACKTRACE RUST_LIB_BACKTRACE
+PARLEY_BOOTSTRAP_ADMIN_TOKEN="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+export PARLEY_BOOTSTRAP_ADMIN_TOKEN
+export PARLEY_BENCH_ADMIN_TOKEN=$PARLEY_BOOTSTRAP_ADMIN_TOKEN
+
+"$BIN/parley" migrate up >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; die "migrate up failed"; }
+start_roles
+
+machine_info
+if [[ -n ${BENCH_CMD:-} ]]; then
+    export PARLEY_BENCH_API_URL="http://127.0.0.1:$API_PORT" PARLEY_BENCH_MOCK_URL="http://127.0.0.1:$MOCK_PORT/v1"
+    export BENCH_API_PID=$API_PID BENCH_WORKER_PID=$WORKER_PID BENCH_PG_PID=$PG_PID
+    export BENCH_REDIS_PID=$REDIS_PID BENCH_MOCK_PID=$MOCK_PID BIN
+    bash -c "$BENCH_CMD"
+elif (($# == 0)); then
+    echo
+    echo "== phase 1: load levels"
+    run_bench
+    log "restarting the api and worker for the readers phase"
+    stop_roles
+    start_roles
+    echo
+    echo "== phase 2: SSE readers"
+    run_bench --readers 1000
+else
+    run_bench "$@"
+fi
+echo
+echo "uptime after: $(uptime)"

@@ -1,0 +1,355 @@
+//! The load levels: C users each running turns back to back, through Parley and — for
+//! the baseline — straight against the mock LLM.
+
+use std::{
+    collections::BTreeMap,
+    future::Future,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use eventsource_stream::Eventsource;
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::stats::Percentiles;
+
+/// One turn that worked.
+#[derive(Debug, Clone, Copy)]
+pub struct Turn {
+    /// Request sent → first text (`text_delta`, or the first content chunk of the mock).
+    pub ttft: Duration,
+    /// Request sent → `complete` (or `[DONE]`).
+    pub latency: Duration,
+    /// Words of the streamed text (the mock's tokens are words).
+    pub tokens: usize,
+}
+
+/// Why a turn failed: a short kind to count by, and a detail to show once.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub kind: String,
+    pub detail: String,
+}
+
+impl Failure {
+    fn new(kind: impl Into<String>, detail: impl std::fmt::Display) -> Self {
+        let mut detail = detail.to_string();
+        detail.truncate(300);
+        Self {
+            kind: kind.into(),
+            detail,
+        }
+    }
+}
+
+pub type TurnResult = Result<Turn, Failure>;
+
+#[derive(Deserialize)]
+struct TextDelta {
+    #[serde(default)]
+    text: String,
+}
+
+/// One Parley turn: `POST /v1/sessions/{id}/messages` with `Accept: text/event-stream`,
+/// read with a real SSE parser up to `complete`.
+pub async fn parley_turn(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    content: &str,
+    expected_tokens: usize,
+) -> TurnResult {
+    let sent = Instant::now();
+    let response = client
+        .post(url)
+        .bearer_auth(token)
+        .header("accept", "text/event-stream")
+        .json(&json!({"content": content}))
+        .send()
+        .await
+        .map_err(|err| Failure::new("transport", err))?;
+    let status = response.status().as_u16();
+    if status != 200 {
+        let body = response.text().await.unwrap_or_default();
+        return Err(Failure::new(format!("http {status}"), body));
+    }
+    let mut events = response.bytes_stream().eventsource();
+    let mut ttft = None;
+    let mut text = String::new();
+    while let Some(event) = events.next().await {
+        let event = event.map_err(|err| Failure::new("stream", err))?;
+        match event.event.as_str() {
+            "text_delta" => {
+                let delta: TextDelta = serde_json::from_str(&event.data)
+                    .map_err(|err| Failure::new("bad event", format!("{err}: {}", event.data)))?;
+                if ttft.is_none() && !delta.text.is_empty() {
+                    ttft = Some(sent.elapsed());
+                }
+                text.push_str(&delta.text);
+            }
+            "complete" => return finished(sent, ttft, &text, expected_tokens),
+            "error" => return Err(Failure::new("error event", event.data)),
+            "cancelled" => return Err(Failure::new("cancelled", "")),
+            _ => {}
+        }
+    }
+    Err(Failure::new("no complete", "the stream ended early"))
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    #[serde(default)]
+    delta: Option<ChoiceDelta>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceDelta {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+/// The same exchange straight with the mock: a streaming chat completion shaped like the
+/// worker's (system + user message, usage asked for), read up to `[DONE]`.
+pub async fn direct_turn(
+    client: &reqwest::Client,
+    url: &str,
+    model: &str,
+    content: &str,
+    expected_tokens: usize,
+) -> TurnResult {
+    let body = json!({
+        "model": model,
+        "messages": [
+            {"role": "system", "content": "## Core Behavior\nAnswer briefly."},
+            {"role": "user", "content": content},
+        ],
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    let sent = Instant::now();
+    let response = client
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .map_err(|err| Failure::new("transport", err))?;
+    let status = response.status().as_u16();
+    if status != 200 {
+        let body = response.text().await.unwrap_or_default();
+        return Err(Failure::new(format!("http {status}"), body));
+    }
+    let mut events = response.bytes_stream().eventsource();
+    let mut ttft = None;
+    let mut text = String::new();
+    while let Some(event) = events.next().await {
+        let event = event.map_err(|err| Failure::new("stream", err))?;
+        if event.data == "[DONE]" {
+            return finished(sent, ttft, &text, expected_tokens);
+        }
+        let chunk: Chunk = serde_json::from_str(&event.data)
+            .map_err(|err| Failure::new("bad chunk", format!("{err}: {}", event.data)))?;
+        for choice in chunk.choices {
+            if let Some(piece) = choice.delta.and_then(|d| d.content) {
+                if ttft.is_none() && !piece.is_empty() {
+                    ttft = Some(sent.elapsed());
+                }
+                text.push_str(&piece);
+            }
+        }
+    }
+    Err(Failure::new("no [DONE]", "the stream ended early"))
+}
+
+fn finished(
+    sent: Instant,
+    ttft: Option<Duration>,
+    text: &str,
+    expected_tokens: usize,
+) -> TurnResult {
+    let latency = sent.elapsed();
+    let tokens = text.split_whitespace().count();
+    let Some(ttft) = ttft else {
+        return Err(Failure::new("no text", "finished without any text"));
+    };
+    if tokens != expected_tokens {
+        return Err(Failure::new(
+            "wrong length",
+            format!("{tokens} tokens instead of {expected_tokens}"),
+        ));
+    }
+    Ok(Turn {
+        ttft,
+        latency,
+        tokens,
+    })
+}
+
+/// How long each user runs turns.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// Turns run but not recorded first.
+    pub warmup: Duration,
+    /// The measured window: turns that start in it are recorded.
+    pub duration: Duration,
+    /// A turn longer than this counts as a failure (and the user goes on).
+    pub turn_timeout: Duration,
+}
+
+/// What one level measured.
+pub struct Run {
+    pub turns: Vec<Turn>,
+    /// Failures by kind: count and one example.
+    pub failures: BTreeMap<String, (usize, String)>,
+    /// From the start of the measured window to the end of its last turn.
+    pub elapsed: Duration,
+}
+
+impl Run {
+    pub fn errors(&self) -> usize {
+        self.failures.values().map(|(n, _)| n).sum()
+    }
+
+    pub fn turns_per_s(&self) -> f64 {
+        self.turns.len() as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    pub fn tokens_per_s(&self) -> f64 {
+        self.turns.iter().map(|t| t.tokens).sum::<usize>() as f64
+            / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    pub fn ttft(&self) -> Option<Percentiles> {
+        Percentiles::of(&self.turns.iter().map(|t| t.ttft).collect::<Vec<_>>())
+    }
+
+    pub fn latency(&self) -> Option<Percentiles> {
+        Percentiles::of(&self.turns.iter().map(|t| t.latency).collect::<Vec<_>>())
+    }
+}
+
+/// Runs `users` concurrent loops of `turn(user)` for warm-up + duration; a user starts
+/// no turn after the window closes, and the turns in flight then finish (bounded by the
+/// turn timeout).
+pub async fn run_users<F, Fut>(users: usize, timing: Timing, turn: F) -> Run
+where
+    F: Fn(usize) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = TurnResult> + Send,
+{
+    let turn = Arc::new(turn);
+    let start = Instant::now();
+    let measure_from = start + timing.warmup;
+    let stop_at = measure_from + timing.duration;
+    let tasks: Vec<_> = (0..users)
+        .map(|user| {
+            let turn = turn.clone();
+            tokio::spawn(async move {
+                let mut recorded = Vec::new();
+                loop {
+                    let began = Instant::now();
+                    if began >= stop_at {
+                        break;
+                    }
+                    let result = tokio::time::timeout(timing.turn_timeout, turn(user))
+                        .await
+                        .unwrap_or_else(|_| {
+                            Err(Failure::new(
+                                "timeout",
+                                format!("no end within {:?}", timing.turn_timeout),
+                            ))
+                        });
+                    let failed = result.is_err();
+                    if began >= measure_from {
+                        recorded.push((Instant::now(), result));
+                    }
+                    if failed {
+                        // Do not spin on a failing endpoint.
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                }
+                recorded
+            })
+        })
+        .collect();
+    let mut run = Run {
+        turns: Vec::new(),
+        failures: BTreeMap::new(),
+        elapsed: timing.duration,
+    };
+    let mut last_end = measure_from;
+    for task in tasks {
+        let Ok(recorded) = task.await else {
+            *run.failures
+                .entry("panic".into())
+                .or_insert((0, String::new())) = (1, "a user task panicked".into());
+            continue;
+        };
+        for (ended, result) in recorded {
+            last_end = last_end.max(ended);
+            match result {
+                Ok(turn) => run.turns.push(turn),
+                Err(failure) => {
+                    let entry = run
+                        .failures
+                        .entry(failure.kind)
+                        .or_insert((0, failure.detail));
+                    entry.0 += 1;
+                }
+            }
+        }
+    }
+    run.elapsed = last_end
+        .duration_since(measure_from)
+        .max(Duration::from_millis(1));
+    run
+}
+
+/// When each kind of event first arrived in one turn, from the request being sent:
+/// `headers` for the response head, then one entry per event type in arrival order.
+pub async fn timeline(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    content: &str,
+) -> anyhow::Result<Vec<(String, Duration)>> {
+    let sent = Instant::now();
+    let response = client
+        .post(url)
+        .bearer_auth(token)
+        .header("accept", "text/event-stream")
+        .json(&json!({"content": content}))
+        .send()
+        .await?;
+    anyhow::ensure!(response.status() == 200, "http {}", response.status());
+    let mut marks = vec![("headers".to_owned(), sent.elapsed())];
+    let mut events = response.bytes_stream().eventsource();
+    let mut last_delta = None;
+    while let Some(event) = events.next().await {
+        let event = event?;
+        let at = sent.elapsed();
+        if event.event == "text_delta" {
+            last_delta = Some(at);
+        }
+        if !marks.iter().any(|(name, _)| *name == event.event) {
+            marks.push((event.event.clone(), at));
+        }
+        if event.event == "complete" {
+            break;
+        }
+    }
+    if let Some(at) = last_delta {
+        let pos = marks
+            .iter()
+            .position(|(name, _)| name == "block_stop")
+            .unwrap_or(marks.len());
+        marks.insert(pos, ("last text_delta".to_owned(), at));
+    }
+    Ok(marks)
+}
