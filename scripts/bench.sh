@@ -29,64 +29,12 @@ die() { log "error: $*"; exit 1; }
 
 # --- Throwaway PostgreSQL and Redis: the same steps as scripts/test.sh. ---
 
-as_root() { if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+# shellcheck source=scripts/lib/servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/servers.sh"
 
-pg_bin_dir() {
-    local dirs
-    dirs=$(compgen -G '/usr/lib/postgresql/*/bin' | sort -V) || return 1
-    for d in $(tac <<<"$dirs"); do
-        [[ -x $d/initdb && -x $d/postgres ]] && { echo "$d"; return 0; }
-    done
-    return 1
-}
-
-install_servers() {
-    local packages=()
-    pg_bin_dir >/dev/null || packages+=(postgresql)
-    command -v redis-server >/dev/null || packages+=(redis-server)
-    ((${#packages[@]} == 0)) && return 0
-    log "installing ${packages[*]}"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}"
-}
-
-free_port() {
-    if command -v python3 >/dev/null; then
-        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-        return
-    fi
-    local port
-    for _ in $(seq 100); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
-    done
-    die "no free port found"
-}
-
-as_postgres() {
-    if [[ $EUID -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-TMP=""
-PG_PID=""
-PG_WRAPPER=""
-REDIS_PID=""
 MOCK_PID=""
 API_PID=""
 WORKER_PID=""
-
-stop_pid() {
-    local pid=$1 sig=$2 name=$3
-    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
-    kill "-$sig" "$pid" 2>/dev/null || true
-    for _ in $(seq 200); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    log "$name (pid $pid) did not stop; killing it"
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
 stop_roles() {
     stop_pid "$API_PID" TERM "parley api"
     stop_pid "$WORKER_PID" TERM "parley worker"
@@ -99,9 +47,8 @@ cleanup() {
     trap - EXIT INT TERM
     stop_roles
     stop_pid "$MOCK_PID" INT parley-mock-llm
-    stop_pid "$PG_PID" INT postgres
-    stop_pid "$REDIS_PID" TERM redis-server
-    for pid in $MOCK_PID $PG_WRAPPER $REDIS_PID; do wait "$pid" 2>/dev/null || true; done
+    wait "$MOCK_PID" 2>/dev/null || true
+    stop_servers
     if [[ -n $TMP && -d $TMP ]]; then
         if [[ ${BENCH_KEEP:-} == 1 ]]; then log "logs kept in $TMP"; else rm -rf "$TMP"; fi
     fi
@@ -111,56 +58,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-start_postgres() {
-    local bin=$1 port=$2 dir=$TMP/pg
-    mkdir -p "$dir/sock"
-    [[ $EUID -eq 0 ]] && chown -R postgres:postgres "$dir"
-    as_postgres "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-locale --no-sync \
-        >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
-    as_postgres "$bin/postgres" -D "$dir/data" -k "$dir/sock" -p "$port" -h 127.0.0.1 \
-        -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 \
-        >"$dir/postgres.log" 2>&1 &
-    PG_WRAPPER=$!
-    for _ in $(seq 300); do
-        if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
-            PG_PID=$(head -n1 "$dir/data/postmaster.pid")
-            log "postgres ready on 127.0.0.1:$port (pid $PG_PID)"
-            return 0
-        fi
-        kill -0 "$PG_WRAPPER" 2>/dev/null || break
-        sleep 0.1
-    done
-    cat "$dir/postgres.log" >&2
-    [[ -f $dir/data/postmaster.pid ]] && PG_PID=$(head -n1 "$dir/data/postmaster.pid")
-    die "postgres did not become ready"
-}
-
-start_redis() {
-    local port=$1 dir=$TMP/redis
-    mkdir -p "$dir"
-    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-        --daemonize no --logfile "$dir/redis.log" &
-    REDIS_PID=$!
-    for _ in $(seq 300); do
-        if command -v redis-cli >/dev/null; then
-            if [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]]; then
-                log "redis ready on 127.0.0.1:$port (pid $REDIS_PID)"
-                return 0
-            fi
-        elif (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            log "redis listening on 127.0.0.1:$port (pid $REDIS_PID)"
-            return 0
-        fi
-        kill -0 "$REDIS_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    cat "$dir/redis.log" >&2
-    die "redis-server did not become ready"
-}
-
-# --- Parley's processes. ---
-
-# Waits up to 30 s for a line matching $2 in the log $1 of the process $3.
 wait_for_line() {
     local file=$1 pattern=$2 pid=$3 name=$4
     for _ in $(seq 300); do

@@ -15,124 +15,19 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log() { printf '[test.sh] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-as_root() { if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
-
-pg_bin_dir() {
-    local dirs
-    dirs=$(compgen -G '/usr/lib/postgresql/*/bin' | sort -V) || return 1
-    for d in $(tac <<<"$dirs"); do
-        [[ -x $d/initdb && -x $d/postgres ]] && { echo "$d"; return 0; }
-    done
-    return 1
-}
-
-install_servers() {
-    local packages=()
-    pg_bin_dir >/dev/null || packages+=(postgresql)
-    command -v redis-server >/dev/null || packages+=(redis-server)
-    ((${#packages[@]} == 0)) && return 0
-    log "installing ${packages[*]}"
-    as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${packages[@]}"
-}
-
-# Asks the kernel for a free loopback port (bind to port 0), with a probing fallback.
-free_port() {
-    if command -v python3 >/dev/null; then
-        python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-        return
-    fi
-    local port
-    for _ in $(seq 100); do
-        port=$((20000 + RANDOM % 40000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return; fi
-    done
-    die "no free port found"
-}
-
-# Runs a command as the postgres user when we are root (initdb/postgres refuse root).
-as_postgres() {
-    if [[ $EUID -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-TMP=""
-PG_PID=""       # the postmaster itself (read from postmaster.pid)
-PG_WRAPPER=""   # the background job that started it (runuser), reaped with wait
-REDIS_PID=""
-
-# Sends a signal to a PID and waits up to ~20 s for it to go away, then SIGKILLs it.
-stop_pid() {
-    local pid=$1 sig=$2 name=$3
-    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
-    kill "-$sig" "$pid" 2>/dev/null || true
-    for _ in $(seq 200); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    log "$name (pid $pid) did not stop; killing it"
-    kill -KILL "$pid" 2>/dev/null || true
-}
+# shellcheck source=scripts/lib/servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/servers.sh"
 
 cleanup() {
     local status=$?
     trap - EXIT INT TERM
-    # SIGINT is PostgreSQL's "fast" shutdown (SIGTERM would wait for clients to leave).
-    stop_pid "$PG_PID" INT postgres
-    stop_pid "$REDIS_PID" TERM redis-server
-    for pid in $PG_WRAPPER $REDIS_PID; do wait "$pid" 2>/dev/null || true; done
+    stop_servers
     [[ -n $TMP && -d $TMP ]] && rm -rf "$TMP"
     exit "$status"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-start_postgres() {
-    local bin=$1 port=$2 dir=$TMP/pg
-    mkdir -p "$dir/sock"
-    [[ $EUID -eq 0 ]] && chown -R postgres:postgres "$dir"
-    as_postgres "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --no-locale --no-sync \
-        >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
-    as_postgres "$bin/postgres" -D "$dir/data" -k "$dir/sock" -p "$port" -h 127.0.0.1 \
-        -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 \
-        >"$dir/postgres.log" 2>&1 &
-    PG_WRAPPER=$!
-    for _ in $(seq 300); do
-        if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
-            PG_PID=$(head -n1 "$dir/data/postmaster.pid")
-            log "postgres ready on 127.0.0.1:$port (pid $PG_PID)"
-            return 0
-        fi
-        kill -0 "$PG_WRAPPER" 2>/dev/null || break
-        sleep 0.1
-    done
-    cat "$dir/postgres.log" >&2
-    [[ -f $dir/data/postmaster.pid ]] && PG_PID=$(head -n1 "$dir/data/postmaster.pid")
-    die "postgres did not become ready"
-}
-
-start_redis() {
-    local port=$1 dir=$TMP/redis
-    mkdir -p "$dir"
-    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
-        --daemonize no --logfile "$dir/redis.log" &
-    REDIS_PID=$!
-    for _ in $(seq 300); do
-        if command -v redis-cli >/dev/null; then
-            if [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]]; then
-                log "redis ready on 127.0.0.1:$port (pid $REDIS_PID)"
-                return 0
-            fi
-        elif (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            log "redis listening on 127.0.0.1:$port (pid $REDIS_PID)"
-            return 0
-        fi
-        kill -0 "$REDIS_PID" 2>/dev/null || break
-        sleep 0.1
-    done
-    cat "$dir/redis.log" >&2
-    die "redis-server did not become ready"
-}
 
 install_servers
 PG_BIN=$(pg_bin_dir) || die "no PostgreSQL found under /usr/lib/postgresql/*/bin"
