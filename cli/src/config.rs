@@ -261,7 +261,12 @@ const ENV_ALIASES: &[(&str, &str)] = &[
     ("log_format", "log.format"),
 ];
 /// Top-level keys that may come from the environment as `PARLEY_<KEY>`.
-const ENV_TOP_LEVEL: &[&str] = &["listen", "data_dir", "bootstrap_admin_token"];
+const ENV_TOP_LEVEL: &[&str] = &[
+    "listen",
+    "data_dir",
+    "bootstrap_admin_token",
+    "default_model",
+];
 
 /// Values given on the command line; they win over file and environment.
 #[derive(Debug, Default, serde::Serialize)]
@@ -428,9 +433,15 @@ mod tests {
             jail.set_env("PARLEY_LISTEN", "127.0.0.1:9001");
             jail.set_env("PARLEY_DATABASE_URL", "postgres://u:secret@h/db");
             jail.set_env("PARLEY_TEST_PG_URL", "ignored");
+            jail.set_env("PARLEY_DEFAULT_MODEL", "gpt-x");
+            jail.set_env("PARLEY_WORKER__CONCURRENCY", "3");
+            jail.set_env("PARLEY_REDIS__QUEUE", "tenant-a");
             let s = load_in(jail).expect("loads");
             assert_eq!(s.listen.port(), 9001);
             assert_eq!(s.limits.max_body_bytes, 4096);
+            assert_eq!(s.default_model.as_deref(), Some("gpt-x"));
+            assert_eq!(s.worker.concurrency, 3);
+            assert_eq!(s.redis.queue, "tenant-a");
             assert!(
                 !format!("{s:?}").contains("secret"),
                 "secrets must not print"

@@ -1056,3 +1056,35 @@ both_backends!(
         assert!(line.contains("prompt_id="), "{line}");
     }
 );
+
+both_backends!(
+    a_reader_that_leaves_does_not_stop_the_turn,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        let mut feed = chat
+            .stream("[[mock tokens=30 token_delay_ms=20]] go on without me")
+            .await;
+        let mut head = Vec::new();
+        for _ in 0..4 {
+            head.push(feed.next(WAIT).await.expect("an event"));
+        }
+        let prompt_id = prompt_id_of(&head);
+        drop(feed);
+        let events = chat
+            .events(&prompt_id, None)
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_eq!(
+            events.last().unwrap().event,
+            "complete",
+            "closing a reader never stops the generation"
+        );
+        assert_eq!(text_of(&events).split_whitespace().count(), 30);
+        assert_eq!(
+            events[..4],
+            head[..],
+            "the log is the same for every reader"
+        );
+    }
+);
