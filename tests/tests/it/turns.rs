@@ -134,6 +134,19 @@ impl Chat {
     }
 }
 
+/// Checks a prompt's state and how many times a worker started it.
+async fn assert_prompt(chat: &Chat, prompt_id: &str, state: &str, attempt: i64) {
+    let prompt = chat
+        .app
+        .get(&format!("/v1/prompts/{prompt_id}"), Some(&chat.token))
+        .await;
+    let found = (
+        prompt.body["state"].as_str(),
+        prompt.body["attempt"].as_i64(),
+    );
+    assert_eq!(found, (Some(state), Some(attempt)), "{prompt}");
+}
+
 fn prompt_id_of(events: &[SseEvent]) -> String {
     events[0].data["prompt_id"]
         .as_str()
@@ -814,18 +827,7 @@ both_backends!(
                 .any(|e| e.event == "retry" && e.data["attempt"] == 2),
             "{events:?}"
         );
-        let prompt = chat
-            .app
-            .get(&format!("/v1/prompts/{failed_id}"), Some(&chat.token))
-            .await;
-        assert_eq!(
-            (
-                prompt.body["state"].as_str(),
-                prompt.body["attempt"].as_i64()
-            ),
-            (Some("failed"), Some(2)),
-            "{prompt}"
-        );
+        assert_prompt(&chat, &failed_id, "failed", 2).await;
     }
 );
 
@@ -924,18 +926,7 @@ both_backends!(
         let kinds: Vec<&str> = events.iter().map(|e| e.event.as_str()).collect();
         assert_eq!(kinds, ["prompt_state", "cancelled"], "{events:?}");
         assert_eq!(events[0].data["state"], "canceled");
-        let prompt = chat
-            .app
-            .get(&format!("/v1/prompts/{queued_id}"), Some(&chat.token))
-            .await;
-        assert_eq!(
-            (
-                prompt.body["state"].as_str(),
-                prompt.body["attempt"].as_i64()
-            ),
-            (Some("canceled"), Some(0)),
-            "never ran: {prompt}"
-        );
+        assert_prompt(&chat, &queued_id, "canceled", 0).await;
         assert!(
             !chat
                 .mock
