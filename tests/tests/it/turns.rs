@@ -2,9 +2,12 @@
 //! with a real parser. Each test runs on PostgreSQL and on SQLite (`parley serve`: the
 //! embedded queue and event log).
 
-use std::{collections::HashSet, io::Write, time::Duration};
+use std::{collections::HashSet, time::Duration};
 
 use parley_mock_llm::{MockConfig, MockLlm, Outcome};
+use parley_tests::turns::{
+    assert_gap_free, config_path, mock_provider_config, prompt_id_of, text_of,
+};
 use parley_tests::{Backend, SseEvent, SseReader, TestApp, both_backends};
 use serde_json::{Value, json};
 
@@ -42,24 +45,8 @@ async fn chat_with(
         worker.push((key, value));
     }
     let worker: String = worker.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
-    let mut config = tempfile::NamedTempFile::new().expect("a temp file");
-    write!(
-        config,
-        r#"
-[[providers]]
-name = "mock"
-base_url = "{}"
-
-[[models]]
-id = "mock-model"
-provider = "mock"
-
-[worker]
-{worker}"#,
-        mock.base_url(),
-    )
-    .expect("writing the config");
-    let path = config.path().to_str().expect("a UTF-8 path").to_owned();
+    let config = mock_provider_config(&mock.base_url(), &worker);
+    let path = config_path(&config);
     let mut env = env.to_vec();
     env.push(("PARLEY_CONFIG", &path));
     let app = TestApp::spawn_with_env(backend, &env).await;
@@ -145,35 +132,6 @@ async fn assert_prompt(chat: &Chat, prompt_id: &str, state: &str, attempt: i64) 
         prompt.body["attempt"].as_i64(),
     );
     assert_eq!(found, (Some(state), Some(attempt)), "{prompt}");
-}
-
-fn prompt_id_of(events: &[SseEvent]) -> String {
-    events[0].data["prompt_id"]
-        .as_str()
-        .expect("a prompt id")
-        .to_owned()
-}
-
-fn text_of(events: &[SseEvent]) -> String {
-    events
-        .iter()
-        .filter(|e| e.event == "text_delta")
-        .map(|e| e.data["text"].as_str().unwrap_or_default())
-        .collect()
-}
-
-fn assert_gap_free(events: &[SseEvent]) {
-    let seqs: Vec<u64> = events.iter().map(SseEvent::seq).collect();
-    let expected: Vec<u64> = (1..=events.len() as u64).collect();
-    assert_eq!(seqs, expected, "seq is gap-free from 1");
-    for event in events {
-        assert_eq!(event.id, event.seq().to_string(), "id: is the seq");
-        assert_eq!(
-            event.data["type"],
-            event.event.as_str(),
-            "event: is the type"
-        );
-    }
 }
 
 both_backends!(
