@@ -6,8 +6,10 @@
 # Installs postgresql and redis-server with apt-get when they are missing, starts a
 # private PostgreSQL cluster and Redis on free loopback ports inside a temp dir, exports
 # PARLEY_TEST_PG_URL / PARLEY_TEST_REDIS_URL for the parley-tests harness, builds every
-# target, then runs `cargo test --workspace -- "$@"`. Both servers are stopped (by PID)
-# and the temp dir removed on exit, whatever happens. Exits with cargo test's status.
+# target, then runs `cargo test --workspace -- "$@"`, then the schema fuzzer against a real
+# `parley serve` (scripts/fuzz.sh; PARLEY_TEST_FUZZ=0 skips it). Both servers are stopped
+# (by PID) and the temp dir removed on exit, whatever happens. Exits with cargo test's
+# status, or the fuzzer's when the tests passed.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -72,4 +74,14 @@ cargo build --workspace --all-targets
 log "cargo test --workspace -- $*"
 status=0
 cargo test --workspace --no-fail-fast -- "$@" || status=$?
+
+# schemathesis against a real `parley serve` built above (its own server, not the ones here).
+if [[ ${PARLEY_TEST_FUZZ:-1} == 0 ]]; then
+    log "PARLEY_TEST_FUZZ=0: skipping scripts/fuzz.sh"
+else
+    log "scripts/fuzz.sh"
+    fuzz_status=0
+    scripts/fuzz.sh || fuzz_status=$?
+    [[ $status -ne 0 ]] || status=$fuzz_status
+fi
 exit "$status"
