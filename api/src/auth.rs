@@ -11,13 +11,17 @@ use parley_entity::{
     error::{Error, Result},
     query::tokens::{self, TokenOwner},
 };
-use poem::Request;
-use poem_openapi::{SecurityScheme, auth::Bearer};
+use poem::{Request, RequestBody};
+use poem_openapi::{
+    ApiExtractor, ApiExtractorType, ExtractParamOptions, SecurityScheme,
+    auth::{ApiKey, Bearer},
+    registry::Registry,
+};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::{error::ErrorResponse, state::AppState};
+use crate::{error::Problem, feed_token::FeedGrant, middleware::problem_response, state::AppState};
 
 const TOKEN_PREFIX: &str = "prl_";
 
@@ -75,17 +79,6 @@ impl Caller {
         self.role == UserRole::Admin
     }
 
-    /// Admin routes answer 403 to everyone else.
-    pub fn admin(&self) -> Result<Admin> {
-        if self.is_admin() {
-            Ok(Admin {
-                user_id: self.user_id,
-            })
-        } else {
-            Err(Error::forbidden("this route is for administrators"))
-        }
-    }
-
     /// The ownership check: another user's data answers exactly like missing data.
     pub fn owns(&self, owner_id: Uuid, what: &'static str) -> Result<()> {
         if owner_id == self.user_id {
@@ -94,12 +87,6 @@ impl Caller {
             Err(Error::not_found(what))
         }
     }
-}
-
-/// Proof that the caller is an administrator; admin services take it as an argument.
-#[derive(Debug, Clone, Copy)]
-pub struct Admin {
-    pub user_id: Uuid,
 }
 
 /// `Authorization: Bearer <token>` with an opaque Parley API token.
@@ -112,20 +99,100 @@ pub struct Admin {
 )]
 pub struct BearerAuth(pub Caller);
 
+fn error_response(err: Error) -> poem::Error {
+    poem::Error::from_response(problem_response(Problem::from(err)))
+}
+
+fn app_state(req: &Request) -> poem::Result<&AppState> {
+    req.data::<AppState>().ok_or_else(|| {
+        error_response(Error::internal(
+            "authenticating a request",
+            "application state is missing",
+        ))
+    })
+}
+
 async fn check_bearer(req: &Request, bearer: Bearer) -> poem::Result<Caller> {
-    let Some(state) = req.data::<AppState>() else {
-        let err = Error::internal("authenticating a request", "application state is missing");
-        return Err(poem::Error::from_response(
-            poem::IntoResponse::into_response(ErrorResponse::from(err)),
-        ));
-    };
+    let state = app_state(req)?;
     let hash = hash_token(&bearer.token);
     match tokens::authenticate(&state.db, &hash, chrono::Utc::now()).await {
         Ok(Some(owner)) => Ok(owner.into()),
         Ok(None) => Err(poem_openapi::error::AuthorizationError.into()),
-        Err(err) => Err(poem::Error::from_response(
-            poem::IntoResponse::into_response(ErrorResponse::from(err)),
-        )),
+        Err(err) => Err(error_response(err)),
+    }
+}
+
+/// The bearer scheme for administrators: 401 without valid credentials, then 403 for
+/// anyone who is not an admin — before the request body is read, so a non-admin never
+/// sees an admin schema's validation messages whatever the body.
+pub struct AdminAuth(pub Caller);
+
+impl<'a> ApiExtractor<'a> for AdminAuth {
+    const TYPES: &'static [ApiExtractorType] = &[ApiExtractorType::SecurityScheme];
+    type ParamType = ();
+    type ParamRawType = ();
+
+    fn register(registry: &mut Registry) {
+        <BearerAuth as ApiExtractor>::register(registry);
+    }
+
+    fn security_schemes() -> Vec<&'static str> {
+        <BearerAuth as ApiExtractor>::security_schemes()
+    }
+
+    async fn from_request(
+        req: &'a Request,
+        body: &mut RequestBody,
+        param_opts: ExtractParamOptions<Self::ParamType>,
+    ) -> poem::Result<Self> {
+        let BearerAuth(caller) = BearerAuth::from_request(req, body, param_opts).await?;
+        if caller.is_admin() {
+            Ok(Self(caller))
+        } else {
+            Err(error_response(Error::forbidden(
+                "this route is for administrators",
+            )))
+        }
+    }
+}
+
+/// `?access_token=` with a feed token from `POST /v1/prompts/{id}/feed-token`: what a
+/// browser's `EventSource`, which cannot send headers, uses to follow one prompt's
+/// events.
+#[derive(SecurityScheme)]
+#[oai(
+    rename = "feed_token",
+    ty = "api_key",
+    key_in = "query",
+    key_name = "access_token",
+    checker = "check_feed_token"
+)]
+pub struct FeedTokenAuth(pub FeedGrant);
+
+async fn check_feed_token(req: &Request, key: ApiKey) -> poem::Result<FeedGrant> {
+    let state = app_state(req)?;
+    state
+        .feed_tokens
+        .verify(&key.key, chrono::Utc::now())
+        .ok_or_else(|| poem_openapi::error::AuthorizationError.into())
+}
+
+/// Who may follow a prompt's feed: a bearer token, or a feed token for that prompt.
+#[derive(SecurityScheme)]
+pub enum FeedAuth {
+    Bearer(BearerAuth),
+    FeedToken(FeedTokenAuth),
+}
+
+impl FeedAuth {
+    /// The user reading `prompt_id`'s feed; a feed token for another prompt answers 404
+    /// like a prompt that does not exist.
+    pub fn reader_of(&self, prompt_id: Uuid) -> Result<Uuid> {
+        match self {
+            Self::Bearer(bearer) => Ok(bearer.0.user_id),
+            Self::FeedToken(token) if token.0.prompt_id == prompt_id => Ok(token.0.user_id),
+            Self::FeedToken(_) => Err(Error::not_found("prompt")),
+        }
     }
 }
 

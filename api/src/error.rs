@@ -1,13 +1,24 @@
 //! The one place where errors become HTTP: status, stable `code`, problem+json body.
 //!
-//! Handlers return `Result<T, ErrorResponse>`; [`ErrorResponse`] is an `ApiResponse`, so
-//! every operation declares the problem schema for its error statuses in the OpenAPI
-//! document. Errors raised by poem itself (unknown route, bad parameter, failed auth,
-//! unparsable body) are turned into the same body by [`crate::middleware::problem_for`].
+//! Every operation declares exactly the error statuses it can answer with: its handler
+//! returns `Result<T, ApiError<S>>`, where the marker `S` (one of the [`statuses`] sets)
+//! lists them, and [`ApiError`] documents those — and only those — with the problem
+//! schema. Statuses poem answers before a handler runs (a bad parameter, a body that is
+//! not JSON, a missing token) are listed too; the document test in [`crate::spec`]
+//! checks each operation declares what its shape implies. Errors raised by poem itself
+//! become the same body in [`crate::middleware::problem_for`].
+
+use std::marker::PhantomData;
 
 use parley_entity::error::Error;
-use poem::http::StatusCode;
-use poem_openapi::{ApiResponse, Object, payload::Json};
+use poem::{IntoResponse, Response, http::StatusCode};
+use poem_openapi::{
+    ApiResponse, Object,
+    registry::{MetaMediaType, MetaResponse, MetaResponses, Registry},
+    types::Type,
+};
+
+use crate::middleware::problem_response;
 
 tokio::task_local! {
     /// The id of the request being served, set by the request-id middleware.
@@ -61,86 +72,7 @@ impl Problem {
     }
 }
 
-/// Every error an operation can answer with; each carries a problem body.
-#[derive(Debug, ApiResponse)]
-pub enum ErrorResponse {
-    /// The request is malformed (unparsable JSON, bad parameter).
-    #[oai(status = 400, content_type = "application/problem+json")]
-    BadRequest(Json<Problem>),
-    /// Missing, invalid or revoked bearer token.
-    #[oai(status = 401, content_type = "application/problem+json")]
-    Unauthorized(Json<Problem>),
-    /// The caller may not do this.
-    #[oai(status = 403, content_type = "application/problem+json")]
-    Forbidden(Json<Problem>),
-    /// No such resource, or it belongs to someone else.
-    #[oai(status = 404, content_type = "application/problem+json")]
-    NotFound(Json<Problem>),
-    /// The request clashes with the resource's current state.
-    #[oai(status = 409, content_type = "application/problem+json")]
-    Conflict(Json<Problem>),
-    /// The request body is larger than the configured limit.
-    #[oai(status = 413, content_type = "application/problem+json")]
-    PayloadTooLarge(Json<Problem>),
-    /// The body is JSON but does not fit the schema or its values are not acceptable.
-    #[oai(status = 422, content_type = "application/problem+json")]
-    Unprocessable(Json<Problem>),
-    /// The model provider is rate limiting; try again later.
-    #[oai(status = 429, content_type = "application/problem+json")]
-    TooManyRequests(Json<Problem>),
-    /// Something failed on our side; the request id helps find it in the logs.
-    #[oai(status = 500, content_type = "application/problem+json")]
-    Internal(Json<Problem>),
-    /// The model provider failed.
-    #[oai(status = 502, content_type = "application/problem+json")]
-    BadGateway(Json<Problem>),
-    /// A dependency (database, Redis) cannot serve the request right now.
-    #[oai(status = 503, content_type = "application/problem+json")]
-    Unavailable(Json<Problem>),
-    /// The model provider stalled, or the turn took too long to wait for.
-    #[oai(status = 504, content_type = "application/problem+json")]
-    GatewayTimeout(Json<Problem>),
-}
-
-impl ErrorResponse {
-    /// Wraps a problem in the variant that matches its status.
-    pub fn from_problem(problem: Problem) -> Self {
-        let body = Json(problem);
-        match body.0.status {
-            400 => Self::BadRequest(body),
-            401 => Self::Unauthorized(body),
-            403 => Self::Forbidden(body),
-            404 => Self::NotFound(body),
-            409 => Self::Conflict(body),
-            413 => Self::PayloadTooLarge(body),
-            422 => Self::Unprocessable(body),
-            429 => Self::TooManyRequests(body),
-            502 => Self::BadGateway(body),
-            503 => Self::Unavailable(body),
-            504 => Self::GatewayTimeout(body),
-            _ => Self::Internal(body),
-        }
-    }
-
-    pub fn problem(&self) -> &Problem {
-        match self {
-            Self::BadRequest(p)
-            | Self::Unauthorized(p)
-            | Self::Forbidden(p)
-            | Self::NotFound(p)
-            | Self::Conflict(p)
-            | Self::PayloadTooLarge(p)
-            | Self::Unprocessable(p)
-            | Self::TooManyRequests(p)
-            | Self::Internal(p)
-            | Self::BadGateway(p)
-            | Self::Unavailable(p)
-            | Self::GatewayTimeout(p) => &p.0,
-        }
-    }
-}
-
-impl From<Error> for ErrorResponse {
+impl From<Error> for Problem {
     fn from(err: Error) -> Self {
         let (status, code) = match &err {
             Error::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
@@ -154,21 +86,200 @@ impl From<Error> for ErrorResponse {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal_error")
             }
         };
-        Self::from_problem(Problem::new(status, code, err.to_string()))
+        Problem::new(status, code, err.to_string())
     }
 }
 
-/// Handler results.
-pub type ApiResult<T> = Result<T, ErrorResponse>;
+/// The HTTP status of a turn that failed with `code`, when a client waited for it
+/// (`Accept: application/json`).
+pub fn status_of(code: parley_protocol::events::ErrorCode) -> StatusCode {
+    use parley_protocol::events::ErrorCode;
+    match code {
+        ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+        ErrorCode::UpstreamStall | ErrorCode::Timeout => StatusCode::GATEWAY_TIMEOUT,
+        ErrorCode::UnknownModel => StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ToolError | ErrorCode::UpstreamError => StatusCode::BAD_GATEWAY,
+    }
+}
+
+/// A set of error statuses one operation declares.
+pub trait Statuses: Send + Sync + 'static {
+    const LIST: &'static [u16];
+}
+
+/// An error answer of an operation whose declared error statuses are `S`.
+pub struct ApiError<S: Statuses> {
+    problem: Box<Problem>,
+    _declared: PhantomData<fn() -> S>,
+}
+
+impl<S: Statuses> std::fmt::Debug for ApiError<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.problem.fmt(f)
+    }
+}
+
+impl<S: Statuses> ApiError<S> {
+    /// Wraps a problem. A status the operation does not declare is a bug: it is logged
+    /// (and the schema fuzzer in the test suite fails on it), and still answered as is.
+    pub fn from_problem(problem: Problem) -> Self {
+        if !S::LIST.contains(&problem.status) {
+            tracing::error!(
+                status = problem.status,
+                code = %problem.code,
+                declared = ?S::LIST,
+                "an operation answered with an error status it does not declare"
+            );
+        }
+        Self {
+            problem: Box::new(problem),
+            _declared: PhantomData,
+        }
+    }
+
+    pub fn problem(&self) -> &Problem {
+        &self.problem
+    }
+}
+
+impl<S: Statuses> From<Error> for ApiError<S> {
+    fn from(err: Error) -> Self {
+        Self::from_problem(err.into())
+    }
+}
+
+impl<S: Statuses> From<Problem> for ApiError<S> {
+    fn from(problem: Problem) -> Self {
+        Self::from_problem(problem)
+    }
+}
+
+impl<S: Statuses> From<Box<Problem>> for ApiError<S> {
+    fn from(problem: Box<Problem>) -> Self {
+        Self::from_problem(*problem)
+    }
+}
+
+impl<S: Statuses> IntoResponse for ApiError<S> {
+    fn into_response(self) -> Response {
+        problem_response(*self.problem)
+    }
+}
+
+impl<S: Statuses> From<ApiError<S>> for poem::Error {
+    fn from(err: ApiError<S>) -> Self {
+        poem::Error::from_response(err.into_response())
+    }
+}
+
+impl<S: Statuses> ApiResponse for ApiError<S> {
+    fn meta() -> MetaResponses {
+        let responses = S::LIST
+            .iter()
+            .map(|&status| MetaResponse {
+                description: describe(status),
+                status: Some(status),
+                status_range: None,
+                content: vec![MetaMediaType {
+                    content_type: "application/problem+json",
+                    schema: Problem::schema_ref(),
+                }],
+                headers: vec![],
+            })
+            .collect();
+        MetaResponses { responses }
+    }
+
+    fn register(registry: &mut Registry) {
+        Problem::register(registry);
+    }
+}
+
+/// What an error status means, as the document says it.
+fn describe(status: u16) -> &'static str {
+    match status {
+        400 => "The request is malformed: the body is not JSON, or a parameter is invalid.",
+        401 => "Missing, invalid, expired or revoked credentials.",
+        403 => "The caller's role does not allow this.",
+        404 => "No such resource, or it belongs to someone else.",
+        409 => "The request clashes with the resource's current state.",
+        413 => "The request body is larger than the configured limit.",
+        415 => "The request body is not `application/json`.",
+        422 => "The body is JSON but does not fit the schema, or its values are not acceptable.",
+        429 => "The model provider is rate limiting; try again later.",
+        500 => "Something failed on our side; the request id helps find it in the logs.",
+        502 => "The model provider failed.",
+        503 => "A dependency (database, job queue, event log) cannot serve the request now.",
+        504 => "The turn is still running after the wait, or the model provider stalled.",
+        _ => "An error.",
+    }
+}
+
+/// Handler results: `ApiResult<T, S>` answers `T` or one of the statuses `S` declares.
+pub type ApiResult<T, S> = Result<T, ApiError<S>>;
+
+/// The sets of error statuses operations declare, by the shape of the operation. Every
+/// authenticated operation can answer 401; every one that reads the database 500 and
+/// 503; a path id 404; query or header parameters 400; a JSON body 400, 413, 415, 422.
+pub mod statuses {
+    use super::Statuses;
+
+    macro_rules! statuses {
+        ($($(#[$doc:meta])* $name:ident = [$($status:literal),+];)+) => {
+            $(
+                $(#[$doc])*
+                pub enum $name {}
+                impl Statuses for $name {
+                    const LIST: &'static [u16] = &[$($status),+];
+                }
+            )+
+        };
+    }
+
+    statuses! {
+        /// `/readyz`: a dependency is down.
+        NotReady = [503];
+        /// An authenticated read without parameters.
+        Read = [401, 500, 503];
+        /// An authenticated read of one resource by id.
+        ReadOne = [401, 404, 500, 503];
+        /// An authenticated list (paged by query parameters).
+        List = [400, 401, 500, 503];
+        /// A list below one resource (a path id and query parameters).
+        ListOf = [400, 401, 404, 500, 503];
+        /// An action on one resource without a body (cancel, complete, resume).
+        Act = [401, 404, 409, 500, 503];
+        /// Opening a session.
+        CreateSession = [400, 401, 404, 409, 413, 415, 422, 500, 503];
+        /// Sending a message: the turn's own failures in JSON mode too.
+        SendMessage = [400, 401, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
+        /// Following a prompt's events (`Last-Event-ID`, `?after=`).
+        Follow = [400, 401, 404, 500, 503];
+        /// An admin read without a path id.
+        AdminList = [400, 401, 403, 500, 503];
+        /// An admin read of one resource.
+        AdminRead = [401, 403, 404, 500, 503];
+        /// An admin list below one resource.
+        AdminListOf = [400, 401, 403, 404, 500, 503];
+        /// An admin create without a path id.
+        AdminCreate = [400, 401, 403, 404, 409, 413, 415, 422, 500, 503];
+        /// An admin write to one resource (create below it, update, put).
+        AdminWrite = [400, 401, 403, 404, 409, 413, 415, 422, 500, 503];
+        /// An admin delete.
+        AdminDelete = [401, 403, 404, 409, 500, 503];
+    }
+}
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{statuses::ReadOne, *};
 
     #[test]
     fn internal_errors_hide_their_context() {
         let err = Error::internal("reading a session", "password=hunter2 connection refused");
-        let response = ErrorResponse::from(err);
+        let response = ApiError::<ReadOne>::from(err);
         let problem = response.problem();
         assert_eq!(problem.status, 500);
         assert_eq!(problem.code, "internal_error");
@@ -177,7 +288,6 @@ mod tests {
             "internal context leaked: {}",
             problem.detail
         );
-        assert!(matches!(response, ErrorResponse::Internal(_)));
     }
 
     #[test]
@@ -201,15 +311,22 @@ mod tests {
             ),
         ];
         for (err, status, code) in cases {
-            let response = ErrorResponse::from(err);
+            let problem = Problem::from(err);
+            assert_eq!((problem.status, problem.code.as_str()), (status, code));
             assert_eq!(
-                (response.problem().status, response.problem().code.as_str()),
-                (status, code)
-            );
-            assert_eq!(
-                response.problem().kind,
+                problem.kind,
                 format!("https://parley.dev/problems/{}", code.replace('_', "-"))
             );
         }
+    }
+
+    #[test]
+    fn an_error_type_declares_exactly_its_statuses() {
+        let declared: Vec<u16> = ApiError::<ReadOne>::meta()
+            .responses
+            .iter()
+            .filter_map(|r| r.status)
+            .collect();
+        assert_eq!(declared, [401, 404, 500, 503]);
     }
 }

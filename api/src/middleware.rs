@@ -1,5 +1,6 @@
 //! The outer layer every request passes through: request id, body limit and JSON
-//! syntax check, and the mapping of poem's own errors to problem+json.
+//! syntax check, and the mapping of poem's own errors to problem+json (a 405 with the
+//! `Allow` header RFC 9110 asks for).
 //!
 //! The body is read here (at most `max_body_bytes`) so that an oversized body is a 413
 //! whether or not it announced its length, and so that unparsable JSON is a 400 while a
@@ -23,7 +24,10 @@ use poem_openapi::{
 
 use tracing::Instrument;
 
-use crate::error::{Problem, REQUEST_ID};
+use crate::{
+    error::{Problem, REQUEST_ID},
+    spec::Routes,
+};
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 const PROBLEM_JSON: &str = "application/problem+json";
@@ -33,6 +37,7 @@ pub async fn guard<E: Endpoint>(
     ep: Arc<E>,
     mut req: Request,
     max_body: usize,
+    routes: Arc<Routes>,
 ) -> poem::Result<Response> {
     let request_id = req
         .header(REQUEST_ID_HEADER)
@@ -43,10 +48,14 @@ pub async fn guard<E: Endpoint>(
     let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
     REQUEST_ID
         .scope(request_id.clone(), async move {
+            let path = req.uri().path().to_owned();
             let mut resp = match read_body(&mut req, max_body).await {
                 Err(problem) => problem_response(problem),
                 Ok(()) => match ep.call(req).await {
                     Ok(output) => output.into_response(),
+                    Err(err) if err.is::<MethodNotAllowedError>() => {
+                        method_not_allowed(routes.allow(&path))
+                    }
                     Err(err) => problem_for(err).await,
                 },
             };
@@ -174,11 +183,7 @@ pub async fn problem_for(err: poem::Error) -> Response {
     } else if err.is::<NotFoundError>() {
         Problem::new(StatusCode::NOT_FOUND, "not_found", "no such route")
     } else if err.is::<MethodNotAllowedError>() {
-        Problem::new(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
-            "this route does not accept that method",
-        )
+        return method_not_allowed(None);
     } else {
         let status = err.status();
         let detail = if status.is_server_error() {
@@ -190,6 +195,23 @@ pub async fn problem_for(err: poem::Error) -> Response {
         Problem::new(status, default_code(status), detail)
     };
     problem_response(problem)
+}
+
+/// 405 with `Allow` listing what the path accepts.
+fn method_not_allowed(allow: Option<String>) -> Response {
+    let detail = match &allow {
+        Some(allow) => format!("this route accepts {allow}"),
+        None => "this route does not accept that method".to_owned(),
+    };
+    let mut resp = problem_response(Problem::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        detail,
+    ));
+    if let Some(value) = allow.and_then(|a| HeaderValue::from_str(&a).ok()) {
+        resp.headers_mut().insert(header::ALLOW, value);
+    }
+    resp
 }
 
 fn default_code(status: StatusCode) -> &'static str {

@@ -3,29 +3,62 @@
 //! A feed follows the prompt's event log from any `seq` (the start, `Last-Event-ID`, or
 //! `?after=`) and ends after the terminal event; a `ping` (not stored, no `id:`) goes out
 //! every few seconds while it is open. Closing a feed never touches the generation.
-//! After the retention window the log is gone, and the same kinds of events are rebuilt
-//! from the database: the prompt's final state, each block whole, and the terminal event.
+//! After the retention window the log is gone, and the events are rebuilt from the
+//! database (`parley_service::turns::record::rebuild`).
+//!
+//! A reader that already holds a finished prompt's terminal event gets no feed but
+//! `204 No Content`, which tells a WHATWG `EventSource` to stop reconnecting.
 
 use std::{pin::Pin, time::Duration};
 
 use futures::{Stream, StreamExt, stream};
 use parley_entity::{
-    enums::{BlockType as DbBlockType, PromptState as DbPromptState},
     error::{Error, Result},
     prompts,
-    query::{self, prompts::UNFINISHED},
+    query::prompts::UNFINISHED,
 };
-use parley_protocol::events::{ChatResponsePayload, ErrorCode, EventKind, StreamEvent, Usage};
-use poem::web::sse::Event;
+use parley_protocol::events::{EventKind, StreamEvent};
+use parley_runtime::event_log::EventLogError;
+use parley_service::turns::record;
+use poem::{
+    IntoResponse, Response,
+    web::sse::{Event, SSE},
+};
+use poem_openapi::{
+    payload::Payload,
+    registry::{MetaSchemaRef, Registry},
+    types::Type,
+};
 use uuid::Uuid;
 
-use crate::{routes::events_doc::WireEvent, state::AppState};
+use crate::{routes::events_doc::StreamEventDoc, state::AppState};
 
-pub type Feed = Pin<Box<dyn Stream<Item = WireEvent> + Send>>;
+type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
+
+/// An open SSE feed; documented as `text/event-stream` whose every `data:` is one
+/// `StreamEvent`.
+pub struct Feed(Events);
+
+impl Payload for Feed {
+    const CONTENT_TYPE: &'static str = "text/event-stream";
+
+    fn schema_ref() -> MetaSchemaRef {
+        StreamEventDoc::schema_ref()
+    }
+
+    fn register(registry: &mut Registry) {
+        StreamEventDoc::register(registry);
+    }
+}
+
+impl IntoResponse for Feed {
+    fn into_response(self) -> Response {
+        SSE::new(self.0.map(to_sse)).into_response()
+    }
+}
 
 /// The SSE form of one event: `id: seq`, `event: type`, JSON `data`.
-pub fn to_sse(event: WireEvent) -> Event {
-    let event = event.0;
+fn to_sse(event: StreamEvent) -> Event {
     if let EventKind::Ping { .. } = event.kind {
         let data = serde_json::to_string(&event.kind).unwrap_or_default();
         return Event::message(data).event_type("ping");
@@ -36,149 +69,109 @@ pub fn to_sse(event: WireEvent) -> Event {
         .event_type(event.type_name())
 }
 
-/// The feed of `prompt` from after `after`, with keep-alives.
-pub async fn feed(state: &AppState, prompt: &prompts::Model, after: u64) -> Result<Feed> {
+/// What a reader joining a prompt's events gets.
+pub enum Joined {
+    Feed(Feed),
+    /// The prompt is finished and the reader already has its terminal event.
+    UpToDate,
+}
+
+fn unavailable(err: EventLogError) -> Error {
+    tracing::warn!(error = %err, "the event log failed");
+    Error::Unavailable {
+        what: "the event log".into(),
+    }
+}
+
+/// Joins `prompt`'s events after `after`.
+pub async fn join(state: &AppState, prompt: &prompts::Model, after: u64) -> Result<Joined> {
+    let events = &state.turns.events;
     let finished = !UNFINISHED.contains(&prompt.state);
-    let live = !finished
-        || state
-            .events
-            .exists(prompt.id)
-            .await
-            .map_err(|err| Error::Unavailable {
-                what: format!("event log ({err})"),
-            })?;
-    let events: Pin<Box<dyn Stream<Item = StreamEvent> + Send>> = if live {
-        state
-            .events
-            .subscribe(prompt.id, after)
-            .take_while(|item| {
-                if let Err(err) = item {
-                    tracing::warn!(error = %err, "event feed interrupted");
-                }
-                futures::future::ready(item.is_ok())
-            })
-            .filter_map(|item| futures::future::ready(item.ok()))
-            .boxed()
+    if !finished {
+        return Ok(Joined::Feed(live(state, prompt.id, after)));
+    }
+    if events.exists(prompt.id).await.map_err(unavailable)? {
+        // The last event the reader holds, and whatever follows it.
+        let from = after.saturating_sub(1);
+        let seen = events.read(prompt.id, from, 2).await.map_err(unavailable)?;
+        let holds_terminal =
+            after > 0 && seen.len() == 1 && seen[0].seq == after && seen[0].kind.is_terminal();
+        return Ok(if holds_terminal {
+            Joined::UpToDate
+        } else {
+            Joined::Feed(live(state, prompt.id, after))
+        });
+    }
+    let rebuilt = record::rebuild(&state.db, prompt).await?;
+    let rest: Vec<StreamEvent> = rebuilt.into_iter().filter(|e| e.seq > after).collect();
+    Ok(if rest.is_empty() {
+        Joined::UpToDate
     } else {
-        let rebuilt = rebuild(state, prompt).await?;
-        stream::iter(rebuilt.into_iter().filter(move |e| e.seq > after)).boxed()
-    };
-    Ok(with_pings(events, prompt.id, state.streaming.ping_every))
+        let events = stream::iter(rest).boxed();
+        Joined::Feed(with_pings(events, prompt.id, state.streaming.ping_every))
+    })
+}
+
+/// The prompt's events from the start (the feed of `POST …/messages`; a replayed
+/// prompt may have finished, even past retention).
+pub async fn from_start(state: &AppState, prompt: &prompts::Model) -> Result<Feed> {
+    match join(state, prompt, 0).await? {
+        Joined::Feed(feed) => Ok(feed),
+        Joined::UpToDate => Err(Error::internal(
+            "opening a feed from the start",
+            "a finished prompt without events",
+        )),
+    }
+}
+
+/// The live feed of the prompt's log.
+pub fn live(state: &AppState, prompt_id: Uuid, after: u64) -> Feed {
+    let events = state
+        .turns
+        .events
+        .subscribe(prompt_id, after)
+        .take_while(|item| {
+            if let Err(err) = item {
+                tracing::warn!(error = %err, "event feed interrupted");
+            }
+            futures::future::ready(item.is_ok())
+        })
+        .filter_map(|item| futures::future::ready(item.ok()))
+        .boxed();
+    with_pings(events, prompt_id, state.streaming.ping_every)
 }
 
 /// Interleaves `ping`s every `every` until `events` ends.
-fn with_pings(
-    events: Pin<Box<dyn Stream<Item = StreamEvent> + Send>>,
-    prompt_id: Uuid,
-    every: Duration,
-) -> Feed {
+fn with_pings(events: Events, prompt_id: Uuid, every: Duration) -> Feed {
     let start = tokio::time::Instant::now() + every;
     let pings = stream::unfold(
         tokio::time::interval_at(start, every),
         |mut interval| async move {
             interval.tick().await;
-            Some((None, interval))
+            Some((Tick::Ping, interval))
         },
     );
     let events = events
-        .map(Some)
-        .chain(stream::once(async { Option::<StreamEvent>::None }));
-    // `select` alternates fairly; a `None` from the event side (its end) ends the feed.
-    let merged = stream::select(
-        events.map(|e| e.map_or(Tick::End, |e| Tick::Event(Box::new(e)))),
-        pings.map(|_: Option<()>| Tick::Ping),
-    );
-    merged
+        .map(|e| Tick::Event(Box::new(e)))
+        .chain(stream::once(async { Tick::End }));
+    // `select` alternates fairly; the end of the event side ends the feed.
+    let merged = stream::select(events, pings)
         .take_while(|tick| futures::future::ready(!matches!(tick, Tick::End)))
         .map(move |tick| match tick {
-            Tick::Event(event) => WireEvent(*event),
-            _ => WireEvent(StreamEvent {
+            Tick::Event(event) => *event,
+            _ => StreamEvent {
                 seq: 0,
                 prompt_id,
                 kind: EventKind::Ping {
                     ts: chrono::Utc::now().timestamp_millis(),
                 },
-            }),
-        })
-        .boxed()
+            },
+        });
+    Feed(merged.boxed())
 }
 
 enum Tick {
     Event(Box<StreamEvent>),
     Ping,
     End,
-}
-
-/// Rebuilds a finished prompt's events from the database.
-pub async fn rebuild(state: &AppState, prompt: &prompts::Model) -> Result<Vec<StreamEvent>> {
-    let blocks = query::conversation::blocks_of(&state.db, prompt.id).await?;
-    let usage = query::conversation::usage_of(&state.db, prompt.id).await?;
-    let mut kinds = vec![EventKind::PromptState {
-        state: prompt.state.into(),
-        attempt: prompt.attempt.max(0) as u32,
-    }];
-    for block in &blocks {
-        let index = block.index.max(0) as u32;
-        kinds.push(EventKind::BlockStart {
-            index,
-            block_type: block.r#type.into(),
-        });
-        kinds.push(match block.r#type {
-            DbBlockType::Thinking => EventKind::ThinkingDelta {
-                index,
-                text: block.content.clone(),
-            },
-            _ => EventKind::TextDelta {
-                index,
-                text: block.content.clone(),
-            },
-        });
-        kinds.push(EventKind::BlockStop { index });
-    }
-    kinds.push(match prompt.state {
-        DbPromptState::Completed => {
-            let message = match prompt.assistant_message_id {
-                Some(id) => {
-                    query::conversation::get_message(&state.db, id)
-                        .await?
-                        .content
-                }
-                None => String::new(),
-            };
-            EventKind::Complete {
-                message_id: prompt.assistant_message_id.unwrap_or_default(),
-                payload: ChatResponsePayload {
-                    message,
-                    ..Default::default()
-                },
-                usage: Usage {
-                    input_tokens: usage.iter().map(|u| u.input_tokens.max(0) as u64).sum(),
-                    output_tokens: usage.iter().map(|u| u.output_tokens.max(0) as u64).sum(),
-                },
-                model: prompt.model.clone().unwrap_or_default(),
-                vendor: prompt.vendor.clone().unwrap_or_default(),
-                latency_ms: match (prompt.started_at, prompt.completed_at) {
-                    (Some(start), Some(end)) => (end - start).num_milliseconds().max(0) as u64,
-                    _ => 0,
-                },
-                blocked: false,
-                replaced: false,
-            }
-        }
-        DbPromptState::Canceled => EventKind::Cancelled,
-        _ => EventKind::Error {
-            code: ErrorCode::from_name(prompt.error_code.as_deref().unwrap_or_default()),
-            message: prompt.error.clone().unwrap_or_default(),
-            retryable: matches!(prompt.state, DbPromptState::Failed | DbPromptState::Error),
-        },
-    });
-    Ok(kinds
-        .into_iter()
-        .enumerate()
-        .map(|(i, kind)| StreamEvent {
-            seq: i as u64 + 1,
-            prompt_id: prompt.id,
-            kind,
-        })
-        .collect())
 }

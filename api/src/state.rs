@@ -1,43 +1,25 @@
-//! What every handler can reach: the database, the two seams (job queue and event
-//! log), the models served, Redis when configured, and limits.
+//! What every handler can reach: the database, the turn service (with the two seams),
+//! Redis when configured, feed tokens, and limits.
 
 use std::{sync::Arc, time::Duration};
 
-use parley_runtime::{event_log::EventLog, queue::JobQueue};
+use parley_service::TurnService;
 use sea_orm::DatabaseConnection;
 
-/// Limits the API enforces on input.
+use crate::feed_token::FeedTokens;
+
+/// Limits the HTTP layer enforces before a handler runs.
 #[derive(Debug, Clone)]
-pub struct Limits {
+pub struct HttpLimits {
     /// The largest request body accepted, in bytes (413 above it).
     pub max_body_bytes: usize,
-    /// The longest message content accepted, in bytes (422 above it).
-    pub max_message_bytes: usize,
 }
 
-impl Default for Limits {
+impl Default for HttpLimits {
     fn default() -> Self {
         Self {
             max_body_bytes: 1024 * 1024,
-            max_message_bytes: 32 * 1024,
         }
-    }
-}
-
-/// The models clients may ask for.
-#[derive(Debug, Clone)]
-pub struct Models {
-    /// Every model id; the first is the default.
-    pub ids: Vec<String>,
-}
-
-impl Models {
-    pub fn default_model(&self) -> &str {
-        self.ids.first().map(String::as_str).unwrap_or_default()
-    }
-
-    pub fn contains(&self, id: &str) -> bool {
-        self.ids.iter().any(|m| m == id)
     }
 }
 
@@ -66,9 +48,9 @@ pub struct AppState {
     /// Present in distributed mode; `/readyz` checks it. A client only: connections are
     /// made on use, so Parley starts (and reports not-ready) while Redis is down.
     pub redis: Option<redis::Client>,
-    pub events: Arc<dyn EventLog>,
-    pub queue: Arc<dyn JobQueue>,
-    pub models: Arc<Models>,
-    pub limits: Limits,
+    /// Turns: submit, cancel, resume, wait; and the job queue and event log they use.
+    pub turns: TurnService,
+    pub feed_tokens: Arc<FeedTokens>,
+    pub limits: HttpLimits,
     pub streaming: Streaming,
 }

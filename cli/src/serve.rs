@@ -6,11 +6,12 @@
 use std::{path::Path, sync::Arc, time::Duration};
 
 use anyhow::Context;
-use parley_api::{AppState, Limits, Models, Streaming};
+use parley_api::{AppState, FeedTokens, HttpLimits, Streaming};
 use parley_runtime::{
     event_log::{EventLog, MemoryEventLog, RedisEventLog},
     queue::{ConsumerConfig, JobQueue, QueueBackend, RedisQueue, SqliteQueue, run_consumers},
 };
+use parley_service::{Limits, Models, TurnService};
 use parley_worker::{
     agent_loop::LoopSettings,
     consumer::{GenerateHandler, ReaperSettings, reap_forever},
@@ -212,17 +213,24 @@ async fn serve_http(
         }
         None => None,
     };
-    let state = AppState {
-        db,
-        redis,
-        events: runtime.events.clone(),
+    let turns = TurnService {
+        db: db.clone(),
         queue: Arc::new(runtime.queue.clone()),
+        events: runtime.events.clone(),
         models: Arc::new(Models {
             ids: runtime.catalog.model_ids(),
         }),
         limits: Limits {
+            max_message_chars: settings.limits.max_message_chars,
+        },
+    };
+    let state = AppState {
+        feed_tokens: Arc::new(feed_tokens(&db, settings).await?),
+        db,
+        redis,
+        turns,
+        limits: HttpLimits {
             max_body_bytes: settings.limits.max_body_bytes,
-            max_message_bytes: settings.limits.max_message_bytes,
         },
         streaming: Streaming::default(),
     };
@@ -243,6 +251,21 @@ async fn serve_http(
         .run_with_graceful_shutdown(parley_api::app(state), shutdown_signal(), Some(GRACE))
         .await
         .context("serving HTTP")
+}
+
+/// Feed tokens signed with the deployment's shared key (created by the first process
+/// that needs it), so a token minted by one api process opens the feed on any other.
+async fn feed_tokens(db: &DatabaseConnection, settings: &Settings) -> anyhow::Result<FeedTokens> {
+    let key = parley_entity::query::secrets::get_or_create(db, "feed_token_key", || {
+        use rand::RngCore;
+        let mut key = [0u8; 32];
+        rand::rng().fill_bytes(&mut key);
+        hex::encode(key)
+    })
+    .await
+    .map_err(|err| anyhow::anyhow!("reading the feed-token key: {err}"))?;
+    let ttl = Duration::from_secs(settings.auth.feed_token_ttl_s);
+    Ok(FeedTokens::new(key.into_bytes(), ttl))
 }
 
 /// Accepts connections with `TCP_NODELAY` set: an SSE feed is many small writes, and

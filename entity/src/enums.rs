@@ -88,45 +88,10 @@ pub enum MessageRole {
     System,
 }
 
-/// `prompts.state`: the generation state machine of DESIGN.md §4.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
-)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
-#[serde(rename_all = "snake_case")]
-pub enum PromptState {
-    #[sea_orm(string_value = "created")]
-    Created,
-    #[sea_orm(string_value = "in_progress")]
-    InProgress,
-    #[sea_orm(string_value = "waiting_for_tools")]
-    WaitingForTools,
-    #[sea_orm(string_value = "completed")]
-    Completed,
-    #[sea_orm(string_value = "error")]
-    Error,
-    #[sea_orm(string_value = "failed")]
-    Failed,
-    #[sea_orm(string_value = "canceled")]
-    Canceled,
-}
-
-/// `blocks.type`: what one piece of an assistant turn holds.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
-)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
-#[serde(rename_all = "snake_case")]
-pub enum BlockType {
-    #[sea_orm(string_value = "text")]
-    Text,
-    #[sea_orm(string_value = "thinking")]
-    Thinking,
-    #[sea_orm(string_value = "tool_call")]
-    ToolCall,
-    #[sea_orm(string_value = "attachment")]
-    Attachment,
-}
+/// `prompts.state`, `blocks.type` and `prompts.error_code` are the protocol's own enums
+/// (stored through its `db` feature), so the database, the wire and the API document
+/// spell them from one definition.
+pub use parley_protocol::events::{BlockType, ErrorCode, PromptState};
 
 /// `tool_calls.state`: the life of one function call.
 #[derive(
@@ -164,33 +129,4 @@ pub enum ModuleOutcome {
     Error,
     #[sea_orm(string_value = "timeout")]
     Timeout,
-}
-
-/// The wire form of a prompt's state (DESIGN §6 `prompt_state`).
-impl From<PromptState> for parley_protocol::events::PromptState {
-    fn from(state: PromptState) -> Self {
-        use parley_protocol::events::PromptState as Wire;
-        match state {
-            PromptState::Created => Wire::Created,
-            PromptState::InProgress => Wire::InProgress,
-            PromptState::WaitingForTools => Wire::WaitingForTools,
-            PromptState::Completed => Wire::Completed,
-            PromptState::Error => Wire::Error,
-            PromptState::Failed => Wire::Failed,
-            PromptState::Canceled => Wire::Canceled,
-        }
-    }
-}
-
-/// The wire form of a block's type.
-impl From<BlockType> for parley_protocol::events::BlockType {
-    fn from(kind: BlockType) -> Self {
-        use parley_protocol::events::BlockType as Wire;
-        match kind {
-            BlockType::Text => Wire::Text,
-            BlockType::Thinking => Wire::Thinking,
-            BlockType::ToolCall => Wire::ToolCall,
-            BlockType::Attachment => Wire::Attachment,
-        }
-    }
 }

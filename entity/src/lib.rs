@@ -28,6 +28,7 @@ pub mod messages;
 pub mod module_events;
 pub mod notes;
 pub mod prompts;
+pub mod server_secrets;
 pub mod sessions;
 pub mod submissions;
 pub mod timers;

@@ -15,6 +15,7 @@ pub use super::messages::Entity as Messages;
 pub use super::module_events::Entity as ModuleEvents;
 pub use super::notes::Entity as Notes;
 pub use super::prompts::Entity as Prompts;
+pub use super::server_secrets::Entity as ServerSecrets;
 pub use super::sessions::Entity as Sessions;
 pub use super::submissions::Entity as Submissions;
 pub use super::timers::Entity as Timers;

@@ -7,7 +7,9 @@
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::enums::PromptState;
+use parley_protocol::turn::TurnInput;
+
+use crate::enums::{ErrorCode, PromptState};
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
 #[sea_orm(table_name = "prompts")]
@@ -26,7 +28,7 @@ pub struct Model {
     pub route: Option<Json>,
     #[sea_orm(column_type = "Text", nullable)]
     pub system_message: Option<String>,
-    pub error_code: Option<String>,
+    pub error_code: Option<ErrorCode>,
     #[sea_orm(column_type = "Text", nullable)]
     pub error: Option<String>,
     #[sea_orm(unique_key = "session_idempotency_key")]
@@ -35,10 +37,10 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub started_at: Option<DateTimeUtc>,
     pub completed_at: Option<DateTimeUtc>,
-    /// What the user sent ({content, attachments}); saved as the user message by the
-    /// worker after `chat:before_ai`.
+    /// What the user sent; saved as the user message by the worker after
+    /// `chat:before_ai`.
     #[sea_orm(column_type = "JsonBinary", nullable)]
-    pub input: Option<Json>,
+    pub input: Option<TurnInput>,
     /// The worker that owns the prompt while it is `in_progress`.
     pub lease_owner: Option<String>,
     /// Until when that worker owns it; a redelivered job may claim it after this.

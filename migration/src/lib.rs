@@ -20,6 +20,7 @@ mod m20261121_000003_create_conversations;
 mod m20261121_000004_create_moderation_and_usage;
 mod m20261121_000005_create_builtin_data;
 mod m20261122_000006_add_prompt_input_and_lease;
+mod m20261123_000007_create_server_secrets;
 
 #[cfg(test)]
 mod tests;
@@ -37,6 +38,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000004_create_moderation_and_usage::Migration),
             Box::new(m20261121_000005_create_builtin_data::Migration),
             Box::new(m20261122_000006_add_prompt_input_and_lease::Migration),
+            Box::new(m20261123_000007_create_server_secrets::Migration),
         ]
     }
 }

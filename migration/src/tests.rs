@@ -11,7 +11,7 @@ use sea_orm_migration::sea_orm::{
 
 use crate::{Migrator, MigratorTrait};
 
-const TABLES: [&str; 21] = [
+const TABLES: [&str; 22] = [
     "groups",
     "users",
     "group_members",
@@ -33,6 +33,7 @@ const TABLES: [&str; 21] = [
     "todos",
     "notes",
     "timers",
+    "server_secrets",
 ];
 
 async fn sqlite() -> DatabaseConnection {

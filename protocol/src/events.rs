@@ -32,33 +32,65 @@ impl StreamEvent {
     }
 }
 
-/// The states of a prompt (DESIGN §4), as readers see them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PromptState {
-    Created,
-    InProgress,
-    WaitingForTools,
-    Completed,
-    Error,
-    Failed,
-    Canceled,
+/// Derives for the enums shared by every layer: serde (the wire and `prompts.input`),
+/// sea-orm's `DeriveActiveEnum` behind the `db` feature (stored as `varchar(24)`) and
+/// poem-openapi's `Enum` behind the `openapi` feature (documented in the API). Every
+/// value is the snake_case word DESIGN.md uses, in JSON, in the database and in logs.
+macro_rules! shared_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $value:literal ),+ $(,)? }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[cfg_attr(feature = "db", derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum))]
+        #[cfg_attr(
+            feature = "db",
+            sea_orm(rs_type = "String", db_type = "String(sea_orm::sea_query::StringLen::N(24))")
+        )]
+        #[cfg_attr(feature = "openapi", derive(poem_openapi::Enum))]
+        #[cfg_attr(feature = "openapi", oai(rename_all = "snake_case"))]
+        pub enum $name {
+            $(
+                $(#[$vmeta])*
+                #[cfg_attr(feature = "db", sea_orm(string_value = $value))]
+                $variant,
+            )+
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The wire (and stored) name.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $value),+ }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+shared_enum! {
+    /// The states of a prompt (one generation), DESIGN §4.
+    pub enum PromptState {
+        Created = "created",
+        InProgress = "in_progress",
+        WaitingForTools = "waiting_for_tools",
+        Completed = "completed",
+        Error = "error",
+        Failed = "failed",
+        Canceled = "canceled",
+    }
 }
 
 impl PromptState {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Created => "created",
-            Self::InProgress => "in_progress",
-            Self::WaitingForTools => "waiting_for_tools",
-            Self::Completed => "completed",
-            Self::Error => "error",
-            Self::Failed => "failed",
-            Self::Canceled => "canceled",
-        }
-    }
-
     /// `completed`, `failed`, `error` and `canceled` end a job.
     pub fn is_terminal(self) -> bool {
         matches!(
@@ -66,58 +98,65 @@ impl PromptState {
             Self::Completed | Self::Error | Self::Failed | Self::Canceled
         )
     }
+
+    /// `failed` and `error` can be resumed (`POST /v1/prompts/{id}/resume`).
+    pub fn is_resumable(self) -> bool {
+        matches!(self, Self::Error | Self::Failed)
+    }
 }
 
-/// The kind of a content block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BlockType {
-    Text,
-    Thinking,
-    ToolCall,
-    Attachment,
+shared_enum! {
+    /// The kind of a content block.
+    pub enum BlockType {
+        Text = "text",
+        Thinking = "thinking",
+        ToolCall = "tool_call",
+        Attachment = "attachment",
+    }
 }
 
-/// Why a generation stopped with an error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
-    UpstreamError,
-    UpstreamStall,
-    UnknownModel,
-    RateLimited,
-    ToolError,
-    Timeout,
-    InternalError,
+shared_enum! {
+    /// Why a generation stopped with an error (DESIGN §6): the `code` of an `error` event
+    /// and what `prompts.error_code` stores.
+    pub enum ErrorCode {
+        /// The model provider failed (an error status, a broken stream, unreachable).
+        UpstreamError = "upstream_error",
+        /// The model provider stopped sending tokens.
+        UpstreamStall = "upstream_stall",
+        /// The model is not served here.
+        UnknownModel = "unknown_model",
+        /// The model provider is rate limiting.
+        RateLimited = "rate_limited",
+        /// A function call failed in a way the turn cannot continue past.
+        ToolError = "tool_error",
+        /// The turn took longer than allowed.
+        Timeout = "timeout",
+        /// The turn could not be queued (the job queue was unavailable).
+        Unavailable = "unavailable",
+        /// Parley failed internally.
+        InternalError = "internal_error",
+    }
 }
 
 impl ErrorCode {
-    /// The wire name (also what `prompts.error_code` stores).
-    pub fn as_str(self) -> &'static str {
+    /// The message readers see for this code. Stable and free of backend detail: what the
+    /// provider or a backend said is logged, never sent to a client.
+    pub fn message(self) -> &'static str {
         match self {
-            Self::UpstreamError => "upstream_error",
-            Self::UpstreamStall => "upstream_stall",
-            Self::UnknownModel => "unknown_model",
-            Self::RateLimited => "rate_limited",
-            Self::ToolError => "tool_error",
-            Self::Timeout => "timeout",
-            Self::InternalError => "internal_error",
+            Self::UpstreamError => "the model provider failed to answer",
+            Self::UpstreamStall => "the model provider stopped sending tokens",
+            Self::UnknownModel => "the model is not served here",
+            Self::RateLimited => "the model provider is rate limiting; try again later",
+            Self::ToolError => "a function call failed",
+            Self::Timeout => "the turn took too long",
+            Self::Unavailable => "the turn could not be queued; resume it later",
+            Self::InternalError => "internal error",
         }
     }
 
-    /// The code of a wire name; anything unknown is an upstream error.
-    pub fn from_name(name: &str) -> Self {
-        [
-            Self::UpstreamStall,
-            Self::UnknownModel,
-            Self::RateLimited,
-            Self::ToolError,
-            Self::Timeout,
-            Self::InternalError,
-        ]
-        .into_iter()
-        .find(|code| code.as_str() == name)
-        .unwrap_or(Self::UpstreamError)
+    /// Whether running the turn again may succeed (a wrong model never will).
+    pub fn may_succeed_later(self) -> bool {
+        !matches!(self, Self::UnknownModel)
     }
 }
 
@@ -147,8 +186,11 @@ pub struct SuggestedAction {
     pub style: Option<String>,
 }
 
+/// Who handles a suggested action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(poem_openapi::Enum))]
+#[cfg_attr(feature = "openapi", oai(rename_all = "snake_case"))]
 pub enum ActionHandler {
     Client,
     Server,
@@ -302,99 +344,4 @@ impl EventKind {
 }
 
 #[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn events_serialize_flat_with_type_seq_and_prompt_id() {
-        let prompt_id = Uuid::now_v7();
-        let event = StreamEvent {
-            seq: 3,
-            prompt_id,
-            kind: EventKind::TextDelta {
-                index: 0,
-                text: "Hi".into(),
-            },
-        };
-        let json = serde_json::to_value(&event).unwrap();
-        assert_eq!(
-            json,
-            json!({"type": "text_delta", "seq": 3, "prompt_id": prompt_id, "index": 0, "text": "Hi"})
-        );
-        let back: StreamEvent = serde_json::from_value(json).unwrap();
-        assert_eq!(back, event);
-        assert_eq!(back.type_name(), "text_delta");
-    }
-
-    #[test]
-    fn every_type_name_matches_the_serde_tag() {
-        let kinds = [
-            EventKind::PromptState {
-                state: PromptState::InProgress,
-                attempt: 1,
-            },
-            EventKind::Status {
-                message: "Thinking…".into(),
-            },
-            EventKind::BlockStart {
-                index: 0,
-                block_type: BlockType::Thinking,
-            },
-            EventKind::ThinkingDelta {
-                index: 0,
-                text: "hm".into(),
-            },
-            EventKind::BlockStop { index: 0 },
-            EventKind::Retry {
-                attempt: 2,
-                reason: "worker lost".into(),
-            },
-            EventKind::Error {
-                code: ErrorCode::UpstreamStall,
-                message: "no token for 15 s".into(),
-                retryable: true,
-            },
-            EventKind::Cancelled,
-            EventKind::Ping { ts: 1 },
-            EventKind::Complete {
-                message_id: Uuid::now_v7(),
-                payload: ChatResponsePayload {
-                    message: "done".into(),
-                    ..Default::default()
-                },
-                usage: Usage {
-                    input_tokens: 3,
-                    output_tokens: 5,
-                },
-                model: "m".into(),
-                vendor: "v".into(),
-                latency_ms: 10,
-                blocked: false,
-                replaced: false,
-            },
-        ];
-        for kind in kinds {
-            let json = serde_json::to_value(&kind).unwrap();
-            assert_eq!(json["type"], kind.type_name(), "{json}");
-            let back: EventKind = serde_json::from_value(json).unwrap();
-            assert_eq!(back, kind);
-        }
-        assert!(EventKind::Cancelled.is_terminal());
-        assert!(!EventKind::BlockStop { index: 1 }.is_terminal());
-        assert!(PromptState::Failed.is_terminal() && !PromptState::WaitingForTools.is_terminal());
-        for code in [
-            ErrorCode::UpstreamStall,
-            ErrorCode::RateLimited,
-            ErrorCode::InternalError,
-            ErrorCode::UpstreamError,
-        ] {
-            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
-            assert_eq!(ErrorCode::from_name(code.as_str()), code);
-        }
-        for state in [PromptState::InProgress, PromptState::Canceled] {
-            assert_eq!(serde_json::to_value(state).unwrap(), state.as_str());
-        }
-    }
-}
+mod tests;

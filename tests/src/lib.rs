@@ -14,6 +14,11 @@
 //! [`TestApp`], so the same helpers work on it. [`turns`] holds the helpers of streaming
 //! tests (the mock LLM as provider, sending messages, following feeds, protocol checks).
 //!
+//! [`client`] is a typed client of the API, generated from `openapi/openapi.json` at build
+//! time; [`TestApp::admin_client`] and [`TestApp::client_as`] give one for an app, and
+//! [`ApiResult`] / [`problem`] assert on what its requests return. Raw requests
+//! ([`TestApp::request`] and friends) remain for input no schema can express.
+//!
 //! [`both_backends!`] writes one test twice, once per database:
 //!
 //! ```ignore
@@ -28,6 +33,8 @@
 
 mod app;
 mod backend;
+pub mod client;
+mod client_ext;
 mod cluster;
 mod http;
 mod server;
@@ -36,6 +43,7 @@ pub mod turns;
 
 pub use app::TestApp;
 pub use backend::{Backend, test_redis_url};
+pub use client_ext::{ApiResponse, ApiResult, all_pages, problem};
 pub use cluster::{CLUSTER_WORKERS, Cluster, WORKER_CONCURRENCY, fresh_redis_database};
 pub use http::TestResponse;
 pub use server::parley_bin;

@@ -44,10 +44,14 @@ pub trait Sink: Send {
     async fn until_cancelled(&self);
 }
 
-/// The sink could not record (the event log or the database failed).
+/// The sink could not record: the event log or the database failed.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SinkError(pub String);
+pub enum SinkError {
+    #[error("appending an event: {0}")]
+    Events(#[from] parley_runtime::event_log::EventLogError),
+    #[error("writing the turn: {}", crate::jobs::describe(.0))]
+    Storage(#[from] parley_entity::error::Error),
+}
 
 /// One LLM call's figures, for `ai_usage`.
 #[derive(Debug, Clone, Default)]
@@ -63,15 +67,14 @@ pub struct CallUsage {
 pub enum LoopEnd {
     Completed,
     Cancelled,
-    /// The provider failed; `produced` says whether any content had been streamed.
+    /// The provider failed; `produced` says whether any content had been streamed. What
+    /// the provider said is logged here; readers see the code's stable message.
     Failed {
         code: ErrorCode,
-        message: String,
-        retryable: bool,
         produced: bool,
     },
     /// Recording failed (event log or database).
-    Internal(String),
+    Internal(SinkError),
 }
 
 /// What the loop produced, whatever the end.
@@ -94,6 +97,7 @@ impl Generation {
 }
 
 /// Runs the generation of one turn.
+#[tracing::instrument(skip_all, fields(model = %route.model, vendor = %route.vendor))]
 pub async fn run(
     route: &Route,
     messages: Vec<ChatMessage>,
@@ -141,22 +145,20 @@ pub async fn run(
                 }
             }
             CallEnd::Failed(err) => {
+                tracing::warn!(error = %err, attempt, "provider call failed; the turn fails");
                 let end = LoopEnd::Failed {
                     code: err.code(),
-                    message: err.to_string(),
-                    retryable: err.retryable(),
                     produced: !generation.drafts.is_empty(),
                 };
                 return (generation, end);
             }
             CallEnd::Stalled => {
+                tracing::warn!(
+                    stall_ms = settings.stall_timeout.as_millis() as u64,
+                    "no token from the provider within the stall window"
+                );
                 let end = LoopEnd::Failed {
                     code: ErrorCode::UpstreamStall,
-                    message: format!(
-                        "no token from the provider for {} ms",
-                        settings.stall_timeout.as_millis()
-                    ),
-                    retryable: true,
                     produced: !generation.drafts.is_empty(),
                 };
                 return (generation, end);
@@ -173,7 +175,7 @@ enum CallEnd {
     Cancelled,
     Stalled,
     Failed(ProviderError),
-    Internal(String),
+    Internal(SinkError),
 }
 
 struct CallOutcome {
@@ -265,7 +267,7 @@ async fn call(
             outcome.produced_text.push_str(&text);
         }
         if let Err(err) = write_delta(sink, generation, &mut open_block, kind, text).await {
-            outcome.end = CallEnd::Internal(err.0);
+            outcome.end = CallEnd::Internal(err);
             return outcome;
         }
     }
@@ -276,7 +278,7 @@ async fn call(
             })
             .await
     {
-        outcome.end = CallEnd::Internal(err.0);
+        outcome.end = CallEnd::Internal(err);
     }
     outcome
 }

@@ -8,6 +8,7 @@ use std::{sync::Arc, time::Duration};
 use parley_entity::query;
 use parley_protocol::jobs::Generate;
 use parley_runtime::queue::{JobFailure, JobHandler, JobQueue};
+use parley_service::turns::handoff;
 
 use crate::jobs::{self, Deps, Handled};
 
@@ -22,16 +23,11 @@ impl JobHandler for GenerateHandler {
     async fn handle(&self, job: Generate) -> Result<(), JobFailure> {
         match jobs::generate(&self.deps, &job).await {
             Ok(Handled::Done { next }) => {
-                if let Some(next) = next
-                    && let Err(err) = self.queue.enqueue(Generate::new(next)).await
-                {
-                    // The reaper starts it once the queue is back.
-                    tracing::error!(error = %err, prompt_id = %next, "cannot enqueue the session's next prompt");
-                }
+                handoff::start_next(self.queue.as_ref(), next).await;
                 Ok(())
             }
             Ok(Handled::Busy) => Err(JobFailure::Retry("another worker holds the prompt".into())),
-            Err(err) => Err(JobFailure::Retry(err.0)),
+            Err(err) => Err(JobFailure::Retry(err.to_string())),
         }
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! The stages are modules named after them, so a reader finds a stage by its name:
 //!
-//! * [`jobs`] — the `Generate` job: claim the prompt, save the user message, run the
-//!   stages below, persist the outcome and emit the terminal event;
+//! * [`jobs`] — the `Generate` job in three stages named after the turn: claim the
+//!   prompt, run it (user message, the stages below) and finish it (persist the
+//!   outcome, emit the terminal event, hand the session on);
 //! * [`context`] — the system prompt in sections and the token-budgeted history;
 //! * [`agent_loop`] — provider calls turned into content blocks and events (the tool
 //!   loop slots in here);
@@ -12,7 +13,7 @@
 //! * [`persist`] — the event log, block checkpoints, cancel and lease watching.
 //!
 //! Module hooks (`chat:before_ai` / `chat:after_ai`) and skill routing slot in as stages
-//! of [`jobs`] between claim and context assembly, and after the agent loop.
+//! of `jobs::run` between claim and context assembly, and after the agent loop.
 
 pub mod agent_loop;
 pub mod consumer;

@@ -126,8 +126,7 @@ impl TurnSink {
     /// Writes the drafts now, whatever the interval (at the end of a turn).
     pub async fn flush(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
         query::conversation::checkpoint_blocks(&self.db, self.prompt_id, drafts, query::now())
-            .await
-            .map_err(|err| SinkError(format!("checkpointing blocks: {err}")))?;
+            .await?;
         self.last_checkpoint = Some(Instant::now());
         Ok(())
     }
@@ -136,11 +135,7 @@ impl TurnSink {
 #[async_trait::async_trait]
 impl Sink for TurnSink {
     async fn event(&mut self, kind: EventKind) -> Result<(), SinkError> {
-        let event = self
-            .events
-            .append(self.prompt_id, kind)
-            .await
-            .map_err(|err| SinkError(format!("appending an event: {err}")))?;
+        let event = self.events.append(self.prompt_id, kind).await?;
         self.last_event = Some(event);
         Ok(())
     }

@@ -10,9 +10,10 @@ use uuid::Uuid;
 use super::ApiTags;
 use crate::{
     auth::BearerAuth,
-    error::ApiResult,
-    pagination::{self, Page},
+    error::{ApiResult, statuses},
+    pagination::{self, Limit, Page},
     state::AppState,
+    types::{JsonObject, Text},
 };
 
 /// What a chat tool is: its behavior, model, constraints, modules and functions.
@@ -24,16 +25,16 @@ use crate::{
 pub struct ToolDefinition {
     /// The core behavior: the "Core Behavior" section of the system prompt.
     #[oai(validator(max_length = 50000))]
-    pub behavior: String,
+    pub behavior: Text,
     /// The model to use; absent means the deployment's default model.
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub model: Option<String>,
+    pub model: Option<Text>,
     /// What the tool must stay within.
     pub constraints: Option<ToolConstraints>,
     /// Modules (hooks) enabled for this tool, with their settings.
     pub modules: Option<Vec<ToolModule>>,
     /// Names of the functions the model may call.
-    pub functions: Option<Vec<String>>,
+    pub functions: Option<Vec<Text>>,
     /// The most messages a session may hold.
     #[oai(validator(minimum(value = "1")))]
     pub max_messages: Option<u32>,
@@ -47,7 +48,7 @@ pub struct ToolDefinition {
 #[oai(deny_unknown_fields, skip_serializing_if_is_none)]
 pub struct ToolConstraints {
     /// Topics the tool sticks to (empty: any).
-    pub topics: Option<Vec<String>>,
+    pub topics: Option<Vec<Text>>,
     /// Guide the learner instead of giving the answer away.
     pub no_direct_answers: Option<bool>,
 }
@@ -58,9 +59,9 @@ pub struct ToolConstraints {
 pub struct ToolModule {
     /// The module's name (e.g. `pii_redactor`).
     #[oai(validator(min_length = 1, max_length = 100))]
-    pub name: String,
+    pub name: Text,
     /// Module-specific settings.
-    pub config: Option<serde_json::Value>,
+    pub config: Option<JsonObject>,
 }
 
 /// A chat tool as its users see it.
@@ -114,11 +115,11 @@ impl CatalogApi {
         &self,
         auth: BearerAuth,
         state: Data<&AppState>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<ToolSummary>>> {
+    ) -> ApiResult<Json<Page<ToolSummary>>, statuses::List> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         let who = Opener {
             user_id: auth.0.user_id,
@@ -137,10 +138,10 @@ impl CatalogApi {
         &self,
         _auth: BearerAuth,
         state: Data<&AppState>,
-    ) -> ApiResult<Json<ModelList>> {
-        let default = state.models.default_model();
-        let items = state
-            .models
+    ) -> ApiResult<Json<ModelList>, statuses::Read> {
+        let models = &state.turns.models;
+        let default = models.default_model();
+        let items = models
             .ids
             .iter()
             .map(|id| Model {

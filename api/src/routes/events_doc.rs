@@ -1,67 +1,25 @@
 //! The stream events of DESIGN §6 as OpenAPI schemas, so that generated clients know
-//! every event type.
+//! every event type and the payload of a finished turn.
 //!
 //! The events themselves are defined once, in `parley-protocol`, and serialized with
-//! serde on the hot path. This module mirrors them as poem-openapi objects only to
-//! describe them; [`WireEvent`] carries a protocol event and presents this schema, and the
-//! tests check that every protocol event parses as its documented schema.
+//! serde on the hot path. This module mirrors their shapes as poem-openapi objects only
+//! to describe them (the enums inside them are the protocol's own, through its `openapi`
+//! feature); the tests check that every protocol event, and a payload with every field,
+//! parses as its documented schema.
 
-use std::borrow::Cow;
-
-use parley_protocol::events::StreamEvent;
-use poem_openapi::{
-    Enum, Object, Union,
-    registry::{MetaSchemaRef, Registry},
-    types::{ParseFromJSON, ParseResult, ToJSON, Type},
+use parley_protocol::events::{
+    ActionHandler, BlockType, ChatResponsePayload, ErrorCode, PromptState, Usage,
 };
+use poem_openapi::{Object, Union};
 use serde_json::Value;
 use uuid::Uuid;
 
-/// One event of a prompt's stream, as sent in an SSE `data:` line. `seq` and
-/// `prompt_id` are on every event but `ping`.
-pub struct WireEvent(pub StreamEvent);
+use crate::types::Documented;
 
-impl Type for WireEvent {
-    const IS_REQUIRED: bool = true;
-    type RawValueType = Self;
-    type RawElementValueType = Self;
-
-    fn name() -> Cow<'static, str> {
-        StreamEventDoc::name()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        StreamEventDoc::schema_ref()
-    }
-
-    fn register(registry: &mut Registry) {
-        StreamEventDoc::register(registry);
-    }
-
-    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
-        Some(self)
-    }
-
-    fn raw_element_iter<'a>(
-        &'a self,
-    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
-        Box::new(self.as_raw_value().into_iter())
-    }
-}
-
-impl ToJSON for WireEvent {
-    fn to_json(&self) -> Option<Value> {
-        serde_json::to_value(&self.0).ok()
-    }
-}
-
-impl ParseFromJSON for WireEvent {
-    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-        serde_json::from_value(value.unwrap_or_default())
-            .map(WireEvent)
-            .map_err(poem_openapi::types::ParseError::custom)
-    }
-}
+/// A turn's final response as sent (serde), documented as [`ChatResponsePayloadDoc`].
+pub type PayloadField = Documented<ChatResponsePayload, ChatResponsePayloadDoc>;
+/// A turn's token counts as sent, documented as [`UsageDoc`].
+pub type UsageField = Documented<Usage, UsageDoc>;
 
 /// Every event type, told apart by `type`.
 #[derive(Debug, Union)]
@@ -97,48 +55,12 @@ pub enum StreamEventDoc {
     Ping(PingEvent),
 }
 
-/// The states of a prompt.
-#[derive(Debug, Clone, Copy, Enum)]
-#[oai(rename_all = "snake_case")]
-pub enum PromptStateDoc {
-    Created,
-    InProgress,
-    WaitingForTools,
-    Completed,
-    Error,
-    Failed,
-    Canceled,
-}
-
-/// The kinds of content block.
-#[derive(Debug, Clone, Copy, Enum)]
-#[oai(rename_all = "snake_case")]
-pub enum BlockTypeDoc {
-    Text,
-    Thinking,
-    ToolCall,
-    Attachment,
-}
-
-/// Why a generation failed.
-#[derive(Debug, Clone, Copy, Enum)]
-#[oai(rename_all = "snake_case")]
-pub enum ErrorCodeDoc {
-    UpstreamError,
-    UpstreamStall,
-    UnknownModel,
-    RateLimited,
-    ToolError,
-    Timeout,
-    InternalError,
-}
-
 /// Every state transition of the prompt.
 #[derive(Debug, Object)]
 pub struct PromptStateEvent {
     pub seq: u64,
     pub prompt_id: Uuid,
-    pub state: PromptStateDoc,
+    pub state: PromptState,
     pub attempt: u32,
 }
 
@@ -156,7 +78,7 @@ pub struct BlockStartEvent {
     pub seq: u64,
     pub prompt_id: Uuid,
     pub index: u32,
-    pub block_type: BlockTypeDoc,
+    pub block_type: BlockType,
 }
 
 /// Text of a text block (may carry a `[[tool:N]]` marker). Several tokens may come in
@@ -237,11 +159,62 @@ pub struct RetryEvent {
     pub reason: String,
 }
 
-/// Token counts of a turn.
+/// Token counts of a turn, summed over its LLM calls.
 #[derive(Debug, Object)]
 pub struct UsageDoc {
     pub input_tokens: u64,
     pub output_tokens: u64,
+}
+
+/// The final response of a turn (seed `ChatResponsePayload`).
+#[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
+pub struct ChatResponsePayloadDoc {
+    /// The answer's text.
+    pub message: String,
+    /// A structured payload (validated against the payload registry).
+    pub custom_payload: Option<CustomPayloadDoc>,
+    /// Values the user can pick.
+    pub suggested_values: Option<Vec<SuggestedValueDoc>>,
+    /// Buttons the client shows.
+    pub suggested_actions: Option<Vec<SuggestedActionDoc>>,
+    /// The function calls of the turn, in the order of their markers.
+    pub tool_history: Option<Vec<ToolHistoryEntryDoc>>,
+}
+
+/// A structured payload attached to a response.
+#[derive(Debug, Object)]
+pub struct CustomPayloadDoc {
+    /// The payload type's name in the registry.
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub data: Value,
+}
+
+/// A value the user can pick.
+#[derive(Debug, Object)]
+pub struct SuggestedValueDoc {
+    pub label: String,
+    pub value: String,
+}
+
+/// A suggested action (a button), handled by the client or the server.
+#[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
+pub struct SuggestedActionDoc {
+    pub label: String,
+    pub action: String,
+    pub handler: ActionHandler,
+    pub data: Option<Value>,
+    pub style: Option<String>,
+}
+
+/// One function call of a turn.
+#[derive(Debug, Object)]
+pub struct ToolHistoryEntryDoc {
+    pub tool_name: String,
+    pub input: Value,
+    pub output: Value,
 }
 
 /// Terminal: the turn finished.
@@ -251,9 +224,8 @@ pub struct CompleteEvent {
     pub seq: u64,
     pub prompt_id: Uuid,
     pub message_id: Uuid,
-    /// The final response (ChatResponsePayload: message, custom_payload,
-    /// suggested_values, suggested_actions, tool_history).
-    pub payload: Value,
+    /// The final response.
+    pub payload: ChatResponsePayloadDoc,
     pub usage: UsageDoc,
     pub model: String,
     pub vendor: String,
@@ -268,7 +240,7 @@ pub struct CompleteEvent {
 pub struct ErrorEvent {
     pub seq: u64,
     pub prompt_id: Uuid,
-    pub code: ErrorCodeDoc,
+    pub code: ErrorCode,
     pub message: String,
     /// Whether `POST /v1/prompts/{id}/resume` may succeed.
     pub retryable: bool,
@@ -289,108 +261,4 @@ pub struct PingEvent {
 }
 
 #[cfg(test)]
-mod tests {
-    use parley_protocol::events::{
-        BlockType, ChatResponsePayload, ErrorCode, EventKind, PromptState, Usage,
-    };
-
-    use super::*;
-
-    #[test]
-    fn every_protocol_event_fits_its_documented_schema() {
-        let prompt_id = Uuid::now_v7();
-        let kinds = vec![
-            EventKind::PromptState {
-                state: PromptState::WaitingForTools,
-                attempt: 2,
-            },
-            EventKind::Status {
-                message: "Thinking…".into(),
-            },
-            EventKind::BlockStart {
-                index: 0,
-                block_type: BlockType::ToolCall,
-            },
-            EventKind::TextDelta {
-                index: 0,
-                text: "Hi".into(),
-            },
-            EventKind::ThinkingDelta {
-                index: 1,
-                text: "hmm".into(),
-            },
-            EventKind::BlockStop { index: 0 },
-            EventKind::ToolStart {
-                index: 1,
-                block_index: 2,
-                tool: "getCurrentTime".into(),
-                tool_use_id: "c1".into(),
-                input: serde_json::json!({}),
-            },
-            EventKind::ToolProgress {
-                index: 1,
-                tool: "t".into(),
-                stage: "s".into(),
-                message: "m".into(),
-                progress: 0.5,
-                data: None,
-            },
-            EventKind::ToolComplete {
-                index: 1,
-                tool: "t".into(),
-                tool_use_id: "c1".into(),
-                state: "success".into(),
-                output: serde_json::json!(1),
-                payload: None,
-                duration_ms: 3,
-            },
-            EventKind::Retry {
-                attempt: 2,
-                reason: "r".into(),
-            },
-            EventKind::Complete {
-                message_id: Uuid::now_v7(),
-                payload: ChatResponsePayload {
-                    message: "done".into(),
-                    ..Default::default()
-                },
-                usage: Usage {
-                    input_tokens: 1,
-                    output_tokens: 2,
-                },
-                model: "m".into(),
-                vendor: "v".into(),
-                latency_ms: 5,
-                blocked: false,
-                replaced: true,
-            },
-            EventKind::Error {
-                code: ErrorCode::RateLimited,
-                message: "slow down".into(),
-                retryable: true,
-            },
-            EventKind::Cancelled,
-        ];
-        for (i, kind) in kinds.into_iter().enumerate() {
-            let event = StreamEvent {
-                seq: i as u64 + 1,
-                prompt_id,
-                kind,
-            };
-            let json = serde_json::to_value(&event).unwrap();
-            let doc = StreamEventDoc::parse_from_json(Some(json.clone())).unwrap_or_else(|err| {
-                panic!(
-                    "{json} does not fit the documented schema: {}",
-                    err.into_message()
-                )
-            });
-            assert_eq!(
-                doc.to_json().unwrap(),
-                json,
-                "documented and real forms agree"
-            );
-        }
-        let ping = serde_json::json!({"type": "ping", "ts": 1});
-        assert!(StreamEventDoc::parse_from_json(Some(ping)).is_ok());
-    }
-}
+mod tests;

@@ -9,7 +9,7 @@ use sea_orm::ConnectionTrait;
 
 use super::ApiTags;
 use crate::{
-    error::{ErrorResponse, Problem},
+    error::{ApiResult, Problem, statuses},
     state::AppState,
 };
 
@@ -60,7 +60,7 @@ impl OpsApi {
     /// Checks the database, the job queue, the event log and, when configured, Redis;
     /// 503 with a problem body naming what failed otherwise.
     #[oai(path = "/readyz", method = "get", operation_id = "readyz")]
-    async fn readyz(&self, state: Data<&AppState>) -> Result<ReadyResponse, ErrorResponse> {
+    async fn readyz(&self, state: Data<&AppState>) -> ApiResult<ReadyResponse, statuses::NotReady> {
         let mut checks = std::collections::BTreeMap::new();
         checks.insert("database".to_owned(), check_database(&state).await);
         if let Some(redis) = &state.redis {
@@ -68,11 +68,11 @@ impl OpsApi {
         }
         checks.insert(
             "queue".to_owned(),
-            outcome(tokio::time::timeout(CHECK_TIMEOUT, state.queue.ready()).await),
+            outcome(tokio::time::timeout(CHECK_TIMEOUT, state.turns.queue.ready()).await),
         );
         checks.insert(
             "event_log".to_owned(),
-            outcome(tokio::time::timeout(CHECK_TIMEOUT, state.events.ready()).await),
+            outcome(tokio::time::timeout(CHECK_TIMEOUT, state.turns.events.ready()).await),
         );
         let failed: Vec<String> = checks
             .iter()
@@ -85,11 +85,12 @@ impl OpsApi {
                 checks,
             })))
         } else {
-            Err(ErrorResponse::from_problem(Problem::new(
+            Err(Problem::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "not_ready",
                 format!("not ready: {}", failed.join("; ")),
-            )))
+            )
+            .into())
         }
     }
 }

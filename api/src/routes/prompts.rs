@@ -1,42 +1,44 @@
-//! `/v1/prompts`: one generation — its state, its event feed, cancel and resume.
+//! `/v1/prompts`: one generation — its state, its event feed (with a bearer token or a
+//! feed token), cancel and resume.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use parley_entity::{
-    error::Error,
-    prompts,
-    query::{self, prompts as q},
-};
-use parley_protocol::events::{EventKind, PromptState};
+use parley_entity::{prompts, query::prompts as q};
+use parley_protocol::events::{ErrorCode, PromptState};
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
     param::{Header, Path, Query},
-    payload::{EventStream, Json},
+    payload::Json,
 };
 use uuid::Uuid;
 
 use super::ApiTags;
 use crate::{
-    auth::BearerAuth,
-    error::ApiResult,
-    sse::{self, Feed},
+    auth::{BearerAuth, FeedAuth},
+    error::{ApiResult, statuses},
+    feed_token::FeedGrant,
+    sse::{self, Feed, Joined},
     state::AppState,
 };
 
 /// One generation of a session.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Prompt {
     pub id: Uuid,
     pub session_id: Uuid,
-    /// created, in_progress, waiting_for_tools, completed, error, failed or canceled.
-    pub state: String,
+    pub state: PromptState,
     /// How many times a worker started it.
     pub attempt: i32,
     pub model: Option<String>,
     pub vendor: Option<String>,
     pub user_message_id: Option<Uuid>,
     pub assistant_message_id: Option<Uuid>,
-    pub error_code: Option<String>,
+    /// Why it failed (`failed` or `error`).
+    pub error_code: Option<ErrorCode>,
+    /// The failure, for a person to read.
     pub error: Option<String>,
     pub cancel_requested_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
@@ -52,7 +54,7 @@ impl From<prompts::Model> for Prompt {
             events_url: format!("/v1/prompts/{}/events", p.id),
             id: p.id,
             session_id: p.session_id,
-            state: PromptState::from(p.state).as_str().to_owned(),
+            state: p.state,
             attempt: p.attempt,
             model: p.model,
             vendor: p.vendor,
@@ -68,11 +70,26 @@ impl From<prompts::Model> for Prompt {
     }
 }
 
+/// A credential that opens one prompt's event feed, for clients that cannot send an
+/// `Authorization` header (a browser's `EventSource`).
+#[derive(Debug, Object)]
+pub struct FeedToken {
+    /// Pass it as `?access_token=` to the events URL. Secret; it expires.
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+    /// The events URL with the token in it.
+    pub events_url: String,
+}
+
 #[derive(ApiResponse)]
 pub enum EventsResponse {
     /// The prompt's events as Server-Sent Events, ending after the terminal event.
     #[oai(status = 200)]
-    Stream(EventStream<Feed>),
+    Stream(Feed),
+    /// The prompt is finished and the reader already has its last event: nothing more
+    /// will come (a WHATWG `EventSource` stops reconnecting).
+    #[oai(status = 204)]
+    UpToDate,
 }
 
 #[derive(ApiResponse)]
@@ -81,6 +98,18 @@ pub enum PromptAccepted {
     /// a resumed prompt runs again).
     #[oai(status = 202)]
     Accepted(Json<Prompt>),
+}
+
+/// The W3C trace context of a request, carried in the job so the worker's spans join
+/// the request's trace.
+pub fn trace_context(request: &poem::Request) -> HashMap<String, String> {
+    ["traceparent", "tracestate"]
+        .into_iter()
+        .filter_map(|name| {
+            let value = request.header(name).filter(|v| v.len() <= 512)?;
+            Some((name.to_owned(), value.to_owned()))
+        })
+        .collect()
 }
 
 pub struct PromptsApi;
@@ -94,17 +123,17 @@ impl PromptsApi {
         auth: BearerAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Prompt>> {
-        Ok(Json(
-            q::get_owned(&state.db, auth.0.user_id, id.0).await?.into(),
-        ))
+    ) -> ApiResult<Json<Prompt>, statuses::ReadOne> {
+        let prompt = q::get_owned(&state.db, auth.0.user_id, id.0).await?;
+        Ok(Json(prompt.into()))
     }
 
     /// Follow a prompt's events
     ///
     /// Server-Sent Events from the start, or after `Last-Event-ID` / `?after=SEQ`, during
     /// or after the turn; any number of readers. Closing the feed does not stop the
-    /// generation.
+    /// generation. A reader that already has a finished prompt's last event gets 204.
+    /// Authenticates with a bearer token or with `?access_token=` (a feed token).
     #[oai(
         path = "/:id/events",
         method = "get",
@@ -112,30 +141,52 @@ impl PromptsApi {
     )]
     async fn events(
         &self,
-        auth: BearerAuth,
+        auth: FeedAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         /// Resume after this event (the last `id:` received).
-        #[oai(name = "Last-Event-ID")]
+        #[oai(name = "Last-Event-ID", validator(pattern = r"^[0-9]{1,19}$"))]
         last_event_id: Header<Option<String>>,
         /// Resume after this `seq` (wins over `Last-Event-ID`).
         after: Query<Option<u64>>,
-    ) -> ApiResult<EventsResponse> {
+    ) -> ApiResult<EventsResponse, statuses::Follow> {
+        let reader = auth.reader_of(id.0)?;
+        let prompt = q::get_owned(&state.db, reader, id.0).await?;
+        let held = last_event_id.0.and_then(|id| id.parse().ok());
+        Ok(
+            match sse::join(&state, &prompt, after.0.or(held).unwrap_or(0)).await? {
+                Joined::Feed(feed) => EventsResponse::Stream(feed),
+                Joined::UpToDate => EventsResponse::UpToDate,
+            },
+        )
+    }
+
+    /// Get a feed token
+    ///
+    /// A short-lived token that opens this prompt's event feed and nothing else, for a
+    /// browser's `EventSource` (which cannot send an `Authorization` header).
+    #[oai(
+        path = "/:id/feed-token",
+        method = "post",
+        operation_id = "create_feed_token"
+    )]
+    async fn feed_token(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<FeedToken>, statuses::ReadOne> {
         let prompt = q::get_owned(&state.db, auth.0.user_id, id.0).await?;
-        let after = match (after.0, last_event_id.0.as_deref()) {
-            (Some(after), _) => after,
-            (None, Some(id)) => id.trim().parse().map_err(|_| {
-                Error::invalid(
-                    "invalid_last_event_id",
-                    "Last-Event-ID must be an event seq",
-                )
-            })?,
-            (None, None) => 0,
+        let grant = FeedGrant {
+            prompt_id: prompt.id,
+            user_id: auth.0.user_id,
         };
-        let feed = sse::feed(&state, &prompt, after).await?;
-        Ok(EventsResponse::Stream(
-            EventStream::new(feed).to_event(sse::to_sse),
-        ))
+        let (token, expires_at) = state.feed_tokens.mint(grant, Utc::now());
+        Ok(Json(FeedToken {
+            events_url: format!("/v1/prompts/{}/events?access_token={token}", prompt.id),
+            token,
+            expires_at,
+        }))
     }
 
     /// Cancel a prompt
@@ -148,9 +199,8 @@ impl PromptsApi {
         auth: BearerAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<PromptAccepted> {
-        q::get_owned(&state.db, auth.0.user_id, id.0).await?;
-        let prompt = q::request_cancel(&state.db, id.0, query::now()).await?;
+    ) -> ApiResult<PromptAccepted, statuses::Act> {
+        let prompt = state.turns.cancel(auth.0.user_id, id.0).await?;
         Ok(PromptAccepted::Accepted(Json(prompt.into())))
     }
 
@@ -164,23 +214,9 @@ impl PromptsApi {
         request: &poem::Request,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<PromptAccepted> {
-        q::get_owned(&state.db, auth.0.user_id, id.0).await?;
-        let prompt = q::resume(&state.db, id.0, query::now()).await?;
-        // The transition is on the log before the job runs, so a reader that joins now
-        // follows the new attempt instead of stopping at the old terminal event.
-        let created = EventKind::PromptState {
-            state: PromptState::Created,
-            attempt: prompt.attempt.max(0) as u32,
-        };
-        state
-            .events
-            .append(prompt.id, created)
-            .await
-            .map_err(|err| Error::Unavailable {
-                what: format!("the event log ({err})"),
-            })?;
-        super::turns::enqueue(&state, prompt.id, request).await?;
+    ) -> ApiResult<PromptAccepted, statuses::Act> {
+        let trace = trace_context(request);
+        let prompt = state.turns.resume(auth.0.user_id, id.0, trace).await?;
         Ok(PromptAccepted::Accepted(Json(prompt.into())))
     }
 }

@@ -16,9 +16,10 @@ use super::{
 };
 use crate::{
     auth::{BearerAuth, Caller},
-    error::ApiResult,
-    pagination::{self, Page},
+    error::{ApiResult, statuses},
+    pagination::{self, Limit, Page},
     state::AppState,
+    types::JsonObject,
 };
 
 /// Open a session with a chat tool, optionally for an assignment.
@@ -36,6 +37,7 @@ pub struct CreateSession {
 
 /// A conversation between the caller and a chat tool.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Session {
     pub id: Uuid,
     pub tool_id: Uuid,
@@ -51,7 +53,7 @@ pub struct Session {
     pub end_reason: Option<String>,
     /// The resolved configuration cascade (organisation → tool → assignment), frozen
     /// when the session started.
-    pub config: serde_json::Value,
+    pub config: JsonObject,
 }
 
 impl From<sessions::Model> for Session {
@@ -68,13 +70,14 @@ impl From<sessions::Model> for Session {
             message_count: s.message_count,
             active_prompt_id: s.active_prompt_id,
             end_reason: s.end_reason,
-            config: s.config,
+            config: JsonObject::of(s.config),
         }
     }
 }
 
 /// One message of a session.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Message {
     pub id: Uuid,
     /// Position in the session, gap-free from 1.
@@ -131,7 +134,7 @@ impl SessionsApi {
         auth: BearerAuth,
         state: Data<&AppState>,
         body: Json<CreateSession>,
-    ) -> ApiResult<CreatedSession> {
+    ) -> ApiResult<CreatedSession, statuses::CreateSession> {
         let req = q::OpenSession {
             tool_id: body.tool_id,
             assignment_id: body.assignment_id,
@@ -155,11 +158,11 @@ impl SessionsApi {
         /// Only sessions in this state.
         #[oai(name = "state")]
         session_state: Query<Option<SessionState>>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Session>>> {
+    ) -> ApiResult<Json<Page<Session>>, statuses::List> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         let filter = q::SessionFilter {
             tool_id: tool_id.0,
@@ -176,7 +179,7 @@ impl SessionsApi {
         auth: BearerAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Session>> {
+    ) -> ApiResult<Json<Session>, statuses::ReadOne> {
         Ok(Json(
             q::get_owned(&state.db, auth.0.user_id, id.0).await?.into(),
         ))
@@ -195,7 +198,7 @@ impl SessionsApi {
         auth: BearerAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Session>> {
+    ) -> ApiResult<Json<Session>, statuses::Act> {
         let now = parley_entity::query::now();
         Ok(Json(
             q::complete(&state.db, auth.0.user_id, id.0, "completed_by_user", now)

@@ -14,6 +14,10 @@ use std::{
     path::{Path, PathBuf},
 };
 
+mod sections;
+
+pub use sections::*;
+
 use figment::{
     Figment,
     providers::{Env, Format, Serialized, Toml},
@@ -51,206 +55,8 @@ pub struct Settings {
     pub default_model: Option<String>,
     #[serde(default)]
     pub worker: WorkerSettings,
-}
-
-/// An OpenAI-compatible provider (`[[providers]]`).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProviderSettings {
-    /// Also the `vendor` recorded with usage.
-    pub name: String,
-    /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
-    pub base_url: String,
-    pub api_key: Option<SecretString>,
-}
-
-/// A model (`[[models]]`).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelSettings {
-    /// The id clients use.
-    pub id: String,
-    /// The provider that serves it.
-    pub provider: String,
-    /// The provider's name for it (default: `id`).
-    pub upstream: Option<String>,
-    /// The context window in tokens.
-    #[serde(default = "default_max_context")]
-    pub max_context: usize,
-}
-
-/// How workers run turns (`[worker]`).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WorkerSettings {
-    /// Turns one process runs at the same time (`parley serve` and `parley worker`).
-    #[serde(default = "default_concurrency")]
-    pub concurrency: usize,
-    /// No token for this long is a stall (`upstream_stall`).
-    #[serde(default = "default_stall_timeout_ms")]
-    pub stall_timeout_ms: u64,
-    /// Provider calls per turn that may fail before any output before the turn fails.
-    #[serde(default = "default_max_attempts")]
-    pub max_attempts: u32,
-    /// How long a worker owns a prompt without renewing its lease.
-    #[serde(default = "default_lease_s")]
-    pub lease_s: u64,
-    /// The most often partial blocks are written to the database.
-    #[serde(default = "default_checkpoint_ms")]
-    pub checkpoint_ms: u64,
-    /// How long a finished prompt's event log stays readable (then rebuilt from the
-    /// database).
-    #[serde(default = "default_retention_s")]
-    pub event_retention_s: u64,
-}
-
-impl Default for WorkerSettings {
-    fn default() -> Self {
-        Self {
-            concurrency: default_concurrency(),
-            stall_timeout_ms: default_stall_timeout_ms(),
-            max_attempts: default_max_attempts(),
-            lease_s: default_lease_s(),
-            checkpoint_ms: default_checkpoint_ms(),
-            event_retention_s: default_retention_s(),
-        }
-    }
-}
-
-fn default_max_context() -> usize {
-    8192
-}
-fn default_concurrency() -> usize {
-    8
-}
-fn default_stall_timeout_ms() -> u64 {
-    15_000
-}
-fn default_max_attempts() -> u32 {
-    3
-}
-fn default_lease_s() -> u64 {
-    30
-}
-fn default_checkpoint_ms() -> u64 {
-    100
-}
-fn default_retention_s() -> u64 {
-    24 * 3600
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DatabaseSettings {
-    /// `postgres://…` for distributed mode; absent: SQLite in `data_dir`.
-    pub url: Option<SecretString>,
-    #[serde(default = "default_max_connections")]
-    pub max_connections: u32,
-    #[serde(default = "default_connect_timeout_s")]
-    pub connect_timeout_s: u64,
-}
-
-impl Default for DatabaseSettings {
-    fn default() -> Self {
-        Self {
-            url: None,
-            max_connections: default_max_connections(),
-            connect_timeout_s: default_connect_timeout_s(),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RedisSettings {
-    /// `redis://…`; absent in embedded mode.
-    pub url: Option<SecretString>,
-    /// The job queue's name: deployments sharing one Redis use different names.
-    #[serde(default = "default_queue")]
-    pub queue: String,
-}
-
-impl Default for RedisSettings {
-    fn default() -> Self {
-        Self {
-            url: None,
-            queue: default_queue(),
-        }
-    }
-}
-
-fn default_queue() -> String {
-    parley_runtime::queue::DEFAULT_QUEUE.to_owned()
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LimitSettings {
-    /// The largest request body accepted, in bytes.
-    #[serde(default = "default_max_body_bytes")]
-    pub max_body_bytes: usize,
-    /// The longest message a user may send, in bytes.
-    #[serde(default = "default_max_message_bytes")]
-    pub max_message_bytes: usize,
-}
-
-impl Default for LimitSettings {
-    fn default() -> Self {
-        Self {
-            max_body_bytes: default_max_body_bytes(),
-            max_message_bytes: default_max_message_bytes(),
-        }
-    }
-}
-
-fn default_max_message_bytes() -> usize {
-    32 * 1024
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LogSettings {
-    /// A `tracing` filter, e.g. `info` or `parley=debug,sqlx=warn`.
-    #[serde(default = "default_log_filter")]
-    pub filter: String,
     #[serde(default)]
-    pub format: LogFormat,
-}
-
-impl Default for LogSettings {
-    fn default() -> Self {
-        Self {
-            filter: default_log_filter(),
-            format: LogFormat::default(),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LogFormat {
-    #[default]
-    Pretty,
-    Json,
-}
-
-fn default_listen() -> SocketAddr {
-    SocketAddr::from(([127, 0, 0, 1], 8080))
-}
-fn default_data_dir() -> PathBuf {
-    PathBuf::from("parley-data")
-}
-fn default_max_connections() -> u32 {
-    10
-}
-fn default_connect_timeout_s() -> u64 {
-    10
-}
-fn default_max_body_bytes() -> usize {
-    1024 * 1024
-}
-fn default_log_filter() -> String {
-    "info".into()
+    pub auth: AuthSettings,
 }
 
 /// Environment variables whose name is not simply the key in upper case.
@@ -343,6 +149,13 @@ impl Settings {
         if self.limits.max_body_bytes < 1024 {
             anyhow::bail!("invalid setting `limits.max_body_bytes`: must be at least 1024");
         }
+        let most = parley_service::catalog::MAX_MESSAGE_CHARS;
+        if !(1..=most).contains(&self.limits.max_message_chars) {
+            anyhow::bail!("invalid setting `limits.max_message_chars`: must be from 1 to {most}");
+        }
+        if self.auth.feed_token_ttl_s == 0 {
+            anyhow::bail!("invalid setting `auth.feed_token_ttl_s`: must be at least 1");
+        }
         if self.worker.concurrency == 0 {
             anyhow::bail!("invalid setting `worker.concurrency`: must be at least 1");
         }
@@ -399,111 +212,4 @@ fn describe_figment_error(err: figment::Error) -> anyhow::Error {
 #[cfg(test)]
 // figment::Jail closures return figment::Error, which is large; that is its API.
 #[allow(clippy::result_large_err)]
-mod tests {
-    use figment::Jail;
-
-    use super::*;
-
-    fn load_in(jail: &Jail) -> anyhow::Result<Settings> {
-        Settings::load(
-            &jail.directory().join("parley.toml"),
-            false,
-            Overrides::default(),
-        )
-    }
-
-    #[test]
-    fn defaults_need_no_file_and_no_env() {
-        Jail::expect_with(|jail| {
-            let s = load_in(jail).expect("defaults load");
-            assert_eq!(s.listen, default_listen());
-            assert!(s.database.url.is_none());
-            assert_eq!(s.limits.max_body_bytes, 1024 * 1024);
-            Ok(())
-        });
-    }
-
-    #[test]
-    fn env_overrides_file_and_flags_override_env() {
-        Jail::expect_with(|jail| {
-            jail.create_file(
-                "parley.toml",
-                "listen = \"127.0.0.1:9000\"\n[limits]\nmax_body_bytes = 4096\n",
-            )?;
-            jail.set_env("PARLEY_LISTEN", "127.0.0.1:9001");
-            jail.set_env("PARLEY_DATABASE_URL", "postgres://u:secret@h/db");
-            jail.set_env("PARLEY_TEST_PG_URL", "ignored");
-            jail.set_env("PARLEY_DEFAULT_MODEL", "gpt-x");
-            jail.set_env("PARLEY_WORKER__CONCURRENCY", "3");
-            jail.set_env("PARLEY_REDIS__QUEUE", "tenant-a");
-            let s = load_in(jail).expect("loads");
-            assert_eq!(s.listen.port(), 9001);
-            assert_eq!(s.limits.max_body_bytes, 4096);
-            assert_eq!(s.default_model.as_deref(), Some("gpt-x"));
-            assert_eq!(s.worker.concurrency, 3);
-            assert_eq!(s.redis.queue, "tenant-a");
-            assert!(
-                !format!("{s:?}").contains("secret"),
-                "secrets must not print"
-            );
-            let flagged = Settings::load(
-                &jail.directory().join("parley.toml"),
-                false,
-                Overrides {
-                    listen: Some("127.0.0.1:9002".into()),
-                    data_dir: None,
-                },
-            )
-            .expect("loads");
-            assert_eq!(flagged.listen.port(), 9002);
-            Ok(())
-        });
-    }
-
-    #[test]
-    fn bad_values_name_their_key() {
-        Jail::expect_with(|jail| {
-            jail.set_env("PARLEY_LIMITS__MAX_BODY_BYTES", "lots");
-            let err = load_in(jail).expect_err("must fail").to_string();
-            assert!(err.contains("limits.max_body_bytes"), "{err}");
-            Ok(())
-        });
-        Jail::expect_with(|jail| {
-            jail.create_file("parley.toml", "[database]\nurl = \"mysql://x\"\n")?;
-            let err = load_in(jail).expect_err("must fail").to_string();
-            assert!(err.contains("database.url"), "{err}");
-            Ok(())
-        });
-        Jail::expect_with(|jail| {
-            jail.create_file("parley.toml", "[limits]\nmax_bdy_bytes = 1\n")?;
-            let err = load_in(jail).expect_err("must fail").to_string();
-            assert!(err.contains("max_bdy_bytes"), "{err}");
-            Ok(())
-        });
-        Jail::expect_with(|jail| {
-            jail.set_env("PARLEY_LISTEN", "not-an-address");
-            let err = load_in(jail).expect_err("must fail").to_string();
-            assert!(err.contains("listen"), "{err}");
-            Ok(())
-        });
-    }
-
-    #[test]
-    fn every_shipped_config_file_parses() {
-        // Inside a Jail: other tests set PARLEY_* variables, and Jail serializes them.
-        Jail::expect_with(|_| {
-            let deploy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy");
-            let mut seen = 0;
-            for entry in std::fs::read_dir(&deploy).expect("deploy/ exists") {
-                let path = entry.expect("readable entry").path();
-                if path.extension().is_some_and(|ext| ext == "toml") {
-                    Settings::load(&path, true, Overrides::default())
-                        .unwrap_or_else(|err| panic!("{} does not load: {err}", path.display()));
-                    seen += 1;
-                }
-            }
-            assert!(seen > 0, "no config files found under deploy/");
-            Ok(())
-        });
-    }
-}
+mod tests;

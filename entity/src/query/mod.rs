@@ -11,6 +11,7 @@ pub mod conversation;
 pub mod groups;
 pub mod page;
 pub mod prompts;
+pub mod secrets;
 pub mod sessions;
 pub mod tokens;
 pub mod tools;

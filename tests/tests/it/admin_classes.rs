@@ -236,7 +236,7 @@ both_backends!(assignment_windows_and_references, |app| async move {
     let checks = [
         (json!({"class_id": uuid::Uuid::now_v7()}), "class_not_found"),
         (json!({"tool_id": uuid::Uuid::now_v7()}), "tool_not_found"),
-        (json!({"config": [1]}), "invalid_config"),
+        (json!({"config": [1]}), "validation_failed"),
         (json!({"title": ""}), "validation_failed"),
     ];
     for (extra, code) in checks {
@@ -280,7 +280,7 @@ both_backends!(assignment_windows_and_references, |app| async move {
     let bad_config = app
         .patch_json(&path, app.admin(), &json!({"config": "x"}))
         .await;
-    assert_eq!(bad_config.assert_problem(422), "invalid_config");
+    assert_eq!(bad_config.assert_problem(422), "validation_failed");
 });
 
 both_backends!(assignments_by_class, |app| async move {

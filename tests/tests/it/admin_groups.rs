@@ -1,236 +1,281 @@
 //! `/v1/admin/groups`: the organisation tree, settings, members, deletion rules.
+//!
+//! Through the typed client (`parley_tests::client`); raw requests only for bodies no
+//! schema of the API can express.
 
+use parley_tests::ApiResult;
 use parley_tests::both_backends;
-use serde_json::{Value, json};
+use parley_tests::client::types::MemberRole;
+use serde_json::json;
+use uuid::Uuid;
 
-use crate::fixtures::{self, id, items};
+use crate::fixtures::api::{self, uuid};
 
 both_backends!(root_and_child_paths, |app| async move {
-    let created = app
-        .post_json("/v1/admin/groups", app.admin(), &json!({"name": "School"}))
-        .await;
-    created.assert_status(201);
-    let root = created.body.clone();
-    let root_id = id(&root);
+    let admin = app.admin_client();
+    let created = admin
+        .admin_create_group()
+        .body_map(|b| b.name("School"))
+        .send()
+        .await
+        .assert_status(201);
+    let root_id = created.id;
     assert_eq!(
-        created.header("location"),
+        created
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok()),
         Some(format!("/v1/admin/groups/{root_id}").as_str())
     );
-    assert_eq!(root["path"], format!("/{root_id}/"));
-    assert!(root["parent_id"].is_null(), "a root has no parent: {root}");
-    assert_eq!(root["settings"], json!({}), "settings default to {{}}");
+    let root = created.into_inner();
+    assert_eq!(root.path, format!("/{root_id}/"));
+    assert!(root.parent_id.is_none(), "a root has no parent: {root:?}");
+    assert!(root.settings.is_empty(), "settings default to {{}}");
 
-    let child = fixtures::group(&app, "Maths", Some(&root_id), json!({"model": "m"})).await;
-    let child_id = id(&child);
-    assert_eq!(child["path"], format!("/{root_id}/{child_id}/"));
-    assert_eq!(child["parent_id"], root_id.as_str());
-    assert_eq!(child["settings"], json!({"model": "m"}));
-    let grandchild = fixtures::group(&app, "Year 9", Some(&child_id), json!({})).await;
+    let child = api::group(&admin, "Maths", Some(root_id), json!({"model": "m"})).await;
+    assert_eq!(child.path, format!("/{root_id}/{}/", child.id));
+    assert_eq!(child.parent_id, Some(root_id));
     assert_eq!(
-        grandchild["path"],
-        format!("/{root_id}/{child_id}/{}/", id(&grandchild))
+        serde_json::Value::from(child.settings.clone()),
+        json!({"model": "m"})
+    );
+    let grandchild = api::group(&admin, "Year 9", Some(child.id), json!({})).await;
+    assert_eq!(
+        grandchild.path,
+        format!("/{root_id}/{}/{}/", child.id, grandchild.id)
     );
 
-    let fetched = app
-        .get(&format!("/v1/admin/groups/{child_id}"), app.admin())
-        .await;
-    fetched.assert_status(200);
-    assert_eq!(fetched.body, child);
-    let listed = fixtures::ids(&fixtures::all_pages(&app, "/v1/admin/groups", 2).await);
+    let fetched = admin
+        .admin_get_group()
+        .id(child.id)
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(*fetched, child);
+    let listed: Vec<Uuid> = api::groups(&admin, 2).await.iter().map(|g| g.id).collect();
     assert_eq!(
         listed,
-        vec![id(&grandchild), child_id, root_id],
+        vec![grandchild.id, child.id, root_id],
         "newest first"
     );
 });
 
 both_backends!(invalid_groups_are_422, |app| async move {
+    let admin = app.admin_client();
+    // Settings that are not an object violate the schema: raw requests.
     for settings in [json!([1]), json!("x"), json!(3), json!(true)] {
         let body = json!({"name": "Bad", "settings": settings});
         let response = app.post_json("/v1/admin/groups", app.admin(), &body).await;
         assert_eq!(
             response.assert_problem(422),
-            "invalid_settings",
+            "validation_failed",
             "{settings}"
         );
     }
-    let orphan = json!({"name": "Orphan", "parent_id": uuid::Uuid::now_v7()});
-    let response = app
-        .post_json("/v1/admin/groups", app.admin(), &orphan)
+    let orphan = admin
+        .admin_create_group()
+        .body_map(|b| b.name("Orphan").parent_id(Uuid::now_v7()))
+        .send()
         .await;
-    assert_eq!(response.assert_problem(422), "parent_not_found");
-    let nameless = app
-        .post_json("/v1/admin/groups", app.admin(), &json!({"name": ""}))
+    assert_eq!(orphan.assert_problem(422), "parent_not_found");
+    let nameless = admin
+        .admin_create_group()
+        .body_map(|b| b.name(""))
+        .send()
         .await;
     assert_eq!(nameless.assert_problem(422), "validation_failed");
-    let listed = fixtures::all_pages(&app, "/v1/admin/groups", 100).await;
-    assert_eq!(listed, Vec::<Value>::new(), "nothing was created");
+    let listed = api::groups(&admin, 100).await;
+    assert_eq!(listed, Vec::new(), "nothing was created");
 });
 
 both_backends!(patch_group, |app| async move {
-    let root = fixtures::group(&app, "Org", None, json!({})).await;
-    let group = fixtures::group(
-        &app,
+    let admin = app.admin_client();
+    let root = api::group(&admin, "Org", None, json!({})).await;
+    let group = api::group(
+        &admin,
         "Team",
-        Some(&id(&root)),
+        Some(root.id),
         json!({"model": "a", "max_messages": 5}),
     )
     .await;
-    let path = format!("/v1/admin/groups/{}", id(&group));
+    let update = || admin.admin_update_group().id(group.id);
 
-    let renamed = app
-        .patch_json(&path, app.admin(), &json!({"name": "Squad"}))
-        .await;
-    renamed.assert_status(200);
-    assert_eq!(renamed.body["name"], "Squad");
-    assert_eq!(renamed.body["settings"], group["settings"], "absent stays");
+    let renamed = update()
+        .body_map(|b| b.name("Squad".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(renamed.name, "Squad");
+    assert_eq!(renamed.settings, group.settings, "absent stays");
 
-    let replaced = app
-        .patch_json(&path, app.admin(), &json!({"settings": {"model": "b"}}))
-        .await;
-    replaced.assert_status(200);
+    let replaced = update()
+        .body_map(|b| b.settings(api::object(json!({"model": "b"}))))
+        .send()
+        .await
+        .assert_status(200);
     assert_eq!(
-        replaced.body["settings"],
+        serde_json::Value::from(replaced.settings.clone()),
         json!({"model": "b"}),
         "settings are replaced as a whole"
     );
-    assert_eq!(
-        replaced.body["path"], group["path"],
-        "the path never changes"
-    );
-    assert_eq!(replaced.body["parent_id"], group["parent_id"]);
+    assert_eq!(replaced.path, group.path, "the path never changes");
+    assert_eq!(replaced.parent_id, group.parent_id);
 
+    // Settings that are not an object violate the schema: a raw request.
     let bad = app
-        .patch_json(&path, app.admin(), &json!({"settings": [1, 2]}))
+        .patch_json(
+            &format!("/v1/admin/groups/{}", group.id),
+            app.admin(),
+            &json!({"settings": [1, 2]}),
+        )
         .await;
-    assert_eq!(bad.assert_problem(422), "invalid_settings");
+    assert_eq!(bad.assert_problem(422), "validation_failed");
+    // An update has no `parent_id`: only a raw request can try to move a group.
     let moved = app
-        .patch_json(&path, app.admin(), &json!({"parent_id": null}))
+        .patch_json(
+            &format!("/v1/admin/groups/{}", group.id),
+            app.admin(),
+            &json!({"parent_id": null}),
+        )
         .await;
     assert_eq!(moved.assert_problem(422), "validation_failed");
 
-    let fetched = app.get(&path, app.admin()).await;
-    assert_eq!(fetched.body["name"], "Squad");
-    assert_eq!(fetched.body["settings"], json!({"model": "b"}));
+    let fetched = admin
+        .admin_get_group()
+        .id(group.id)
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(fetched.name, "Squad");
+    assert_eq!(
+        serde_json::Value::from(fetched.settings.clone()),
+        json!({"model": "b"})
+    );
 });
 
 both_backends!(group_members, |app| async move {
-    let group = fixtures::group(&app, "Club", None, json!({})).await;
-    let group_id = id(&group);
+    let admin = app.admin_client();
+    let group = api::group(&admin, "Club", None, json!({})).await;
     let (ann, _) = app.create_user("ann@example.com", "student").await;
     let (ben, _) = app.create_user("ben@example.com", "teacher").await;
-    let member_path = |user_id: &str| format!("/v1/admin/groups/{group_id}/members/{user_id}");
-    let members_path = format!("/v1/admin/groups/{group_id}/members");
+    let (ann, ben) = (uuid(&ann), uuid(&ben));
+    let put = |user_id: Uuid, role: MemberRole| {
+        admin
+            .admin_put_group_member()
+            .id(group.id)
+            .user_id(user_id)
+            .body_map(|b| b.role(role))
+            .send()
+    };
+    let list = || admin.admin_list_group_members().id(group.id).send();
+    let remove = || {
+        admin
+            .admin_remove_group_member()
+            .id(group.id)
+            .user_id(ann)
+            .send()
+    };
 
-    let first = app
-        .put_json(&member_path(&ann), app.admin(), &json!({"role": "member"}))
-        .await;
-    first.assert_status(200);
-    assert_eq!(first.body["group_id"], group_id.as_str());
-    assert_eq!(first.body["user_id"], ann.as_str());
-    assert_eq!(first.body["role"], "member");
-    let same = app
-        .put_json(&member_path(&ann), app.admin(), &json!({"role": "member"}))
-        .await;
-    same.assert_status(200);
-    assert_eq!(same.body, first.body, "putting again changes nothing");
-    let promoted = app
-        .put_json(&member_path(&ann), app.admin(), &json!({"role": "manager"}))
-        .await;
-    promoted.assert_status(200);
-    assert_eq!(promoted.body["role"], "manager");
-    assert_eq!(promoted.body["created_at"], first.body["created_at"]);
+    let first = put(ann, MemberRole::Member).await.assert_status(200);
+    assert_eq!(first.group_id, group.id);
+    assert_eq!(first.user_id, ann);
+    assert_eq!(first.role, MemberRole::Member);
+    let same = put(ann, MemberRole::Member).await.assert_status(200);
+    assert_eq!(*same, *first, "putting again changes nothing");
+    let promoted = put(ann, MemberRole::Manager).await.assert_status(200);
+    assert_eq!(promoted.role, MemberRole::Manager);
+    assert_eq!(promoted.created_at, first.created_at);
 
-    fixtures::add_member(&app, &group_id, &ben).await;
-    let listed = app.get(&members_path, app.admin()).await;
-    listed.assert_status(200);
-    let members = items(&listed);
-    let users: Vec<&str> = members
-        .iter()
-        .map(|m| m["user_id"].as_str().unwrap_or_default())
-        .collect();
-    assert_eq!(
-        users,
-        vec![ben.as_str(), ann.as_str()],
-        "newest users first"
-    );
-    assert_eq!(members[1]["role"], "manager");
-    let paged = fixtures::all_pages(&app, &members_path, 1).await;
+    api::add_member(&admin, group.id, ben).await;
+    let members = list().await.assert_status(200).into_inner().items;
+    let users: Vec<Uuid> = members.iter().map(|m| m.user_id).collect();
+    assert_eq!(users, vec![ben, ann], "newest users first");
+    assert_eq!(members[1].role, MemberRole::Manager);
+    let paged = api::members(&admin, group.id, 1).await;
     assert_eq!(paged, members, "pages of one give the same list");
 
-    app.delete(&member_path(&ann), app.admin())
-        .await
-        .assert_status(204);
-    app.delete(&member_path(&ann), app.admin())
+    remove().await.assert_status(204);
+    remove().await.assert_problem(404);
+    let listed = list().await.assert_status(200).into_inner();
+    assert_eq!(listed.items.len(), 1, "{listed:?}");
+    assert_eq!(listed.items[0].user_id, ben);
+
+    put(Uuid::now_v7(), MemberRole::Member)
         .await
         .assert_problem(404);
-    let listed = app.get(&members_path, app.admin()).await;
-    assert_eq!(items(&listed).len(), 1, "{listed}");
-    assert_eq!(items(&listed)[0]["user_id"], ben.as_str());
-
-    let nobody = uuid::Uuid::now_v7().to_string();
-    let missing_user = app
-        .put_json(
-            &member_path(&nobody),
-            app.admin(),
-            &json!({"role": "member"}),
-        )
-        .await;
-    missing_user.assert_problem(404);
-    let elsewhere = format!("/v1/admin/groups/{}/members", uuid::Uuid::now_v7());
-    app.get(&elsewhere, app.admin()).await.assert_problem(404);
-    let missing_group = app
-        .put_json(
-            &format!("{elsewhere}/{ben}"),
-            app.admin(),
-            &json!({"role": "member"}),
-        )
-        .await;
-    missing_group.assert_problem(404);
+    let elsewhere = Uuid::now_v7();
+    admin
+        .admin_list_group_members()
+        .id(elsewhere)
+        .send()
+        .await
+        .assert_problem(404);
+    admin
+        .admin_put_group_member()
+        .id(elsewhere)
+        .user_id(ben)
+        .body_map(|b| b.role(MemberRole::Member))
+        .send()
+        .await
+        .assert_problem(404);
+    // `owner` is no `MemberRole`: only a raw request can send it.
     let bad_role = app
-        .put_json(&member_path(&ben), app.admin(), &json!({"role": "owner"}))
+        .put_json(
+            &format!("/v1/admin/groups/{}/members/{ben}", group.id),
+            app.admin(),
+            &json!({"role": "owner"}),
+        )
         .await;
     assert_eq!(bad_role.assert_problem(422), "validation_failed");
 });
 
 both_backends!(delete_groups, |app| async move {
-    let root = fixtures::group(&app, "Org", None, json!({})).await;
-    let child = fixtures::group(&app, "Team", Some(&id(&root)), json!({})).await;
+    let admin = app.admin_client();
+    let root = api::group(&admin, "Org", None, json!({})).await;
+    let child = api::group(&admin, "Team", Some(root.id), json!({})).await;
     let (user_id, _) = app.create_user("member@example.com", "student").await;
-    fixtures::add_member(&app, &id(&child), &user_id).await;
-    let root_path = format!("/v1/admin/groups/{}", id(&root));
-    let child_path = format!("/v1/admin/groups/{}", id(&child));
+    let user_id = uuid(&user_id);
+    api::add_member(&admin, child.id, user_id).await;
+    let delete = |id: Uuid| admin.admin_delete_group().id(id).send();
+    let get = |id: Uuid| admin.admin_get_group().id(id).send();
 
-    let blocked = app.delete(&root_path, app.admin()).await;
-    assert_eq!(blocked.assert_problem(409), "group_not_empty");
-    app.get(&root_path, app.admin()).await.assert_status(200);
+    assert_eq!(delete(root.id).await.assert_problem(409), "group_not_empty");
+    get(root.id).await.assert_status(200);
 
     // A group holding a tool or a class is not empty either.
-    let tool = fixtures::tool(&app, &id(&child), "T", json!({"behavior": "x"})).await;
-    let blocked = app.delete(&child_path, app.admin()).await;
-    assert_eq!(blocked.assert_problem(409), "group_not_empty");
-    app.delete(&format!("/v1/admin/tools/{}", id(&tool)), app.admin())
+    let tool = api::tool(&admin, child.id, "T", "x").await;
+    assert_eq!(
+        delete(child.id).await.assert_problem(409),
+        "group_not_empty"
+    );
+    admin
+        .admin_delete_tool()
+        .id(tool.id)
+        .send()
         .await
         .assert_status(204);
-    let class = fixtures::class(&app, &id(&child), "C").await;
-    let blocked = app.delete(&child_path, app.admin()).await;
-    assert_eq!(blocked.assert_problem(409), "group_not_empty");
-    app.delete(&format!("/v1/admin/classes/{}", id(&class)), app.admin())
+    let class = api::class(&admin, child.id, "C").await;
+    assert_eq!(
+        delete(child.id).await.assert_problem(409),
+        "group_not_empty"
+    );
+    admin
+        .admin_delete_class()
+        .id(class.id)
+        .send()
         .await
         .assert_status(204);
 
     // Members do not hold a group: they go with it.
-    app.delete(&child_path, app.admin())
-        .await
-        .assert_status(204);
-    app.get(&child_path, app.admin()).await.assert_problem(404);
-    app.get(&format!("/v1/admin/users/{user_id}"), app.admin())
+    delete(child.id).await.assert_status(204);
+    get(child.id).await.assert_problem(404);
+    admin
+        .admin_get_user()
+        .id(user_id)
+        .send()
         .await
         .assert_status(200);
-    app.delete(&root_path, app.admin()).await.assert_status(204);
-    app.delete(&root_path, app.admin())
-        .await
-        .assert_problem(404);
-    let listed = fixtures::all_pages(&app, "/v1/admin/groups", 100).await;
-    assert_eq!(listed, Vec::<Value>::new());
+    delete(root.id).await.assert_status(204);
+    delete(root.id).await.assert_problem(404);
+    assert_eq!(api::groups(&admin, 100).await, Vec::new());
 });

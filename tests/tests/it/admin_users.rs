@@ -101,9 +101,9 @@ both_backends!(user_pages_have_no_duplicates_or_gaps, |app| async move {
     assert_eq!(seen, expected, "newest first, the bootstrap admin last");
 
     let bad = app.get("/v1/admin/users?cursor=garbage", app.admin()).await;
-    assert_eq!(bad.assert_problem(422), "invalid_cursor");
+    assert_eq!(bad.assert_problem(400), "invalid_cursor");
     let bad = app.get("/v1/admin/users?limit=101", app.admin()).await;
-    assert_eq!(bad.assert_problem(422), "invalid_limit");
+    assert_eq!(bad.assert_problem(400), "invalid_parameter");
 });
 
 both_backends!(patch_user, |app| async move {

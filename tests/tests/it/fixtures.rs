@@ -177,3 +177,107 @@ pub async fn admin_id(app: &TestApp) -> String {
 pub fn ids(values: &[Value]) -> Vec<String> {
     values.iter().map(id).collect()
 }
+
+/// The same fixtures through the typed client ([`parley_tests::client`]), for tests that
+/// use it: they take the admin's client and return the API's types.
+pub mod api {
+    use parley_tests::client::{Client, types};
+    use parley_tests::{ApiResult, all_pages};
+    use serde_json::Value;
+    use uuid::Uuid;
+
+    /// The members of a JSON object (the client types objects as maps).
+    pub fn object(value: Value) -> serde_json::Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            other => panic!("not a JSON object: {other}"),
+        }
+    }
+
+    /// Creates a group (under `parent` when given).
+    pub async fn group(
+        admin: &Client,
+        name: &str,
+        parent: Option<Uuid>,
+        settings: Value,
+    ) -> types::Group {
+        admin
+            .admin_create_group()
+            .body_map(|b| b.name(name).parent_id(parent).settings(object(settings)))
+            .send()
+            .await
+            .assert_status(201)
+            .into_inner()
+    }
+
+    /// Makes `user_id` a plain member of `group_id`.
+    pub async fn add_member(admin: &Client, group_id: Uuid, user_id: Uuid) -> types::Membership {
+        admin
+            .admin_put_group_member()
+            .id(group_id)
+            .user_id(user_id)
+            .body_map(|b| b.role(types::MemberRole::Member))
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner()
+    }
+
+    /// Creates a chat tool with `behavior` in a group.
+    pub async fn tool(admin: &Client, group_id: Uuid, name: &str, behavior: &str) -> types::Tool {
+        admin
+            .admin_create_tool()
+            .body_map(|b| {
+                b.group_id(group_id)
+                    .name(name)
+                    .type_("chat")
+                    .definition(types::ToolDefinition::builder().behavior(behavior))
+            })
+            .send()
+            .await
+            .assert_status(201)
+            .into_inner()
+    }
+
+    pub async fn class(admin: &Client, group_id: Uuid, name: &str) -> types::Class {
+        admin
+            .admin_create_class()
+            .body_map(|b| b.group_id(group_id).name(name))
+            .send()
+            .await
+            .assert_status(201)
+            .into_inner()
+    }
+
+    /// Every group the test made (the bootstrap "Demo" group is left out), `limit` a page.
+    pub async fn groups(admin: &Client, limit: u32) -> Vec<types::Group> {
+        let all = all_pages(limit as usize, |cursor| async move {
+            let mut request = admin.admin_list_groups().limit(limit);
+            if let Some(cursor) = cursor {
+                request = request.cursor(cursor);
+            }
+            let page = request.send().await.assert_status(200).into_inner();
+            (page.items, page.next_cursor)
+        })
+        .await;
+        all.into_iter().filter(|g| g.name != "Demo").collect()
+    }
+
+    /// Every member of a group, `limit` a page.
+    pub async fn members(admin: &Client, group_id: Uuid, limit: u32) -> Vec<types::Membership> {
+        all_pages(limit as usize, |cursor| async move {
+            let mut request = admin.admin_list_group_members().id(group_id).limit(limit);
+            if let Some(cursor) = cursor {
+                request = request.cursor(cursor);
+            }
+            let page = request.send().await.assert_status(200).into_inner();
+            (page.items, page.next_cursor)
+        })
+        .await
+    }
+
+    /// An id the CLI printed (e.g. by [`parley_tests::TestApp::create_user`]) as a UUID.
+    pub fn uuid(id: &str) -> Uuid {
+        Uuid::parse_str(id).unwrap_or_else(|err| panic!("{id:?} is no UUID: {err}"))
+    }
+}

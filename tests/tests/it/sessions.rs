@@ -348,9 +348,9 @@ both_backends!(pagination_has_no_duplicates_or_gaps, |app| async move {
     let bad_cursor = app
         .get("/v1/sessions?cursor=garbage", Some(&student.token))
         .await;
-    assert_eq!(bad_cursor.assert_problem(422), "invalid_cursor");
+    assert_eq!(bad_cursor.assert_problem(400), "invalid_cursor");
     let bad_limit = app.get("/v1/sessions?limit=0", Some(&student.token)).await;
-    assert_eq!(bad_limit.assert_problem(422), "invalid_limit");
+    assert_eq!(bad_limit.assert_problem(400), "invalid_parameter");
     let bad_state = app
         .get("/v1/sessions?state=paused", Some(&student.token))
         .await;

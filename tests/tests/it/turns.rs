@@ -605,7 +605,7 @@ both_backends!(
                 &json!({"content": "  "}),
             )
             .await;
-        assert_eq!(empty.assert_problem(422), "empty_message");
+        assert_eq!(empty.assert_problem(422), "validation_failed");
     }
 );
 

@@ -16,15 +16,17 @@ use uuid::Uuid;
 
 use super::Deleted;
 use crate::{
-    auth::BearerAuth,
-    error::ApiResult,
-    pagination::{self, Page},
+    auth::AdminAuth,
+    error::{ApiResult, statuses},
+    pagination::{self, Limit, Page},
     routes::ApiTags,
     state::AppState,
+    types::{JsonObject, Text},
 };
 
 /// A task in a class, done in sessions with one tool.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Assignment {
     pub id: Uuid,
     pub class_id: Uuid,
@@ -32,7 +34,7 @@ pub struct Assignment {
     pub title: String,
     pub instructions: String,
     /// Overrides of the tool's definition for sessions of this assignment (a JSON object).
-    pub config: serde_json::Value,
+    pub config: JsonObject,
     /// Sessions may be opened from then on; absent: at once.
     pub available_at: Option<DateTime<Utc>>,
     /// Sessions may be opened until then; absent: forever.
@@ -49,7 +51,7 @@ impl From<assignments::Model> for Assignment {
             tool_id: a.tool_id,
             title: a.title,
             instructions: a.instructions,
-            config: a.config,
+            config: JsonObject::of(a.config),
             available_at: a.available_at,
             closes_at: a.closes_at,
             created_at: a.created_at,
@@ -65,11 +67,11 @@ pub struct CreateAssignment {
     pub class_id: Uuid,
     pub tool_id: Uuid,
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub title: String,
+    pub title: Text,
     #[oai(default, validator(max_length = 50000))]
-    pub instructions: String,
+    pub instructions: Text,
     /// Overrides of the tool's definition (a JSON object, default `{}`).
-    pub config: Option<serde_json::Value>,
+    pub config: Option<JsonObject>,
     pub available_at: Option<DateTime<Utc>>,
     /// Must be later than `available_at` when both are set.
     pub closes_at: Option<DateTime<Utc>>,
@@ -81,11 +83,11 @@ pub struct CreateAssignment {
 #[oai(deny_unknown_fields)]
 pub struct UpdateAssignment {
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub title: Option<String>,
+    pub title: Option<Text>,
     #[oai(validator(max_length = 50000))]
-    pub instructions: Option<String>,
+    pub instructions: Option<Text>,
     /// Replaces the config as a whole (a JSON object).
-    pub config: Option<serde_json::Value>,
+    pub config: Option<JsonObject>,
     /// `null` clears it.
     pub available_at: MaybeUndefined<DateTime<Utc>>,
     /// `null` clears it.
@@ -115,8 +117,7 @@ impl AssignmentsAdminApi {
     /// Create an assignment
     ///
     /// 422 `class_not_found` or `tool_not_found` when either does not exist,
-    /// `invalid_window` when it closes before it opens, `invalid_config` when the config
-    /// is not a JSON object.
+    /// `invalid_window` when it closes before it opens.
     #[oai(
         path = "/assignments",
         method = "post",
@@ -124,18 +125,17 @@ impl AssignmentsAdminApi {
     )]
     async fn create_assignment(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         body: Json<CreateAssignment>,
-    ) -> ApiResult<CreatedAssignment> {
-        auth.0.admin()?;
+    ) -> ApiResult<CreatedAssignment, statuses::AdminCreate> {
         let body = body.0;
         let new = q::NewAssignment {
             class_id: body.class_id,
             tool_id: body.tool_id,
-            title: body.title,
-            instructions: body.instructions,
-            config: body.config,
+            title: body.title.into(),
+            instructions: body.instructions.into(),
+            config: body.config.map(Into::into),
             available_at: body.available_at,
             closes_at: body.closes_at,
         };
@@ -157,16 +157,15 @@ impl AssignmentsAdminApi {
     )]
     async fn list_assignments(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         /// Only the assignments of this class.
         class_id: Query<Option<Uuid>>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Assignment>>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Page<Assignment>>, statuses::AdminList> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         Ok(Json(Page::from_rows(
             q::list(&state.db, class_id.0, page).await?,
@@ -182,11 +181,10 @@ impl AssignmentsAdminApi {
     )]
     async fn get_assignment(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Assignment>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Assignment>, statuses::AdminRead> {
         Ok(Json(q::get(&state.db, id.0).await?.into()))
     }
 
@@ -201,17 +199,16 @@ impl AssignmentsAdminApi {
     )]
     async fn update_assignment(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<UpdateAssignment>,
-    ) -> ApiResult<Json<Assignment>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Assignment>, statuses::AdminWrite> {
         let body = body.0;
         let changes = q::AssignmentChanges {
-            title: body.title,
-            instructions: body.instructions,
-            config: body.config,
+            title: body.title.map(Into::into),
+            instructions: body.instructions.map(Into::into),
+            config: body.config.map(Into::into),
             available_at: change(body.available_at),
             closes_at: change(body.closes_at),
         };
@@ -229,11 +226,10 @@ impl AssignmentsAdminApi {
     )]
     async fn delete_assignment(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Deleted> {
-        auth.0.admin()?;
+    ) -> ApiResult<Deleted, statuses::AdminDelete> {
         q::delete(&state.db, id.0).await?;
         Ok(Deleted::NoContent)
     }

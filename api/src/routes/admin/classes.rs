@@ -14,15 +14,17 @@ use uuid::Uuid;
 
 use super::Deleted;
 use crate::{
-    auth::BearerAuth,
-    error::ApiResult,
-    pagination::{self, Page},
+    auth::AdminAuth,
+    error::{ApiResult, statuses},
+    pagination::{self, Limit, Page},
     routes::{ApiTags, views::EnrollmentRole},
     state::AppState,
+    types::Text,
 };
 
 /// A course inside a group.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Class {
     pub id: Uuid,
     pub group_id: Uuid,
@@ -49,7 +51,7 @@ impl From<classes::Model> for Class {
 pub struct CreateClass {
     pub group_id: Uuid,
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: String,
+    pub name: Text,
 }
 
 /// Changes to a class; absent fields stay as they are. The group cannot change.
@@ -57,11 +59,12 @@ pub struct CreateClass {
 #[oai(deny_unknown_fields)]
 pub struct UpdateClass {
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: Option<String>,
+    pub name: Option<Text>,
 }
 
 /// A person's enrolment in a class.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Enrollment {
     pub id: Uuid,
     pub class_id: Uuid,
@@ -111,14 +114,13 @@ impl ClassesAdminApi {
     )]
     async fn create_class(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         body: Json<CreateClass>,
-    ) -> ApiResult<CreatedClass> {
-        auth.0.admin()?;
+    ) -> ApiResult<CreatedClass, statuses::AdminCreate> {
         let new = q::NewClass {
             group_id: body.0.group_id,
-            name: body.0.name,
+            name: body.0.name.into(),
         };
         let class = q::create(&state.db, new).await?;
         let location = format!("/v1/admin/classes/{}", class.id);
@@ -131,14 +133,13 @@ impl ClassesAdminApi {
     #[oai(path = "/classes", method = "get", operation_id = "admin_list_classes")]
     async fn list_classes(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Class>>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Page<Class>>, statuses::AdminList> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         Ok(Json(Page::from_rows(
             q::list(&state.db, page).await?,
@@ -154,11 +155,10 @@ impl ClassesAdminApi {
     )]
     async fn get_class(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Class>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Class>, statuses::AdminRead> {
         Ok(Json(q::get(&state.db, id.0).await?.into()))
     }
 
@@ -170,13 +170,14 @@ impl ClassesAdminApi {
     )]
     async fn update_class(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<UpdateClass>,
-    ) -> ApiResult<Json<Class>> {
-        auth.0.admin()?;
-        let changes = q::ClassChanges { name: body.0.name };
+    ) -> ApiResult<Json<Class>, statuses::AdminWrite> {
+        let changes = q::ClassChanges {
+            name: body.0.name.map(Into::into),
+        };
         Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
     }
 
@@ -192,11 +193,10 @@ impl ClassesAdminApi {
     )]
     async fn delete_class(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Deleted> {
-        auth.0.admin()?;
+    ) -> ApiResult<Deleted, statuses::AdminDelete> {
         q::delete(&state.db, id.0).await?;
         Ok(Deleted::NoContent)
     }
@@ -212,13 +212,12 @@ impl ClassesAdminApi {
     )]
     async fn put_enrollment(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         user_id: Path<Uuid>,
         body: Json<PutEnrollment>,
-    ) -> ApiResult<Json<Enrollment>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Enrollment>, statuses::AdminWrite> {
         let enrollment = q::put_enrollment(&state.db, id.0, user_id.0, body.0.role.into()).await?;
         Ok(Json(enrollment.into()))
     }
@@ -233,12 +232,11 @@ impl ClassesAdminApi {
     )]
     async fn remove_enrollment(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         user_id: Path<Uuid>,
-    ) -> ApiResult<Deleted> {
-        auth.0.admin()?;
+    ) -> ApiResult<Deleted, statuses::AdminDelete> {
         q::remove_enrollment(&state.db, id.0, user_id.0).await?;
         Ok(Deleted::NoContent)
     }
@@ -253,15 +251,14 @@ impl ClassesAdminApi {
     )]
     async fn list_enrollments(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Enrollment>>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Page<Enrollment>>, statuses::AdminListOf> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         Ok(Json(Page::from_rows(
             q::list_enrollments(&state.db, id.0, page).await?,

@@ -15,15 +15,17 @@ use uuid::Uuid;
 
 use super::Deleted;
 use crate::{
-    auth::BearerAuth,
-    error::ApiResult,
-    pagination::{self, Page},
+    auth::AdminAuth,
+    error::{ApiResult, statuses},
+    pagination::{self, Limit, Page},
     routes::{ApiTags, views::MemberRole},
     state::AppState,
+    types::{JsonObject, Text},
 };
 
 /// A group of the organisation tree (a school, a department, …).
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Group {
     pub id: Uuid,
     /// Absent for a root group.
@@ -32,7 +34,7 @@ pub struct Group {
     /// The ids from the root down to this group: `/<root>/…/<id>/`.
     pub path: String,
     /// Settings merged down the tree into the config of sessions (a JSON object).
-    pub settings: serde_json::Value,
+    pub settings: JsonObject,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -44,7 +46,7 @@ impl From<groups::Model> for Group {
             parent_id: g.parent_id,
             name: g.name,
             path: g.path,
-            settings: g.settings,
+            settings: JsonObject::of(g.settings),
             created_at: g.created_at,
             updated_at: g.updated_at,
         }
@@ -56,11 +58,11 @@ impl From<groups::Model> for Group {
 #[oai(deny_unknown_fields)]
 pub struct CreateGroup {
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: String,
+    pub name: Text,
     /// The parent group; absent for a root group.
     pub parent_id: Option<Uuid>,
     /// A JSON object (default `{}`).
-    pub settings: Option<serde_json::Value>,
+    pub settings: Option<JsonObject>,
 }
 
 /// Changes to a group; absent fields stay as they are. The parent cannot change.
@@ -68,13 +70,14 @@ pub struct CreateGroup {
 #[oai(deny_unknown_fields)]
 pub struct UpdateGroup {
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: Option<String>,
+    pub name: Option<Text>,
     /// Replaces the settings as a whole (a JSON object).
-    pub settings: Option<serde_json::Value>,
+    pub settings: Option<JsonObject>,
 }
 
 /// A user's membership of a group.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Membership {
     pub group_id: Uuid,
     pub user_id: Uuid,
@@ -115,20 +118,19 @@ impl GroupsAdminApi {
     /// Create a group
     ///
     /// A root group when `parent_id` is absent; 422 `parent_not_found` when the parent
-    /// does not exist, 422 `invalid_settings` when settings are not a JSON object.
+    /// does not exist.
     #[oai(path = "/groups", method = "post", operation_id = "admin_create_group")]
     async fn create_group(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         body: Json<CreateGroup>,
-    ) -> ApiResult<CreatedGroup> {
-        auth.0.admin()?;
+    ) -> ApiResult<CreatedGroup, statuses::AdminCreate> {
         let body = body.0;
         let new = q::NewGroup {
-            name: body.name,
+            name: body.name.into(),
             parent_id: body.parent_id,
-            settings: body.settings,
+            settings: body.settings.map(Into::into),
         };
         let group = q::create(&state.db, new).await?;
         let location = format!("/v1/admin/groups/{}", group.id);
@@ -141,14 +143,13 @@ impl GroupsAdminApi {
     #[oai(path = "/groups", method = "get", operation_id = "admin_list_groups")]
     async fn list_groups(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Group>>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Page<Group>>, statuses::AdminList> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         Ok(Json(Page::from_rows(
             q::list(&state.db, page).await?,
@@ -160,11 +161,10 @@ impl GroupsAdminApi {
     #[oai(path = "/groups/:id", method = "get", operation_id = "admin_get_group")]
     async fn get_group(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Group>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Group>, statuses::AdminRead> {
         Ok(Json(q::get(&state.db, id.0).await?.into()))
     }
 
@@ -178,15 +178,14 @@ impl GroupsAdminApi {
     )]
     async fn update_group(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<UpdateGroup>,
-    ) -> ApiResult<Json<Group>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Group>, statuses::AdminWrite> {
         let changes = q::GroupChanges {
-            name: body.0.name,
-            settings: body.0.settings,
+            name: body.0.name.map(Into::into),
+            settings: body.0.settings.map(Into::into),
         };
         Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
     }
@@ -202,11 +201,10 @@ impl GroupsAdminApi {
     )]
     async fn delete_group(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Deleted> {
-        auth.0.admin()?;
+    ) -> ApiResult<Deleted, statuses::AdminDelete> {
         q::delete(&state.db, id.0).await?;
         Ok(Deleted::NoContent)
     }
@@ -222,13 +220,12 @@ impl GroupsAdminApi {
     )]
     async fn put_member(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         user_id: Path<Uuid>,
         body: Json<PutMember>,
-    ) -> ApiResult<Json<Membership>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Membership>, statuses::AdminWrite> {
         let member = q::put_member(&state.db, id.0, user_id.0, body.0.role.into()).await?;
         Ok(Json(member.into()))
     }
@@ -243,12 +240,11 @@ impl GroupsAdminApi {
     )]
     async fn remove_member(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         user_id: Path<Uuid>,
-    ) -> ApiResult<Deleted> {
-        auth.0.admin()?;
+    ) -> ApiResult<Deleted, statuses::AdminDelete> {
         q::remove_member(&state.db, id.0, user_id.0).await?;
         Ok(Deleted::NoContent)
     }
@@ -263,15 +259,14 @@ impl GroupsAdminApi {
     )]
     async fn list_members(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Membership>>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Page<Membership>>, statuses::AdminListOf> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         Ok(Json(Page::from_rows(
             q::list_members(&state.db, id.0, page).await?,

@@ -22,15 +22,17 @@ use uuid::Uuid;
 
 use super::Deleted;
 use crate::{
-    auth::BearerAuth,
-    error::ApiResult,
-    pagination::{self, Page},
+    auth::AdminAuth,
+    error::{ApiResult, statuses},
+    pagination::{self, Limit, Page},
     routes::{ApiTags, catalog::ToolDefinition},
     state::AppState,
+    types::Text,
 };
 
 /// A chat tool with its full definition.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Tool {
     pub id: Uuid,
     pub group_id: Uuid,
@@ -72,8 +74,8 @@ fn definition_json(definition: &ToolDefinition) -> Value {
     definition.to_json().unwrap_or_default()
 }
 
-fn default_kind() -> String {
-    "chat".to_owned()
+fn default_kind() -> Text {
+    Text("chat".to_owned())
 }
 
 /// A new tool.
@@ -83,14 +85,14 @@ pub struct CreateTool {
     /// The group that owns the tool; its members and those of its sub-groups may use it.
     pub group_id: Uuid,
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: String,
+    pub name: Text,
     /// The tool's kind (default `chat`).
     #[oai(
         rename = "type",
         default = "default_kind",
         validator(min_length = 1, max_length = 40)
     )]
-    pub kind: String,
+    pub kind: Text,
     pub definition: ToolDefinition,
 }
 
@@ -99,9 +101,9 @@ pub struct CreateTool {
 #[oai(deny_unknown_fields)]
 pub struct UpdateTool {
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: Option<String>,
+    pub name: Option<Text>,
     #[oai(rename = "type", validator(min_length = 1, max_length = 40))]
-    pub kind: Option<String>,
+    pub kind: Option<Text>,
     /// Replaces the definition as a whole.
     pub definition: Option<ToolDefinition>,
 }
@@ -123,16 +125,15 @@ impl ToolsAdminApi {
     #[oai(path = "/tools", method = "post", operation_id = "admin_create_tool")]
     async fn create_tool(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         body: Json<CreateTool>,
-    ) -> ApiResult<CreatedTool> {
-        auth.0.admin()?;
+    ) -> ApiResult<CreatedTool, statuses::AdminCreate> {
         let body = body.0;
         let new = q::NewTool {
             group_id: body.group_id,
-            name: body.name,
-            kind: body.kind,
+            name: body.name.into(),
+            kind: body.kind.into(),
             definition: definition_json(&body.definition),
         };
         let tool = Tool::try_from(q::create(&state.db, new).await?)?;
@@ -146,14 +147,13 @@ impl ToolsAdminApi {
     #[oai(path = "/tools", method = "get", operation_id = "admin_list_tools")]
     async fn list_tools(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Tool>>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Page<Tool>>, statuses::AdminList> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         let rows = q::list(&state.db, page).await?;
         let items = rows
@@ -174,11 +174,10 @@ impl ToolsAdminApi {
     #[oai(path = "/tools/:id", method = "get", operation_id = "admin_get_tool")]
     async fn get_tool(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Tool>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Tool>, statuses::AdminRead> {
         Ok(Json(q::get(&state.db, id.0).await?.try_into()?))
     }
 
@@ -193,16 +192,15 @@ impl ToolsAdminApi {
     )]
     async fn update_tool(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<UpdateTool>,
-    ) -> ApiResult<Json<Tool>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Tool>, statuses::AdminWrite> {
         let body = body.0;
         let changes = q::ToolChanges {
-            name: body.name,
-            kind: body.kind,
+            name: body.name.map(Into::into),
+            kind: body.kind.map(Into::into),
             definition: body.definition.as_ref().map(definition_json),
         };
         Ok(Json(q::update(&state.db, id.0, changes).await?.try_into()?))
@@ -219,11 +217,10 @@ impl ToolsAdminApi {
     )]
     async fn delete_tool(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Deleted> {
-        auth.0.admin()?;
+    ) -> ApiResult<Deleted, statuses::AdminDelete> {
         q::delete(&state.db, id.0).await?;
         Ok(Deleted::NoContent)
     }
@@ -264,9 +261,9 @@ mod tests {
             updated_at: Utc::now(),
         };
         let tool = Tool::try_from(model).unwrap();
-        assert_eq!(tool.definition.behavior, "Be kind.");
+        assert_eq!(&*tool.definition.behavior, "Be kind.");
         assert_eq!(tool.definition.model, None);
-        assert_eq!(tool.definition.modules.as_ref().unwrap()[0].name, "pii");
+        assert_eq!(&*tool.definition.modules.as_ref().unwrap()[0].name, "pii");
     }
 
     #[test]

@@ -17,15 +17,17 @@ use uuid::Uuid;
 
 use super::Deleted;
 use crate::{
-    auth::{self, BearerAuth},
-    error::ApiResult,
-    pagination::{self, Page},
+    auth::{self, AdminAuth},
+    error::{ApiResult, statuses},
+    pagination::{self, Limit, Page},
     routes::{ApiTags, views::UserRole},
     state::AppState,
+    types::{Text, texts},
 };
 
 /// A person who signs in.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct User {
     pub id: Uuid,
     pub email: String,
@@ -57,12 +59,12 @@ impl From<users::Model> for User {
 pub struct CreateUser {
     /// Unique, case-insensitive.
     #[oai(validator(min_length = 3, max_length = 254, pattern = r"^[^@\s]+@[^@\s]+$"))]
-    pub email: String,
+    pub email: Text,
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: String,
+    pub name: Text,
     pub role: UserRole,
     #[oai(default)]
-    pub permissions: Vec<String>,
+    pub permissions: Vec<Text>,
 }
 
 /// Changes to a user; absent fields stay as they are.
@@ -70,13 +72,14 @@ pub struct CreateUser {
 #[oai(deny_unknown_fields)]
 pub struct UpdateUser {
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: Option<String>,
+    pub name: Option<Text>,
     pub role: Option<UserRole>,
-    pub permissions: Option<Vec<String>>,
+    pub permissions: Option<Vec<Text>>,
 }
 
 /// An API token, without its secret.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct Token {
     pub id: Uuid,
     pub user_id: Uuid,
@@ -106,6 +109,7 @@ impl From<api_tokens::Model> for Token {
 
 /// A token just created: the only time its secret is shown.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct CreatedToken {
     pub token: Token,
     /// The bearer token. Store it now: it is not stored and cannot be shown again.
@@ -117,13 +121,14 @@ pub struct CreatedToken {
 #[oai(deny_unknown_fields)]
 pub struct CreateToken {
     #[oai(validator(min_length = 1, max_length = 200))]
-    pub name: String,
+    pub name: Text,
     /// When the token stops working; absent: never.
     pub expires_at: Option<DateTime<Utc>>,
 }
 
 /// A user's tokens.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct TokenList {
     pub items: Vec<Token>,
 }
@@ -150,17 +155,16 @@ impl UsersAdminApi {
     #[oai(path = "/users", method = "post", operation_id = "admin_create_user")]
     async fn create_user(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         body: Json<CreateUser>,
-    ) -> ApiResult<CreatedUser> {
-        auth.0.admin()?;
+    ) -> ApiResult<CreatedUser, statuses::AdminCreate> {
         let body = body.0;
         let new = q::NewUser {
-            email: body.email,
-            name: body.name,
+            email: body.email.into(),
+            name: body.name.into(),
             role: body.role.into(),
-            permissions: body.permissions,
+            permissions: texts(body.permissions),
         };
         let user = q::create(&state.db, new).await?;
         let location = format!("/v1/admin/users/{}", user.id);
@@ -173,14 +177,13 @@ impl UsersAdminApi {
     #[oai(path = "/users", method = "get", operation_id = "admin_list_users")]
     async fn list_users(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
-        /// Page size, 1–100 (default 20).
-        limit: Query<Option<u32>>,
+        /// Page size.
+        limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<User>>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Page<User>>, statuses::AdminList> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         Ok(Json(Page::from_rows(
             q::list(&state.db, page).await?,
@@ -192,11 +195,10 @@ impl UsersAdminApi {
     #[oai(path = "/users/:id", method = "get", operation_id = "admin_get_user")]
     async fn get_user(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<User>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<User>, statuses::AdminRead> {
         Ok(Json(q::get(&state.db, id.0).await?.into()))
     }
 
@@ -208,12 +210,12 @@ impl UsersAdminApi {
     )]
     async fn update_user(
         &self,
-        auth: BearerAuth,
+        auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<UpdateUser>,
-    ) -> ApiResult<Json<User>> {
-        let admin = auth.0.admin()?;
+    ) -> ApiResult<Json<User>, statuses::AdminWrite> {
+        let admin = &auth.0;
         let body = body.0;
         if admin.user_id == id.0 && body.role.is_some_and(|r| r != UserRole::Admin) {
             return Err(Error::conflict(
@@ -223,9 +225,9 @@ impl UsersAdminApi {
             .into());
         }
         let changes = q::UserChanges {
-            name: body.name,
+            name: body.name.map(Into::into),
             role: body.role.map(Into::into),
-            permissions: body.permissions,
+            permissions: body.permissions.map(texts),
         };
         Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
     }
@@ -240,11 +242,11 @@ impl UsersAdminApi {
     )]
     async fn delete_user(
         &self,
-        auth: BearerAuth,
+        auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Deleted> {
-        let admin = auth.0.admin()?;
+    ) -> ApiResult<Deleted, statuses::AdminDelete> {
+        let admin = &auth.0;
         if admin.user_id == id.0 {
             return Err(Error::conflict(
                 "cannot_delete_self",
@@ -266,17 +268,16 @@ impl UsersAdminApi {
     )]
     async fn create_token(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<CreateToken>,
-    ) -> ApiResult<CreatedTokenResponse> {
-        auth.0.admin()?;
+    ) -> ApiResult<CreatedTokenResponse, statuses::AdminWrite> {
         let user = q::get(&state.db, id.0).await?;
         let minted = auth::mint_token();
         let row = tokens::NewTokenRow {
             user_id: user.id,
-            name: body.0.name,
+            name: body.0.name.into(),
             token_hash: minted.hash,
             prefix: minted.display_prefix,
             expires_at: body.0.expires_at,
@@ -298,11 +299,10 @@ impl UsersAdminApi {
     )]
     async fn list_tokens(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<TokenList>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<TokenList>, statuses::AdminRead> {
         let user = q::get(&state.db, id.0).await?;
         let items = tokens::list_for_user(&state.db, user.id)
             .await?
@@ -318,17 +318,17 @@ impl UsersAdminApi {
     #[oai(path = "/tokens/:id", method = "get", operation_id = "admin_get_token")]
     async fn get_token(
         &self,
-        auth: BearerAuth,
+        _auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Token>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Token>, statuses::AdminRead> {
         Ok(Json(tokens::get(&state.db, id.0).await?.into()))
     }
 
     /// Revoke a token
     ///
-    /// The token stops authenticating at once. Revoking twice is harmless.
+    /// The token stops authenticating at once. Revoking twice is harmless; revoking the
+    /// token the request itself uses answers 409 `token_in_use`.
     #[oai(
         path = "/tokens/:id",
         method = "delete",
@@ -336,11 +336,17 @@ impl UsersAdminApi {
     )]
     async fn revoke_token(
         &self,
-        auth: BearerAuth,
+        auth: AdminAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
-    ) -> ApiResult<Json<Token>> {
-        auth.0.admin()?;
+    ) -> ApiResult<Json<Token>, statuses::AdminDelete> {
+        if auth.0.token_id == id.0 {
+            return Err(Error::conflict(
+                "token_in_use",
+                "an administrator cannot revoke the token this request uses",
+            )
+            .into());
+        }
         Ok(Json(tokens::revoke(&state.db, id.0).await?.into()))
     }
 }

@@ -1,0 +1,140 @@
+//! Every protocol event and payload fits the schema the document gives it.
+
+use parley_protocol::events::{
+    CustomPayload, EventKind, StreamEvent, SuggestedAction, SuggestedValue, ToolHistoryEntry,
+};
+use poem_openapi::types::{ParseFromJSON, ToJSON};
+use serde_json::json;
+
+use super::*;
+
+#[test]
+fn every_protocol_event_fits_its_documented_schema() {
+    let prompt_id = Uuid::now_v7();
+    let kinds = vec![
+        EventKind::PromptState {
+            state: PromptState::WaitingForTools,
+            attempt: 2,
+        },
+        EventKind::Status {
+            message: "Thinking…".into(),
+        },
+        EventKind::BlockStart {
+            index: 0,
+            block_type: BlockType::ToolCall,
+        },
+        EventKind::TextDelta {
+            index: 0,
+            text: "Hi".into(),
+        },
+        EventKind::ThinkingDelta {
+            index: 1,
+            text: "hmm".into(),
+        },
+        EventKind::BlockStop { index: 0 },
+        EventKind::ToolStart {
+            index: 1,
+            block_index: 2,
+            tool: "getCurrentTime".into(),
+            tool_use_id: "c1".into(),
+            input: serde_json::json!({}),
+        },
+        EventKind::ToolProgress {
+            index: 1,
+            tool: "t".into(),
+            stage: "s".into(),
+            message: "m".into(),
+            progress: 0.5,
+            data: None,
+        },
+        EventKind::ToolComplete {
+            index: 1,
+            tool: "t".into(),
+            tool_use_id: "c1".into(),
+            state: "success".into(),
+            output: serde_json::json!(1),
+            payload: None,
+            duration_ms: 3,
+        },
+        EventKind::Retry {
+            attempt: 2,
+            reason: "r".into(),
+        },
+        EventKind::Complete {
+            message_id: Uuid::now_v7(),
+            payload: ChatResponsePayload {
+                message: "done".into(),
+                ..Default::default()
+            },
+            usage: Usage {
+                input_tokens: 1,
+                output_tokens: 2,
+            },
+            model: "m".into(),
+            vendor: "v".into(),
+            latency_ms: 5,
+            blocked: false,
+            replaced: true,
+        },
+        EventKind::Error {
+            code: ErrorCode::RateLimited,
+            message: "slow down".into(),
+            retryable: true,
+        },
+        EventKind::Cancelled,
+    ];
+    for (i, kind) in kinds.into_iter().enumerate() {
+        let event = StreamEvent {
+            seq: i as u64 + 1,
+            prompt_id,
+            kind,
+        };
+        let json = serde_json::to_value(&event).unwrap();
+        let doc = StreamEventDoc::parse_from_json(Some(json.clone())).unwrap_or_else(|err| {
+            panic!(
+                "{json} does not fit the documented schema: {}",
+                err.into_message()
+            )
+        });
+        assert_eq!(
+            doc.to_json().unwrap(),
+            json,
+            "documented and real forms agree"
+        );
+    }
+    let ping = serde_json::json!({"type": "ping", "ts": 1});
+    assert!(StreamEventDoc::parse_from_json(Some(ping)).is_ok());
+}
+
+#[test]
+fn a_payload_with_every_field_fits_its_documented_schema() {
+    let payload = ChatResponsePayload {
+        message: "Done [[tool:0]]".into(),
+        custom_payload: Some(CustomPayload {
+            kind: "quiz".into(),
+            data: json!({"q": 1}),
+        }),
+        suggested_values: Some(vec![SuggestedValue {
+            label: "Yes".into(),
+            value: "yes".into(),
+        }]),
+        suggested_actions: Some(vec![SuggestedAction {
+            label: "Open".into(),
+            action: "open".into(),
+            handler: ActionHandler::Client,
+            data: Some(json!({"id": 3})),
+            style: None,
+        }]),
+        tool_history: Some(vec![ToolHistoryEntry {
+            tool_name: "getCurrentTime".into(),
+            input: json!({}),
+            output: json!("12:00"),
+        }]),
+    };
+    let json = serde_json::to_value(&payload).unwrap();
+    let doc = ChatResponsePayloadDoc::parse_from_json(Some(json.clone()))
+        .unwrap_or_else(|err| panic!("{json}: {}", err.into_message()));
+    assert_eq!(doc.to_json().unwrap(), json);
+    let usage = serde_json::to_value(Usage::default()).unwrap();
+    assert!(UsageDoc::parse_from_json(Some(usage)).is_ok());
+}

@@ -1,0 +1,162 @@
+//! The OpenAPI document as clients get it: poem-openapi's document of the routes, made
+//! to tell the whole truth about what the server parses.
+//!
+//! poem-openapi describes an optional request field as a plain optional property, but it
+//! parses `null` there as absent; and it describes an object that rejects unknown fields
+//! (`deny_unknown_fields`, as every request object here does) like one that accepts
+//! them. [`harden`] states both in the document, for every schema reachable from a
+//! request body: optional properties without a default are `nullable`, and objects
+//! have `additionalProperties: false`. The result is what `/openapi.json` serves, what
+//! `parley openapi` writes and what is committed under `openapi/`.
+//!
+//! [`Routes`] is the document's table of paths and methods, for the `Allow` header of
+//! a 405.
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde_json::{Map, Value, json};
+
+/// The document, hardened, as pretty JSON.
+pub fn document(raw: &str) -> String {
+    let mut doc: Value = serde_json::from_str(raw).expect("poem-openapi emits JSON");
+    harden(&mut doc);
+    serde_json::to_string_pretty(&doc).expect("a JSON value serializes")
+}
+
+const SCHEMA_PREFIX: &str = "#/components/schemas/";
+
+/// Marks what request objects really accept (see the module docs).
+pub fn harden(doc: &mut Value) {
+    let mut roots = Vec::new();
+    for item in doc["paths"].as_object().into_iter().flat_map(Map::values) {
+        for op in item.as_object().into_iter().flat_map(Map::values) {
+            collect_refs(&op["requestBody"], &mut roots);
+        }
+    }
+    let mut seen = HashSet::new();
+    while let Some(name) = roots.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let Some(schema) = doc["components"]["schemas"].get_mut(&name) else {
+            continue;
+        };
+        collect_refs(schema, &mut roots);
+        harden_object(schema);
+    }
+}
+
+fn collect_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(name) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix(SCHEMA_PREFIX))
+            {
+                into.push(name.to_owned());
+            }
+            map.values().for_each(|v| collect_refs(v, into));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, into)),
+        _ => {}
+    }
+}
+
+fn harden_object(schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if !object.contains_key("properties") {
+        return;
+    }
+    object
+        .entry("additionalProperties")
+        .or_insert(Value::Bool(false));
+    let required: HashSet<String> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if !required.contains(name) && property.get("default").is_none() {
+                make_nullable(property);
+            }
+        }
+    }
+}
+
+/// `nullable: true` on a property; a bare `$ref` cannot carry siblings in OpenAPI 3.0,
+/// so it is wrapped in `allOf`.
+fn make_nullable(property: &mut Value) {
+    if let Some(reference) = property.get("$ref").cloned() {
+        let mut wrapped = Map::new();
+        wrapped.insert("allOf".into(), json!([{ "$ref": reference }]));
+        for (key, value) in property.as_object().into_iter().flatten() {
+            if key != "$ref" {
+                wrapped.insert(key.clone(), value.clone());
+            }
+        }
+        *property = Value::Object(wrapped);
+    }
+    property["nullable"] = Value::Bool(true);
+}
+
+/// The document's paths and the methods each accepts.
+#[derive(Debug, Clone, Default)]
+pub struct Routes {
+    routes: Vec<(Vec<String>, BTreeSet<String>)>,
+}
+
+impl Routes {
+    pub fn from_document(doc: &str) -> Self {
+        let doc: Value = serde_json::from_str(doc).unwrap_or_default();
+        let routes = doc["paths"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(path, item)| {
+                let mut methods: BTreeSet<String> = item
+                    .as_object()
+                    .into_iter()
+                    .flat_map(Map::keys)
+                    .map(|m| m.to_ascii_uppercase())
+                    .collect();
+                if methods.contains("GET") {
+                    // poem answers HEAD with the GET endpoint.
+                    methods.insert("HEAD".into());
+                }
+                (segments(path).map(str::to_owned).collect(), methods)
+            })
+            .collect();
+        Self { routes }
+    }
+
+    /// The `Allow` header value for `path`, if the document has it.
+    pub fn allow(&self, path: &str) -> Option<String> {
+        let wanted: Vec<&str> = segments(path).collect();
+        self.routes
+            .iter()
+            .find(|(pattern, _)| {
+                pattern.len() == wanted.len()
+                    && pattern
+                        .iter()
+                        .zip(&wanted)
+                        .all(|(p, w)| p == w || (p.starts_with('{') && !w.is_empty()))
+            })
+            .map(|(_, methods)| methods.iter().cloned().collect::<Vec<_>>().join(", "))
+    }
+}
+
+fn segments(path: &str) -> impl Iterator<Item = &str> {
+    path.trim_matches('/').split('/')
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,165 @@
+//! The committed document matches the code, and every operation documents what its
+//! shape implies (STYLE §10, DESIGN §7: the document tells the truth).
+
+use serde_json::{Value, json};
+
+use super::*;
+
+const COMMITTED: &str = include_str!("../../../openapi/openapi.json");
+
+fn generated() -> Value {
+    serde_json::from_str(&crate::spec()).expect("the document is JSON")
+}
+
+#[test]
+fn committed_openapi_document_matches_the_code() {
+    let generated = crate::spec() + "\n";
+    assert!(
+        generated == COMMITTED,
+        "openapi/openapi.json is out of date: run `cargo run -p parley -- openapi --out openapi/openapi.json`"
+    );
+}
+
+/// Each operation: one tag, a summary, a snake_case id; error responses are problems;
+/// and the statuses its shape implies are declared — 401 when it needs credentials,
+/// 404 for a path id, 400 for query or header parameters, 400/413/415/422 for a JSON
+/// body, 403 for admin routes, 500/503 wherever it reaches the database.
+#[test]
+fn every_operation_declares_what_its_shape_implies() {
+    let doc = generated();
+    assert!(doc["openapi"].as_str().is_some_and(|v| v.starts_with("3.")));
+    let paths = doc["paths"].as_object().expect("paths");
+    for (path, item) in paths {
+        for (method, op) in item.as_object().expect("path item") {
+            let at = format!("{method} {path}");
+            let id = op["operationId"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{at}: no operationId"));
+            assert!(
+                id.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "{at}: {id} is not snake_case"
+            );
+            assert_eq!(
+                op["tags"].as_array().map(Vec::len),
+                Some(1),
+                "{at}: one tag"
+            );
+            assert!(
+                op["summary"].as_str().is_some_and(|s| !s.is_empty()),
+                "{at}: summary"
+            );
+            let responses = op["responses"].as_object().expect("responses");
+            for (status, response) in responses.iter().filter(|(s, _)| !s.starts_with('2')) {
+                let schema = &response["content"]["application/problem+json"]["schema"]["$ref"];
+                assert_eq!(
+                    schema, "#/components/schemas/Problem",
+                    "{at} {status}: not a problem"
+                );
+            }
+            let params = op["parameters"].as_array().cloned().unwrap_or_default();
+            let has = |place: &str| params.iter().any(|p| p["in"] == place);
+            let mut implied = vec![];
+            if op.get("security").is_some() {
+                implied.extend(["401", "500", "503"]);
+            }
+            if has("path") {
+                implied.push("404");
+            }
+            if has("query") || has("header") {
+                implied.push("400");
+            }
+            if op.get("requestBody").is_some() {
+                implied.extend(["400", "413", "415", "422"]);
+            }
+            if path.starts_with("/v1/admin/") {
+                implied.push("403");
+            }
+            for status in implied {
+                assert!(
+                    responses.contains_key(status),
+                    "{at}: must declare {status}"
+                );
+            }
+            if path.starts_with("/v1/") {
+                assert!(
+                    op.get("security").is_some(),
+                    "{at}: /v1 routes need credentials"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn streams_are_documented_as_event_streams_of_the_event_union() {
+    let doc = generated();
+    for (path, method, status) in [
+        ("/v1/prompts/{id}/events", "get", "200"),
+        ("/v1/sessions/{id}/messages", "post", "200"),
+    ] {
+        let content = &doc["paths"][path][method]["responses"][status]["content"];
+        let schema = &content["text/event-stream"]["schema"];
+        assert_eq!(
+            schema["$ref"], "#/components/schemas/StreamEventDoc",
+            "{path}: {content}"
+        );
+    }
+    let events = &doc["paths"]["/v1/prompts/{id}/events"]["get"]["responses"];
+    assert!(
+        events.get("204").is_some(),
+        "a reader that has everything gets 204"
+    );
+}
+
+#[test]
+fn request_objects_reject_unknown_fields_and_accept_null_for_optional_ones() {
+    let mut doc = json!({
+        "paths": {"/x": {"post": {"requestBody": {"content": {"application/json": {
+            "schema": {"$ref": "#/components/schemas/Req"}}}}}}},
+        "components": {"schemas": {
+            "Req": {"type": "object", "required": ["a"], "properties": {
+                "a": {"type": "string"},
+                "b": {"type": "string"},
+                "c": {"type": "array", "default": []},
+                "d": {"$ref": "#/components/schemas/Inner", "description": "inner"}
+            }},
+            "Inner": {"type": "object", "properties": {"e": {"type": "integer"}}},
+            "Resp": {"type": "object", "properties": {"f": {"type": "string"}}}
+        }}
+    });
+    harden(&mut doc);
+    let schemas = &doc["components"]["schemas"];
+    assert_eq!(schemas["Req"]["additionalProperties"], false);
+    assert_eq!(
+        schemas["Inner"]["additionalProperties"], false,
+        "reachable from a body"
+    );
+    assert!(
+        schemas["Resp"].get("additionalProperties").is_none(),
+        "responses untouched"
+    );
+    let props = &schemas["Req"]["properties"];
+    assert!(props["a"].get("nullable").is_none(), "required");
+    assert_eq!(props["b"]["nullable"], true);
+    assert!(props["c"].get("nullable").is_none(), "has a default");
+    assert_eq!(
+        props["d"],
+        json!({"allOf": [{"$ref": "#/components/schemas/Inner"}], "description": "inner", "nullable": true})
+    );
+    assert_eq!(schemas["Inner"]["properties"]["e"]["nullable"], true);
+}
+
+#[test]
+fn the_allow_header_lists_a_paths_methods() {
+    let routes = Routes::from_document(&crate::spec());
+    assert_eq!(
+        routes.allow("/v1/sessions/0197/messages").as_deref(),
+        Some("GET, HEAD, POST")
+    );
+    assert_eq!(
+        routes.allow("/v1/prompts/x/cancel").as_deref(),
+        Some("POST")
+    );
+    assert_eq!(routes.allow("/v1/nothing/here"), None);
+    assert_eq!(routes.allow("/healthz").as_deref(), Some("GET, HEAD"));
+}

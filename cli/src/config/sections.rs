@@ -1,0 +1,228 @@
+//! The sections of [`Settings`](super::Settings), with their defaults.
+
+use std::{net::SocketAddr, path::PathBuf};
+
+use secrecy::SecretString;
+use serde::Deserialize;
+
+/// An OpenAI-compatible provider (`[[providers]]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSettings {
+    /// Also the `vendor` recorded with usage.
+    pub name: String,
+    /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    pub api_key: Option<SecretString>,
+}
+
+/// A model (`[[models]]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSettings {
+    /// The id clients use.
+    pub id: String,
+    /// The provider that serves it.
+    pub provider: String,
+    /// The provider's name for it (default: `id`).
+    pub upstream: Option<String>,
+    /// The context window in tokens.
+    #[serde(default = "default_max_context")]
+    pub max_context: usize,
+}
+
+/// How workers run turns (`[worker]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerSettings {
+    /// Turns one process runs at the same time (`parley serve` and `parley worker`).
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// No token for this long is a stall (`upstream_stall`).
+    #[serde(default = "default_stall_timeout_ms")]
+    pub stall_timeout_ms: u64,
+    /// Provider calls per turn that may fail before any output before the turn fails.
+    #[serde(default = "default_max_attempts")]
+    pub max_attempts: u32,
+    /// How long a worker owns a prompt without renewing its lease.
+    #[serde(default = "default_lease_s")]
+    pub lease_s: u64,
+    /// The most often partial blocks are written to the database.
+    #[serde(default = "default_checkpoint_ms")]
+    pub checkpoint_ms: u64,
+    /// How long a finished prompt's event log stays readable (then rebuilt from the
+    /// database).
+    #[serde(default = "default_retention_s")]
+    pub event_retention_s: u64,
+}
+
+impl Default for WorkerSettings {
+    fn default() -> Self {
+        Self {
+            concurrency: default_concurrency(),
+            stall_timeout_ms: default_stall_timeout_ms(),
+            max_attempts: default_max_attempts(),
+            lease_s: default_lease_s(),
+            checkpoint_ms: default_checkpoint_ms(),
+            event_retention_s: default_retention_s(),
+        }
+    }
+}
+
+pub(super) fn default_max_context() -> usize {
+    8192
+}
+pub(super) fn default_concurrency() -> usize {
+    8
+}
+pub(super) fn default_stall_timeout_ms() -> u64 {
+    15_000
+}
+pub(super) fn default_max_attempts() -> u32 {
+    3
+}
+pub(super) fn default_lease_s() -> u64 {
+    30
+}
+pub(super) fn default_checkpoint_ms() -> u64 {
+    100
+}
+pub(super) fn default_retention_s() -> u64 {
+    24 * 3600
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DatabaseSettings {
+    /// `postgres://…` for distributed mode; absent: SQLite in `data_dir`.
+    pub url: Option<SecretString>,
+    #[serde(default = "default_max_connections")]
+    pub max_connections: u32,
+    #[serde(default = "default_connect_timeout_s")]
+    pub connect_timeout_s: u64,
+}
+
+impl Default for DatabaseSettings {
+    fn default() -> Self {
+        Self {
+            url: None,
+            max_connections: default_max_connections(),
+            connect_timeout_s: default_connect_timeout_s(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedisSettings {
+    /// `redis://…`; absent in embedded mode.
+    pub url: Option<SecretString>,
+    /// The job queue's name: deployments sharing one Redis use different names.
+    #[serde(default = "default_queue")]
+    pub queue: String,
+}
+
+impl Default for RedisSettings {
+    fn default() -> Self {
+        Self {
+            url: None,
+            queue: default_queue(),
+        }
+    }
+}
+
+pub(super) fn default_queue() -> String {
+    parley_runtime::queue::DEFAULT_QUEUE.to_owned()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    /// The largest request body accepted, in bytes.
+    #[serde(default = "default_max_body_bytes")]
+    pub max_body_bytes: usize,
+    /// The longest message a user may send, in characters (at most the API document's
+    /// 32768).
+    #[serde(default = "default_max_message_chars")]
+    pub max_message_chars: usize,
+}
+
+impl Default for LimitSettings {
+    fn default() -> Self {
+        Self {
+            max_body_bytes: default_max_body_bytes(),
+            max_message_chars: default_max_message_chars(),
+        }
+    }
+}
+
+pub(super) fn default_max_message_chars() -> usize {
+    parley_service::catalog::MAX_MESSAGE_CHARS
+}
+
+/// Credentials (`[auth]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSettings {
+    /// How long a feed token (`POST /v1/prompts/{id}/feed-token`) opens its feed.
+    #[serde(default = "default_feed_token_ttl_s")]
+    pub feed_token_ttl_s: u64,
+}
+
+impl Default for AuthSettings {
+    fn default() -> Self {
+        Self {
+            feed_token_ttl_s: default_feed_token_ttl_s(),
+        }
+    }
+}
+
+pub(super) fn default_feed_token_ttl_s() -> u64 {
+    600
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSettings {
+    /// A `tracing` filter, e.g. `info` or `parley=debug,sqlx=warn`.
+    #[serde(default = "default_log_filter")]
+    pub filter: String,
+    #[serde(default)]
+    pub format: LogFormat,
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        Self {
+            filter: default_log_filter(),
+            format: LogFormat::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LogFormat {
+    #[default]
+    Pretty,
+    Json,
+}
+
+pub(super) fn default_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+pub(super) fn default_data_dir() -> PathBuf {
+    PathBuf::from("parley-data")
+}
+pub(super) fn default_max_connections() -> u32 {
+    10
+}
+pub(super) fn default_connect_timeout_s() -> u64 {
+    10
+}
+pub(super) fn default_max_body_bytes() -> usize {
+    1024 * 1024
+}
+pub(super) fn default_log_filter() -> String {
+    "info".into()
+}

@@ -1,0 +1,109 @@
+//! Loading settings from files, the environment and overrides, and every config file
+//! the repository ships.
+
+use figment::Jail;
+
+use super::*;
+
+fn load_in(jail: &Jail) -> anyhow::Result<Settings> {
+    Settings::load(
+        &jail.directory().join("parley.toml"),
+        false,
+        Overrides::default(),
+    )
+}
+
+#[test]
+fn defaults_need_no_file_and_no_env() {
+    Jail::expect_with(|jail| {
+        let s = load_in(jail).expect("defaults load");
+        assert_eq!(s.listen, default_listen());
+        assert!(s.database.url.is_none());
+        assert_eq!(s.limits.max_body_bytes, 1024 * 1024);
+        Ok(())
+    });
+}
+
+#[test]
+fn env_overrides_file_and_flags_override_env() {
+    Jail::expect_with(|jail| {
+        jail.create_file(
+            "parley.toml",
+            "listen = \"127.0.0.1:9000\"\n[limits]\nmax_body_bytes = 4096\n",
+        )?;
+        jail.set_env("PARLEY_LISTEN", "127.0.0.1:9001");
+        jail.set_env("PARLEY_DATABASE_URL", "postgres://u:secret@h/db");
+        jail.set_env("PARLEY_TEST_PG_URL", "ignored");
+        jail.set_env("PARLEY_DEFAULT_MODEL", "gpt-x");
+        jail.set_env("PARLEY_WORKER__CONCURRENCY", "3");
+        jail.set_env("PARLEY_REDIS__QUEUE", "tenant-a");
+        let s = load_in(jail).expect("loads");
+        assert_eq!(s.listen.port(), 9001);
+        assert_eq!(s.limits.max_body_bytes, 4096);
+        assert_eq!(s.default_model.as_deref(), Some("gpt-x"));
+        assert_eq!(s.worker.concurrency, 3);
+        assert_eq!(s.redis.queue, "tenant-a");
+        assert!(
+            !format!("{s:?}").contains("secret"),
+            "secrets must not print"
+        );
+        let flagged = Settings::load(
+            &jail.directory().join("parley.toml"),
+            false,
+            Overrides {
+                listen: Some("127.0.0.1:9002".into()),
+                data_dir: None,
+            },
+        )
+        .expect("loads");
+        assert_eq!(flagged.listen.port(), 9002);
+        Ok(())
+    });
+}
+
+#[test]
+fn bad_values_name_their_key() {
+    Jail::expect_with(|jail| {
+        jail.set_env("PARLEY_LIMITS__MAX_BODY_BYTES", "lots");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("limits.max_body_bytes"), "{err}");
+        Ok(())
+    });
+    Jail::expect_with(|jail| {
+        jail.create_file("parley.toml", "[database]\nurl = \"mysql://x\"\n")?;
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("database.url"), "{err}");
+        Ok(())
+    });
+    Jail::expect_with(|jail| {
+        jail.create_file("parley.toml", "[limits]\nmax_bdy_bytes = 1\n")?;
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("max_bdy_bytes"), "{err}");
+        Ok(())
+    });
+    Jail::expect_with(|jail| {
+        jail.set_env("PARLEY_LISTEN", "not-an-address");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("listen"), "{err}");
+        Ok(())
+    });
+}
+
+#[test]
+fn every_shipped_config_file_parses() {
+    // Inside a Jail: other tests set PARLEY_* variables, and Jail serializes them.
+    Jail::expect_with(|_| {
+        let deploy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&deploy).expect("deploy/ exists") {
+            let path = entry.expect("readable entry").path();
+            if path.extension().is_some_and(|ext| ext == "toml") {
+                Settings::load(&path, true, Overrides::default())
+                    .unwrap_or_else(|err| panic!("{} does not load: {err}", path.display()));
+                seen += 1;
+            }
+        }
+        assert!(seen > 0, "no config files found under deploy/");
+        Ok(())
+    });
+}

@@ -1,0 +1,269 @@
+//! Ending an attempt: the terminal state and what it produced, then the hand-off of the
+//! session to its next waiting prompt. Also the two ways a finished prompt starts again
+//! or never starts: [`resume`] and [`abandon`].
+
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    prelude::DateTimeUtc, sea_query::Expr,
+};
+use uuid::Uuid;
+
+use super::{UNFINISHED, find, get};
+use crate::{
+    enums::{ErrorCode, PromptState},
+    error::{Context, Error, Result},
+    prompts, sessions,
+};
+
+/// How a turn ended, as the worker records it.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub state: PromptState,
+    pub assistant_message_id: Option<Uuid>,
+    pub user_message_id: Option<Uuid>,
+    pub model: Option<String>,
+    pub vendor: Option<String>,
+    pub system_message: Option<String>,
+    pub error_code: Option<ErrorCode>,
+    /// The message readers see (never backend or provider text).
+    pub error: Option<String>,
+}
+
+impl Outcome {
+    /// An outcome in `state` that records nothing else.
+    pub fn bare(state: PromptState) -> Self {
+        Self {
+            state,
+            assistant_message_id: None,
+            user_message_id: None,
+            model: None,
+            vendor: None,
+            system_message: None,
+            error_code: None,
+            error: None,
+        }
+    }
+
+    /// A failure with `code` and its stable message.
+    pub fn failure(state: PromptState, code: ErrorCode) -> Self {
+        Self {
+            error_code: Some(code),
+            error: Some(code.message().to_owned()),
+            ..Self::bare(state)
+        }
+    }
+}
+
+/// What [`finish`] did.
+#[derive(Debug, Clone)]
+pub enum Finished {
+    /// The attempt is recorded; `next` is the session's next waiting prompt, whose job
+    /// the caller enqueues.
+    Ended {
+        prompt: Box<prompts::Model>,
+        next: Option<Uuid>,
+    },
+    /// The worker no longer owns the prompt (its lease lapsed and another worker took
+    /// it, or it finished meanwhile): nothing was written, the worker must stop.
+    LeaseLost,
+}
+
+/// Ends the worker's attempt with `outcome.state` (terminal for the job: `completed`,
+/// `error`, `failed` or `canceled`; the last three can be resumed later) and hands the
+/// session to its next waiting prompt.
+pub async fn finish(
+    db: &DatabaseConnection,
+    id: Uuid,
+    worker: &str,
+    outcome: Outcome,
+    now: DateTimeUtc,
+) -> Result<Finished> {
+    let txn = crate::query::begin_write(db, "starting to finish a prompt").await?;
+    let mut update = prompts::Entity::update_many()
+        .col_expr(prompts::Column::State, Expr::value(outcome.state))
+        .col_expr(prompts::Column::CompletedAt, Expr::value(now))
+        .col_expr(
+            prompts::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            prompts::Column::LeaseExpiresAt,
+            Expr::value(Option::<DateTimeUtc>::None),
+        )
+        .col_expr(prompts::Column::ErrorCode, Expr::value(outcome.error_code))
+        .col_expr(prompts::Column::Error, Expr::value(outcome.error));
+    if let Some(message) = outcome.assistant_message_id {
+        update = update.col_expr(prompts::Column::AssistantMessageId, Expr::value(message));
+    }
+    if let Some(message) = outcome.user_message_id {
+        update = update.col_expr(prompts::Column::UserMessageId, Expr::value(message));
+    }
+    if let Some(model) = outcome.model {
+        update = update.col_expr(prompts::Column::Model, Expr::value(model));
+    }
+    if let Some(vendor) = outcome.vendor {
+        update = update.col_expr(prompts::Column::Vendor, Expr::value(vendor));
+    }
+    if let Some(system) = outcome.system_message {
+        update = update.col_expr(prompts::Column::SystemMessage, Expr::value(system));
+    }
+    let done = update
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::LeaseOwner.eq(worker))
+        .filter(prompts::Column::State.is_in(UNFINISHED))
+        .exec(&txn)
+        .await
+        .context("finishing a prompt")?;
+    if done.rows_affected == 0 {
+        return Ok(Finished::LeaseLost);
+    }
+    let prompt = get(&txn, id).await?;
+    let next = hand_over(&txn, &prompt, now).await?;
+    txn.commit().await.context("committing a finished prompt")?;
+    Ok(Finished::Ended {
+        prompt: Box::new(prompt),
+        next,
+    })
+}
+
+/// Ends a prompt that no worker owns (cancelled before it ran) and hands the session on.
+pub async fn hand_over_after_cancel(
+    db: &DatabaseConnection,
+    prompt: &prompts::Model,
+    now: DateTimeUtc,
+) -> Result<Option<Uuid>> {
+    let txn = crate::query::begin_write(db, "starting a hand-over").await?;
+    let next = hand_over(&txn, prompt, now).await?;
+    txn.commit().await.context("committing a hand-over")?;
+    Ok(next)
+}
+
+/// Gives the session to its oldest waiting prompt (or none) if `prompt` held it.
+async fn hand_over<C: ConnectionTrait>(
+    db: &C,
+    prompt: &prompts::Model,
+    now: DateTimeUtc,
+) -> Result<Option<Uuid>> {
+    let next = prompts::Entity::find()
+        .filter(prompts::Column::SessionId.eq(prompt.session_id))
+        .filter(prompts::Column::State.eq(PromptState::Created))
+        .filter(prompts::Column::Id.ne(prompt.id))
+        .order_by_asc(prompts::Column::Id)
+        .one(db)
+        .await
+        .context("finding the next waiting prompt")?;
+    let next_id = next.as_ref().map(|p| p.id);
+    let handed = sessions::Entity::update_many()
+        .col_expr(sessions::Column::ActivePromptId, Expr::value(next_id))
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+        .filter(sessions::Column::Id.eq(prompt.session_id))
+        .filter(sessions::Column::ActivePromptId.eq(prompt.id))
+        .exec(db)
+        .await
+        .context("handing the session to the next prompt")?;
+    Ok(if handed.rows_affected == 1 {
+        next_id
+    } else {
+        None
+    })
+}
+
+/// Puts a `failed` or `error` prompt back to `created` so its job can run again
+/// (409 `not_resumable` otherwise). The session must not be running another prompt.
+pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Result<prompts::Model> {
+    let txn = crate::query::begin_write(db, "starting a resume").await?;
+    let prompt = get(&txn, id).await?;
+    if !prompt.state.is_resumable() {
+        return Err(Error::conflict(
+            "not_resumable",
+            "only failed or errored prompts can be resumed",
+        ));
+    }
+    let session = sessions::Entity::find_by_id(prompt.session_id)
+        .one(&txn)
+        .await
+        .context("reading the prompt's session")?
+        .ok_or(Error::not_found("session"))?;
+    if let Some(active) = session.active_prompt_id
+        && active != prompt.id
+        && find(&txn, active)
+            .await?
+            .is_some_and(|p| UNFINISHED.contains(&p.state))
+    {
+        return Err(Error::conflict(
+            "prompt_active",
+            "another prompt of this session is running",
+        ));
+    }
+    let reset = prompts::Entity::update_many()
+        .col_expr(prompts::Column::State, Expr::value(PromptState::Created))
+        .col_expr(
+            prompts::Column::CompletedAt,
+            Expr::value(Option::<DateTimeUtc>::None),
+        )
+        .col_expr(
+            prompts::Column::ErrorCode,
+            Expr::value(Option::<ErrorCode>::None),
+        )
+        .col_expr(prompts::Column::Error, Expr::value(Option::<String>::None))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::State.is_in([PromptState::Failed, PromptState::Error]))
+        .exec(&txn)
+        .await
+        .context("resetting a prompt for resume")?;
+    if reset.rows_affected == 0 {
+        return Err(Error::conflict(
+            "not_resumable",
+            "the prompt changed state meanwhile",
+        ));
+    }
+    sessions::Entity::update_many()
+        .col_expr(sessions::Column::ActivePromptId, Expr::value(prompt.id))
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+        .filter(sessions::Column::Id.eq(prompt.session_id))
+        .exec(&txn)
+        .await
+        .context("making the resumed prompt active")?;
+    let prompt = get(&txn, id).await?;
+    txn.commit().await.context("committing a resume")?;
+    Ok(prompt)
+}
+
+/// Records the user message a turn saved (so a repeated turn reuses it).
+pub async fn set_user_message<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    message_id: Uuid,
+) -> Result<()> {
+    prompts::Entity::update_many()
+        .col_expr(prompts::Column::UserMessageId, Expr::value(message_id))
+        .filter(prompts::Column::Id.eq(id))
+        .exec(db)
+        .await
+        .context("recording the prompt's user message")?;
+    Ok(())
+}
+
+/// Gives up a prompt whose job could not be enqueued (the queue is down): it ends
+/// `failed` with [`ErrorCode::Unavailable`] (resumable) and the session moves on.
+/// Returns the next waiting prompt.
+pub async fn abandon(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Result<Option<Uuid>> {
+    let txn = crate::query::begin_write(db, "starting to abandon a prompt").await?;
+    let code = ErrorCode::Unavailable;
+    prompts::Entity::update_many()
+        .col_expr(prompts::Column::State, Expr::value(PromptState::Failed))
+        .col_expr(prompts::Column::CompletedAt, Expr::value(now))
+        .col_expr(prompts::Column::ErrorCode, Expr::value(code))
+        .col_expr(prompts::Column::Error, Expr::value(code.message()))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::State.eq(PromptState::Created))
+        .exec(&txn)
+        .await
+        .context("abandoning a prompt")?;
+    let prompt = get(&txn, id).await?;
+    let next = hand_over(&txn, &prompt, now).await?;
+    txn.commit()
+        .await
+        .context("committing an abandoned prompt")?;
+    Ok(next)
+}

@@ -1,0 +1,203 @@
+//! Who runs a prompt: the claim with its renewable lease, cancel requests (durable
+//! before they are signalled), and the prompts that lost their job.
+
+use chrono::Duration;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    prelude::DateTimeUtc,
+    sea_query::{Expr, ExprTrait},
+};
+use uuid::Uuid;
+
+use super::{UNFINISHED, get};
+use crate::{
+    enums::PromptState,
+    error::{Context, Error, Result},
+    prompts, sessions,
+};
+
+pub(super) async fn mark_cancel_requested<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    now: DateTimeUtc,
+) -> Result<()> {
+    prompts::Entity::update_many()
+        .col_expr(prompts::Column::CancelRequestedAt, Expr::value(now))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::State.is_in(UNFINISHED))
+        .filter(prompts::Column::CancelRequestedAt.is_null())
+        .exec(db)
+        .await
+        .context("recording a cancel request")?;
+    Ok(())
+}
+
+/// Records a cancel on an unfinished prompt (durable first; the caller then signals it).
+/// Returns the prompt as it is now; a finished prompt answers 409 `prompt_finished`.
+pub async fn request_cancel<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    now: DateTimeUtc,
+) -> Result<prompts::Model> {
+    mark_cancel_requested(db, id, now).await?;
+    let prompt = get(db, id).await?;
+    if !UNFINISHED.contains(&prompt.state) && prompt.state != PromptState::Canceled {
+        return Err(Error::conflict(
+            "prompt_finished",
+            "the prompt has already finished",
+        ));
+    }
+    Ok(prompt)
+}
+
+/// The outcome of a worker's [`claim`].
+#[derive(Debug, Clone)]
+pub enum Claim {
+    /// The worker owns the prompt now (`in_progress`, attempt incremented).
+    Claimed(prompts::Model),
+    /// A cancel was recorded before any worker ran it: the prompt is `canceled` now.
+    Canceled(prompts::Model),
+    /// Nothing to do: the prompt finished already (a repeated job).
+    Finished(prompts::Model),
+    /// Another worker holds a live lease on it.
+    Busy,
+}
+
+/// Claims a prompt for `worker` until `now + lease`.
+pub async fn claim(
+    db: &DatabaseConnection,
+    id: Uuid,
+    worker: &str,
+    lease: Duration,
+    now: DateTimeUtc,
+) -> Result<Claim> {
+    let prompt = get(db, id).await?;
+    if !UNFINISHED.contains(&prompt.state) {
+        return Ok(Claim::Finished(prompt));
+    }
+    if prompt.cancel_requested_at.is_some() {
+        return cancel_at_claim(db, id, worker, now).await;
+    }
+    let claimed = prompts::Entity::update_many()
+        .col_expr(prompts::Column::State, Expr::value(PromptState::InProgress))
+        .col_expr(
+            prompts::Column::Attempt,
+            Expr::col(prompts::Column::Attempt).add(1),
+        )
+        .col_expr(prompts::Column::StartedAt, Expr::value(now))
+        .col_expr(prompts::Column::LeaseOwner, Expr::value(worker))
+        .col_expr(prompts::Column::LeaseExpiresAt, Expr::value(now + lease))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::CancelRequestedAt.is_null())
+        .filter(
+            sea_orm::Condition::any()
+                .add(prompts::Column::State.eq(PromptState::Created))
+                .add(
+                    sea_orm::Condition::all()
+                        .add(
+                            prompts::Column::State
+                                .is_in([PromptState::InProgress, PromptState::WaitingForTools]),
+                        )
+                        .add(prompts::Column::LeaseExpiresAt.lt(now)),
+                ),
+        )
+        .exec(db)
+        .await
+        .context("claiming a prompt")?;
+    let prompt = get(db, id).await?;
+    Ok(if claimed.rows_affected == 1 {
+        Claim::Claimed(prompt)
+    } else if !UNFINISHED.contains(&prompt.state) {
+        Claim::Finished(prompt)
+    } else {
+        Claim::Busy
+    })
+}
+
+/// A cancel was recorded before this worker could run the prompt: end it `canceled`
+/// unless another worker holds a live lease.
+async fn cancel_at_claim(
+    db: &DatabaseConnection,
+    id: Uuid,
+    worker: &str,
+    now: DateTimeUtc,
+) -> Result<Claim> {
+    let canceled = prompts::Entity::update_many()
+        .col_expr(prompts::Column::State, Expr::value(PromptState::Canceled))
+        .col_expr(prompts::Column::CompletedAt, Expr::value(now))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::State.is_in(UNFINISHED))
+        .filter(
+            sea_orm::Condition::any()
+                .add(prompts::Column::State.eq(PromptState::Created))
+                .add(prompts::Column::LeaseExpiresAt.lt(now))
+                .add(prompts::Column::LeaseOwner.eq(worker)),
+        )
+        .exec(db)
+        .await
+        .context("cancelling a prompt at claim time")?;
+    let prompt = get(db, id).await?;
+    Ok(if canceled.rows_affected == 1 {
+        Claim::Canceled(prompt)
+    } else {
+        Claim::Busy
+    })
+}
+
+/// Extends the worker's lease. False when the worker lost the prompt (its lease lapsed
+/// and another worker claimed it, or the prompt finished): the worker must stop.
+pub async fn renew_lease<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    worker: &str,
+    until: DateTimeUtc,
+) -> Result<bool> {
+    let renewed = prompts::Entity::update_many()
+        .col_expr(prompts::Column::LeaseExpiresAt, Expr::value(until))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::LeaseOwner.eq(worker))
+        .filter(prompts::Column::State.is_in(UNFINISHED))
+        .exec(db)
+        .await
+        .context("renewing a prompt lease")?;
+    Ok(renewed.rows_affected == 1)
+}
+
+/// Whether a cancel was recorded for the prompt.
+pub async fn cancel_requested<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<bool> {
+    Ok(get(db, id).await?.cancel_requested_at.is_some())
+}
+
+/// Prompts that should be running but may have no job: their session's active prompt
+/// still `created` after `grace`, or `in_progress` with a lapsed lease. Re-enqueueing
+/// them is safe (a claim is guarded; a finished prompt's job does nothing).
+pub async fn stranded<C: ConnectionTrait>(
+    db: &C,
+    now: DateTimeUtc,
+    grace: Duration,
+    limit: u64,
+) -> Result<Vec<Uuid>> {
+    use sea_orm::{JoinType, QuerySelect, RelationTrait};
+    let waiting = sea_orm::Condition::all()
+        .add(prompts::Column::State.eq(PromptState::Created))
+        .add(prompts::Column::CreatedAt.lt(now - grace));
+    let lapsed = sea_orm::Condition::all()
+        .add(prompts::Column::State.is_in([PromptState::InProgress, PromptState::WaitingForTools]))
+        .add(prompts::Column::LeaseExpiresAt.lt(now));
+    let ids: Vec<Uuid> = prompts::Entity::find()
+        .select_only()
+        .column(prompts::Column::Id)
+        .join(JoinType::InnerJoin, prompts::Relation::Session.def())
+        .filter(
+            Expr::col((sessions::Entity, sessions::Column::ActivePromptId))
+                .equals((prompts::Entity, prompts::Column::Id)),
+        )
+        .filter(sea_orm::Condition::any().add(waiting).add(lapsed))
+        .order_by_asc(prompts::Column::Id)
+        .limit(limit)
+        .into_tuple()
+        .all(db)
+        .await
+        .context("finding stranded prompts")?;
+    Ok(ids)
+}

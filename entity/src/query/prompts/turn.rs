@@ -1,0 +1,143 @@
+//! Recording a new turn: a prompt in `created`, under the session's active-prompt policy.
+
+use parley_protocol::turn::TurnInput;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
+    prelude::DateTimeUtc, sea_query::Expr,
+};
+use uuid::Uuid;
+
+use super::{UNFINISHED, find, lease::mark_cancel_requested};
+use crate::{
+    enums::{PromptState, SessionState},
+    error::{Context, Error, Result},
+    prompts, sessions,
+};
+
+/// What to do with a new message while another prompt of the session is active.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnActive {
+    /// Refuse with 409.
+    #[default]
+    Reject,
+    /// Cancel the active prompt, then run this one.
+    Interrupt,
+    /// Run this one after the active one.
+    Enqueue,
+}
+
+/// A message the user sent, to be answered.
+#[derive(Debug, Clone)]
+pub struct NewTurn {
+    pub session_id: Uuid,
+    pub user_id: Uuid,
+    pub input: TurnInput,
+    pub model: String,
+    pub idempotency_key: Option<String>,
+    pub on_active: OnActive,
+}
+
+/// The outcome of [`create_turn`].
+#[derive(Debug, Clone)]
+pub struct Turn {
+    pub prompt: prompts::Model,
+    /// The prompt already existed for this idempotency key; nothing new was recorded.
+    pub replayed: bool,
+    /// The prompt owns the session now: enqueue its job. Otherwise it waits its turn.
+    pub run_now: bool,
+    /// The prompt whose cancel this turn requested (`interrupt`).
+    pub interrupted: Option<Uuid>,
+}
+
+/// Records a prompt for a new user message, applying the session's active-prompt policy.
+pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
+    let txn = crate::query::begin_write(db, "starting a turn").await?;
+    let session = crate::query::sessions::get_owned(&txn, turn.user_id, turn.session_id).await?;
+    if session.state != SessionState::Active {
+        return Err(Error::conflict(
+            "session_completed",
+            "the session is completed",
+        ));
+    }
+    if let Some(key) = &turn.idempotency_key
+        && let Some(prompt) = prompts::Entity::find()
+            .filter(prompts::Column::SessionId.eq(session.id))
+            .filter(prompts::Column::IdempotencyKey.eq(key.as_str()))
+            .one(&txn)
+            .await
+            .context("looking up an idempotency key")?
+    {
+        return Ok(Turn {
+            prompt,
+            replayed: true,
+            run_now: false,
+            interrupted: None,
+        });
+    }
+    let active = match session.active_prompt_id {
+        Some(id) => find(&txn, id)
+            .await?
+            .filter(|p| UNFINISHED.contains(&p.state)),
+        None => None,
+    };
+    let mut interrupted = None;
+    if let Some(active) = &active {
+        match turn.on_active {
+            OnActive::Reject => {
+                return Err(Error::conflict(
+                    "prompt_active",
+                    format!(
+                        "prompt {} of this session is still running; wait, cancel it, or send with on_active=interrupt|enqueue",
+                        active.id
+                    ),
+                ));
+            }
+            OnActive::Interrupt => {
+                mark_cancel_requested(&txn, active.id, now).await?;
+                interrupted = Some(active.id);
+            }
+            OnActive::Enqueue => {}
+        }
+    }
+    let prompt = prompts::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        session_id: Set(session.id),
+        state: Set(PromptState::Created),
+        attempt: Set(0),
+        model: Set(Some(turn.model)),
+        idempotency_key: Set(turn.idempotency_key),
+        input: Set(Some(turn.input)),
+        created_at: Set(now),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await
+    .context("recording a prompt")?;
+    let run_now = active.is_none();
+    if run_now {
+        let taken = sessions::Entity::update_many()
+            .col_expr(sessions::Column::ActivePromptId, Expr::value(prompt.id))
+            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+            .filter(sessions::Column::Id.eq(session.id))
+            .filter(match session.active_prompt_id {
+                Some(previous) => sessions::Column::ActivePromptId.eq(previous),
+                None => sessions::Column::ActivePromptId.is_null(),
+            })
+            .exec(&txn)
+            .await
+            .context("making the prompt the session's active one")?;
+        if taken.rows_affected == 0 {
+            return Err(Error::conflict(
+                "prompt_active",
+                "another message of this session was accepted at the same moment",
+            ));
+        }
+    }
+    txn.commit().await.context("committing a turn")?;
+    Ok(Turn {
+        prompt,
+        replayed: false,
+        run_now,
+        interrupted,
+    })
+}

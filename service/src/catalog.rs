@@ -1,0 +1,37 @@
+//! What a deployment serves and accepts: its models and its input limits.
+
+/// The models clients may ask for.
+#[derive(Debug, Clone)]
+pub struct Models {
+    /// Every model id; the first is the default.
+    pub ids: Vec<String>,
+}
+
+impl Models {
+    pub fn default_model(&self) -> &str {
+        self.ids.first().map(String::as_str).unwrap_or_default()
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.ids.iter().any(|m| m == id)
+    }
+}
+
+/// Limits on what a turn may carry.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// The longest message accepted, in characters (Unicode scalar values), as the API
+    /// document's `maxLength` counts them.
+    pub max_message_chars: usize,
+}
+
+/// The default [`Limits::max_message_chars`]; the API document states it.
+pub const MAX_MESSAGE_CHARS: usize = 32 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_message_chars: MAX_MESSAGE_CHARS,
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! Parley's application layer: what a turn *is*, independent of HTTP and of the worker.
+//!
+//! The routes of `parley-api` parse a request, call one function here and map the result
+//! to a response; the worker of `parley-worker` calls the same functions where a turn
+//! crosses into the API's territory (handing the session to the next prompt, telling
+//! readers how a turn ended). Below this layer sit `parley-entity` (SQL) and
+//! `parley-runtime` (the job queue and the event log); nothing here knows whether they
+//! are PostgreSQL + Redis or SQLite + in-process.
+//!
+//! * [`turns::TurnService`] — submit (validate, record, enqueue, and the compensation
+//!   when the queue is down), cancel, resume, wait for the end of a turn;
+//! * [`turns::handoff`] — enqueueing a prompt's job and starting the session's next one;
+//! * [`turns::record`] — the one rule that turns a finished turn into its events: the
+//!   live `complete` a worker emits and the one rebuilt from the database after the
+//!   event log's retention come from [`turns::record::terminal_event`].
+
+pub mod catalog;
+pub mod turns;
+
+pub use catalog::{Limits, Models};
+pub use turns::TurnService;

@@ -1,0 +1,75 @@
+//! Acting on a running or finished turn: cancel and resume.
+
+use std::collections::HashMap;
+
+use parley_entity::{
+    error::{Error, Result},
+    prompts,
+    query::{self, prompts as q, sessions},
+};
+use parley_protocol::{
+    events::{EventKind, PromptState},
+    jobs::Generate,
+};
+use uuid::Uuid;
+
+use super::{TurnService, handoff};
+
+impl TurnService {
+    /// Records a cancel on one of the user's prompts (durable before the worker sees
+    /// it, so a cancel that arrives before any worker took the prompt still wins).
+    /// 404 for someone else's prompt, 409 `prompt_finished` when it already ended.
+    #[tracing::instrument(skip(self), err)]
+    pub async fn cancel(&self, user_id: Uuid, prompt_id: Uuid) -> Result<prompts::Model> {
+        q::get_owned(&self.db, user_id, prompt_id).await?;
+        q::request_cancel(&self.db, prompt_id, query::now()).await
+    }
+
+    /// Cancels whatever the user's session is answering; 409 `nothing_to_cancel` when it
+    /// is idle.
+    #[tracing::instrument(skip(self), err)]
+    pub async fn cancel_active(&self, user_id: Uuid, session_id: Uuid) -> Result<prompts::Model> {
+        let idle = || Error::conflict("nothing_to_cancel", "the session is not answering anything");
+        let session = sessions::get_owned(&self.db, user_id, session_id).await?;
+        let prompt_id = session.active_prompt_id.ok_or_else(idle)?;
+        q::request_cancel(&self.db, prompt_id, query::now())
+            .await
+            .map_err(|err| match err {
+                Error::Conflict { .. } => idle(),
+                other => other,
+            })
+    }
+
+    /// Runs a `failed` or `error` prompt of the user's again (409 otherwise). The
+    /// transition is on the event log before the job runs, so a reader that joins now
+    /// follows the new attempt instead of stopping at the old terminal event.
+    #[tracing::instrument(skip(self, trace_context), err)]
+    pub async fn resume(
+        &self,
+        user_id: Uuid,
+        prompt_id: Uuid,
+        trace_context: HashMap<String, String>,
+    ) -> Result<prompts::Model> {
+        q::get_owned(&self.db, user_id, prompt_id).await?;
+        let prompt = q::resume(&self.db, prompt_id, query::now()).await?;
+        let created = EventKind::PromptState {
+            state: PromptState::Created,
+            attempt: u32::try_from(prompt.attempt).unwrap_or(0),
+        };
+        self.events
+            .append(prompt.id, created)
+            .await
+            .map_err(|err| {
+                tracing::warn!(error = %err, "cannot record the resume on the event log");
+                Error::Unavailable {
+                    what: "the event log".into(),
+                }
+            })?;
+        let job = Generate {
+            prompt_id,
+            trace_context,
+        };
+        handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;
+        Ok(prompt)
+    }
+}

@@ -1,0 +1,34 @@
+//! The turn service: everything the API does to a turn, in domain terms.
+//!
+//! A *turn* is one user message and the generation (prompt) that answers it. The API
+//! [submits](TurnService::submit) it (validated, recorded under the session's
+//! active-prompt policy, its job enqueued), may [cancel](TurnService::cancel) or
+//! [resume](TurnService::resume) it, and may [wait](TurnService::wait_for_end) for its
+//! end; the worker runs it and ends it through the same rules ([`handoff`],
+//! [`record`]).
+
+mod control;
+pub mod handoff;
+pub mod record;
+mod submit;
+mod wait;
+
+use std::sync::Arc;
+
+use parley_runtime::{event_log::EventLog, queue::JobQueue};
+use sea_orm::DatabaseConnection;
+
+pub use submit::Submission;
+pub use wait::Ending;
+
+use crate::catalog::{Limits, Models};
+
+/// The application layer of turns; cheap to clone.
+#[derive(Clone)]
+pub struct TurnService {
+    pub db: DatabaseConnection,
+    pub queue: Arc<dyn JobQueue>,
+    pub events: Arc<dyn EventLog>,
+    pub models: Arc<Models>,
+    pub limits: Limits,
+}

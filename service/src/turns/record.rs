@@ -1,0 +1,154 @@
+//! The one rule that turns a finished turn into its events.
+//!
+//! A reader learns how a turn ended from its terminal event (`complete`, `error`,
+//! `cancelled`) and the `prompt_state` before it. The worker emits them live right after
+//! it recorded the end; after the event log's retention the API rebuilds them from the
+//! database. Both build them here, from the same recorded facts ([`TurnRecord`]: the
+//! prompt row as `finish` left it, the answer's text, the summed usage rows), so a
+//! client cannot tell a live `complete` from a rebuilt one.
+
+use parley_entity::{
+    ai_usage,
+    enums::BlockType,
+    error::Result,
+    prompts,
+    query::{self, prompts::UNFINISHED},
+};
+use parley_protocol::events::{
+    ChatResponsePayload, ErrorCode, EventKind, PromptState, StreamEvent, Usage,
+};
+use sea_orm::ConnectionTrait;
+
+/// What a finished turn recorded.
+#[derive(Debug, Clone, Copy)]
+pub struct TurnRecord<'a> {
+    /// The prompt row in its terminal state.
+    pub prompt: &'a prompts::Model,
+    /// The assistant message's text (empty when the turn produced none).
+    pub answer: &'a str,
+    /// Token counts summed over the turn's LLM calls ([`total_usage`]).
+    pub usage: Usage,
+}
+
+/// The attempt number as readers see it.
+pub fn attempt(prompt: &prompts::Model) -> u32 {
+    u32::try_from(prompt.attempt).unwrap_or(0)
+}
+
+/// The `prompt_state` event of the prompt as it is.
+pub fn state_event(prompt: &prompts::Model) -> EventKind {
+    EventKind::PromptState {
+        state: prompt.state,
+        attempt: attempt(prompt),
+    }
+}
+
+/// Token counts of a turn: the sum over its `ai_usage` rows (one per LLM call).
+pub fn total_usage(calls: impl IntoIterator<Item = (i64, i64)>) -> Usage {
+    calls
+        .into_iter()
+        .fold(Usage::default(), |total, (input, output)| Usage {
+            input_tokens: total.input_tokens + input.max(0) as u64,
+            output_tokens: total.output_tokens + output.max(0) as u64,
+        })
+}
+
+fn usage_of_rows(rows: &[ai_usage::Model]) -> Usage {
+    total_usage(rows.iter().map(|r| (r.input_tokens, r.output_tokens)))
+}
+
+/// The terminal event of a finished turn; `None` while the prompt is unfinished.
+pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
+    let prompt = record.prompt;
+    Some(match prompt.state {
+        PromptState::Created | PromptState::InProgress | PromptState::WaitingForTools => {
+            return None;
+        }
+        PromptState::Completed => EventKind::Complete {
+            message_id: prompt.assistant_message_id.unwrap_or_default(),
+            payload: ChatResponsePayload {
+                message: record.answer.to_owned(),
+                ..Default::default()
+            },
+            usage: record.usage,
+            model: prompt.model.clone().unwrap_or_default(),
+            vendor: prompt.vendor.clone().unwrap_or_default(),
+            latency_ms: match (prompt.started_at, prompt.completed_at) {
+                (Some(start), Some(end)) => (end - start).num_milliseconds().max(0) as u64,
+                _ => 0,
+            },
+            blocked: false,
+            replaced: false,
+        },
+        PromptState::Canceled => EventKind::Cancelled,
+        PromptState::Failed | PromptState::Error => {
+            let code = prompt.error_code.unwrap_or(ErrorCode::InternalError);
+            EventKind::Error {
+                code,
+                message: prompt
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| code.message().to_owned()),
+                retryable: code.may_succeed_later(),
+            }
+        }
+    })
+}
+
+/// The recorded facts of a finished prompt, read back from the database.
+pub async fn load<C: ConnectionTrait>(db: &C, prompt: &prompts::Model) -> Result<(String, Usage)> {
+    let answer = match prompt.assistant_message_id {
+        Some(id) => query::conversation::get_message(db, id).await?.content,
+        None => String::new(),
+    };
+    let usage = usage_of_rows(&query::conversation::usage_of(db, prompt.id).await?);
+    Ok((answer, usage))
+}
+
+/// Rebuilds a finished prompt's events from the database (after the event log's
+/// retention): its final `prompt_state`, each block whole (one delta per block), and
+/// the terminal event — the same kinds of events, with fresh `seq`s from 1.
+pub async fn rebuild<C: ConnectionTrait>(
+    db: &C,
+    prompt: &prompts::Model,
+) -> Result<Vec<StreamEvent>> {
+    let mut kinds = vec![state_event(prompt)];
+    for block in query::conversation::blocks_of(db, prompt.id).await? {
+        let index = block.index.max(0) as u32;
+        kinds.push(EventKind::BlockStart {
+            index,
+            block_type: block.r#type,
+        });
+        kinds.push(match block.r#type {
+            BlockType::Thinking => EventKind::ThinkingDelta {
+                index,
+                text: block.content,
+            },
+            _ => EventKind::TextDelta {
+                index,
+                text: block.content,
+            },
+        });
+        kinds.push(EventKind::BlockStop { index });
+    }
+    if !UNFINISHED.contains(&prompt.state) {
+        let (answer, usage) = load(db, prompt).await?;
+        kinds.extend(terminal_event(TurnRecord {
+            prompt,
+            answer: &answer,
+            usage,
+        }));
+    }
+    Ok(kinds
+        .into_iter()
+        .zip(1..)
+        .map(|(kind, seq)| StreamEvent {
+            seq,
+            prompt_id: prompt.id,
+            kind,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,129 @@
+use chrono::{TimeZone, Utc};
+use uuid::Uuid;
+
+use super::*;
+
+fn prompt(state: PromptState) -> prompts::Model {
+    let start = Utc.with_ymd_and_hms(2026, 11, 22, 10, 0, 0).unwrap();
+    prompts::Model {
+        id: Uuid::now_v7(),
+        session_id: Uuid::now_v7(),
+        user_message_id: Some(Uuid::now_v7()),
+        assistant_message_id: Some(Uuid::now_v7()),
+        state,
+        attempt: 2,
+        model: Some("m".into()),
+        vendor: Some("v".into()),
+        route: None,
+        system_message: None,
+        error_code: None,
+        error: None,
+        idempotency_key: None,
+        cancel_requested_at: None,
+        created_at: start,
+        started_at: Some(start),
+        completed_at: Some(start + chrono::Duration::milliseconds(1234)),
+        input: None,
+        lease_owner: None,
+        lease_expires_at: None,
+    }
+}
+
+#[test]
+fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
+    let prompt = prompt(PromptState::Completed);
+    let usage = total_usage([(10, 3), (20, 4)]);
+    let event = terminal_event(TurnRecord {
+        prompt: &prompt,
+        answer: "Hello",
+        usage,
+    });
+    let Some(EventKind::Complete {
+        message_id,
+        payload,
+        usage,
+        model,
+        vendor,
+        latency_ms,
+        blocked,
+        replaced,
+    }) = event
+    else {
+        panic!("not a complete: {event:?}");
+    };
+    assert_eq!(Some(message_id), prompt.assistant_message_id);
+    assert_eq!(payload.message, "Hello");
+    assert_eq!((usage.input_tokens, usage.output_tokens), (30, 7));
+    assert_eq!((model.as_str(), vendor.as_str()), ("m", "v"));
+    assert_eq!(latency_ms, 1234);
+    assert!(!blocked && !replaced);
+}
+
+#[test]
+fn failures_carry_their_typed_code_and_stable_message() {
+    let mut failed = prompt(PromptState::Failed);
+    failed.error_code = Some(ErrorCode::Unavailable);
+    failed.error = Some(ErrorCode::Unavailable.message().into());
+    let record = TurnRecord {
+        prompt: &failed,
+        answer: "",
+        usage: Usage::default(),
+    };
+    assert_eq!(
+        terminal_event(record),
+        Some(EventKind::Error {
+            code: ErrorCode::Unavailable,
+            message: ErrorCode::Unavailable.message().into(),
+            retryable: true,
+        })
+    );
+    failed.error_code = Some(ErrorCode::UnknownModel);
+    failed.error = None;
+    let record = TurnRecord {
+        prompt: &failed,
+        answer: "",
+        usage: Usage::default(),
+    };
+    let Some(EventKind::Error {
+        code,
+        message,
+        retryable,
+    }) = terminal_event(record)
+    else {
+        panic!("not an error");
+    };
+    assert_eq!(code, ErrorCode::UnknownModel);
+    assert_eq!(message, ErrorCode::UnknownModel.message());
+    assert!(!retryable, "a wrong model never succeeds later");
+}
+
+#[test]
+fn cancelled_and_unfinished_prompts() {
+    let canceled = prompt(PromptState::Canceled);
+    fn record(prompt: &prompts::Model) -> TurnRecord<'_> {
+        TurnRecord {
+            prompt,
+            answer: "",
+            usage: Usage::default(),
+        }
+    }
+    assert_eq!(
+        terminal_event(record(&canceled)),
+        Some(EventKind::Cancelled)
+    );
+    for state in [
+        PromptState::Created,
+        PromptState::InProgress,
+        PromptState::WaitingForTools,
+    ] {
+        let unfinished = prompt(state);
+        assert_eq!(terminal_event(record(&unfinished)), None);
+    }
+    assert_eq!(
+        state_event(&canceled),
+        EventKind::PromptState {
+            state: PromptState::Canceled,
+            attempt: 2
+        }
+    );
+}

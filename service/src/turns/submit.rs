@@ -1,0 +1,85 @@
+//! Submitting a turn: validate the input, record the prompt, enqueue its job.
+
+use std::collections::HashMap;
+
+use parley_entity::{
+    error::{Error, Result},
+    prompts,
+    query::{
+        self,
+        prompts::{self as q, NewTurn, OnActive},
+    },
+};
+use parley_protocol::{jobs::Generate, turn::TurnInput};
+use uuid::Uuid;
+
+use super::{TurnService, handoff};
+
+/// A message a user sends to a session.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    pub session_id: Uuid,
+    pub user_id: Uuid,
+    pub input: TurnInput,
+    /// The model to answer with; `None`: the deployment's default.
+    pub model: Option<String>,
+    /// A repeated key returns the prompt already accepted for it.
+    pub idempotency_key: Option<String>,
+    pub on_active: OnActive,
+    /// W3C trace context of the request, carried in the job.
+    pub trace_context: HashMap<String, String>,
+}
+
+impl TurnService {
+    /// Validates and records a turn; when the prompt owns the session now, enqueues its
+    /// job (when the queue is down the prompt is given up as `failed`/`unavailable` and
+    /// the caller gets [`Error::Unavailable`]). Returns the prompt, new or replayed.
+    #[tracing::instrument(skip_all, fields(session_id = %submission.session_id), err)]
+    pub async fn submit(&self, submission: Submission) -> Result<prompts::Model> {
+        self.check_input(&submission.input)?;
+        let model = self.model_for(submission.model)?;
+        let turn = NewTurn {
+            session_id: submission.session_id,
+            user_id: submission.user_id,
+            input: submission.input,
+            model,
+            idempotency_key: submission.idempotency_key,
+            on_active: submission.on_active,
+        };
+        let turn = q::create_turn(&self.db, turn, query::now()).await?;
+        if turn.run_now {
+            let job = Generate {
+                prompt_id: turn.prompt.id,
+                trace_context: submission.trace_context,
+            };
+            handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;
+        }
+        Ok(turn.prompt)
+    }
+
+    fn check_input(&self, input: &TurnInput) -> Result<()> {
+        if input.content.trim().is_empty() {
+            return Err(Error::invalid("empty_message", "the message is empty"));
+        }
+        let limit = self.limits.max_message_chars;
+        if input.content.chars().count() > limit {
+            return Err(Error::invalid(
+                "message_too_long",
+                format!("the message exceeds {limit} characters"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The model a turn runs with: the one asked for, if served here, or the default.
+    fn model_for(&self, asked: Option<String>) -> Result<String> {
+        match asked {
+            Some(model) if !self.models.contains(&model) => Err(Error::invalid(
+                "unknown_model",
+                format!("the model `{model}` is not served here; see GET /v1/models"),
+            )),
+            Some(model) => Ok(model),
+            None => Ok(self.models.default_model().to_owned()),
+        }
+    }
+}

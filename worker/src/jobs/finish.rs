@@ -1,0 +1,190 @@
+//! The last stage: record how the turn ended — the answer, its blocks, usage per LLM
+//! call and the prompt's terminal state — then tell readers (the `prompt_state` and the
+//! terminal event, built by `parley_service::turns::record` from what was recorded) and
+//! hand the session to its next waiting prompt.
+
+use parley_entity::{
+    enums::{ErrorCode, MessageRole, PromptState},
+    prompts,
+    query::{
+        self,
+        conversation::{self, NewMessage, UsageRow},
+        prompts::{Finished, Outcome},
+    },
+};
+use parley_protocol::events::Usage;
+use parley_service::turns::record::{self, TurnRecord};
+use uuid::Uuid;
+
+use super::{
+    Deps, Handled, JobError, TurnError,
+    run::{Generated, Produced},
+};
+use crate::{
+    agent_loop::{LoopEnd, Sink},
+    persist::TurnSink,
+};
+
+/// Records the end of a turn the run stage brought to an end.
+#[tracing::instrument(skip_all, err)]
+pub(super) async fn finish(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    sink: &mut TurnSink,
+    produced: Produced,
+) -> Result<Option<Uuid>, TurnError> {
+    match produced {
+        Produced::UnknownModel => {
+            tracing::warn!(
+                model = prompt.model.as_deref(),
+                "the prompt's model is not served here"
+            );
+            let outcome = Outcome::failure(PromptState::Failed, ErrorCode::UnknownModel);
+            end(deps, prompt, sink, outcome, "", Usage::default()).await
+        }
+        Produced::Generated(generated) => record_generation(deps, prompt, sink, *generated).await,
+    }
+}
+
+async fn record_generation(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    sink: &mut TurnSink,
+    generated: Generated,
+) -> Result<Option<Uuid>, TurnError> {
+    let (state, complete) = match generated.end {
+        LoopEnd::Completed => (PromptState::Completed, true),
+        LoopEnd::Cancelled => (PromptState::Canceled, false),
+        LoopEnd::Failed { produced: true, .. } => (PromptState::Error, false),
+        LoopEnd::Failed {
+            produced: false, ..
+        } => (PromptState::Failed, false),
+        LoopEnd::Internal(err) => return Err(err.into()),
+    };
+    let text = generated.generation.text();
+    // Partial content is kept: a cancelled or broken answer is saved as incomplete.
+    let assistant_message_id = if complete || !generated.generation.drafts.is_empty() {
+        Some(save_answer(deps, prompt, &text, complete).await?)
+    } else {
+        None
+    };
+    let usage = record_usage(deps, prompt, &generated, assistant_message_id).await?;
+    let mut outcome = match generated.end {
+        LoopEnd::Failed { code, .. } => Outcome::failure(state, code),
+        _ => Outcome::bare(state),
+    };
+    outcome.assistant_message_id = assistant_message_id;
+    outcome.user_message_id = Some(generated.user_message_id);
+    outcome.model = Some(generated.route.model.clone());
+    outcome.vendor = Some(generated.route.vendor.clone());
+    outcome.system_message = Some(generated.system);
+    end(deps, prompt, sink, outcome, &text, usage).await
+}
+
+/// Saves (or, on a repeated attempt, rewrites) the assistant message and finalizes the
+/// turn's blocks onto it.
+async fn save_answer(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    text: &str,
+    complete: bool,
+) -> Result<Uuid, TurnError> {
+    let message = match prompt.assistant_message_id {
+        Some(id) => conversation::update_message(&deps.db, id, text.to_owned(), complete).await?,
+        None => {
+            let new = NewMessage {
+                session_id: prompt.session_id,
+                role: MessageRole::Assistant,
+                content: text.to_owned(),
+                prompt_id: Some(prompt.id),
+                is_complete: complete,
+            };
+            conversation::append_message(&deps.db, new, query::now()).await?
+        }
+    };
+    conversation::finalize_blocks(&deps.db, prompt.id, message.id).await?;
+    Ok(message.id)
+}
+
+/// One `ai_usage` row per LLM call of the turn; returns their sum.
+async fn record_usage(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    generated: &Generated,
+    message_id: Option<Uuid>,
+) -> Result<Usage, TurnError> {
+    let mut counts = Vec::with_capacity(generated.generation.calls.len());
+    for call in &generated.generation.calls {
+        let row = UsageRow {
+            prompt_id: prompt.id,
+            message_id,
+            session_id: generated.session.id,
+            user_id: generated.session.user_id,
+            tool_id: generated.session.tool_id,
+            model: generated.route.model.clone(),
+            vendor: generated.route.vendor.clone(),
+            input_tokens: call.input_tokens as i64,
+            output_tokens: call.output_tokens as i64,
+            cost_usd: 0.0,
+            latency_ms: call.latency_ms as i64,
+            ttft_ms: call.ttft_ms.map(|t| t as i64),
+        };
+        counts.push((row.input_tokens, row.output_tokens));
+        conversation::record_usage(&deps.db, row, query::now()).await?;
+    }
+    Ok(record::total_usage(counts))
+}
+
+/// Records `outcome` as the end of this worker's attempt, then tells readers how the
+/// turn ended and sets the event log's retention. Returns the session's next prompt.
+async fn end(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    sink: &mut TurnSink,
+    outcome: Outcome,
+    answer: &str,
+    usage: Usage,
+) -> Result<Option<Uuid>, TurnError> {
+    let finished =
+        query::prompts::finish(&deps.db, prompt.id, &deps.worker_id, outcome, query::now()).await?;
+    let (prompt, next) = match finished {
+        Finished::Ended { prompt, next } => (*prompt, next),
+        Finished::LeaseLost => return Err(TurnError::LeaseLost),
+    };
+    sink.event(record::state_event(&prompt)).await?;
+    let ended = TurnRecord {
+        prompt: &prompt,
+        answer,
+        usage,
+    };
+    if let Some(terminal) = record::terminal_event(ended) {
+        sink.event(terminal).await?;
+    }
+    expire(deps, prompt.id).await;
+    Ok(next)
+}
+
+/// The turn could not be recorded normally (the database or the event log failed): end
+/// it `error`/`internal_error` (resumable) if that can still be recorded, else leave it
+/// to the queue's bounded retries and the reaper.
+pub(super) async fn fail_internally(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    sink: &mut TurnSink,
+    err: TurnError,
+) -> Result<Handled, JobError> {
+    tracing::error!(error = %err, "turn failed internally");
+    let outcome = Outcome::failure(PromptState::Error, ErrorCode::InternalError);
+    match end(deps, prompt, sink, outcome, "", Usage::default()).await {
+        Ok(next) => Ok(Handled::Done { next }),
+        Err(TurnError::LeaseLost) => Ok(Handled::Done { next: None }),
+        Err(again) => Err(again.into()),
+    }
+}
+
+/// Sets the retention of the prompt's finished event log.
+pub(super) async fn expire(deps: &Deps, prompt_id: Uuid) {
+    if let Err(err) = deps.events.expire(prompt_id, deps.settings.retention).await {
+        tracing::warn!(error = %err, "cannot set the event log's retention");
+    }
+}

@@ -1,0 +1,126 @@
+//! The middle stage: the turn runs — readers are told, the user message is saved, the
+//! context is assembled and the agent loop streams the answer.
+
+use std::time::Instant;
+
+use parley_entity::{
+    enums::MessageRole,
+    error::Error,
+    prompts,
+    query::{
+        self,
+        conversation::{self, NewMessage},
+    },
+    sessions,
+};
+use parley_protocol::events::{EventKind, PromptState};
+use parley_service::turns::record;
+use uuid::Uuid;
+
+use super::{Deps, TurnError};
+use crate::{
+    agent_loop::{self, Generation, LoopEnd, Sink},
+    context::{self, Window},
+    persist::{Stop, TurnSink, Watcher},
+    providers::Route,
+};
+
+/// What the run stage produced, for the finish stage to record.
+pub(super) enum Produced {
+    /// The prompt names a model this deployment does not serve: nothing ran.
+    UnknownModel,
+    /// The agent loop ran to some end.
+    Generated(Box<Generated>),
+}
+
+pub(super) struct Generated {
+    pub session: sessions::Model,
+    pub route: Route,
+    pub user_message_id: Uuid,
+    /// The system prompt sent (recorded on the prompt).
+    pub system: String,
+    pub generation: Generation,
+    pub end: LoopEnd,
+}
+
+/// Runs the turn of a claimed prompt up to the end of its generation.
+#[tracing::instrument(skip_all, fields(attempt = prompt.attempt), err)]
+pub(super) async fn run(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    sink: &mut TurnSink,
+    watcher: &Watcher,
+    started: Instant,
+) -> Result<Produced, TurnError> {
+    if prompt.attempt > 1 {
+        sink.event(EventKind::Retry {
+            attempt: record::attempt(prompt),
+            reason: "the turn starts over".into(),
+        })
+        .await?;
+        conversation::discard_blocks(&deps.db, prompt.id).await?;
+    }
+    sink.event(EventKind::PromptState {
+        state: PromptState::InProgress,
+        attempt: record::attempt(prompt),
+    })
+    .await?;
+    let Some(route) = deps.catalog.resolve(prompt.model.as_deref()).cloned() else {
+        return Ok(Produced::UnknownModel);
+    };
+    let content = prompt
+        .input
+        .as_ref()
+        .map(|input| input.content.clone())
+        .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
+    let session = query::sessions::get(&deps.db, prompt.session_id).await?;
+    // chat:before_ai modules run here (they may block or rewrite the message).
+    let user_message_id = save_user_message(deps, prompt, &content).await?;
+    let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, 500)
+        .await?
+        .into_iter()
+        .filter(|m| m.id != user_message_id && m.prompt_id != Some(prompt.id))
+        .collect();
+    let window = Window {
+        upstream_model: &route.upstream,
+        max_context: route.max_context,
+        response_buffer: deps.settings.response_buffer,
+    };
+    let context = context::assemble(&session.config, &history, &content, window);
+    let settings = &deps.settings.agent_loop;
+    let (generation, end) =
+        agent_loop::run(&route, context.messages, settings, sink, started).await;
+    if watcher.state() == Stop::LeaseLost {
+        return Err(TurnError::LeaseLost);
+    }
+    sink.flush(&generation.drafts).await?;
+    Ok(Produced::Generated(Box::new(Generated {
+        session,
+        route,
+        user_message_id,
+        system: context.system,
+        generation,
+        end,
+    })))
+}
+
+/// Saves the user's message once per prompt (a repeated attempt reuses it).
+async fn save_user_message(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    content: &str,
+) -> Result<Uuid, TurnError> {
+    if let Some(id) = prompt.user_message_id {
+        return Ok(id);
+    }
+    let new = NewMessage {
+        session_id: prompt.session_id,
+        role: MessageRole::User,
+        content: content.to_owned(),
+        prompt_id: Some(prompt.id),
+        is_complete: true,
+    };
+    let message = conversation::append_message(&deps.db, new, query::now()).await?;
+    query::prompts::set_user_message(&deps.db, prompt.id, message.id).await?;
+    Ok(message.id)
+}
