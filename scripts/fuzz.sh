@@ -222,7 +222,9 @@ parameters = { "path.user_id" = { dictionary = "users", probability = 0.5 } }
 [[operations]]
 include-path-regex = '^/v1/admin/tools/\{id\}'
 parameters = { "path.id" = { dictionary = "tools", probability = 0.5 } }
+
 EOF
+    cat scripts/fuzz-accepted.toml >>"$RUN_DIR/schemathesis.toml"
 }
 
 # fuzz_run NAME: one run as NAME (admin or student) on its own server; leaves the

@@ -112,14 +112,15 @@ pub fn decode<K: DeserializeOwned>(cursor: &str) -> Result<K, Box<Problem>> {
         })
 }
 
-/// Builds a page request from the `limit` and `cursor` query parameters.
+/// Builds a page request from the `limit` and `cursor` query parameters; an empty
+/// `cursor` is no cursor (the first page).
 pub fn request<K: DeserializeOwned>(
     limit: Option<Limit>,
     cursor: Option<&str>,
 ) -> Result<PageRequest<K>, Box<Problem>> {
     Ok(PageRequest {
         limit: u64::from(limit.unwrap_or_default().0),
-        after: cursor.map(decode).transpose()?,
+        after: cursor.filter(|c| !c.is_empty()).map(decode).transpose()?,
     })
 }
 

@@ -1,26 +1,56 @@
 //! The OpenAPI document as clients get it: poem-openapi's document of the routes, made
 //! to tell the whole truth about what the server parses.
 //!
-//! poem-openapi describes an optional request field as a plain optional property, but it
-//! parses `null` there as absent; and it describes an object that rejects unknown fields
-//! (`deny_unknown_fields`, as every request object here does) like one that accepts
-//! them. [`harden`] states both in the document, for every schema reachable from a
-//! request body: optional properties without a default are `nullable`, and objects
-//! have `additionalProperties: false`. The result is what `/openapi.json` serves, what
+//! poem-openapi describes an optional request field (an `Option`, or a field with a
+//! default) as a plain optional property, but it parses `null` there as absent; and it
+//! describes an object that rejects unknown fields (`deny_unknown_fields`, as every
+//! request object here does) like one that accepts them. [`harden`] states both in the
+//! document, for every schema reachable from a request body: optional properties are
+//! `nullable`, and objects have `additionalProperties: false`. The result is what `/openapi.json` serves, what
 //! `parley openapi` writes and what is committed under `openapi/`.
+//!
+//! The document also carries the stream events: each SSE `data:` is one `StreamEvent`,
+//! which no operation names (a feed is documented as `SseEvent`s, what an SSE client
+//! sees), so [`document`] adds the union's schemas and points `SseEvent.data` at it with
+//! an `x-content-schema` extension (OpenAPI 3.0 has no `contentSchema`).
 //!
 //! [`Routes`] is the document's table of paths and methods, for the `Allow` header of
 //! a 405.
 
 use std::collections::{BTreeSet, HashSet};
 
+use poem_openapi::{registry::Registry, types::Type};
 use serde_json::{Map, Value, json};
 
-/// The document, hardened, as pretty JSON.
+use crate::routes::events_doc::StreamEventDoc;
+
+/// The document, hardened and with the stream events, as pretty JSON.
 pub fn document(raw: &str) -> String {
     let mut doc: Value = serde_json::from_str(raw).expect("poem-openapi emits JSON");
     harden(&mut doc);
+    add_stream_events(&mut doc);
     serde_json::to_string_pretty(&doc).expect("a JSON value serializes")
+}
+
+/// Adds the `StreamEvent` union (and what it uses) to the components and links it from
+/// `SseEvent.data`.
+fn add_stream_events(doc: &mut Value) {
+    let mut registry = Registry::new();
+    StreamEventDoc::register(&mut registry);
+    let schemas = &mut doc["components"]["schemas"];
+    for (name, schema) in registry.schemas {
+        if schemas.get(&name).is_none() {
+            schemas[&name] = serde_json::to_value(schema).expect("a schema serializes");
+        }
+    }
+    let reference = match StreamEventDoc::schema_ref() {
+        poem_openapi::registry::MetaSchemaRef::Reference(name) => name,
+        poem_openapi::registry::MetaSchemaRef::Inline(_) => return,
+    };
+    if let Some(data) = schemas.pointer_mut("/SseEvent/properties/data") {
+        data["x-content-media-type"] = json!("application/json");
+        data["x-content-schema"] = json!({ "$ref": format!("{SCHEMA_PREFIX}{reference}") });
+    }
 }
 
 const SCHEMA_PREFIX: &str = "#/components/schemas/";
@@ -85,7 +115,7 @@ fn harden_object(schema: &mut Value) {
         .unwrap_or_default();
     if let Some(Value::Object(properties)) = object.get_mut("properties") {
         for (name, property) in properties.iter_mut() {
-            if !required.contains(name) && property.get("default").is_none() {
+            if !required.contains(name) {
                 make_nullable(property);
             }
         }

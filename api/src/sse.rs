@@ -31,22 +31,26 @@ use poem_openapi::{
 };
 use uuid::Uuid;
 
-use crate::{routes::events_doc::StreamEventDoc, state::AppState};
+use crate::{
+    routes::events_doc::{SseEvent, StreamEventDoc},
+    state::AppState,
+};
 
 type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
 
-/// An open SSE feed; documented as `text/event-stream` whose every `data:` is one
-/// `StreamEvent`.
+/// An open SSE feed; documented as `text/event-stream` of `SseEvent`s, each carrying
+/// one `StreamEvent` as its `data`.
 pub struct Feed(Events);
 
 impl Payload for Feed {
     const CONTENT_TYPE: &'static str = "text/event-stream";
 
     fn schema_ref() -> MetaSchemaRef {
-        StreamEventDoc::schema_ref()
+        SseEvent::schema_ref()
     }
 
     fn register(registry: &mut Registry) {
+        SseEvent::register(registry);
         StreamEventDoc::register(registry);
     }
 }

@@ -36,10 +36,10 @@ pub struct ToolDefinition {
     /// Names of the functions the model may call.
     pub functions: Option<Vec<Text>>,
     /// The most messages a session may hold.
-    #[oai(validator(minimum(value = "1")))]
+    #[oai(validator(minimum(value = "1"), maximum(value = "100000")))]
     pub max_messages: Option<u32>,
-    /// The longest a session may last, in seconds.
-    #[oai(validator(minimum(value = "1")))]
+    /// The longest a session may last, in seconds (at most a year).
+    #[oai(validator(minimum(value = "1"), maximum(value = "31536000")))]
     pub max_session_duration_s: Option<u32>,
 }
 

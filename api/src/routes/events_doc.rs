@@ -10,7 +10,7 @@
 use parley_protocol::events::{
     ActionHandler, BlockType, ChatResponsePayload, ErrorCode, PromptState, Usage,
 };
-use poem_openapi::{Object, Union};
+use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -23,7 +23,7 @@ pub type UsageField = Documented<Usage, UsageDoc>;
 
 /// Every event type, told apart by `type`.
 #[derive(Debug, Union)]
-#[oai(discriminator_name = "type", one_of)]
+#[oai(rename = "StreamEvent", discriminator_name = "type", one_of)]
 pub enum StreamEventDoc {
     #[oai(mapping = "prompt_state")]
     PromptState(PromptStateEvent),
@@ -161,6 +161,7 @@ pub struct RetryEvent {
 
 /// Token counts of a turn, summed over its LLM calls.
 #[derive(Debug, Object)]
+#[oai(rename = "Usage")]
 pub struct UsageDoc {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -168,7 +169,7 @@ pub struct UsageDoc {
 
 /// The final response of a turn (seed `ChatResponsePayload`).
 #[derive(Debug, Object)]
-#[oai(skip_serializing_if_is_none)]
+#[oai(rename = "ChatResponsePayload", skip_serializing_if_is_none)]
 pub struct ChatResponsePayloadDoc {
     /// The answer's text.
     pub message: String,
@@ -184,6 +185,7 @@ pub struct ChatResponsePayloadDoc {
 
 /// A structured payload attached to a response.
 #[derive(Debug, Object)]
+#[oai(rename = "CustomPayload")]
 pub struct CustomPayloadDoc {
     /// The payload type's name in the registry.
     #[oai(rename = "type")]
@@ -193,6 +195,7 @@ pub struct CustomPayloadDoc {
 
 /// A value the user can pick.
 #[derive(Debug, Object)]
+#[oai(rename = "SuggestedValue")]
 pub struct SuggestedValueDoc {
     pub label: String,
     pub value: String,
@@ -200,7 +203,7 @@ pub struct SuggestedValueDoc {
 
 /// A suggested action (a button), handled by the client or the server.
 #[derive(Debug, Object)]
-#[oai(skip_serializing_if_is_none)]
+#[oai(rename = "SuggestedAction", skip_serializing_if_is_none)]
 pub struct SuggestedActionDoc {
     pub label: String,
     pub action: String,
@@ -211,6 +214,7 @@ pub struct SuggestedActionDoc {
 
 /// One function call of a turn.
 #[derive(Debug, Object)]
+#[oai(rename = "ToolHistoryEntry")]
 pub struct ToolHistoryEntryDoc {
     pub tool_name: String,
     pub input: Value,
@@ -258,6 +262,37 @@ pub struct CancelledEvent {
 pub struct PingEvent {
     /// Unix time in milliseconds.
     pub ts: i64,
+}
+
+/// The `event:` names of the feed: each is the `type` of the event in `data`.
+#[derive(Debug, Clone, Copy, Enum)]
+#[oai(rename_all = "snake_case")]
+pub enum EventName {
+    PromptState,
+    Status,
+    BlockStart,
+    TextDelta,
+    ThinkingDelta,
+    BlockStop,
+    ToolStart,
+    ToolProgress,
+    ToolComplete,
+    Retry,
+    Complete,
+    Error,
+    Cancelled,
+    Ping,
+}
+
+/// One Server-Sent Event of a prompt's feed, as an SSE client sees it.
+#[derive(Debug, Object)]
+pub struct SseEvent {
+    /// The event's `seq` (absent on `ping`): send it back as `Last-Event-ID` to resume.
+    #[oai(validator(pattern = r"^[0-9]+$"))]
+    pub id: Option<String>,
+    pub event: EventName,
+    /// A `StreamEvent` as JSON (see that schema), whose `type` is `event`.
+    pub data: String,
 }
 
 #[cfg(test)]

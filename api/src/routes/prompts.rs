@@ -145,9 +145,10 @@ impl PromptsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
         /// Resume after this event (the last `id:` received).
-        #[oai(name = "Last-Event-ID", validator(pattern = r"^[0-9]{1,19}$"))]
+        #[oai(name = "Last-Event-ID", validator(pattern = r"^[0-9]{1,16}$"))]
         last_event_id: Header<Option<String>>,
         /// Resume after this `seq` (wins over `Last-Event-ID`).
+        #[oai(validator(minimum(value = "0"), maximum(value = "9007199254740991")))]
         after: Query<Option<u64>>,
     ) -> ApiResult<EventsResponse, statuses::Follow> {
         let reader = auth.reader_of(id.0)?;

@@ -290,51 +290,48 @@ impl AcceptedTurn {
     }
 }
 
-/// Waits for the end of a turn: the finished turn, or the problem it ended with.
+/// Waits for the end of a turn: the finished turn, or the problem it ended with (its
+/// `instance` names the prompt, which may be resumed).
 async fn finished(
     state: &AppState,
     prompt_id: Uuid,
 ) -> Result<FinishedTurn, ApiError<statuses::SendMessage>> {
-    let at = format!("/v1/prompts/{prompt_id}");
-    let ending = state
-        .turns
-        .wait_for_end(prompt_id, state.streaming.wait_timeout)
-        .await?;
-    let ending = match ending {
-        Ending::Ended(kind) => Some(*kind),
-        Ending::StillRunning => None,
-    };
-    let problem = match ending {
-        Some(EventKind::Complete {
-            message_id,
-            payload,
-            usage,
-            model,
-            vendor,
-            latency_ms,
-            blocked,
-            ..
-        }) => {
-            return Ok(FinishedTurn {
-                prompt_id,
+    let timeout = state.streaming.wait_timeout;
+    let problem = match state.turns.wait_for_end(prompt_id, timeout).await? {
+        Ending::Ended(kind) => match *kind {
+            EventKind::Complete {
                 message_id,
-                payload: Documented::new(payload),
-                usage: Documented::new(usage),
+                payload,
+                usage,
                 model,
                 vendor,
                 latency_ms,
                 blocked,
-            });
-        }
-        Some(EventKind::Error { code, message, .. }) => {
-            Problem::new(crate::error::status_of(code), code.as_str(), message)
-        }
-        Some(_) => Problem::new(StatusCode::CONFLICT, "cancelled", "the turn was cancelled"),
-        None => Problem::new(
+                ..
+            } => {
+                return Ok(FinishedTurn {
+                    prompt_id,
+                    message_id,
+                    payload: Documented::new(payload),
+                    usage: Documented::new(usage),
+                    model,
+                    vendor,
+                    latency_ms,
+                    blocked,
+                });
+            }
+            EventKind::Error { code, message, .. } => {
+                Problem::new(crate::error::status_of(code), code.as_str(), message)
+            }
+            _ => Problem::new(StatusCode::CONFLICT, "cancelled", "the turn was cancelled"),
+        },
+        Ending::StillRunning => Problem::new(
             StatusCode::GATEWAY_TIMEOUT,
             "timeout",
             "the turn is still running; follow its events",
         ),
     };
-    Err(ApiError::from_problem(problem.at(at)))
+    Err(ApiError::from_problem(
+        problem.at(format!("/v1/prompts/{prompt_id}")),
+    ))
 }

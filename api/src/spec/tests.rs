@@ -100,7 +100,7 @@ fn streams_are_documented_as_event_streams_of_the_event_union() {
         let content = &doc["paths"][path][method]["responses"][status]["content"];
         let schema = &content["text/event-stream"]["schema"];
         assert_eq!(
-            schema["$ref"], "#/components/schemas/StreamEventDoc",
+            schema["$ref"], "#/components/schemas/SseEvent",
             "{path}: {content}"
         );
     }
@@ -109,6 +109,37 @@ fn streams_are_documented_as_event_streams_of_the_event_union() {
         events.get("204").is_some(),
         "a reader that has everything gets 204"
     );
+    // Every `event:` name is a `type` of the union, and the other way round.
+    let schemas = &doc["components"]["schemas"];
+    let event = &schemas["SseEvent"]["properties"]["event"]["$ref"];
+    let event = event.as_str().and_then(|r| r.strip_prefix(SCHEMA_PREFIX));
+    let mut names: Vec<&str> = schemas[event.expect("a named enum")]["enum"]
+        .as_array()
+        .expect("event names")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut types: Vec<&str> = schemas["StreamEvent"]["discriminator"]["mapping"]
+        .as_object()
+        .expect("the union's mapping")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    names.sort_unstable();
+    types.sort_unstable();
+    assert_eq!(names, types);
+    assert_eq!(
+        schemas["SseEvent"]["properties"]["data"]["x-content-schema"]["$ref"],
+        "#/components/schemas/StreamEvent"
+    );
+    for variant in schemas["StreamEvent"]["oneOf"]
+        .as_array()
+        .expect("variants")
+    {
+        let name = variant["$ref"].as_str().expect("a reference");
+        let name = name.strip_prefix(SCHEMA_PREFIX).expect("a component");
+        assert!(schemas.get(name).is_some(), "{name} is in the document");
+    }
 }
 
 #[test]
@@ -141,7 +172,7 @@ fn request_objects_reject_unknown_fields_and_accept_null_for_optional_ones() {
     let props = &schemas["Req"]["properties"];
     assert!(props["a"].get("nullable").is_none(), "required");
     assert_eq!(props["b"]["nullable"], true);
-    assert!(props["c"].get("nullable").is_none(), "has a default");
+    assert_eq!(props["c"]["nullable"], true, "a default is what null gives");
     assert_eq!(
         props["d"],
         json!({"allOf": [{"$ref": "#/components/schemas/Inner"}], "description": "inner", "nullable": true})

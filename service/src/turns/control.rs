@@ -19,7 +19,7 @@ impl TurnService {
     /// Records a cancel on one of the user's prompts (durable before the worker sees
     /// it, so a cancel that arrives before any worker took the prompt still wins).
     /// 404 for someone else's prompt, 409 `prompt_finished` when it already ended.
-    #[tracing::instrument(skip(self), err)]
+    #[tracing::instrument(skip(self), err(level = "debug"))]
     pub async fn cancel(&self, user_id: Uuid, prompt_id: Uuid) -> Result<prompts::Model> {
         q::get_owned(&self.db, user_id, prompt_id).await?;
         q::request_cancel(&self.db, prompt_id, query::now()).await
@@ -27,7 +27,7 @@ impl TurnService {
 
     /// Cancels whatever the user's session is answering; 409 `nothing_to_cancel` when it
     /// is idle.
-    #[tracing::instrument(skip(self), err)]
+    #[tracing::instrument(skip(self), err(level = "debug"))]
     pub async fn cancel_active(&self, user_id: Uuid, session_id: Uuid) -> Result<prompts::Model> {
         let idle = || Error::conflict("nothing_to_cancel", "the session is not answering anything");
         let session = sessions::get_owned(&self.db, user_id, session_id).await?;
@@ -43,7 +43,7 @@ impl TurnService {
     /// Runs a `failed` or `error` prompt of the user's again (409 otherwise). The
     /// transition is on the event log before the job runs, so a reader that joins now
     /// follows the new attempt instead of stopping at the old terminal event.
-    #[tracing::instrument(skip(self, trace_context), err)]
+    #[tracing::instrument(skip(self, trace_context), err(level = "debug"))]
     pub async fn resume(
         &self,
         user_id: Uuid,

@@ -14,7 +14,7 @@ use uuid::Uuid;
 /// with `unavailable`, resumable) so its session is not left waiting on a job that does
 /// not exist, the session's next waiting prompt gets its chance, and the caller gets
 /// [`Error::Unavailable`].
-#[tracing::instrument(skip_all, fields(prompt_id = %job.prompt_id), err)]
+#[tracing::instrument(skip_all, fields(prompt_id = %job.prompt_id), err(level = "debug"))]
 pub async fn enqueue(db: &DatabaseConnection, queue: &dyn JobQueue, job: Generate) -> Result<()> {
     let prompt_id = job.prompt_id;
     let Err(err) = queue.enqueue(job).await else {

@@ -34,7 +34,7 @@ impl TurnService {
     /// Validates and records a turn; when the prompt owns the session now, enqueues its
     /// job (when the queue is down the prompt is given up as `failed`/`unavailable` and
     /// the caller gets [`Error::Unavailable`]). Returns the prompt, new or replayed.
-    #[tracing::instrument(skip_all, fields(session_id = %submission.session_id), err)]
+    #[tracing::instrument(skip_all, fields(session_id = %submission.session_id), err(level = "debug"))]
     pub async fn submit(&self, submission: Submission) -> Result<prompts::Model> {
         self.check_input(&submission.input)?;
         let model = self.model_for(submission.model)?;

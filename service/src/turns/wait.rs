@@ -20,7 +20,7 @@ pub enum Ending {
 
 impl TurnService {
     /// Follows the prompt's event log until its terminal event, for at most `timeout`.
-    #[tracing::instrument(skip(self), err)]
+    #[tracing::instrument(skip(self), err(level = "debug"))]
     pub async fn wait_for_end(&self, prompt_id: Uuid, timeout: Duration) -> Result<Ending> {
         let mut events = self.events.subscribe(prompt_id, 0);
         let terminal = async {

@@ -230,7 +230,7 @@ pub mod api {
             .body_map(|b| {
                 b.group_id(group_id)
                     .name(name)
-                    .type_("chat")
+                    .type_(Some("chat".to_owned()))
                     .definition(types::ToolDefinition::builder().behavior(behavior))
             })
             .send()

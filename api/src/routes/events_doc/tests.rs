@@ -101,6 +101,8 @@ fn every_protocol_event_fits_its_documented_schema() {
             json,
             "documented and real forms agree"
         );
+        let name = EventName::parse_from_json(Some(json!(event.type_name())));
+        assert!(name.is_ok(), "{} is an `event:` name", event.type_name());
     }
     let ping = serde_json::json!({"type": "ping", "ts": 1});
     assert!(StreamEventDoc::parse_from_json(Some(ping)).is_ok());
