@@ -68,6 +68,21 @@ validate_openapi() {
 }
 validate_openapi
 
+# The feed tests drive an off-the-shelf SSE client, the `eventsource` npm package
+# (tests/sse-client, pinned in its package-lock.json), with Node.js (>= 18).
+install_sse_client() {
+    if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+        log "installing nodejs and npm"
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nodejs npm
+    fi
+    if [[ ! -f tests/sse-client/node_modules/eventsource/package.json ]]; then
+        log "installing tests/sse-client (npm ci)"
+        npm ci --prefix tests/sse-client --no-audit --no-fund --loglevel=error
+    fi
+}
+install_sse_client
+
 log "cargo build --workspace --all-targets"
 cargo build --workspace --all-targets
 

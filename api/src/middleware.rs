@@ -5,7 +5,8 @@
 //! The body is read here (at most `max_body_bytes`) so that an oversized body is a 413
 //! whether or not it announced its length, and so that unparsable JSON is a 400 while a
 //! JSON value that does not fit an operation's schema is a 422 (poem-openapi reports
-//! both as one error kind).
+//! both as one error kind). Either is answered only when the operation parses its body,
+//! after the credentials and the role were checked.
 
 use std::sync::Arc;
 
@@ -51,12 +52,19 @@ pub async fn guard<E: Endpoint>(
             let path = req.uri().path().to_owned();
             let mut resp = match read_body(&mut req, max_body).await {
                 Err(problem) => problem_response(problem),
-                Ok(()) => match ep.call(req).await {
+                Ok(malformed) => match ep.call(req).await {
                     Ok(output) => output.into_response(),
                     Err(err) if err.is::<MethodNotAllowedError>() => {
                         method_not_allowed(routes.allow(&path))
                     }
-                    Err(err) => problem_for(err).await,
+                    // The body is parsed after credentials and the role are checked, so
+                    // a malformed body is reported only to a caller who may send it.
+                    Err(err) => match malformed {
+                        Some(problem) if err.is::<ParseRequestPayloadError>() => {
+                            problem_response(problem)
+                        }
+                        _ => problem_for(err).await,
+                    },
                 },
             };
             if let Ok(value) = HeaderValue::from_str(&request_id) {
@@ -73,7 +81,9 @@ pub async fn guard<E: Endpoint>(
         .await
 }
 
-async fn read_body(req: &mut Request, max_body: usize) -> Result<(), Problem> {
+/// Reads the body (413 above `max_body`). Returns the 400 `malformed_json` problem to
+/// answer if the operation parses the body and it is not JSON.
+async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>, Problem> {
     let too_large = || {
         Problem::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -105,18 +115,18 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<(), Problem> {
     let is_json = req
         .content_type()
         .is_some_and(|ct| ct.starts_with("application/json") || ct.contains("+json"));
-    if is_json
-        && !bytes.is_empty()
-        && let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes)
-    {
-        return Err(Problem::new(
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-            format!("the request body is not valid JSON: {err}"),
-        ));
-    }
+    let malformed = (is_json && !bytes.is_empty())
+        .then(|| serde_json::from_slice::<serde::de::IgnoredAny>(&bytes).err())
+        .flatten()
+        .map(|err| {
+            Problem::new(
+                StatusCode::BAD_REQUEST,
+                "malformed_json",
+                format!("the request body is not valid JSON: {err}"),
+            )
+        });
     req.set_body(bytes);
-    Ok(())
+    Ok(malformed)
 }
 
 /// Reads and drops up to `limit` bytes of a body, for at most a few seconds.

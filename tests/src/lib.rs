@@ -12,7 +12,8 @@
 //! [`Cluster`] runs distributed mode instead: one `parley api` and two `parley worker`
 //! processes on PostgreSQL and a Redis database of their own; it derefs to the api's
 //! [`TestApp`], so the same helpers work on it. [`turns`] holds the helpers of streaming
-//! tests (the mock LLM as provider, sending messages, following feeds, protocol checks).
+//! tests (the mock LLM as provider, sending messages, following feeds, protocol checks);
+//! [`typed`] the same requests through the typed client.
 //!
 //! [`client`] is a typed client of the API, generated from `openapi/openapi.json` at build
 //! time; [`TestApp::admin_client`] and [`TestApp::client_as`] give one for an app, and
@@ -40,6 +41,7 @@ mod http;
 mod server;
 mod sse;
 pub mod turns;
+pub mod typed;
 
 pub use app::TestApp;
 pub use backend::{Backend, test_redis_url};

@@ -5,9 +5,12 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tempfile::NamedTempFile;
 
+use crate::client::Client;
+use crate::client::types::{AcceptedTurn, OnActive};
 use crate::{SseEvent, SseReader, TEST_TIMEOUT, TestApp, TestResponse};
 
 /// The whole-request limit of an SSE request: a feed may stay open through a worker's
@@ -70,14 +73,42 @@ impl TestApp {
 
     /// Sends a message with `?background=true`, asserts the 202 and returns the prompt id.
     pub async fn send_in_background(&self, token: &str, session_id: &str, content: &str) -> String {
-        let accepted = self
-            .send_message(token, session_id, content, "?background=true")
-            .await;
+        self.send_in_background_with(token, session_id, content, None, None)
+            .await
+            .prompt_id
+            .to_string()
+    }
+
+    /// `POST /v1/sessions/{session_id}/messages?background=true`, with `on_active` and an
+    /// `Idempotency-Key` when given; asserts the 202 and returns the [`AcceptedTurn`].
+    ///
+    /// A raw request: the typed client has no 202 for `send_message` (`tests/build.rs`
+    /// keeps only its 201 `FinishedTurn`), so the body is decoded here into the API's type.
+    pub async fn send_in_background_with(
+        &self,
+        token: &str,
+        session_id: &str,
+        content: &str,
+        on_active: Option<OnActive>,
+        idempotency_key: Option<&str>,
+    ) -> AcceptedTurn {
+        let query = match on_active {
+            Some(on_active) => format!("?background=true&on_active={on_active}"),
+            None => "?background=true".to_owned(),
+        };
+        let mut request = self
+            .client
+            .post(self.url(&format!("/v1/sessions/{session_id}/messages{query}")))
+            .bearer_auth(token)
+            .header("accept", "application/json")
+            .json(&json!({"content": content}));
+        if let Some(key) = idempotency_key {
+            request = request.header("idempotency-key", key);
+        }
+        let accepted = self.send(request).await;
         accepted.assert_status(202);
-        accepted.body["prompt_id"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no prompt_id: {accepted}"))
-            .to_owned()
+        serde_json::from_value(accepted.body.clone())
+            .unwrap_or_else(|err| panic!("a 202 must carry an AcceptedTurn ({err}): {accepted}"))
     }
 
     /// `GET /v1/prompts/{prompt_id}/events`, after `Last-Event-ID` when given.
@@ -102,6 +133,45 @@ impl TestApp {
         let reader = SseReader::new(response);
         assert_eq!(reader.status, 200, "the feed of {prompt_id} must open");
         reader
+    }
+
+    /// `GET /v1/prompts/{prompt_id}/events?after={after}` (the feed from after `seq`
+    /// `after`; the query wins over `Last-Event-ID`).
+    pub async fn prompt_events_after(&self, token: &str, prompt_id: &str, after: u64) -> SseReader {
+        let response = self
+            .client
+            .get(self.url(&format!("/v1/prompts/{prompt_id}/events?after={after}")))
+            .timeout(FEED_TIMEOUT)
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("opening the feed of {prompt_id}: {err}"));
+        let reader = SseReader::new(response);
+        assert_eq!(reader.status, 200, "the feed of {prompt_id} must open");
+        reader
+    }
+
+    /// A typed client (like [`TestApp::client_as`]) that also sends `headers` with every
+    /// request, for headers no operation declares (e.g. `traceparent`).
+    pub fn client_with_headers(&self, token: &str, headers: &[(&str, &str)]) -> Client {
+        let mut map = HeaderMap::new();
+        let mut bearer = HeaderValue::from_str(&format!("Bearer {token}"))
+            .unwrap_or_else(|err| panic!("{token:?} cannot be a header value: {err}"));
+        bearer.set_sensitive(true);
+        map.insert(AUTHORIZATION, bearer);
+        for (name, value) in headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .unwrap_or_else(|err| panic!("{name:?} cannot be a header name: {err}"));
+            let value = HeaderValue::from_str(value)
+                .unwrap_or_else(|err| panic!("{value:?} cannot be a header value: {err}"));
+            map.insert(name, value);
+        }
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .default_headers(map)
+            .build()
+            .expect("building the HTTP client");
+        Client::new_with_client(&self.base_url, http)
     }
 
     /// `GET /v1/prompts/{prompt_id}` (asserted 200), as JSON.

@@ -1,334 +1,367 @@
 //! `/v1/admin/classes` with their enrolments, and `/v1/admin/assignments`.
+//!
+//! Through the typed client (`parley_tests::client`); raw requests only for bodies the
+//! client cannot send (unknown or mistyped fields, an explicit `null`).
 
 use chrono::{DateTime, Utc};
-use parley_tests::{TestApp, both_backends};
+use parley_tests::client::types::{Assignment, Class, CreateAssignment, EnrollmentRole, Tool};
+use parley_tests::{ApiResult, TestApp, TestResponse, both_backends};
 use serde_json::{Value, json};
+use uuid::Uuid;
 
-use crate::fixtures::{self, id, items};
+use crate::fixtures::api::{self, location, uuid};
 
 const OPENS: &str = "2030-01-01T09:00:00Z";
 const CLOSES: &str = "2030-01-08T09:00:00Z";
 
-/// A JSON time as an instant (the wire format may differ from what was sent).
-fn instant(value: &Value) -> DateTime<Utc> {
-    value
-        .as_str()
-        .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-        .unwrap_or_else(|| panic!("not an RFC 3339 time: {value}"))
-        .with_timezone(&Utc)
+/// An RFC 3339 time as an instant.
+fn at(time: &str) -> DateTime<Utc> {
+    time.parse()
+        .unwrap_or_else(|err| panic!("{time:?} is no RFC 3339 time: {err}"))
 }
 
-/// A class in a fresh group, with a tool of that group: (class JSON, tool JSON).
-async fn class_with_tool(app: &TestApp, name: &str) -> (Value, Value) {
-    let group = fixtures::group(app, &format!("Group of {name}"), None, json!({})).await;
-    let class = fixtures::class(app, &id(&group), name).await;
-    let tool = fixtures::tool(app, &id(&group), "Tutor", json!({"behavior": "x"})).await;
+/// A class in a fresh group, with a tool of that group.
+async fn class_with_tool(app: &TestApp, name: &str) -> (Class, Tool) {
+    let admin = app.admin_client();
+    let group = api::group(&admin, &format!("Group of {name}"), None, json!({})).await;
+    let class = api::class(&admin, group.id, name).await;
+    let tool = api::tool(&admin, group.id, "Tutor", "x").await;
     (class, tool)
 }
 
+/// A raw PATCH of an assignment: for bodies the typed client cannot send.
+async fn patch_raw(app: &TestApp, id: Uuid, body: Value) -> TestResponse {
+    let path = format!("/v1/admin/assignments/{id}");
+    app.patch_json(&path, app.admin(), &body).await
+}
+
+/// The assignment a raw response holds.
+fn assignment_of(response: &TestResponse) -> Assignment {
+    response.assert_status(200);
+    serde_json::from_value(response.body.clone())
+        .unwrap_or_else(|err| panic!("not an Assignment ({err}): {response}"))
+}
+
 both_backends!(class_lifecycle, |app| async move {
-    let group = fixtures::group(&app, "School", None, json!({})).await;
-    let created = app
-        .post_json(
-            "/v1/admin/classes",
-            app.admin(),
-            &json!({"group_id": id(&group), "name": "Algebra"}),
-        )
-        .await;
-    created.assert_status(201);
-    let class_id = id(&created.body);
-    let path = format!("/v1/admin/classes/{class_id}");
-    assert_eq!(created.header("location"), Some(path.as_str()));
-    assert_eq!(created.body["group_id"], id(&group).as_str());
-    assert_eq!(created.body["name"], "Algebra");
-    let other = fixtures::class(&app, &id(&group), "Biology").await;
+    let admin = app.admin_client();
+    let group = api::group(&admin, "School", None, json!({})).await;
+    let create = |group_id: Uuid, name: &'static str| {
+        admin
+            .admin_create_class()
+            .body_map(move |b| b.group_id(group_id).name(name))
+            .send()
+    };
+    let created = create(group.id, "Algebra").await.assert_status(201);
+    let path = format!("/v1/admin/classes/{}", created.id);
+    assert_eq!(location(&created), Some(path.as_str()));
+    let class = created.into_inner();
+    assert_eq!(class.group_id, group.id);
+    assert_eq!(class.name, "Algebra");
+    let other = api::class(&admin, group.id, "Biology").await;
+    let get = || admin.admin_get_class().id(class.id).send();
+    let delete = || admin.admin_delete_class().id(class.id).send();
 
-    let fetched = app.get(&path, app.admin()).await;
-    fetched.assert_status(200);
-    assert_eq!(fetched.body, created.body);
-    let listed = fixtures::all_pages(&app, "/v1/admin/classes", 1).await;
-    assert_eq!(fixtures::ids(&listed), vec![id(&other), class_id.clone()]);
+    assert_eq!(*get().await.assert_status(200), class);
+    let listed: Vec<Uuid> = api::classes(&admin, 1).await.iter().map(|c| c.id).collect();
+    assert_eq!(listed, vec![other.id, class.id]);
 
-    let renamed = app
-        .patch_json(&path, app.admin(), &json!({"name": "Algebra II"}))
-        .await;
-    renamed.assert_status(200);
-    assert_eq!(renamed.body["name"], "Algebra II");
-    assert_eq!(renamed.body["group_id"], id(&group).as_str());
-    assert_eq!(app.get(&path, app.admin()).await.body["name"], "Algebra II");
+    let renamed = admin
+        .admin_update_class()
+        .id(class.id)
+        .body_map(|b| b.name("Algebra II".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(renamed.name, "Algebra II");
+    assert_eq!(renamed.group_id, group.id);
+    assert_eq!(get().await.assert_status(200).name, "Algebra II");
+    // An update has no `group_id`: only a raw request can try to move a class.
     let moved = app
-        .patch_json(&path, app.admin(), &json!({"group_id": id(&group)}))
+        .patch_json(&path, app.admin(), &json!({"group_id": group.id}))
         .await;
     assert_eq!(moved.assert_problem(422), "validation_failed");
 
-    let orphan = json!({"group_id": uuid::Uuid::now_v7(), "name": "Nowhere"});
-    let response = app
-        .post_json("/v1/admin/classes", app.admin(), &orphan)
-        .await;
-    assert_eq!(response.assert_problem(422), "group_not_found");
-    let nameless = json!({"group_id": id(&group), "name": ""});
-    let response = app
-        .post_json("/v1/admin/classes", app.admin(), &nameless)
-        .await;
-    assert_eq!(response.assert_problem(422), "validation_failed");
+    let orphan = create(Uuid::now_v7(), "Nowhere").await;
+    assert_eq!(orphan.assert_problem(422), "group_not_found");
+    let nameless = create(group.id, "").await;
+    assert_eq!(nameless.assert_problem(422), "validation_failed");
 
-    app.delete(&path, app.admin()).await.assert_status(204);
-    app.get(&path, app.admin()).await.assert_problem(404);
-    app.delete(&path, app.admin()).await.assert_problem(404);
-    let listed = fixtures::all_pages(&app, "/v1/admin/classes", 100).await;
-    assert_eq!(fixtures::ids(&listed), vec![id(&other)]);
+    delete().await.assert_status(204);
+    get().await.assert_problem(404);
+    delete().await.assert_problem(404);
+    let listed = api::classes(&admin, 100).await;
+    assert_eq!(listed, vec![other]);
 });
 
 both_backends!(enrolments, |app| async move {
-    let group = fixtures::group(&app, "School", None, json!({})).await;
-    let class = fixtures::class(&app, &id(&group), "Algebra").await;
-    let class_id = id(&class);
+    let admin = app.admin_client();
+    let group = api::group(&admin, "School", None, json!({})).await;
+    let class = api::class(&admin, group.id, "Algebra").await;
     let (sam, _) = app.create_user("sam@example.com", "student").await;
     let (tess, _) = app.create_user("tess@example.com", "teacher").await;
-    let enrol_path = |user_id: &str| format!("/v1/admin/classes/{class_id}/enrollments/{user_id}");
-    let list_path = format!("/v1/admin/classes/{class_id}/enrollments");
+    let (sam, tess) = (uuid(&sam), uuid(&tess));
+    let enrol = |class_id: Uuid, user_id: Uuid, role: EnrollmentRole| {
+        admin
+            .admin_put_enrollment()
+            .id(class_id)
+            .user_id(user_id)
+            .body_map(move |b| b.role(role))
+            .send()
+    };
+    let remove = |class_id: Uuid, user_id: Uuid| {
+        admin
+            .admin_remove_enrollment()
+            .id(class_id)
+            .user_id(user_id)
+            .send()
+    };
+    let list = |class_id: Uuid| admin.admin_list_enrollments().id(class_id).send();
 
-    let first = app
-        .put_json(&enrol_path(&sam), app.admin(), &json!({"role": "student"}))
-        .await;
-    first.assert_status(200);
-    assert_eq!(first.body["class_id"], class_id.as_str());
-    assert_eq!(first.body["user_id"], sam.as_str());
-    assert_eq!(first.body["role"], "student");
-    let again = app
-        .put_json(&enrol_path(&sam), app.admin(), &json!({"role": "student"}))
-        .await;
-    again.assert_status(200);
-    assert_eq!(again.body, first.body, "enrolling again changes nothing");
-    let changed = app
-        .put_json(&enrol_path(&sam), app.admin(), &json!({"role": "teacher"}))
-        .await;
-    changed.assert_status(200);
-    assert_eq!(changed.body["role"], "teacher");
-    assert_eq!(
-        changed.body["id"], first.body["id"],
-        "the enrolment is kept"
-    );
-    assert_eq!(changed.body["created_at"], first.body["created_at"]);
-
-    let teacher = app
-        .put_json(&enrol_path(&tess), app.admin(), &json!({"role": "teacher"}))
-        .await;
-    teacher.assert_status(200);
-    let listed = app.get(&list_path, app.admin()).await;
-    listed.assert_status(200);
-    let enrolled = items(&listed);
-    assert_eq!(enrolled.len(), 2, "{listed}");
-    assert_eq!(enrolled[0]["user_id"], tess.as_str(), "newest users first");
-    assert_eq!(enrolled[1], changed.body);
-    assert_eq!(fixtures::all_pages(&app, &list_path, 1).await, enrolled);
-
-    app.delete(&enrol_path(&sam), app.admin())
+    let first = enrol(class.id, sam, EnrollmentRole::Student)
         .await
-        .assert_status(204);
-    app.delete(&enrol_path(&sam), app.admin())
+        .assert_status(200);
+    assert_eq!(first.class_id, class.id);
+    assert_eq!(first.user_id, sam);
+    assert_eq!(first.role, EnrollmentRole::Student);
+    let again = enrol(class.id, sam, EnrollmentRole::Student)
         .await
-        .assert_problem(404);
-    let listed = app.get(&list_path, app.admin()).await;
-    assert_eq!(fixtures::ids(&items(&listed)), vec![id(&teacher.body)]);
+        .assert_status(200);
+    assert_eq!(*again, *first, "enrolling again changes nothing");
+    let changed = enrol(class.id, sam, EnrollmentRole::Teacher)
+        .await
+        .assert_status(200)
+        .into_inner();
+    assert_eq!(changed.role, EnrollmentRole::Teacher);
+    assert_eq!(changed.id, first.id, "the enrolment is kept");
+    assert_eq!(changed.created_at, first.created_at);
 
-    let nobody = uuid::Uuid::now_v7().to_string();
-    let missing_user = app
-        .put_json(
-            &enrol_path(&nobody),
-            app.admin(),
-            &json!({"role": "student"}),
-        )
-        .await;
+    let teacher = enrol(class.id, tess, EnrollmentRole::Teacher)
+        .await
+        .assert_status(200);
+    let enrolled = list(class.id).await.assert_status(200).into_inner().items;
+    assert_eq!(enrolled.len(), 2, "{enrolled:?}");
+    assert_eq!(enrolled[0].user_id, tess, "newest users first");
+    assert_eq!(enrolled[1], changed);
+    assert_eq!(api::enrollments(&admin, class.id, 1).await, enrolled);
+
+    remove(class.id, sam).await.assert_status(204);
+    remove(class.id, sam).await.assert_problem(404);
+    let listed = list(class.id).await.assert_status(200).into_inner().items;
+    let ids: Vec<Uuid> = listed.iter().map(|e| e.id).collect();
+    assert_eq!(ids, vec![teacher.id]);
+
+    let missing_user = enrol(class.id, Uuid::now_v7(), EnrollmentRole::Student).await;
     missing_user.assert_problem(404);
-    let no_class = format!("/v1/admin/classes/{}/enrollments", uuid::Uuid::now_v7());
-    app.get(&no_class, app.admin()).await.assert_problem(404);
-    let missing_class = app
-        .put_json(
-            &format!("{no_class}/{sam}"),
-            app.admin(),
-            &json!({"role": "student"}),
-        )
-        .await;
-    missing_class.assert_problem(404);
-    app.delete(&format!("{no_class}/{sam}"), app.admin())
+    let no_class = Uuid::now_v7();
+    list(no_class).await.assert_problem(404);
+    enrol(no_class, sam, EnrollmentRole::Student)
         .await
         .assert_problem(404);
+    remove(no_class, sam).await.assert_problem(404);
 });
 
 both_backends!(assignment_lifecycle, |app| async move {
+    let admin = app.admin_client();
     let (class, tool) = class_with_tool(&app, "Algebra").await;
-    let body = json!({
-        "class_id": id(&class),
-        "tool_id": id(&tool),
-        "title": "Quadratics",
-        "instructions": "Factor them.",
-        "config": {"max_messages": 10},
-        "available_at": OPENS,
-        "closes_at": CLOSES,
-    });
-    let created = app
-        .post_json("/v1/admin/assignments", app.admin(), &body)
-        .await;
-    created.assert_status(201);
-    let path = format!("/v1/admin/assignments/{}", id(&created.body));
-    assert_eq!(created.header("location"), Some(path.as_str()));
-    let assignment = &created.body;
-    assert_eq!(assignment["class_id"], id(&class).as_str());
-    assert_eq!(assignment["tool_id"], id(&tool).as_str());
-    assert_eq!(assignment["title"], "Quadratics");
-    assert_eq!(assignment["instructions"], "Factor them.");
-    assert_eq!(assignment["config"], json!({"max_messages": 10}));
-    assert_eq!(instant(&assignment["available_at"]), instant(&json!(OPENS)));
-    assert_eq!(instant(&assignment["closes_at"]), instant(&json!(CLOSES)));
-    let fetched = app.get(&path, app.admin()).await;
-    fetched.assert_status(200);
-    assert_eq!(&fetched.body, assignment);
-
-    let retitled = app
-        .patch_json(&path, app.admin(), &json!({"title": "Quadratics II"}))
-        .await;
-    retitled.assert_status(200);
-    assert_eq!(retitled.body["title"], "Quadratics II");
+    let created = admin
+        .admin_create_assignment()
+        .body_map(|b| {
+            b.class_id(class.id)
+                .tool_id(tool.id)
+                .title("Quadratics")
+                .instructions(Some("Factor them.".to_owned()))
+                .config(api::object(json!({"max_messages": 10})))
+                .available_at(at(OPENS))
+                .closes_at(at(CLOSES))
+        })
+        .send()
+        .await
+        .assert_status(201);
+    let id = created.id;
     assert_eq!(
-        retitled.body["closes_at"], assignment["closes_at"],
-        "absent stays"
+        location(&created),
+        Some(format!("/v1/admin/assignments/{id}").as_str())
     );
+    let assignment = created.into_inner();
+    assert_eq!(assignment.class_id, class.id);
+    assert_eq!(assignment.tool_id, tool.id);
+    assert_eq!(assignment.title, "Quadratics");
+    assert_eq!(assignment.instructions, "Factor them.");
+    assert_eq!(
+        Value::from(assignment.config.clone()),
+        json!({"max_messages": 10})
+    );
+    assert_eq!(assignment.available_at, Some(at(OPENS)));
+    assert_eq!(assignment.closes_at, Some(at(CLOSES)));
+    let get = || admin.admin_get_assignment().id(id).send();
+    let delete = || admin.admin_delete_assignment().id(id).send();
+    assert_eq!(*get().await.assert_status(200), assignment);
 
-    let open_ended = app
-        .patch_json(&path, app.admin(), &json!({"closes_at": null}))
-        .await;
-    open_ended.assert_status(200);
-    assert!(open_ended.body["closes_at"].is_null(), "{open_ended}");
-    assert_eq!(open_ended.body["available_at"], assignment["available_at"]);
-    let fetched = app.get(&path, app.admin()).await;
-    assert!(fetched.body["closes_at"].is_null(), "{fetched}");
-    let immediate = app
-        .patch_json(&path, app.admin(), &json!({"available_at": null}))
-        .await;
-    assert!(immediate.body["available_at"].is_null(), "{immediate}");
+    let retitled = admin
+        .admin_update_assignment()
+        .id(id)
+        .body_map(|b| b.title("Quadratics II".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(retitled.title, "Quadratics II");
+    assert_eq!(retitled.closes_at, assignment.closes_at, "absent stays");
 
-    app.delete(&path, app.admin()).await.assert_status(204);
-    app.get(&path, app.admin()).await.assert_problem(404);
-    app.delete(&path, app.admin()).await.assert_problem(404);
+    // `null` clears a time, and the client omits a `None`: raw requests send it.
+    let open_ended = patch_raw(&app, id, json!({"closes_at": null})).await;
+    let open_ended = assignment_of(&open_ended);
+    assert!(open_ended.closes_at.is_none(), "{open_ended:?}");
+    assert_eq!(open_ended.available_at, assignment.available_at);
+    let fetched = get().await.assert_status(200);
+    assert!(fetched.closes_at.is_none(), "{fetched:?}");
+    let immediate = patch_raw(&app, id, json!({"available_at": null})).await;
+    let immediate = assignment_of(&immediate);
+    assert!(immediate.available_at.is_none(), "{immediate:?}");
+
+    delete().await.assert_status(204);
+    get().await.assert_problem(404);
+    delete().await.assert_problem(404);
 });
 
 both_backends!(assignment_windows_and_references, |app| async move {
+    let admin = app.admin_client();
     let (class, tool) = class_with_tool(&app, "Algebra").await;
-    let post = |extra: Value| {
-        let app = &app;
-        let mut body = json!({"class_id": id(&class), "tool_id": id(&tool), "title": "T"});
-        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
-            body.extend(extra.clone());
-        }
-        async move {
-            app.post_json("/v1/admin/assignments", app.admin(), &body)
-                .await
-        }
+    let base = CreateAssignment {
+        class_id: class.id,
+        tool_id: tool.id,
+        title: "T".to_owned(),
+        instructions: Some(String::new()),
+        available_at: None,
+        closes_at: None,
+        config: None,
     };
-    for window in [
-        json!({"available_at": CLOSES, "closes_at": OPENS}),
-        json!({"available_at": OPENS, "closes_at": OPENS}),
-    ] {
-        let response = post(window.clone()).await;
-        assert_eq!(response.assert_problem(422), "invalid_window", "{window}");
-    }
-    let checks = [
-        (json!({"class_id": uuid::Uuid::now_v7()}), "class_not_found"),
-        (json!({"tool_id": uuid::Uuid::now_v7()}), "tool_not_found"),
-        (json!({"config": [1]}), "validation_failed"),
-        (json!({"title": ""}), "validation_failed"),
-    ];
-    for (extra, code) in checks {
+    let post = |body: CreateAssignment| admin.admin_create_assignment().body(body).send();
+    let (opens, closes) = (Some(at(OPENS)), Some(at(CLOSES)));
+    for (available_at, closes_at) in [(closes, opens), (opens, opens)] {
+        let window = CreateAssignment {
+            available_at,
+            closes_at,
+            ..base.clone()
+        };
+        let response = post(window).await;
         assert_eq!(
-            post(extra.clone()).await.assert_problem(422),
-            code,
-            "{extra}"
+            response.assert_problem(422),
+            "invalid_window",
+            "{available_at:?}..{closes_at:?}"
         );
     }
-    let listed = fixtures::all_pages(&app, "/v1/admin/assignments", 100).await;
-    assert_eq!(listed, Vec::<Value>::new(), "nothing was created");
+    let checks = [
+        (
+            CreateAssignment {
+                class_id: Uuid::now_v7(),
+                ..base.clone()
+            },
+            "class_not_found",
+        ),
+        (
+            CreateAssignment {
+                tool_id: Uuid::now_v7(),
+                ..base.clone()
+            },
+            "tool_not_found",
+        ),
+        (
+            CreateAssignment {
+                title: String::new(),
+                ..base.clone()
+            },
+            "validation_failed",
+        ),
+    ];
+    for (body, code) in checks {
+        let response = post(body.clone()).await;
+        assert_eq!(response.assert_problem(422), code, "{body:?}");
+    }
+    // A config that is not an object violates the schema: a raw request.
+    let mut bad_config = serde_json::to_value(&base).expect("serializable");
+    bad_config["config"] = json!([1]);
+    let response = app
+        .post_json("/v1/admin/assignments", app.admin(), &bad_config)
+        .await;
+    assert_eq!(response.assert_problem(422), "validation_failed");
+    let listed = api::assignments(&admin, None, 100).await;
+    assert_eq!(listed, Vec::new(), "nothing was created");
 
     // Only one end set, or none, is a valid window.
-    let opens_only = post(json!({"available_at": OPENS})).await;
-    opens_only.assert_status(201);
-    let path = format!("/v1/admin/assignments/{}", id(&opens_only.body));
-    assert!(opens_only.body["closes_at"].is_null());
-    assert_eq!(
-        opens_only.body["config"],
-        json!({}),
-        "config defaults to {{}}"
-    );
-    post(json!({"closes_at": OPENS})).await.assert_status(201);
-    post(json!({})).await.assert_status(201);
+    let opens_only = CreateAssignment {
+        available_at: opens,
+        ..base.clone()
+    };
+    let opens_only = post(opens_only).await.assert_status(201).into_inner();
+    assert!(opens_only.closes_at.is_none(), "{opens_only:?}");
+    assert!(opens_only.config.is_empty(), "config defaults to {{}}");
+    let closes_only = CreateAssignment {
+        closes_at: opens,
+        ..base.clone()
+    };
+    post(closes_only).await.assert_status(201);
+    post(base.clone()).await.assert_status(201);
 
     // An update is checked against the window as it stands after it.
-    let early = app
-        .patch_json(&path, app.admin(), &json!({"closes_at": OPENS}))
-        .await;
+    let update = || admin.admin_update_assignment().id(opens_only.id);
+    let early = update().body_map(|b| b.closes_at(opens)).send().await;
     assert_eq!(early.assert_problem(422), "invalid_window");
-    let both = json!({"available_at": CLOSES, "closes_at": OPENS});
-    let swapped = app.patch_json(&path, app.admin(), &both).await;
+    let swapped = update()
+        .body_map(|b| b.available_at(closes).closes_at(opens))
+        .send()
+        .await;
     assert_eq!(swapped.assert_problem(422), "invalid_window");
-    let fetched = app.get(&path, app.admin()).await;
-    assert!(fetched.body["closes_at"].is_null(), "unchanged: {fetched}");
-    let fixed = app
-        .patch_json(&path, app.admin(), &json!({"closes_at": CLOSES}))
-        .await;
-    fixed.assert_status(200);
-    assert_eq!(instant(&fixed.body["closes_at"]), instant(&json!(CLOSES)));
-    let bad_config = app
-        .patch_json(&path, app.admin(), &json!({"config": "x"}))
-        .await;
+    let fetched = admin.admin_get_assignment().id(opens_only.id).send().await;
+    let fetched = fetched.assert_status(200);
+    assert!(fetched.closes_at.is_none(), "unchanged: {fetched:?}");
+    let fixed = update()
+        .body_map(|b| b.closes_at(closes))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(fixed.closes_at, closes);
+    // A config that is not an object violates the schema: a raw request.
+    let bad_config = patch_raw(&app, opens_only.id, json!({"config": "x"})).await;
     assert_eq!(bad_config.assert_problem(422), "validation_failed");
 });
 
 both_backends!(assignments_by_class, |app| async move {
+    let admin = app.admin_client();
     let (algebra, tool) = class_with_tool(&app, "Algebra").await;
-    let group_id = algebra["group_id"].as_str().unwrap_or_default().to_owned();
-    let biology = fixtures::class(&app, &group_id, "Biology").await;
+    let biology = api::class(&admin, algebra.group_id, "Biology").await;
     let mut mine = Vec::new();
     let mut all = Vec::new();
     for n in 0..5 {
         let class = if n % 2 == 0 { &algebra } else { &biology };
-        let body = json!({"class_id": id(class), "tool_id": id(&tool), "title": format!("A{n}")});
-        let response = app
-            .post_json("/v1/admin/assignments", app.admin(), &body)
-            .await;
-        response.assert_status(201);
+        let created = api::assignment(&admin, class.id, tool.id, &format!("A{n}")).await;
         if n % 2 == 0 {
-            mine.push(id(&response.body));
+            mine.push(created.id);
         }
-        all.push(id(&response.body));
+        all.push(created.id);
     }
     mine.reverse();
     all.reverse();
+    let ids =
+        |assignments: &[Assignment]| -> Vec<Uuid> { assignments.iter().map(|a| a.id).collect() };
 
-    let filtered = format!("/v1/admin/assignments?class_id={}", id(&algebra));
-    let listed = fixtures::all_pages(&app, &filtered, 2).await;
-    assert_eq!(fixtures::ids(&listed), mine, "newest first, one class only");
-    assert!(
-        listed
-            .iter()
-            .all(|a| a["class_id"] == id(&algebra).as_str())
-    );
-    let everything = fixtures::all_pages(&app, "/v1/admin/assignments", 2).await;
-    assert_eq!(fixtures::ids(&everything), all);
-    let nowhere = format!("/v1/admin/assignments?class_id={}", uuid::Uuid::now_v7());
-    assert_eq!(
-        fixtures::all_pages(&app, &nowhere, 2).await,
-        Vec::<Value>::new()
-    );
+    let listed = api::assignments(&admin, Some(algebra.id), 2).await;
+    assert_eq!(ids(&listed), mine, "newest first, one class only");
+    assert!(listed.iter().all(|a| a.class_id == algebra.id));
+    let everything = api::assignments(&admin, None, 2).await;
+    assert_eq!(ids(&everything), all);
+    let nowhere = api::assignments(&admin, Some(Uuid::now_v7()), 2).await;
+    assert_eq!(nowhere, Vec::new());
 
     // Deleting a class takes its assignments with it.
-    app.delete(&format!("/v1/admin/classes/{}", id(&algebra)), app.admin())
+    admin
+        .admin_delete_class()
+        .id(algebra.id)
+        .send()
         .await
         .assert_status(204);
-    let everything = fixtures::all_pages(&app, "/v1/admin/assignments", 100).await;
+    let everything = api::assignments(&admin, None, 100).await;
     assert!(
-        everything
-            .iter()
-            .all(|a| a["class_id"] == id(&biology).as_str()),
+        everything.iter().all(|a| a.class_id == biology.id),
         "{everything:?}"
     );
     assert_eq!(everything.len(), 2);

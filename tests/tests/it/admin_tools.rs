@@ -1,24 +1,43 @@
 //! `/v1/admin/tools`: definitions validated by their schema, stored as given, and kept
 //! while something uses them.
+//!
+//! Through the typed client (`parley_tests::client`); raw requests only for definitions
+//! no schema of the API can express (unknown or mistyped fields, a missing behavior).
 
-use parley_tests::{TestApp, TestResponse, both_backends};
+use parley_tests::client::types::{ToolConstraints, ToolDefinition, ToolModule};
+use parley_tests::{ApiResult, TestApp, TestResponse, both_backends};
 use serde_json::{Value, json};
+use uuid::Uuid;
 
-use crate::fixtures::{self, id};
+use crate::fixtures::api::{self, definition, location};
 
-fn full_definition() -> Value {
-    json!({
-        "behavior": "Guide the learner; never give the answer away.",
-        "model": "gpt-test",
-        "constraints": {"topics": ["algebra", "geometry"], "no_direct_answers": true},
-        "modules": [{"name": "pii_redactor", "config": {"mask": "***", "levels": [1, 2]}}, {"name": "tone"}],
-        "functions": ["todos_list", "todos_add"],
-        "max_messages": 40,
-        "max_session_duration_s": 1800,
-    })
+fn full_definition() -> ToolDefinition {
+    let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect();
+    ToolDefinition {
+        behavior: "Guide the learner; never give the answer away.".to_owned(),
+        model: Some("gpt-test".to_owned()),
+        constraints: Some(ToolConstraints {
+            topics: Some(strings(&["algebra", "geometry"])),
+            no_direct_answers: Some(true),
+        }),
+        modules: Some(vec![
+            ToolModule {
+                name: "pii_redactor".to_owned(),
+                config: Some(api::object(json!({"mask": "***", "levels": [1, 2]}))),
+            },
+            ToolModule {
+                name: "tone".to_owned(),
+                config: None,
+            },
+        ]),
+        functions: Some(strings(&["todos_list", "todos_add"])),
+        max_messages: Some(40),
+        max_session_duration_s: Some(1800),
+    }
 }
 
-async fn post_tool(app: &TestApp, group_id: &str, definition: Value) -> TestResponse {
+/// A raw POST of a tool named "Tutor": for definitions the typed client cannot send.
+async fn post_raw(app: &TestApp, group_id: Uuid, definition: Value) -> TestResponse {
     let body = json!({"group_id": group_id, "name": "Tutor", "definition": definition});
     app.post_json("/v1/admin/tools", app.admin(), &body).await
 }
@@ -35,126 +54,160 @@ fn assert_names_field(response: &TestResponse, field: &str) {
 }
 
 both_backends!(create_and_get_tool, |app| async move {
-    let group = fixtures::group(&app, "Org", None, json!({})).await;
-    let created = post_tool(&app, &id(&group), full_definition()).await;
-    created.assert_status(201);
-    let tool_id = id(&created.body);
+    let admin = app.admin_client();
+    let group = api::group(&admin, "Org", None, json!({})).await;
+    let create = |definition: ToolDefinition| {
+        admin
+            .admin_create_tool()
+            // `null` asks for the default kind (the client would otherwise send "chat").
+            .body_map(move |b| {
+                b.group_id(group.id)
+                    .name("Tutor")
+                    .type_(None::<String>)
+                    .definition(definition)
+            })
+            .send()
+    };
+    let created = create(full_definition()).await.assert_status(201);
+    let tool_id = created.id;
     assert_eq!(
-        created.header("location"),
+        location(&created),
         Some(format!("/v1/admin/tools/{tool_id}").as_str())
     );
-    assert_eq!(created.body["group_id"], id(&group).as_str());
-    assert_eq!(created.body["name"], "Tutor");
-    assert_eq!(created.body["type"], "chat", "the kind defaults to chat");
-    assert_eq!(created.body["definition"], full_definition());
+    let tool = created.into_inner();
+    assert_eq!(tool.group_id, group.id);
+    assert_eq!(tool.name, "Tutor");
+    assert_eq!(tool.type_, "chat", "the kind defaults to chat");
+    assert_eq!(tool.definition, full_definition());
 
-    let fetched = app
-        .get(&format!("/v1/admin/tools/{tool_id}"), app.admin())
-        .await;
-    fetched.assert_status(200);
+    let fetched = admin.admin_get_tool().id(tool_id).send().await;
+    let fetched = fetched.assert_status(200).into_inner();
     assert_eq!(
-        fetched.body["definition"],
+        fetched.definition,
         full_definition(),
         "the definition comes back as given"
     );
-    assert_eq!(fetched.body, created.body);
+    assert_eq!(fetched, tool);
 
     // Absent options are not filled in.
-    let minimal = post_tool(&app, &id(&group), json!({"behavior": "Be brief."})).await;
-    minimal.assert_status(201);
-    assert_eq!(minimal.body["definition"], json!({"behavior": "Be brief."}));
+    let minimal = create(definition("Be brief.")).await.assert_status(201);
+    assert_eq!(minimal.definition, definition("Be brief."));
 
-    let listed = fixtures::all_pages(&app, "/v1/admin/tools", 1).await;
-    assert_eq!(fixtures::ids(&listed), vec![id(&minimal.body), tool_id]);
+    let listed = api::tools(&admin, 1).await;
+    let ids: Vec<Uuid> = listed.iter().map(|t| t.id).collect();
+    assert_eq!(ids, vec![minimal.id, tool_id]);
     assert_eq!(
-        listed[1]["definition"],
+        listed[1].definition,
         full_definition(),
         "lists carry it too"
     );
 });
 
 both_backends!(invalid_definitions_are_422, |app| async move {
-    let group = fixtures::group(&app, "Org", None, json!({})).await;
-    let group_id = id(&group);
+    let admin = app.admin_client();
+    let group = api::group(&admin, "Org", None, json!({})).await;
+    let create = |group_id: Uuid, definition: ToolDefinition| {
+        admin
+            .admin_create_tool()
+            .body_map(move |b| b.group_id(group_id).name("Tutor").definition(definition))
+            .send()
+    };
 
-    let unknown = post_tool(&app, &group_id, json!({"behavior": "x", "temperature": 2})).await;
+    // Unknown fields, anywhere in a definition, violate the schema: raw requests.
+    let unknown = post_raw(&app, group.id, json!({"behavior": "x", "temperature": 2})).await;
     assert_names_field(&unknown, "temperature");
-    let nested = post_tool(
+    let nested = post_raw(
         &app,
-        &group_id,
+        group.id,
         json!({"behavior": "x", "constraints": {"topics": [], "max_words": 10}}),
     )
     .await;
     assert_names_field(&nested, "max_words");
-    let in_module = post_tool(
+    let in_module = post_raw(
         &app,
-        &group_id,
+        group.id,
         json!({"behavior": "x", "modules": [{"name": "pii", "enabled": true}]}),
     )
     .await;
     assert_names_field(&in_module, "enabled");
-    // The detail does not name a missing field (poem-openapi says "found null").
-    let no_behavior = post_tool(&app, &group_id, json!({"model": "m"})).await;
-    assert_eq!(no_behavior.assert_problem(422), "validation_failed");
+    // So do a missing behavior (the detail does not name it: poem-openapi says "found
+    // null"), a mistyped field and a definition that is no object.
     for definition in [
-        json!({"behavior": "x", "max_messages": 0}),
-        json!({"behavior": "x", "model": ""}),
+        json!({"model": "m"}),
         json!({"behavior": "x", "functions": "todos_list"}),
         json!("just a string"),
     ] {
-        let response = post_tool(&app, &group_id, definition.clone()).await;
+        let response = post_raw(&app, group.id, definition.clone()).await;
         assert_eq!(
             response.assert_problem(422),
             "validation_failed",
             "{definition}"
         );
     }
+    let out_of_bounds = [
+        ToolDefinition {
+            max_messages: Some(0),
+            ..definition("x")
+        },
+        ToolDefinition {
+            model: Some(String::new()),
+            ..definition("x")
+        },
+    ];
+    for definition in out_of_bounds {
+        let response = create(group.id, definition.clone()).await;
+        assert_eq!(
+            response.assert_problem(422),
+            "validation_failed",
+            "{definition:?}"
+        );
+    }
 
-    let missing = post_tool(
-        &app,
-        &uuid::Uuid::now_v7().to_string(),
-        json!({"behavior": "x"}),
-    )
-    .await;
+    let missing = create(Uuid::now_v7(), definition("x")).await;
     assert_eq!(missing.assert_problem(422), "group_not_found");
-    let listed = fixtures::all_pages(&app, "/v1/admin/tools", 100).await;
-    assert_eq!(listed, Vec::<Value>::new(), "nothing was created");
+    let listed = api::tools(&admin, 100).await;
+    assert_eq!(listed, Vec::new(), "nothing was created");
 });
 
 both_backends!(patch_tool, |app| async move {
-    let group = fixtures::group(&app, "Org", None, json!({})).await;
-    let tool = fixtures::tool(&app, &id(&group), "Tutor", full_definition()).await;
-    let path = format!("/v1/admin/tools/{}", id(&tool));
+    let admin = app.admin_client();
+    let group = api::group(&admin, "Org", None, json!({})).await;
+    let tool = api::tool_with(&admin, group.id, "Tutor", full_definition()).await;
+    let path = format!("/v1/admin/tools/{}", tool.id);
+    let update = || admin.admin_update_tool().id(tool.id);
+    let get = || admin.admin_get_tool().id(tool.id).send();
 
-    let renamed = app
-        .patch_json(
-            &path,
-            app.admin(),
-            &json!({"name": "Coach", "type": "quiz"}),
-        )
-        .await;
-    renamed.assert_status(200);
-    assert_eq!(renamed.body["name"], "Coach");
-    assert_eq!(renamed.body["type"], "quiz");
-    assert_eq!(
-        renamed.body["definition"],
-        full_definition(),
-        "absent stays"
-    );
+    let renamed = update()
+        .body_map(|b| b.name("Coach".to_owned()).type_("quiz".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(renamed.name, "Coach");
+    assert_eq!(renamed.type_, "quiz");
+    assert_eq!(renamed.definition, full_definition(), "absent stays");
 
-    let replacement = json!({"behavior": "New behavior.", "constraints": {"topics": ["logic"]}});
-    let replaced = app
-        .patch_json(&path, app.admin(), &json!({"definition": replacement}))
-        .await;
-    replaced.assert_status(200);
+    let replacement = ToolDefinition {
+        constraints: Some(ToolConstraints {
+            topics: Some(vec!["logic".to_owned()]),
+            no_direct_answers: None,
+        }),
+        ..definition("New behavior.")
+    };
+    let replaced = update()
+        .body_map(|b| b.definition(replacement.clone()))
+        .send()
+        .await
+        .assert_status(200);
     assert_eq!(
-        replaced.body["definition"], replacement,
+        replaced.definition, replacement,
         "the definition is replaced as a whole"
     );
-    let fetched = app.get(&path, app.admin()).await;
-    assert_eq!(fetched.body["definition"], replacement);
-    assert_eq!(fetched.body["name"], "Coach");
+    let fetched = get().await.assert_status(200);
+    assert_eq!(fetched.definition, replacement);
+    assert_eq!(fetched.name, "Coach");
 
+    // An unknown constraint, and a `group_id` (an update has none), violate the schema:
+    // raw requests.
     let bad = app
         .patch_json(
             &path,
@@ -164,47 +217,33 @@ both_backends!(patch_tool, |app| async move {
         .await;
     assert_names_field(&bad, "tone");
     let moved = app
-        .patch_json(
-            &path,
-            app.admin(),
-            &json!({"group_id": uuid::Uuid::now_v7()}),
-        )
+        .patch_json(&path, app.admin(), &json!({"group_id": Uuid::now_v7()}))
         .await;
     assert_names_field(&moved, "group_id");
-    assert_eq!(
-        app.get(&path, app.admin()).await.body["definition"],
-        replacement
-    );
+    assert_eq!(get().await.assert_status(200).definition, replacement);
 });
 
 both_backends!(delete_tools, |app| async move {
-    let student = fixtures::student_with_tool(&app, "user@example.com").await;
-    let used_path = format!("/v1/admin/tools/{}", id(&student.tool));
-    fixtures::session(&app, &student.token, &id(&student.tool)).await;
+    let admin = app.admin_client();
+    let student = api::student_with_tool(&app, "user@example.com").await;
+    api::session(&app.client_as(&student.token), student.tool.id).await;
+    let delete = |id: Uuid| admin.admin_delete_tool().id(id).send();
+    let get = |id: Uuid| admin.admin_get_tool().id(id).send();
 
-    let blocked = app.delete(&used_path, app.admin()).await;
+    let blocked = delete(student.tool.id).await;
     assert_eq!(blocked.assert_problem(409), "tool_in_use");
-    app.get(&used_path, app.admin()).await.assert_status(200);
+    get(student.tool.id).await.assert_status(200);
 
     // An assignment holds its tool as well.
-    let group_id = id(&student.group);
-    let assigned = fixtures::tool(&app, &group_id, "Assigned", json!({"behavior": "x"})).await;
-    let class = fixtures::class(&app, &group_id, "Class").await;
-    let body = json!({"class_id": id(&class), "tool_id": id(&assigned), "title": "Homework"});
-    app.post_json("/v1/admin/assignments", app.admin(), &body)
-        .await
-        .assert_status(201);
-    let assigned_path = format!("/v1/admin/tools/{}", id(&assigned));
-    let blocked = app.delete(&assigned_path, app.admin()).await;
+    let group_id = student.group.id;
+    let assigned = api::tool(&admin, group_id, "Assigned", "x").await;
+    let class = api::class(&admin, group_id, "Class").await;
+    api::assignment(&admin, class.id, assigned.id, "Homework").await;
+    let blocked = delete(assigned.id).await;
     assert_eq!(blocked.assert_problem(409), "tool_in_use");
 
-    let unused = fixtures::tool(&app, &group_id, "Unused", json!({"behavior": "x"})).await;
-    let unused_path = format!("/v1/admin/tools/{}", id(&unused));
-    app.delete(&unused_path, app.admin())
-        .await
-        .assert_status(204);
-    app.get(&unused_path, app.admin()).await.assert_problem(404);
-    app.delete(&unused_path, app.admin())
-        .await
-        .assert_problem(404);
+    let unused = api::tool(&admin, group_id, "Unused", "x").await;
+    delete(unused.id).await.assert_status(204);
+    get(unused.id).await.assert_problem(404);
+    delete(unused.id).await.assert_problem(404);
 });

@@ -1,73 +1,147 @@
 //! `/v1/admin/users` and `/v1/admin/…/tokens`: users' lifecycle and their API tokens.
+//!
+//! Through the typed client (`parley_tests::client`); raw requests only for bodies no
+//! schema of the API can express, and to look at the raw JSON of tokens.
 
 use std::collections::HashSet;
 
-use parley_tests::{TestApp, both_backends};
-use serde_json::{Value, json};
+use chrono::{DateTime, Utc};
 
-use crate::fixtures::{self, id, in_seconds, items};
+use parley_tests::client::Client;
+use parley_tests::client::types::{CreatedToken, User, UserRole};
+use parley_tests::{ApiResult, TestApp, both_backends};
+use serde_json::json;
+use uuid::Uuid;
 
-async fn create_user(app: &TestApp, body: Value) -> Value {
-    let response = app.post_json("/v1/admin/users", app.admin(), &body).await;
-    response.assert_status(201);
-    let user_id = id(&response.body);
-    assert_eq!(
-        response.header("location"),
-        Some(format!("/v1/admin/users/{user_id}").as_str()),
-        "{response}"
-    );
-    response.body.clone()
+use crate::fixtures::api::{self, in_seconds, location, uuid};
+
+/// Creates a user and checks its `Location`.
+async fn create_user(admin: &Client, email: &str, name: &str, role: UserRole) -> User {
+    let created = admin
+        .admin_create_user()
+        .body_map(|b| b.email(email).name(name).role(role))
+        .send()
+        .await
+        .assert_status(201);
+    let path = format!("/v1/admin/users/{}", created.id);
+    assert_eq!(location(&created), Some(path.as_str()), "{created:?}");
+    created.into_inner()
 }
 
-async fn create_token(app: &TestApp, user_id: &str, body: Value) -> Value {
-    let response = app
-        .post_json(
-            &format!("/v1/admin/users/{user_id}/tokens"),
-            app.admin(),
-            &body,
-        )
-        .await;
-    response.assert_status(201);
-    response.body.clone()
+/// Creates a token for a user, expiring at `expires_at` when given.
+async fn create_token(
+    admin: &Client,
+    user_id: Uuid,
+    name: &str,
+    expires_at: Option<DateTime<Utc>>,
+) -> CreatedToken {
+    admin
+        .admin_create_token()
+        .id(user_id)
+        .body_map(|b| b.name(name).expires_at(expires_at))
+        .send()
+        .await
+        .assert_status(201)
+        .into_inner()
+}
+
+/// Whether `secret` opens the API (a request with it is accepted, or refused as
+/// `unauthenticated`).
+async fn secret_works(app: &TestApp, secret: &str) -> bool {
+    match app.client_as(secret).list_sessions().send().await {
+        Ok(listed) => {
+            assert_eq!(listed.status().as_u16(), 200, "{listed:?}");
+            true
+        }
+        result => {
+            assert_eq!(result.assert_problem(401), "unauthenticated");
+            false
+        }
+    }
+}
+
+/// The raw JSON of a token read (`path`) never holds the secret or its hash: the typed
+/// client would drop such fields unseen, so this reads them raw.
+async fn assert_no_secret(app: &TestApp, path: &str, secret: &str) {
+    let response = app.get(path, app.admin()).await;
+    response.assert_status(200);
+    assert!(
+        !response.text.contains(secret),
+        "the secret is never shown again: {response}"
+    );
+    let body = &response.body;
+    let tokens = match body["items"].as_array() {
+        Some(items) => items.clone(),
+        None => vec![body.clone()],
+    };
+    for token in &tokens {
+        assert!(token.get("secret").is_none(), "no secret field: {token}");
+        assert!(token.get("token_hash").is_none(), "no hash field: {token}");
+    }
 }
 
 both_backends!(create_and_get_user, |app| async move {
-    let user = create_user(
-        &app,
-        json!({"email": "Mixed.Case@Example.COM", "name": "Mixed", "role": "teacher"}),
-    )
-    .await;
-    assert_eq!(user["email"], "mixed.case@example.com", "{user}");
-    assert_eq!(user["name"], "Mixed");
-    assert_eq!(user["role"], "teacher");
+    let admin = app.admin_client();
+    // `null` asks for the default permissions (the client would otherwise send `[]`).
+    let created = admin
+        .admin_create_user()
+        .body_map(|b| {
+            b.email("Mixed.Case@Example.COM")
+                .name("Mixed")
+                .role(UserRole::Teacher)
+                .permissions(None::<Vec<String>>)
+        })
+        .send()
+        .await
+        .assert_status(201);
+    let path = format!("/v1/admin/users/{}", created.id);
+    assert_eq!(location(&created), Some(path.as_str()));
+    let user = created.into_inner();
+    assert_eq!(user.email, "mixed.case@example.com", "{user:?}");
+    assert_eq!(user.name, "Mixed");
+    assert_eq!(user.role, UserRole::Teacher);
+    assert!(user.permissions.is_empty(), "permissions default to none");
+
+    let fetched = admin.admin_get_user().id(user.id).send().await;
     assert_eq!(
-        user["permissions"],
-        json!([]),
-        "permissions default to none"
+        *fetched.assert_status(200),
+        user,
+        "get answers what create answered"
     );
 
-    let fetched = app
-        .get(&format!("/v1/admin/users/{}", id(&user)), app.admin())
-        .await;
-    fetched.assert_status(200);
-    assert_eq!(fetched.body, user, "get answers what create answered");
-
     for email in ["mixed.case@example.com", "MIXED.CASE@example.com"] {
-        let body = json!({"email": email, "name": "Again", "role": "student"});
-        let duplicate = app.post_json("/v1/admin/users", app.admin(), &body).await;
+        let duplicate = admin
+            .admin_create_user()
+            .body_map(|b| b.email(email).name("Again").role(UserRole::Student))
+            .send()
+            .await;
         assert_eq!(duplicate.assert_problem(409), "email_taken", "{email}");
     }
 });
 
 both_backends!(invalid_users_are_422, |app| async move {
-    let bad = [
-        json!({"email": "not-an-email", "name": "A", "role": "student"}),
-        json!({"email": "two words@example.com", "name": "A", "role": "student"}),
-        json!({"email": "a@example.com", "name": "", "role": "student"}),
+    let admin = app.admin_client();
+    for (email, name) in [
+        ("not-an-email", "A"),
+        ("two words@example.com", "A"),
+        ("a@example.com", ""),
+    ] {
+        let response = admin
+            .admin_create_user()
+            .body_map(|b| b.email(email).name(name).role(UserRole::Student))
+            .send()
+            .await;
+        assert_eq!(
+            response.assert_problem(422),
+            "validation_failed",
+            "{email:?} {name:?} must be refused"
+        );
+    }
+    // A role outside `UserRole`, and a missing name, violate the schema: raw requests.
+    for body in [
         json!({"email": "a@example.com", "name": "A", "role": "root"}),
         json!({"email": "a@example.com", "role": "student"}),
-    ];
-    for body in bad {
+    ] {
         let response = app.post_json("/v1/admin/users", app.admin(), &body).await;
         assert_eq!(
             response.assert_problem(422),
@@ -75,135 +149,138 @@ both_backends!(invalid_users_are_422, |app| async move {
             "{body} must be refused"
         );
     }
-    let users = fixtures::all_pages(&app, "/v1/admin/users", 100).await;
+    let users = api::users(&admin, 100).await;
     assert_eq!(users.len(), 1, "only the admin exists: {users:?}");
 });
 
 both_backends!(user_pages_have_no_duplicates_or_gaps, |app| async move {
+    let admin = app.admin_client();
     let mut created = Vec::new();
     for n in 0..5 {
-        let body = json!({"email": format!("p{n}@example.com"), "name": format!("P{n}"), "role": "student"});
-        created.push(id(&create_user(&app, body).await));
+        let email = format!("p{n}@example.com");
+        let user = create_user(&admin, &email, &format!("P{n}"), UserRole::Student).await;
+        created.push(user.id);
     }
-    let admin_id = fixtures::admin_id(&app).await;
+    let admin_id = api::admin_id(&app).await;
+    let list = || admin.admin_list_users();
 
-    let first = app.get("/v1/admin/users?limit=2", app.admin()).await;
-    first.assert_status(200);
-    assert_eq!(items(&first).len(), 2);
-    assert!(first.body["next_cursor"].is_string(), "{first}");
+    let first = list().limit(2).send().await.assert_status(200);
+    assert_eq!(first.items.len(), 2);
+    assert!(first.next_cursor.is_some(), "{first:?}");
 
-    let seen = fixtures::ids(&fixtures::all_pages(&app, "/v1/admin/users", 2).await);
+    let seen: Vec<Uuid> = api::users(&admin, 2).await.iter().map(|u| u.id).collect();
     assert_eq!(seen.len(), 6, "five users and the admin: {seen:?}");
-    let unique: HashSet<&String> = seen.iter().collect();
+    let unique: HashSet<&Uuid> = seen.iter().collect();
     assert_eq!(unique.len(), seen.len(), "no duplicates: {seen:?}");
-    let mut expected: Vec<String> = created.iter().rev().cloned().collect();
+    let mut expected: Vec<Uuid> = created.iter().rev().copied().collect();
     expected.push(admin_id);
     assert_eq!(seen, expected, "newest first, the bootstrap admin last");
 
-    let bad = app.get("/v1/admin/users?cursor=garbage", app.admin()).await;
+    let bad = list().cursor("garbage").send().await;
     assert_eq!(bad.assert_problem(400), "invalid_cursor");
-    let bad = app.get("/v1/admin/users?limit=101", app.admin()).await;
+    let bad = list().limit(101).send().await;
     assert_eq!(bad.assert_problem(400), "invalid_parameter");
 });
 
 both_backends!(patch_user, |app| async move {
-    let user = create_user(
-        &app,
-        json!({"email": "pat@example.com", "name": "Pat", "role": "student"}),
-    )
-    .await;
-    let path = format!("/v1/admin/users/{}", id(&user));
+    let admin = app.admin_client();
+    let user = create_user(&admin, "pat@example.com", "Pat", UserRole::Student).await;
+    let update = || admin.admin_update_user().id(user.id);
+    let get = || admin.admin_get_user().id(user.id).send();
 
-    let renamed = app
-        .patch_json(&path, app.admin(), &json!({"name": "Patricia"}))
-        .await;
-    renamed.assert_status(200);
-    assert_eq!(renamed.body["name"], "Patricia");
-    assert_eq!(renamed.body["role"], "student", "absent fields stay");
-    assert_eq!(renamed.body["email"], "pat@example.com");
+    let renamed = update()
+        .body_map(|b| b.name("Patricia".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(renamed.name, "Patricia");
+    assert_eq!(renamed.role, UserRole::Student, "absent fields stay");
+    assert_eq!(renamed.email, "pat@example.com");
 
-    let changed = app
+    update()
+        .body_map(|b| {
+            b.role(UserRole::Teacher)
+                .permissions(vec!["todos:write:self".to_owned()])
+        })
+        .send()
+        .await
+        .assert_status(200);
+    let fetched = get().await.assert_status(200);
+    assert_eq!(fetched.name, "Patricia");
+    assert_eq!(fetched.role, UserRole::Teacher);
+    assert_eq!(fetched.permissions, vec!["todos:write:self"]);
+    assert_eq!(fetched.created_at, user.created_at);
+
+    let cleared = update()
+        .body_map(|b| b.permissions(Vec::<String>::new()))
+        .send()
+        .await
+        .assert_status(200);
+    assert!(cleared.permissions.is_empty(), "{cleared:?}");
+    let empty_name = update().body_map(|b| b.name(String::new())).send().await;
+    assert_eq!(empty_name.assert_problem(422), "validation_failed");
+    // An update has no `email`: only a raw request can try to change it.
+    let email = app
         .patch_json(
-            &path,
+            &format!("/v1/admin/users/{}", user.id),
             app.admin(),
-            &json!({"role": "teacher", "permissions": ["todos:write:self"]}),
+            &json!({"email": "x@example.com"}),
         )
         .await;
-    changed.assert_status(200);
-    let fetched = app.get(&path, app.admin()).await;
-    assert_eq!(fetched.body["name"], "Patricia");
-    assert_eq!(fetched.body["role"], "teacher");
-    assert_eq!(fetched.body["permissions"], json!(["todos:write:self"]));
-    assert_eq!(fetched.body["created_at"], user["created_at"]);
-
-    let cleared = app
-        .patch_json(&path, app.admin(), &json!({"permissions": []}))
-        .await;
-    assert_eq!(cleared.body["permissions"], json!([]), "{cleared}");
-    let empty_name = app
-        .patch_json(&path, app.admin(), &json!({"name": ""}))
-        .await;
-    assert_eq!(empty_name.assert_problem(422), "validation_failed");
-    let email = app
-        .patch_json(&path, app.admin(), &json!({"email": "x@example.com"}))
-        .await;
     assert_eq!(email.assert_problem(422), "validation_failed");
-    assert_eq!(app.get(&path, app.admin()).await.body["name"], "Patricia");
+    assert_eq!(get().await.assert_status(200).name, "Patricia");
 });
 
 both_backends!(admin_cannot_demote_or_delete_self, |app| async move {
-    let admin_id = fixtures::admin_id(&app).await;
-    let path = format!("/v1/admin/users/{admin_id}");
-    for role in ["teacher", "student"] {
-        let demote = app
-            .patch_json(&path, app.admin(), &json!({"role": role}))
-            .await;
+    let admin = app.admin_client();
+    let admin_id = api::admin_id(&app).await;
+    let update = |id: Uuid| admin.admin_update_user().id(id);
+    for role in [UserRole::Teacher, UserRole::Student] {
+        let demote = update(admin_id).body_map(|b| b.role(role)).send().await;
         assert_eq!(demote.assert_problem(409), "cannot_demote_self");
     }
-    let delete = app.delete(&path, app.admin()).await;
+    let delete = admin.admin_delete_user().id(admin_id).send().await;
     assert_eq!(delete.assert_problem(409), "cannot_delete_self");
 
-    let me = app.get(&path, app.admin()).await;
-    me.assert_status(200);
-    assert_eq!(me.body["role"], "admin");
+    let me = admin.admin_get_user().id(admin_id).send().await;
+    assert_eq!(me.assert_status(200).role, UserRole::Admin);
     // Other changes to oneself are allowed.
-    let renamed = app
-        .patch_json(
-            &path,
-            app.admin(),
-            &json!({"name": "Root", "role": "admin"}),
-        )
-        .await;
-    renamed.assert_status(200);
-    assert_eq!(renamed.body["name"], "Root");
+    let renamed = update(admin_id)
+        .body_map(|b| b.name("Root".to_owned()).role(UserRole::Admin))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(renamed.name, "Root");
 
     // Another admin may be demoted and deleted.
     let (other_id, _) = app.create_user("second@example.com", "admin").await;
-    let other = format!("/v1/admin/users/{other_id}");
-    let demoted = app
-        .patch_json(&other, app.admin(), &json!({"role": "student"}))
-        .await;
-    demoted.assert_status(200);
-    assert_eq!(demoted.body["role"], "student");
+    let demoted = update(uuid(&other_id))
+        .body_map(|b| b.role(UserRole::Student))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(demoted.role, UserRole::Student);
 });
 
 both_backends!(delete_user_without_sessions, |app| async move {
+    let admin = app.admin_client();
     let (user_id, token) = app.create_user("gone@example.com", "student").await;
-    let group = fixtures::group(&app, "Club", None, json!({})).await;
-    fixtures::add_member(&app, &id(&group), &user_id).await;
-    let path = format!("/v1/admin/users/{user_id}");
+    let user_id = uuid(&user_id);
+    let group = api::group(&admin, "Club", None, json!({})).await;
+    api::add_member(&admin, group.id, user_id).await;
+    let delete = || admin.admin_delete_user().id(user_id).send();
 
-    app.delete(&path, app.admin()).await.assert_status(204);
-    app.get(&path, app.admin()).await.assert_problem(404);
-    app.delete(&path, app.admin()).await.assert_problem(404);
-    let members = app
-        .get(
-            &format!("/v1/admin/groups/{}/members", id(&group)),
-            app.admin(),
-        )
-        .await;
-    assert_eq!(items(&members), Vec::<Value>::new(), "memberships go too");
-    let response = app.get("/v1/tools", Some(&token)).await;
+    delete().await.assert_status(204);
+    admin
+        .admin_get_user()
+        .id(user_id)
+        .send()
+        .await
+        .assert_problem(404);
+    delete().await.assert_problem(404);
+    let members = api::members(&admin, group.id, 100).await;
+    assert_eq!(members, Vec::new(), "memberships go too");
+    let response = app.client_as(&token).list_tools().send().await;
     assert_eq!(
         response.assert_problem(401),
         "unauthenticated",
@@ -212,117 +289,91 @@ both_backends!(delete_user_without_sessions, |app| async move {
 });
 
 both_backends!(delete_user_with_a_session_is_409, |app| async move {
-    let student = fixtures::student_with_tool(&app, "busy@example.com").await;
-    fixtures::session(&app, &student.token, &id(&student.tool)).await;
-    let path = format!("/v1/admin/users/{}", student.user_id);
+    let admin = app.admin_client();
+    let student = api::student_with_tool(&app, "busy@example.com").await;
+    let client = app.client_as(&student.token);
+    api::session(&client, student.tool.id).await;
 
-    let response = app.delete(&path, app.admin()).await;
+    let response = admin.admin_delete_user().id(student.user_id).send().await;
     assert_eq!(response.assert_problem(409), "user_has_sessions");
-    app.get(&path, app.admin()).await.assert_status(200);
-    app.get("/v1/sessions", Some(&student.token))
+    admin
+        .admin_get_user()
+        .id(student.user_id)
+        .send()
         .await
         .assert_status(200);
+    client.list_sessions().send().await.assert_status(200);
 });
 
 both_backends!(token_lifecycle, |app| async move {
+    let admin = app.admin_client();
     let (user_id, _) = app.create_user("tok@example.com", "student").await;
-    let created = create_token(&app, &user_id, json!({"name": "laptop"})).await;
-    let secret = created["secret"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no secret: {created}"))
-        .to_owned();
-    let token = &created["token"];
-    let token_id = id(token);
+    let user_id = uuid(&user_id);
+    let CreatedToken { secret, token } = create_token(&admin, user_id, "laptop", None).await;
     assert!(secret.starts_with("prl_"), "{secret}");
-    assert_eq!(token["user_id"], user_id.as_str());
-    assert_eq!(token["name"], "laptop");
-    assert!(token["last_used_at"].is_null(), "{created}");
-    assert!(token["revoked_at"].is_null(), "{created}");
-    assert!(token["expires_at"].is_null(), "{created}");
+    assert_eq!(token.user_id, user_id);
+    assert_eq!(token.name, "laptop");
+    // Unset times are omitted (`None`).
+    assert!(token.last_used_at.is_none(), "{token:?}");
+    assert!(token.revoked_at.is_none(), "{token:?}");
+    assert!(token.expires_at.is_none(), "{token:?}");
 
-    app.get("/v1/sessions", Some(&secret))
-        .await
-        .assert_status(200);
+    assert!(secret_works(&app, &secret).await);
 
-    let tokens_path = format!("/v1/admin/users/{user_id}/tokens");
-    let list = app.get(&tokens_path, app.admin()).await;
-    list.assert_status(200);
+    let listed = api::tokens(&admin, user_id).await;
+    assert_eq!(listed.len(), 2, "the CLI's token and ours: {listed:?}");
+    assert_no_secret(&app, &format!("/v1/admin/users/{user_id}/tokens"), &secret).await;
+    assert_eq!(listed[0].id, token.id, "newest first");
+    let prefix = &listed[0].prefix;
     assert!(
-        !list.text.contains(&secret),
-        "the secret is never listed: {list}"
-    );
-    let listed = items(&list);
-    assert_eq!(listed.len(), 2, "the CLI's token and ours: {list}");
-    for item in &listed {
-        assert!(item.get("secret").is_none(), "no secret field: {item}");
-        assert!(item.get("token_hash").is_none(), "no hash field: {item}");
-    }
-    assert_eq!(listed[0]["id"], token_id.as_str(), "newest first");
-    let prefix = listed[0]["prefix"].as_str().unwrap_or_default();
-    assert!(
-        prefix.len() >= 4 && secret.starts_with(prefix) && prefix.len() < secret.len(),
+        prefix.len() >= 4 && secret.starts_with(prefix.as_str()) && prefix.len() < secret.len(),
         "the prefix starts the secret: {prefix:?}"
     );
     assert!(
-        listed[0]["last_used_at"].is_string(),
-        "last_used_at is set by a use: {list}"
+        listed[0].last_used_at.is_some(),
+        "last_used_at is set by a use: {listed:?}"
     );
 
-    let revoke_path = format!("/v1/admin/tokens/{token_id}");
-    let revoked = app.delete(&revoke_path, app.admin()).await;
-    revoked.assert_status(200);
-    assert!(revoked.body["revoked_at"].is_string(), "{revoked}");
-    let response = app.get("/v1/sessions", Some(&secret)).await;
-    assert_eq!(response.assert_problem(401), "unauthenticated");
+    let revoke = || admin.admin_revoke_token().id(token.id).send();
+    let revoked = revoke().await.assert_status(200).into_inner();
+    assert!(revoked.revoked_at.is_some(), "{revoked:?}");
+    assert!(
+        !secret_works(&app, &secret).await,
+        "a revoked token is refused"
+    );
 
-    let again = app.delete(&revoke_path, app.admin()).await;
-    again.assert_status(200);
+    let again = revoke().await.assert_status(200);
     assert_eq!(
-        again.body["revoked_at"], revoked.body["revoked_at"],
+        again.revoked_at, revoked.revoked_at,
         "revoking twice keeps the first time"
     );
-    let list = app.get(&tokens_path, app.admin()).await;
-    let ours = items(&list)
-        .into_iter()
-        .find(|t| t["id"] == token_id.as_str())
-        .unwrap_or_else(|| panic!("revoked tokens are still listed: {list}"));
-    assert_eq!(ours["revoked_at"], revoked.body["revoked_at"]);
-    let fetched = app.get(&revoke_path, app.admin()).await;
-    fetched.assert_status(200);
-    assert_eq!(fetched.body["revoked_at"], revoked.body["revoked_at"]);
-    assert!(fetched.body.get("secret").is_none(), "{fetched}");
+    let listed = api::tokens(&admin, user_id).await;
+    let ours = listed
+        .iter()
+        .find(|t| t.id == token.id)
+        .unwrap_or_else(|| panic!("revoked tokens are still listed: {listed:?}"));
+    assert_eq!(ours.revoked_at, revoked.revoked_at);
+    let fetched = admin.admin_get_token().id(token.id).send().await;
+    assert_eq!(fetched.assert_status(200).revoked_at, revoked.revoked_at);
+    assert_no_secret(&app, &format!("/v1/admin/tokens/{}", token.id), &secret).await;
 });
 
 both_backends!(token_expiry, |app| async move {
+    let admin = app.admin_client();
     let (user_id, _) = app.create_user("exp@example.com", "student").await;
-    let expired = create_token(
-        &app,
-        &user_id,
-        json!({"name": "old", "expires_at": in_seconds(-60)}),
-    )
-    .await;
-    let secret = expired["secret"].as_str().unwrap_or_default();
-    assert!(expired["token"]["expires_at"].is_string(), "{expired}");
-    let response = app.get("/v1/sessions", Some(secret)).await;
-    assert_eq!(response.assert_problem(401), "unauthenticated");
+    let user_id = uuid(&user_id);
+    let expired = create_token(&admin, user_id, "old", Some(in_seconds(-60))).await;
+    assert!(expired.token.expires_at.is_some(), "{expired:?}");
+    assert!(!secret_works(&app, &expired.secret).await, "expired");
 
-    let live = create_token(
-        &app,
-        &user_id,
-        json!({"name": "new", "expires_at": in_seconds(3600)}),
-    )
-    .await;
-    let secret = live["secret"].as_str().unwrap_or_default();
-    app.get("/v1/sessions", Some(secret))
-        .await
-        .assert_status(200);
+    let live = create_token(&admin, user_id, "new", Some(in_seconds(3600))).await;
+    assert!(secret_works(&app, &live.secret).await);
 
-    let nameless = app
-        .post_json(
-            &format!("/v1/admin/users/{user_id}/tokens"),
-            app.admin(),
-            &json!({"name": ""}),
-        )
+    let nameless = admin
+        .admin_create_token()
+        .id(user_id)
+        .body_map(|b| b.name(""))
+        .send()
         .await;
     assert_eq!(nameless.assert_problem(422), "validation_failed");
 });

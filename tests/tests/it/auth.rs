@@ -1,72 +1,105 @@
 //! Bearer authentication and the admin role check.
+//!
+//! Through the typed client (`parley_tests::client`): a missing or unknown token is just
+//! a client without or with another `Authorization` header, so no request here is raw.
 
-use parley_tests::both_backends;
+use parley_tests::client::{Client, Error};
+use parley_tests::{ApiResult, both_backends, problem};
+
+use crate::fixtures::api::uuid;
+
+/// Whether the bootstrap admin is among the users the client lists (one page of 100).
+async fn lists_the_admin(client: &Client, email: &str) -> bool {
+    let users = client
+        .admin_list_users()
+        .limit(100)
+        .send()
+        .await
+        .assert_status(200)
+        .into_inner();
+    users.items.iter().any(|u| u.email == email)
+}
 
 both_backends!(missing_token_is_401_with_challenge, |app| async move {
-    let response = app.get("/v1/sessions", None).await;
-    assert_eq!(response.assert_problem(401), "unauthenticated");
+    let result = app.anonymous_client().list_sessions().send().await;
+    let challenge = match &result {
+        Err(Error::ErrorResponse(response)) => response.headers().get("www-authenticate").cloned(),
+        _ => None,
+    };
+    let (status, problem) = problem(result);
+    assert_eq!(
+        (status, problem.code.as_str()),
+        (401, "unauthenticated"),
+        "{problem:?}"
+    );
     assert!(
-        response.header("www-authenticate").is_some(),
-        "a 401 must carry WWW-Authenticate: {response}"
+        challenge.is_some(),
+        "a 401 must carry WWW-Authenticate: {problem:?}"
     );
 });
 
 both_backends!(garbage_token_is_401, |app| async move {
-    let response = app.get("/v1/sessions", Some("prl_not-a-real-token")).await;
+    let response = app
+        .client_as("prl_not-a-real-token")
+        .list_sessions()
+        .send()
+        .await;
     assert_eq!(response.assert_problem(401), "unauthenticated");
 });
 
 both_backends!(valid_token_is_accepted, |app| async move {
-    app.get("/v1/sessions", app.admin())
+    app.admin_client()
+        .list_sessions()
+        .send()
         .await
         .assert_status(200);
     let (_, token) = app.create_user("student@example.com", "student").await;
-    app.get("/v1/sessions", Some(&token))
+    app.client_as(&token)
+        .list_sessions()
+        .send()
         .await
         .assert_status(200);
 });
 
 both_backends!(revoked_token_is_401, |app| async move {
     let (user_id, token) = app.create_user("revoked@example.com", "student").await;
-    app.get("/v1/sessions", Some(&token))
-        .await
-        .assert_status(200);
+    let me = app.client_as(&token);
+    me.list_sessions().send().await.assert_status(200);
 
-    let tokens = app
-        .get(&format!("/v1/admin/users/{user_id}/tokens"), app.admin())
-        .await;
-    tokens.assert_status(200);
-    let items = tokens.body["items"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no `items` list: {tokens}"));
+    let admin = app.admin_client();
+    let tokens = admin
+        .admin_list_tokens()
+        .id(uuid(&user_id))
+        .send()
+        .await
+        .assert_status(200)
+        .into_inner();
+    let items = &tokens.items;
     // The one whose prefix starts the token, or the user's only token.
     let item = items
         .iter()
-        .find(|item| {
-            item["prefix"]
-                .as_str()
-                .is_some_and(|prefix| !prefix.is_empty() && token.starts_with(prefix))
-        })
+        .find(|item| !item.prefix.is_empty() && token.starts_with(&item.prefix))
         .or_else(|| (items.len() == 1).then(|| &items[0]))
-        .unwrap_or_else(|| panic!("cannot tell which token is ours: {tokens}"));
-    let token_id = item["id"].as_str().expect("the token's id");
+        .unwrap_or_else(|| panic!("cannot tell which token is ours: {tokens:?}"));
 
-    let revoked = app
-        .delete(&format!("/v1/admin/tokens/{token_id}"), app.admin())
-        .await;
-    assert!(
-        (200..300).contains(&revoked.status),
-        "revoking failed: {revoked}"
-    );
-    let response = app.get("/v1/sessions", Some(&token)).await;
+    let revoked = admin
+        .admin_revoke_token()
+        .id(item.id)
+        .send()
+        .await
+        .assert_status(200);
+    assert!(revoked.revoked_at.is_some(), "{:?}", *revoked);
+    let response = me.list_sessions().send().await;
     assert_eq!(response.assert_problem(401), "unauthenticated");
 });
 
 both_backends!(student_on_admin_route_is_403, |app| async move {
     let (_, token) = app.create_user("pupil@example.com", "student").await;
-    let response = app.get("/v1/admin/users", Some(&token)).await;
+    let response = app.client_as(&token).admin_list_users().send().await;
     assert_eq!(response.assert_problem(403), "forbidden");
-    app.get("/v1/admin/users", app.admin())
+    app.admin_client()
+        .admin_list_users()
+        .send()
         .await
         .assert_status(200);
 });
@@ -76,25 +109,29 @@ both_backends!(tokens_never_reach_the_logs, |backend: Backend| async move {
     let app = parley_tests::TestApp::spawn_with_env(backend, &[("PARLEY_LOG", "trace")]).await;
     let (user_id, token) = app.create_user("secretive@example.com", "student").await;
     let created = app
-        .post_json(
-            &format!("/v1/admin/users/{user_id}/tokens"),
-            app.admin(),
-            &serde_json::json!({"name": "laptop"}),
-        )
-        .await;
-    created.assert_status(201);
-    let minted = created.body["secret"]
-        .as_str()
-        .expect("the secret, once")
-        .to_owned();
+        .admin_client()
+        .admin_create_token()
+        .id(uuid(&user_id))
+        .body_map(|b| b.name("laptop"))
+        .send()
+        .await
+        .assert_status(201);
+    let minted = created.secret.clone();
+    assert!(!minted.is_empty(), "the secret, once: {:?}", *created);
     let typo = format!("{minted}x");
-    app.get("/v1/sessions", Some(&token))
+    app.client_as(&token)
+        .list_sessions()
+        .send()
         .await
         .assert_status(200);
-    app.get("/v1/sessions", Some(&minted))
+    app.client_as(&minted)
+        .list_sessions()
+        .send()
         .await
         .assert_status(200);
-    app.get("/v1/sessions", Some(&typo))
+    app.client_as(&typo)
+        .list_sessions()
+        .send()
         .await
         .assert_problem(401);
 
@@ -134,9 +171,10 @@ both_backends!(
         };
         let tokens = printed(&app.full_server_log());
         assert_eq!(tokens.len(), 1, "one token printed: {}", app.server_log());
-        let me = app.get("/v1/admin/users", Some(&tokens[0])).await;
-        me.assert_status(200);
-        assert!(me.text.contains("admin@parley.local"), "{me}");
+        assert!(
+            lists_the_admin(&app.client_as(&tokens[0]), "admin@parley.local").await,
+            "the printed token is the admin's"
+        );
         assert_ne!(tokens[0], app.admin_token, "not the harness's token");
 
         app.restart().await;
@@ -145,7 +183,10 @@ both_backends!(
             1,
             "a restart prints no new token"
         );
-        app.get("/v1/admin/users", Some(&tokens[0]))
+        // A new client: the restarted server listens elsewhere.
+        app.client_as(&tokens[0])
+            .admin_list_users()
+            .send()
             .await
             .assert_status(200);
     }

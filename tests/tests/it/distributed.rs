@@ -3,20 +3,29 @@
 //! Turns are accepted by one process and run by another, so everything between them —
 //! the queue, the event log, cancel, leases — goes through Redis and PostgreSQL.
 //! PostgreSQL only: the workers need Redis and a server database.
+//!
+//! Requests go through the typed client (`parley_tests::client`, `parley_tests::typed`);
+//! feeds are read over plain HTTP with the SSE parser, and the one raw request asks for
+//! a feed the client cannot ask for.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
 use parley_mock_llm::{MockConfig, MockLlm, Outcome};
+use parley_tests::client::Client;
+use parley_tests::client::types::{MessageRole, PromptState};
 use parley_tests::turns::{
     assert_gap_free, assert_one_text_block_completed, config_path, kinds_of, mock_provider_config,
     mock_tokens, prompt_id_of, text_of,
 };
-use parley_tests::{Backend, CLUSTER_WORKERS, Cluster, SseEvent, fresh_redis_database, run_test};
+use parley_tests::{
+    ApiResult, Backend, CLUSTER_WORKERS, Cluster, SseEvent, fresh_redis_database, run_test, typed,
+};
 use serde_json::json;
 use tempfile::NamedTempFile;
+use uuid::Uuid;
 
-use crate::fixtures::{self, id};
+use crate::fixtures::api::{self, uuid};
 
 /// The most one event (or one turn's end) may keep a reader waiting.
 const WAIT: Duration = Duration::from_secs(20);
@@ -32,8 +41,8 @@ struct Distributed {
     cluster: Cluster,
     mock: MockLlm,
     token: String,
-    tool_id: String,
-    session_id: String,
+    tool_id: Uuid,
+    session_id: Uuid,
     _config: NamedTempFile,
 }
 
@@ -48,11 +57,11 @@ async fn distributed() -> Distributed {
     let mock = MockLlm::start(MockConfig::default()).await;
     let config = mock_provider_config(&mock.base_url(), &worker_settings());
     let cluster = Cluster::spawn(&[("PARLEY_CONFIG", &config_path(&config))]).await;
-    let student = fixtures::student_with_tool(&cluster, "far@example.com").await;
-    let tool_id = id(&student.tool);
-    let session = fixtures::session(&cluster, &student.token, &tool_id).await;
+    let student = api::student_with_tool(&cluster, "far@example.com").await;
+    let tool_id = student.tool.id;
+    let session = api::session(&cluster.client_as(&student.token), tool_id).await;
     Distributed {
-        session_id: id(&session),
+        session_id: session.id,
         token: student.token,
         tool_id,
         cluster,
@@ -62,11 +71,16 @@ async fn distributed() -> Distributed {
 }
 
 impl Distributed {
-    async fn post_cancel(&self, path: &str) {
+    /// A typed client of the student.
+    fn student(&self) -> Client {
+        self.cluster.client_as(&self.token)
+    }
+
+    /// Opens the feed of a prompt from its start.
+    async fn feed(&self, prompt_id: Uuid) -> parley_tests::SseReader {
         self.cluster
-            .post_json(path, Some(&self.token), &json!({}))
+            .prompt_events(&self.token, &prompt_id.to_string(), None)
             .await
-            .assert_status(202);
     }
 }
 
@@ -103,7 +117,7 @@ async fn a_streamed_turn_follows_the_protocol_and_is_persisted() {
         let d = distributed().await;
         let mut feed = d
             .cluster
-            .stream_message(&d.token, &d.session_id, "hello from afar")
+            .stream_message(&d.token, &d.session_id.to_string(), "hello from afar")
             .await;
         assert_eq!(feed.status, 200);
         let location = feed
@@ -124,25 +138,20 @@ async fn a_streamed_turn_follows_the_protocol_and_is_persisted() {
         assert_eq!(complete["vendor"], "mock");
 
         // What was streamed is what was stored: the message and its one block.
-        let messages = d.cluster.session_messages(&d.token, &d.session_id).await;
+        let student = d.student();
+        let messages = typed::messages(&student, d.session_id).await;
         assert_eq!(messages.len(), 2, "{messages:?}");
         assert_eq!(
-            (
-                messages[0]["role"].as_str(),
-                messages[0]["content"].as_str()
-            ),
-            (Some("user"), Some("hello from afar"))
+            (messages[0].role, messages[0].content.as_str()),
+            (MessageRole::User, "hello from afar")
         );
         assert_eq!(
-            (
-                messages[1]["role"].as_str(),
-                messages[1]["content"].as_str()
-            ),
-            (Some("assistant"), Some(text.as_str()))
+            (messages[1].role, messages[1].content.as_str()),
+            (MessageRole::Assistant, text.as_str())
         );
-        assert_eq!(messages[1]["id"], complete["message_id"]);
-        assert_eq!(messages[1]["is_complete"], true);
-        let message_id = messages[1]["id"].as_str().unwrap();
+        assert_eq!(json!(messages[1].id), complete["message_id"]);
+        assert!(messages[1].is_complete, "{messages:?}");
+        let message_id = messages[1].id;
         let blocks = d
             .cluster
             .count(&format!(
@@ -166,9 +175,9 @@ async fn a_streamed_turn_follows_the_protocol_and_is_persisted() {
             ))
             .await;
         assert_eq!(usage, 1, "one usage row for the one LLM call");
-        let prompt = d.cluster.prompt(&d.token, &prompt_id).await;
-        assert_eq!(prompt["state"], "completed", "{prompt}");
-        assert_eq!(prompt["attempt"], 1);
+        let prompt = typed::prompt(&student, uuid(&prompt_id)).await;
+        assert_eq!(prompt.state, PromptState::Completed, "{prompt:?}");
+        assert_eq!(prompt.attempt, 1);
         let request = d.mock.requests().pop().expect("the mock was called");
         assert_eq!(request.last_user_message(), Some("hello from afar"));
         assert_eq!(request.outcome, Outcome::Completed);
@@ -184,19 +193,18 @@ async fn concurrent_turns_spread_over_both_workers() {
         // they can only all run if both workers take some.
         const TURNS: usize = 6;
         const TOKENS: usize = 40;
-        let mut sessions = vec![d.session_id.clone()];
+        let student = d.student();
+        let mut sessions = vec![d.session_id];
         for _ in 1..TURNS {
-            sessions.push(id(
-                &fixtures::session(&d.cluster, &d.token, &d.tool_id).await
-            ));
+            sessions.push(api::session(&student, d.tool_id).await.id);
         }
         let mut prompts = Vec::new();
         for (i, session) in sessions.iter().enumerate() {
             let content = format!("[[mock tokens={TOKENS} token_delay_ms=50]] turn {i}");
             prompts.push(
-                d.cluster
-                    .send_in_background(&d.token, session, &content)
-                    .await,
+                typed::send_in_background(&student, *session, &content)
+                    .await
+                    .prompt_id,
             );
         }
 
@@ -232,16 +240,16 @@ async fn concurrent_turns_spread_over_both_workers() {
         );
 
         for prompt_id in &prompts {
-            let mut feed = d.cluster.prompt_events(&d.token, prompt_id, None).await;
-            let events = to_terminal(&mut feed, WAIT, prompt_id).await;
+            let mut feed = d.feed(*prompt_id).await;
+            let events = to_terminal(&mut feed, WAIT, &prompt_id.to_string()).await;
             assert_gap_free(&events);
             assert_one_text_block_completed(&events);
             assert_eq!(text_of(&events), mock_tokens(TOKENS));
-            let prompt = d.cluster.prompt(&d.token, prompt_id).await;
+            let prompt = typed::prompt(&student, *prompt_id).await;
             assert_eq!(
-                (prompt["state"].as_str(), prompt["attempt"].as_i64()),
-                (Some("completed"), Some(1)),
-                "{prompt}"
+                (prompt.state, prompt.attempt),
+                (PromptState::Completed, 1),
+                "{prompt:?}"
             );
         }
     })
@@ -252,15 +260,14 @@ async fn concurrent_turns_spread_over_both_workers() {
 async fn readers_of_one_prompt_see_the_same_stream_and_join_mid_turn() {
     run_test(Backend::Postgres, |_| async {
         let d = distributed().await;
-        let prompt_id = d
-            .cluster
-            .send_in_background(
-                &d.token,
-                &d.session_id,
-                "[[mock tokens=40 token_delay_ms=25]] go",
-            )
-            .await;
-        let mut first = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+        let prompt_id = typed::send_in_background(
+            &d.student(),
+            d.session_id,
+            "[[mock tokens=40 token_delay_ms=25]] go",
+        )
+        .await
+        .prompt_id;
+        let mut first = d.feed(prompt_id).await;
         let mut head = Vec::new();
         for _ in 0..6 {
             head.push(first.next(WAIT).await.expect("an event"));
@@ -272,10 +279,10 @@ async fn readers_of_one_prompt_see_the_same_stream_and_join_mid_turn() {
         let joined_after = head.last().unwrap().seq();
         let mut late = d
             .cluster
-            .prompt_events(&d.token, &prompt_id, Some(joined_after))
+            .prompt_events(&d.token, &prompt_id.to_string(), Some(joined_after))
             .await;
-        let mut second = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
-        let mut third = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+        let mut second = d.feed(prompt_id).await;
+        let mut third = d.feed(prompt_id).await;
 
         let rest = to_terminal(&mut first, WAIT, "the first reader").await;
         let late_events = to_terminal(&mut late, WAIT, "the late reader").await;
@@ -305,15 +312,20 @@ async fn cancel_through_the_api_stops_the_worker_process() {
             .cluster
             .stream_message(
                 &d.token,
-                &d.session_id,
+                &d.session_id.to_string(),
                 "[[mock tokens=400 token_delay_ms=20]] long answer",
             )
             .await;
         let seen = until_deltas(&mut feed, 5).await;
-        let prompt_id = prompt_id_of(&seen);
+        let prompt_id = uuid(&prompt_id_of(&seen));
+        let student = d.student();
         let cancelled_at = Instant::now();
-        d.post_cancel(&format!("/v1/prompts/{prompt_id}/cancel"))
-            .await;
+        student
+            .cancel_prompt()
+            .id(prompt_id)
+            .send()
+            .await
+            .assert_status(202);
         let rest = to_terminal(&mut feed, WAIT, "the cancelled turn").await;
         let all: Vec<SseEvent> = seen.into_iter().chain(rest).collect();
         assert_gap_free(&all);
@@ -355,13 +367,13 @@ async fn cancel_through_the_api_stops_the_worker_process() {
             cancelled_at.elapsed()
         );
 
-        let prompt = d.cluster.prompt(&d.token, &prompt_id).await;
-        assert_eq!(prompt["state"], "canceled", "{prompt}");
-        let messages = d.cluster.session_messages(&d.token, &d.session_id).await;
+        let prompt = typed::prompt(&student, prompt_id).await;
+        assert_eq!(prompt.state, PromptState::Canceled, "{prompt:?}");
+        let messages = typed::messages(&student, d.session_id).await;
         let answer = &messages[1];
-        assert_eq!(answer["role"], "assistant", "{messages:?}");
-        assert_eq!(answer["is_complete"], false, "{messages:?}");
-        let kept = answer["content"].as_str().unwrap();
+        assert_eq!(answer.role, MessageRole::Assistant, "{messages:?}");
+        assert!(!answer.is_complete, "{messages:?}");
+        let kept = answer.content.as_str();
         assert!(
             !kept.is_empty() && streamed.starts_with(kept),
             "partial content is kept: stored {kept:?}, streamed {streamed:?}"
@@ -369,29 +381,28 @@ async fn cancel_through_the_api_stops_the_worker_process() {
 
         // The session's cancel route reaches a worker process too, here before or
         // after it has claimed the prompt.
-        let second = d
-            .cluster
-            .send_in_background(
-                &d.token,
-                &d.session_id,
-                "[[mock tokens=400 token_delay_ms=20]] another long one",
-            )
-            .await;
-        let mut second_feed = d.cluster.prompt_events(&d.token, &second, None).await;
+        let second = typed::send_in_background(
+            &student,
+            d.session_id,
+            "[[mock tokens=400 token_delay_ms=20]] another long one",
+        )
+        .await
+        .prompt_id;
+        let mut second_feed = d.feed(second).await;
         until_deltas(&mut second_feed, 2).await;
-        d.post_cancel(&format!("/v1/sessions/{}/cancel", d.session_id))
-            .await;
+        student
+            .cancel_session_prompt()
+            .id(d.session_id)
+            .send()
+            .await
+            .assert_status(202);
         let rest = to_terminal(&mut second_feed, WAIT, "the second cancelled turn").await;
         assert_eq!(rest.last().unwrap().event, "cancelled", "{rest:?}");
-        d.cluster
-            .wait_for_prompt_state(&d.token, &second, "canceled", WAIT)
-            .await;
-        let done = d
-            .cluster
-            .send_message(&d.token, &d.session_id, "next", "")
-            .await;
-        done.assert_status(201);
-        assert_eq!(done.body["payload"]["message"], "Echo: next");
+        typed::wait_for_prompt_state(&student, second, PromptState::Canceled, WAIT).await;
+        let done = typed::send_message(&student, d.session_id, "next")
+            .await
+            .assert_status(201);
+        assert_eq!(done.payload.message, "Echo: next");
     })
     .await;
 }
@@ -402,15 +413,15 @@ async fn cancel_through_the_api_stops_the_worker_process() {
 /// time from the kill to the turn's end.
 async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> Duration {
     const TOKENS: usize = 40;
-    let prompt_id = d
-        .cluster
-        .send_in_background(
-            &d.token,
-            &d.session_id,
-            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] survive this"),
-        )
-        .await;
-    let mut reader = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+    let student = d.student();
+    let prompt_id = typed::send_in_background(
+        &student,
+        d.session_id,
+        &format!("[[mock tokens={TOKENS} token_delay_ms=50]] survive this"),
+    )
+    .await
+    .prompt_id;
+    let mut reader = d.feed(prompt_id).await;
     let head = until_deltas(&mut reader, 3).await;
 
     let streaming = d.cluster.workers_connected_to(d.mock.addr());
@@ -439,7 +450,7 @@ async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> Duration {
     assert!(first.is_some(), "the dead worker's upstream request ended");
 
     // A reader who joins while nobody runs the turn.
-    let mut joiner = d.cluster.prompt_events(&d.token, &prompt_id, None).await;
+    let mut joiner = d.feed(prompt_id).await;
     if kill_all {
         // Once the dead worker's lease has lapsed, a fresh worker's start-up reaper
         // pass takes the prompt over at once.
@@ -492,20 +503,20 @@ async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> Duration {
         "a reader joining after the kill sees the same stream"
     );
 
-    let prompt = d.cluster.prompt(&d.token, &prompt_id).await;
+    let prompt = typed::prompt(&student, prompt_id).await;
     assert_eq!(
-        (prompt["state"].as_str(), prompt["attempt"].as_i64()),
-        (Some("completed"), Some(2)),
-        "{prompt}"
+        (prompt.state, prompt.attempt),
+        (PromptState::Completed, 2),
+        "{prompt:?}"
     );
-    let messages = d.cluster.session_messages(&d.token, &d.session_id).await;
+    let messages = typed::messages(&student, d.session_id).await;
     assert_eq!(
         messages.len(),
         2,
         "one user and one assistant message: {messages:?}"
     );
-    assert_eq!(messages[1]["content"], answer.as_str(), "{messages:?}");
-    assert_eq!(messages[1]["is_complete"], true);
+    assert_eq!(messages[1].content, answer, "{messages:?}");
+    assert!(messages[1].is_complete, "{messages:?}");
     let blocks = d
         .cluster
         .count(&format!(
@@ -529,12 +540,10 @@ async fn a_turn_whose_worker_is_killed_completes_on_the_other_worker() {
         let took = worker_dies_mid_turn(&mut d, false).await;
         eprintln!("killed worker → turn completed by the survivor after {took:?}");
         // The survivor serves the next turn as usual.
-        let next = d
-            .cluster
-            .send_message(&d.token, &d.session_id, "still there?", "")
-            .await;
-        next.assert_status(201);
-        assert_eq!(next.body["payload"]["message"], "Echo: still there?");
+        let next = typed::send_message(&d.student(), d.session_id, "still there?")
+            .await
+            .assert_status(201);
+        assert_eq!(next.payload.message, "Echo: still there?");
     })
     .await;
 }
@@ -563,24 +572,18 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
             &[("PARLEY_CONFIG", &config_path(&config))],
         )
         .await;
-        let student = fixtures::student_with_tool(&cluster, "offline@example.com").await;
-        let session = fixtures::session(&cluster, &student.token, &id(&student.tool)).await;
-        let session_id = id(&session);
+        let student = api::student_with_tool(&cluster, "offline@example.com").await;
         let token = student.token;
+        let me = cluster.client_as(&token);
+        let session_id = api::session(&me, student.tool.id).await.id;
 
         // Every way of sending a message answers 503 with a problem body.
-        let background = cluster
-            .send_message(&token, &session_id, "first try", "?background=true")
-            .await;
-        assert_eq!(
-            background.assert_problem(503),
-            "unavailable",
-            "{background}"
-        );
-        let json = cluster
-            .send_message(&token, &session_id, "second try", "")
-            .await;
-        assert_eq!(json.assert_problem(503), "unavailable", "{json}");
+        let background = typed::send_message_in_background(&me, session_id, "first try").await;
+        assert_eq!(background.assert_problem(503), "unavailable");
+        let json = typed::send_message(&me, session_id, "second try").await;
+        assert_eq!(json.assert_problem(503), "unavailable");
+        // `Accept: text/event-stream` is no request the client makes (it asks for JSON):
+        // a raw request.
         let sse = cluster
             .send(
                 cluster
@@ -598,15 +601,18 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
 
         // Nothing was lost: each message is a `failed` (resumable) prompt, and the
         // session is free again.
-        let failed = cluster
+        let failed: Vec<Uuid> = cluster
             .query_strings(&format!(
                 "SELECT id::text FROM prompts WHERE session_id = '{session_id}' \
                  AND state = 'failed' AND error_code = 'unavailable' ORDER BY id"
             ))
-            .await;
+            .await
+            .iter()
+            .map(|id| uuid(id))
+            .collect();
         assert_eq!(failed.len(), 3, "three failed prompts: {failed:?}");
-        let first = cluster.prompt(&token, &failed[0]).await;
-        assert_eq!(first["state"], "failed", "{first}");
+        let first = typed::prompt(&me, failed[0]).await;
+        assert_eq!(first.state, PromptState::Failed, "{first:?}");
         let inputs = cluster
             .count(&format!(
                 "SELECT COUNT(*) FROM prompts WHERE session_id = '{session_id}' \
@@ -614,25 +620,21 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
             ))
             .await;
         assert_eq!(inputs, 3, "the messages are kept on their prompts");
-        let streaming = cluster
-            .get(
-                &format!("/v1/sessions/{session_id}/streaming"),
-                Some(&token),
-            )
-            .await;
-        streaming.assert_status(200);
-        assert!(streaming.body["prompt"].is_null(), "{streaming}");
+        let streaming = me
+            .get_streaming_state()
+            .id(session_id)
+            .send()
+            .await
+            .assert_status(200);
+        assert!(streaming.prompt.is_none(), "{:?}", *streaming);
 
         // Reads come from PostgreSQL and keep working.
-        let sessions = cluster.get("/v1/sessions", Some(&token)).await;
-        sessions.assert_status(200);
-        assert_eq!(
-            fixtures::ids(&fixtures::items(&sessions)),
-            std::slice::from_ref(&session_id),
-            "{sessions}"
-        );
-        cluster
-            .get(&format!("/v1/sessions/{session_id}/messages"), Some(&token))
+        let sessions = me.list_sessions().send().await.assert_status(200);
+        let ids: Vec<Uuid> = sessions.items.iter().map(|s| s.id).collect();
+        assert_eq!(ids, [session_id], "{:?}", *sessions);
+        me.list_session_messages()
+            .id(session_id)
+            .send()
             .await
             .assert_status(200);
 
@@ -641,23 +643,21 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
             .await
             .unwrap_or_else(|err| panic!("{err:#}"));
         cluster.switch_redis(&redis).await;
-        let resumed = cluster
-            .post_json(
-                &format!("/v1/prompts/{}/resume", failed[0]),
-                Some(&token),
-                &json!({}),
-            )
+        // A new client: the restarted api listens elsewhere.
+        let me = cluster.client_as(&token);
+        me.resume_prompt()
+            .id(failed[0])
+            .send()
+            .await
+            .assert_status(202);
+        let mut feed = cluster
+            .prompt_events(&token, &failed[0].to_string(), None)
             .await;
-        resumed.assert_status(202);
-        let mut feed = cluster.prompt_events(&token, &failed[0], None).await;
         let events = to_terminal(&mut feed, WAIT, "the resumed turn").await;
         assert_eq!(events.last().unwrap().event, "complete", "{events:?}");
         assert_eq!(text_of(&events), "Echo: first try");
-        let messages = cluster.session_messages(&token, &session_id).await;
-        let contents: Vec<&str> = messages
-            .iter()
-            .map(|m| m["content"].as_str().unwrap_or_default())
-            .collect();
+        let messages = typed::messages(&me, session_id).await;
+        let contents: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
         assert_eq!(contents, ["first try", "Echo: first try"]);
     })
     .await;

@@ -1,9 +1,10 @@
 //! `parley migrate`: status, a full `down` and `up` again, and a server that starts on
-//! the rebuilt schema (its start-up re-creates the bootstrap admin).
+//! the rebuilt schema (its start-up re-creates the bootstrap admin), asked through the
+//! typed client (`parley_tests::client`).
 
 use std::collections::BTreeMap;
 
-use parley_tests::{TestApp, both_backends};
+use parley_tests::{ApiResult, TestApp, both_backends};
 
 /// Reads `parley migrate status` output: every line naming a migration
 /// (`mYYYYMMDD_HHMMSS_…`) and saying `applied` or `pending`. Returns name → applied.
@@ -85,8 +86,14 @@ both_backends!(
         assert_eq!(after_up, status, "after up");
 
         app.start().await;
-        app.get("/readyz", None).await.assert_status(200);
-        app.get("/v1/admin/users", app.admin())
+        app.anonymous_client()
+            .readyz()
+            .send()
+            .await
+            .assert_status(200);
+        app.admin_client()
+            .admin_list_users()
+            .send()
             .await
             .assert_status(200);
     }

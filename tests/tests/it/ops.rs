@@ -1,38 +1,37 @@
 //! Operational endpoints: liveness, readiness (database, Redis) and the OpenAPI document.
+//!
+//! `/healthz` and `/readyz` through the typed client (`parley_tests::client`);
+//! `/openapi.json` and `/docs` are no operations of the document, so they stay raw.
 
-use parley_tests::{TestApp, both_backends, test_redis_url};
-use serde_json::Value;
+use parley_tests::client::types::Readiness;
+use parley_tests::{ApiResult, TestApp, both_backends, test_redis_url};
 
-/// Whether `value` has a `key` anywhere whose check passed: `"ok"`/`"up"`/`"pass"`/`true`,
-/// or an object whose `status` is one of those.
-fn check_passed(value: &Value, key: &str) -> bool {
-    fn ok(v: &Value) -> bool {
-        match v {
-            Value::Bool(b) => *b,
-            Value::String(s) => matches!(s.to_ascii_lowercase().as_str(), "ok" | "up" | "pass"),
-            Value::Object(o) => o.get("status").is_some_and(ok),
-            _ => false,
-        }
-    }
-    match value {
-        Value::Object(o) => o
-            .iter()
-            .any(|(k, v)| (k == key && ok(v)) || check_passed(v, key)),
-        Value::Array(a) => a.iter().any(|v| check_passed(v, key)),
-        _ => false,
-    }
+/// Whether the readiness report has a check `name` that passed (`ok`, as documented).
+fn check_passed(readiness: &Readiness, name: &str) -> bool {
+    readiness.checks.get(name).map(String::as_str) == Some("ok")
 }
 
 both_backends!(healthz_answers_200, |app| async move {
-    app.get("/healthz", None).await.assert_status(200);
+    let health = app
+        .anonymous_client()
+        .healthz()
+        .send()
+        .await
+        .unwrap_or_else(|err| panic!("/healthz: {err:?}"));
+    assert_eq!(health.status().as_u16(), 200, "{:?}", *health);
 });
 
 both_backends!(readyz_checks_the_database, |app| async move {
-    let response = app.get("/readyz", None).await;
-    response.assert_status(200);
+    let readiness = app
+        .anonymous_client()
+        .readyz()
+        .send()
+        .await
+        .assert_status(200)
+        .into_inner();
     assert!(
-        check_passed(&response.body, "database"),
-        "/readyz must report a passing database check: {response}"
+        check_passed(&readiness, "database"),
+        "/readyz must report a passing database check: {readiness:?}"
     );
 });
 
@@ -41,11 +40,16 @@ both_backends!(
     |backend: Backend| async move {
         let redis = test_redis_url();
         let app = TestApp::spawn_with_env(backend, &[("PARLEY_REDIS_URL", &redis)]).await;
-        let response = app.get("/readyz", None).await;
-        response.assert_status(200);
+        let readiness = app
+            .anonymous_client()
+            .readyz()
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner();
         assert!(
-            check_passed(&response.body, "database") && check_passed(&response.body, "redis"),
-            "/readyz must report passing database and redis checks: {response}"
+            check_passed(&readiness, "database") && check_passed(&readiness, "redis"),
+            "/readyz must report passing database and redis checks: {readiness:?}"
         );
     }
 );
@@ -56,14 +60,20 @@ both_backends!(
         // Nothing listens on port 1: the server must still start, and say it is not ready.
         let app =
             TestApp::spawn_with_env(backend, &[("PARLEY_REDIS_URL", "redis://127.0.0.1:1/")]).await;
-        app.get("/healthz", None).await.assert_status(200);
-        let response = app.get("/readyz", None).await;
-        let code = response.assert_problem(503);
-        assert!(!code.is_empty(), "the problem needs a code: {response}");
+        let anonymous = app.anonymous_client();
+        let health = anonymous
+            .healthz()
+            .send()
+            .await
+            .unwrap_or_else(|err| panic!("/healthz: {err:?}"));
+        assert_eq!(health.status().as_u16(), 200, "{:?}", *health);
+        let code = anonymous.readyz().send().await.assert_problem(503);
+        assert!(!code.is_empty(), "the problem needs a code");
     }
 );
 
 both_backends!(openapi_document_lists_the_api, |app| async move {
+    // The document itself is no operation of the document: a raw request.
     let response = app.get("/openapi.json", None).await;
     response.assert_status(200);
     let version = response.body["openapi"].as_str().unwrap_or_default();
@@ -76,6 +86,7 @@ both_backends!(openapi_document_lists_the_api, |app| async move {
 });
 
 both_backends!(interactive_docs_are_served, |app| async move {
+    // An HTML page, no operation of the document: a raw request.
     let response = app.get("/docs", None).await;
     response.assert_status(200);
     assert!(

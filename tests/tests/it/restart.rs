@@ -4,15 +4,23 @@
 //! process's reaper and queue take over the dead one's work — and turns accepted at the
 //! same moment all complete. Runs on PostgreSQL and on SQLite, both through `parley
 //! serve` (embedded queue and event log).
+//!
+//! Requests go through the typed client (`parley_tests::client`, `parley_tests::typed`);
+//! feeds are read over plain HTTP with the SSE parser. The server listens on a new port
+//! after each start, so clients are made after it.
 
 use std::time::{Duration, Instant};
 
 use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::client::Client;
+use parley_tests::client::types::{MessageRole, Prompt, PromptState};
 use parley_tests::turns::{config_path, mock_provider_config, mock_tokens, text_of};
-use parley_tests::{Backend, SseEvent, SseReader, TestApp, both_backends};
+use parley_tests::{Backend, SseEvent, SseReader, TestApp, both_backends, typed};
+use serde_json::json;
 use tempfile::NamedTempFile;
+use uuid::Uuid;
 
-use crate::fixtures::{self, id};
+use crate::fixtures::api;
 
 /// The most one event may keep a reader waiting before the kill.
 const WAIT: Duration = Duration::from_secs(20);
@@ -26,9 +34,16 @@ struct Served {
     app: TestApp,
     mock: MockLlm,
     token: String,
-    tool_id: String,
-    session_id: String,
+    tool_id: Uuid,
+    session_id: Uuid,
     _config: NamedTempFile,
+}
+
+impl Served {
+    /// A typed client of the student, for the server as it runs now.
+    fn student(&self) -> Client {
+        self.app.client_as(&self.token)
+    }
 }
 
 /// `parley serve` with the mock as provider and `concurrency` turns at a time, and a
@@ -38,11 +53,11 @@ async fn served(backend: Backend, concurrency: usize) -> Served {
     let worker = format!("max_attempts = 2\nlease_s = 3\nconcurrency = {concurrency}");
     let config = mock_provider_config(&mock.base_url(), &worker);
     let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
-    let student = fixtures::student_with_tool(&app, "survivor@example.com").await;
-    let tool_id = id(&student.tool);
-    let session = fixtures::session(&app, &student.token, &tool_id).await;
+    let student = api::student_with_tool(&app, "survivor@example.com").await;
+    let tool_id = student.tool.id;
+    let session = api::session(&app.client_as(&student.token), tool_id).await;
     Served {
-        session_id: id(&session),
+        session_id: session.id,
         tool_id,
         token: student.token,
         app,
@@ -55,11 +70,14 @@ async fn served(backend: Backend, concurrency: usize) -> Served {
 /// the whole answer, stored once. Returns its last attempt's events and the prompt.
 async fn completes_after_restart(
     s: &Served,
-    session_id: &str,
-    prompt_id: &str,
+    session_id: Uuid,
+    prompt_id: Uuid,
     answer: &str,
-) -> (Vec<SseEvent>, serde_json::Value) {
-    let mut feed: SseReader = s.app.prompt_events(&s.token, prompt_id, None).await;
+) -> (Vec<SseEvent>, Prompt) {
+    let mut feed: SseReader = s
+        .app
+        .prompt_events(&s.token, &prompt_id.to_string(), None)
+        .await;
     let events = tokio::time::timeout(RESUME, feed.until_terminal(RESUME))
         .await
         .unwrap_or_else(|_| panic!("the turn did not end within {RESUME:?} of the restart"));
@@ -74,21 +92,19 @@ async fn completes_after_restart(
     assert_eq!(text_of(&attempt), answer, "{events:?}");
     assert_eq!(last.data["payload"]["message"], answer);
 
-    let prompt = s.app.prompt(&s.token, prompt_id).await;
-    assert_eq!(prompt["state"], "completed", "{prompt}");
-    let messages = s.app.session_messages(&s.token, session_id).await;
-    let roles: Vec<&str> = messages
-        .iter()
-        .map(|m| m["role"].as_str().unwrap_or_default())
-        .collect();
+    let student = s.student();
+    let prompt = typed::prompt(&student, prompt_id).await;
+    assert_eq!(prompt.state, PromptState::Completed, "{prompt:?}");
+    let messages = typed::messages(&student, session_id).await;
+    let roles: Vec<MessageRole> = messages.iter().map(|m| m.role).collect();
     assert_eq!(
         roles,
-        ["user", "assistant"],
+        [MessageRole::User, MessageRole::Assistant],
         "one answer, stored once: {messages:?}"
     );
-    assert_eq!(messages[1]["content"], answer);
-    assert_eq!(messages[1]["is_complete"], true);
-    assert_eq!(messages[1]["id"], last.data["message_id"]);
+    assert_eq!(messages[1].content, answer);
+    assert!(messages[1].is_complete, "{messages:?}");
+    assert_eq!(json!(messages[1].id), last.data["message_id"]);
     (attempt, prompt)
 }
 
@@ -96,15 +112,17 @@ both_backends!(
     a_turn_killed_mid_stream_completes_after_restart,
     |backend: Backend| async move {
         let mut s = served(backend, 8).await;
-        let prompt_id = s
+        let prompt_id = typed::send_in_background(
+            &s.student(),
+            s.session_id,
+            "[[mock tokens=100 token_delay_ms=30]] keep going",
+        )
+        .await
+        .prompt_id;
+        let mut feed = s
             .app
-            .send_in_background(
-                &s.token,
-                &s.session_id,
-                "[[mock tokens=100 token_delay_ms=30]] keep going",
-            )
+            .prompt_events(&s.token, &prompt_id.to_string(), None)
             .await;
-        let mut feed = s.app.prompt_events(&s.token, &prompt_id, None).await;
         let mut deltas = 0;
         while deltas < 5 {
             let event = feed.next(WAIT).await.expect("the feed ended early");
@@ -117,18 +135,18 @@ both_backends!(
         s.app.start().await;
 
         let (attempt, prompt) =
-            completes_after_restart(&s, &s.session_id, &prompt_id, &mock_tokens(100)).await;
+            completes_after_restart(&s, s.session_id, prompt_id, &mock_tokens(100)).await;
         eprintln!(
             "{backend:?}: killed mid-turn → completed {:?} after the kill",
             killed_at.elapsed()
         );
-        assert_eq!(prompt["attempt"], 2, "the turn started over once: {prompt}");
+        assert_eq!(prompt.attempt, 2, "the turn started over once: {prompt:?}");
         assert_eq!(attempt[0].data["attempt"], 2, "{attempt:?}");
         let blocks = s
             .app
             .count(&format!(
                 "SELECT COUNT(*) FROM blocks WHERE prompt_id = {}",
-                s.app.sql_uuid(&prompt_id)
+                s.app.sql_uuid(&prompt_id.to_string())
             ))
             .await;
         assert_eq!(
@@ -149,15 +167,15 @@ both_backends!(
         // One turn at a time: while a slow turn holds the only slot, the next one
         // waits in the queue, unclaimed, when the process dies.
         let mut s = served(backend, 1).await;
-        let busy = s
-            .app
-            .send_in_background(
-                &s.token,
-                &s.session_id,
-                "[[mock tokens=100 token_delay_ms=30]] hold the slot",
-            )
-            .await;
-        let mut feed = s.app.prompt_events(&s.token, &busy, None).await;
+        let student = s.student();
+        let busy = typed::send_in_background(
+            &student,
+            s.session_id,
+            "[[mock tokens=100 token_delay_ms=30]] hold the slot",
+        )
+        .await
+        .prompt_id;
+        let mut feed = s.app.prompt_events(&s.token, &busy.to_string(), None).await;
         loop {
             let event = feed.next(WAIT).await.expect("the feed ended early");
             assert!(!event.is_terminal(), "the turn ended too soon: {event:?}");
@@ -166,30 +184,32 @@ both_backends!(
             }
         }
         drop(feed);
-        let queued_session = id(&fixtures::session(&s.app, &s.token, &s.tool_id).await);
-        let queued = s
-            .app
-            .send_in_background(&s.token, &queued_session, "are you still there")
-            .await;
-        let before = s.app.prompt(&s.token, &queued).await;
-        assert_eq!(before["state"], "created", "not claimed yet: {before}");
+        let queued_session = api::session(&student, s.tool_id).await.id;
+        let queued = typed::send_in_background(&student, queued_session, "are you still there")
+            .await
+            .prompt_id;
+        let before = typed::prompt(&student, queued).await;
+        assert_eq!(
+            before.state,
+            PromptState::Created,
+            "not claimed yet: {before:?}"
+        );
 
         s.app.kill().await;
         let killed_at = Instant::now();
         s.app.start().await;
 
         let (_, prompt) =
-            completes_after_restart(&s, &queued_session, &queued, "Echo: are you still there")
-                .await;
+            completes_after_restart(&s, queued_session, queued, "Echo: are you still there").await;
         eprintln!(
             "{backend:?}: killed before the claim → completed {:?} after the kill",
             killed_at.elapsed()
         );
         assert_eq!(
-            prompt["attempt"], 1,
-            "it ran once, after the restart: {prompt}"
+            prompt.attempt, 1,
+            "it ran once, after the restart: {prompt:?}"
         );
-        completes_after_restart(&s, &s.session_id, &busy, &mock_tokens(100)).await;
+        completes_after_restart(&s, s.session_id, busy, &mock_tokens(100)).await;
     }
 );
 
@@ -199,26 +219,33 @@ async fn concurrent_turns_all_complete(backend: Backend) {
     const TURNS: usize = 8;
     const TOKENS: usize = 40;
     let s = served(backend, TURNS).await;
+    let student = s.student();
     let mut sessions = Vec::new();
     for _ in 0..TURNS {
-        sessions.push(id(&fixtures::session(&s.app, &s.token, &s.tool_id).await));
+        sessions.push(api::session(&student, s.tool_id).await.id);
     }
     let sends = sessions.iter().enumerate().map(|(i, session)| {
         let content = format!("[[mock tokens={TOKENS} token_delay_ms=10]] turn {i}");
-        let app = &s.app;
-        let token = &s.token;
-        async move { app.send_in_background(token, session, &content).await }
+        let student = &student;
+        async move {
+            typed::send_in_background(student, *session, &content)
+                .await
+                .prompt_id
+        }
     });
     let prompts = futures::future::join_all(sends).await;
     for (prompt_id, session) in prompts.iter().zip(&sessions) {
-        let mut feed = s.app.prompt_events(&s.token, prompt_id, None).await;
+        let mut feed = s
+            .app
+            .prompt_events(&s.token, &prompt_id.to_string(), None)
+            .await;
         let events = tokio::time::timeout(WAIT, feed.until_terminal(WAIT))
             .await
             .unwrap_or_else(|_| panic!("{prompt_id} did not end within {WAIT:?}"));
         let last = events.last().expect("a terminal event");
         assert_eq!(last.event, "complete", "{prompt_id}: {:?}", last.data);
         assert_eq!(text_of(&events), mock_tokens(TOKENS));
-        let messages = s.app.session_messages(&s.token, session).await;
+        let messages = typed::messages(&student, *session).await;
         assert_eq!(messages.len(), 2, "{messages:?}");
     }
 }

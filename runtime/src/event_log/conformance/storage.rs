@@ -1,0 +1,99 @@
+//! Checks of what a log stores: `seq` gap-free from 1 (also under concurrent
+//! appenders), reads after any offset, expiry, and `ping` refused.
+
+use std::time::Duration;
+
+use futures::future::join_all;
+use parley_protocol::events::{EventKind, StreamEvent};
+use uuid::Uuid;
+
+use super::Backend;
+use super::kit::{append, append_deltas, complete, delta, read_all, seqs};
+use crate::event_log::EventLogError;
+
+pub async fn seq_is_gap_free_from_one(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    assert!(!log.exists(prompt_id).await.expect("exists"));
+    let mut appended = append_deltas(log, prompt_id, 5).await;
+    appended.push(append(log, prompt_id, complete()).await);
+    assert_eq!(seqs(&appended), (1..=6).collect::<Vec<_>>());
+    assert!(appended.iter().all(|event| event.prompt_id == prompt_id));
+    assert_eq!(read_all(log, prompt_id).await, appended);
+    assert!(log.exists(prompt_id).await.expect("exists"));
+    // Logs are per prompt.
+    let other = Uuid::now_v7();
+    assert_eq!(append(log, other, delta(0)).await.seq, 1);
+    log.ready().await.expect("ready");
+}
+
+pub async fn read_returns_the_events_after_an_offset(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let appended = append_deltas(log, prompt_id, 10).await;
+    let read = |after, limit| async move { log.read(prompt_id, after, limit).await.expect("read") };
+    assert_eq!(read(4, 3).await, appended[4..7]);
+    assert_eq!(read(7, 100).await, appended[7..]);
+    assert_eq!(read(0, 10).await, appended);
+    assert!(read(10, 5).await.is_empty());
+    assert!(read(u64::MAX, 5).await.is_empty());
+    assert!(read(0, 0).await.is_empty());
+    assert!(
+        log.read(Uuid::now_v7(), 0, 10)
+            .await
+            .expect("read")
+            .is_empty()
+    );
+}
+
+pub async fn concurrent_appenders_get_gap_free_seqs(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let appenders = (0..20).map(|writer| async move {
+        let mut mine = Vec::new();
+        for n in 0..5 {
+            mine.push(append(log, prompt_id, delta(writer * 5 + n)).await);
+        }
+        mine
+    });
+    let mut appended: Vec<StreamEvent> = join_all(appenders).await.concat();
+    appended.sort_by_key(|event| event.seq);
+    assert_eq!(seqs(&appended), (1..=100).collect::<Vec<_>>());
+    assert_eq!(read_all(log, prompt_id).await, appended);
+}
+
+pub async fn expired_log_is_gone(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    append_deltas(log, prompt_id, 3).await;
+    append(log, prompt_id, complete()).await;
+    log.expire(prompt_id, Duration::from_secs(1))
+        .await
+        .expect("expire");
+    assert_eq!(
+        read_all(log, prompt_id).await.len(),
+        4,
+        "readable until then"
+    );
+    assert!(log.exists(prompt_id).await.expect("exists"));
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(read_all(log, prompt_id).await.is_empty());
+    assert!(!log.exists(prompt_id).await.expect("exists"));
+    // Expiring an unknown or already expired log is not an error.
+    log.expire(prompt_id, Duration::from_secs(1))
+        .await
+        .expect("expire again");
+}
+
+pub async fn ping_is_refused(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let refused = log.append(prompt_id, EventKind::Ping { ts: 1 }).await;
+    assert!(
+        matches!(refused, Err(EventLogError::Internal(_))),
+        "{refused:?}"
+    );
+    assert!(read_all(log, prompt_id).await.is_empty());
+    assert!(!log.exists(prompt_id).await.expect("exists"));
+    assert_eq!(append(log, prompt_id, delta(0)).await.seq, 1);
+}

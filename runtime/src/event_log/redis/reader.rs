@@ -1,0 +1,254 @@
+//! Reading a prompt's stream: [`Inner::fetch`] (`XRANGE` after an offset, and the last
+//! entry with `XREVRANGE` when asked, in one pipelined round trip), the decoding of
+//! entries, and the [`Reader`] behind every subscription — it reads the backlog in
+//! batches, then joins its prompt's topic on the shared [`listener`](super::listener)
+//! and waits for notifications, polling the stream every [`POLL_EVERY`] without one.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::stream::{self, BoxStream};
+use parley_protocol::events::StreamEvent;
+use parley_protocol::keys;
+use tokio::sync::broadcast::error::RecvError;
+use uuid::Uuid;
+
+use super::listener::{Membership, Wake};
+use super::{Inner, POLL_EVERY, redis_error};
+use crate::event_log::{EventLogError, READ_BATCH, Result};
+
+/// How long a reader that has caught up waits for its channel subscription before it
+/// reads the stream once more and starts waiting for notifications.
+const READY_WAIT: Duration = Duration::from_secs(1);
+
+impl Inner {
+    /// Up to `limit` stored events after `after`; with `with_tail`, also the log's last
+    /// event, in the same round trip.
+    pub(super) async fn fetch(
+        &self,
+        prompt_id: Uuid,
+        after: u64,
+        limit: usize,
+        with_tail: bool,
+    ) -> Result<(Vec<StreamEvent>, Tail)> {
+        let key = keys::events(prompt_id);
+        let first = after.checked_add(1).filter(|_| limit > 0);
+        let mut pipe = ::redis::pipe();
+        if let Some(first) = first {
+            pipe.cmd("XRANGE")
+                .arg(&key)
+                .arg(format!("{first}-0"))
+                .arg("+")
+                .arg("COUNT")
+                .arg(limit);
+        }
+        if with_tail {
+            pipe.cmd("XREVRANGE")
+                .arg(&key)
+                .arg("+")
+                .arg("-")
+                .arg("COUNT")
+                .arg(1);
+        }
+        let replies: Vec<Vec<Entry>> = if first.is_some() || with_tail {
+            pipe.query_async(&mut self.connection.clone())
+                .await
+                .map_err(|error| redis_error("reading the event log", error))?
+        } else {
+            Vec::new()
+        };
+        let mut replies = replies.into_iter();
+        let decode_all = |entries: Vec<Entry>| {
+            entries
+                .into_iter()
+                .map(|entry| decode(prompt_id, entry))
+                .collect::<Result<Vec<_>>>()
+        };
+        let events = match first {
+            Some(_) => decode_all(replies.next().unwrap_or_default())?,
+            None => Vec::new(),
+        };
+        let tail = if with_tail {
+            match decode_all(replies.next().unwrap_or_default())?.pop() {
+                Some(last) => Tail::Last {
+                    seq: last.seq,
+                    terminal: last.kind.is_terminal(),
+                },
+                None => Tail::Missing,
+            }
+        } else {
+            Tail::NotChecked
+        };
+        Ok((events, tail))
+    }
+}
+
+/// What a fetch learned about the end of the log.
+pub(super) enum Tail {
+    NotChecked,
+    /// The log does not exist (not yet, or no longer).
+    Missing,
+    /// The log's last event.
+    Last {
+        seq: u64,
+        terminal: bool,
+    },
+}
+
+/// One `XRANGE` entry: its id and its fields.
+type Entry = (String, HashMap<String, String>);
+
+fn decode(prompt_id: Uuid, (id, fields): Entry) -> Result<StreamEvent> {
+    let corrupt = |what: &str| EventLogError::Internal(format!("event log entry {id}: {what}"));
+    let seq = id
+        .split_once('-')
+        .and_then(|(seq, _)| seq.parse().ok())
+        .ok_or_else(|| corrupt("the id is not <seq>-0"))?;
+    let kind = fields.get("k").ok_or_else(|| corrupt("no `k` field"))?;
+    let kind = serde_json::from_str(kind).map_err(|error| corrupt(&error.to_string()))?;
+    Ok(StreamEvent {
+        seq,
+        prompt_id,
+        kind,
+    })
+}
+
+/// One subscription: a cursor, what it fetched but has not yielded yet, and — once it
+/// has caught up with the stored events — a membership in its prompt's topic.
+pub(super) struct Reader {
+    inner: Arc<Inner>,
+    prompt_id: Uuid,
+    next: u64,
+    buffer: VecDeque<StreamEvent>,
+    started: bool,
+    /// The last fetch filled a whole batch: fetch again before waiting.
+    more: bool,
+    /// The log had events while we followed it; if it disappears now, it has expired.
+    seen_log: bool,
+    membership: Option<Membership>,
+    done: bool,
+}
+
+impl Reader {
+    /// A reader of the events after `after`, that has not looked at the log yet.
+    pub(super) fn new(inner: Arc<Inner>, prompt_id: Uuid, after: u64) -> Self {
+        Self {
+            inner,
+            prompt_id,
+            next: after.saturating_add(1),
+            buffer: VecDeque::new(),
+            started: false,
+            more: false,
+            seen_log: false,
+            membership: None,
+            done: false,
+        }
+    }
+
+    /// The reader as the stream [`EventLog::subscribe`](super::EventLog::subscribe)
+    /// returns.
+    pub(super) fn into_stream(self) -> BoxStream<'static, Result<StreamEvent>> {
+        stream::unfold(self, |mut reader| async move {
+            let item = reader.next_item().await?;
+            Some((item, reader))
+        })
+        .boxed()
+    }
+
+    async fn next_item(&mut self) -> Option<Result<StreamEvent>> {
+        loop {
+            if self.done {
+                return None;
+            }
+            if let Some(event) = self.buffer.pop_front() {
+                self.next = event.seq + 1;
+                // A terminal event ends the stream unless the log goes on after it (the
+                // prompt was resumed: a new attempt follows); one look tells.
+                if event.kind.is_terminal() && self.buffer.is_empty() {
+                    let goes_on = self.fetch(false).await.is_ok() && !self.buffer.is_empty();
+                    if !goes_on {
+                        self.finish();
+                    }
+                }
+                return Some(Ok(event));
+            }
+            let step = if !self.started || self.more {
+                // The first look (a finished log is read without ever subscribing) and
+                // the rest of a long backlog.
+                let check_end = !self.started;
+                self.started = true;
+                self.fetch(check_end).await
+            } else if self.membership.is_none() {
+                self.join().await;
+                self.fetch(false).await
+            } else {
+                self.wait().await
+            };
+            if let Err(error) = step {
+                self.finish();
+                return Some(Err(error));
+            }
+        }
+    }
+
+    /// Ends the stream and releases the topic membership at once.
+    fn finish(&mut self) {
+        self.done = true;
+        self.membership = None;
+    }
+
+    /// Fetches the next batch; with `check_end`, also looks at the log's last event to
+    /// notice a log that is over (its last event is terminal and already behind us) or
+    /// gone (it expired under us).
+    pub(super) async fn fetch(&mut self, check_end: bool) -> Result<()> {
+        let (events, tail) = self
+            .inner
+            .fetch(self.prompt_id, self.next - 1, READ_BATCH, check_end)
+            .await?;
+        self.more = events.len() == READ_BATCH;
+        self.seen_log |= !events.is_empty();
+        if events.is_empty() {
+            match tail {
+                Tail::Last { seq, terminal } if terminal && seq < self.next => self.finish(),
+                Tail::Last { .. } => self.seen_log = true,
+                Tail::Missing if self.seen_log => self.finish(),
+                Tail::Missing | Tail::NotChecked => {}
+            }
+        }
+        self.buffer.extend(events);
+        Ok(())
+    }
+
+    async fn join(&mut self) {
+        let mut membership = self.inner.listener.join(self.prompt_id);
+        // Until the channel is subscribed an append is announced to nobody, so wait for it
+        // before the catch-up fetch. Bounded: without pub/sub the poll still finds events.
+        let _ = tokio::time::timeout(READY_WAIT, membership.ready.wait_for(|ready| *ready)).await;
+        self.membership = Some(membership);
+    }
+
+    async fn wait(&mut self) -> Result<()> {
+        let Some(membership) = self.membership.as_mut() else {
+            return Ok(());
+        };
+        match tokio::time::timeout(POLL_EVERY, membership.wakes.recv()).await {
+            Ok(Ok(Wake::Event(event))) if event.seq < self.next => Ok(()),
+            Ok(Ok(Wake::Event(event))) if event.seq == self.next => {
+                self.seen_log = true;
+                self.buffer.push_back(StreamEvent::clone(&event));
+                Ok(())
+            }
+            // A gap, a resync, or a notification buffer we fell behind.
+            Ok(Ok(_) | Err(RecvError::Lagged(_))) => self.fetch(false).await,
+            // Cannot happen while we are a member; join again rather than spin.
+            Ok(Err(RecvError::Closed)) => {
+                self.membership = None;
+                Ok(())
+            }
+            // No word for a while: look for ourselves (and notice a finished or expired log).
+            Err(_elapsed) => self.fetch(true).await,
+        }
+    }
+}

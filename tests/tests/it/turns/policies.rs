@@ -1,0 +1,66 @@
+//! One prompt per session at a time: `on_active` `reject` (the default), `interrupt` and
+//! `enqueue`, and a repeated `Idempotency-Key`.
+
+use std::collections::HashSet;
+
+use parley_tests::client::types::OnActive;
+use parley_tests::{ApiResult, both_backends};
+
+use super::{WAIT, chat};
+
+both_backends!(
+    idempotency_and_the_active_prompt_policies,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        let slow = "[[mock tokens=200 token_delay_ms=20]] slow";
+        let first = chat.send_in_background(slow, None, Some("turn-1")).await;
+        let again = chat.send_in_background(slow, None, Some("turn-1")).await;
+        assert_eq!(
+            again.prompt_id, first.prompt_id,
+            "a repeated key returns the same prompt"
+        );
+
+        let busy = chat.send_json("meanwhile").await;
+        assert_eq!(busy.assert_problem(409), "prompt_active");
+        let queued = chat
+            .send_in_background("after that", Some(OnActive::Enqueue), None)
+            .await;
+        let interrupting = chat
+            .send_in_background("stop and answer this", Some(OnActive::Interrupt), None)
+            .await;
+
+        let first_events = chat
+            .events(first.prompt_id, None)
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_eq!(
+            first_events.last().unwrap().event,
+            "cancelled",
+            "interrupt cancels the running prompt"
+        );
+        for accepted in [&queued, &interrupting] {
+            let events = chat
+                .events(accepted.prompt_id, None)
+                .await
+                .until_terminal(WAIT)
+                .await;
+            assert_eq!(events.last().unwrap().event, "complete", "{events:?}");
+        }
+        let messages = chat.messages().await;
+        let contents: Vec<&str> = messages.iter().map(|m| m.content.as_str()).collect();
+        let expected_tail = [
+            "after that",
+            "Echo: after that",
+            "stop and answer this",
+            "Echo: stop and answer this",
+        ];
+        assert_eq!(
+            contents[contents.len() - 4..],
+            expected_tail,
+            "queued turns run in order: {contents:?}"
+        );
+        let seqs: HashSet<i32> = messages.iter().map(|m| m.seq).collect();
+        assert_eq!(seqs.len(), contents.len());
+    }
+);
