@@ -13,8 +13,12 @@
 # arguments the api and worker are restarted between the two phases, so the readers
 # phase starts from a fresh api process.
 #
-# Environment: BENCH_WORKER_CONCURRENCY (default 64), BENCH_TIMEOUT (seconds for one
-# parley-bench run, default 900); PARLEY_* settings (e.g. PARLEY_DATABASE__MAX_CONNECTIONS)
+# Environment: BENCH_BIN=DIR (use the prebuilt parley, parley-mock-llm and parley-bench
+# in DIR instead of building, to compare two commits in one session),
+# BENCH_WORKER_CONCURRENCY (default 64), BENCH_TIMEOUT (seconds for one parley-bench
+# run, default 900), BENCH_WRAP (a command prefix for the api and worker, e.g. valgrind;
+# see scripts/bench-instructions.sh) and BENCH_START_TRIES (tenths of a second to wait
+# for each to start, default 300); PARLEY_* settings (e.g. PARLEY_DATABASE__MAX_CONNECTIONS)
 # are passed on to the api and worker. Logs are printed if a process fails to start;
 # set BENCH_KEEP=1 to keep the temp dir with every log. Debug aid: BENCH_CMD='…' runs
 # that shell command instead of parley-bench, with everything up and PARLEY_BENCH_API_URL,
@@ -60,7 +64,7 @@ trap 'exit 143' TERM
 
 wait_for_line() {
     local file=$1 pattern=$2 pid=$3 name=$4
-    for _ in $(seq 300); do
+    for _ in $(seq "${BENCH_START_TRIES:-300}"); do
         grep -q "$pattern" "$file" 2>/dev/null && return 0
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
@@ -79,10 +83,12 @@ start_mock() {
 }
 
 start_roles() {
-    "$BIN/parley" api --listen "127.0.0.1:$API_PORT" >>"$TMP/api.log" 2>&1 &
+    # shellcheck disable=SC2086 # BENCH_WRAP is a command prefix, split into words
+    ${BENCH_WRAP:-} "$BIN/parley" api --listen "127.0.0.1:$API_PORT" >>"$TMP/api.log" 2>&1 &
     API_PID=$!
     wait_for_line "$TMP/api.log" 'parley listening' "$API_PID" "parley api"
-    "$BIN/parley" worker --concurrency "$WORKER_CONCURRENCY" >>"$TMP/worker.log" 2>&1 &
+    # shellcheck disable=SC2086
+    ${BENCH_WRAP:-} "$BIN/parley" worker --concurrency "$WORKER_CONCURRENCY" >>"$TMP/worker.log" 2>&1 &
     WORKER_PID=$!
     wait_for_line "$TMP/worker.log" 'parley worker running' "$WORKER_PID" "parley worker"
     log "parley api on 127.0.0.1:$API_PORT (pid $API_PID), worker --concurrency $WORKER_CONCURRENCY (pid $WORKER_PID)"
@@ -119,12 +125,19 @@ machine_info() {
 # --- Main. ---
 
 WORKER_CONCURRENCY=${BENCH_WORKER_CONCURRENCY:-64}
-BIN=${CARGO_TARGET_DIR:-target}/release
 # 1,000 SSE readers are 1,000 sockets in the api and in the bench.
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-log "cargo build --release -p parley -p parley-mock-llm -p parley-bench"
-cargo build --release -p parley -p parley-mock-llm -p parley-bench
+if [[ -n ${BENCH_BIN:-} ]]; then
+    # Prebuilt binaries (e.g. of another commit, for a before/after in one session).
+    BIN=$BENCH_BIN
+    for b in parley parley-mock-llm parley-bench; do [[ -x $BIN/$b ]] || die "no $BIN/$b"; done
+    log "using the binaries in $BIN"
+else
+    BIN=${CARGO_TARGET_DIR:-target}/release
+    log "cargo build --release -p parley -p parley-mock-llm -p parley-bench"
+    cargo build --release -p parley -p parley-mock-llm -p parley-bench
+fi
 
 install_servers
 PG_BIN=$(pg_bin_dir) || die "no PostgreSQL found under /usr/lib/postgresql/*/bin"

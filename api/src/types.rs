@@ -3,6 +3,11 @@
 //! * [`Text`] — a JSON string, strictly: poem-openapi's `String` also accepts a number
 //!   or a boolean in its place (`{"content": 42}` would become the text "42"), which the
 //!   document (`type: string`) does not allow.
+//! * [`MessageText`] — what a user says: a JSON string with a character that is not
+//!   white space, at most [`MAX_MESSAGE_CHARS`] characters. Checked in code rather than
+//!   with poem's `pattern` validator, which compiles its regex on every request (a
+//!   Unicode `\S` costs about a millisecond, on the hottest route).
+//! * [`EventId`] — the `Last-Event-ID` header: a `seq`.
 //! * [`JsonObject`] — any JSON object (settings, configs), documented as `type: object`.
 //! * [`Documented`] — a value serialized with serde (the protocol's types, on the hot
 //!   path) that presents the schema of a poem-openapi mirror type; a unit test per use
@@ -10,6 +15,8 @@
 
 use std::{borrow::Cow, marker::PhantomData, ops::Deref};
 
+use parley_service::catalog::MAX_MESSAGE_CHARS;
+use poem_openapi::types::ParseFromParameter;
 use poem_openapi::{
     registry::{MetaSchema, MetaSchemaRef, Registry},
     types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type},
@@ -89,6 +96,98 @@ impl ParseFromJSON for Text {
 impl ToJSON for Text {
     fn to_json(&self) -> Option<Value> {
         Some(Value::String(self.0.clone()))
+    }
+}
+
+/// White space as JSON Schema's (ECMAScript's) `\s` sees it, so that the server and
+/// the document's `pattern: "\\S"` agree on every character.
+fn is_schema_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// A message's text: a JSON string holding a character that is not white space, at
+/// most [`MAX_MESSAGE_CHARS`] characters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageText(pub String);
+
+impl Type for MessageText {
+    const IS_REQUIRED: bool = true;
+    raw_self!();
+
+    fn name() -> Cow<'static, str> {
+        "string".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            max_length: Some(MAX_MESSAGE_CHARS),
+            pattern: Some("\\S".to_owned()),
+            ..MetaSchema::new("string")
+        }))
+    }
+}
+
+impl ParseFromJSON for MessageText {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        let Text(text) = Text::parse_from_json(value).map_err(ParseError::propagate)?;
+        if text.chars().all(is_schema_space) {
+            return Err(ParseError::custom(
+                "must hold a character that is not white space",
+            ));
+        }
+        if text.chars().count() > MAX_MESSAGE_CHARS {
+            return Err(ParseError::custom(format!(
+                "must be at most {MAX_MESSAGE_CHARS} characters"
+            )));
+        }
+        Ok(Self(text))
+    }
+}
+
+impl ToJSON for MessageText {
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.0.clone()))
+    }
+}
+
+/// The `Last-Event-ID` header: the `seq` of the last event a reader holds (1 to 16
+/// digits, as the document's pattern says).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventId(pub u64);
+
+impl Type for EventId {
+    const IS_REQUIRED: bool = true;
+    raw_self!();
+
+    fn name() -> Cow<'static, str> {
+        "string".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            pattern: Some("^[0-9]{1,16}$".to_owned()),
+            ..MetaSchema::new("string")
+        }))
+    }
+}
+
+impl ParseFromParameter for EventId {
+    fn parse_from_parameter(value: &str) -> ParseResult<Self> {
+        let digits = (1..=16).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_digit());
+        match value.parse() {
+            Ok(seq) if digits => Ok(Self(seq)),
+            _ => Err(ParseError::custom("must be an event id (1 to 16 digits)")),
+        }
     }
 }
 
@@ -208,6 +307,40 @@ mod tests {
                 Text::parse_from_json(Some(wrong.clone())).is_err(),
                 "{wrong}"
             );
+        }
+    }
+
+    #[test]
+    fn message_text_needs_a_character_that_is_not_white_space() {
+        for good in ["hi", " a ", "\u{85}", "x\u{feff}"] {
+            assert!(
+                MessageText::parse_from_json(Some(json!(good))).is_ok(),
+                "{good:?}"
+            );
+        }
+        for bad in [
+            json!(""),
+            json!(" \t\n"),
+            json!("\u{feff}\u{3000}\u{a0}"),
+            json!(42),
+        ] {
+            assert!(
+                MessageText::parse_from_json(Some(bad.clone())).is_err(),
+                "{bad}"
+            );
+        }
+        let longest = "a".repeat(MAX_MESSAGE_CHARS);
+        assert!(MessageText::parse_from_json(Some(json!(longest))).is_ok());
+        let longer = "é".repeat(MAX_MESSAGE_CHARS + 1);
+        assert!(MessageText::parse_from_json(Some(json!(longer))).is_err());
+    }
+
+    #[test]
+    fn event_ids_are_one_to_sixteen_digits() {
+        assert_eq!(EventId::parse_from_parameter("7").ok(), Some(EventId(7)));
+        assert!(EventId::parse_from_parameter("9999999999999999").is_ok());
+        for bad in ["", "-1", "1.0", "x", " 1", "12345678901234567"] {
+            assert!(EventId::parse_from_parameter(bad).is_err(), "{bad:?}");
         }
     }
 

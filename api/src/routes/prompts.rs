@@ -21,6 +21,7 @@ use crate::{
     feed_token::FeedGrant,
     sse::{self, Feed, Joined},
     state::AppState,
+    types::EventId,
 };
 
 /// One generation of a session.
@@ -145,15 +146,15 @@ impl PromptsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
         /// Resume after this event (the last `id:` received).
-        #[oai(name = "Last-Event-ID", validator(pattern = r"^[0-9]{1,16}$"))]
-        last_event_id: Header<Option<String>>,
+        #[oai(name = "Last-Event-ID")]
+        last_event_id: Header<Option<EventId>>,
         /// Resume after this `seq` (wins over `Last-Event-ID`).
         #[oai(validator(minimum(value = "0"), maximum(value = "9007199254740991")))]
         after: Query<Option<u64>>,
     ) -> ApiResult<EventsResponse, statuses::Follow> {
         let reader = auth.reader_of(id.0)?;
         let prompt = q::get_owned(&state.db, reader, id.0).await?;
-        let held = last_event_id.0.and_then(|id| id.parse().ok());
+        let held = last_event_id.0.map(|id| id.0);
         Ok(
             match sse::join(&state, &prompt, after.0.or(held).unwrap_or(0)).await? {
                 Joined::Feed(feed) => EventsResponse::Stream(feed),

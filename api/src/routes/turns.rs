@@ -31,7 +31,7 @@ use crate::{
     pagination::{self, Limit, Page},
     sse::{self, Feed},
     state::AppState,
-    types::{Documented, Text},
+    types::{Documented, MessageText, Text},
 };
 
 /// A message to the session's tool.
@@ -40,8 +40,7 @@ use crate::{
 pub struct CreateMessage {
     /// What the user says: at least one character that is not white space, at most
     /// 32768 characters (the deployment may set a lower limit).
-    #[oai(validator(max_length = 32768, pattern = r"\S"))]
-    pub content: Text,
+    pub content: MessageText,
     /// The model to answer with (see `GET /v1/models`); absent: the default model.
     #[oai(validator(min_length = 1, max_length = 200))]
     pub model: Option<Text>,
@@ -186,7 +185,7 @@ impl TurnsApi {
         let submission = Submission {
             session_id: id.0,
             user_id: auth.0.user_id,
-            input: TurnInput::text(body.0.content),
+            input: TurnInput::text(body.0.content.0),
             model: body.0.model.map(Text::into_inner),
             idempotency_key: idempotency_key.0,
             on_active: on_active.0.unwrap_or_default().into(),
