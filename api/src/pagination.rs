@@ -13,7 +13,7 @@ use poem_openapi::{
 };
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::error::Problem;
+use crate::{error::Problem, types::raw_self};
 
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;
@@ -50,8 +50,7 @@ impl Default for Limit {
 
 impl Type for Limit {
     const IS_REQUIRED: bool = true;
-    type RawValueType = Self;
-    type RawElementValueType = Self;
+    raw_self!();
 
     fn name() -> Cow<'static, str> {
         "integer(int32)".into()
@@ -64,16 +63,6 @@ impl Type for Limit {
             default: Some(DEFAULT_LIMIT.into()),
             ..MetaSchema::new_with_format("integer", "int32")
         }))
-    }
-
-    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
-        Some(self)
-    }
-
-    fn raw_element_iter<'a>(
-        &'a self,
-    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
-        Box::new(self.as_raw_value().into_iter())
     }
 }
 

@@ -41,6 +41,41 @@ macro_rules! raw_self {
         }
     };
 }
+pub(crate) use raw_self;
+
+/// `Type`, `ParseFromJSON` and `ToJSON` for a newtype over one kind of JSON value: it
+/// parses from that kind only (`Value::$variant`) and is documented as `type: $ty`.
+macro_rules! json_newtype {
+    ($name:ident, $variant:ident, $ty:literal) => {
+        impl Type for $name {
+            const IS_REQUIRED: bool = true;
+            raw_self!();
+
+            fn name() -> Cow<'static, str> {
+                $ty.into()
+            }
+
+            fn schema_ref() -> MetaSchemaRef {
+                MetaSchemaRef::Inline(Box::new(MetaSchema::new($ty)))
+            }
+        }
+
+        impl ParseFromJSON for $name {
+            fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+                match value.unwrap_or_default() {
+                    Value::$variant(inner) => Ok(Self(inner)),
+                    other => Err(ParseError::expected_type(other)),
+                }
+            }
+        }
+
+        impl ToJSON for $name {
+            fn to_json(&self) -> Option<Value> {
+                Some(Value::$variant(self.0.clone()))
+            }
+        }
+    };
+}
 
 /// A string that only a JSON string parses as.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -71,33 +106,7 @@ impl From<Text> for String {
     }
 }
 
-impl Type for Text {
-    const IS_REQUIRED: bool = true;
-    raw_self!();
-
-    fn name() -> Cow<'static, str> {
-        "string".into()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(MetaSchema::new("string")))
-    }
-}
-
-impl ParseFromJSON for Text {
-    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-        match value.unwrap_or_default() {
-            Value::String(s) => Ok(Self(s)),
-            other => Err(ParseError::expected_type(other)),
-        }
-    }
-}
-
-impl ToJSON for Text {
-    fn to_json(&self) -> Option<Value> {
-        Some(Value::String(self.0.clone()))
-    }
-}
+json_newtype!(Text, String, "string");
 
 /// White space as JSON Schema's (ECMAScript's) `\s` sees it, so that the server and
 /// the document's `pattern: "\\S"` agree on every character.
@@ -216,33 +225,7 @@ impl JsonObject {
     }
 }
 
-impl Type for JsonObject {
-    const IS_REQUIRED: bool = true;
-    raw_self!();
-
-    fn name() -> Cow<'static, str> {
-        "object".into()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(MetaSchema::new("object")))
-    }
-}
-
-impl ParseFromJSON for JsonObject {
-    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-        match value.unwrap_or_default() {
-            Value::Object(map) => Ok(Self(map)),
-            other => Err(ParseError::expected_type(other)),
-        }
-    }
-}
-
-impl ToJSON for JsonObject {
-    fn to_json(&self) -> Option<Value> {
-        Some(Value::Object(self.0.clone()))
-    }
-}
+json_newtype!(JsonObject, Object, "object");
 
 /// `T` on the wire (serde), documented as the schema of `D`.
 pub struct Documented<T, D> {

@@ -1,10 +1,6 @@
 //! Admin-made fixtures the area tests share: groups, members, tools, classes,
-//! assignments, each created through the real admin API.
-//!
-//! The JSON fixtures at the top level come from before the typed client; [`api`] has the
-//! typed ones. Modules move to the typed client one at a time, so a JSON fixture no module
-//! uses any more is no error here (delete those once every module has moved).
-#![allow(dead_code)]
+//! assignments, each created through the real admin API. The JSON ones at the top level
+//! serve the tests that read raw responses; [`api`] has the typed ones.
 
 use parley_tests::{TestApp, TestResponse};
 use serde_json::{Value, json};
@@ -45,28 +41,6 @@ pub async fn tool(app: &TestApp, group_id: &str, name: &str, definition: Value) 
     response.body.clone()
 }
 
-pub async fn class(app: &TestApp, group_id: &str, name: &str) -> Value {
-    let response = app
-        .post_json(
-            "/v1/admin/classes",
-            app.admin(),
-            &json!({"group_id": group_id, "name": name}),
-        )
-        .await;
-    response.assert_status(201);
-    response.body.clone()
-}
-
-pub async fn enroll(app: &TestApp, class_id: &str, user_id: &str) {
-    app.put_json(
-        &format!("/v1/admin/classes/{class_id}/enrollments/{user_id}"),
-        app.admin(),
-        &json!({"role": "student"}),
-    )
-    .await
-    .assert_status(200);
-}
-
 /// A student who is a member of a fresh group that owns one tool: (user id, token,
 /// group JSON, tool JSON).
 pub struct Student {
@@ -102,11 +76,6 @@ pub fn id(value: &Value) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("no id in {value}"))
         .to_owned()
-}
-
-/// An RFC 3339 time `seconds` from now (negative: in the past).
-pub fn in_seconds(seconds: i64) -> String {
-    (chrono::Utc::now() + chrono::Duration::seconds(seconds)).to_rfc3339()
 }
 
 /// Opens a session with a tool as the token's user and returns its JSON.
@@ -176,11 +145,6 @@ pub async fn admin_id(app: &TestApp) -> String {
         .find(|u| u["email"] == app.admin_email.as_str())
         .unwrap_or_else(|| panic!("the bootstrap admin is not listed: {users:?}"));
     id(admin)
-}
-
-/// The ids of JSON objects, in order.
-pub fn ids(values: &[Value]) -> Vec<String> {
-    values.iter().map(id).collect()
 }
 
 /// The same fixtures through the typed client ([`parley_tests::client`]), for tests that

@@ -147,20 +147,7 @@ impl Chat {
 
     /// Every message of the session (one page of up to 100), oldest first.
     async fn messages(&self) -> Vec<Message> {
-        let page = self
-            .client
-            .list_session_messages()
-            .id(self.session_id)
-            .limit(100)
-            .send()
-            .await
-            .assert_status(200)
-            .into_inner();
-        assert!(
-            page.next_cursor.is_none(),
-            "more than 100 messages: {page:?}"
-        );
-        page.items
+        parley_tests::typed::messages(&self.client, self.session_id).await
     }
 
     /// `GET /v1/sessions/{id}/streaming` (asserted 200).
