@@ -22,7 +22,7 @@ use crate::{
     pagination::{self, Limit, Page},
     routes::{ApiTags, views::UserRole},
     state::AppState,
-    types::{Text, texts},
+    types::{Email, Text, texts},
 };
 
 /// A person who signs in.
@@ -58,8 +58,7 @@ impl From<users::Model> for User {
 #[oai(deny_unknown_fields)]
 pub struct CreateUser {
     /// Unique, case-insensitive.
-    #[oai(validator(min_length = 3, max_length = 254, pattern = r"^[^@\s]+@[^@\s]+$"))]
-    pub email: Text,
+    pub email: Email,
     #[oai(validator(min_length = 1, max_length = 200))]
     pub name: Text,
     pub role: UserRole,
@@ -161,7 +160,7 @@ impl UsersAdminApi {
     ) -> ApiResult<CreatedUser, statuses::AdminCreate> {
         let body = body.0;
         let new = q::NewUser {
-            email: body.email.into(),
+            email: body.email.into_inner(),
             name: body.name.into(),
             role: body.role.into(),
             permissions: texts(body.permissions),
