@@ -11,12 +11,13 @@
 
 use std::time::Duration;
 
-/// One tool call the reply should make: `tool_call=<name>:<json args>`.
+/// One tool call the reply should make: `tool_call=<name>:<json args>` or
+/// `tool_call_raw=<name>:<text>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCallSpec {
     /// The function name.
     pub name: String,
-    /// The JSON arguments, exactly as written in the directive.
+    /// The arguments, exactly as written in the directive (JSON unless from `tool_call_raw`).
     pub arguments: String,
 }
 
@@ -43,8 +44,14 @@ pub struct Directive {
     pub token_delay: Option<Duration>,
     /// `reasoning=`: reasoning text streamed in `delta.reasoning_content` before the content.
     pub reasoning: Option<String>,
-    /// `tool_call=` (repeatable: several calls in one reply).
+    /// `tool_call=` and `tool_call_raw=` (repeatable: several calls in one reply, in the
+    /// order given).
     pub tool_calls: Vec<ToolCallSpec>,
+    /// `tool_rounds=N`: make the calls again until N rounds of calls follow the last user
+    /// message (default 1).
+    pub tool_rounds: Option<usize>,
+    /// `split_name=1`: stream each function name in two chunks.
+    pub split_name: bool,
     /// `no_usage=1`: no usage chunk even when the request asks for one.
     pub no_usage: bool,
 }
@@ -60,6 +67,7 @@ pub fn extract(text: &str) -> Result<(String, Option<Directive>), String> {
     loop {
         rest = rest.trim_start();
         if let Some(after) = rest.strip_prefix("]]") {
+            directive.check()?;
             let end = text.len() - after.len();
             let stripped = format!("{}{}", &text[..start], &text[end..]);
             return Ok((stripped, Some(directive)));
@@ -126,6 +134,20 @@ fn read_value(s: &str) -> Result<(String, bool, &str), String> {
 }
 
 impl Directive {
+    /// Options that only make sense together: a tool-call option without a call would
+    /// silently do nothing.
+    fn check(&self) -> Result<(), String> {
+        if self.tool_calls.is_empty() {
+            if self.tool_rounds.is_some() {
+                return Err("tool_rounds needs a tool_call or tool_call_raw".into());
+            }
+            if self.split_name {
+                return Err("split_name needs a tool_call or tool_call_raw".into());
+            }
+        }
+        Ok(())
+    }
+
     fn set(&mut self, key: &str, value: String, quoted: bool) -> Result<(), String> {
         let text = |v: String| if quoted { v } else { v.replace('_', " ") };
         match key {
@@ -152,19 +174,32 @@ impl Directive {
                 self.token_delay = Some(Duration::from_millis(number(key, &value)?));
             }
             "no_usage" => self.no_usage = number::<u8>(key, &value)? != 0,
-            "tool_call" => {
-                let (name, arguments) = value.split_once(':').unwrap_or((&value, "{}"));
+            "tool_call" | "tool_call_raw" => {
+                let raw = key == "tool_call_raw";
+                let default = if raw { "" } else { "{}" };
+                let (name, arguments) = value.split_once(':').unwrap_or((&value, default));
                 if name.is_empty() {
-                    return Err("tool_call needs a name: tool_call=<name>:<json args>".into());
+                    return Err(format!("{key} needs a name: {key}=<name>:<arguments>"));
                 }
-                if let Err(e) = serde_json::from_str::<serde_json::Value>(arguments) {
-                    return Err(format!("tool_call={name}: arguments are not JSON ({e})"));
+                if !raw && let Err(e) = serde_json::from_str::<serde_json::Value>(arguments) {
+                    return Err(format!(
+                        "tool_call={name}: arguments are not JSON ({e}); \
+                         tool_call_raw sends arguments that are not JSON"
+                    ));
                 }
                 self.tool_calls.push(ToolCallSpec {
                     name: name.to_owned(),
                     arguments: arguments.to_owned(),
                 });
             }
+            "tool_rounds" => {
+                let rounds = number(key, &value)?;
+                if rounds == 0 {
+                    return Err("tool_rounds=0: use 1 or more rounds of tool calls".into());
+                }
+                self.tool_rounds = Some(rounds);
+            }
+            "split_name" => self.split_name = number::<u8>(key, &value)? != 0,
             "" => return Err("empty option name in [[mock directive".into()),
             other => return Err(format!("unknown [[mock option `{other}`")),
         }
@@ -229,11 +264,35 @@ mod tests {
     }
 
     #[test]
+    fn raw_tool_calls_mix_with_json_ones_in_order() {
+        let (_, d) = extract(
+            r#"[[mock tool_call_raw='bad:{"city": "Par' tool_call=ok tool_call_raw=empty tool_rounds=3 split_name]]"#,
+        )
+        .unwrap();
+        let d = d.unwrap();
+        let calls: Vec<(&str, &str)> = d
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(
+            calls,
+            [("bad", r#"{"city": "Par"#), ("ok", "{}"), ("empty", "")]
+        );
+        assert_eq!(d.tool_rounds, Some(3));
+        assert!(d.split_name);
+    }
+
+    #[test]
     fn errors_are_reported() {
         assert!(extract("[[mock tokenz=3]]").unwrap_err().contains("tokenz"));
         assert!(extract("[[mock tokens=x]]").is_err());
         assert!(extract("[[mock status=200]]").is_err());
         assert!(extract("[[mock tokens=3").is_err());
         assert!(extract("[[mock tool_call=f:{nope}]]").is_err());
+        assert!(extract("[[mock tool_call_raw=:x]]").is_err());
+        assert!(extract("[[mock tool_call=f tool_rounds=0]]").is_err());
+        assert!(extract("[[mock tool_rounds=2]]").is_err());
+        assert!(extract("[[mock split_name=1]]").is_err());
     }
 }

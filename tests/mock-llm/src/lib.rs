@@ -18,6 +18,7 @@ mod directive;
 mod record;
 mod reply;
 mod server;
+mod wire;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;

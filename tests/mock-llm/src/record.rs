@@ -90,6 +90,31 @@ impl RecordedRequest {
             .map(|m| m.content.as_str())
     }
 
+    /// The names of the functions offered in `tools`, in order (`function.name` of each
+    /// tool; tools without one are skipped).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools
+            .iter()
+            .filter_map(|t| t["function"]["name"].as_str())
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The contents of the `tool` messages after the last `user` message, in order: what
+    /// the mock's `Tool result: …` reply is made of.
+    pub fn tool_results(&self) -> Vec<&str> {
+        let after_user = self
+            .messages
+            .iter()
+            .rposition(|m| m.role == "user")
+            .map_or(0, |i| i + 1);
+        self.messages[after_user..]
+            .iter()
+            .filter(|m| m.role == "tool")
+            .map(|m| m.content.as_str())
+            .collect()
+    }
+
     /// How long the exchange lasted, once it has ended.
     pub fn duration(&self) -> Option<Duration> {
         self.ended_at.map(|end| end - self.received_at)

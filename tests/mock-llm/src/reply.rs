@@ -1,15 +1,13 @@
-//! What the mock answers: the request read leniently, the reply derived from it, and the
-//! reply's wire forms.
+//! What the mock answers: the request read leniently and the reply derived from it (its
+//! wire forms are in [`crate::wire`]).
 //!
-//! A stream is laid out up front as a [`Plan`]: segments of pre-serialized SSE bytes, each
-//! with the delay before it, and how the stream ends. Chunks with no delay between them are
-//! merged into one segment, so at 0 ms delays a whole 50-token reply is one write and no
-//! timer is involved.
+//! The tool-call rules: the calls of the directive are made in rounds. A round is an
+//! assistant message with `tool_calls` after the last user message; while fewer than
+//! `tool_rounds` (default 1) are in the request, the reply makes the calls again (with fresh
+//! ids), and then it answers in words: `Tool result: …` with the content of every `tool`
+//! message after the last user message, in order.
 
-use std::time::Duration;
-
-use bytes::Bytes;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::directive::{self, Directive, ToolCallSpec};
 use crate::record::RecordedMessage;
@@ -77,6 +75,10 @@ pub(crate) struct Reply {
     pub reasoning: Vec<String>,
     pub content: Vec<String>,
     pub tool_calls: Vec<ToolCallSpec>,
+    /// The number in the id of the first tool call: `call_mock_<first_call_id + index>`.
+    pub first_call_id: usize,
+    /// `split_name=1`: each function name streams in two chunks.
+    pub split_name: bool,
 }
 
 /// Derives the directive and the reply from the messages (see README.md for the rules).
@@ -93,8 +95,12 @@ pub(crate) fn derive(messages: &[RecordedMessage]) -> Result<(Directive, Reply),
         .filter(|m| m.role == "tool")
         .map(|m| m.content.as_str())
         .collect();
-    // The follow-up of a tool call answers in words; it does not call the tool again.
-    let tool_calls = if tool_results.is_empty() {
+    let rounds: Vec<&RecordedMessage> = after_user
+        .iter()
+        .filter(|m| m.role == "assistant" && !m.tool_calls.is_empty())
+        .collect();
+    // Call again until `tool_rounds` rounds of calls were made; then answer in words.
+    let tool_calls = if rounds.len() < directive.tool_rounds.unwrap_or(1) {
         directive.tool_calls.clone()
     } else {
         Vec::new()
@@ -111,10 +117,10 @@ pub(crate) fn derive(messages: &[RecordedMessage]) -> Result<(Directive, Reply),
             .collect()
     } else if let Some(reply) = &directive.reply {
         tokenize(reply)
-    } else if !tool_results.is_empty() {
-        tokenize(&format!("Tool result: {}", tool_results.join(" ")))
     } else if !tool_calls.is_empty() {
         Vec::new()
+    } else if !tool_results.is_empty() {
+        tokenize(&format!("Tool result: {}", tool_results.join(" ")))
     } else {
         tokenize(&format!("Echo: {text}"))
     };
@@ -123,14 +129,15 @@ pub(crate) fn derive(messages: &[RecordedMessage]) -> Result<(Directive, Reply),
         .as_deref()
         .map(tokenize)
         .unwrap_or_default();
-    Ok((
-        directive,
-        Reply {
-            reasoning,
-            content,
-            tool_calls,
-        },
-    ))
+    let reply = Reply {
+        reasoning,
+        content,
+        tool_calls,
+        // Ids go on numbering across rounds: a turn never sees the same id twice.
+        first_call_id: rounds.iter().map(|m| m.tool_calls.len()).sum(),
+        split_name: directive.split_name,
+    };
+    Ok((directive, reply))
 }
 
 /// Words, each after the first with its leading space: `"a  b"` → `["a", " b"]`.
@@ -145,241 +152,4 @@ fn tokenize(text: &str) -> Vec<String> {
             }
         })
         .collect()
-}
-
-/// Tool-call arguments are streamed in pieces of this many characters.
-const ARGUMENT_PIECE: usize = 8;
-
-impl Reply {
-    /// The `delta` objects of the output chunks, in order: reasoning, content, tool calls.
-    /// Each is one "token" for `completion_tokens` and for the `*_after=K` options.
-    fn deltas(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for t in &self.reasoning {
-            out.push(format!(r#"{{"reasoning_content":{}}}"#, json_str(t)));
-        }
-        for t in &self.content {
-            out.push(format!(r#"{{"content":{}}}"#, json_str(t)));
-        }
-        for (index, call) in self.tool_calls.iter().enumerate() {
-            out.push(format!(
-                r#"{{"tool_calls":[{{"index":{index},"id":"{}","type":"function","function":{{"name":{},"arguments":""}}}}]}}"#,
-                tool_call_id(index),
-                json_str(&call.name)
-            ));
-            let chars: Vec<char> = call.arguments.chars().collect();
-            for piece in chars.chunks(ARGUMENT_PIECE) {
-                let piece: String = piece.iter().collect();
-                out.push(format!(
-                    r#"{{"tool_calls":[{{"index":{index},"function":{{"arguments":{}}}}}]}}"#,
-                    json_str(&piece)
-                ));
-            }
-        }
-        out
-    }
-
-    fn finish_reason(&self) -> &'static str {
-        if self.tool_calls.is_empty() {
-            "stop"
-        } else {
-            "tool_calls"
-        }
-    }
-}
-
-/// The id of the `index`-th tool call of a reply.
-fn tool_call_id(index: usize) -> String {
-    format!("call_mock_{index}")
-}
-
-fn json_str(s: &str) -> String {
-    Value::from(s).to_string()
-}
-
-fn usage(prompt_tokens: u64, completion_tokens: u64) -> Value {
-    json!({
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": completion_tokens,
-        "total_tokens": prompt_tokens + completion_tokens,
-    })
-}
-
-/// Pre-serialized bytes, with the delay before them and the output tokens they carry.
-pub(crate) struct Segment {
-    pub delay: Duration,
-    pub bytes: Bytes,
-    pub tokens: usize,
-}
-
-/// How a planned stream ends after its segments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum End {
-    /// Cleanly, the last segment having carried `data: [DONE]`.
-    Done,
-    /// Never: the connection stays open, silent, until the client goes away.
-    Stall,
-    /// By dropping the connection.
-    Cut,
-}
-
-pub(crate) struct Plan {
-    pub segments: Vec<Segment>,
-    pub end: End,
-}
-
-/// Delays of one stream.
-pub(crate) struct Pace {
-    pub first_token: Duration,
-    pub token: Duration,
-}
-
-/// One completion's constant fields, for building its chunks.
-pub(crate) struct Completion<'a> {
-    pub seq: u64,
-    pub model: &'a str,
-    pub created: u64,
-    pub prompt_tokens: u64,
-}
-
-impl Completion<'_> {
-    fn id(&self) -> String {
-        format!("chatcmpl-mock-{}", self.seq)
-    }
-
-    /// The stream of `reply`, with the faults of `directive` applied.
-    pub(crate) fn stream_plan(
-        &self,
-        reply: &Reply,
-        directive: &Directive,
-        include_usage: bool,
-        pace: &Pace,
-    ) -> Plan {
-        let head = format!(
-            r#"{{"id":"{}","object":"chat.completion.chunk","created":{},"model":{}"#,
-            self.id(),
-            self.created,
-            json_str(self.model)
-        );
-        let chunk_prefix = format!(r#"data: {head},"choices":[{{"index":0,"delta":"#);
-        let chunk = |delta: &str, finish: &str| {
-            format!("{chunk_prefix}{delta},\"finish_reason\":{finish}}}]}}\n\n")
-        };
-        let deltas = reply.deltas();
-        let n = deltas.len();
-        let at = |k: Option<usize>| k.map(|k| k.min(n));
-        let (stall, cut, malformed) = (
-            at(directive.stall_after),
-            at(directive.cut_after),
-            at(directive.malformed_after),
-        );
-
-        let mut plan = PlanBuilder::default();
-        plan.push(
-            pace.first_token,
-            chunk(r#"{"role":"assistant","content":""}"#, "null"),
-            0,
-        );
-        for i in 0..=n {
-            if malformed == Some(i) {
-                plan.push(
-                    Duration::ZERO,
-                    format!("{chunk_prefix}{{\"content\":\"malformed\n\n"),
-                    0,
-                );
-            }
-            if stall == Some(i) {
-                return plan.finish(End::Stall);
-            }
-            if cut == Some(i) {
-                return plan.finish(End::Cut);
-            }
-            if let Some(delta) = deltas.get(i) {
-                let delay = if i == 0 { Duration::ZERO } else { pace.token };
-                plan.push(delay, chunk(delta, "null"), 1);
-            }
-        }
-        let mut tail = chunk("{}", &format!("\"{}\"", reply.finish_reason()));
-        if include_usage && !directive.no_usage {
-            let usage = usage(self.prompt_tokens, n as u64);
-            tail.push_str(&format!(
-                "data: {head},\"choices\":[],\"usage\":{usage}}}\n\n"
-            ));
-        }
-        tail.push_str("data: [DONE]\n\n");
-        plan.push(Duration::ZERO, tail, 0);
-        plan.finish(End::Done)
-    }
-
-    /// The non-streaming `chat.completion` body of `reply`.
-    pub(crate) fn completion_json(&self, reply: &Reply) -> Value {
-        let mut message = json!({ "role": "assistant", "content": null });
-        if !reply.content.is_empty() || reply.tool_calls.is_empty() {
-            message["content"] = reply.content.concat().into();
-        }
-        if !reply.reasoning.is_empty() {
-            message["reasoning_content"] = reply.reasoning.concat().into();
-        }
-        if !reply.tool_calls.is_empty() {
-            let calls: Vec<Value> = reply
-                .tool_calls
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    json!({
-                        "id": tool_call_id(i),
-                        "type": "function",
-                        "function": { "name": c.name, "arguments": c.arguments },
-                    })
-                })
-                .collect();
-            message["tool_calls"] = calls.into();
-        }
-        json!({
-            "id": self.id(),
-            "object": "chat.completion",
-            "created": self.created,
-            "model": self.model,
-            "choices": [{
-                "index": 0,
-                "message": message,
-                "finish_reason": reply.finish_reason(),
-                "logprobs": null,
-            }],
-            "usage": usage(self.prompt_tokens, reply.deltas().len() as u64),
-        })
-    }
-}
-
-/// Collects segments, appending to the previous one when there is no delay in between.
-#[derive(Default)]
-struct PlanBuilder {
-    segments: Vec<(Duration, String, usize)>,
-}
-
-impl PlanBuilder {
-    fn push(&mut self, delay: Duration, text: String, tokens: usize) {
-        match self.segments.last_mut() {
-            Some(last) if delay.is_zero() => {
-                last.1.push_str(&text);
-                last.2 += tokens;
-            }
-            _ => self.segments.push((delay, text, tokens)),
-        }
-    }
-
-    fn finish(self, end: End) -> Plan {
-        Plan {
-            segments: self
-                .segments
-                .into_iter()
-                .map(|(delay, text, tokens)| Segment {
-                    delay,
-                    bytes: Bytes::from(text),
-                    tokens,
-                })
-                .collect(),
-            end,
-        }
-    }
 }

@@ -25,7 +25,8 @@ use tokio::task::JoinSet;
 
 use crate::MockConfig;
 use crate::record::{Exchange, Log, Outcome, RecordedRequest};
-use crate::reply::{self, Completion, End, Pace, Plan};
+use crate::reply;
+use crate::wire::{Completion, End, Pace, Plan};
 
 type Body = UnsyncBoxBody<Bytes, std::io::Error>;
 type Response = hyper::Response<Body>;

@@ -143,6 +143,131 @@ async fn last_request(mock: &MockLlm, outcome: Outcome) -> RecordedRequest {
     log.last().cloned().expect("a request")
 }
 
+/// One tool call of an answer, put together from its chunks (names and arguments
+/// concatenated per `index`, as a client must).
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Call {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// An answer, streamed or not, reduced to what a client keeps.
+#[derive(Debug)]
+struct Answer {
+    content: String,
+    calls: Vec<Call>,
+    finish: String,
+    completion_tokens: u64,
+}
+
+/// Sends `messages` (streaming with usage, or not) and reads the answer.
+async fn ask(mock: &MockLlm, messages: &[Value], stream: bool) -> Answer {
+    let response = post(
+        mock,
+        json!({
+            "model": MODEL,
+            "stream": stream,
+            "stream_options": { "include_usage": true },
+            "tools": [{ "type": "function", "function": { "name": "get_time" } }],
+            "messages": messages,
+        }),
+    )
+    .await;
+    if !stream {
+        assert_eq!(response.status(), 200);
+        let body: Value = response.json().await.expect("a JSON body");
+        let message = &body["choices"][0]["message"];
+        let calls = message["tool_calls"]
+            .as_array()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .map(|c| Call {
+                        id: string(&c["id"]),
+                        name: string(&c["function"]["name"]),
+                        arguments: string(&c["function"]["arguments"]),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Answer {
+            content: message["content"].as_str().unwrap_or_default().into(),
+            calls,
+            finish: string(&body["choices"][0]["finish_reason"]),
+            completion_tokens: number(&body["usage"]["completion_tokens"]),
+        };
+    }
+    let (chunks, done, end) = stream_all(&mut Sse::new(response)).await;
+    assert!(done && end == Item::End);
+    let mut calls: Vec<Call> = Vec::new();
+    for delta in chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["tool_calls"].as_array())
+    {
+        for piece in delta {
+            let index = usize::try_from(number(&piece["index"])).expect("a small index");
+            if calls.len() <= index {
+                calls.resize(index + 1, Call::default());
+            }
+            let call = &mut calls[index];
+            if let Some(id) = piece["id"].as_str() {
+                assert!(call.id.is_empty(), "a second id for call {index}");
+                call.id = id.into();
+            }
+            call.name += piece["function"]["name"].as_str().unwrap_or_default();
+            call.arguments += piece["function"]["arguments"].as_str().unwrap_or_default();
+        }
+    }
+    let finish = chunks
+        .iter()
+        .find_map(|c| c["choices"][0]["finish_reason"].as_str())
+        .expect("a finish reason");
+    Answer {
+        content: content(&chunks).concat(),
+        calls,
+        finish: finish.into(),
+        completion_tokens: number(
+            &chunks.last().expect("a usage chunk")["usage"]["completion_tokens"],
+        ),
+    }
+}
+
+fn string(value: &Value) -> String {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("a string: {value}"))
+        .into()
+}
+
+fn number(value: &Value) -> u64 {
+    value
+        .as_u64()
+        .unwrap_or_else(|| panic!("a number: {value}"))
+}
+
+/// Appends the assistant message of `answer` (its tool calls) and one `tool` message per
+/// call, with the content `result(call)`.
+fn add_round(messages: &mut Vec<Value>, answer: &Answer, result: impl Fn(&Call) -> String) {
+    let calls: Vec<Value> = answer
+        .calls
+        .iter()
+        .map(|c| json!({ "id": c.id, "type": "function", "function": { "name": c.name, "arguments": c.arguments } }))
+        .collect();
+    messages.push(json!({ "role": "assistant", "content": null, "tool_calls": calls }));
+    for call in &answer.calls {
+        messages.push(json!({ "role": "tool", "tool_call_id": call.id, "content": result(call) }));
+    }
+}
+
+fn call(id: &str, name: &str, arguments: &str) -> Call {
+    Call {
+        id: id.into(),
+        name: name.into(),
+        arguments: arguments.into(),
+    }
+}
+
 #[tokio::test]
 async fn echo_stream_with_usage_and_the_request_log() {
     let mock = MockLlm::start(MockConfig::default()).await;
@@ -153,7 +278,10 @@ async fn echo_stream_with_usage_and_the_request_log() {
                 "model": MODEL,
                 "stream": true,
                 "stream_options": { "include_usage": true },
-                "tools": [{ "type": "function", "function": { "name": "get_time" } }],
+                "tools": [
+                    { "type": "function", "function": { "name": "get_time" } },
+                    { "type": "function", "function": { "name": "get_weather", "parameters": {} } },
+                ],
                 "messages": [
                     { "role": "system", "content": "You are terse." },
                     { "role": "user", "content": "first question" },
@@ -190,6 +318,8 @@ async fn echo_stream_with_usage_and_the_request_log() {
     assert_eq!(request.last_user_message(), Some("hello  there world"));
     assert_eq!(request.messages.len(), 4);
     assert_eq!(request.tools[0]["function"]["name"], "get_time");
+    assert_eq!(request.tool_names(), ["get_time", "get_weather"]);
+    assert!(request.tool_results().is_empty());
     assert_eq!(request.prompt_tokens, 10);
     assert_eq!(request.tokens_sent, 4);
     assert!(request.duration().is_some());
@@ -401,6 +531,182 @@ async fn tool_call_streams_in_pieces_and_the_follow_up_echoes_the_result() {
 }
 
 #[tokio::test]
+async fn tool_call_raw_sends_malformed_arguments_verbatim() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let user =
+        r#"[[mock tool_call_raw='broken:{"city": "Par' tool_call=ok:{"a":1} tool_call_raw=empty]]"#;
+    for stream in [true, false] {
+        let answer = ask(&mock, &[json!({ "role": "user", "content": user })], stream).await;
+        assert_eq!(
+            answer.calls,
+            [
+                call("call_mock_0", "broken", r#"{"city": "Par"#),
+                call("call_mock_1", "ok", r#"{"a":1}"#),
+                call("call_mock_2", "empty", ""),
+            ],
+            "stream: {stream}"
+        );
+        assert_eq!(answer.finish, "tool_calls");
+        assert_eq!(answer.content, "");
+        // Calls: 1 + 2 pieces, 1 + 1, 1 + 0.
+        assert_eq!(answer.completion_tokens, 6);
+    }
+
+    // Malformed arguments need tool_call_raw; tool_call refuses them.
+    let response = post(
+        &mock,
+        json!({ "model": MODEL, "messages": [{ "role": "user", "content": "[[mock tool_call=f:{nope}]]" }] }),
+    )
+    .await;
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "mock_directive");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("tool_call_raw")
+    );
+}
+
+#[tokio::test]
+async fn tool_rounds_repeat_the_calls_then_answer_in_words() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    for stream in [true, false] {
+        let mut messages = vec![
+            json!({ "role": "user", "content": "earlier [[mock tool_call=get_time]]" }),
+            json!({ "role": "assistant", "content": "earlier answer" }),
+            json!({ "role": "user", "content": "now [[mock tool_call=get_time tool_call_raw=bad:{ tool_rounds=3]]" }),
+        ];
+        for round in 1..=3 {
+            let answer = ask(&mock, &messages, stream).await;
+            let k = 2 * (round - 1);
+            assert_eq!(
+                answer.calls,
+                [
+                    call(&format!("call_mock_{k}"), "get_time", "{}"),
+                    call(&format!("call_mock_{}", k + 1), "bad", "{"),
+                ],
+                "round {round}, stream: {stream}"
+            );
+            assert_eq!(answer.finish, "tool_calls");
+            add_round(&mut messages, &answer, |c| format!("r{round}-{}", c.name));
+        }
+        let answer = ask(&mock, &messages, stream).await;
+        assert!(answer.calls.is_empty(), "{answer:?}");
+        assert_eq!(answer.finish, "stop");
+        assert_eq!(
+            answer.content,
+            "Tool result: r1-get_time r1-bad r2-get_time r2-bad r3-get_time r3-bad"
+        );
+    }
+    assert_eq!(mock.requests().len(), 8);
+
+    // `reply` is the answer after the last round (and comes before the calls until then).
+    let user = "[[mock tool_call=get_time tool_rounds=2 reply=done]]";
+    let mut messages = vec![json!({ "role": "user", "content": user })];
+    for _ in 0..2 {
+        let answer = ask(&mock, &messages, true).await;
+        assert_eq!((answer.content.as_str(), answer.calls.len()), ("done", 1));
+        add_round(&mut messages, &answer, |_| "12:00".into());
+    }
+    let answer = ask(&mock, &messages, true).await;
+    assert_eq!((answer.content.as_str(), answer.calls.len()), ("done", 0));
+
+    let response = post(
+        &mock,
+        json!({ "model": MODEL, "messages": [{ "role": "user", "content": "[[mock tool_call=f tool_rounds=0]]" }] }),
+    )
+    .await;
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("tool_rounds=0")
+    );
+}
+
+#[tokio::test]
+async fn follow_up_reply_has_every_tool_result_in_order() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let messages = [
+        json!({ "role": "system", "content": "Use tools." }),
+        json!({ "role": "user", "content": "before" }),
+        json!({ "role": "assistant", "content": null, "tool_calls": [{
+            "id": "old", "type": "function", "function": { "name": "get_time", "arguments": "{}" },
+        }] }),
+        json!({ "role": "tool", "tool_call_id": "old", "content": "not this one" }),
+        json!({ "role": "assistant", "content": "it is noon" }),
+        json!({ "role": "user", "content": "two things [[mock tool_call=get_time tool_call=get_weather]]" }),
+        json!({ "role": "assistant", "content": null, "tool_calls": [
+            { "id": "call_mock_0", "type": "function", "function": { "name": "get_time", "arguments": "{}" } },
+            { "id": "call_mock_1", "type": "function", "function": { "name": "get_weather", "arguments": "{}" } },
+        ] }),
+        json!({ "role": "tool", "tool_call_id": "call_mock_0", "content": "12:00" }),
+        json!({ "role": "tool", "tool_call_id": "call_mock_1",
+                "content": [{ "type": "text", "text": "Error: invalid arguments:" }, { "type": "text", "text": "missing  `city`" }] }),
+    ];
+    for stream in [true, false] {
+        let answer = ask(&mock, &messages, stream).await;
+        assert!(answer.calls.is_empty());
+        assert_eq!(answer.finish, "stop");
+        assert_eq!(
+            answer.content,
+            "Tool result: 12:00 Error: invalid arguments: missing `city`"
+        );
+        let request = last_request(&mock, Outcome::Completed).await;
+        assert_eq!(
+            request.tool_results(),
+            ["12:00", "Error: invalid arguments:\nmissing  `city`"]
+        );
+        assert_eq!(request.tool_names(), ["get_time"]);
+    }
+}
+
+#[tokio::test]
+async fn split_name_streams_each_name_in_two_chunks() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let user = r#"[[mock tool_call=get_weather:{"city":"Paris"} tool_call=f split_name]]"#;
+    let (chunks, done, _) = stream_all(&mut stream(&mock, user).await).await;
+    assert!(done);
+    let pieces: Vec<(u64, &str)> = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["tool_calls"].get(0))
+        .filter_map(|c| Some((c["index"].as_u64()?, c["function"]["name"].as_str()?)))
+        .collect();
+    assert_eq!(pieces, [(0, "get_we"), (0, "ather"), (1, "f"), (1, "")]);
+    // The second half comes right after the first, with neither id nor arguments.
+    let second = &chunks[2]["choices"][0]["delta"]["tool_calls"][0];
+    assert_eq!(
+        second,
+        &json!({ "index": 0, "function": { "name": "ather" } })
+    );
+
+    let messages = [json!({ "role": "user", "content": user })];
+    for stream in [true, false] {
+        let answer = ask(&mock, &messages, stream).await;
+        assert_eq!(
+            answer.calls,
+            [
+                call("call_mock_0", "get_weather", r#"{"city":"Paris"}"#),
+                call("call_mock_1", "f", "{}"),
+            ]
+        );
+        // (1 + 1 + 2 argument pieces) + (1 + 1 + 1), streamed or not.
+        assert_eq!(answer.completion_tokens, 7);
+    }
+
+    let response = post(
+        &mock,
+        json!({ "model": MODEL, "messages": [{ "role": "user", "content": "[[mock split_name]]" }] }),
+    )
+    .await;
+    assert_eq!(response.status(), 400);
+}
+
+#[tokio::test]
 async fn request_errors_and_models() {
     let mock = MockLlm::start(MockConfig {
         models: vec!["a".into(), "b".into()],
@@ -590,6 +896,37 @@ async fn async_openai_reads_the_stream() {
         }
     }
     assert_eq!(arguments, r#"{"a":1,"b":22}"#);
+
+    // Split names and parallel calls, put together per index.
+    let mut stream = client
+        .chat()
+        .create_stream(request(
+            r#"[[mock tool_call=get_time tool_call_raw='add:{"a":' split_name]]"#,
+        ))
+        .await
+        .unwrap();
+    let mut calls = vec![(String::new(), String::new(), String::new()); 2];
+    while let Some(chunk) = stream.next().await {
+        for call in chunk.unwrap().choices[..]
+            .iter()
+            .flat_map(|c| c.delta.tool_calls.iter().flatten())
+        {
+            let (id, name, arguments) = &mut calls[call.index as usize];
+            id.push_str(call.id.as_deref().unwrap_or_default());
+            let function = call.function.as_ref().unwrap();
+            name.push_str(function.name.as_deref().unwrap_or_default());
+            arguments.push_str(function.arguments.as_deref().unwrap_or_default());
+        }
+    }
+    let expected = [
+        ("call_mock_0", "get_time", "{}"),
+        ("call_mock_1", "add", r#"{"a":"#),
+    ];
+    let got: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(i, n, a)| (i.as_str(), n.as_str(), a.as_str()))
+        .collect();
+    assert_eq!(got, expected);
 
     // A cut stream surfaces as an error item, not a clean end.
     let mut stream = client
