@@ -109,7 +109,12 @@ pub fn request<K: DeserializeOwned>(
 ) -> Result<PageRequest<K>, Box<Problem>> {
     Ok(PageRequest {
         limit: u64::from(limit.unwrap_or_default().0),
-        after: cursor.filter(|c| !c.is_empty()).map(decode).transpose()?,
+        // `str::is_empty` by name: with poem-openapi's `Type` in scope, `c.is_empty()` on
+        // a `&&str` resolves to `Type::is_empty`, which is false for every string.
+        after: cursor
+            .filter(|c| !str::is_empty(c))
+            .map(decode)
+            .transpose()?,
     })
 }
 
@@ -127,6 +132,13 @@ mod tests {
             request::<uuid::Uuid>(None, None).unwrap().limit,
             u64::from(DEFAULT_LIMIT)
         );
+    }
+
+    #[test]
+    fn an_empty_cursor_is_the_first_page() {
+        let page = request::<uuid::Uuid>(None, Some("")).expect("no error");
+        assert_eq!(page.after, None);
+        assert!(request::<uuid::Uuid>(None, Some(" ")).is_err());
     }
 
     #[test]

@@ -389,7 +389,10 @@ mod tests {
     fn emails_follow_the_documented_pattern_with_ecmascript_white_space() {
         // U+0085 is white space to Rust's and Python's `\s`, not to ECMAScript's.
         for good in ["a@b", "x\u{85}y@\u{f}", "é@é.example", "a.b+c@d.e"] {
-            assert!(Email::parse_from_json(Some(json!(good))).is_ok(), "{good:?}");
+            assert!(
+                Email::parse_from_json(Some(json!(good))).is_ok(),
+                "{good:?}"
+            );
         }
         let longest = format!("a@{}", "é".repeat(252));
         assert!(Email::parse_from_json(Some(json!(longest))).is_ok());

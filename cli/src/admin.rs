@@ -73,7 +73,7 @@ const DEMO_TOOL: &str = "Demo tutor";
 
 /// A group with the first admin in it and a demo chat tool, so a newcomer can open a
 /// session and see a whole turn (answered by the offline demo model until a provider is
-/// configured).
+/// configured). It offers `getCurrentTime`: asked the time, the demo model calls it.
 async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
     db: &C,
     admin_id: uuid::Uuid,
@@ -98,6 +98,7 @@ async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
             definition: serde_json::json!({
                 "behavior": "You are a friendly, patient tutor. Explain step by step and check understanding.",
                 "constraints": {"no_direct_answers": true},
+                "functions": ["getCurrentTime"],
             }),
         },
     )

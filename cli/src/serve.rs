@@ -17,6 +17,7 @@ use parley_worker::{
     consumer::{GenerateHandler, ReaperSettings, reap_forever},
     jobs::{Deps, TurnSettings},
     providers::{Catalog, ModelConfig, ProviderConfig},
+    tools::Registry,
 };
 use poem::{
     Server,
@@ -42,11 +43,13 @@ pub enum Role {
     Worker,
 }
 
-/// The two seams and the model catalog, chosen by configuration.
+/// The two seams, the model catalog and the functions, chosen by configuration.
 struct Runtime {
     events: Arc<dyn EventLog>,
     queue: QueueBackend,
     catalog: Arc<Catalog>,
+    /// What models may call; the API lists its catalog, the workers run it.
+    functions: Registry,
 }
 
 async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
@@ -80,6 +83,7 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
         events,
         queue,
         catalog,
+        functions: Registry::builtin(),
     })
 }
 
@@ -170,6 +174,7 @@ fn start_workers(
         db: db.clone(),
         events: runtime.events.clone(),
         catalog: runtime.catalog.clone(),
+        registry: runtime.functions.clone(),
         settings: turn_settings(settings),
         worker_id,
     };
@@ -223,6 +228,7 @@ async fn serve_http(
         limits: Limits {
             max_message_chars: settings.limits.max_message_chars,
         },
+        functions: Arc::new(runtime.functions.catalog()),
     };
     let state = AppState {
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),

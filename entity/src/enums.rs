@@ -88,29 +88,10 @@ pub enum MessageRole {
     System,
 }
 
-/// `prompts.state`, `blocks.type` and `prompts.error_code` are the protocol's own enums
-/// (stored through its `db` feature), so the database, the wire and the API document
-/// spell them from one definition.
-pub use parley_protocol::events::{BlockType, ErrorCode, PromptState};
-
-/// `tool_calls.state`: the life of one function call.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
-)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
-#[serde(rename_all = "snake_case")]
-pub enum ToolCallState {
-    #[sea_orm(string_value = "created")]
-    Created,
-    #[sea_orm(string_value = "running")]
-    Running,
-    #[sea_orm(string_value = "success")]
-    Success,
-    #[sea_orm(string_value = "error")]
-    Error,
-    #[sea_orm(string_value = "canceled")]
-    Canceled,
-}
+/// `prompts.state`, `blocks.type`, `prompts.error_code` and `tool_calls.state` are the
+/// protocol's own enums (stored through its `db` feature), so the database, the wire and
+/// the API document spell them from one definition.
+pub use parley_protocol::events::{BlockType, ErrorCode, PromptState, ToolCallState};
 
 /// `module_events.outcome`: what a module decided at one hook.
 #[derive(

@@ -1,5 +1,6 @@
-//! `users`: people who sign in. `permissions` is a JSON list of extra permission strings
-//! granted on top of what `role` implies.
+//! `users`: people who sign in. `permissions` is a JSON list of permission entries on top
+//! of what `role` grants by default: `name` grants a permission, `-name` revokes it (see
+//! `query::users::effective_permissions`).
 
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};

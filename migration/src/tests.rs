@@ -1,6 +1,7 @@
 //! Runs the whole chain up, down and up again on an in-memory SQLite database, and checks
 //! the parts of the schema that are easy to get wrong across backends (partial index,
-//! in-table foreign keys and their actions, `down` with rows still present).
+//! in-table foreign keys and their actions, `down` with rows still present, the
+//! full-text index over messages and its triggers).
 //!
 //! No async test runtime is a dev-dependency, so the tests drive their futures with
 //! sqlx's `test_block_on` (a current-thread Tokio runtime), reached through sea-orm.
@@ -11,7 +12,7 @@ use sea_orm_migration::sea_orm::{
 
 use crate::{Migrator, MigratorTrait};
 
-const TABLES: [&str; 22] = [
+const TABLES: [&str; 23] = [
     "groups",
     "users",
     "group_members",
@@ -34,6 +35,7 @@ const TABLES: [&str; 22] = [
     "notes",
     "timers",
     "server_secrets",
+    "messages_fts",
 ];
 
 async fn sqlite() -> DatabaseConnection {
@@ -190,5 +192,118 @@ fn foreign_keys_cascade_and_set_null() {
         // Rolling back works with rows still in place, including a group hierarchy.
         Migrator::down(&db, None).await.expect("down with data");
         assert!(tables_present(&db).await.unwrap().is_empty());
+    });
+}
+
+/// Ids of the messages whose indexed content matches an FTS5 query.
+async fn fts_hits(db: &DatabaseConnection, query: &str) -> Vec<String> {
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            "SELECT m.id FROM messages_fts JOIN messages m ON m.rowid = messages_fts.rowid \
+             WHERE messages_fts MATCH ? ORDER BY m.id",
+            [query.into()],
+        ))
+        .await
+        .unwrap_or_else(|err| panic!("{query}: {err}"));
+    rows.iter()
+        .map(|row| row.try_get::<String>("", "id").unwrap())
+        .collect()
+}
+
+#[test]
+fn message_search_indexes_old_rows_and_follows_writes() {
+    test_block_on(async {
+        let db = sqlite().await;
+        // Everything before the search migration, with a message already written.
+        let before = Migrator::migrations().len() as u32 - 1;
+        Migrator::up(&db, Some(before)).await.expect("up to 7");
+        let now = "2026-11-21T00:00:00Z";
+        for sql in [
+            format!(
+                "INSERT INTO users (id, email, name, role, permissions, created_at, updated_at) \
+                 VALUES ('u1', 'a@example.com', 'A', 'admin', '[]', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO groups (id, name, path, settings, created_at, updated_at) \
+                 VALUES ('g1', 'G', '/g1/', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO tools (id, group_id, name, type, definition, created_at, updated_at) \
+                 VALUES ('t1', 'g1', 'T', 'chat', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO sessions (id, user_id, tool_id, state, started_at, last_activity_at, \
+                 message_count, config) VALUES ('s1', 'u1', 't1', 'active', '{now}', '{now}', 0, '{{}}')"
+            ),
+            format!(
+                "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
+                 VALUES ('m1', 's1', 1, 'user', 'Photosynthesis in green plants', true, '{now}')"
+            ),
+        ] {
+            db.execute_unprepared(&sql).await.expect(&sql);
+        }
+
+        Migrator::up(&db, None).await.expect("the search migration");
+        assert_eq!(fts_hits(&db, "photosynthesis").await, ["m1"], "rebuilt");
+
+        db.execute_unprepared(&format!(
+            "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
+             VALUES ('m2', 's1', 2, 'assistant', 'Plants use light; café', true, '{now}')"
+        ))
+        .await
+        .unwrap();
+        assert_eq!(
+            fts_hits(&db, "plants").await,
+            ["m1", "m2"],
+            "insert, any case"
+        );
+        assert_eq!(fts_hits(&db, "café").await, ["m2"]);
+        assert!(fts_hits(&db, "cafe").await.is_empty(), "accents are kept");
+        assert!(fts_hits(&db, "plant").await.is_empty(), "no stemming");
+
+        db.execute_unprepared("UPDATE messages SET content = 'Chlorophyll' WHERE id = 'm1'")
+            .await
+            .unwrap();
+        assert!(fts_hits(&db, "photosynthesis").await.is_empty(), "update");
+        assert_eq!(fts_hits(&db, "chlorophyll").await, ["m1"]);
+        // An update of other columns leaves the index alone.
+        db.execute_unprepared("UPDATE messages SET is_complete = false WHERE id = 'm1'")
+            .await
+            .unwrap();
+        assert_eq!(fts_hits(&db, "chlorophyll").await, ["m1"]);
+
+        db.execute_unprepared("DELETE FROM messages WHERE id = 'm2'")
+            .await
+            .unwrap();
+        assert!(fts_hits(&db, "plants").await.is_empty(), "delete");
+        let check = db
+            .execute_unprepared("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')")
+            .await;
+        assert!(check.is_ok(), "the index agrees with the table: {check:?}");
+
+        // Down removes the index and its triggers; writes still work without them.
+        Migrator::down(&db, Some(1)).await.expect("down one");
+        assert!(
+            schema_sql(&db, "table", "messages_fts")
+                .await
+                .unwrap()
+                .is_none()
+        );
+        for trigger in [
+            "messages_fts_after_insert",
+            "messages_fts_after_update",
+            "messages_fts_after_delete",
+        ] {
+            assert!(
+                schema_sql(&db, "trigger", trigger).await.unwrap().is_none(),
+                "{trigger}"
+            );
+        }
+        db.execute_unprepared("UPDATE messages SET content = 'again' WHERE id = 'm1'")
+            .await
+            .unwrap();
+        Migrator::up(&db, None).await.expect("up again");
+        assert_eq!(fts_hits(&db, "again").await, ["m1"], "rebuilt again");
     });
 }

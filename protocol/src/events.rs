@@ -138,6 +138,21 @@ shared_enum! {
     }
 }
 
+shared_enum! {
+    /// The life of one function call (`tool_calls.state`, `tool_complete.state`).
+    pub enum ToolCallState {
+        Created = "created",
+        Running = "running",
+        /// It ran and returned a result.
+        Success = "success",
+        /// It could not run or failed: unknown function, invalid arguments, permission
+        /// denied, an error or a timeout. The model was told why.
+        Error = "error",
+        /// The turn was cancelled while it ran.
+        Canceled = "canceled",
+    }
+}
+
 impl ErrorCode {
     /// The message readers see for this code. Stable and free of backend detail: what the
     /// provider or a backend said is logged, never sent to a client.
@@ -204,12 +219,15 @@ pub struct CustomPayload {
     pub data: Value,
 }
 
-/// One tool call of the turn, as the client sees it in the final payload.
+/// One function call of the turn, as the client sees it in the final payload; entry N
+/// is the call of the `[[tool:N]]` marker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolHistoryEntry {
     pub tool_name: String,
     pub input: Value,
     pub output: Value,
+    pub status: ToolCallState,
+    pub duration_ms: u64,
 }
 
 /// The final response of a turn (seed `ChatResponsePayload`).
@@ -276,7 +294,7 @@ pub enum EventKind {
         index: u32,
         tool: String,
         tool_use_id: String,
-        state: String,
+        state: ToolCallState,
         output: Value,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         payload: Option<Value>,

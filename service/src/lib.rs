@@ -10,12 +10,16 @@
 //! * [`turns::TurnService`] — submit (validate, record, enqueue, and the compensation
 //!   when the queue is down), cancel, resume, wait for the end of a turn;
 //! * [`turns::handoff`] — enqueueing a prompt's job and starting the session's next one;
+//! * [`functions`] — the catalog of functions a model may call (specs; the worker runs
+//!   them), checked against permissions and tool definitions;
 //! * [`turns::record`] — the one rule that turns a finished turn into its events: the
 //!   live `complete` a worker emits and the one rebuilt from the database after the
 //!   event log's retention come from [`turns::record::terminal_event`].
 
 pub mod catalog;
+pub mod functions;
 pub mod turns;
 
 pub use catalog::{Limits, Models};
+pub use functions::{FunctionCatalog, FunctionSpec};
 pub use turns::TurnService;

@@ -6,8 +6,10 @@
 //!   prompt, run it (user message, the stages below) and finish it (persist the
 //!   outcome, emit the terminal event, hand the session on);
 //! * [`context`] — the system prompt in sections and the token-budgeted history;
-//! * [`agent_loop`] — provider calls turned into content blocks and events (the tool
-//!   loop slots in here);
+//! * [`agent_loop`] — provider calls turned into content blocks and events, and the
+//!   tool loop: function calls run, results fed back, the model called again;
+//! * [`tools`] — the functions a model may call (built-ins backed by tables) and the
+//!   running of one response's calls;
 //! * [`providers`] — where tokens come from (OpenAI-compatible endpoints, the offline
 //!   demo model);
 //! * [`persist`] — the event log, block checkpoints, cancel and lease watching.
@@ -21,3 +23,4 @@ pub mod context;
 pub mod jobs;
 pub mod persist;
 pub mod providers;
+pub mod tools;

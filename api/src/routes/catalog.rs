@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{query::catalog as q, query::sessions::Opener, tools};
+use parley_service::{FunctionSpec, functions::Mode};
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Query, payload::Json};
 use uuid::Uuid;
@@ -41,6 +42,9 @@ pub struct ToolDefinition {
     /// The longest a session may last, in seconds (at most a year).
     #[oai(validator(minimum(value = "1"), maximum(value = "31536000")))]
     pub max_session_duration_s: Option<u32>,
+    /// Model calls per turn at most, function calls in between (default 5).
+    #[oai(validator(minimum(value = "1"), maximum(value = "20")))]
+    pub max_iterations: Option<u32>,
 }
 
 /// Limits on what a tool talks about and how it answers.
@@ -88,6 +92,56 @@ impl From<tools::Model> for ToolSummary {
     }
 }
 
+/// How a function answers.
+#[derive(Debug, Clone, Copy, poem_openapi::Enum)]
+#[oai(rename_all = "snake_case")]
+pub enum FunctionMode {
+    /// The call runs inside the turn; its result goes back to the model.
+    Sync,
+    /// The model gets an acknowledgement at once; the work runs as a job of its own.
+    Async,
+}
+
+/// A function models may call, as a tool definition names it.
+#[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
+pub struct Function {
+    pub name: String,
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub parameters: JsonObject,
+    /// What a caller needs to call it.
+    pub permissions: Vec<String>,
+    pub mode: FunctionMode,
+    /// How long one call may run, in seconds.
+    pub timeout_s: u64,
+    /// The payload type its results carry (see `GET /v1/payload-types`).
+    pub payload_type: Option<String>,
+}
+
+impl From<&FunctionSpec> for Function {
+    fn from(spec: &FunctionSpec) -> Self {
+        Self {
+            name: spec.name.clone(),
+            description: spec.description.clone(),
+            parameters: JsonObject::of(spec.parameters.clone()),
+            permissions: spec.permissions.clone(),
+            mode: match spec.mode {
+                Mode::Sync => FunctionMode::Sync,
+                Mode::Async => FunctionMode::Async,
+            },
+            timeout_s: spec.timeout.as_secs(),
+            payload_type: spec.payload_type.clone(),
+        }
+    }
+}
+
+/// The functions the caller may call.
+#[derive(Debug, Object)]
+pub struct FunctionList {
+    pub items: Vec<Function>,
+}
+
 /// A model messages may name.
 #[derive(Debug, Object)]
 pub struct Model {
@@ -127,6 +181,21 @@ impl CatalogApi {
         };
         let rows = q::usable_tools(&state.db, who, page).await?;
         Ok(Json(Page::from_rows(rows, ToolSummary::from)))
+    }
+
+    /// List functions
+    ///
+    /// The functions models may call that the caller's permissions allow, with the JSON
+    /// schemas of their arguments; a tool definition's `functions` names them.
+    #[oai(path = "/functions", method = "get", operation_id = "list_functions")]
+    async fn list_functions(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+    ) -> ApiResult<Json<FunctionList>, statuses::Read> {
+        let allowed = state.turns.functions.allowed(&auth.0.permissions);
+        let items = allowed.map(Function::from).collect();
+        Ok(Json(FunctionList { items }))
     }
 
     /// List models

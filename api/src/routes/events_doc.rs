@@ -8,7 +8,7 @@
 //! parses as its documented schema.
 
 use parley_protocol::events::{
-    ActionHandler, BlockType, ChatResponsePayload, ErrorCode, PromptState, Usage,
+    ActionHandler, BlockType, ChatResponsePayload, ErrorCode, PromptState, ToolCallState, Usage,
 };
 use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;
@@ -144,7 +144,7 @@ pub struct ToolCompleteEvent {
     pub index: u32,
     pub tool: String,
     pub tool_use_id: String,
-    pub state: String,
+    pub state: ToolCallState,
     pub output: Value,
     pub payload: Option<Value>,
     pub duration_ms: u64,
@@ -212,13 +212,15 @@ pub struct SuggestedActionDoc {
     pub style: Option<String>,
 }
 
-/// One function call of a turn.
+/// One function call of a turn; entry N is the call of the `[[tool:N]]` marker.
 #[derive(Debug, Object)]
 #[oai(rename = "ToolHistoryEntry")]
 pub struct ToolHistoryEntryDoc {
     pub tool_name: String,
     pub input: Value,
     pub output: Value,
+    pub status: ToolCallState,
+    pub duration_ms: u64,
 }
 
 /// Terminal: the turn finished.

@@ -4,9 +4,11 @@
 pub mod admin;
 pub mod catalog;
 pub mod events_doc;
+pub mod notes;
 pub mod ops;
 pub mod prompts;
 pub mod sessions;
+pub mod todos;
 pub mod turns;
 pub mod views;
 
@@ -19,6 +21,8 @@ pub enum ApiTags {
     Sessions,
     /// What the caller may use.
     Catalog,
+    /// What the caller's conversations saved for them: todos and notes.
+    Data,
     /// Administration (role admin).
     Admin,
     /// Health, readiness and the API document.
@@ -31,6 +35,8 @@ pub type Api = (
     turns::TurnsApi,
     prompts::PromptsApi,
     catalog::CatalogApi,
+    todos::TodosApi,
+    notes::NotesApi,
     admin::AdminApi,
     ops::OpsApi,
 );
@@ -41,6 +47,8 @@ pub fn api() -> Api {
         turns::TurnsApi,
         prompts::PromptsApi,
         catalog::CatalogApi,
+        todos::TodosApi,
+        notes::NotesApi,
         admin::api(),
         ops::OpsApi,
     )

@@ -9,11 +9,17 @@ pub mod catalog;
 pub mod classes;
 pub mod conversation;
 pub mod groups;
+pub mod notes;
 pub mod page;
 pub mod prompts;
+pub mod search;
 pub mod secrets;
 pub mod sessions;
+#[cfg(test)]
+mod testing;
+pub mod todos;
 pub mod tokens;
+pub mod tool_calls;
 pub mod tools;
 pub mod users;
 

@@ -24,9 +24,10 @@ pub struct TokenOwner {
 }
 
 impl TokenOwner {
-    /// The user's extra permissions (a JSON list of strings; anything else counts as none).
+    /// What the user may do: their role's defaults plus their grants, minus their
+    /// revocations ([`effective_permissions`](super::users::effective_permissions)).
     pub fn permissions(&self) -> Vec<String> {
-        super::users::permissions_of(&self.user)
+        super::users::effective_permissions(&self.user)
     }
 }
 

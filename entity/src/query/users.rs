@@ -1,4 +1,7 @@
-//! Users: create, read, page through, update, delete.
+//! Users: create, read, page through, update, delete; and what a user may do
+//! ([`effective_permissions`]).
+
+use std::collections::BTreeSet;
 
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
@@ -13,7 +16,24 @@ use crate::{
     users,
 };
 
-/// The user's extra permissions (a JSON list of strings; anything else counts as none).
+/// The permissions every role has by default (DESIGN §9). Admins and teachers get the
+/// same defaults as students for now; what sets them apart is their role, not these.
+pub const ROLE_DEFAULTS: &[&str] = &[
+    "assignments:read:self",
+    "notes:write:self",
+    "sessions:read:self",
+    "todos:write:self",
+];
+
+/// The permissions a role grants by default.
+pub fn role_defaults(role: UserRole) -> &'static [&'static str] {
+    match role {
+        UserRole::Student | UserRole::Teacher | UserRole::Admin => ROLE_DEFAULTS,
+    }
+}
+
+/// The user's stored permission entries, as the admin API shows them: grants (`name`)
+/// and revocations (`-name`), in a JSON list of strings (anything else counts as none).
 pub fn permissions_of(user: &users::Model) -> Vec<String> {
     user.permissions
         .as_array()
@@ -23,6 +43,31 @@ pub fn permissions_of(user: &users::Model) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// What the user may do (DESIGN §9): their role's defaults, plus the stored entries that
+/// grant (`name`), minus those the stored entries revoke (`-name`). A revocation wins
+/// over a default and over a grant in the same list, so an admin can deny one function to
+/// one user. Sorted, without duplicates; empty names are ignored.
+pub fn effective_permissions(user: &users::Model) -> Vec<String> {
+    resolve_permissions(role_defaults(user.role), &permissions_of(user))
+}
+
+/// The rule of [`effective_permissions`], over a role's defaults and stored entries.
+fn resolve_permissions(defaults: &[&str], entries: &[String]) -> Vec<String> {
+    let mut granted: BTreeSet<&str> = defaults.iter().copied().collect();
+    let mut revoked = BTreeSet::new();
+    for entry in entries {
+        match entry.strip_prefix('-') {
+            Some(name) => revoked.insert(name),
+            None => granted.insert(entry.as_str()),
+        };
+    }
+    granted
+        .into_iter()
+        .filter(|name| !name.is_empty() && !revoked.contains(name))
+        .map(str::to_owned)
+        .collect()
 }
 
 pub struct NewUser {
@@ -139,5 +184,105 @@ pub async fn delete<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<()> {
             "the user has sessions or other records that must be kept; revoke their tokens instead",
         )),
         Err(other) => Err(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(role: UserRole, permissions: serde_json::Value) -> users::Model {
+        let now = chrono::Utc::now();
+        users::Model {
+            id: Uuid::now_v7(),
+            email: "a@example.com".into(),
+            name: "A".into(),
+            role,
+            permissions,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    fn defaults() -> Vec<String> {
+        ROLE_DEFAULTS.iter().map(|p| (*p).to_owned()).collect()
+    }
+
+    #[test]
+    fn every_role_gets_the_defaults_sorted() {
+        for role in [UserRole::Student, UserRole::Teacher, UserRole::Admin] {
+            assert_eq!(
+                effective_permissions(&user(role, serde_json::json!([]))),
+                defaults(),
+                "{role:?}"
+            );
+        }
+        let mut sorted = defaults();
+        sorted.sort();
+        assert_eq!(sorted, defaults(), "ROLE_DEFAULTS is kept sorted");
+    }
+
+    #[test]
+    fn grants_add_and_revocations_remove() {
+        let u = user(
+            UserRole::Student,
+            serde_json::json!([
+                "reports:read:class",
+                "-todos:write:self",
+                "reports:read:class"
+            ]),
+        );
+        assert_eq!(
+            effective_permissions(&u),
+            [
+                "assignments:read:self",
+                "notes:write:self",
+                "reports:read:class",
+                "sessions:read:self",
+            ]
+        );
+        // The stored list itself is what the admin API shows.
+        assert_eq!(
+            permissions_of(&u),
+            [
+                "reports:read:class",
+                "-todos:write:self",
+                "reports:read:class"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_revocation_wins_over_a_grant_in_any_order() {
+        for entries in [
+            serde_json::json!(["x:write:self", "-x:write:self"]),
+            serde_json::json!(["-x:write:self", "x:write:self"]),
+        ] {
+            let got = effective_permissions(&user(UserRole::Admin, entries.clone()));
+            assert_eq!(got, defaults(), "{entries}");
+        }
+    }
+
+    #[test]
+    fn odd_entries_change_nothing() {
+        for stored in [
+            serde_json::json!(null),
+            serde_json::json!({"todos:write:self": false}),
+            serde_json::json!([1, true, null, ""]),
+            serde_json::json!(["-", "-unknown:perm", "--todos:write:self"]),
+        ] {
+            assert_eq!(
+                effective_permissions(&user(UserRole::Teacher, stored.clone())),
+                defaults(),
+                "{stored}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_default_can_be_revoked() {
+        let all: Vec<String> = ROLE_DEFAULTS.iter().map(|p| format!("-{p}")).collect();
+        let u = user(UserRole::Student, serde_json::json!(all));
+        assert!(effective_permissions(&u).is_empty());
     }
 }

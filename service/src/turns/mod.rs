@@ -21,7 +21,10 @@ use sea_orm::DatabaseConnection;
 pub use submit::Submission;
 pub use wait::Ending;
 
-use crate::catalog::{Limits, Models};
+use crate::{
+    catalog::{Limits, Models},
+    functions::FunctionCatalog,
+};
 
 /// The application layer of turns; cheap to clone.
 #[derive(Clone)]
@@ -31,4 +34,6 @@ pub struct TurnService {
     pub events: Arc<dyn EventLog>,
     pub models: Arc<Models>,
     pub limits: Limits,
+    /// The functions models may call (what tools may offer).
+    pub functions: Arc<FunctionCatalog>,
 }

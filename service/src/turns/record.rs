@@ -4,20 +4,23 @@
 //! `cancelled`) and the `prompt_state` before it. The worker emits them live right after
 //! it recorded the end; after the event log's retention the API rebuilds them from the
 //! database. Both build them here, from the same recorded facts ([`TurnRecord`]: the
-//! prompt row as `finish` left it, the answer's text, the summed usage rows), so a
-//! client cannot tell a live `complete` from a rebuilt one.
+//! prompt row as `finish` left it, the answer's text, the summed usage rows, the
+//! function calls), so a client cannot tell a live `complete` from a rebuilt one.
 
 use parley_entity::{
-    ai_usage,
+    ai_usage, blocks,
     enums::BlockType,
     error::Result,
     prompts,
     query::{self, prompts::UNFINISHED},
+    tool_calls,
 };
 use parley_protocol::events::{
-    ChatResponsePayload, ErrorCode, EventKind, PromptState, StreamEvent, Usage,
+    ChatResponsePayload, ErrorCode, EventKind, PromptState, StreamEvent, ToolCallState,
+    ToolHistoryEntry, Usage,
 };
 use sea_orm::ConnectionTrait;
+use serde_json::Value;
 
 /// What a finished turn recorded.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +31,24 @@ pub struct TurnRecord<'a> {
     pub answer: &'a str,
     /// Token counts summed over the turn's LLM calls ([`total_usage`]).
     pub usage: Usage,
+    /// The turn's function calls, in `[[tool:N]]` order (`tool_calls::of_prompt`).
+    pub tool_calls: &'a [tool_calls::Model],
+}
+
+/// `tool_history` of a turn: one entry per call, entry N for marker N.
+pub fn tool_history(calls: &[tool_calls::Model]) -> Option<Vec<ToolHistoryEntry>> {
+    (!calls.is_empty()).then(|| {
+        calls
+            .iter()
+            .map(|call| ToolHistoryEntry {
+                tool_name: call.tool_name.clone(),
+                input: call.tool_args.clone(),
+                output: call.tool_result.clone().unwrap_or(Value::Null),
+                status: call.state,
+                duration_ms: call.duration_ms.unwrap_or(0).max(0) as u64,
+            })
+            .collect()
+    })
 }
 
 /// The attempt number as readers see it.
@@ -68,6 +89,7 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
             message_id: prompt.assistant_message_id.unwrap_or_default(),
             payload: ChatResponsePayload {
                 message: record.answer.to_owned(),
+                tool_history: tool_history(record.tool_calls),
                 ..Default::default()
             },
             usage: record.usage,
@@ -95,14 +117,46 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
     })
 }
 
-/// The recorded facts of a finished prompt, read back from the database.
-pub async fn load<C: ConnectionTrait>(db: &C, prompt: &prompts::Model) -> Result<(String, Usage)> {
+/// The recorded facts of a finished prompt, read back from the database: the answer,
+/// the usage, the function calls.
+pub async fn load<C: ConnectionTrait>(
+    db: &C,
+    prompt: &prompts::Model,
+) -> Result<(String, Usage, Vec<tool_calls::Model>)> {
     let answer = match prompt.assistant_message_id {
         Some(id) => query::conversation::get_message(db, id).await?.content,
         None => String::new(),
     };
     let usage = usage_of_rows(&query::conversation::usage_of(db, prompt.id).await?);
-    Ok((answer, usage))
+    let calls = query::tool_calls::of_prompt(db, prompt.id).await?;
+    Ok((answer, usage, calls))
+}
+
+/// The events that show a `tool_call` block again, from what its draft recorded.
+fn tool_call_events(index: u32, block: &blocks::Model) -> Vec<EventKind> {
+    let meta = &block.metadata;
+    let n = meta["n"].as_u64().unwrap_or(0) as u32;
+    let tool = meta["tool"].as_str().unwrap_or_default().to_owned();
+    let tool_use_id = meta["tool_use_id"].as_str().unwrap_or_default().to_owned();
+    let state = serde_json::from_value(meta["state"].clone()).unwrap_or(ToolCallState::Canceled);
+    vec![
+        EventKind::ToolStart {
+            index: n,
+            block_index: index,
+            tool: tool.clone(),
+            tool_use_id: tool_use_id.clone(),
+            input: meta["input"].clone(),
+        },
+        EventKind::ToolComplete {
+            index: n,
+            tool,
+            tool_use_id,
+            state,
+            output: serde_json::from_str(&block.content).unwrap_or(Value::Null),
+            payload: None,
+            duration_ms: meta["duration_ms"].as_u64().unwrap_or(0),
+        },
+    ]
 }
 
 /// Rebuilds a finished prompt's events from the database (after the event log's
@@ -119,24 +173,26 @@ pub async fn rebuild<C: ConnectionTrait>(
             index,
             block_type: block.r#type,
         });
-        kinds.push(match block.r#type {
-            BlockType::Thinking => EventKind::ThinkingDelta {
+        match block.r#type {
+            BlockType::ToolCall => kinds.extend(tool_call_events(index, &block)),
+            BlockType::Thinking => kinds.push(EventKind::ThinkingDelta {
                 index,
                 text: block.content,
-            },
-            _ => EventKind::TextDelta {
+            }),
+            _ => kinds.push(EventKind::TextDelta {
                 index,
                 text: block.content,
-            },
-        });
+            }),
+        }
         kinds.push(EventKind::BlockStop { index });
     }
     if !UNFINISHED.contains(&prompt.state) {
-        let (answer, usage) = load(db, prompt).await?;
+        let (answer, usage, calls) = load(db, prompt).await?;
         kinds.extend(terminal_event(TurnRecord {
             prompt,
             answer: &answer,
             usage,
+            tool_calls: &calls,
         }));
     }
     Ok(kinds

@@ -30,9 +30,10 @@ fn full_definition() -> ToolDefinition {
                 config: None,
             },
         ]),
-        functions: Some(strings(&["todos_list", "todos_add"])),
+        functions: Some(strings(&["createTodo", "getCurrentTime"])),
         max_messages: Some(40),
         max_session_duration_s: Some(1800),
+        max_iterations: Some(3),
     }
 }
 

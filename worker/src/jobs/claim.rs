@@ -46,6 +46,7 @@ async fn cancelled_before_start(
         prompt,
         answer: "",
         usage: Default::default(),
+        tool_calls: &[],
     };
     if let Some(terminal) = record::terminal_event(finished) {
         deps.events.append(prompt.id, terminal).await?;

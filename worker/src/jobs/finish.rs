@@ -40,7 +40,7 @@ pub(super) async fn finish(
                 "the prompt's model is not served here"
             );
             let outcome = Outcome::failure(PromptState::Failed, ErrorCode::UnknownModel);
-            end(deps, prompt, sink, outcome, "", Usage::default()).await
+            end(deps, prompt, sink, outcome, Recorded::nothing()).await
         }
         Produced::Generated(generated) => record_generation(deps, prompt, sink, *generated).await,
     }
@@ -69,6 +69,14 @@ async fn record_generation(
         None
     };
     let usage = record_usage(deps, prompt, &generated, assistant_message_id).await?;
+    let calls = if generated.generation.results.is_empty() {
+        Vec::new()
+    } else {
+        if let Some(message_id) = assistant_message_id {
+            query::tool_calls::attach(&deps.db, prompt.id, message_id).await?;
+        }
+        query::tool_calls::of_prompt(&deps.db, prompt.id).await?
+    };
     let mut outcome = match generated.end {
         LoopEnd::Failed { code, .. } => Outcome::failure(state, code),
         _ => Outcome::bare(state),
@@ -78,7 +86,29 @@ async fn record_generation(
     outcome.model = Some(generated.route.model.clone());
     outcome.vendor = Some(generated.route.vendor.clone());
     outcome.system_message = Some(generated.system);
-    end(deps, prompt, sink, outcome, &text, usage).await
+    let recorded = Recorded {
+        answer: &text,
+        usage,
+        tool_calls: &calls,
+    };
+    end(deps, prompt, sink, outcome, recorded).await
+}
+
+/// What a turn recorded besides its prompt row, for its terminal event.
+struct Recorded<'a> {
+    answer: &'a str,
+    usage: Usage,
+    tool_calls: &'a [parley_entity::tool_calls::Model],
+}
+
+impl Recorded<'_> {
+    fn nothing() -> Self {
+        Self {
+            answer: "",
+            usage: Usage::default(),
+            tool_calls: &[],
+        }
+    }
 }
 
 /// Saves (or, on a repeated attempt, rewrites) the assistant message and finalizes the
@@ -142,8 +172,7 @@ async fn end(
     prompt: &prompts::Model,
     sink: &mut TurnSink,
     outcome: Outcome,
-    answer: &str,
-    usage: Usage,
+    recorded: Recorded<'_>,
 ) -> Result<Option<Uuid>, TurnError> {
     let finished =
         query::prompts::finish(&deps.db, prompt.id, &deps.worker_id, outcome, query::now()).await?;
@@ -154,8 +183,9 @@ async fn end(
     sink.event(record::state_event(&prompt)).await?;
     let ended = TurnRecord {
         prompt: &prompt,
-        answer,
-        usage,
+        answer: recorded.answer,
+        usage: recorded.usage,
+        tool_calls: recorded.tool_calls,
     };
     if let Some(terminal) = record::terminal_event(ended) {
         sink.event(terminal).await?;
@@ -175,7 +205,7 @@ pub(super) async fn fail_internally(
 ) -> Result<Handled, JobError> {
     tracing::error!(error = %err, "turn failed internally");
     let outcome = Outcome::failure(PromptState::Error, ErrorCode::InternalError);
-    match end(deps, prompt, sink, outcome, "", Usage::default()).await {
+    match end(deps, prompt, sink, outcome, Recorded::nothing()).await {
         Ok(next) => Ok(Handled::Done { next }),
         Err(TurnError::LeaseLost) => Ok(Handled::Done { next: None }),
         Err(again) => Err(again.into()),

@@ -30,6 +30,7 @@ use crate::{
     agent_loop::{LoopSettings, SinkError},
     persist::{TurnSink, Watcher},
     providers::Catalog,
+    tools::Registry,
 };
 
 /// Everything a turn needs.
@@ -38,6 +39,8 @@ pub struct Deps {
     pub db: DatabaseConnection,
     pub events: Arc<dyn EventLog>,
     pub catalog: Arc<Catalog>,
+    /// The functions models may call.
+    pub registry: Registry,
     pub settings: TurnSettings,
     /// This worker's identity, recorded as the lease owner.
     pub worker_id: String,

@@ -15,14 +15,16 @@ use parley_entity::{
 };
 use parley_protocol::events::{EventKind, PromptState};
 use parley_service::turns::record;
+use serde_json::Value;
 use uuid::Uuid;
 
 use super::{Deps, TurnError};
 use crate::{
-    agent_loop::{self, Generation, LoopEnd, Sink},
+    agent_loop::{self, CallResult, Generation, LoopEnd, Sink},
     context::{self, Window},
     persist::{Stop, TurnSink, Watcher},
     providers::Route,
+    tools::{CallContext, runner::TurnTools},
 };
 
 /// What the run stage produced, for the finish stage to record.
@@ -87,9 +89,16 @@ pub(super) async fn run(
         response_buffer: deps.settings.response_buffer,
     };
     let context = context::assemble(&session.config, &history, &content, window);
-    let settings = &deps.settings.agent_loop;
-    let (generation, end) =
-        agent_loop::run(&route, context.messages, settings, sink, started).await;
+    let mut tools = turn_tools(deps, prompt, &session).await?;
+    let start = agent_loop::Start {
+        route: &route,
+        messages: context.messages,
+        settings: &deps.settings.agent_loop,
+        max_iterations: max_iterations(&session.config),
+        replay: replay(deps, prompt).await?,
+        started,
+    };
+    let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
     if watcher.state() == Stop::LeaseLost {
         return Err(TurnError::LeaseLost);
     }
@@ -102,6 +111,71 @@ pub(super) async fn run(
         generation,
         end,
     })))
+}
+
+/// The functions of the session's tool (those the deployment has), run as its user.
+async fn turn_tools(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    session: &sessions::Model,
+) -> Result<TurnTools, TurnError> {
+    let names: Vec<&str> = session.config["functions"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let offers = deps.registry.offers(names);
+    let permissions = if offers.is_empty() {
+        Vec::new()
+    } else {
+        let user = query::users::get(&deps.db, session.user_id).await?;
+        query::users::effective_permissions(&user)
+    };
+    Ok(TurnTools {
+        registry: deps.registry.clone(),
+        offers,
+        permissions,
+        context: CallContext {
+            db: deps.db.clone(),
+            user_id: session.user_id,
+            session_id: session.id,
+            prompt_id: prompt.id,
+            call_id: Uuid::nil(),
+            session_config: session.config.clone(),
+        },
+        worker: deps.worker_id.clone(),
+        attempt: record::attempt(prompt),
+    })
+}
+
+/// The tool's `max_iterations` (model calls per turn), or the default.
+fn max_iterations(config: &Value) -> u32 {
+    config["max_iterations"]
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| *n >= 1)
+        .unwrap_or(agent_loop::DEFAULT_MAX_ITERATIONS)
+}
+
+/// The calls an earlier attempt of this turn finished, to replay instead of running
+/// them again.
+async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>, TurnError> {
+    if prompt.attempt <= 1 {
+        return Ok(Vec::new());
+    }
+    let rows = query::tool_calls::of_prompt(&deps.db, prompt.id).await?;
+    Ok(rows
+        .into_iter()
+        .filter(|row| agent_loop::blocks::finished(row.state))
+        .map(|row| CallResult {
+            id: row.api_tool_call_id,
+            name: row.tool_name,
+            arguments: row.tool_args.to_string(),
+            input: row.tool_args,
+            state: row.state,
+            output: row.tool_result.unwrap_or(Value::Null),
+            duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
+        })
+        .collect())
 }
 
 /// Saves the user's message once per prompt (a repeated attempt reuses it).

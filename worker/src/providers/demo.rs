@@ -1,12 +1,14 @@
 //! The built-in offline demo model: used only when no provider is configured, so a
 //! newcomer sees a whole turn stream without any account. Its `vendor`/`model` say what
-//! it is, and its reply is deterministic.
+//! it is, and its reply is deterministic. Asked for the time when `getCurrentTime` is
+//! offered, it calls that function and answers with its result, so a tool card's events
+//! can be seen without a provider too.
 
 use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::{Backend, ChatMessage, Delta, DeltaStream, Route};
+use super::{Backend, ChatMessage, Delta, DeltaStream, FunctionOffer, Route};
 
 pub const MODEL: &str = "parley-demo";
 pub const VENDOR: &str = "parley-offline";
@@ -40,12 +42,51 @@ pub fn reply(messages: &[ChatMessage]) -> String {
     )
 }
 
-pub(super) fn stream(messages: &[ChatMessage]) -> DeltaStream {
-    let text = reply(messages);
+/// The function the demo model calls when asked the time.
+pub const TIME_FUNCTION: &str = "getCurrentTime";
+
+/// Whether the demo model calls [`TIME_FUNCTION`] in answer to `messages`: it is
+/// offered, the last user message asks for the time, and it was not called since.
+fn calls_the_clock(messages: &[ChatMessage], functions: &[FunctionOffer]) -> bool {
+    let Some(last_user) = messages.iter().rposition(|m| m.role == "user") else {
+        return false;
+    };
+    let asked = messages[last_user].content.to_lowercase();
+    functions.iter().any(|f| f.name == TIME_FUNCTION)
+        && (asked.contains("time") || asked.contains("clock"))
+        && !messages[last_user..].iter().any(|m| m.role == "tool")
+}
+
+/// The text of the demo model's answer when it does not call a function.
+fn answer(messages: &[ChatMessage]) -> String {
+    let last_user = messages.iter().rposition(|m| m.role == "user").unwrap_or(0);
+    let results: Vec<&str> = messages[last_user..]
+        .iter()
+        .filter(|m| m.role == "tool")
+        .map(|m| m.content.as_str())
+        .collect();
+    match results.first() {
+        None => reply(messages),
+        Some(result) => {
+            let result: serde_json::Value = serde_json::from_str(result).unwrap_or_default();
+            match (result["local_time"].as_str(), result["time_zone"].as_str()) {
+                (Some(time), Some(zone)) => format!("It is {time} ({zone})."),
+                _ => "The clock did not answer.".to_owned(),
+            }
+        }
+    }
+}
+
+pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> DeltaStream {
     let input_tokens: u64 = messages
         .iter()
         .map(|m| m.content.split_whitespace().count() as u64)
         .sum();
+    let (text, call) = if calls_the_clock(messages, functions) {
+        ("Let me look at the clock.".to_owned(), true)
+    } else {
+        (answer(messages), false)
+    };
     let mut pieces: Vec<Delta> = Vec::new();
     for (i, word) in text.split(' ').enumerate() {
         pieces.push(Delta::Text(if i == 0 {
@@ -53,6 +94,14 @@ pub(super) fn stream(messages: &[ChatMessage]) -> DeltaStream {
         } else {
             format!(" {word}")
         }));
+    }
+    if call {
+        pieces.push(Delta::ToolCall {
+            index: 0,
+            id: Some("demo_call_0".to_owned()),
+            name: Some(TIME_FUNCTION.to_owned()),
+            arguments: r#"{"time_zone":"UTC"}"#.to_owned(),
+        });
     }
     let output_tokens = pieces.len() as u64;
     pieces.push(Delta::Usage {
@@ -79,7 +128,7 @@ mod tests {
             ChatMessage::system("be nice"),
             ChatMessage::user("What is 2+2?"),
         ];
-        let deltas: Vec<Delta> = stream(&messages).map(|d| d.unwrap()).collect().await;
+        let deltas: Vec<Delta> = stream(&messages, &[]).map(|d| d.unwrap()).collect().await;
         let text: String = deltas
             .iter()
             .filter_map(|d| {
@@ -99,5 +148,47 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[tokio::test]
+    async fn asked_the_time_it_calls_the_clock_then_answers_with_its_result() {
+        let clock = FunctionOffer {
+            name: TIME_FUNCTION.into(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+        };
+        let mut messages = vec![ChatMessage::user("What time is it?")];
+        let deltas: Vec<Delta> = stream(&messages, std::slice::from_ref(&clock))
+            .map(|d| d.unwrap())
+            .collect()
+            .await;
+        assert!(
+            deltas
+                .iter()
+                .any(|d| matches!(d, Delta::ToolCall { name: Some(n), .. } if n == TIME_FUNCTION))
+        );
+        let without: Vec<Delta> = stream(&messages, &[]).map(|d| d.unwrap()).collect().await;
+        assert!(
+            !without.iter().any(|d| matches!(d, Delta::ToolCall { .. })),
+            "not offered"
+        );
+        messages.push(ChatMessage::assistant_calls("", vec![]));
+        let result = r#"{"local_time":"2026-11-23T12:00:00+00:00","time_zone":"UTC"}"#;
+        messages.push(ChatMessage::tool_result("demo_call_0", result));
+        let answer: Vec<Delta> = stream(&messages, &[clock])
+            .map(|d| d.unwrap())
+            .collect()
+            .await;
+        let text: String = answer
+            .iter()
+            .filter_map(|d| {
+                if let Delta::Text(t) = d {
+                    Some(t.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        assert_eq!(text, "It is 2026-11-23T12:00:00+00:00 (UTC).");
     }
 }

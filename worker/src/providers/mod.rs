@@ -7,7 +7,10 @@
 //! which protocol error code (DESIGN §6) it maps to and whether any output was produced.
 
 pub mod demo;
+mod messages;
 pub mod openai;
+
+pub use messages::{CallRequest, CalledFunction, ChatMessage, FunctionOffer};
 
 use std::{pin::Pin, sync::Arc};
 
@@ -20,6 +23,14 @@ use secrecy::SecretString;
 pub enum Delta {
     Text(String),
     Reasoning(String),
+    /// A piece of a function call: the first piece of call `index` carries its `id` and
+    /// `name`, later pieces more of its `arguments` (which may also arrive whole).
+    ToolCall {
+        index: u32,
+        id: Option<String>,
+        name: Option<String>,
+        arguments: String,
+    },
     /// Token counts as the provider reported them.
     Usage {
         input_tokens: u64,
@@ -58,34 +69,6 @@ impl ProviderError {
         match self {
             Self::Status { status, .. } => *status == 429 || *status >= 500,
             Self::Unreachable(_) | Self::Broken(_) => true,
-        }
-    }
-}
-
-/// A chat message sent to a provider.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ChatMessage {
-    pub role: &'static str,
-    pub content: String,
-}
-
-impl ChatMessage {
-    pub fn system(content: impl Into<String>) -> Self {
-        Self {
-            role: "system",
-            content: content.into(),
-        }
-    }
-    pub fn user(content: impl Into<String>) -> Self {
-        Self {
-            role: "user",
-            content: content.into(),
-        }
-    }
-    pub fn assistant(content: impl Into<String>) -> Self {
-        Self {
-            role: "assistant",
-            content: content.into(),
         }
     }
 }
@@ -129,11 +112,15 @@ enum Backend {
 }
 
 impl Route {
-    /// Starts streaming an answer to `messages`.
-    pub async fn stream(&self, messages: Vec<ChatMessage>) -> Result<DeltaStream, ProviderError> {
+    /// Starts streaming an answer to `messages`, offering `functions`.
+    pub async fn stream(
+        &self,
+        messages: &[ChatMessage],
+        functions: &[FunctionOffer],
+    ) -> Result<DeltaStream, ProviderError> {
         match &self.backend {
-            Backend::OpenAi(provider) => provider.stream(&self.upstream, messages).await,
-            Backend::Demo => Ok(demo::stream(&messages)),
+            Backend::OpenAi(provider) => provider.stream(&self.upstream, messages, functions).await,
+            Backend::Demo => Ok(demo::stream(messages, functions)),
         }
     }
 

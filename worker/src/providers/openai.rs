@@ -13,7 +13,7 @@ use secrecy::ExposeSecret;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{ChatMessage, Delta, DeltaStream, ProviderConfig, ProviderError};
+use super::{ChatMessage, Delta, DeltaStream, FunctionOffer, ProviderConfig, ProviderError};
 
 /// How long establishing a connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -48,14 +48,19 @@ impl OpenAiProvider {
     pub async fn stream(
         &self,
         upstream_model: &str,
-        messages: Vec<ChatMessage>,
+        messages: &[ChatMessage],
+        functions: &[FunctionOffer],
     ) -> Result<DeltaStream, ProviderError> {
-        let request = json!({
+        let mut request = json!({
             "model": upstream_model,
             "messages": messages,
             "stream": true,
             "stream_options": {"include_usage": true},
         });
+        if !functions.is_empty() {
+            let tools: Vec<_> = functions.iter().map(FunctionOffer::to_wire).collect();
+            request["tools"] = tools.into();
+        }
         let chunks = self
             .client
             .chat()
@@ -90,6 +95,26 @@ struct ChunkDelta {
     reasoning_content: Option<String>,
     #[serde(default)]
     reasoning: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ChunkToolCall>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ChunkToolCall {
+    #[serde(default)]
+    index: u32,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    function: ChunkFunction,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ChunkFunction {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    arguments: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -124,6 +149,14 @@ fn deltas(
                         }
                         if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
                             out.push(Ok(Delta::Text(text)));
+                        }
+                        for call in choice.delta.tool_calls {
+                            out.push(Ok(Delta::ToolCall {
+                                index: call.index,
+                                id: call.id.filter(|id| !id.is_empty()),
+                                name: call.function.name.filter(|n| !n.is_empty()),
+                                arguments: call.function.arguments.unwrap_or_default(),
+                            }));
                         }
                         finished |= choice.finish_reason.is_some();
                     }

@@ -67,6 +67,15 @@ impl TryFrom<tools::Model> for Tool {
     }
 }
 
+/// 422 `unknown_function` when the definition names a function the deployment lacks.
+fn check_functions(
+    state: &AppState,
+    definition: &ToolDefinition,
+) -> parley_entity::error::Result<()> {
+    let names = definition.functions.iter().flatten().map(|name| &**name);
+    state.turns.functions.check_names(names)
+}
+
 /// The stored form of a definition. Absent options are left out (the Object skips
 /// `None`s), so that an absent `model` (say) leaves the group's setting in force when the
 /// session config is merged org → tool → assignment instead of overriding it.
@@ -121,7 +130,8 @@ pub struct ToolsAdminApi;
 impl ToolsAdminApi {
     /// Create a tool
     ///
-    /// 422 `group_not_found` when the group does not exist.
+    /// 422 `group_not_found` when the group does not exist, `unknown_function` when the
+    /// definition names a function the deployment does not have (see `GET /v1/functions`).
     #[oai(path = "/tools", method = "post", operation_id = "admin_create_tool")]
     async fn create_tool(
         &self,
@@ -130,6 +140,7 @@ impl ToolsAdminApi {
         body: Json<CreateTool>,
     ) -> ApiResult<CreatedTool, statuses::AdminCreate> {
         let body = body.0;
+        check_functions(&state, &body.definition)?;
         let new = q::NewTool {
             group_id: body.group_id,
             name: body.name.into(),
@@ -184,7 +195,7 @@ impl ToolsAdminApi {
     /// Update a tool
     ///
     /// New sessions use the new definition; open sessions keep the config they started
-    /// with.
+    /// with. 422 `unknown_function` as on create.
     #[oai(
         path = "/tools/:id",
         method = "patch",
@@ -198,6 +209,9 @@ impl ToolsAdminApi {
         body: Json<UpdateTool>,
     ) -> ApiResult<Json<Tool>, statuses::AdminWrite> {
         let body = body.0;
+        if let Some(definition) = &body.definition {
+            check_functions(&state, definition)?;
+        }
         let changes = q::ToolChanges {
             name: body.name.map(Into::into),
             kind: body.kind.map(Into::into),

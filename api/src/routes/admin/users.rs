@@ -33,7 +33,8 @@ pub struct User {
     pub email: String,
     pub name: String,
     pub role: UserRole,
-    /// Extra permissions on top of the role (e.g. `todos:write:self`).
+    /// Extra permissions on top of the role; an entry `-name` revokes `name` (e.g.
+    /// `-todos:write:self` denies a default of the role).
     pub permissions: Vec<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
@@ -62,6 +63,7 @@ pub struct CreateUser {
     #[oai(validator(min_length = 1, max_length = 200))]
     pub name: Text,
     pub role: UserRole,
+    /// Extra permissions on top of the role; an entry `-name` revokes `name`.
     #[oai(default)]
     pub permissions: Vec<Text>,
 }
@@ -73,6 +75,8 @@ pub struct UpdateUser {
     #[oai(validator(min_length = 1, max_length = 200))]
     pub name: Option<Text>,
     pub role: Option<UserRole>,
+    /// Extra permissions on top of the role; an entry `-name` revokes `name`. Replaces
+    /// the stored list as a whole.
     pub permissions: Option<Vec<Text>>,
 }
 

@@ -51,7 +51,7 @@ fn every_protocol_event_fits_its_documented_schema() {
             index: 1,
             tool: "t".into(),
             tool_use_id: "c1".into(),
-            state: "success".into(),
+            state: parley_protocol::events::ToolCallState::Success,
             output: serde_json::json!(1),
             payload: None,
             duration_ms: 3,
@@ -131,6 +131,8 @@ fn a_payload_with_every_field_fits_its_documented_schema() {
             tool_name: "getCurrentTime".into(),
             input: json!({}),
             output: json!("12:00"),
+            status: parley_protocol::events::ToolCallState::Success,
+            duration_ms: 3,
         }]),
     };
     let json = serde_json::to_value(&payload).unwrap();

@@ -163,6 +163,33 @@ pub async fn renew_lease<C: ConnectionTrait>(
     Ok(renewed.rows_affected == 1)
 }
 
+/// Moves a running prompt between `in_progress` and `waiting_for_tools` (while its
+/// function calls run). Guarded by the lease: false when this worker no longer owns it
+/// or it is not running.
+pub async fn set_state<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    worker: &str,
+    state: PromptState,
+) -> Result<bool> {
+    let running = [PromptState::InProgress, PromptState::WaitingForTools];
+    if !running.contains(&state) {
+        return Err(Error::internal(
+            "changing a running prompt's state",
+            format!("{state} is not a running state"),
+        ));
+    }
+    let changed = prompts::Entity::update_many()
+        .col_expr(prompts::Column::State, Expr::value(state))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::LeaseOwner.eq(worker))
+        .filter(prompts::Column::State.is_in(running))
+        .exec(db)
+        .await
+        .context("changing a running prompt's state")?;
+    Ok(changed.rows_affected == 1)
+}
+
 /// Whether a cancel was recorded for the prompt.
 pub async fn cancel_requested<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<bool> {
     Ok(get(db, id).await?.cancel_requested_at.is_some())

@@ -22,7 +22,7 @@ mod turn;
 pub use finish::{
     Finished, Outcome, abandon, finish, hand_over_after_cancel, resume, set_user_message,
 };
-pub use lease::{Claim, cancel_requested, claim, renew_lease, request_cancel, stranded};
+pub use lease::{Claim, cancel_requested, claim, renew_lease, request_cancel, set_state, stranded};
 pub use turn::{NewTurn, OnActive, Turn, create_turn};
 
 use sea_orm::{ConnectionTrait, EntityTrait};

@@ -37,6 +37,7 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
         prompt: &prompt,
         answer: "Hello",
         usage,
+        tool_calls: &[],
     });
     let Some(EventKind::Complete {
         message_id,
@@ -68,6 +69,7 @@ fn failures_carry_their_typed_code_and_stable_message() {
         prompt: &failed,
         answer: "",
         usage: Usage::default(),
+        tool_calls: &[],
     };
     assert_eq!(
         terminal_event(record),
@@ -83,6 +85,7 @@ fn failures_carry_their_typed_code_and_stable_message() {
         prompt: &failed,
         answer: "",
         usage: Usage::default(),
+        tool_calls: &[],
     };
     let Some(EventKind::Error {
         code,
@@ -105,6 +108,7 @@ fn cancelled_and_unfinished_prompts() {
             prompt,
             answer: "",
             usage: Usage::default(),
+            tool_calls: &[],
         }
     }
     assert_eq!(

@@ -1,0 +1,246 @@
+//! The layout of an answer: text and thinking blocks that deltas stream into, one
+//! `tool_call` block per function call, and the `[[tool:N]]` marker that puts call N in
+//! the text where the model made it. Every change is an event (`block_start`, deltas,
+//! `block_stop`, `tool_start`, `tool_complete`) and a block draft the persistence stage
+//! checkpoints.
+//!
+//! A `tool_call` block's draft carries the call in its metadata (`n`, `tool`,
+//! `tool_use_id`, `input`, then `state`, `duration_ms`) and its output as content, so a
+//! feed rebuilt from the database can show the same events.
+
+use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
+use parley_protocol::events::{EventKind, ToolCallState};
+use serde_json::{Value, json};
+
+use super::{CallResult, Generation, PlannedCall, Sink, SinkError, Tools, call::Requested};
+
+/// The kinds of block deltas stream into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Text,
+    Thinking,
+}
+
+impl Kind {
+    fn db(self) -> DbBlockType {
+        match self {
+            Self::Text => DbBlockType::Text,
+            Self::Thinking => DbBlockType::Thinking,
+        }
+    }
+}
+
+/// Appends text to the open block of its kind, opening a new block when the kind
+/// changes (or none is open).
+pub async fn write(
+    generation: &mut Generation,
+    sink: &mut dyn Sink,
+    kind: Kind,
+    text: String,
+) -> Result<(), SinkError> {
+    let reuse = generation
+        .open_block
+        .filter(|&i| generation.drafts[i].kind == kind.db());
+    let index = match reuse {
+        Some(index) => index,
+        None => {
+            close(generation, sink).await?;
+            let index = open(generation, sink, kind.db(), json!({})).await?;
+            generation.open_block = Some(index);
+            index
+        }
+    };
+    generation.drafts[index].content.push_str(&text);
+    let index = index as u32;
+    let event = match kind {
+        Kind::Thinking => EventKind::ThinkingDelta { index, text },
+        Kind::Text => EventKind::TextDelta { index, text },
+    };
+    sink.event(event).await?;
+    sink.drafts(&generation.drafts).await
+}
+
+/// Appends text as its own words (a note of Parley's, not the model's).
+pub async fn write_text(
+    generation: &mut Generation,
+    sink: &mut dyn Sink,
+    text: String,
+) -> Result<(), SinkError> {
+    write(generation, sink, Kind::Text, text).await
+}
+
+/// Closes the open text or thinking block, if any.
+pub async fn close(generation: &mut Generation, sink: &mut dyn Sink) -> Result<(), SinkError> {
+    if let Some(index) = generation.open_block.take() {
+        sink.event(EventKind::BlockStop {
+            index: index as u32,
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+/// Opens a block of `kind`; returns its index.
+async fn open(
+    generation: &mut Generation,
+    sink: &mut dyn Sink,
+    kind: DbBlockType,
+    metadata: Value,
+) -> Result<usize, SinkError> {
+    let index = generation.drafts.len();
+    generation.drafts.push(BlockDraft {
+        index: index as i32,
+        kind,
+        content: String::new(),
+        metadata,
+    });
+    sink.event(EventKind::BlockStart {
+        index: index as u32,
+        block_type: kind,
+    })
+    .await?;
+    Ok(index)
+}
+
+/// The arguments of a call as JSON: empty means `{}`; `Err` when they are not JSON.
+pub fn parse_arguments(raw: &str) -> Result<Value, serde_json::Error> {
+    if raw.trim().is_empty() {
+        Ok(json!({}))
+    } else {
+        serde_json::from_str(raw)
+    }
+}
+
+/// The arguments as `tool_start` shows them: parsed, or the raw text.
+fn input_of(raw: &str) -> Value {
+    parse_arguments(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
+}
+
+/// `tool_complete` of call `n`.
+pub fn tool_complete(n: u32, result: &CallResult) -> EventKind {
+    EventKind::ToolComplete {
+        index: n,
+        tool: result.name.clone(),
+        tool_use_id: result.id.clone(),
+        state: result.state,
+        output: result.output.clone(),
+        payload: None,
+        duration_ms: result.duration_ms,
+    }
+}
+
+/// Opens a `tool_call` block for each call and sends its `tool_start`.
+async fn start_calls(
+    generation: &mut Generation,
+    requested: Vec<Requested>,
+    sink: &mut dyn Sink,
+) -> Result<Vec<PlannedCall>, SinkError> {
+    close(generation, sink).await?;
+    let mut planned = Vec::with_capacity(requested.len());
+    for call in requested {
+        let n = (generation.results.len() + planned.len()) as u32;
+        let id = if call.id.is_empty() {
+            format!("call_{n}")
+        } else {
+            call.id
+        };
+        let input = input_of(&call.arguments);
+        let metadata = json!({"n": n, "tool": call.name, "tool_use_id": id, "input": input});
+        let block = open(generation, sink, DbBlockType::ToolCall, metadata).await? as u32;
+        sink.event(EventKind::ToolStart {
+            index: n,
+            block_index: block,
+            tool: call.name.clone(),
+            tool_use_id: id.clone(),
+            input,
+        })
+        .await?;
+        planned.push(PlannedCall {
+            n,
+            block,
+            id,
+            name: call.name,
+            arguments: call.arguments,
+        });
+    }
+    Ok(planned)
+}
+
+/// Records the results in the calls' blocks and puts their markers into the text.
+async fn finish_calls(
+    generation: &mut Generation,
+    planned: &[PlannedCall],
+    results: &[CallResult],
+    sink: &mut dyn Sink,
+) -> Result<(), SinkError> {
+    for (call, result) in planned.iter().zip(results) {
+        let draft = &mut generation.drafts[call.block as usize];
+        draft.content = result.output.to_string();
+        draft.metadata["state"] = json!(result.state);
+        draft.metadata["duration_ms"] = json!(result.duration_ms);
+    }
+    generation.results.extend(results.iter().cloned());
+    for call in planned {
+        write(generation, sink, Kind::Text, format!("[[tool:{}]]", call.n)).await?;
+    }
+    Ok(())
+}
+
+/// Runs the calls of one model response: blocks and `tool_start`s, the calls themselves
+/// (behind [`Tools`]), then the markers. Returns the results in order.
+pub(super) async fn run_calls(
+    generation: &mut Generation,
+    requested: Vec<Requested>,
+    sink: &mut dyn Sink,
+    tools: &mut dyn Tools,
+) -> Result<Vec<CallResult>, SinkError> {
+    let planned = start_calls(generation, requested, sink).await?;
+    let results = tools.run(&planned, sink).await?;
+    finish_calls(generation, &planned, &results, sink).await?;
+    Ok(results)
+}
+
+/// Shows the calls an earlier attempt finished, as if they ran now: blocks,
+/// `tool_start`, `tool_complete`, markers.
+pub(super) async fn replay(
+    generation: &mut Generation,
+    results: &[CallResult],
+    sink: &mut dyn Sink,
+) -> Result<(), SinkError> {
+    let requested = results
+        .iter()
+        .map(|r| Requested {
+            id: r.id.clone(),
+            name: r.name.clone(),
+            arguments: r.arguments.clone(),
+        })
+        .collect();
+    let planned = start_calls(generation, requested, sink).await?;
+    for (call, result) in planned.iter().zip(results) {
+        sink.event(tool_complete(call.n, result)).await?;
+        sink.event(EventKind::BlockStop { index: call.block })
+            .await?;
+    }
+    finish_calls(generation, &planned, results, sink).await
+}
+
+/// Whether a call's state means it ran to its end (reusable by a retried turn).
+pub fn finished(state: ToolCallState) -> bool {
+    matches!(
+        state,
+        ToolCallState::Success | ToolCallState::Error | ToolCallState::Canceled
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_parse_leniently_for_display_strictly_for_running() {
+        assert_eq!(parse_arguments("").unwrap(), json!({}));
+        assert_eq!(parse_arguments(" {\"a\":1} ").unwrap(), json!({"a": 1}));
+        assert!(parse_arguments("{\"a\":").is_err());
+        assert_eq!(input_of("{\"a\":"), json!("{\"a\":"));
+    }
+}

@@ -1,0 +1,247 @@
+//! One model call: stream from the provider, turn deltas into blocks and events, and
+//! assemble the function calls the model asks for from their split deltas. A call that
+//! fails before producing anything is retried (bounded, with backoff) when the failure
+//! is retryable; a stream that breaks after producing output ends the turn with its
+//! partial content kept. No token for the stall window is a stall.
+
+use std::time::Instant;
+
+use futures::StreamExt;
+use parley_protocol::events::ErrorCode;
+
+use super::{CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
+use crate::{
+    context,
+    providers::{ChatMessage, Delta, FunctionOffer, ProviderError, Route},
+};
+
+/// What one model call is made of.
+pub(super) struct Request<'a> {
+    pub route: &'a Route,
+    pub messages: &'a [ChatMessage],
+    pub offers: &'a [FunctionOffer],
+    pub settings: &'a LoopSettings,
+    pub started: Instant,
+}
+
+/// A function call as the model asked for it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Requested {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// Calls the model until it answers or the call fails for good; `failures` counts the
+/// turn's calls that failed before any output. Returns the function calls it asked for
+/// (none: it answered).
+pub(super) async fn with_retries(
+    request: &Request<'_>,
+    failures: &mut u32,
+    sink: &mut dyn Sink,
+    generation: &mut Generation,
+) -> Result<Vec<Requested>, LoopEnd> {
+    loop {
+        let call_started = Instant::now();
+        let outcome = once(request, sink, generation).await;
+        generation
+            .calls
+            .push(usage_of(request, &outcome, call_started));
+        match outcome.end {
+            CallEnd::Failed(err)
+                if !outcome.produced
+                    && err.retryable()
+                    && *failures + 1 < request.settings.max_attempts =>
+            {
+                *failures += 1;
+                tracing::warn!(error = %err, failures = *failures, "provider call failed before any output; retrying");
+                let pause = request.settings.retry_backoff * 2u32.saturating_pow(*failures - 1);
+                tokio::select! {
+                    _ = tokio::time::sleep(pause) => continue,
+                    _ = sink.until_cancelled() => return Err(LoopEnd::Cancelled),
+                }
+            }
+            CallEnd::Failed(err) => {
+                tracing::warn!(error = %err, "provider call failed; the turn fails");
+                return Err(failed(generation, err.code()));
+            }
+            CallEnd::Stalled => {
+                tracing::warn!(
+                    stall_ms = request.settings.stall_timeout.as_millis() as u64,
+                    "no token from the provider within the stall window"
+                );
+                return Err(failed(generation, ErrorCode::UpstreamStall));
+            }
+            CallEnd::Done => return Ok(outcome.requested),
+            CallEnd::Cancelled => return Err(LoopEnd::Cancelled),
+            CallEnd::Internal(err) => return Err(LoopEnd::Internal(err)),
+        }
+    }
+}
+
+fn failed(generation: &Generation, code: ErrorCode) -> LoopEnd {
+    LoopEnd::Failed {
+        code,
+        produced: !generation.drafts.is_empty(),
+    }
+}
+
+/// The usage of one call: as reported, or — when the provider reported none (a failed
+/// or cancelled call, or one without the usage chunk) — counted from what was sent and
+/// what came back.
+fn usage_of(request: &Request<'_>, outcome: &CallOutcome, call_started: Instant) -> CallUsage {
+    let mut usage = outcome.usage.clone().unwrap_or_else(|| {
+        let upstream = &request.route.upstream;
+        CallUsage {
+            input_tokens: request
+                .messages
+                .iter()
+                .map(|m| context::count_tokens(upstream, &m.content) + 4)
+                .sum(),
+            output_tokens: context::count_tokens(upstream, &outcome.produced_text),
+            ..CallUsage::default()
+        }
+    });
+    usage.latency_ms = call_started.elapsed().as_millis() as u64;
+    usage.ttft_ms = outcome.ttft_ms;
+    usage
+}
+
+enum CallEnd {
+    Done,
+    Cancelled,
+    Stalled,
+    Failed(ProviderError),
+    Internal(SinkError),
+}
+
+struct CallOutcome {
+    end: CallEnd,
+    produced: bool,
+    produced_text: String,
+    usage: Option<CallUsage>,
+    ttft_ms: Option<u64>,
+    requested: Vec<Requested>,
+}
+
+/// One call: stream deltas into blocks until the provider finishes, fails, stalls or the
+/// turn is cancelled.
+async fn once(
+    request: &Request<'_>,
+    sink: &mut dyn Sink,
+    generation: &mut Generation,
+) -> CallOutcome {
+    let mut outcome = CallOutcome {
+        end: CallEnd::Done,
+        produced: false,
+        produced_text: String::new(),
+        usage: None,
+        ttft_ms: None,
+        requested: Vec::new(),
+    };
+    let call_started = Instant::now();
+    let stall = request.settings.stall_timeout;
+    let opened = tokio::select! {
+        opened = tokio::time::timeout(stall, request.route.stream(request.messages, request.offers)) => opened,
+        _ = sink.until_cancelled() => { outcome.end = CallEnd::Cancelled; return outcome; }
+    };
+    let mut stream = match opened {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(err)) => {
+            outcome.end = CallEnd::Failed(err);
+            return outcome;
+        }
+        Err(_) => {
+            outcome.end = CallEnd::Stalled;
+            return outcome;
+        }
+    };
+    loop {
+        if sink.cancelled() {
+            outcome.end = CallEnd::Cancelled;
+            break;
+        }
+        let next = tokio::select! {
+            next = tokio::time::timeout(stall, stream.next()) => next,
+            _ = sink.until_cancelled() => { outcome.end = CallEnd::Cancelled; break; }
+        };
+        let delta = match next {
+            Err(_) => {
+                outcome.end = CallEnd::Stalled;
+                break;
+            }
+            Ok(None) => break,
+            Ok(Some(Err(err))) => {
+                outcome.end = CallEnd::Failed(err);
+                break;
+            }
+            Ok(Some(Ok(delta))) => delta,
+        };
+        if outcome.ttft_ms.is_none() && !matches!(delta, Delta::Usage { .. }) {
+            outcome.ttft_ms = Some(call_started.elapsed().as_millis() as u64);
+            generation
+                .ttft_ms
+                .get_or_insert(request.started.elapsed().as_millis() as u64);
+        }
+        if let Err(err) = take(delta, &mut outcome, sink, generation).await {
+            outcome.end = CallEnd::Internal(err);
+            return outcome;
+        }
+    }
+    if let Err(err) = blocks::close(generation, sink).await {
+        outcome.end = CallEnd::Internal(err);
+    }
+    outcome
+}
+
+/// Adds one delta to the call's outcome and the answer's blocks.
+async fn take(
+    delta: Delta,
+    outcome: &mut CallOutcome,
+    sink: &mut dyn Sink,
+    generation: &mut Generation,
+) -> Result<(), SinkError> {
+    match delta {
+        Delta::Usage {
+            input_tokens,
+            output_tokens,
+        } => {
+            outcome.usage = Some(CallUsage {
+                input_tokens,
+                output_tokens,
+                ..CallUsage::default()
+            });
+            Ok(())
+        }
+        Delta::ToolCall {
+            index,
+            id,
+            name,
+            arguments,
+        } => {
+            outcome.produced = true;
+            let index = index as usize;
+            if outcome.requested.len() <= index {
+                outcome.requested.resize_with(index + 1, Requested::default);
+            }
+            let call = &mut outcome.requested[index];
+            if let Some(id) = id {
+                call.id = id;
+            }
+            if let Some(name) = name {
+                call.name.push_str(&name);
+            }
+            call.arguments.push_str(&arguments);
+            Ok(())
+        }
+        Delta::Text(text) => {
+            outcome.produced = true;
+            outcome.produced_text.push_str(&text);
+            blocks::write(generation, sink, blocks::Kind::Text, text).await
+        }
+        Delta::Reasoning(text) => {
+            outcome.produced = true;
+            blocks::write(generation, sink, blocks::Kind::Thinking, text).await
+        }
+    }
+}

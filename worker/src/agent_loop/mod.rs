@@ -1,0 +1,258 @@
+//! The agent loop (DESIGN §5.7, seed 002): call the model, stream what it writes into
+//! content blocks, run the functions it calls, feed their results back, and call it
+//! again — until it answers without calling anything, or `max_iterations` model calls
+//! were made.
+//!
+//! * [`call`] — one model call: streaming deltas into blocks, assembling function calls
+//!   from their split deltas, bounded retries of calls that fail before any output, stall
+//!   detection, cancellation;
+//! * [`blocks`] — the layout of an answer: text, thinking and `tool_call` blocks, the
+//!   `[[tool:N]]` markers, and the events that go with them;
+//! * the functions themselves run behind the [`Tools`] trait (`crate::tools::runner`).
+
+pub mod blocks;
+mod call;
+
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
+use parley_protocol::events::{ErrorCode, EventKind, ToolCallState};
+use serde_json::Value;
+
+use crate::providers::{CallRequest, ChatMessage, FunctionOffer, Route};
+
+/// Settings of the loop.
+#[derive(Debug, Clone)]
+pub struct LoopSettings {
+    /// No token for this long is a stall (`upstream_stall`).
+    pub stall_timeout: Duration,
+    /// Calls per turn that may fail before producing output before the turn fails.
+    pub max_attempts: u32,
+    /// The pause before the first retry; doubled for each next one.
+    pub retry_backoff: Duration,
+}
+
+/// The default of a tool's `max_iterations`: model calls per turn.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 5;
+
+/// Where the loop sends what it produces.
+#[async_trait]
+pub trait Sink: Send {
+    /// Records one event of the turn.
+    async fn event(&mut self, kind: EventKind) -> Result<(), SinkError>;
+    /// The drafts changed; persist them if it is time to.
+    async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError>;
+    /// Whether the turn was cancelled (checked between deltas).
+    fn cancelled(&self) -> bool;
+    /// Resolves when the turn is cancelled, to abort a wait for the provider.
+    async fn until_cancelled(&self);
+}
+
+/// The sink could not record: the event log or the database failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    #[error("appending an event: {0}")]
+    Events(#[from] parley_runtime::event_log::EventLogError),
+    #[error("writing the turn: {}", crate::jobs::describe(.0))]
+    Storage(#[from] parley_entity::error::Error),
+}
+
+/// A function call the model asked for, placed in the answer: the `N` of its
+/// `[[tool:N]]` marker and the index of its `tool_call` block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedCall {
+    pub n: u32,
+    pub block: u32,
+    pub id: String,
+    pub name: String,
+    /// The arguments as the model wrote them.
+    pub arguments: String,
+}
+
+/// How one function call ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallResult {
+    pub id: String,
+    pub name: String,
+    /// The arguments as the model wrote them (for the transcript sent back).
+    pub arguments: String,
+    /// The arguments as `tool_start` shows them: parsed, or the raw text when they are
+    /// not JSON.
+    pub input: Value,
+    pub state: ToolCallState,
+    /// The result (`success`), or `{"error": …}`.
+    pub output: Value,
+    pub duration_ms: u64,
+}
+
+impl CallResult {
+    /// The content of the `tool` message that gives the model this result.
+    pub fn for_model(&self) -> String {
+        self.output.to_string()
+    }
+}
+
+/// The functions of a turn.
+#[async_trait]
+pub trait Tools: Send {
+    /// What the model may call.
+    fn offers(&self) -> &[FunctionOffer];
+
+    /// Runs the calls of one model response (their `tool_call` blocks are open and
+    /// `tool_start` was sent); sends `tool_progress`, `tool_complete` and `block_stop`
+    /// as each ends. Returns one result per call, in order.
+    async fn run(
+        &mut self,
+        calls: &[PlannedCall],
+        sink: &mut dyn Sink,
+    ) -> Result<Vec<CallResult>, SinkError>;
+}
+
+/// One LLM call's figures, for `ai_usage`.
+#[derive(Debug, Clone, Default)]
+pub struct CallUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub latency_ms: u64,
+    pub ttft_ms: Option<u64>,
+}
+
+/// How a turn's generation ended.
+#[derive(Debug)]
+pub enum LoopEnd {
+    /// The model answered (possibly after calling functions), or the loop reached its
+    /// iteration limit and said so.
+    Completed,
+    Cancelled,
+    /// The provider failed; `produced` says whether any content had been streamed. What
+    /// the provider said is logged here; readers see the code's stable message.
+    Failed {
+        code: ErrorCode,
+        produced: bool,
+    },
+    /// Recording failed (event log or database).
+    Internal(SinkError),
+}
+
+/// What the loop produced, whatever the end.
+#[derive(Debug, Default)]
+pub struct Generation {
+    pub drafts: Vec<BlockDraft>,
+    /// One entry per model call, for `ai_usage`.
+    pub calls: Vec<CallUsage>,
+    pub ttft_ms: Option<u64>,
+    /// The function calls made, in `[[tool:N]]` order.
+    pub results: Vec<CallResult>,
+    /// The text or thinking block deltas currently go to.
+    open_block: Option<usize>,
+}
+
+impl Generation {
+    /// The answer's text: its text blocks, in order.
+    pub fn text(&self) -> String {
+        self.drafts
+            .iter()
+            .filter(|d| d.kind == DbBlockType::Text)
+            .map(|d| d.content.as_str())
+            .collect()
+    }
+}
+
+/// What a turn's loop starts from.
+pub struct Start<'a> {
+    pub route: &'a Route,
+    pub messages: Vec<ChatMessage>,
+    pub settings: &'a LoopSettings,
+    pub max_iterations: u32,
+    /// Calls an earlier attempt of this turn finished: shown again and fed to the model
+    /// instead of being run twice.
+    pub replay: Vec<CallResult>,
+    pub started: Instant,
+}
+
+/// Runs the generation of one turn.
+#[tracing::instrument(skip_all, fields(model = %start.route.model, vendor = %start.route.vendor))]
+pub async fn run(
+    start: Start<'_>,
+    sink: &mut dyn Sink,
+    tools: &mut dyn Tools,
+) -> (Generation, LoopEnd) {
+    let mut generation = Generation::default();
+    let mut messages = start.messages;
+    let mut failures = 0;
+    if !start.replay.is_empty() {
+        if let Err(err) = blocks::replay(&mut generation, &start.replay, sink).await {
+            return (generation, LoopEnd::Internal(err));
+        }
+        messages.extend(transcript("", start.replay));
+    }
+    for iteration in 1..=start.max_iterations.max(1) {
+        let text_before = generation.text().len();
+        let called = call::with_retries(
+            &call::Request {
+                route: start.route,
+                messages: &messages,
+                offers: tools.offers(),
+                settings: start.settings,
+                started: start.started,
+            },
+            &mut failures,
+            sink,
+            &mut generation,
+        )
+        .await;
+        let requested = match called {
+            Ok(requested) if requested.is_empty() => {
+                return end(generation, sink, LoopEnd::Completed).await;
+            }
+            Ok(requested) => requested,
+            Err(end) => return (generation, end),
+        };
+        if iteration >= start.max_iterations {
+            let note = format!(
+                "(Stopped after {} rounds of function calls without a final answer.)",
+                start.max_iterations
+            );
+            let written = blocks::write_text(&mut generation, sink, note).await;
+            let end_now = written.map_or_else(LoopEnd::Internal, |()| LoopEnd::Completed);
+            return end(generation, sink, end_now).await;
+        }
+        let said = generation.text()[text_before..].to_owned();
+        match blocks::run_calls(&mut generation, requested, sink, tools).await {
+            Ok(results) => messages.extend(transcript(&said, results)),
+            Err(err) => return (generation, LoopEnd::Internal(err)),
+        }
+        if sink.cancelled() {
+            return end(generation, sink, LoopEnd::Cancelled).await;
+        }
+    }
+    end(generation, sink, LoopEnd::Completed).await
+}
+
+/// Closes the open block and returns the end.
+async fn end(
+    mut generation: Generation,
+    sink: &mut dyn Sink,
+    end: LoopEnd,
+) -> (Generation, LoopEnd) {
+    match blocks::close(&mut generation, sink).await {
+        Ok(()) => (generation, end),
+        Err(err) => (generation, LoopEnd::Internal(err)),
+    }
+}
+
+/// The assistant message that made `results`' calls (after `said`), and their results.
+fn transcript(said: &str, results: Vec<CallResult>) -> Vec<ChatMessage> {
+    let calls = results
+        .iter()
+        .map(|r| CallRequest::new(&r.id, &r.name, &r.arguments))
+        .collect();
+    let mut messages = vec![ChatMessage::assistant_calls(said, calls)];
+    messages.extend(
+        results
+            .iter()
+            .map(|r| ChatMessage::tool_result(&r.id, r.for_model())),
+    );
+    messages
+}

@@ -1,0 +1,138 @@
+//! What is sent to a model: chat messages — including the function calls an assistant
+//! message made and their results — and the functions it may call. The serde forms are
+//! the OpenAI chat-completions wire forms every supported provider speaks.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// A chat message sent to a provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChatMessage {
+    pub role: &'static str,
+    pub content: String,
+    /// The calls an assistant message made.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<CallRequest>,
+    /// The call a `tool` message answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    fn new(role: &'static str, content: impl Into<String>) -> Self {
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+
+    pub fn system(content: impl Into<String>) -> Self {
+        Self::new("system", content)
+    }
+
+    pub fn user(content: impl Into<String>) -> Self {
+        Self::new("user", content)
+    }
+
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Self::new("assistant", content)
+    }
+
+    /// An assistant message that called functions (after its text, if any).
+    pub fn assistant_calls(content: impl Into<String>, calls: Vec<CallRequest>) -> Self {
+        Self {
+            tool_calls: calls,
+            ..Self::new("assistant", content)
+        }
+    }
+
+    /// The result of one call, for the model.
+    pub fn tool_result(call_id: impl Into<String>, content: impl Into<String>) -> Self {
+        Self {
+            tool_call_id: Some(call_id.into()),
+            ..Self::new("tool", content)
+        }
+    }
+}
+
+/// A function call an assistant message made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallRequest {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub function: CalledFunction,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CalledFunction {
+    pub name: String,
+    /// The arguments exactly as the model wrote them (a JSON text, or not).
+    pub arguments: String,
+}
+
+impl CallRequest {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            kind: "function",
+            function: CalledFunction {
+                name: name.into(),
+                arguments: arguments.into(),
+            },
+        }
+    }
+}
+
+/// A function offered to the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionOffer {
+    pub name: String,
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub parameters: Value,
+}
+
+impl FunctionOffer {
+    /// The `tools` entry of a chat-completions request.
+    pub fn to_wire(&self) -> Value {
+        json!({
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_serialize_in_the_openai_wire_form() {
+        let call = CallRequest::new("c1", "getCurrentTime", r#"{"time_zone":"UTC"}"#);
+        let assistant = ChatMessage::assistant_calls("", vec![call]);
+        assert_eq!(
+            serde_json::to_value(&assistant).unwrap(),
+            json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "getCurrentTime", "arguments": "{\"time_zone\":\"UTC\"}"}}]})
+        );
+        assert_eq!(
+            serde_json::to_value(ChatMessage::tool_result("c1", "12:00")).unwrap(),
+            json!({"role": "tool", "content": "12:00", "tool_call_id": "c1"})
+        );
+        assert_eq!(
+            serde_json::to_value(ChatMessage::user("hi")).unwrap(),
+            json!({"role": "user", "content": "hi"})
+        );
+    }
+}

@@ -1,0 +1,236 @@
+//! Functions the model can call (DESIGN §9) and the running of a model's calls.
+//!
+//! A [`Function`] is a spec (name, description, JSON-schema input, permissions, mode,
+//! timeout, payload type: `parley_service::FunctionSpec`) and an executor that may report
+//! progress. The [`Registry`] holds every function of the deployment; the process builds
+//! the API's catalog from it (`Registry::catalog`), so what `GET /v1/functions` lists is
+//! what the worker runs. [`runner`] runs one model response's calls for the agent loop:
+//! arguments checked against the schema, permissions checked, calls run concurrently
+//! with their timeouts, each recorded in `tool_calls` (a retried turn reuses finished
+//! calls), progress and results as events.
+
+pub mod builtin;
+pub mod runner;
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use async_trait::async_trait;
+use parley_service::{FunctionCatalog, FunctionSpec};
+use sea_orm::DatabaseConnection;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use uuid::Uuid;
+
+use crate::providers::FunctionOffer;
+
+/// What a call runs in: whose turn it is, and a handle on the system of record.
+#[derive(Clone)]
+pub struct CallContext {
+    pub db: DatabaseConnection,
+    pub user_id: Uuid,
+    pub session_id: Uuid,
+    pub prompt_id: Uuid,
+    /// The call's `tool_calls` row: a key for writes that must happen once.
+    pub call_id: Uuid,
+    /// The session's resolved configuration (org → tool → assignment).
+    pub session_config: Value,
+}
+
+/// Why a call did not return a result. The message is what the model is told: it must
+/// make sense to the model and never carry secrets or backend detail.
+#[derive(Debug, thiserror::Error)]
+pub enum FunctionError {
+    /// The arguments fit the schema but cannot be used (an unknown time zone).
+    #[error("{0}")]
+    Invalid(String),
+    /// The function could not do what was asked (no assignment in this session).
+    #[error("{0}")]
+    Failed(String),
+    /// Storage failed; logged with its context, the model hears a stable message.
+    #[error("the function could not reach its data")]
+    Storage(#[from] parley_entity::error::Error),
+}
+
+/// One progress report of a running call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressUpdate {
+    /// The call's `[[tool:N]]` index.
+    pub index: u32,
+    pub stage: String,
+    pub message: String,
+    /// From 0 to 1.
+    pub progress: f64,
+    pub data: Option<Value>,
+}
+
+/// Where a running call reports its progress (as `tool_progress` events).
+#[derive(Clone)]
+pub struct Progress {
+    index: u32,
+    tx: mpsc::UnboundedSender<ProgressUpdate>,
+}
+
+impl Progress {
+    pub(crate) fn new(index: u32, tx: mpsc::UnboundedSender<ProgressUpdate>) -> Self {
+        Self { index, tx }
+    }
+
+    /// A progress handle whose reports go nowhere (tests, replays).
+    pub fn discard() -> Self {
+        let (tx, _) = mpsc::unbounded_channel();
+        Self { index: 0, tx }
+    }
+
+    pub fn report(
+        &self,
+        stage: &str,
+        message: impl Into<String>,
+        progress: f64,
+        data: Option<Value>,
+    ) {
+        let _ = self.tx.send(ProgressUpdate {
+            index: self.index,
+            stage: stage.to_owned(),
+            message: message.into(),
+            progress: progress.clamp(0.0, 1.0),
+            data,
+        });
+    }
+}
+
+/// Something the model can call.
+#[async_trait]
+pub trait Function: Send + Sync {
+    fn spec(&self) -> &FunctionSpec;
+
+    /// Runs one call with arguments that fit the schema; returns its result.
+    async fn call(
+        &self,
+        ctx: &CallContext,
+        args: Value,
+        progress: &Progress,
+    ) -> Result<Value, FunctionError>;
+}
+
+/// A function with its argument schema compiled once.
+struct Entry {
+    function: Arc<dyn Function>,
+    validator: jsonschema::Validator,
+}
+
+/// Every function of the deployment, by name.
+#[derive(Clone, Default)]
+pub struct Registry {
+    entries: BTreeMap<String, Arc<Entry>>,
+}
+
+impl Registry {
+    /// The registry of `functions`; panics on a schema that does not compile (a bug in
+    /// the function's definition, caught by the registry's tests).
+    pub fn new(functions: impl IntoIterator<Item = Arc<dyn Function>>) -> Self {
+        let entries = functions
+            .into_iter()
+            .map(|function| {
+                let spec = function.spec();
+                let validator = jsonschema::validator_for(&spec.parameters).unwrap_or_else(|err| {
+                    panic!(
+                        "the argument schema of `{}` does not compile: {err}",
+                        spec.name
+                    )
+                });
+                (
+                    spec.name.clone(),
+                    Arc::new(Entry {
+                        function,
+                        validator,
+                    }),
+                )
+            })
+            .collect();
+        Self { entries }
+    }
+
+    /// The built-in functions.
+    pub fn builtin() -> Self {
+        Self::new(builtin::all())
+    }
+
+    /// The API's view of the functions.
+    pub fn catalog(&self) -> FunctionCatalog {
+        FunctionCatalog::new(self.entries.values().map(|e| e.function.spec().clone()))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Function>> {
+        self.entries.get(name).map(|e| &e.function)
+    }
+
+    /// What is wrong with `args` for function `name` (`None`: they fit its schema).
+    pub fn check_arguments(&self, name: &str, args: &Value) -> Option<String> {
+        let entry = self.entries.get(name)?;
+        let problems: Vec<String> = entry
+            .validator
+            .iter_errors(args)
+            .take(3)
+            .map(|err| {
+                let at = err.instance_path().to_string();
+                if at.is_empty() {
+                    err.to_string()
+                } else {
+                    format!("{at}: {err}")
+                }
+            })
+            .collect();
+        (!problems.is_empty()).then(|| problems.join("; "))
+    }
+
+    /// The offers of the functions named (those that exist), for the model.
+    pub fn offers<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Vec<FunctionOffer> {
+        names
+            .into_iter()
+            .filter_map(|name| self.entries.get(name))
+            .map(|entry| {
+                let spec = entry.function.spec();
+                FunctionOffer {
+                    name: spec.name.clone(),
+                    description: spec.description.clone(),
+                    parameters: spec.parameters.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_builtin_registry_compiles_and_checks_arguments() {
+        let registry = Registry::builtin();
+        let names: Vec<String> = registry.catalog().all().map(|s| s.name.clone()).collect();
+        for name in [
+            "createNote",
+            "createTodo",
+            "getAssignmentInfo",
+            "getCurrentTime",
+            "searchPriorSessions",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+        }
+        assert_eq!(
+            registry.check_arguments("createTodo", &json!({"title": "x"})),
+            None
+        );
+        let wrong = registry.check_arguments("createTodo", &json!({"title": 5, "extra": 1}));
+        assert!(
+            wrong.is_some_and(|w| w.contains("title")),
+            "type errors name the field"
+        );
+        assert!(registry.check_arguments("createTodo", &json!({})).is_some());
+        let offers = registry.offers(["getCurrentTime", "nope"]);
+        assert_eq!(offers.len(), 1);
+        assert_eq!(offers[0].parameters["type"], "object");
+    }
+}

@@ -1,0 +1,296 @@
+//! Running one model response's function calls (seed 002, DESIGN §5.7, §8–9).
+//!
+//! While calls run the prompt is `waiting_for_tools`. Each call is checked before it
+//! runs — a function the tool offers, arguments that are JSON and fit the schema, the
+//! caller's permissions — and a call that fails a check still gets its `tool_calls` row
+//! and a `tool_complete` with `state: error`, the reason fed back to the model. The calls
+//! of one response run concurrently, each within its function's timeout; progress
+//! reports become `tool_progress` events. A cancel stops the calls still running (they
+//! end `canceled`). Every call is a `tool_calls` row, unique per prompt and provider call
+//! id: a retried turn that asks for the same call gets the finished row's result instead
+//! of running the side effect twice.
+
+use std::{collections::BTreeMap, time::Instant};
+
+use async_trait::async_trait;
+use futures::{FutureExt, StreamExt, future::BoxFuture, stream::FuturesUnordered};
+use parley_entity::query::{
+    self,
+    tool_calls::{self as rows, NewToolCall},
+};
+use parley_protocol::events::{EventKind, PromptState, ToolCallState};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
+use crate::{
+    agent_loop::{
+        CallResult, PlannedCall, Sink, SinkError, Tools,
+        blocks::{self, parse_arguments},
+    },
+    providers::FunctionOffer,
+};
+
+/// The functions of one turn: what the tool offers, run as the session's user.
+pub struct TurnTools {
+    pub registry: Registry,
+    pub offers: Vec<FunctionOffer>,
+    /// The session's user's permissions.
+    pub permissions: Vec<String>,
+    /// The context every call gets (`call_id` is set per call).
+    pub context: CallContext,
+    /// This worker (the lease owner) and the attempt, for `waiting_for_tools`.
+    pub worker: String,
+    pub attempt: u32,
+}
+
+/// A call that passed its checks and runs now.
+type Running = BoxFuture<
+    'static,
+    (
+        usize,
+        Instant,
+        Result<Result<Value, FunctionError>, tokio::time::error::Elapsed>,
+    ),
+>;
+
+/// What preparing a call gave.
+enum Prepared {
+    Run(Running),
+    Done(CallResult),
+}
+
+#[async_trait]
+impl Tools for TurnTools {
+    fn offers(&self) -> &[FunctionOffer] {
+        &self.offers
+    }
+
+    #[tracing::instrument(skip_all, fields(calls = calls.len()), err)]
+    async fn run(
+        &mut self,
+        calls: &[PlannedCall],
+        sink: &mut dyn Sink,
+    ) -> Result<Vec<CallResult>, SinkError> {
+        self.set_waiting(sink, true).await?;
+        let (tx, mut progress) = mpsc::unbounded_channel();
+        let mut results: Vec<Option<CallResult>> = vec![None; calls.len()];
+        let mut row_ids = BTreeMap::new();
+        let mut running = FuturesUnordered::new();
+        for (i, call) in calls.iter().enumerate() {
+            let (row_id, prepared) = self.prepare(i, call, &tx).await?;
+            row_ids.insert(i, row_id);
+            match prepared {
+                Prepared::Run(future) => running.push(future),
+                Prepared::Done(result) => {
+                    results[i] = Some(self.record(row_id, call, result, sink).await?);
+                }
+            }
+        }
+        drop(tx);
+        while !running.is_empty() {
+            tokio::select! {
+                Some(update) = progress.recv() => sink.event(progress_event(calls, update)).await?,
+                Some((i, started, ended)) = running.next() => {
+                    let result = outcome(&calls[i], started, ended);
+                    results[i] = Some(self.record(row_ids[&i], &calls[i], result, sink).await?);
+                }
+                _ = sink.until_cancelled() => break,
+            }
+        }
+        drop(running);
+        for (i, call) in calls.iter().enumerate() {
+            if results[i].is_none() {
+                let result = ended(
+                    call,
+                    ToolCallState::Canceled,
+                    "the turn was cancelled while the call ran".into(),
+                    0,
+                );
+                results[i] = Some(self.record(row_ids[&i], call, result, sink).await?);
+            }
+        }
+        self.set_waiting(sink, false).await?;
+        Ok(results.into_iter().flatten().collect())
+    }
+}
+
+impl TurnTools {
+    /// Records the call and checks it; returns its row and either the run to await or
+    /// the result it already has (a check failed, or an earlier attempt finished it).
+    async fn prepare(
+        &self,
+        i: usize,
+        call: &PlannedCall,
+        tx: &mpsc::UnboundedSender<ProgressUpdate>,
+    ) -> Result<(uuid::Uuid, Prepared), SinkError> {
+        let parsed = parse_arguments(&call.arguments);
+        let input = parsed
+            .as_ref()
+            .cloned()
+            .unwrap_or_else(|_| Value::String(call.arguments.clone()));
+        let new = NewToolCall {
+            session_id: self.context.session_id,
+            prompt_id: self.context.prompt_id,
+            api_tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            tool_args: input.clone(),
+        };
+        let row = rows::start(&self.context.db, new, query::now()).await?;
+        if blocks::finished(row.state) {
+            let output = row.tool_result.clone().unwrap_or(Value::Null);
+            let reused = CallResult {
+                duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
+                ..ended(call, row.state, String::new(), 0)
+            };
+            return Ok((row.id, Prepared::Done(CallResult { output, ..reused })));
+        }
+        let checked = self.check(call, parsed);
+        let (function, args) = match checked {
+            Ok(ready) => ready,
+            Err(reason) => {
+                return Ok((
+                    row.id,
+                    Prepared::Done(ended(call, ToolCallState::Error, reason, 0)),
+                ));
+            }
+        };
+        let ctx = CallContext {
+            call_id: row.id,
+            ..self.context.clone()
+        };
+        let progress = Progress::new(call.n, tx.clone());
+        let timeout = function.spec().timeout;
+        let future = async move {
+            let started = Instant::now();
+            let result = tokio::time::timeout(timeout, function.call(&ctx, args, &progress)).await;
+            (i, started, result)
+        };
+        Ok((row.id, Prepared::Run(future.boxed())))
+    }
+
+    /// The checks before a call runs; `Err` is what the model is told.
+    fn check(
+        &self,
+        call: &PlannedCall,
+        parsed: Result<Value, serde_json::Error>,
+    ) -> Result<(std::sync::Arc<dyn super::Function>, Value), String> {
+        let offered = self.offers.iter().any(|o| o.name == call.name);
+        let function = self
+            .registry
+            .get(&call.name)
+            .filter(|_| offered)
+            .ok_or_else(|| format!("no function named `{}` is available here", call.name))?;
+        let args = parsed.map_err(|err| format!("the arguments are not valid JSON: {err}"))?;
+        if let Some(problems) = self.registry.check_arguments(&call.name, &args) {
+            return Err(format!("invalid arguments: {problems}"));
+        }
+        let missing = function.spec().missing(&self.permissions);
+        if !missing.is_empty() {
+            return Err(format!(
+                "permission denied: the user lacks {}",
+                missing.join(", ")
+            ));
+        }
+        Ok((function.clone(), args))
+    }
+
+    /// Writes the call's end on its row, sends `tool_complete` and closes its block.
+    async fn record(
+        &self,
+        row_id: uuid::Uuid,
+        call: &PlannedCall,
+        result: CallResult,
+        sink: &mut dyn Sink,
+    ) -> Result<CallResult, SinkError> {
+        let error = result.output["error"].as_str().map(str::to_owned);
+        rows::finish(
+            &self.context.db,
+            row_id,
+            result.state,
+            Some(result.output.clone()),
+            error,
+            query::now(),
+        )
+        .await?;
+        sink.event(blocks::tool_complete(call.n, &result)).await?;
+        sink.event(EventKind::BlockStop { index: call.block })
+            .await?;
+        Ok(result)
+    }
+
+    /// `waiting_for_tools` while calls run, `in_progress` after, on the row and the log.
+    async fn set_waiting(&self, sink: &mut dyn Sink, waiting: bool) -> Result<(), SinkError> {
+        let state = if waiting {
+            PromptState::WaitingForTools
+        } else {
+            PromptState::InProgress
+        };
+        let db = &self.context.db;
+        if query::prompts::set_state(db, self.context.prompt_id, &self.worker, state).await? {
+            sink.event(EventKind::PromptState {
+                state,
+                attempt: self.attempt,
+            })
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// A call's result from how its run ended.
+fn outcome(
+    call: &PlannedCall,
+    started: Instant,
+    ended_as: Result<Result<Value, FunctionError>, tokio::time::error::Elapsed>,
+) -> CallResult {
+    let duration_ms = started.elapsed().as_millis() as u64;
+    match ended_as {
+        Ok(Ok(output)) => CallResult {
+            output,
+            ..ended(call, ToolCallState::Success, String::new(), duration_ms)
+        },
+        Ok(Err(FunctionError::Storage(err))) => {
+            tracing::error!(error = %crate::jobs::describe(&err), function = %call.name, "a function's storage failed");
+            let reason = FunctionError::Storage(err).to_string();
+            ended(call, ToolCallState::Error, reason, duration_ms)
+        }
+        Ok(Err(err)) => ended(call, ToolCallState::Error, err.to_string(), duration_ms),
+        Err(_) => ended(
+            call,
+            ToolCallState::Canceled,
+            "the call took too long and was canceled".into(),
+            duration_ms,
+        ),
+    }
+}
+
+/// A result in `state` with `{"error": reason}` as output.
+fn ended(call: &PlannedCall, state: ToolCallState, reason: String, duration_ms: u64) -> CallResult {
+    CallResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        input: parse_arguments(&call.arguments)
+            .unwrap_or_else(|_| Value::String(call.arguments.clone())),
+        state,
+        output: json!({ "error": reason }),
+        duration_ms,
+    }
+}
+
+fn progress_event(calls: &[PlannedCall], update: ProgressUpdate) -> EventKind {
+    let tool = calls
+        .iter()
+        .find(|c| c.n == update.index)
+        .map(|c| c.name.clone())
+        .unwrap_or_default();
+    EventKind::ToolProgress {
+        index: update.index,
+        tool,
+        stage: update.stage,
+        message: update.message,
+        progress: update.progress,
+        data: update.data,
+    }
+}
