@@ -17,7 +17,10 @@ use parley_worker::{
     consumer::{GenerateHandler, ReaperSettings, reap_forever},
     jobs::{Deps, TurnSettings},
     providers::{Catalog, ModelConfig, ProviderConfig},
-    tools::Registry,
+    tools::{
+        Registry,
+        mcp::{self, McpServerConfig, McpTransport},
+    },
 };
 use poem::{
     Server,
@@ -83,8 +86,47 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
         events,
         queue,
         catalog,
-        functions: Registry::builtin(),
+        functions: functions(settings).await?,
     })
+}
+
+/// The built-in functions and those of the configured MCP servers. A server that cannot
+/// be reached at start-up is logged and left out (its functions answer "no function
+/// named …" to the model until a restart finds it); two functions with one name stop
+/// the start.
+async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
+    let mut registry = Registry::builtin();
+    let loads = settings.mcp_servers.iter().map(|server| {
+        let transport = match (&server.command, &server.url) {
+            (Some(command), _) => McpTransport::Stdio {
+                command: command.clone(),
+                args: server.args.clone(),
+                env: server.env.clone(),
+            },
+            (None, url) => McpTransport::Http {
+                url: url.clone().unwrap_or_default(),
+                bearer_token: server.bearer_token.clone(),
+            },
+        };
+        mcp::functions(McpServerConfig {
+            name: server.name.clone(),
+            transport,
+            permissions: server.permissions.clone(),
+            timeout: Duration::from_millis(server.timeout_ms),
+            connect_timeout: Duration::from_millis(server.connect_timeout_ms),
+        })
+    });
+    for loaded in futures::future::join_all(loads).await {
+        match loaded {
+            Ok(functions) => registry
+                .extend(functions)
+                .map_err(|err| anyhow::anyhow!("invalid setting `mcp_servers`: {err}"))?,
+            Err(err) => {
+                tracing::error!(error = %err, "an MCP server's functions are not available")
+            }
+        }
+    }
+    Ok(registry)
 }
 
 fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {

@@ -48,7 +48,7 @@ pub use backend::{Backend, test_redis_url};
 pub use client_ext::{ApiResponse, ApiResult, all_pages, problem};
 pub use cluster::{CLUSTER_WORKERS, Cluster, WORKER_CONCURRENCY, fresh_redis_database};
 pub use http::TestResponse;
-pub use server::parley_bin;
+pub use server::{mcp_test_bin, parley_bin};
 pub use sse::{SseEvent, SseReader};
 
 use std::future::Future;

@@ -49,6 +49,22 @@ pub fn parley_bin() -> PathBuf {
     bin
 }
 
+/// The test MCP server (`tests/mcp-server`): `PARLEY_MCP_TEST_BIN`, else
+/// `parley-mcp-test` beside the `parley` binary (`cargo build --workspace` builds both).
+pub fn mcp_test_bin() -> PathBuf {
+    if let Some(bin) = std::env::var_os("PARLEY_MCP_TEST_BIN") {
+        return PathBuf::from(bin);
+    }
+    let bin =
+        parley_bin().with_file_name(format!("parley-mcp-test{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        bin.exists(),
+        "{} does not exist: build the workspace first (scripts/test.sh does), or set PARLEY_MCP_TEST_BIN",
+        bin.display()
+    );
+    bin
+}
+
 /// A `parley` command with a cleared environment plus `env` (later pairs win).
 pub(crate) fn command(env: &[(String, String)]) -> Command {
     let mut cmd = Command::new(parley_bin());

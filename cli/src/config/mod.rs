@@ -53,6 +53,9 @@ pub struct Settings {
     pub models: Vec<ModelSettings>,
     /// The model used when a message names none (default: the first model).
     pub default_model: Option<String>,
+    /// MCP servers whose tools are functions.
+    #[serde(default)]
+    pub mcp_servers: Vec<McpServerSettings>,
     #[serde(default)]
     pub worker: WorkerSettings,
     #[serde(default)]
@@ -161,6 +164,30 @@ impl Settings {
         }
         if self.worker.lease_s < 3 {
             anyhow::bail!("invalid setting `worker.lease_s`: must be at least 3");
+        }
+        for (i, server) in self.mcp_servers.iter().enumerate() {
+            let key = format!("mcp_servers[{i}]");
+            let name_ok = !server.name.is_empty()
+                && server.name.len() <= 32
+                && server
+                    .name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !name_ok {
+                anyhow::bail!("invalid setting `{key}.name`: 1 to 32 letters, digits, `-` or `_`");
+            }
+            if self.mcp_servers[..i].iter().any(|s| s.name == server.name) {
+                anyhow::bail!(
+                    "invalid setting `{key}.name`: `{}` is named twice",
+                    server.name
+                );
+            }
+            if server.command.is_some() == server.url.is_some() {
+                anyhow::bail!("invalid setting `{key}`: give either `command` or `url`");
+            }
+            if server.timeout_ms == 0 || server.connect_timeout_ms == 0 {
+                anyhow::bail!("invalid setting `{key}`: timeouts must be at least 1 ms");
+            }
         }
         if self.database.max_connections == 0 {
             anyhow::bail!("invalid setting `database.max_connections`: must be at least 1");

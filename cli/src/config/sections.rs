@@ -16,6 +16,44 @@ pub struct ProviderSettings {
     pub api_key: Option<SecretString>,
 }
 
+/// An MCP server whose tools become functions (`[[mcp_servers]]`): either `command`
+/// (stdio, a child process) or `url` (streamable HTTP).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerSettings {
+    /// Its functions are named `<name>_<tool>`; letters, digits, `-` and `_`.
+    pub name: String,
+    /// The program to run (stdio).
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment of the child process (values are secrets: never logged).
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, SecretString>,
+    /// The streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
+    pub url: Option<String>,
+    /// Sent as `Authorization: Bearer …` to `url`.
+    pub bearer_token: Option<SecretString>,
+    /// Permissions a caller needs for any of its functions (default: none beyond the
+    /// tool offering the function).
+    #[serde(default)]
+    pub permissions: Vec<String>,
+    /// How long one call may take.
+    #[serde(default = "default_mcp_timeout_ms")]
+    pub timeout_ms: u64,
+    /// How long connecting and listing its tools may take at start-up.
+    #[serde(default = "default_mcp_connect_timeout_ms")]
+    pub connect_timeout_ms: u64,
+}
+
+fn default_mcp_timeout_ms() -> u64 {
+    60_000
+}
+
+fn default_mcp_connect_timeout_ms() -> u64 {
+    10_000
+}
+
 /// A model (`[[models]]`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -107,3 +107,49 @@ fn every_shipped_config_file_parses() {
         Ok(())
     });
 }
+
+#[test]
+fn mcp_servers_load_with_secrets_hidden_and_bad_ones_name_their_key() {
+    Jail::expect_with(|jail| {
+        jail.create_file(
+            "parley.toml",
+            "[[mcp_servers]]\nname = \"files\"\ncommand = \"mcp-files\"\nargs = [\"/srv\"]\n\
+             env = { API_KEY = \"env-secret-value\" }\npermissions = [\"files:read\"]\n\n\
+             [[mcp_servers]]\nname = \"search\"\nurl = \"http://127.0.0.1:8000/mcp\"\n\
+             bearer_token = \"token-secret-value\"\ntimeout_ms = 5000\n",
+        )?;
+        let s = load_in(jail).expect("loads");
+        assert_eq!(s.mcp_servers.len(), 2);
+        assert_eq!(s.mcp_servers[0].args, ["/srv"]);
+        assert_eq!(s.mcp_servers[0].timeout_ms, 60_000);
+        assert_eq!(s.mcp_servers[1].timeout_ms, 5000);
+        let printed = format!("{s:?}");
+        assert!(
+            !printed.contains("env-secret-value") && !printed.contains("token-secret-value"),
+            "secrets must not print: {printed}"
+        );
+        Ok(())
+    });
+    for (file, key) in [
+        (
+            "[[mcp_servers]]\nname = \"x\"\ncommand = \"a\"\nurl = \"http://h/mcp\"\n",
+            "mcp_servers[0]",
+        ),
+        ("[[mcp_servers]]\nname = \"x\"\n", "mcp_servers[0]"),
+        (
+            "[[mcp_servers]]\nname = \"a.b\"\ncommand = \"a\"\n",
+            "mcp_servers[0].name",
+        ),
+        (
+            "[[mcp_servers]]\nname = \"a\"\ncommand = \"a\"\n[[mcp_servers]]\nname = \"a\"\ncommand = \"b\"\n",
+            "mcp_servers[1].name",
+        ),
+    ] {
+        Jail::expect_with(|jail| {
+            jail.create_file("parley.toml", file)?;
+            let err = load_in(jail).expect_err("must fail").to_string();
+            assert!(err.contains(key), "{file}: {err}");
+            Ok(())
+        });
+    }
+}

@@ -10,6 +10,7 @@
 //! calls), progress and results as events.
 
 pub mod builtin;
+pub mod mcp;
 pub mod runner;
 
 use std::{collections::BTreeMap, sync::Arc};
@@ -153,6 +154,36 @@ impl Registry {
     /// The built-in functions.
     pub fn builtin() -> Self {
         Self::new(builtin::all())
+    }
+
+    /// Adds functions from elsewhere (an MCP server): a name already taken or a schema
+    /// that does not compile is an error naming the function, and nothing is added.
+    pub fn extend(
+        &mut self,
+        functions: impl IntoIterator<Item = Arc<dyn Function>>,
+    ) -> Result<(), String> {
+        let mut added = BTreeMap::new();
+        for function in functions {
+            let spec = function.spec();
+            if self.entries.contains_key(&spec.name) || added.contains_key(&spec.name) {
+                return Err(format!("two functions are named `{}`", spec.name));
+            }
+            let validator = jsonschema::validator_for(&spec.parameters).map_err(|err| {
+                format!(
+                    "the argument schema of `{}` does not compile: {err}",
+                    spec.name
+                )
+            })?;
+            added.insert(
+                spec.name.clone(),
+                Arc::new(Entry {
+                    function,
+                    validator,
+                }),
+            );
+        }
+        self.entries.extend(added);
+        Ok(())
     }
 
     /// The API's view of the functions.

@@ -7,11 +7,14 @@
 //! * [`checks`] — malformed, invalid, unknown and denied calls are fed back, not fatal;
 //!   the iteration limit; the catalog and tool definitions;
 //! * [`crash`] — a worker killed between a call and the next model call: the call is
-//!   not run twice and the transcript is whole.
+//!   not run twice and the transcript is whole;
+//! * [`mcp`] — functions of MCP servers (stdio and streamable HTTP): listed, called,
+//!   failing, timing out, cancelled mid-call.
 
 mod calls;
 mod checks;
 mod crash;
+mod mcp;
 
 use std::time::Duration;
 
@@ -55,6 +58,8 @@ struct Setup<'a> {
     /// Extra entries of the student's permissions (`-name` revokes).
     permissions: &'a [&'a str],
     worker: &'a str,
+    /// More of the config file, after the `[worker]` table (e.g. `[[mcp_servers]]`).
+    config: &'a str,
 }
 
 impl Default for Setup<'_> {
@@ -64,13 +69,17 @@ impl Default for Setup<'_> {
             max_iterations: None,
             permissions: &[],
             worker: "",
+            config: "",
         }
     }
 }
 
 async fn agent(backend: Backend, setup: Setup<'_>) -> Agent {
     let mock = MockLlm::start(MockConfig::default()).await;
-    let config = mock_provider_config(&mock.base_url(), setup.worker);
+    let config = mock_provider_config(
+        &mock.base_url(),
+        &format!("{}\n{}", setup.worker, setup.config),
+    );
     let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
     let admin = app.admin_client();
     let (user_id, token) = app.create_user("agent@example.com", "student").await;
