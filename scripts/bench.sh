@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Parley's load benchmark (tests/bench) in distributed mode on this machine.
 #
-#   scripts/bench.sh                  # both phases: the load levels, then 1,000 SSE readers
+#   scripts/bench.sh                  # three phases: the load levels, C = 32 with one
+#                                     # function call per turn, then 1,000 SSE readers
 #   scripts/bench.sh [BENCH-ARGS...]  # one run of parley-bench with these arguments,
 #                                     # e.g. --levels 1,8,32 --duration 10, or --readers 1000
 #
@@ -187,6 +188,9 @@ elif (($# == 0)); then
     echo
     echo "== phase 1: load levels"
     run_bench
+    echo
+    echo "== phase 1b: one function call per turn (getCurrentTime, two model calls)"
+    run_bench --levels 32 --function-call --no-direct
     log "restarting the api and worker for the readers phase"
     stop_roles
     start_roles

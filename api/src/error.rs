@@ -255,6 +255,8 @@ pub mod statuses {
         CreateSession = [400, 401, 404, 409, 413, 415, 422, 500, 503];
         /// Sending a message: the turn's own failures in JSON mode too.
         SendMessage = [400, 401, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
+        /// Running a suggested action: a body, the session's state, a turn it may start.
+        RunAction = [400, 401, 404, 409, 413, 415, 422, 429, 500, 503];
         /// Following a prompt's events (`Last-Event-ID`, `?after=`).
         Follow = [400, 401, 404, 500, 503];
         /// An admin read without a path id.

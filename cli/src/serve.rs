@@ -95,7 +95,9 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
 /// named …" to the model until a restart finds it); two functions with one name stop
 /// the start.
 async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
-    let mut registry = Registry::builtin();
+    let mut registry = Registry::builtin()
+        .with_payloads(settings.payload_registry()?)
+        .map_err(|err| anyhow::anyhow!("invalid setting `payload_types`: {err}"))?;
     let loads = settings.mcp_servers.iter().map(|server| {
         let transport = match (&server.command, &server.url) {
             (Some(command), _) => McpTransport::Stdio {
@@ -114,6 +116,7 @@ async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
             permissions: server.permissions.clone(),
             timeout: Duration::from_millis(server.timeout_ms),
             connect_timeout: Duration::from_millis(server.connect_timeout_ms),
+            payload_types: server.payload_types.clone(),
         })
     });
     for loaded in futures::future::join_all(loads).await {
@@ -271,6 +274,7 @@ async fn serve_http(
             max_message_chars: settings.limits.max_message_chars,
         },
         functions: Arc::new(runtime.functions.catalog()),
+        payloads: runtime.functions.payloads().clone(),
     };
     let state = AppState {
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),

@@ -7,7 +7,7 @@
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use parley_protocol::turn::TurnInput;
+use parley_protocol::{events::ResponseExtras, turn::TurnInput};
 
 use crate::enums::{ErrorCode, PromptState};
 
@@ -45,6 +45,9 @@ pub struct Model {
     pub lease_owner: Option<String>,
     /// Until when that worker owns it; a redelivered job may claim it after this.
     pub lease_expires_at: Option<DateTimeUtc>,
+    /// What the finished answer carries besides its text: payload and suggestions.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub response: Option<ResponseExtras>,
 }
 
 /// Two relations lead to `messages` (the user's message and the answer), so this entity

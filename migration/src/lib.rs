@@ -22,6 +22,7 @@ mod m20261121_000005_create_builtin_data;
 mod m20261122_000006_add_prompt_input_and_lease;
 mod m20261123_000007_create_server_secrets;
 mod m20261123_000008_create_message_search;
+mod m20261123_000009_add_prompt_response;
 
 #[cfg(test)]
 mod tests;
@@ -41,6 +42,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000006_add_prompt_input_and_lease::Migration),
             Box::new(m20261123_000007_create_server_secrets::Migration),
             Box::new(m20261123_000008_create_message_search::Migration),
+            Box::new(m20261123_000009_add_prompt_response::Migration),
         ]
     }
 }

@@ -216,8 +216,13 @@ fn message_search_indexes_old_rows_and_follows_writes() {
     test_block_on(async {
         let db = sqlite().await;
         // Everything before the search migration, with a message already written.
-        let before = Migrator::migrations().len() as u32 - 1;
-        Migrator::up(&db, Some(before)).await.expect("up to 7");
+        let before = Migrator::migrations()
+            .iter()
+            .position(|m| m.name().contains("create_message_search"))
+            .expect("the search migration") as u32;
+        Migrator::up(&db, Some(before))
+            .await
+            .expect("up to the one before it");
         let now = "2026-11-21T00:00:00Z";
         for sql in [
             format!(
@@ -283,7 +288,10 @@ fn message_search_indexes_old_rows_and_follows_writes() {
         assert!(check.is_ok(), "the index agrees with the table: {check:?}");
 
         // Down removes the index and its triggers; writes still work without them.
-        Migrator::down(&db, Some(1)).await.expect("down one");
+        let through_search = Migrator::migrations().len() as u32 - before;
+        Migrator::down(&db, Some(through_search))
+            .await
+            .expect("down through the search migration");
         assert!(
             schema_sql(&db, "table", "messages_fts")
                 .await

@@ -183,14 +183,16 @@ pub struct Usage {
 }
 
 /// A suggested value the user can pick.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SuggestedValue {
     pub label: String,
     pub value: String,
 }
 
 /// A suggested action (a button), handled by the client or the server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SuggestedAction {
     pub label: String,
     pub action: String,
@@ -212,11 +214,31 @@ pub enum ActionHandler {
 }
 
 /// A structured payload attached to a response (validated against the payload registry).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomPayload {
     #[serde(rename = "type")]
     pub kind: String,
     pub data: Value,
+}
+
+/// What an answer carries besides its text and its function calls: the payload and the
+/// suggestions taken out of the model's text (or the last function payload). Recorded on
+/// the prompt (`prompts.response`) so a rebuilt `complete` carries them too.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "db", derive(sea_orm::FromJsonQueryResult))]
+pub struct ResponseExtras {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_payload: Option<CustomPayload>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_values: Option<Vec<SuggestedValue>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_actions: Option<Vec<SuggestedAction>>,
+}
+
+impl ResponseExtras {
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
 }
 
 /// One function call of the turn, as the client sees it in the final payload; entry N
@@ -296,8 +318,9 @@ pub enum EventKind {
         tool_use_id: String,
         state: ToolCallState,
         output: Value,
+        /// The call's result as a payload of the function's payload type.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        payload: Option<Value>,
+        payload: Option<CustomPayload>,
         duration_ms: u64,
     },
     /// The turn starts over (a new attempt); readers drop this prompt's partial blocks.

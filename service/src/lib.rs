@@ -18,6 +18,8 @@
 
 pub mod catalog;
 pub mod functions;
+pub mod payloads;
+pub mod respond;
 pub mod turns;
 
 pub use catalog::{Limits, Models};

@@ -43,8 +43,10 @@ pub struct Window<'a> {
     pub response_buffer: usize,
 }
 
-/// Builds the system prompt from the resolved session config (org → tool → assignment).
-pub fn system_prompt(config: &Value) -> String {
+/// Builds the system prompt from the resolved session config (org → tool → assignment)
+/// and `formats`: what the model is told about payloads and suggestions (section
+/// "Response Formats", last; empty: none).
+pub fn system_prompt(config: &Value, formats: &str) -> String {
     let mut sections: Vec<(&str, String)> = Vec::new();
     if let Some(behavior) = text(config, "behavior") {
         sections.push(("Core Behavior", behavior));
@@ -87,6 +89,9 @@ pub fn system_prompt(config: &Value) -> String {
     if let Some(guidance) = text(config, "guidance") {
         sections.push(("Additional Guidance", guidance));
     }
+    if !formats.trim().is_empty() {
+        sections.push(("Response Formats", formats.trim().to_owned()));
+    }
     sections
         .into_iter()
         .map(|(name, body)| format!("=== {name} ===\n{body}"))
@@ -106,11 +111,12 @@ fn text(value: &Value, key: &str) -> Option<String> {
 /// Assembles the context: `history` is the session's earlier messages, newest first.
 pub fn assemble(
     config: &Value,
+    formats: &str,
     history: &[messages::Model],
     current: &str,
     window: Window<'_>,
 ) -> Context {
-    let system = system_prompt(config);
+    let system = system_prompt(config, formats);
     let chosen: Vec<&messages::Model> = match tokenizer(window.upstream_model) {
         Some(bpe) => {
             let count = |text: &str| bpe.encode_ordinary(text).len() + PER_MESSAGE_OVERHEAD;
@@ -200,12 +206,13 @@ mod tests {
             "assignment": {"title": "Quadratics", "instructions": "Factor the polynomials."},
             "guidance": "Use short sentences.",
         });
-        let prompt = system_prompt(&config);
+        let prompt = system_prompt(&config, "TODO cards: confirm briefly.");
         let order = [
             "=== Core Behavior ===",
             "=== Assignment Context ===",
             "=== Constraints ===",
             "=== Additional Guidance ===",
+            "=== Response Formats ===",
         ];
         let positions: Vec<usize> = order
             .iter()
@@ -215,7 +222,7 @@ mod tests {
         assert!(prompt.contains("algebra, geometry"));
         assert!(prompt.contains("Do not give direct answers"));
         assert!(prompt.contains("Assignment: Quadratics\nFactor the polynomials."));
-        assert_eq!(system_prompt(&json!({})), "", "no config, no sections");
+        assert_eq!(system_prompt(&json!({}), " "), "", "no config, no sections");
     }
 
     #[test]
@@ -242,7 +249,7 @@ mod tests {
             max_context: current_cost + 3 * per_message + 100,
             response_buffer: 100,
         };
-        let context = assemble(&json!({}), &newest_first, "now", window);
+        let context = assemble(&json!({}), "", &newest_first, "now", window);
         assert_eq!(context.history_used, 3);
         let texts: Vec<&str> = context
             .messages
@@ -275,6 +282,7 @@ mod tests {
         };
         let context = assemble(
             &json!({"behavior": "Be brief."}),
+            "",
             &newest_first,
             "now",
             window,

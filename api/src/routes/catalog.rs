@@ -3,7 +3,11 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{query::catalog as q, query::sessions::Opener, tools};
-use parley_service::{FunctionSpec, functions::Mode};
+use parley_service::{
+    FunctionSpec,
+    functions::Mode,
+    payloads::{PayloadSource, PayloadType},
+};
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Query, payload::Json};
 use uuid::Uuid;
@@ -45,6 +49,12 @@ pub struct ToolDefinition {
     /// Model calls per turn at most, function calls in between (default 5).
     #[oai(validator(minimum(value = "1"), maximum(value = "20")))]
     pub max_iterations: Option<u32>,
+    /// Payload types the model may write into its answers (source `llm`, see `GET
+    /// /v1/payload-types`); their instructions join the system prompt.
+    pub payload_types: Option<Vec<Text>>,
+    /// Ask the model for suggested values and actions (parsed out of its answer into
+    /// `complete.payload`); default false.
+    pub suggestions: Option<bool>,
 }
 
 /// Limits on what a tool talks about and how it answers.
@@ -142,6 +152,54 @@ pub struct FunctionList {
     pub items: Vec<Function>,
 }
 
+/// Where a payload comes from.
+#[derive(Debug, Clone, Copy, poem_openapi::Enum)]
+#[oai(rename_all = "snake_case")]
+pub enum PayloadSourceKind {
+    /// A function's result (the function's `payload_type`).
+    Tool,
+    /// A marker in the model's answer (`NAME: {json}`), enabled per tool.
+    Llm,
+}
+
+/// A payload type: what a `custom_payload` or a `tool_complete.payload` of this `type`
+/// holds and how to show it.
+#[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
+pub struct PayloadTypeInfo {
+    pub name: String,
+    pub description: String,
+    pub source: PayloadSourceKind,
+    /// The JSON schema its `data` fits.
+    pub schema: JsonObject,
+    /// What the model is told about it.
+    pub llm_instructions: String,
+    /// What a frontend needs to render it (title, icon, panel width…), as configured.
+    pub frontend_config: Option<JsonObject>,
+}
+
+impl From<&PayloadType> for PayloadTypeInfo {
+    fn from(kind: &PayloadType) -> Self {
+        Self {
+            name: kind.name.clone(),
+            description: kind.description.clone(),
+            source: match kind.source {
+                PayloadSource::Tool => PayloadSourceKind::Tool,
+                PayloadSource::Llm => PayloadSourceKind::Llm,
+            },
+            schema: JsonObject::of(kind.schema.clone()),
+            llm_instructions: kind.llm_instructions.clone(),
+            frontend_config: kind.frontend_config.clone().map(JsonObject::of),
+        }
+    }
+}
+
+/// The payload types of this deployment.
+#[derive(Debug, Object)]
+pub struct PayloadTypeList {
+    pub items: Vec<PayloadTypeInfo>,
+}
+
 /// A model messages may name.
 #[derive(Debug, Object)]
 pub struct Model {
@@ -196,6 +254,30 @@ impl CatalogApi {
         let allowed = state.turns.functions.allowed(&auth.0.permissions);
         let items = allowed.map(Function::from).collect();
         Ok(Json(FunctionList { items }))
+    }
+
+    /// List payload types
+    ///
+    /// Every payload type of the deployment — built in or configured — with the schema
+    /// its data fits and what a frontend needs to render it. `tool_complete.payload` and
+    /// `complete.payload.custom_payload` name one of these as their `type`.
+    #[oai(
+        path = "/payload-types",
+        method = "get",
+        operation_id = "list_payload_types"
+    )]
+    async fn list_payload_types(
+        &self,
+        _auth: BearerAuth,
+        state: Data<&AppState>,
+    ) -> ApiResult<Json<PayloadTypeList>, statuses::Read> {
+        let items = state
+            .turns
+            .payloads
+            .all()
+            .map(PayloadTypeInfo::from)
+            .collect();
+        Ok(Json(PayloadTypeList { items }))
     }
 
     /// List models

@@ -146,7 +146,8 @@ pub struct ToolCompleteEvent {
     pub tool_use_id: String,
     pub state: ToolCallState,
     pub output: Value,
-    pub payload: Option<Value>,
+    /// The result as a payload of the function's payload type (`GET /v1/payload-types`).
+    pub payload: Option<CustomPayloadDoc>,
     pub duration_ms: u64,
 }
 

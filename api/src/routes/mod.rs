@@ -1,6 +1,7 @@
 //! One module per resource. Each handler parses input, checks access, calls one domain
 //! function and maps the result to a response type built with `From`.
 
+pub mod actions;
 pub mod admin;
 pub mod catalog;
 pub mod events_doc;
@@ -33,6 +34,7 @@ pub enum ApiTags {
 pub type Api = (
     sessions::SessionsApi,
     turns::TurnsApi,
+    actions::ActionsApi,
     prompts::PromptsApi,
     catalog::CatalogApi,
     todos::TodosApi,
@@ -45,6 +47,7 @@ pub fn api() -> Api {
     (
         sessions::SessionsApi,
         turns::TurnsApi,
+        actions::ActionsApi,
         prompts::PromptsApi,
         catalog::CatalogApi,
         todos::TodosApi,

@@ -56,6 +56,9 @@ pub struct Settings {
     /// MCP servers whose tools are functions.
     #[serde(default)]
     pub mcp_servers: Vec<McpServerSettings>,
+    /// Payload types beside the built-in ones.
+    #[serde(default)]
+    pub payload_types: Vec<PayloadTypeSettings>,
     #[serde(default)]
     pub worker: WorkerSettings,
     #[serde(default)]
@@ -189,6 +192,7 @@ impl Settings {
                 anyhow::bail!("invalid setting `{key}`: timeouts must be at least 1 ms");
             }
         }
+        self.payload_registry()?;
         if self.database.max_connections == 0 {
             anyhow::bail!("invalid setting `database.max_connections`: must be at least 1");
         }
@@ -201,6 +205,34 @@ impl Settings {
             anyhow::bail!("invalid setting `log.filter`: not a tracing filter");
         }
         Ok(())
+    }
+}
+
+impl Settings {
+    /// The built-in payload types and the configured ones; a bad one names its key.
+    pub fn payload_registry(&self) -> anyhow::Result<parley_service::payloads::PayloadRegistry> {
+        use parley_service::payloads::{PayloadRegistry, PayloadSource, PayloadType};
+        let configured = self.payload_types.iter().map(|t| {
+            let schema = match &t.schema {
+                serde_json::Value::String(json) => {
+                    serde_json::from_str(json).unwrap_or(serde_json::Value::String(json.clone()))
+                }
+                other => other.clone(),
+            };
+            PayloadType {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                source: match t.source {
+                    PayloadSourceSetting::Tool => PayloadSource::Tool,
+                    PayloadSourceSetting::Llm => PayloadSource::Llm,
+                },
+                schema,
+                llm_instructions: t.llm_instructions.clone(),
+                frontend_config: t.frontend_config.clone(),
+            }
+        });
+        PayloadRegistry::builtin_and(configured)
+            .map_err(|err| anyhow::anyhow!("invalid setting `payload_types`: {err}"))
     }
 }
 

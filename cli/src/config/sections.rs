@@ -44,6 +44,34 @@ pub struct McpServerSettings {
     /// How long connecting and listing its tools may take at start-up.
     #[serde(default = "default_mcp_connect_timeout_ms")]
     pub connect_timeout_ms: u64,
+    /// Payload types of its tools' results, by tool name (`{ search = "search_hits" }`).
+    #[serde(default)]
+    pub payload_types: std::collections::BTreeMap<String, String>,
+}
+
+/// Where a configured payload type comes from.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PayloadSourceSetting {
+    Tool,
+    Llm,
+}
+
+/// A payload type (`[[payload_types]]`), beside the built-in ones.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PayloadTypeSettings {
+    /// `snake_case`; an `llm` type's marker is the name in upper case.
+    pub name: String,
+    pub description: String,
+    pub source: PayloadSourceSetting,
+    /// The JSON schema its data must fit (a TOML table, or JSON in a string).
+    pub schema: serde_json::Value,
+    /// What the model is told about it.
+    #[serde(default)]
+    pub llm_instructions: String,
+    /// Passed to frontends as is (`GET /v1/payload-types`).
+    pub frontend_config: Option<serde_json::Value>,
 }
 
 fn default_mcp_timeout_ms() -> u64 {

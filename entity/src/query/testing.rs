@@ -214,6 +214,7 @@ pub async fn prompt(db: &DatabaseConnection, session_id: Uuid) -> prompts::Model
         input: Set(None),
         lease_owner: Set(None),
         lease_expires_at: Set(None),
+        response: Set(None),
     }
     .insert(db)
     .await

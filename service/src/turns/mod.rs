@@ -7,6 +7,7 @@
 //! end; the worker runs it and ends it through the same rules ([`handoff`],
 //! [`record`]).
 
+mod actions;
 mod control;
 pub mod handoff;
 pub mod record;
@@ -18,9 +19,11 @@ use std::sync::Arc;
 use parley_runtime::{event_log::EventLog, queue::JobQueue};
 use sea_orm::DatabaseConnection;
 
+pub use actions::ActionOutcome;
 pub use submit::Submission;
 pub use wait::Ending;
 
+use crate::payloads::PayloadRegistry;
 use crate::{
     catalog::{Limits, Models},
     functions::FunctionCatalog,
@@ -36,4 +39,6 @@ pub struct TurnService {
     pub limits: Limits,
     /// The functions models may call (what tools may offer).
     pub functions: Arc<FunctionCatalog>,
+    /// The payload types (what functions and models may attach to an answer).
+    pub payloads: PayloadRegistry,
 }

@@ -87,10 +87,15 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
         }
         PromptState::Completed => EventKind::Complete {
             message_id: prompt.assistant_message_id.unwrap_or_default(),
-            payload: ChatResponsePayload {
-                message: record.answer.to_owned(),
-                tool_history: tool_history(record.tool_calls),
-                ..Default::default()
+            payload: {
+                let extras = prompt.response.clone().unwrap_or_default();
+                ChatResponsePayload {
+                    message: record.answer.to_owned(),
+                    custom_payload: extras.custom_payload,
+                    suggested_values: extras.suggested_values,
+                    suggested_actions: extras.suggested_actions,
+                    tool_history: tool_history(record.tool_calls),
+                }
             },
             usage: record.usage,
             model: prompt.model.clone().unwrap_or_default(),
@@ -132,7 +137,8 @@ pub async fn load<C: ConnectionTrait>(
     Ok((answer, usage, calls))
 }
 
-/// The events that show a `tool_call` block again, from what its draft recorded.
+/// The events that show a `tool_call` block again, from what its draft recorded (its
+/// payload too: the worker keeps it in the block's metadata).
 fn tool_call_events(index: u32, block: &blocks::Model) -> Vec<EventKind> {
     let meta = &block.metadata;
     let n = meta["n"].as_u64().unwrap_or(0) as u32;
@@ -153,7 +159,7 @@ fn tool_call_events(index: u32, block: &blocks::Model) -> Vec<EventKind> {
             tool_use_id,
             state,
             output: serde_json::from_str(&block.content).unwrap_or(Value::Null),
-            payload: None,
+            payload: serde_json::from_value(meta["payload"].clone()).ok(),
             duration_ms: meta["duration_ms"].as_u64().unwrap_or(0),
         },
     ]

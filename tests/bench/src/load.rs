@@ -52,6 +52,15 @@ struct TextDelta {
     text: String,
 }
 
+/// What a Parley turn's text must be.
+#[derive(Debug, Clone, Copy)]
+pub enum Expected {
+    /// This many words (a plain `[[mock tokens=N]]` turn).
+    Tokens(usize),
+    /// A function call's marker, then the mock's answer to its result.
+    FunctionCall,
+}
+
 /// One Parley turn: `POST /v1/sessions/{id}/messages` with `Accept: text/event-stream`,
 /// read with a real SSE parser up to `complete`.
 pub async fn parley_turn(
@@ -59,7 +68,7 @@ pub async fn parley_turn(
     url: &str,
     token: &str,
     content: &str,
-    expected_tokens: usize,
+    expected: Expected,
 ) -> TurnResult {
     let sent = Instant::now();
     let response = client
@@ -89,7 +98,19 @@ pub async fn parley_turn(
                 }
                 text.push_str(&delta.text);
             }
-            "complete" => return finished(sent, ttft, &text, expected_tokens),
+            "complete" => {
+                return match expected {
+                    Expected::Tokens(n) => finished(sent, ttft, &text, n),
+                    Expected::FunctionCall if text.starts_with("[[tool:0]]Tool result: ") => {
+                        let words = text.split_whitespace().count();
+                        finished(sent, ttft, &text, words)
+                    }
+                    Expected::FunctionCall => Err(Failure::new(
+                        "no function call",
+                        format!("the answer is not a call and its result: {text}"),
+                    )),
+                };
+            }
             "error" => return Err(Failure::new("error event", event.data)),
             "cancelled" => return Err(Failure::new("cancelled", "")),
             _ => {}

@@ -65,6 +65,10 @@ struct Args {
     /// Skip the direct-to-mock baseline.
     #[arg(long)]
     no_direct: bool,
+    /// Every turn makes one function call (`getCurrentTime`) and a second model call
+    /// with its result (the agent loop's cost), instead of one plain model call.
+    #[arg(long)]
+    function_call: bool,
     /// Memory mode: hold this many SSE readers on one slow turn instead of the levels.
     #[arg(long)]
     readers: Option<usize>,
@@ -145,7 +149,11 @@ async fn main() -> anyhow::Result<()> {
         duration: Duration::from_secs_f64(args.duration),
         turn_timeout: Duration::from_secs_f64(args.turn_timeout),
     };
-    let content: Arc<str> = format!("[[mock tokens={}]] hi", args.tokens).into();
+    let content: Arc<str> = if args.function_call {
+        "[[mock tool_call=getCurrentTime]] what time is it".into()
+    } else {
+        format!("[[mock tokens={}]] hi", args.tokens).into()
+    };
     let mut summary = Vec::new();
     for &users in &args.levels {
         let load_before = procs::loadavg();
@@ -188,7 +196,11 @@ async fn main() -> anyhow::Result<()> {
         let parley = {
             let client = client.clone();
             let content = content.clone();
-            let expected = args.tokens;
+            let expected = if args.function_call {
+                load::Expected::FunctionCall
+            } else {
+                load::Expected::Tokens(args.tokens)
+            };
             load::run_users(users, timing, move |user| {
                 let (client, urls, tokens, content) = (
                     client.clone(),

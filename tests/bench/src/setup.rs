@@ -103,7 +103,7 @@ impl Api {
                     "group_id": group_id,
                     "name": "Bench tutor",
                     "type": "chat",
-                    "definition": {"behavior": "Answer briefly."},
+                    "definition": {"behavior": "Answer briefly.", "functions": ["getCurrentTime"]},
                 }),
             )
             .await?;

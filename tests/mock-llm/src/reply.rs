@@ -116,7 +116,7 @@ pub(crate) fn derive(messages: &[RecordedMessage]) -> Result<(Directive, Reply),
             })
             .collect()
     } else if let Some(reply) = &directive.reply {
-        tokenize(reply)
+        tokenize_lines(reply)
     } else if !tool_calls.is_empty() {
         Vec::new()
     } else if !tool_results.is_empty() {
@@ -152,4 +152,50 @@ fn tokenize(text: &str) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// Like [`tokenize`], but a word after white space that held a line break leads with
+/// `\n` (a `reply=` keeps its lines): `"a  b\n c"` → `["a", " b", "\nc"]`.
+fn tokenize_lines(text: &str) -> Vec<String> {
+    let mut tokens = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        let after = &rest[end..];
+        let gap = after.len() - after.trim_start().len();
+        tokens.push(word.to_owned());
+        rest = &after[gap..];
+        if !rest.is_empty() {
+            let separator = if after[..gap].contains('\n') {
+                "\n"
+            } else {
+                " "
+            };
+            // The separator leads the next word.
+            tokens.push(separator.to_owned());
+        }
+    }
+    // Join each separator onto the word after it.
+    let mut joined: Vec<String> = Vec::with_capacity(tokens.len() / 2 + 1);
+    let mut pending = String::new();
+    for token in tokens {
+        if token == " " || token == "\n" {
+            pending = token;
+        } else {
+            joined.push(std::mem::take(&mut pending) + &token);
+        }
+    }
+    joined
+}
+
+#[cfg(test)]
+mod tokenize_tests {
+    #[test]
+    fn words_keep_line_breaks_and_collapse_other_space() {
+        assert_eq!(super::tokenize_lines("a  b\n c"), ["a", " b", "\nc"]);
+        assert_eq!(super::tokenize_lines("  one "), ["one"]);
+        assert!(super::tokenize_lines(" ").is_empty());
+        assert_eq!(super::tokenize("a\n b"), ["a", " b"]);
+    }
 }

@@ -34,6 +34,8 @@ fn full_definition() -> ToolDefinition {
         max_messages: Some(40),
         max_session_duration_s: Some(1800),
         max_iterations: Some(3),
+        payload_types: Some(vec![]),
+        suggestions: Some(true),
     }
 }
 

@@ -124,7 +124,7 @@ pub fn tool_complete(n: u32, result: &CallResult) -> EventKind {
         tool_use_id: result.id.clone(),
         state: result.state,
         output: result.output.clone(),
-        payload: None,
+        payload: result.payload.clone(),
         duration_ms: result.duration_ms,
     }
 }
@@ -178,6 +178,9 @@ async fn finish_calls(
         draft.content = result.output.to_string();
         draft.metadata["state"] = json!(result.state);
         draft.metadata["duration_ms"] = json!(result.duration_ms);
+        if let Some(payload) = &result.payload {
+            draft.metadata["payload"] = json!(payload);
+        }
     }
     generation.results.extend(results.iter().cloned());
     for call in planned {

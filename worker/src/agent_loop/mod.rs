@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
-use parley_protocol::events::{ErrorCode, EventKind, ToolCallState};
+use parley_protocol::events::{CustomPayload, ErrorCode, EventKind, ToolCallState};
 use serde_json::Value;
 
 use crate::providers::{CallRequest, ChatMessage, FunctionOffer, Route};
@@ -83,6 +83,8 @@ pub struct CallResult {
     pub state: ToolCallState,
     /// The result (`success`), or `{"error": …}`.
     pub output: Value,
+    /// The result as a payload of the function's payload type (`success` only).
+    pub payload: Option<CustomPayload>,
     pub duration_ms: u64,
 }
 

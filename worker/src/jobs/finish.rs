@@ -12,8 +12,11 @@ use parley_entity::{
         prompts::{Finished, Outcome},
     },
 };
-use parley_protocol::events::Usage;
-use parley_service::turns::record::{self, TurnRecord};
+use parley_protocol::events::{ResponseExtras, Usage};
+use parley_service::{
+    respond,
+    turns::record::{self, TurnRecord},
+};
 use uuid::Uuid;
 
 use super::{
@@ -61,7 +64,11 @@ async fn record_generation(
         } => (PromptState::Failed, false),
         LoopEnd::Internal(err) => return Err(err.into()),
     };
-    let text = generated.generation.text();
+    let (text, response) = if complete {
+        answer_and_extras(deps, &generated)
+    } else {
+        (generated.generation.text(), None)
+    };
     // Partial content is kept: a cancelled or broken answer is saved as incomplete.
     let assistant_message_id = if complete || !generated.generation.drafts.is_empty() {
         Some(save_answer(deps, prompt, &text, complete).await?)
@@ -86,12 +93,46 @@ async fn record_generation(
     outcome.model = Some(generated.route.model.clone());
     outcome.vendor = Some(generated.route.vendor.clone());
     outcome.system_message = Some(generated.system);
+    outcome.response = response;
     let recorded = Recorded {
         answer: &text,
         usage,
         tool_calls: &calls,
     };
     end(deps, prompt, sink, outcome, recorded).await
+}
+
+/// The text of a completed answer without its markers, and what they and the function
+/// calls carried: suggestions, the LLM payloads of the types the tool enables
+/// (`payload_types` of its definition), the last function payload (which wins).
+fn answer_and_extras(deps: &Deps, generated: &Generated) -> (String, Option<ResponseExtras>) {
+    let enabled: Vec<String> = generated.session.config["payload_types"]
+        .as_array()
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let extracted = respond::extract(
+        &generated.generation.text(),
+        deps.registry.payloads(),
+        &enabled,
+    );
+    for problem in &extracted.dropped {
+        tracing::warn!(%problem, "dropped a marker's content from the model's answer");
+    }
+    let mut extras = extracted.extras;
+    extras.custom_payload = respond::final_payload(
+        generated
+            .generation
+            .results
+            .iter()
+            .map(|r| r.payload.clone()),
+        extras.custom_payload,
+    );
+    (extracted.text, (!extras.is_empty()).then_some(extras))
 }
 
 /// What a turn recorded besides its prompt row, for its terminal event.

@@ -13,7 +13,7 @@ use parley_entity::{
     },
     sessions,
 };
-use parley_protocol::events::{EventKind, PromptState};
+use parley_protocol::events::{EventKind, PromptState, ToolCallState};
 use parley_service::turns::record;
 use serde_json::Value;
 use uuid::Uuid;
@@ -88,7 +88,8 @@ pub(super) async fn run(
         max_context: route.max_context,
         response_buffer: deps.settings.response_buffer,
     };
-    let context = context::assemble(&session.config, &history, &content, window);
+    let formats = response_formats(deps, &session.config);
+    let context = context::assemble(&session.config, &formats, &history, &content, window);
     let mut tools = turn_tools(deps, prompt, &session).await?;
     let start = agent_loop::Start {
         route: &route,
@@ -111,6 +112,40 @@ pub(super) async fn run(
         generation,
         end,
     })))
+}
+
+/// What the model is told about the payloads the tool can produce (its functions' payload
+/// types and the LLM payload types its definition enables) and, when the tool asks for
+/// them, how to write suggestions.
+fn response_formats(deps: &Deps, config: &Value) -> String {
+    let strings = |key: &str| -> Vec<String> {
+        config[key]
+            .as_array()
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(|n| n.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut types: Vec<String> = strings("functions")
+        .iter()
+        .filter_map(|f| deps.registry.get(f))
+        .filter_map(|f| f.spec().payload_type.clone())
+        .collect();
+    types.extend(strings("payload_types"));
+    let mut formats = deps
+        .registry
+        .payloads()
+        .instructions(types.iter().map(String::as_str));
+    if config["suggestions"].as_bool() == Some(true) {
+        if !formats.is_empty() {
+            formats.push_str("\n\n");
+        }
+        formats.push_str(&parley_service::respond::suggestion_instructions());
+    }
+    formats
 }
 
 /// The functions of the session's tool (those the deployment has), run as its user.
@@ -166,14 +201,25 @@ async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>,
     Ok(rows
         .into_iter()
         .filter(|row| agent_loop::blocks::finished(row.state))
-        .map(|row| CallResult {
-            id: row.api_tool_call_id,
-            name: row.tool_name,
-            arguments: row.tool_args.to_string(),
-            input: row.tool_args,
-            state: row.state,
-            output: row.tool_result.unwrap_or(Value::Null),
-            duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
+        .map(|row| {
+            let output = row.tool_result.unwrap_or(Value::Null);
+            let payload = match row.state {
+                ToolCallState::Success => deps
+                    .registry
+                    .payload_of(&row.tool_name, &output)
+                    .and_then(Result::ok),
+                _ => None,
+            };
+            CallResult {
+                id: row.api_tool_call_id,
+                name: row.tool_name,
+                arguments: row.tool_args.to_string(),
+                input: row.tool_args,
+                state: row.state,
+                output,
+                payload,
+                duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
+            }
         })
         .collect())
 }

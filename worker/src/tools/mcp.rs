@@ -70,6 +70,8 @@ pub struct McpServerConfig {
     pub timeout: Duration,
     /// How long connecting (and listing the tools) may take.
     pub connect_timeout: Duration,
+    /// The payload types of tools' results, by tool name.
+    pub payload_types: BTreeMap<String, String>,
 }
 
 /// Why a server's functions could not be loaded.
@@ -226,7 +228,7 @@ pub async fn functions(config: McpServerConfig) -> Result<Vec<Arc<dyn Function>>
             permissions: config.permissions.clone(),
             mode: Mode::Sync,
             timeout: config.timeout,
-            payload_type: None,
+            payload_type: config.payload_types.get(tool.name.as_ref()).cloned(),
         };
         functions.push(Arc::new(McpFunction {
             spec,

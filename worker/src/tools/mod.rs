@@ -16,7 +16,11 @@ pub mod runner;
 use std::{collections::BTreeMap, sync::Arc};
 
 use async_trait::async_trait;
-use parley_service::{FunctionCatalog, FunctionSpec};
+use parley_protocol::events::CustomPayload;
+use parley_service::{
+    FunctionCatalog, FunctionSpec,
+    payloads::{PayloadRegistry, PayloadSource},
+};
 use sea_orm::DatabaseConnection;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -119,10 +123,30 @@ struct Entry {
     validator: jsonschema::Validator,
 }
 
-/// Every function of the deployment, by name.
+/// Every function of the deployment, by name, and the payload types their results are
+/// checked against.
 #[derive(Clone, Default)]
 pub struct Registry {
     entries: BTreeMap<String, Arc<Entry>>,
+    payloads: PayloadRegistry,
+}
+
+/// Whether `spec`'s payload type is one a function may produce.
+fn check_payload_type(spec: &FunctionSpec, payloads: &PayloadRegistry) -> Result<(), String> {
+    let Some(name) = &spec.payload_type else {
+        return Ok(());
+    };
+    match payloads.get(name) {
+        Some(kind) if kind.source == PayloadSource::Tool => Ok(()),
+        Some(_) => Err(format!(
+            "`{}` names the payload type `{name}`, which the model writes (source llm), not a function",
+            spec.name
+        )),
+        None => Err(format!(
+            "`{}` names the payload type `{name}`, which is not registered",
+            spec.name
+        )),
+    }
 }
 
 impl Registry {
@@ -148,12 +172,49 @@ impl Registry {
                 )
             })
             .collect();
-        Self { entries }
+        Self {
+            entries,
+            payloads: PayloadRegistry::default(),
+        }
     }
 
-    /// The built-in functions.
+    /// The built-in functions, with the built-in payload types.
     pub fn builtin() -> Self {
         Self::new(builtin::all())
+            .with_payloads(PayloadRegistry::builtin())
+            .expect("the built-in functions name built-in payload types")
+    }
+
+    /// Checks results against `payloads` from now on: every function's payload type must
+    /// be one of them, of source `tool`.
+    pub fn with_payloads(mut self, payloads: PayloadRegistry) -> Result<Self, String> {
+        for entry in self.entries.values() {
+            check_payload_type(entry.function.spec(), &payloads)?;
+        }
+        self.payloads = payloads;
+        Ok(self)
+    }
+
+    /// The payload types.
+    pub fn payloads(&self) -> &PayloadRegistry {
+        &self.payloads
+    }
+
+    /// The payload of a successful result of function `name`: `None` when the function
+    /// declares no payload type, else the result as a payload or why it does not fit.
+    pub fn payload_of(&self, name: &str, output: &Value) -> Option<Result<CustomPayload, String>> {
+        let kind = self
+            .entries
+            .get(name)?
+            .function
+            .spec()
+            .payload_type
+            .as_deref()?;
+        Some(
+            self.payloads
+                .payload(kind, output.clone())
+                .map_err(|why| format!("the result does not fit its payload type `{kind}`: {why}")),
+        )
     }
 
     /// Adds functions from elsewhere (an MCP server): a name already taken or a schema
@@ -168,6 +229,7 @@ impl Registry {
             if self.entries.contains_key(&spec.name) || added.contains_key(&spec.name) {
                 return Err(format!("two functions are named `{}`", spec.name));
             }
+            check_payload_type(spec, &self.payloads)?;
             let validator = jsonschema::validator_for(&spec.parameters).map_err(|err| {
                 format!(
                     "the argument schema of `{}` does not compile: {err}",

@@ -92,7 +92,7 @@ impl Tools for TurnTools {
             tokio::select! {
                 Some(update) = progress.recv() => sink.event(progress_event(calls, update)).await?,
                 Some((i, started, ended)) = running.next() => {
-                    let result = outcome(&calls[i], started, ended);
+                    let result = self.with_payload(outcome(&calls[i], started, ended));
                     results[i] = Some(self.record(row_ids[&i], &calls[i], result, sink).await?);
                 }
                 _ = sink.until_cancelled() => break,
@@ -116,6 +116,25 @@ impl Tools for TurnTools {
 }
 
 impl TurnTools {
+    /// A successful result with its payload, when its function declares a payload type;
+    /// a result that does not fit that type fails the call instead (its row records the
+    /// error, the model is told why).
+    fn with_payload(&self, mut result: CallResult) -> CallResult {
+        if result.state != ToolCallState::Success {
+            return result;
+        }
+        match self.registry.payload_of(&result.name, &result.output) {
+            None => {}
+            Some(Ok(payload)) => result.payload = Some(payload),
+            Some(Err(why)) => {
+                tracing::warn!(function = %result.name, problem = %why, "a function's result does not fit its payload type");
+                result.state = ToolCallState::Error;
+                result.output = json!({ "error": why });
+            }
+        }
+        result
+    }
+
     /// Records the call and checks it; returns its row and either the run to await or
     /// the result it already has (a check failed, or an earlier attempt finished it).
     async fn prepare(
@@ -143,7 +162,8 @@ impl TurnTools {
                 duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
                 ..ended(call, row.state, String::new(), 0)
             };
-            return Ok((row.id, Prepared::Done(CallResult { output, ..reused })));
+            let reused = self.with_payload(CallResult { output, ..reused });
+            return Ok((row.id, Prepared::Done(reused)));
         }
         let checked = self.check(call, parsed);
         let (function, args) = match checked {
@@ -275,6 +295,7 @@ fn ended(call: &PlannedCall, state: ToolCallState, reason: String, duration_ms: 
             .unwrap_or_else(|_| Value::String(call.arguments.clone())),
         state,
         output: json!({ "error": reason }),
+        payload: None,
         duration_ms,
     }
 }

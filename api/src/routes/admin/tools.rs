@@ -67,13 +67,20 @@ impl TryFrom<tools::Model> for Tool {
     }
 }
 
-/// 422 `unknown_function` when the definition names a function the deployment lacks.
+/// 422 `unknown_function` when the definition names a function the deployment lacks,
+/// `unknown_payload_type` when it enables a payload type the model cannot write.
 fn check_functions(
     state: &AppState,
     definition: &ToolDefinition,
 ) -> parley_entity::error::Result<()> {
     let names = definition.functions.iter().flatten().map(|name| &**name);
-    state.turns.functions.check_names(names)
+    state.turns.functions.check_names(names)?;
+    let types = definition
+        .payload_types
+        .iter()
+        .flatten()
+        .map(|name| &**name);
+    state.turns.payloads.check_llm_names(types)
 }
 
 /// The stored form of a definition. Absent options are left out (the Object skips
@@ -131,7 +138,9 @@ impl ToolsAdminApi {
     /// Create a tool
     ///
     /// 422 `group_not_found` when the group does not exist, `unknown_function` when the
-    /// definition names a function the deployment does not have (see `GET /v1/functions`).
+    /// definition names a function the deployment does not have (see `GET /v1/functions`),
+    /// `unknown_payload_type` when it enables a payload type the model cannot write (see
+    /// `GET /v1/payload-types`).
     #[oai(path = "/tools", method = "post", operation_id = "admin_create_tool")]
     async fn create_tool(
         &self,
@@ -195,7 +204,7 @@ impl ToolsAdminApi {
     /// Update a tool
     ///
     /// New sessions use the new definition; open sessions keep the config they started
-    /// with. 422 `unknown_function` as on create.
+    /// with. 422 `unknown_function` and `unknown_payload_type` as on create.
     #[oai(
         path = "/tools/:id",
         method = "patch",

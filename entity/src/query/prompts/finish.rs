@@ -2,6 +2,7 @@
 //! session to its next waiting prompt. Also the two ways a finished prompt starts again
 //! or never starts: [`resume`] and [`abandon`].
 
+use parley_protocol::events::ResponseExtras;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     prelude::DateTimeUtc, sea_query::Expr,
@@ -27,6 +28,8 @@ pub struct Outcome {
     pub error_code: Option<ErrorCode>,
     /// The message readers see (never backend or provider text).
     pub error: Option<String>,
+    /// The answer's payload and suggestions, when it has any.
+    pub response: Option<ResponseExtras>,
 }
 
 impl Outcome {
@@ -41,6 +44,7 @@ impl Outcome {
             system_message: None,
             error_code: None,
             error: None,
+            response: None,
         }
     }
 
@@ -103,6 +107,9 @@ pub async fn finish(
     }
     if let Some(vendor) = outcome.vendor {
         update = update.col_expr(prompts::Column::Vendor, Expr::value(vendor));
+    }
+    if let Some(response) = outcome.response {
+        update = update.col_expr(prompts::Column::Response, Expr::value(response));
     }
     if let Some(system) = outcome.system_message {
         update = update.col_expr(prompts::Column::SystemMessage, Expr::value(system));

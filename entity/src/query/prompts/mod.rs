@@ -52,6 +52,23 @@ pub async fn get<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<prompts::Model>
     find(db, id).await?.ok_or(Error::not_found("prompt"))
 }
 
+/// The session's newest completed prompt (its last answer), if it has any.
+pub async fn last_answer_of_session<C: ConnectionTrait>(
+    db: &C,
+    session_id: Uuid,
+) -> Result<Option<prompts::Model>> {
+    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder, QuerySelect};
+    prompts::Entity::find()
+        .filter(prompts::Column::SessionId.eq(session_id))
+        .filter(prompts::Column::State.eq(PromptState::Completed))
+        .order_by_desc(prompts::Column::CreatedAt)
+        .order_by_desc(prompts::Column::Id)
+        .limit(1)
+        .one(db)
+        .await
+        .context("reading a session's last answer")
+}
+
 /// A prompt of one of this user's sessions (another user's answers as missing).
 pub async fn get_owned<C: ConnectionTrait>(
     db: &C,

@@ -26,6 +26,7 @@ fn prompt(state: PromptState) -> prompts::Model {
         input: None,
         lease_owner: None,
         lease_expires_at: None,
+        response: None,
     }
 }
 
@@ -58,6 +59,36 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
     assert_eq!((model.as_str(), vendor.as_str()), ("m", "v"));
     assert_eq!(latency_ms, 1234);
     assert!(!blocked && !replaced);
+    assert_eq!(payload.custom_payload, None);
+}
+
+#[test]
+fn the_recorded_payload_and_suggestions_are_in_complete() {
+    use parley_protocol::events::{CustomPayload, ResponseExtras, SuggestedValue};
+    let mut prompt = prompt(PromptState::Completed);
+    let extras = ResponseExtras {
+        custom_payload: Some(CustomPayload {
+            kind: "todo".into(),
+            data: serde_json::json!({"todo_id": "1", "title": "x"}),
+        }),
+        suggested_values: Some(vec![SuggestedValue {
+            label: "Yes".into(),
+            value: "yes".into(),
+        }]),
+        suggested_actions: None,
+    };
+    prompt.response = Some(extras.clone());
+    let Some(EventKind::Complete { payload, .. }) = terminal_event(TurnRecord {
+        prompt: &prompt,
+        answer: "ok",
+        usage: Usage::default(),
+        tool_calls: &[],
+    }) else {
+        panic!("not a complete");
+    };
+    assert_eq!(payload.custom_payload, extras.custom_payload);
+    assert_eq!(payload.suggested_values, extras.suggested_values);
+    assert_eq!(payload.suggested_actions, None);
 }
 
 #[test]

@@ -123,8 +123,17 @@ both_backends!(
         };
         let agent = agent(backend, setup).await;
         let live = agent
-            .turn("[[mock tool_call=getCurrentTime]] what time is it")
+            .turn(r#"[[mock tool_call='createTodo:{"title": "again"}']] note it"#)
             .await;
+        // The function's payload is part of what is rebuilt.
+        assert_eq!(
+            of_type(&live, "tool_complete")[0]["payload"]["type"],
+            "todo"
+        );
+        assert_eq!(
+            completed(&live)["payload"]["custom_payload"]["type"],
+            "todo"
+        );
         let prompt = live[0].data["prompt_id"].as_str().unwrap().to_owned();
         tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
         let mut feed = agent.app.prompt_events(&agent.token, &prompt, None).await;

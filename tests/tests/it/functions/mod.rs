@@ -8,6 +8,8 @@
 //!   the iteration limit; the catalog and tool definitions;
 //! * [`crash`] — a worker killed between a call and the next model call: the call is
 //!   not run twice and the transcript is whole;
+//! * [`payloads`] — function payloads, LLM payload markers, suggestions and the
+//!   server-handled actions they offer;
 //! * [`mcp`] — functions of MCP servers (stdio and streamable HTTP): listed, called,
 //!   failing, timing out, cancelled mid-call.
 
@@ -15,6 +17,7 @@ mod calls;
 mod checks;
 mod crash;
 mod mcp;
+mod payloads;
 
 use std::time::Duration;
 
@@ -60,6 +63,10 @@ struct Setup<'a> {
     worker: &'a str,
     /// More of the config file, after the `[worker]` table (e.g. `[[mcp_servers]]`).
     config: &'a str,
+    /// The tool's `payload_types` (LLM payloads it enables).
+    payload_types: &'a [&'a str],
+    /// The tool's `suggestions`.
+    suggestions: bool,
 }
 
 impl Default for Setup<'_> {
@@ -70,6 +77,8 @@ impl Default for Setup<'_> {
             permissions: &[],
             worker: "",
             config: "",
+            payload_types: &[],
+            suggestions: false,
         }
     }
 }
@@ -101,6 +110,14 @@ async fn agent(backend: Backend, setup: Setup<'_>) -> Agent {
     let definition = ToolDefinition {
         functions: Some(setup.functions.iter().map(|f| (*f).to_owned()).collect()),
         max_iterations: setup.max_iterations,
+        payload_types: (!setup.payload_types.is_empty()).then(|| {
+            setup
+                .payload_types
+                .iter()
+                .map(|t| (*t).to_owned())
+                .collect()
+        }),
+        suggestions: setup.suggestions.then_some(true),
         ..api::definition("Help with homework.")
     };
     let tool = api::tool_with(&admin, group.id, "Agent", definition).await;

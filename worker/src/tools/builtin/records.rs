@@ -16,21 +16,24 @@ pub struct CreateTodo {
 impl CreateTodo {
     pub fn new() -> Self {
         Self {
-            spec: super::spec(
-                "createTodo",
-                "Adds a todo to the user's list.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "notes": {"type": "string", "maxLength": 2000},
-                        "due_at": {"type": "string", "format": "date-time", "description": "RFC 3339"}
-                    },
-                    "required": ["title"],
-                    "additionalProperties": false
-                }),
-                &["todos:write:self"],
-            ),
+            spec: FunctionSpec {
+                payload_type: Some("todo".into()),
+                ..super::spec(
+                    "createTodo",
+                    "Adds a todo to the user's list.",
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "title": {"type": "string", "minLength": 1, "maxLength": 200},
+                            "notes": {"type": "string", "maxLength": 2000},
+                            "due_at": {"type": "string", "format": "date-time", "description": "RFC 3339"}
+                        },
+                        "required": ["title"],
+                        "additionalProperties": false
+                    }),
+                    &["todos:write:self"],
+                )
+            },
         }
     }
 }
@@ -77,20 +80,23 @@ pub struct CreateNote {
 impl CreateNote {
     pub fn new() -> Self {
         Self {
-            spec: super::spec(
-                "createNote",
-                "Saves a note for the user.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "title": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "content": {"type": "string", "maxLength": 20000}
-                    },
-                    "required": ["title", "content"],
-                    "additionalProperties": false
-                }),
-                &["notes:write:self"],
-            ),
+            spec: FunctionSpec {
+                payload_type: Some("note".into()),
+                ..super::spec(
+                    "createNote",
+                    "Saves a note for the user.",
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "title": {"type": "string", "minLength": 1, "maxLength": 200},
+                            "content": {"type": "string", "maxLength": 20000}
+                        },
+                        "required": ["title", "content"],
+                        "additionalProperties": false
+                    }),
+                    &["notes:write:self"],
+                )
+            },
         }
     }
 }

@@ -18,20 +18,23 @@ pub struct SearchPriorSessions {
 impl SearchPriorSessions {
     pub fn new() -> Self {
         Self {
-            spec: super::spec(
-                "searchPriorSessions",
-                "Searches the user's earlier conversations for messages with these words.",
-                json!({
-                    "type": "object",
-                    "properties": {
-                        "query": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "limit": {"type": "integer", "minimum": 1, "maximum": 20}
-                    },
-                    "required": ["query"],
-                    "additionalProperties": false
-                }),
-                &["sessions:read:self"],
-            ),
+            spec: FunctionSpec {
+                payload_type: Some("prior_session_matches".into()),
+                ..super::spec(
+                    "searchPriorSessions",
+                    "Searches the user's earlier conversations for messages with these words.",
+                    json!({
+                        "type": "object",
+                        "properties": {
+                            "query": {"type": "string", "minLength": 1, "maxLength": 200},
+                            "limit": {"type": "integer", "minimum": 1, "maximum": 20}
+                        },
+                        "required": ["query"],
+                        "additionalProperties": false
+                    }),
+                    &["sessions:read:self"],
+                )
+            },
         }
     }
 }

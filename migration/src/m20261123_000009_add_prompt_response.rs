@@ -1,0 +1,41 @@
+//! `prompts.response`: what a finished answer carries besides its text and its function
+//! calls — the payload and the suggestions taken out of the model's text (or the last
+//! function payload) — so that a `complete` rebuilt after the event log's retention
+//! carries them as the live one did, and `POST /v1/sessions/{id}/actions` can check
+//! that an action was offered.
+
+use sea_orm_migration::{prelude::*, schema::*};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[derive(DeriveIden)]
+enum Prompts {
+    Table,
+    Response,
+}
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(Prompts::Table)
+                    .add_column(json_binary_null(Prompts::Response))
+                    .take(),
+            )
+            .await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(Prompts::Table)
+                    .drop_column(Prompts::Response)
+                    .take(),
+            )
+            .await
+    }
+}

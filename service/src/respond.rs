@@ -1,0 +1,303 @@
+//! What the model's final text carries besides prose (seed 002, 004): LLM payloads and
+//! suggestions, each written as a marker line followed by JSON, taken out of the message
+//! and validated.
+//!
+//! ```text
+//! Here is the plan.
+//! SUGGESTED_VALUES: [{"label": "Yes", "value": "Yes, go on"}]
+//! SUGGESTED_ACTIONS: [{"label": "Done", "action": "end_session", "handler": "server"}]
+//! SCHEMA_PROPOSAL: {"name": "…"}
+//! ```
+//!
+//! A marker counts at the start of a line, followed by one JSON value (optionally inside
+//! a ```` ``` ```` fence). A marker whose JSON parses is removed from the text whether or
+//! not its content is valid: the user never sees raw JSON. Content that does not fit —
+//! a payload failing its schema, a suggestion with unknown fields, a server action Parley
+//! does not have — is dropped and reported in [`Extracted::dropped`] (logged by the
+//! worker). The last valid payload wins; a function's payload wins over all of them.
+//!
+//! Server-handled actions are Parley's own ([`ServerAction`]); a client runs one from the
+//! last answer's `suggested_actions` with `POST /v1/sessions/{id}/actions`.
+
+use parley_protocol::events::{
+    ActionHandler, CustomPayload, ResponseExtras, SuggestedAction, SuggestedValue,
+};
+use serde_json::Value;
+
+use crate::payloads::{PayloadRegistry, PayloadSource};
+
+/// The marker of suggested values.
+pub const VALUES_MARKER: &str = "SUGGESTED_VALUES";
+/// The marker of suggested actions.
+pub const ACTIONS_MARKER: &str = "SUGGESTED_ACTIONS";
+/// At most this many suggestions of each kind are kept.
+pub const MAX_SUGGESTIONS: usize = 6;
+/// The longest label or value of a suggestion, in characters.
+pub const MAX_SUGGESTION_CHARS: usize = 200;
+
+/// An action the server runs when the user picks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerAction {
+    /// Sends `data.content` as the user's next message (a turn).
+    SendMessage,
+    /// Ends the session.
+    EndSession,
+}
+
+impl ServerAction {
+    pub const ALL: [Self; 2] = [Self::SendMessage, Self::EndSession];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SendMessage => "send_message",
+            Self::EndSession => "end_session",
+        }
+    }
+
+    /// Whether `data` is what the action needs.
+    pub fn accepts(self, data: Option<&Value>) -> bool {
+        match self {
+            Self::SendMessage => data
+                .and_then(|d| d["content"].as_str())
+                .is_some_and(|c| !c.trim().is_empty() && c.chars().count() <= 4000),
+            Self::EndSession => true,
+        }
+    }
+
+    /// What the model is told about it.
+    fn describe(self) -> &'static str {
+        match self {
+            Self::SendMessage => {
+                "send_message — data {\"content\": text}: sends that text as the user's next message"
+            }
+            Self::EndSession => "end_session — ends this conversation",
+        }
+    }
+}
+
+/// The system prompt's section that asks for suggestions and says how to write them.
+pub fn suggestion_instructions() -> String {
+    let actions: Vec<&str> = ServerAction::ALL.iter().map(|a| a.describe()).collect();
+    format!(
+        "You may end an answer with suggestions the user can click, each on a line of its own after the text:\n\
+         {VALUES_MARKER}: [{{\"label\": \"Yes\", \"value\": \"Yes, please go on\"}}]\n\
+         {ACTIONS_MARKER}: [{{\"label\": \"…\", \"action\": \"…\", \"handler\": \"server\", \"data\": {{}}, \"style\": \"primary\"}}]\n\
+         A value is sent as the user's message when picked. An action with \"handler\": \"client\" is handled by the app; \
+         with \"handler\": \"server\" it must be one of: {}. \"style\" is primary, secondary or warning. \
+         At most {MAX_SUGGESTIONS} of each; labels of at most {MAX_SUGGESTION_CHARS} characters.",
+        actions.join("; ")
+    )
+}
+
+/// The final text without its markers, and what they carried.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extracted {
+    pub text: String,
+    pub extras: ResponseExtras,
+    /// Why markers' contents were dropped (for the log; never shown to the user).
+    pub dropped: Vec<String>,
+}
+
+/// A marker line found in the text: where it starts, where its JSON ends, what it is.
+struct Found {
+    start: usize,
+    end: usize,
+    marker: String,
+    value: Value,
+}
+
+/// Takes the markers out of `text`: suggestions, and payloads of the LLM types in
+/// `payload_types` (names in `registry`).
+pub fn extract(text: &str, registry: &PayloadRegistry, payload_types: &[String]) -> Extracted {
+    let mut markers: Vec<(String, Option<String>)> = vec![
+        (VALUES_MARKER.to_owned(), None),
+        (ACTIONS_MARKER.to_owned(), None),
+    ];
+    for name in payload_types {
+        if let Some(kind) = registry.get(name)
+            && kind.source == PayloadSource::Llm
+        {
+            markers.push((kind.marker(), Some(kind.name.clone())));
+        }
+    }
+    let found = find_markers(text, &markers);
+    if found.is_empty() {
+        return Extracted {
+            text: text.to_owned(),
+            ..Extracted::default()
+        };
+    }
+    let mut out = Extracted::default();
+    let mut kept = String::with_capacity(text.len());
+    let mut at = 0;
+    for f in found {
+        kept.push_str(&text[at..f.start]);
+        at = f.end;
+        let payload_type = markers
+            .iter()
+            .find(|(m, _)| *m == f.marker)
+            .and_then(|(_, t)| t.clone());
+        match (f.marker.as_str(), payload_type) {
+            (VALUES_MARKER, _) => match values(f.value) {
+                Ok(values) => out.extras.suggested_values = Some(values),
+                Err(why) => out.dropped.push(format!("{VALUES_MARKER}: {why}")),
+            },
+            (ACTIONS_MARKER, _) => {
+                let (actions, why) = actions(f.value);
+                out.dropped
+                    .extend(why.into_iter().map(|w| format!("{ACTIONS_MARKER}: {w}")));
+                if !actions.is_empty() {
+                    out.extras.suggested_actions = Some(actions);
+                }
+            }
+            (_, Some(name)) => match registry.payload(&name, f.value) {
+                Ok(payload) => out.extras.custom_payload = Some(payload),
+                Err(why) => out.dropped.push(format!("{}: {why}", f.marker)),
+            },
+            _ => {}
+        }
+    }
+    kept.push_str(&text[at..]);
+    out.text = kept.trim_end().to_owned();
+    out
+}
+
+/// Every marker line of `text` whose JSON parses, in order.
+fn find_markers(text: &str, markers: &[(String, Option<String>)]) -> Vec<Found> {
+    let mut found = Vec::new();
+    let mut line_start = 0;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        let indent = line.len() - line.trim_start().len();
+        let rest = &line[indent..];
+        let hit = markers.iter().find_map(|(m, _)| {
+            rest.strip_prefix(m.as_str())
+                .and_then(|r| r.strip_prefix(':'))
+                .map(|_| m.clone())
+        });
+        if let Some(marker) = hit {
+            let json_from = line_start + indent + marker.len() + 1;
+            if let Some((value, end)) = json_after(text, json_from) {
+                found.push(Found {
+                    start: line_start,
+                    end,
+                    marker,
+                    value,
+                });
+                line_start = end;
+                continue;
+            }
+        }
+        line_start = line_end + 1;
+    }
+    found
+}
+
+/// One JSON value starting at `from` (after white space, optionally fenced); its value
+/// and where it (and its fence, and the rest of its line) ends.
+fn json_after(text: &str, from: usize) -> Option<(Value, usize)> {
+    let mut at = from + (text[from..].len() - text[from..].trim_start().len());
+    let fenced = text[at..].starts_with("```");
+    if fenced {
+        at += text[at..].find('\n')? + 1;
+    }
+    let mut values = serde_json::Deserializer::from_str(&text[at..]).into_iter::<Value>();
+    let value = values.next()?.ok()?;
+    let mut end = at + values.byte_offset();
+    if fenced {
+        let after = &text[end..];
+        let close = after.find("```")?;
+        if !after[..close].trim().is_empty() {
+            return None;
+        }
+        end += close + 3;
+    }
+    // The rest of the line must be empty: the marker owns its line.
+    let after = &text[end..];
+    let line_rest = after.find('\n').map_or(after, |i| &after[..i]);
+    if !line_rest.trim().is_empty() {
+        return None;
+    }
+    end += line_rest.len();
+    if text[end..].starts_with('\n') {
+        end += 1;
+    }
+    Some((value, end))
+}
+
+fn fits(text: &str) -> bool {
+    let n = text.chars().count();
+    (1..=MAX_SUGGESTION_CHARS).contains(&n) && !text.trim().is_empty()
+}
+
+fn values(value: Value) -> Result<Vec<SuggestedValue>, String> {
+    let values: Vec<SuggestedValue> = serde_json::from_value(value)
+        .map_err(|err| format!("not a list of {{label, value}}: {err}"))?;
+    if values.is_empty() || values.len() > MAX_SUGGESTIONS {
+        return Err(format!(
+            "1 to {MAX_SUGGESTIONS} values, not {}",
+            values.len()
+        ));
+    }
+    if let Some(bad) = values.iter().find(|v| !fits(&v.label) || !fits(&v.value)) {
+        return Err(format!(
+            "a label or value of 1 to {MAX_SUGGESTION_CHARS} characters: {bad:?}"
+        ));
+    }
+    Ok(values)
+}
+
+/// The valid actions, and why the others were dropped.
+fn actions(value: Value) -> (Vec<SuggestedAction>, Vec<String>) {
+    let Value::Array(items) = value else {
+        return (Vec::new(), vec!["not a list".into()]);
+    };
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for item in items {
+        let action: SuggestedAction = match serde_json::from_value(item) {
+            Ok(action) => action,
+            Err(err) => {
+                dropped.push(format!("not an action: {err}"));
+                continue;
+            }
+        };
+        let style_ok = action
+            .style
+            .as_deref()
+            .is_none_or(|s| matches!(s, "primary" | "secondary" | "warning"));
+        let server_ok = match action.handler {
+            ActionHandler::Client => true,
+            ActionHandler::Server => {
+                ServerAction::parse(&action.action).is_some_and(|a| a.accepts(action.data.as_ref()))
+            }
+        };
+        if !fits(&action.label) || !fits(&action.action) || !style_ok || !server_ok {
+            dropped.push(format!(
+                "`{}` is not an action Parley can offer",
+                action.action
+            ));
+        } else if kept.len() < MAX_SUGGESTIONS {
+            kept.push(action);
+        }
+    }
+    (kept, dropped)
+}
+
+/// The payload of a finished turn: the last function payload, else the one of the text.
+pub fn final_payload(
+    function_payloads: impl IntoIterator<Item = Option<CustomPayload>>,
+    from_text: Option<CustomPayload>,
+) -> Option<CustomPayload> {
+    function_payloads.into_iter().flatten().last().or(from_text)
+}
+
+#[cfg(test)]
+mod tests;
