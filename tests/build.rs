@@ -39,6 +39,9 @@
 //!    formats (`uuid`, `date-time`), enums and `required` stay, so only what a schema cannot
 //!    express (a value outside an enum, an unknown or mistyped field, broken JSON) needs raw
 //!    `reqwest`.
+//! 6. **Uploads are raw HTTP**: progenitor cannot build `multipart/form-data` request
+//!    bodies, so an operation whose request body has no JSON form (`upload_file`) is left
+//!    out of the client; tests upload with `reqwest`'s multipart form.
 //!
 //! The rest of the document (any-value `{}` schemas, `allOf` wrappers of a `$ref`, `oneOf`
 //! with a discriminator, `nullable`, `additionalProperties: false`) is left as it is:
@@ -114,6 +117,24 @@ fn adapt(document: &mut Value) -> Vec<String> {
         return removed;
     };
     for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        item.retain(|method, operation| {
+            let multipart_only = HTTP_METHODS.contains(&method.as_str())
+                && operation["requestBody"]["content"]
+                    .as_object()
+                    .is_some_and(|content| {
+                        !content.is_empty()
+                            && content
+                                .keys()
+                                .all(|media| base_media_type(media) == "multipart/form-data")
+                    });
+            if multipart_only {
+                let id = operation["operationId"].as_str().unwrap_or(method);
+                removed.push(format!(
+                    "{id} (the whole operation): a multipart/form-data request"
+                ));
+            }
+            !multipart_only
+        });
         drop_ignored_headers(item);
         for (method, operation) in item.iter_mut() {
             if let Some(operation) = operation.as_object_mut()

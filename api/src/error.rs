@@ -257,6 +257,8 @@ pub mod statuses {
         SendMessage = [400, 401, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
         /// Running a suggested action: a body, the session's state, a turn it may start.
         RunAction = [400, 401, 404, 409, 413, 415, 422, 429, 500, 503];
+        /// Uploading a file: too large, a type Parley cannot use, unreadable.
+        Upload = [400, 401, 413, 415, 422, 500, 503];
         /// Following a prompt's events (`Last-Event-ID`, `?after=`).
         Follow = [400, 401, 404, 500, 503];
         /// An admin read without a path id.

@@ -47,7 +47,7 @@ pub fn app(state: AppState) -> impl Endpoint {
     // Swagger UI embeds the document it shows: show the one clients get.
     let docs_page = service.swagger_ui_html().replace(&raw, &document);
     let routes = Arc::new(spec::Routes::from_document(&document));
-    let max_body = state.limits.max_body_bytes;
+    let limits = state.limits.clone();
     Route::new()
         .at(
             "/openapi.json",
@@ -61,5 +61,8 @@ pub fn app(state: AppState) -> impl Endpoint {
         .at("/docs", make_sync(move |_| Html(docs_page.clone())))
         .nest("/", service)
         .data(state)
-        .around(move |ep, req| middleware::guard(ep, req, max_body, routes.clone()))
+        .around(move |ep, req| {
+            let max_body = limits.body_limit(req.method(), req.uri().path());
+            middleware::guard(ep, req, max_body, routes.clone())
+        })
 }

@@ -58,9 +58,28 @@ const SCHEMA_PREFIX: &str = "#/components/schemas/";
 /// Marks what request objects really accept (see the module docs).
 pub fn harden(doc: &mut Value) {
     let mut roots = Vec::new();
-    for item in doc["paths"].as_object().into_iter().flat_map(Map::values) {
-        for op in item.as_object().into_iter().flat_map(Map::values) {
+    for item in doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|p| p.values_mut())
+    {
+        for op in item
+            .as_object_mut()
+            .into_iter()
+            .flat_map(|o| o.values_mut())
+        {
             collect_refs(&op["requestBody"], &mut roots);
+            // An inline body schema (a multipart form) is a request object too.
+            if let Some(content) = op
+                .pointer_mut("/requestBody/content")
+                .and_then(Value::as_object_mut)
+            {
+                for media in content.values_mut() {
+                    if let Some(schema) = media.get_mut("schema") {
+                        harden_object(schema);
+                    }
+                }
+            }
         }
     }
     let mut seen = HashSet::new();

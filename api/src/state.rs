@@ -13,12 +13,27 @@ use crate::feed_token::FeedTokens;
 pub struct HttpLimits {
     /// The largest request body accepted, in bytes (413 above it).
     pub max_body_bytes: usize,
+    /// The largest body of a file upload (`POST /v1/files`): the largest file and room
+    /// for the multipart framing.
+    pub max_upload_bytes: usize,
+}
+
+impl HttpLimits {
+    /// The body limit of a request to `path` with `method`.
+    pub fn body_limit(&self, method: &poem::http::Method, path: &str) -> usize {
+        if method == poem::http::Method::POST && path.trim_end_matches('/') == "/v1/files" {
+            self.max_upload_bytes.max(self.max_body_bytes)
+        } else {
+            self.max_body_bytes
+        }
+    }
 }
 
 impl Default for HttpLimits {
     fn default() -> Self {
         Self {
             max_body_bytes: 1024 * 1024,
+            max_upload_bytes: 10 * 1024 * 1024 + 64 * 1024,
         }
     }
 }

@@ -117,6 +117,7 @@ async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
             timeout: Duration::from_millis(server.timeout_ms),
             connect_timeout: Duration::from_millis(server.connect_timeout_ms),
             payload_types: server.payload_types.clone(),
+            async_tools: server.async_tools.clone(),
         })
     });
     for loaded in futures::future::join_all(loads).await {
@@ -150,11 +151,20 @@ fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
             upstream: m.upstream.clone(),
             provider: m.provider.clone(),
             max_context: m.max_context,
+            vision: m.vision,
         })
         .collect();
     let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid setting `models`: {err}"))?;
     Ok(Arc::new(catalog))
+}
+
+fn file_limits(settings: &Settings) -> parley_service::files::FileLimits {
+    parley_service::files::FileLimits {
+        max_file_bytes: settings.files.max_file_bytes,
+        max_attachments: settings.files.max_attachments,
+        max_text_chars: settings.files.max_text_chars,
+    }
 }
 
 fn turn_settings(settings: &Settings) -> TurnSettings {
@@ -215,15 +225,16 @@ fn start_workers(
     tokio::task::JoinHandle<()>,
 ) {
     let worker_id = format!("{}-{}", hostname(), uuid::Uuid::now_v7().simple());
+    let queue: Arc<dyn JobQueue> = Arc::new(runtime.queue.clone());
     let deps = Deps {
         db: db.clone(),
         events: runtime.events.clone(),
         catalog: runtime.catalog.clone(),
         registry: runtime.functions.clone(),
+        queue: queue.clone(),
         settings: turn_settings(settings),
         worker_id,
     };
-    let queue: Arc<dyn JobQueue> = Arc::new(runtime.queue.clone());
     let handler = Arc::new(GenerateHandler {
         deps: deps.clone(),
         queue: queue.clone(),
@@ -275,6 +286,7 @@ async fn serve_http(
         },
         functions: Arc::new(runtime.functions.catalog()),
         payloads: runtime.functions.payloads().clone(),
+        files: file_limits(settings),
     };
     let state = AppState {
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),
@@ -283,6 +295,7 @@ async fn serve_http(
         turns,
         limits: HttpLimits {
             max_body_bytes: settings.limits.max_body_bytes,
+            max_upload_bytes: settings.files.max_file_bytes + 64 * 1024,
         },
         streaming: Streaming::default(),
     };

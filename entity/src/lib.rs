@@ -21,6 +21,7 @@ pub mod blocks;
 pub mod classes;
 pub mod enrollments;
 pub mod extractions;
+pub mod files;
 pub mod group_members;
 pub mod groups;
 pub mod message_audit;

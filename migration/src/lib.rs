@@ -23,6 +23,7 @@ mod m20261122_000006_add_prompt_input_and_lease;
 mod m20261123_000007_create_server_secrets;
 mod m20261123_000008_create_message_search;
 mod m20261123_000009_add_prompt_response;
+mod m20261123_000010_create_files;
 
 #[cfg(test)]
 mod tests;
@@ -43,6 +44,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000007_create_server_secrets::Migration),
             Box::new(m20261123_000008_create_message_search::Migration),
             Box::new(m20261123_000009_add_prompt_response::Migration),
+            Box::new(m20261123_000010_create_files::Migration),
         ]
     }
 }

@@ -12,7 +12,7 @@ use sea_orm_migration::sea_orm::{
 
 use crate::{Migrator, MigratorTrait};
 
-const TABLES: [&str; 23] = [
+const TABLES: [&str; 24] = [
     "groups",
     "users",
     "group_members",
@@ -36,6 +36,7 @@ const TABLES: [&str; 23] = [
     "timers",
     "server_secrets",
     "messages_fts",
+    "files",
 ];
 
 async fn sqlite() -> DatabaseConnection {

@@ -11,12 +11,16 @@ use serde::{Deserialize, Serialize};
 pub struct TurnInput {
     /// What the user said.
     pub content: String,
+    /// Files of the user attached to the message (`POST /v1/files`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<uuid::Uuid>,
 }
 
 impl TurnInput {
     pub fn text(content: impl Into<String>) -> Self {
         Self {
             content: content.into(),
+            attachments: Vec::new(),
         }
     }
 }

@@ -17,6 +17,7 @@
 //!   event log's retention come from [`turns::record::terminal_event`].
 
 pub mod catalog;
+pub mod files;
 pub mod functions;
 pub mod payloads;
 pub mod respond;

@@ -18,6 +18,7 @@
 //! of `jobs::run` between claim and context assembly, and after the agent loop.
 
 pub mod agent_loop;
+pub mod attachments;
 pub mod consumer;
 pub mod context;
 pub mod jobs;

@@ -5,6 +5,7 @@ pub mod actions;
 pub mod admin;
 pub mod catalog;
 pub mod events_doc;
+pub mod files;
 pub mod notes;
 pub mod ops;
 pub mod prompts;
@@ -39,6 +40,7 @@ pub type Api = (
     catalog::CatalogApi,
     todos::TodosApi,
     notes::NotesApi,
+    files::FilesApi,
     admin::AdminApi,
     ops::OpsApi,
 );
@@ -52,6 +54,7 @@ pub fn api() -> Api {
         catalog::CatalogApi,
         todos::TodosApi,
         notes::NotesApi,
+        files::FilesApi,
         admin::api(),
         ops::OpsApi,
     )

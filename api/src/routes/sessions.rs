@@ -88,7 +88,17 @@ pub struct Message {
     /// False while the assistant is still writing it.
     pub is_complete: bool,
     pub prompt_id: Option<Uuid>,
+    /// The files attached to a user message, in order.
+    pub attachments: Vec<Attachment>,
     pub created_at: DateTime<Utc>,
+}
+
+/// A file attached to a message (see `GET /v1/files/{id}`).
+#[derive(Debug, Object)]
+pub struct Attachment {
+    pub file_id: Uuid,
+    pub name: String,
+    pub content_type: String,
 }
 
 impl From<messages::Model> for Message {
@@ -100,8 +110,34 @@ impl From<messages::Model> for Message {
             content: m.content,
             is_complete: m.is_complete,
             prompt_id: m.prompt_id,
+            attachments: Vec::new(),
             created_at: m.created_at,
         }
+    }
+}
+
+impl Message {
+    /// Messages with their attachments, from the attachment blocks of these messages.
+    pub fn with_attachments(
+        messages: Vec<Self>,
+        blocks: Vec<parley_entity::blocks::Model>,
+    ) -> Vec<Self> {
+        let mut messages = messages;
+        for block in blocks {
+            let Some(message) = messages.iter_mut().find(|m| Some(m.id) == block.message_id) else {
+                continue;
+            };
+            let meta = &block.metadata;
+            let Some(file_id) = meta["file_id"].as_str().and_then(|id| id.parse().ok()) else {
+                continue;
+            };
+            message.attachments.push(Attachment {
+                file_id,
+                name: block.content,
+                content_type: meta["content_type"].as_str().unwrap_or_default().to_owned(),
+            });
+        }
+        messages
     }
 }
 

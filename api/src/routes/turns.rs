@@ -44,6 +44,10 @@ pub struct CreateMessage {
     /// The model to answer with (see `GET /v1/models`); absent: the default model.
     #[oai(validator(min_length = 1, max_length = 200))]
     pub model: Option<Text>,
+    /// Files of the caller to attach (`POST /v1/files`), each once; the deployment
+    /// bounds how many (`files.max_attachments`, 422 `too_many_attachments` above).
+    #[oai(validator(max_items = 20))]
+    pub attachments: Option<Vec<Uuid>>,
 }
 
 /// What to do when the session is still answering an earlier message.
@@ -185,7 +189,10 @@ impl TurnsApi {
         let submission = Submission {
             session_id: id.0,
             user_id: auth.0.user_id,
-            input: TurnInput::text(body.0.content.0),
+            input: TurnInput {
+                content: body.0.content.0,
+                attachments: body.0.attachments.unwrap_or_default(),
+            },
             model: body.0.model.map(Text::into_inner),
             idempotency_key: idempotency_key.0,
             on_active: on_active.0.unwrap_or_default().into(),
@@ -227,7 +234,11 @@ impl TurnsApi {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         let session = sessions::get_owned(&state.db, auth.0.user_id, id.0).await?;
         let rows = sessions::messages(&state.db, session.id, page).await?;
-        Ok(Json(Page::from_rows(rows, Message::from)))
+        let ids: Vec<Uuid> = rows.items.iter().map(|m| m.id).collect();
+        let blocks = query::conversation::attachments_of(&state.db, &ids).await?;
+        let mut page = Page::from_rows(rows, Message::from);
+        page.items = Message::with_attachments(page.items, blocks);
+        Ok(Json(page))
     }
 
     /// Get the streaming state

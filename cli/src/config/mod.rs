@@ -63,6 +63,8 @@ pub struct Settings {
     pub worker: WorkerSettings,
     #[serde(default)]
     pub auth: AuthSettings,
+    #[serde(default)]
+    pub files: FileSettings,
 }
 
 /// Environment variables whose name is not simply the key in upper case.
@@ -193,6 +195,17 @@ impl Settings {
             }
         }
         self.payload_registry()?;
+        if self.files.max_file_bytes == 0
+            || self.files.max_file_bytes > 100 * 1024 * 1024
+            || self.files.max_text_chars == 0
+        {
+            anyhow::bail!(
+                "invalid setting `files`: max_file_bytes from 1 to 104857600, max_text_chars at least 1"
+            );
+        }
+        if self.files.max_attachments > 20 {
+            anyhow::bail!("invalid setting `files.max_attachments`: at most 20");
+        }
         if self.database.max_connections == 0 {
             anyhow::bail!("invalid setting `database.max_connections`: must be at least 1");
         }

@@ -47,6 +47,10 @@ pub struct McpServerSettings {
     /// Payload types of its tools' results, by tool name (`{ search = "search_hits" }`).
     #[serde(default)]
     pub payload_types: std::collections::BTreeMap<String, String>,
+    /// Tools that run asynchronously: the model is told at once that the work was
+    /// accepted; the call runs as a job of its own.
+    #[serde(default)]
+    pub async_tools: Vec<String>,
 }
 
 /// Where a configured payload type comes from.
@@ -95,6 +99,9 @@ pub struct ModelSettings {
     /// The context window in tokens.
     #[serde(default = "default_max_context")]
     pub max_context: usize,
+    /// Whether the model accepts images (attached images are sent to it as image parts).
+    #[serde(default)]
+    pub vision: bool,
 }
 
 /// How workers run turns (`[worker]`).
@@ -224,6 +231,29 @@ impl Default for LimitSettings {
 
 pub(super) fn default_max_message_chars() -> usize {
     parley_service::catalog::MAX_MESSAGE_CHARS
+}
+
+/// Uploads and attachments (`[files]`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FileSettings {
+    /// The largest upload, in bytes.
+    pub max_file_bytes: usize,
+    /// The most attachments one message may carry.
+    pub max_attachments: usize,
+    /// The most characters of one file's text that go into the model's context.
+    pub max_text_chars: usize,
+}
+
+impl Default for FileSettings {
+    fn default() -> Self {
+        let d = parley_service::files::FileLimits::default();
+        Self {
+            max_file_bytes: d.max_file_bytes,
+            max_attachments: d.max_attachments,
+            max_text_chars: d.max_text_chars,
+        }
+    }
 }
 
 /// Credentials (`[auth]`).

@@ -140,7 +140,65 @@ pub async fn discard_blocks<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Resu
     Ok(())
 }
 
-/// Attaches a prompt's blocks to its assistant message.
+/// Records a user message's attachments as `attachment` blocks of the message (indexes
+/// −1, −2, … in order, so they never meet the answer's blocks of the same prompt),
+/// finalized at once. `attachments`: (file id, metadata) in order.
+pub async fn attach_files<C: ConnectionTrait>(
+    db: &C,
+    prompt_id: Uuid,
+    message_id: Uuid,
+    attachments: &[(Uuid, String, Value)],
+    now: DateTimeUtc,
+) -> Result<()> {
+    if attachments.is_empty() {
+        return Ok(());
+    }
+    let rows = attachments
+        .iter()
+        .enumerate()
+        .map(|(i, (_, name, metadata))| blocks::ActiveModel {
+            id: Set(Uuid::now_v7()),
+            message_id: Set(Some(message_id)),
+            prompt_id: Set(prompt_id),
+            index: Set(-1 - i as i32),
+            r#type: Set(BlockType::Attachment),
+            content: Set(name.clone()),
+            metadata: Set(metadata.clone()),
+            is_finalized: Set(true),
+            created_at: Set(now),
+            updated_at: Set(now),
+        });
+    blocks::Entity::insert_many(rows)
+        .on_conflict(
+            OnConflict::columns([blocks::Column::PromptId, blocks::Column::Index])
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await
+        .context("recording attachments")?;
+    Ok(())
+}
+
+/// The attachment blocks of these messages, by message, in order.
+pub async fn attachments_of<C: ConnectionTrait>(
+    db: &C,
+    message_ids: &[Uuid],
+) -> Result<Vec<blocks::Model>> {
+    if message_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    blocks::Entity::find()
+        .filter(blocks::Column::MessageId.is_in(message_ids.iter().copied()))
+        .filter(blocks::Column::Type.eq(BlockType::Attachment))
+        .order_by_desc(blocks::Column::Index)
+        .all(db)
+        .await
+        .context("reading attachments")
+}
+
+/// Attaches a prompt's blocks to its assistant message (the user message's attachment
+/// blocks stay where they are).
 pub async fn finalize_blocks<C: ConnectionTrait>(
     db: &C,
     prompt_id: Uuid,
@@ -150,16 +208,18 @@ pub async fn finalize_blocks<C: ConnectionTrait>(
         .col_expr(blocks::Column::MessageId, Expr::value(message_id))
         .col_expr(blocks::Column::IsFinalized, Expr::value(true))
         .filter(blocks::Column::PromptId.eq(prompt_id))
+        .filter(blocks::Column::Type.ne(BlockType::Attachment))
         .exec(db)
         .await
         .context("finalizing blocks")?;
     Ok(())
 }
 
-/// A prompt's blocks in order.
+/// A prompt's answer blocks in order (not the attachments of its user message).
 pub async fn blocks_of<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Result<Vec<blocks::Model>> {
     blocks::Entity::find()
         .filter(blocks::Column::PromptId.eq(prompt_id))
+        .filter(blocks::Column::Type.ne(BlockType::Attachment))
         .order_by_asc(blocks::Column::Index)
         .all(db)
         .await

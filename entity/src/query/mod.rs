@@ -8,6 +8,7 @@ pub mod assignments;
 pub mod catalog;
 pub mod classes;
 pub mod conversation;
+pub mod files;
 pub mod groups;
 pub mod notes;
 pub mod page;

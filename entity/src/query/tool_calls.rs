@@ -34,12 +34,12 @@ pub struct NewToolCall {
 
 /// Records that a call starts: a new row `running` since `now`. When the prompt already
 /// has a call with this `api_tool_call_id` (a retried turn), that row is returned
-/// unchanged, in whatever state it is.
+/// unchanged, in whatever state it is. The flag says whether the row is new.
 pub async fn start<C: ConnectionTrait>(
     db: &C,
     new: NewToolCall,
     now: DateTimeUtc,
-) -> Result<tool_calls::Model> {
+) -> Result<(tool_calls::Model, bool)> {
     use tool_calls::Column as T;
     let row = tool_calls::ActiveModel {
         id: Set(Uuid::now_v7()),
@@ -58,7 +58,7 @@ pub async fn start<C: ConnectionTrait>(
         duration_ms: Set(None),
         created_at: Set(now),
     };
-    tool_calls::Entity::insert(row)
+    let inserted = tool_calls::Entity::insert(row)
         .on_conflict(
             OnConflict::columns([T::PromptId, T::ApiToolCallId])
                 .do_nothing()
@@ -67,13 +67,14 @@ pub async fn start<C: ConnectionTrait>(
         .exec_without_returning(db)
         .await
         .context("recording a tool call")?;
-    tool_calls::Entity::find()
+    let row = tool_calls::Entity::find()
         .filter(T::PromptId.eq(new.prompt_id))
         .filter(T::ApiToolCallId.eq(new.api_tool_call_id))
         .one(db)
         .await
         .context("reading a tool call")?
-        .ok_or(Error::not_found("tool call"))
+        .ok_or(Error::not_found("tool call"))?;
+    Ok((row, inserted == 1))
 }
 
 /// Records how a running call ended: `state` (success, error or canceled), its result or
@@ -179,9 +180,10 @@ mod tests {
         let prompt = testing::prompt(&db, session.id).await;
         let t0 = crate::query::now();
 
-        let first = start(&db, call(session.id, prompt.id, "call_1"), t0)
+        let (first, inserted) = start(&db, call(session.id, prompt.id, "call_1"), t0)
             .await
             .unwrap();
+        assert!(inserted, "a new call is a new row");
         assert_eq!(first.state, ToolCallState::Running);
         assert_eq!(first.started_at, Some(t0));
         assert_eq!(first.created_at, t0);
@@ -194,8 +196,9 @@ mod tests {
         // A retried turn replays the call: the same row, even with other arguments.
         let mut replay = call(session.id, prompt.id, "call_1");
         replay.tool_args = json!({"title": "something else"});
-        let again = start(&db, replay, t0 + Duration::seconds(5)).await.unwrap();
+        let (again, inserted) = start(&db, replay, t0 + Duration::seconds(5)).await.unwrap();
         assert_eq!(again, first);
+        assert!(!inserted, "a replayed call finds its row");
 
         // Finished, a replay still finds it, finished.
         let done = finish(
@@ -214,19 +217,22 @@ mod tests {
             t0 + Duration::seconds(9),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .0;
         assert_eq!(replayed, done);
         assert_eq!(replayed.state, ToolCallState::Success);
 
         // Another id, or the same id in another prompt, is another call.
         let second = start(&db, call(session.id, prompt.id, "call_2"), t0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         assert_ne!(second.id, first.id);
         let other_prompt = testing::prompt(&db, session.id).await;
         let elsewhere = start(&db, call(session.id, other_prompt.id, "call_1"), t0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         assert_ne!(elsewhere.id, first.id);
         assert_eq!(of_prompt(&db, prompt.id).await.unwrap().len(), 2);
     });
@@ -238,7 +244,8 @@ mod tests {
         let t0 = crate::query::now();
         let running = start(&db, call(session.id, prompt.id, "call_1"), t0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
 
         let t1 = t0 + Duration::milliseconds(1234);
         let done = finish(
@@ -287,7 +294,8 @@ mod tests {
         // A success keeps its result.
         let ok = start(&db, call(session.id, prompt.id, "call_2"), t0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         let ok = finish(
             &db,
             ok.id,
@@ -310,17 +318,20 @@ mod tests {
         let t0 = crate::query::now();
         let a = start(&db, call(session.id, prompt.id, "b_later_id"), t0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         let b = start(
             &db,
             call(session.id, prompt.id, "a_first_id"),
             t0 + Duration::seconds(1),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .0;
         let c = start(&db, call(session.id, other.id, "x"), t0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         let ids: Vec<Uuid> = of_prompt(&db, prompt.id)
             .await
             .unwrap()

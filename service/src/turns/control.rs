@@ -66,8 +66,8 @@ impl TurnService {
                 }
             })?;
         let job = Generate {
-            prompt_id,
             trace_context,
+            ..Generate::new(prompt_id)
         };
         handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;
         Ok(prompt)

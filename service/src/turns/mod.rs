@@ -41,4 +41,6 @@ pub struct TurnService {
     pub functions: Arc<FunctionCatalog>,
     /// The payload types (what functions and models may attach to an answer).
     pub payloads: PayloadRegistry,
+    /// Bounds on uploads and attachments.
+    pub files: crate::files::FileLimits,
 }

@@ -137,32 +137,67 @@ pub async fn load<C: ConnectionTrait>(
     Ok((answer, usage, calls))
 }
 
+/// The event a turn sends when it queues an asynchronous call (its `tool_complete`
+/// comes when the call's own job is done).
+pub fn queued_event(index: u32, tool: &str) -> EventKind {
+    EventKind::ToolProgress {
+        index,
+        tool: tool.to_owned(),
+        stage: "queued".into(),
+        message: "runs in the background".into(),
+        progress: 0.0,
+        data: None,
+    }
+}
+
 /// The events that show a `tool_call` block again, from what its draft recorded (its
-/// payload too: the worker keeps it in the block's metadata).
-fn tool_call_events(index: u32, block: &blocks::Model) -> Vec<EventKind> {
+/// payload too: the worker keeps it in the block's metadata). An asynchronous call the
+/// turn left running shows as queued, and complete once its row is finished.
+fn tool_call_events(
+    index: u32,
+    block: &blocks::Model,
+    calls: &[tool_calls::Model],
+) -> Vec<EventKind> {
     let meta = &block.metadata;
     let n = meta["n"].as_u64().unwrap_or(0) as u32;
     let tool = meta["tool"].as_str().unwrap_or_default().to_owned();
     let tool_use_id = meta["tool_use_id"].as_str().unwrap_or_default().to_owned();
     let state = serde_json::from_value(meta["state"].clone()).unwrap_or(ToolCallState::Canceled);
-    vec![
-        EventKind::ToolStart {
-            index: n,
-            block_index: index,
-            tool: tool.clone(),
-            tool_use_id: tool_use_id.clone(),
-            input: meta["input"].clone(),
-        },
-        EventKind::ToolComplete {
-            index: n,
-            tool,
-            tool_use_id,
-            state,
-            output: serde_json::from_str(&block.content).unwrap_or(Value::Null),
-            payload: serde_json::from_value(meta["payload"].clone()).ok(),
-            duration_ms: meta["duration_ms"].as_u64().unwrap_or(0),
-        },
-    ]
+    let mut events = vec![EventKind::ToolStart {
+        index: n,
+        block_index: index,
+        tool: tool.clone(),
+        tool_use_id: tool_use_id.clone(),
+        input: meta["input"].clone(),
+    }];
+    if state == ToolCallState::Running {
+        events.push(queued_event(n, &tool));
+        let row = calls.iter().find(|c| c.api_tool_call_id == tool_use_id);
+        if let Some(row) =
+            row.filter(|r| !matches!(r.state, ToolCallState::Created | ToolCallState::Running))
+        {
+            events.push(EventKind::ToolComplete {
+                index: n,
+                tool,
+                tool_use_id,
+                state: row.state,
+                output: row.tool_result.clone().unwrap_or(Value::Null),
+                payload: None,
+                duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
+            });
+        }
+        return events;
+    }
+    events.push(EventKind::ToolComplete {
+        index: n,
+        tool,
+        tool_use_id,
+        state,
+        output: serde_json::from_str(&block.content).unwrap_or(Value::Null),
+        payload: serde_json::from_value(meta["payload"].clone()).ok(),
+        duration_ms: meta["duration_ms"].as_u64().unwrap_or(0),
+    });
+    events
 }
 
 /// Rebuilds a finished prompt's events from the database (after the event log's
@@ -173,6 +208,7 @@ pub async fn rebuild<C: ConnectionTrait>(
     prompt: &prompts::Model,
 ) -> Result<Vec<StreamEvent>> {
     let mut kinds = vec![state_event(prompt)];
+    let calls = query::tool_calls::of_prompt(db, prompt.id).await?;
     for block in query::conversation::blocks_of(db, prompt.id).await? {
         let index = block.index.max(0) as u32;
         kinds.push(EventKind::BlockStart {
@@ -180,7 +216,7 @@ pub async fn rebuild<C: ConnectionTrait>(
             block_type: block.r#type,
         });
         match block.r#type {
-            BlockType::ToolCall => kinds.extend(tool_call_events(index, &block)),
+            BlockType::ToolCall => kinds.extend(tool_call_events(index, &block, &calls)),
             BlockType::Thinking => kinds.push(EventKind::ThinkingDelta {
                 index,
                 text: block.content,

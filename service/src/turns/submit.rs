@@ -38,6 +38,8 @@ impl TurnService {
     pub async fn submit(&self, submission: Submission) -> Result<prompts::Model> {
         self.check_input(&submission.input)?;
         let model = self.model_for(submission.model)?;
+        self.check_attachments(submission.user_id, &submission.input)
+            .await?;
         let turn = NewTurn {
             session_id: submission.session_id,
             user_id: submission.user_id,
@@ -49,8 +51,8 @@ impl TurnService {
         let turn = q::create_turn(&self.db, turn, query::now()).await?;
         if turn.run_now {
             let job = Generate {
-                prompt_id: turn.prompt.id,
                 trace_context: submission.trace_context,
+                ..Generate::new(turn.prompt.id)
             };
             handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;
         }
@@ -68,6 +70,30 @@ impl TurnService {
                 format!("the message exceeds {limit} characters"),
             ));
         }
+        Ok(())
+    }
+
+    /// At most `files.max_attachments` attachments (422 `too_many_attachments`), each
+    /// once, each a file of the user (another user's or a missing one: 404).
+    async fn check_attachments(&self, user_id: uuid::Uuid, input: &TurnInput) -> Result<()> {
+        let ids = &input.attachments;
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let most = self.files.max_attachments;
+        if ids.len() > most {
+            return Err(Error::invalid(
+                "too_many_attachments",
+                format!("a message may carry at most {most} attachments"),
+            ));
+        }
+        if ids.iter().enumerate().any(|(i, id)| ids[..i].contains(id)) {
+            return Err(Error::invalid(
+                "duplicate_attachment",
+                "a file is attached twice",
+            ));
+        }
+        query::files::owned_in_order(&self.db, user_id, ids).await?;
         Ok(())
     }
 

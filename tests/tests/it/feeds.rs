@@ -50,6 +50,7 @@ impl Reader {
         let body = CreateMessage {
             content: content.to_owned(),
             model: None,
+            attachments: None,
         };
         let sent = client
             .send_message()

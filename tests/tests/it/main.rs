@@ -8,6 +8,7 @@ mod admin_classes;
 mod admin_groups;
 mod admin_tools;
 mod admin_users;
+mod attachments;
 mod auth;
 mod contract;
 mod data;

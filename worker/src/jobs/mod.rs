@@ -22,7 +22,10 @@ mod run;
 use std::{sync::Arc, time::Duration};
 
 use parley_protocol::jobs::Generate;
-use parley_runtime::event_log::{EventLog, EventLogError};
+use parley_runtime::{
+    event_log::{EventLog, EventLogError},
+    queue::JobQueue,
+};
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
@@ -41,6 +44,8 @@ pub struct Deps {
     pub catalog: Arc<Catalog>,
     /// The functions models may call.
     pub registry: Registry,
+    /// Where asynchronous function calls are queued as jobs of their own.
+    pub queue: Arc<dyn JobQueue>,
     pub settings: TurnSettings,
     /// This worker's identity, recorded as the lease owner.
     pub worker_id: String,
@@ -140,6 +145,9 @@ pub(crate) fn describe(err: &parley_entity::error::Error) -> String {
     err
 )]
 pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
+    if let Some(call) = job.call {
+        return crate::tools::background::run(deps, job.prompt_id, call).await;
+    }
     let started = std::time::Instant::now();
     let prompt = match claim::claim(deps, job.prompt_id).await? {
         claim::Start::Run(prompt) => *prompt,

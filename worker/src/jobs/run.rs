@@ -13,7 +13,7 @@ use parley_entity::{
     },
     sessions,
 };
-use parley_protocol::events::{EventKind, PromptState, ToolCallState};
+use parley_protocol::events::{EventKind, PromptState};
 use parley_service::turns::record;
 use serde_json::Value;
 use uuid::Uuid;
@@ -21,6 +21,7 @@ use uuid::Uuid;
 use super::{Deps, TurnError};
 use crate::{
     agent_loop::{self, CallResult, Generation, LoopEnd, Sink},
+    attachments,
     context::{self, Window},
     persist::{Stop, TurnSink, Watcher},
     providers::Route,
@@ -70,14 +71,15 @@ pub(super) async fn run(
     let Some(route) = deps.catalog.resolve(prompt.model.as_deref()).cloned() else {
         return Ok(Produced::UnknownModel);
     };
-    let content = prompt
+    let input = prompt
         .input
-        .as_ref()
-        .map(|input| input.content.clone())
+        .clone()
         .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
+    let content = input.content;
     let session = query::sessions::get(&deps.db, prompt.session_id).await?;
+    let files = query::files::owned_in_order(&deps.db, session.user_id, &input.attachments).await?;
     // chat:before_ai modules run here (they may block or rewrite the message).
-    let user_message_id = save_user_message(deps, prompt, &content).await?;
+    let user_message_id = save_user_message(deps, prompt, &content, &files).await?;
     let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, 500)
         .await?
         .into_iter()
@@ -89,7 +91,13 @@ pub(super) async fn run(
         response_buffer: deps.settings.response_buffer,
     };
     let formats = response_formats(deps, &session.config);
-    let context = context::assemble(&session.config, &formats, &history, &content, window);
+    let current = attachments::message_text(&content, &files, route.vision);
+    let mut context = context::assemble(&session.config, &formats, &history, &current, window);
+    if route.vision
+        && let Some(last) = context.messages.last_mut()
+    {
+        last.images = attachments::image_urls(&files);
+    }
     let mut tools = turn_tools(deps, prompt, &session).await?;
     let start = agent_loop::Start {
         route: &route,
@@ -178,6 +186,7 @@ async fn turn_tools(
             session_config: session.config.clone(),
         },
         worker: deps.worker_id.clone(),
+        queue: deps.queue.clone(),
         attempt: record::attempt(prompt),
     })
 }
@@ -201,26 +210,7 @@ async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>,
     Ok(rows
         .into_iter()
         .filter(|row| agent_loop::blocks::finished(row.state))
-        .map(|row| {
-            let output = row.tool_result.unwrap_or(Value::Null);
-            let payload = match row.state {
-                ToolCallState::Success => deps
-                    .registry
-                    .payload_of(&row.tool_name, &output)
-                    .and_then(Result::ok),
-                _ => None,
-            };
-            CallResult {
-                id: row.api_tool_call_id,
-                name: row.tool_name,
-                arguments: row.tool_args.to_string(),
-                input: row.tool_args,
-                state: row.state,
-                output,
-                payload,
-                duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
-            }
-        })
+        .map(|row| deps.registry.result_of_row(row))
         .collect())
 }
 
@@ -229,6 +219,7 @@ async fn save_user_message(
     deps: &Deps,
     prompt: &prompts::Model,
     content: &str,
+    files: &[parley_entity::files::Model],
 ) -> Result<Uuid, TurnError> {
     if let Some(id) = prompt.user_message_id {
         return Ok(id);
@@ -241,6 +232,8 @@ async fn save_user_message(
         is_complete: true,
     };
     let message = conversation::append_message(&deps.db, new, query::now()).await?;
+    let blocks = attachments::blocks(files);
+    conversation::attach_files(&deps.db, prompt.id, message.id, &blocks, query::now()).await?;
     query::prompts::set_user_message(&deps.db, prompt.id, message.id).await?;
     Ok(message.id)
 }

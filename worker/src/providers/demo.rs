@@ -22,6 +22,7 @@ pub(super) fn route() -> Route {
         upstream: MODEL.into(),
         vendor: VENDOR.into(),
         max_context: 8192,
+        vision: false,
         backend: Backend::Demo,
     }
 }

@@ -2,20 +2,48 @@
 //! message made and their results — and the functions it may call. The serde forms are
 //! the OpenAI chat-completions wire forms every supported provider speaks.
 
-use serde::Serialize;
+use serde::{Serialize, ser::SerializeStruct};
 use serde_json::{Value, json};
 
-/// A chat message sent to a provider.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A chat message sent to a provider. With images its content goes out as parts (the
+/// text, then one `image_url` part per image), else as a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChatMessage {
     pub role: &'static str,
     pub content: String,
+    /// Images of a user message, as `data:` URLs.
+    pub images: Vec<String>,
     /// The calls an assistant message made.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<CallRequest>,
     /// The call a `tool` message answers.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+}
+
+impl Serialize for ChatMessage {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields =
+            2 + usize::from(!self.tool_calls.is_empty()) + usize::from(self.tool_call_id.is_some());
+        let mut out = serializer.serialize_struct("ChatMessage", fields)?;
+        out.serialize_field("role", self.role)?;
+        if self.images.is_empty() {
+            out.serialize_field("content", &self.content)?;
+        } else {
+            let mut parts = vec![json!({"type": "text", "text": self.content})];
+            parts.extend(
+                self.images
+                    .iter()
+                    .map(|url| json!({"type": "image_url", "image_url": {"url": url}})),
+            );
+            out.serialize_field("content", &parts)?;
+        }
+        if !self.tool_calls.is_empty() {
+            out.serialize_field("tool_calls", &self.tool_calls)?;
+        }
+        if let Some(id) = &self.tool_call_id {
+            out.serialize_field("tool_call_id", id)?;
+        }
+        out.end()
+    }
 }
 
 impl ChatMessage {
@@ -23,6 +51,7 @@ impl ChatMessage {
         Self {
             role,
             content: content.into(),
+            images: Vec::new(),
             tool_calls: Vec::new(),
             tool_call_id: None,
         }
@@ -133,6 +162,17 @@ mod tests {
         assert_eq!(
             serde_json::to_value(ChatMessage::user("hi")).unwrap(),
             json!({"role": "user", "content": "hi"})
+        );
+        let with_image = ChatMessage {
+            images: vec!["data:image/png;base64,AAAA".into()],
+            ..ChatMessage::user("look")
+        };
+        assert_eq!(
+            serde_json::to_value(with_image).unwrap(),
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "look"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+            ]})
         );
     }
 }

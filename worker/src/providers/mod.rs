@@ -93,6 +93,8 @@ pub struct ModelConfig {
     pub provider: String,
     /// The context window, in tokens.
     pub max_context: usize,
+    /// Whether it accepts images.
+    pub vision: bool,
 }
 
 /// How to reach one model.
@@ -102,6 +104,8 @@ pub struct Route {
     pub upstream: String,
     pub vendor: String,
     pub max_context: usize,
+    /// Whether attached images are sent to it (as image parts).
+    pub vision: bool,
     backend: Backend,
 }
 
@@ -183,6 +187,7 @@ impl Catalog {
                 upstream: model.upstream.clone().unwrap_or_else(|| model.id.clone()),
                 vendor: model.provider.clone(),
                 max_context: model.max_context,
+                vision: model.vision,
                 backend: Backend::OpenAi(client.clone()),
             });
         }
@@ -236,6 +241,7 @@ mod tests {
             upstream: None,
             provider: provider.into(),
             max_context: 8192,
+            vision: false,
         }
     }
 

@@ -72,6 +72,8 @@ pub struct McpServerConfig {
     pub connect_timeout: Duration,
     /// The payload types of tools' results, by tool name.
     pub payload_types: BTreeMap<String, String>,
+    /// The tools that run asynchronously.
+    pub async_tools: Vec<String>,
 }
 
 /// Why a server's functions could not be loaded.
@@ -226,7 +228,11 @@ pub async fn functions(config: McpServerConfig) -> Result<Vec<Arc<dyn Function>>
                 .to_owned(),
             parameters,
             permissions: config.permissions.clone(),
-            mode: Mode::Sync,
+            mode: if config.async_tools.iter().any(|t| *t == tool.name) {
+                Mode::Async
+            } else {
+                Mode::Sync
+            },
             timeout: config.timeout,
             payload_type: config.payload_types.get(tool.name.as_ref()).cloned(),
         };

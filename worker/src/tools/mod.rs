@@ -9,6 +9,7 @@
 //! with their timeouts, each recorded in `tool_calls` (a retried turn reuses finished
 //! calls), progress and results as events.
 
+pub mod background;
 pub mod builtin;
 pub mod mcp;
 pub mod runner;
@@ -198,6 +199,31 @@ impl Registry {
     /// The payload types.
     pub fn payloads(&self) -> &PayloadRegistry {
         &self.payloads
+    }
+
+    /// A recorded call as the loop sees it: its row's result, with its payload when it
+    /// succeeded and its function declares a payload type.
+    pub fn result_of_row(
+        &self,
+        row: parley_entity::tool_calls::Model,
+    ) -> crate::agent_loop::CallResult {
+        let output = row.tool_result.unwrap_or(Value::Null);
+        let payload = match row.state {
+            parley_protocol::events::ToolCallState::Success => self
+                .payload_of(&row.tool_name, &output)
+                .and_then(Result::ok),
+            _ => None,
+        };
+        crate::agent_loop::CallResult {
+            id: row.api_tool_call_id,
+            name: row.tool_name,
+            arguments: row.tool_args.to_string(),
+            input: row.tool_args,
+            state: row.state,
+            output,
+            payload,
+            duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
+        }
     }
 
     /// The payload of a successful result of function `name`: `None` when the function

@@ -22,7 +22,10 @@ use parley_protocol::events::{EventKind, PromptState, ToolCallState};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
+use parley_protocol::jobs::Generate;
+use parley_service::functions::Mode;
+
+use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry, background};
 use crate::{
     agent_loop::{
         CallResult, PlannedCall, Sink, SinkError, Tools,
@@ -42,6 +45,8 @@ pub struct TurnTools {
     /// This worker (the lease owner) and the attempt, for `waiting_for_tools`.
     pub worker: String,
     pub attempt: u32,
+    /// Where asynchronous calls are queued.
+    pub queue: std::sync::Arc<dyn parley_runtime::queue::JobQueue>,
 }
 
 /// A call that passed its checks and runs now.
@@ -155,7 +160,7 @@ impl TurnTools {
             tool_name: call.name.clone(),
             tool_args: input.clone(),
         };
-        let row = rows::start(&self.context.db, new, query::now()).await?;
+        let (row, new_row) = rows::start(&self.context.db, new, query::now()).await?;
         if blocks::finished(row.state) {
             let output = row.tool_result.clone().unwrap_or(Value::Null);
             let reused = CallResult {
@@ -175,6 +180,12 @@ impl TurnTools {
                 ));
             }
         };
+        if function.spec().mode == Mode::Async {
+            return Ok((
+                row.id,
+                Prepared::Done(self.queue_call(call, &row, new_row).await),
+            ));
+        }
         let ctx = CallContext {
             call_id: row.id,
             ..self.context.clone()
@@ -187,6 +198,32 @@ impl TurnTools {
             (i, started, result)
         };
         Ok((row.id, Prepared::Run(future.boxed())))
+    }
+
+    /// Queues an asynchronous call as a job of its own (once: a call an earlier attempt
+    /// queued is still running) and returns the acknowledgement the model reads.
+    async fn queue_call(
+        &self,
+        call: &PlannedCall,
+        row: &parley_entity::tool_calls::Model,
+        new_row: bool,
+    ) -> CallResult {
+        if new_row {
+            let job = Generate::function_call(self.context.prompt_id, row.id);
+            if let Err(err) = self.queue.enqueue(job).await {
+                tracing::error!(error = %err, function = %call.name, "queueing an asynchronous call failed");
+                return ended(
+                    call,
+                    ToolCallState::Error,
+                    "the function could not be started; try again later".into(),
+                    0,
+                );
+            }
+        }
+        CallResult {
+            output: background::acknowledgement(),
+            ..ended(call, ToolCallState::Running, String::new(), 0)
+        }
     }
 
     /// The checks before a call runs; `Err` is what the model is told.
@@ -223,6 +260,16 @@ impl TurnTools {
         result: CallResult,
         sink: &mut dyn Sink,
     ) -> Result<CallResult, SinkError> {
+        if result.state == ToolCallState::Running {
+            // An asynchronous call: its job finishes the row and sends its tool_complete.
+            sink.event(parley_service::turns::record::queued_event(
+                call.n, &call.name,
+            ))
+            .await?;
+            sink.event(EventKind::BlockStop { index: call.block })
+                .await?;
+            return Ok(result);
+        }
         let error = result.output["error"].as_str().map(str::to_owned);
         rows::finish(
             &self.context.db,

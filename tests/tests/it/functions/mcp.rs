@@ -24,6 +24,20 @@ fn stdio_server(timeout_ms: u64) -> String {
     )
 }
 
+/// An [`Agent`] whose tool offers every function of the `lab` server `config` names.
+async fn lab_agent(backend: Backend, config: &str, worker: &str) -> Agent {
+    agent(
+        backend,
+        Setup {
+            functions: &LAB,
+            config,
+            worker,
+            ..Setup::default()
+        },
+    )
+    .await
+}
+
 /// The test server over streamable HTTP, on a free port; killed on drop.
 struct HttpServer {
     _child: Child,
@@ -125,15 +139,7 @@ both_backends!(
             "[[mcp_servers]]\nname = \"lab\"\nurl = {:?}\nbearer_token = \"not-logged-0123456789\"\n",
             server.url
         );
-        let agent = agent(
-            backend,
-            Setup {
-                functions: &LAB,
-                config: &config,
-                ..Setup::default()
-            },
-        )
-        .await;
+        let agent = lab_agent(backend, &config, "").await;
         let events = agent
             .turn(
                 r#"[[mock tool_call='lab_echo:{"text": "over http"}' tool_call='lab_fail:{}']] go"#,
@@ -164,15 +170,7 @@ both_backends!(
     an_mcp_call_past_its_timeout_ends_canceled_and_the_model_is_told,
     |backend: Backend| async move {
         let config = stdio_server(300);
-        let agent = agent(
-            backend,
-            Setup {
-                functions: &LAB,
-                config: &config,
-                ..Setup::default()
-            },
-        )
-        .await;
+        let agent = lab_agent(backend, &config, "").await;
         let events = agent
             .turn(r#"[[mock tool_call='lab_wait:{"ms": 5000}']] wait"#)
             .await;
@@ -195,15 +193,7 @@ both_backends!(
     a_cancel_while_an_mcp_call_runs_ends_the_call_and_the_turn,
     |backend: Backend| async move {
         let config = stdio_server(60_000);
-        let agent = agent(
-            backend,
-            Setup {
-                functions: &LAB,
-                config: &config,
-                ..Setup::default()
-            },
-        )
-        .await;
+        let agent = lab_agent(backend, &config, "").await;
         let session = agent.session_id.to_string();
         let mut feed = agent
             .app
@@ -251,5 +241,71 @@ both_backends!(
             .query_strings("SELECT state FROM tool_calls")
             .await;
         assert_eq!(states, ["canceled"]);
+    }
+);
+
+both_backends!(
+    an_async_call_is_acknowledged_at_once_and_finishes_in_its_own_job,
+    |backend: Backend| async move {
+        let config = format!("{}async_tools = [\"wait\"]\n", stdio_server(60_000));
+        let agent = lab_agent(backend, &config, "event_retention_s = 1").await;
+        let listed = agent
+            .client
+            .list_functions()
+            .send()
+            .await
+            .assert_status(200);
+        let wait = listed.items.iter().find(|f| f.name == "lab_wait").unwrap();
+        assert_eq!(wait.mode.to_string(), "async");
+
+        // The job ends while the turn still streams (each model call takes 1.5 s to
+        // start): its tool_complete is on the feed, after the call was queued.
+        let events = agent
+            .turn(r#"[[mock tool_call='lab_wait:{"ms": 200}' first_token_delay_ms=1500]] wait"#)
+            .await;
+        let queued = of_type(&events, "tool_progress");
+        assert_eq!(queued[0]["stage"], "queued", "{events:?}");
+        let done = of_type(&events, "tool_complete");
+        assert_eq!(done.len(), 1, "{events:?}");
+        assert_eq!(done[0]["state"], "success");
+        assert_eq!(done[0]["output"], json!({"content": "waited 200 ms"}));
+        let requests = agent.mock.requests();
+        let told = requests[1].tool_results();
+        assert!(
+            told[0].contains("accepted"),
+            "the model is told at once: {told:?}"
+        );
+
+        // The job outlives the turn: the turn ends with the call still running, and the
+        // row (and a rebuilt feed) get the result when it is done.
+        let events = agent
+            .turn(r#"[[mock tool_call='lab_wait:{"ms": 1500}']] wait longer"#)
+            .await;
+        assert!(of_type(&events, "tool_complete").is_empty(), "{events:?}");
+        let end = completed(&events);
+        assert_eq!(end["payload"]["tool_history"][0]["status"], "running");
+        let prompt = events[0].data["prompt_id"].as_str().unwrap().to_owned();
+        let deadline = std::time::Instant::now() + WAIT;
+        let sql = format!(
+            "SELECT state FROM tool_calls WHERE prompt_id = {}",
+            agent.app.sql_uuid(&prompt)
+        );
+        loop {
+            if agent.app.query_strings(&sql).await == ["success"] {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the call never finished"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let mut feed = agent.app.prompt_events(&agent.token, &prompt, None).await;
+        let rebuilt = feed.until_terminal(WAIT).await;
+        let done = of_type(&rebuilt, "tool_complete");
+        assert_eq!(done.len(), 1, "{rebuilt:?}");
+        assert_eq!(done[0]["output"], json!({"content": "waited 1500 ms"}));
+        assert_eq!(of_type(&rebuilt, "tool_progress")[0]["stage"], "queued");
     }
 );

@@ -1,0 +1,91 @@
+//! Asynchronous function calls (seed 000 "create" category, DESIGN §9 `sync|async`).
+//!
+//! When the model calls an asynchronous function, the turn records the call (`running`),
+//! queues a job of its own for it (`Generate` with `call`), tells the model at once that
+//! the work was accepted, and goes on. [`run`] is that job: it runs the function as the
+//! session's user, writes the result on the call's row (once: a finished row makes a
+//! repeated job a no-op) and, while the turn is still streaming, sends the call's
+//! `tool_complete` on the turn's feed. A turn that ended first shows the result in its
+//! rebuilt feed and in the call's row.
+
+use std::time::Instant;
+
+use parley_entity::{
+    enums::ToolCallState,
+    query::{self, tool_calls as rows},
+};
+use serde_json::json;
+use uuid::Uuid;
+
+use super::{CallContext, FunctionError, Progress};
+use crate::{
+    agent_loop::blocks,
+    jobs::{Deps, Handled, JobError, TurnError},
+};
+
+/// What the model is told when it calls an asynchronous function.
+pub fn acknowledgement() -> serde_json::Value {
+    json!({
+        "status": "accepted",
+        "message": "The work runs in the background; its result is recorded when it is done. Do not wait for it."
+    })
+}
+
+/// Runs asynchronous call `call_id` of prompt `prompt_id` to its end.
+#[tracing::instrument(skip_all, fields(%prompt_id, %call_id), err)]
+pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled, JobError> {
+    let row = rows::get(&deps.db, call_id).await?;
+    if blocks::finished(row.state) {
+        return Ok(Handled::Done { next: None });
+    }
+    let prompt = query::prompts::get(&deps.db, prompt_id).await?;
+    let session = query::sessions::get(&deps.db, prompt.session_id).await?;
+    let started = Instant::now();
+    let (state, output) = match deps.registry.get(&row.tool_name).cloned() {
+        None => (
+            ToolCallState::Error,
+            json!({"error": format!("no function named `{}` is available here", row.tool_name)}),
+        ),
+        Some(function) => {
+            let ctx = CallContext {
+                db: deps.db.clone(),
+                user_id: session.user_id,
+                session_id: session.id,
+                prompt_id: prompt.id,
+                call_id: row.id,
+                session_config: session.config.clone(),
+            };
+            let timeout = function.spec().timeout;
+            let progress = Progress::discard();
+            let call = function.call(&ctx, row.tool_args.clone(), &progress);
+            match tokio::time::timeout(timeout, call).await {
+                Ok(Ok(output)) => match deps.registry.payload_of(&row.tool_name, &output) {
+                    Some(Err(why)) => (ToolCallState::Error, json!({"error": why})),
+                    _ => (ToolCallState::Success, output),
+                },
+                Ok(Err(FunctionError::Storage(err))) => return Err(err.into()),
+                Ok(Err(err)) => (ToolCallState::Error, json!({"error": err.to_string()})),
+                Err(_) => (
+                    ToolCallState::Canceled,
+                    json!({"error": "the call took too long and was canceled"}),
+                ),
+            }
+        }
+    };
+    let error = output["error"].as_str().map(str::to_owned);
+    let finished = rows::finish(&deps.db, row.id, state, Some(output), error, query::now()).await?;
+    tracing::info!(state = ?finished.state, elapsed_ms = started.elapsed().as_millis() as u64, "an asynchronous call ended");
+    // Tell the turn's readers, if the turn is still streaming.
+    let prompt = query::prompts::get(&deps.db, prompt_id).await?;
+    if query::prompts::UNFINISHED.contains(&prompt.state) {
+        let calls = rows::of_prompt(&deps.db, prompt_id).await?;
+        if let Some(n) = calls.iter().position(|c| c.id == row.id) {
+            let result = deps.registry.result_of_row(finished);
+            deps.events
+                .append(prompt_id, blocks::tool_complete(n as u32, &result))
+                .await
+                .map_err(TurnError::from)?;
+        }
+    }
+    Ok(Handled::Done { next: None })
+}
