@@ -117,7 +117,7 @@ async fn main() -> anyhow::Result<()> {
     );
 
     if let Some(n) = args.readers {
-        let fixtures = api.fixtures(1).await.context("creating fixtures")?;
+        let fixtures = api.fixtures(1, &[]).await.context("creating fixtures")?;
         let options = readers::Options {
             readers: n,
             hold: Duration::from_secs_f64(args.hold),
@@ -139,7 +139,17 @@ async fn main() -> anyhow::Result<()> {
     }
 
     let max_users = args.levels.iter().copied().max().unwrap_or(1);
-    let fixtures = api.fixtures(max_users).await.context("creating fixtures")?;
+    // A plain turn offers no function, so it costs what a plain turn did before the
+    // agent loop; the function-call level offers the one it calls.
+    let functions: &[&str] = if args.function_call {
+        &["getCurrentTime"]
+    } else {
+        &[]
+    };
+    let fixtures = api
+        .fixtures(max_users, functions)
+        .await
+        .context("creating fixtures")?;
     println!(
         "fixtures: 1 group, 1 chat tool, {max_users} students; each level opens a fresh session per user; {} s warm-up + {} s measured per level; {}-token replies",
         args.warmup, args.duration, args.tokens
@@ -238,7 +248,7 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn print_timeline(api: &Api, args: &Args, turns: usize) -> anyhow::Result<()> {
-    let fixtures = api.fixtures(1).await.context("creating fixtures")?;
+    let fixtures = api.fixtures(1, &[]).await.context("creating fixtures")?;
     let user = &fixtures.users[0];
     let session = api.open_session(user, &fixtures.tool_id).await?;
     let url = api.url(&format!("/v1/sessions/{session}/messages"));

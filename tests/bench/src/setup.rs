@@ -83,8 +83,8 @@ impl Api {
             .await
     }
 
-    /// Creates the group, the tool and `users` students with tokens.
-    pub async fn fixtures(&self, users: usize) -> anyhow::Result<Fixtures> {
+    /// Creates the group, the tool (offering `functions`) and `users` students with tokens.
+    pub async fn fixtures(&self, users: usize, functions: &[&str]) -> anyhow::Result<Fixtures> {
         let run = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis())
@@ -103,7 +103,7 @@ impl Api {
                     "group_id": group_id,
                     "name": "Bench tutor",
                     "type": "chat",
-                    "definition": {"behavior": "Answer briefly.", "functions": ["getCurrentTime"]},
+                    "definition": {"behavior": "Answer briefly.", "functions": functions},
                 }),
             )
             .await?;
