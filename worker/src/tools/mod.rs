@@ -352,4 +352,44 @@ mod tests {
         assert_eq!(offers.len(), 1);
         assert_eq!(offers[0].parameters["type"], "object");
     }
+
+    #[test]
+    fn a_functions_payload_type_must_be_a_registered_tool_type() {
+        use parley_service::payloads::{PayloadRegistry, PayloadType};
+        let missing = Registry::new(builtin::all()).with_payloads(PayloadRegistry::default());
+        let err = missing
+            .err()
+            .expect("createTodo names `todo`, which is missing");
+        assert!(err.contains("not registered"), "{err}");
+        let written_by_the_model = PayloadRegistry::new(
+            PayloadRegistry::builtin()
+                .all()
+                .map(|t| PayloadType {
+                    source: if t.name == "todo" {
+                        PayloadSource::Llm
+                    } else {
+                        t.source
+                    },
+                    ..t.clone()
+                })
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let err = Registry::new(builtin::all())
+            .with_payloads(written_by_the_model)
+            .err()
+            .expect("an llm type is not a function's");
+        assert!(err.contains("source llm"), "{err}");
+        // Results are checked against the type.
+        let registry = Registry::builtin();
+        assert!(matches!(
+            registry.payload_of("createTodo", &json!({"todo_id": "x", "title": "t"})),
+            Some(Ok(_))
+        ));
+        assert!(matches!(
+            registry.payload_of("createTodo", &json!({"title": 5})),
+            Some(Err(_))
+        ));
+        assert!(registry.payload_of("getCurrentTime", &json!({})).is_none());
+    }
 }
