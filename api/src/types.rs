@@ -82,6 +82,41 @@ macro_rules! json_newtype {
     };
 }
 
+/// `Type`, `ParseFromJSON` and `ToJSON` for a newtype over a JSON string that
+/// `$name::check` accepts (its error is the message a client reads), documented as the
+/// `type: string` schema `$schema` makes of a plain one.
+macro_rules! checked_string {
+    ($name:ident, |$schema:ident| $doc:expr) => {
+        impl Type for $name {
+            const IS_REQUIRED: bool = true;
+            raw_self!();
+
+            fn name() -> Cow<'static, str> {
+                "string".into()
+            }
+
+            fn schema_ref() -> MetaSchemaRef {
+                let $schema = MetaSchema::new("string");
+                MetaSchemaRef::Inline(Box::new($doc))
+            }
+        }
+
+        impl ParseFromJSON for $name {
+            fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+                let Text(text) = Text::parse_from_json(value).map_err(ParseError::propagate)?;
+                Self::check(&text).map_err(ParseError::custom)?;
+                Ok(Self(text))
+            }
+        }
+
+        impl ToJSON for $name {
+            fn to_json(&self) -> Option<Value> {
+                Some(Value::String(self.0.clone()))
+            }
+        }
+    };
+}
+
 /// A string that only a JSON string parses as.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Text(pub String);
@@ -134,45 +169,23 @@ fn is_schema_space(c: char) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessageText(pub String);
 
-impl Type for MessageText {
-    const IS_REQUIRED: bool = true;
-    raw_self!();
-
-    fn name() -> Cow<'static, str> {
-        "string".into()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(MetaSchema {
-            max_length: Some(MAX_MESSAGE_CHARS),
-            pattern: Some("\\S".to_owned()),
-            ..MetaSchema::new("string")
-        }))
-    }
-}
-
-impl ParseFromJSON for MessageText {
-    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-        let Text(text) = Text::parse_from_json(value).map_err(ParseError::propagate)?;
+impl MessageText {
+    fn check(text: &str) -> Result<(), String> {
         if text.chars().all(is_schema_space) {
-            return Err(ParseError::custom(
-                "must hold a character that is not white space",
-            ));
+            return Err("must hold a character that is not white space".into());
         }
         if text.chars().count() > MAX_MESSAGE_CHARS {
-            return Err(ParseError::custom(format!(
-                "must be at most {MAX_MESSAGE_CHARS} characters"
-            )));
+            return Err(format!("must be at most {MAX_MESSAGE_CHARS} characters"));
         }
-        Ok(Self(text))
+        Ok(())
     }
 }
 
-impl ToJSON for MessageText {
-    fn to_json(&self) -> Option<Value> {
-        Some(Value::String(self.0.clone()))
-    }
-}
+checked_string!(MessageText, |schema| MetaSchema {
+    max_length: Some(MAX_MESSAGE_CHARS),
+    pattern: Some("\\S".to_owned()),
+    ..schema
+});
 
 /// An e-mail address as the document's pattern says: 3 to 254 characters, one `@`
 /// with at least one character on each side, no white space (ECMAScript's).
@@ -182,16 +195,20 @@ pub struct Email(pub String);
 impl Email {
     pub const PATTERN: &'static str = r"^[^@\s]+@[^@\s]+$";
 
-    fn fits(text: &str) -> bool {
+    fn check(text: &str) -> Result<(), String> {
         let chars = text.chars().count();
-        let Some((local, domain)) = text.split_once('@') else {
-            return false;
-        };
-        (3..=254).contains(&chars)
-            && !local.is_empty()
-            && !domain.is_empty()
-            && !domain.contains('@')
-            && !text.chars().any(is_schema_space)
+        let fits = text.split_once('@').is_some_and(|(local, domain)| {
+            (3..=254).contains(&chars)
+                && !local.is_empty()
+                && !domain.is_empty()
+                && !domain.contains('@')
+                && !text.chars().any(is_schema_space)
+        });
+        if fits {
+            Ok(())
+        } else {
+            Err("must be an e-mail address: one `@` with characters on each side, no white space, 3 to 254 characters".into())
+        }
     }
 
     pub fn into_inner(self) -> String {
@@ -199,42 +216,12 @@ impl Email {
     }
 }
 
-impl Type for Email {
-    const IS_REQUIRED: bool = true;
-    raw_self!();
-
-    fn name() -> Cow<'static, str> {
-        "string".into()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(MetaSchema {
-            min_length: Some(3),
-            max_length: Some(254),
-            pattern: Some(Self::PATTERN.to_owned()),
-            ..MetaSchema::new("string")
-        }))
-    }
-}
-
-impl ParseFromJSON for Email {
-    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-        let Text(text) = Text::parse_from_json(value).map_err(ParseError::propagate)?;
-        if Self::fits(&text) {
-            Ok(Self(text))
-        } else {
-            Err(ParseError::custom(
-                "must be an e-mail address: one `@` with characters on each side, no white space, 3 to 254 characters",
-            ))
-        }
-    }
-}
-
-impl ToJSON for Email {
-    fn to_json(&self) -> Option<Value> {
-        Some(Value::String(self.0.clone()))
-    }
-}
+checked_string!(Email, |schema| MetaSchema {
+    min_length: Some(3),
+    max_length: Some(254),
+    pattern: Some(Email::PATTERN.to_owned()),
+    ..schema
+});
 
 /// The `Last-Event-ID` header: the `seq` of the last event a reader holds (1 to 16
 /// digits, as the document's pattern says).

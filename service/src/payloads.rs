@@ -57,16 +57,35 @@ struct Entry {
     validator: jsonschema::Validator,
 }
 
-/// Every payload type of the deployment, by name.
+/// Every payload type of the deployment, by name. Cheap to clone.
 #[derive(Clone, Default)]
 pub struct PayloadRegistry {
-    entries: BTreeMap<String, Arc<Entry>>,
+    entries: Arc<BTreeMap<String, Arc<Entry>>>,
 }
 
 impl std::fmt::Debug for PayloadRegistry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.entries.keys()).finish()
     }
+}
+
+/// What is wrong with `value` for a compiled JSON schema, for people and models: at most
+/// three problems, each with where it is (`/title: 5 is not of type "string"`), joined
+/// with `; `. `None`: it fits.
+pub fn schema_problems(validator: &jsonschema::Validator, value: &Value) -> Option<String> {
+    let problems: Vec<String> = validator
+        .iter_errors(value)
+        .take(3)
+        .map(|err| {
+            let at = err.instance_path().to_string();
+            if at.is_empty() {
+                err.to_string()
+            } else {
+                format!("{at}: {err}")
+            }
+        })
+        .collect();
+    (!problems.is_empty()).then(|| problems.join("; "))
 }
 
 /// A name a payload type may have: `snake_case`, a letter first, at most 64 characters.
@@ -101,7 +120,9 @@ impl PayloadRegistry {
             })?;
             entries.insert(kind.name.clone(), Arc::new(Entry { kind, validator }));
         }
-        Ok(Self { entries })
+        Ok(Self {
+            entries: Arc::new(entries),
+        })
     }
 
     /// The built-in types (those of the built-in functions) and `extra` ones.
@@ -130,26 +151,12 @@ impl PayloadRegistry {
             .entries
             .get(name)
             .ok_or_else(|| format!("there is no payload type `{name}`"))?;
-        let problems: Vec<String> = entry
-            .validator
-            .iter_errors(&data)
-            .take(3)
-            .map(|err| {
-                let at = err.instance_path().to_string();
-                if at.is_empty() {
-                    err.to_string()
-                } else {
-                    format!("{at}: {err}")
-                }
-            })
-            .collect();
-        if problems.is_empty() {
-            Ok(CustomPayload {
+        match schema_problems(&entry.validator, &data) {
+            None => Ok(CustomPayload {
                 kind: name.to_owned(),
                 data,
-            })
-        } else {
-            Err(problems.join("; "))
+            }),
+            Some(problems) => Err(problems),
         }
     }
 

@@ -112,7 +112,7 @@ struct Found {
 
 /// Takes the markers out of `text`: suggestions, and payloads of the LLM types in
 /// `payload_types` (names in `registry`).
-pub fn extract(text: &str, registry: &PayloadRegistry, payload_types: &[String]) -> Extracted {
+pub fn extract(text: &str, registry: &PayloadRegistry, payload_types: &[&str]) -> Extracted {
     let mut markers: Vec<(String, Option<String>)> = vec![
         (VALUES_MARKER.to_owned(), None),
         (ACTIONS_MARKER.to_owned(), None),

@@ -99,6 +99,15 @@ pub fn system_prompt(config: &Value, formats: &str) -> String {
         .join("\n\n")
 }
 
+/// The strings of a list in the session's configuration (`functions`, `payload_types`);
+/// none when the key is absent.
+pub fn names<'a>(config: &'a Value, key: &str) -> Vec<&'a str> {
+    config[key]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
 fn text(value: &Value, key: &str) -> Option<String> {
     value
         .get(key)

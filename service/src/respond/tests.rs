@@ -15,8 +15,8 @@ fn registry() -> PayloadRegistry {
     .unwrap()
 }
 
-fn types() -> Vec<String> {
-    vec!["schema_proposal".into()]
+fn types() -> Vec<&'static str> {
+    vec!["schema_proposal"]
 }
 
 #[test]
@@ -84,7 +84,7 @@ fn only_the_tools_llm_types_are_markers_and_the_last_payload_wins() {
     let out = extract(text, &registry(), &[]);
     assert_eq!(out.text, text);
     let todo = "TODO: {\"todo_id\": \"x\", \"title\": \"y\"}";
-    assert_eq!(extract(todo, &registry(), &["todo".into()]).text, todo);
+    assert_eq!(extract(todo, &registry(), &["todo"]).text, todo);
 }
 
 #[test]

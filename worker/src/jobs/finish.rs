@@ -106,15 +106,7 @@ async fn record_generation(
 /// calls carried: suggestions, the LLM payloads of the types the tool enables
 /// (`payload_types` of its definition), the last function payload (which wins).
 fn answer_and_extras(deps: &Deps, generated: &Generated) -> (String, Option<ResponseExtras>) {
-    let enabled: Vec<String> = generated.session.config["payload_types"]
-        .as_array()
-        .map(|names| {
-            names
-                .iter()
-                .filter_map(|n| n.as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default();
+    let enabled = crate::context::names(&generated.session.config, "payload_types");
     let extracted = respond::extract(
         &generated.generation.text(),
         deps.registry.payloads(),

@@ -126,27 +126,13 @@ pub(super) async fn run(
 /// types and the LLM payload types its definition enables) and, when the tool asks for
 /// them, how to write suggestions.
 fn response_formats(deps: &Deps, config: &Value) -> String {
-    let strings = |key: &str| -> Vec<String> {
-        config[key]
-            .as_array()
-            .map(|names| {
-                names
-                    .iter()
-                    .filter_map(|n| n.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut types: Vec<String> = strings("functions")
-        .iter()
+    let mut types: Vec<&str> = context::names(config, "functions")
+        .into_iter()
         .filter_map(|f| deps.registry.get(f))
-        .filter_map(|f| f.spec().payload_type.clone())
+        .filter_map(|f| f.spec().payload_type.as_deref())
         .collect();
-    types.extend(strings("payload_types"));
-    let mut formats = deps
-        .registry
-        .payloads()
-        .instructions(types.iter().map(String::as_str));
+    types.extend(context::names(config, "payload_types"));
+    let mut formats = deps.registry.payloads().instructions(types);
     if config["suggestions"].as_bool() == Some(true) {
         if !formats.is_empty() {
             formats.push_str("\n\n");
@@ -162,11 +148,9 @@ async fn turn_tools(
     prompt: &prompts::Model,
     session: &sessions::Model,
 ) -> Result<TurnTools, TurnError> {
-    let names: Vec<&str> = session.config["functions"]
-        .as_array()
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let offers = deps.registry.offers(names);
+    let offers = deps
+        .registry
+        .offers(context::names(&session.config, "functions"));
     let permissions = if offers.is_empty() {
         Vec::new()
     } else {

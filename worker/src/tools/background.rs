@@ -58,17 +58,19 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
             let timeout = function.spec().timeout;
             let progress = Progress::discard();
             let call = function.call(&ctx, row.tool_args.clone(), &progress);
-            match tokio::time::timeout(timeout, call).await {
-                Ok(Ok(output)) => match deps.registry.payload_of(&row.tool_name, &output) {
-                    Some(Err(why)) => (ToolCallState::Error, json!({"error": why})),
-                    _ => (ToolCallState::Success, output),
-                },
-                Ok(Err(FunctionError::Storage(err))) => return Err(err.into()),
-                Ok(Err(err)) => (ToolCallState::Error, json!({"error": err.to_string()})),
-                Err(_) => (
-                    ToolCallState::Canceled,
-                    json!({"error": "the call took too long and was canceled"}),
-                ),
+            let ended = tokio::time::timeout(timeout, call).await;
+            if let Ok(Err(FunctionError::Storage(err))) = ended {
+                // The job is retried: storage may be back by then.
+                return Err(err.into());
+            }
+            match super::runner::settle(&row.tool_name, ended) {
+                (ToolCallState::Success, output) => {
+                    match deps.registry.payload_of(&row.tool_name, &output) {
+                        Some(Err(why)) => (ToolCallState::Error, json!({"error": why})),
+                        _ => (ToolCallState::Success, output),
+                    }
+                }
+                other => other,
             }
         }
     };

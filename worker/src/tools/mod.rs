@@ -20,7 +20,7 @@ use async_trait::async_trait;
 use parley_protocol::events::CustomPayload;
 use parley_service::{
     FunctionCatalog, FunctionSpec,
-    payloads::{PayloadRegistry, PayloadSource},
+    payloads::{PayloadRegistry, PayloadSource, schema_problems},
 };
 use sea_orm::DatabaseConnection;
 use serde_json::Value;
@@ -125,10 +125,10 @@ struct Entry {
 }
 
 /// Every function of the deployment, by name, and the payload types their results are
-/// checked against.
+/// checked against. Cheap to clone (every turn holds one).
 #[derive(Clone, Default)]
 pub struct Registry {
-    entries: BTreeMap<String, Arc<Entry>>,
+    entries: Arc<BTreeMap<String, Arc<Entry>>>,
     payloads: PayloadRegistry,
 }
 
@@ -174,7 +174,7 @@ impl Registry {
             })
             .collect();
         Self {
-            entries,
+            entries: Arc::new(entries),
             payloads: PayloadRegistry::default(),
         }
     }
@@ -270,7 +270,7 @@ impl Registry {
                 }),
             );
         }
-        self.entries.extend(added);
+        Arc::make_mut(&mut self.entries).extend(added);
         Ok(())
     }
 
@@ -285,21 +285,7 @@ impl Registry {
 
     /// What is wrong with `args` for function `name` (`None`: they fit its schema).
     pub fn check_arguments(&self, name: &str, args: &Value) -> Option<String> {
-        let entry = self.entries.get(name)?;
-        let problems: Vec<String> = entry
-            .validator
-            .iter_errors(args)
-            .take(3)
-            .map(|err| {
-                let at = err.instance_path().to_string();
-                if at.is_empty() {
-                    err.to_string()
-                } else {
-                    format!("{at}: {err}")
-                }
-            })
-            .collect();
-        (!problems.is_empty()).then(|| problems.join("; "))
+        schema_problems(&self.entries.get(name)?.validator, args)
     }
 
     /// The offers of the functions named (those that exist), for the model.

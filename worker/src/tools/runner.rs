@@ -311,23 +311,36 @@ fn outcome(
     started: Instant,
     ended_as: Result<Result<Value, FunctionError>, tokio::time::error::Elapsed>,
 ) -> CallResult {
-    let duration_ms = started.elapsed().as_millis() as u64;
-    match ended_as {
-        Ok(Ok(output)) => CallResult {
-            output,
-            ..ended(call, ToolCallState::Success, String::new(), duration_ms)
-        },
-        Ok(Err(FunctionError::Storage(err))) => {
-            tracing::error!(error = %crate::jobs::describe(&err), function = %call.name, "a function's storage failed");
-            let reason = FunctionError::Storage(err).to_string();
-            ended(call, ToolCallState::Error, reason, duration_ms)
-        }
-        Ok(Err(err)) => ended(call, ToolCallState::Error, err.to_string(), duration_ms),
-        Err(_) => ended(
+    let (state, output) = settle(&call.name, ended_as);
+    CallResult {
+        output,
+        ..ended(
             call,
+            state,
+            String::new(),
+            started.elapsed().as_millis() as u64,
+        )
+    }
+}
+
+/// The state and output of a call from how its run ended: its result, `{"error": …}`
+/// with the function's message (a storage failure is logged and told in stable words),
+/// or canceled past its timeout.
+pub(super) fn settle(
+    function: &str,
+    ended_as: Result<Result<Value, FunctionError>, tokio::time::error::Elapsed>,
+) -> (ToolCallState, Value) {
+    match ended_as {
+        Ok(Ok(output)) => (ToolCallState::Success, output),
+        Ok(Err(err)) => {
+            if let FunctionError::Storage(cause) = &err {
+                tracing::error!(error = %crate::jobs::describe(cause), %function, "a function's storage failed");
+            }
+            (ToolCallState::Error, json!({ "error": err.to_string() }))
+        }
+        Err(_) => (
             ToolCallState::Canceled,
-            "the call took too long and was canceled".into(),
-            duration_ms,
+            json!({ "error": "the call took too long and was canceled" }),
         ),
     }
 }
