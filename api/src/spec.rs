@@ -12,7 +12,8 @@
 //! The document also carries the stream events: each SSE `data:` is one `StreamEvent`,
 //! which no operation names (a feed is documented as `SseEvent`s, what an SSE client
 //! sees), so [`document`] adds the union's schemas and points `SseEvent.data` at it with
-//! an `x-content-schema` extension (OpenAPI 3.0 has no `contentSchema`).
+//! an `x-content-schema` extension (OpenAPI 3.0 has no `contentSchema`). The module hook
+//! contract (`HookContext`, `HookResult`) is added the same way, for webhook authors.
 //!
 //! [`Routes`] is the document's table of paths and methods, for the `Allow` header of
 //! a 405.
@@ -21,6 +22,8 @@ use std::collections::{BTreeSet, HashSet};
 
 use poem_openapi::{registry::Registry, types::Type};
 use serde_json::{Map, Value, json};
+
+use parley_protocol::hooks::{HookContext, HookResult};
 
 use crate::routes::events_doc::StreamEventDoc;
 
@@ -33,10 +36,13 @@ pub fn document(raw: &str) -> String {
 }
 
 /// Adds the `StreamEvent` union (and what it uses) to the components and links it from
-/// `SseEvent.data`.
+/// `SseEvent.data`; adds the module hook contract (`HookContext`, `HookResult`), which
+/// webhook modules receive and answer (no route of this API takes them).
 fn add_stream_events(doc: &mut Value) {
     let mut registry = Registry::new();
     StreamEventDoc::register(&mut registry);
+    HookContext::register(&mut registry);
+    HookResult::register(&mut registry);
     let schemas = &mut doc["components"]["schemas"];
     for (name, schema) in registry.schemas {
         if schemas.get(&name).is_none() {

@@ -53,6 +53,9 @@ struct Runtime {
     catalog: Arc<Catalog>,
     /// What models may call; the API lists its catalog, the workers run it.
     functions: Registry,
+    /// The modules: the API checks tool definitions against them and fires session
+    /// hooks; the workers run the chat hooks.
+    modules: parley_service::modules::ModuleCatalog,
 }
 
 async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
@@ -87,6 +90,7 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
         queue,
         catalog,
         functions: functions(settings).await?,
+        modules: settings.module_catalog()?,
     })
 }
 
@@ -231,6 +235,7 @@ fn start_workers(
         events: runtime.events.clone(),
         catalog: runtime.catalog.clone(),
         registry: runtime.functions.clone(),
+        modules: runtime.modules.clone(),
         queue: queue.clone(),
         settings: turn_settings(settings),
         worker_id,
@@ -287,6 +292,7 @@ async fn serve_http(
         functions: Arc::new(runtime.functions.catalog()),
         payloads: runtime.functions.payloads().clone(),
         files: file_limits(settings),
+        modules: runtime.modules.clone(),
     };
     let state = AppState {
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),

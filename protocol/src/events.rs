@@ -233,6 +233,25 @@ pub struct ResponseExtras {
     pub suggested_values: Option<Vec<SuggestedValue>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggested_actions: Option<Vec<SuggestedAction>>,
+    /// What modules did to the answer (absent: nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moderation: Option<Moderation>,
+}
+
+/// What modules did to a turn's answer: blocked it (the message or the answer), or
+/// replaced text that had already been streamed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moderation {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked: bool,
+    /// The block's category (e.g. `self_harm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// The module that blocked or replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replaced: bool,
 }
 
 impl ResponseExtras {
@@ -337,6 +356,9 @@ pub enum EventKind {
         vendor: String,
         latency_ms: u64,
         blocked: bool,
+        /// The category of the block (when `blocked`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        block_category: Option<String>,
         /// An after_ai module replaced text that had already been streamed.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         replaced: bool,

@@ -12,6 +12,8 @@
 //! * [`turns::handoff`] — enqueueing a prompt's job and starting the session's next one;
 //! * [`functions`] — the catalog of functions a model may call (specs; the worker runs
 //!   them), checked against permissions and tool definitions;
+//! * [`modules`] — the module hooks (DESIGN §8): the catalog, the runner and the built-in
+//!   modules (PII redactor, safety filter, webhook, analytics);
 //! * [`turns::record`] — the one rule that turns a finished turn into its events: the
 //!   live `complete` a worker emits and the one rebuilt from the database after the
 //!   event log's retention come from [`turns::record::terminal_event`].
@@ -19,6 +21,7 @@
 pub mod catalog;
 pub mod files;
 pub mod functions;
+pub mod modules;
 pub mod payloads;
 pub mod respond;
 pub mod turns;

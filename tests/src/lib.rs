@@ -42,6 +42,7 @@ mod server;
 mod sse;
 pub mod turns;
 pub mod typed;
+pub mod webhook;
 
 pub use app::TestApp;
 pub use backend::{Backend, test_redis_url};

@@ -43,10 +43,11 @@ pub struct Window<'a> {
     pub response_buffer: usize,
 }
 
-/// Builds the system prompt from the resolved session config (org → tool → assignment)
-/// and `formats`: what the model is told about payloads and suggestions (section
-/// "Response Formats", last; empty: none).
-pub fn system_prompt(config: &Value, formats: &str) -> String {
+/// Builds the system prompt from the resolved session config (org → tool → assignment),
+/// the sections `chat:before_ai` modules added (under "Additional Guidance", after the
+/// config's own `guidance`) and `formats`: what the model is told about payloads and
+/// suggestions (section "Response Formats", last; empty: none).
+pub fn system_prompt(config: &Value, additions: &[String], formats: &str) -> String {
     let mut sections: Vec<(&str, String)> = Vec::new();
     if let Some(behavior) = text(config, "behavior") {
         sections.push(("Core Behavior", behavior));
@@ -86,8 +87,13 @@ pub fn system_prompt(config: &Value, formats: &str) -> String {
     if !rules.is_empty() {
         sections.push(("Constraints", rules.join("\n")));
     }
-    if let Some(guidance) = text(config, "guidance") {
-        sections.push(("Additional Guidance", guidance));
+    let guidance: Vec<String> = text(config, "guidance")
+        .into_iter()
+        .chain(additions.iter().map(|a| a.trim().to_owned()))
+        .filter(|g| !g.is_empty())
+        .collect();
+    if !guidance.is_empty() {
+        sections.push(("Additional Guidance", guidance.join("\n\n")));
     }
     if !formats.trim().is_empty() {
         sections.push(("Response Formats", formats.trim().to_owned()));
@@ -120,12 +126,13 @@ fn text(value: &Value, key: &str) -> Option<String> {
 /// Assembles the context: `history` is the session's earlier messages, newest first.
 pub fn assemble(
     config: &Value,
+    additions: &[String],
     formats: &str,
     history: &[messages::Model],
     current: &str,
     window: Window<'_>,
 ) -> Context {
-    let system = system_prompt(config, formats);
+    let system = system_prompt(config, additions, formats);
     let chosen: Vec<&messages::Model> = match tokenizer(window.upstream_model) {
         Some(bpe) => {
             let count = |text: &str| bpe.encode_ordinary(text).len() + PER_MESSAGE_OVERHEAD;
@@ -215,7 +222,9 @@ mod tests {
             "assignment": {"title": "Quadratics", "instructions": "Factor the polynomials."},
             "guidance": "Use short sentences.",
         });
-        let prompt = system_prompt(&config, "TODO cards: confirm briefly.");
+        let additions = ["A module's note.".to_owned()];
+        let prompt = system_prompt(&config, &additions, "TODO cards: confirm briefly.");
+        assert!(prompt.contains("Use short sentences.\n\nA module's note."));
         let order = [
             "=== Core Behavior ===",
             "=== Assignment Context ===",
@@ -231,7 +240,11 @@ mod tests {
         assert!(prompt.contains("algebra, geometry"));
         assert!(prompt.contains("Do not give direct answers"));
         assert!(prompt.contains("Assignment: Quadratics\nFactor the polynomials."));
-        assert_eq!(system_prompt(&json!({}), " "), "", "no config, no sections");
+        assert_eq!(
+            system_prompt(&json!({}), &[], " "),
+            "",
+            "no config, no sections"
+        );
     }
 
     #[test]
@@ -258,7 +271,7 @@ mod tests {
             max_context: current_cost + 3 * per_message + 100,
             response_buffer: 100,
         };
-        let context = assemble(&json!({}), "", &newest_first, "now", window);
+        let context = assemble(&json!({}), &[], "", &newest_first, "now", window);
         assert_eq!(context.history_used, 3);
         let texts: Vec<&str> = context
             .messages
@@ -291,6 +304,7 @@ mod tests {
         };
         let context = assemble(
             &json!({"behavior": "Be brief."}),
+            &[],
             "",
             &newest_first,
             "now",

@@ -14,13 +14,14 @@
 //!   demo model);
 //! * [`persist`] — the event log, block checkpoints, cancel and lease watching.
 //!
-//! Module hooks (`chat:before_ai` / `chat:after_ai`) and skill routing slot in as stages
-//! of `jobs::run` between claim and context assembly, and after the agent loop.
+//! * [`hooks`] — the modules of the session's tool at `chat:before_ai`,
+//!   `chat:on_message` and `chat:after_ai` (run by `parley_service::modules`).
 
 pub mod agent_loop;
 pub mod attachments;
 pub mod consumer;
 pub mod context;
+pub mod hooks;
 pub mod jobs;
 pub mod persist;
 pub mod providers;

@@ -102,6 +102,9 @@ pub struct TurnSink {
     stop: watch::Receiver<Stop>,
     /// The last event appended (the caller reads its `seq`).
     pub last_event: Option<StreamEvent>,
+    /// Hold-back (a tool whose after_ai modules must see the answer first): the answer's
+    /// events wait here until [`TurnSink::release`] or [`TurnSink::discard_held`].
+    held: Option<Vec<EventKind>>,
 }
 
 impl TurnSink {
@@ -120,7 +123,38 @@ impl TurnSink {
             last_checkpoint: None,
             stop: watcher.receiver(),
             last_event: None,
+            held: None,
         }
+    }
+
+    /// From now on, the answer's events are held back (state and status events still go
+    /// out at once).
+    pub fn hold_back(&mut self) {
+        self.held.get_or_insert_with(Vec::new);
+    }
+
+    /// Sends the held events (consecutive deltas of one block merged into one event) and
+    /// stops holding.
+    pub async fn release(&mut self) -> Result<(), SinkError> {
+        let Some(held) = self.held.take() else {
+            return Ok(());
+        };
+        for kind in merge_deltas(held) {
+            self.append(kind).await?;
+        }
+        Ok(())
+    }
+
+    /// Drops the held events (the answer was replaced before anyone saw it) and stops
+    /// holding. Returns whether anything was held.
+    pub fn discard_held(&mut self) -> bool {
+        self.held.take().is_some()
+    }
+
+    async fn append(&mut self, kind: EventKind) -> Result<(), SinkError> {
+        let event = self.events.append(self.prompt_id, kind).await?;
+        self.last_event = Some(event);
+        Ok(())
     }
 
     /// Writes the drafts now, whatever the interval (at the end of a turn).
@@ -135,9 +169,16 @@ impl TurnSink {
 #[async_trait::async_trait]
 impl Sink for TurnSink {
     async fn event(&mut self, kind: EventKind) -> Result<(), SinkError> {
-        let event = self.events.append(self.prompt_id, kind).await?;
-        self.last_event = Some(event);
-        Ok(())
+        if let Some(held) = self.held.as_mut()
+            && !matches!(
+                kind,
+                EventKind::PromptState { .. } | EventKind::Status { .. }
+            )
+        {
+            held.push(kind);
+            return Ok(());
+        }
+        self.append(kind).await
     }
 
     async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
@@ -157,5 +198,61 @@ impl Sink for TurnSink {
     async fn until_cancelled(&self) {
         let mut stop = self.stop.clone();
         let _ = stop.wait_for(|s| *s != Stop::Running).await;
+    }
+}
+
+/// Merges each run of consecutive deltas of one block into one delta.
+fn merge_deltas(events: Vec<EventKind>) -> Vec<EventKind> {
+    let mut merged: Vec<EventKind> = Vec::with_capacity(events.len());
+    for event in events {
+        match (merged.last_mut(), event) {
+            (
+                Some(EventKind::TextDelta { index, text }),
+                EventKind::TextDelta {
+                    index: next,
+                    text: more,
+                },
+            ) if *index == next => text.push_str(&more),
+            (
+                Some(EventKind::ThinkingDelta { index, text }),
+                EventKind::ThinkingDelta {
+                    index: next,
+                    text: more,
+                },
+            ) if *index == next => text.push_str(&more),
+            (_, event) => merged.push(event),
+        }
+    }
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_deltas_of_one_block_merge() {
+        let delta = |index, text: &str| EventKind::TextDelta {
+            index,
+            text: text.into(),
+        };
+        let merged = merge_deltas(vec![
+            EventKind::BlockStart {
+                index: 0,
+                block_type: parley_protocol::events::BlockType::Text,
+            },
+            delta(0, "Hel"),
+            delta(0, "lo"),
+            EventKind::BlockStop { index: 0 },
+            delta(1, "a"),
+            EventKind::ThinkingDelta {
+                index: 2,
+                text: "b".into(),
+            },
+            delta(1, "c"),
+        ]);
+        assert_eq!(merged.len(), 6);
+        assert_eq!(merged[1], delta(0, "Hello"));
+        assert_eq!(merged[3], delta(1, "a"));
     }
 }

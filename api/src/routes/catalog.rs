@@ -55,6 +55,10 @@ pub struct ToolDefinition {
     /// Ask the model for suggested values and actions (parsed out of its answer into
     /// `complete.payload`); default false.
     pub suggestions: Option<bool>,
+    /// Hold the answer back until the tool's `chat:after_ai` modules passed it: readers
+    /// get its events only then (or the replacement, if a module replaced it); default
+    /// false.
+    pub hold_back: Option<bool>,
 }
 
 /// Limits on what a tool talks about and how it answers.
@@ -71,10 +75,12 @@ pub struct ToolConstraints {
 #[derive(Debug, Clone, Object)]
 #[oai(deny_unknown_fields, skip_serializing_if_is_none)]
 pub struct ToolModule {
-    /// The module's name (e.g. `pii_redactor`).
+    /// The module's name (e.g. `pii_redactor`, `safety_filter`, `analytics`, or one
+    /// defined in the deployment's configuration).
     #[oai(validator(min_length = 1, max_length = 100))]
     pub name: Text,
-    /// Module-specific settings.
+    /// Settings for this tool, merged key by key over the deployment's settings of the
+    /// module (its priority cannot be changed here).
     pub config: Option<JsonObject>,
 }
 

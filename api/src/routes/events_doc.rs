@@ -237,7 +237,11 @@ pub struct CompleteEvent {
     pub model: String,
     pub vendor: String,
     pub latency_ms: u64,
+    /// A module blocked the message or the answer; `payload.message` is the module's
+    /// direct response.
     pub blocked: bool,
+    /// The category of the block (e.g. `self_harm`), when `blocked`.
+    pub block_category: Option<String>,
     /// Text already streamed was replaced after the fact; `payload.message` is final.
     pub replaced: Option<bool>,
 }

@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{messages, query::sessions as q, sessions};
+use parley_protocol::hooks::Hook;
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
@@ -177,6 +178,7 @@ impl SessionsApi {
             submission_id: body.submission_id,
         };
         let session = q::open(&state.db, opener(&auth.0), req, parley_entity::query::now()).await?;
+        session_hook(&state, &session, Hook::SessionStart);
         let location = format!("/v1/sessions/{}", session.id);
         Ok(CreatedSession::Created(Json(session.into()), location))
     }
@@ -236,10 +238,19 @@ impl SessionsApi {
         id: Path<Uuid>,
     ) -> ApiResult<Json<Session>, statuses::Act> {
         let now = parley_entity::query::now();
-        Ok(Json(
-            q::complete(&state.db, auth.0.user_id, id.0, "completed_by_user", now)
-                .await?
-                .into(),
-        ))
+        let session =
+            q::complete(&state.db, auth.0.user_id, id.0, "completed_by_user", now).await?;
+        session_hook(&state, &session, Hook::SessionEnd);
+        Ok(Json(session.into()))
     }
+}
+
+/// Fires `session:start` / `session:end` for the session's modules (never waited for).
+fn session_hook(state: &AppState, session: &sessions::Model, hook: Hook) {
+    parley_service::modules::runner::session_hook(
+        state.db.clone(),
+        &state.turns.modules,
+        session.clone(),
+        hook,
+    );
 }

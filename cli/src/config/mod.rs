@@ -59,6 +59,9 @@ pub struct Settings {
     /// Payload types beside the built-in ones.
     #[serde(default)]
     pub payload_types: Vec<PayloadTypeSettings>,
+    /// Modules (hooks) beside, or replacing, the built-in ones.
+    #[serde(default)]
+    pub modules: Vec<ModuleSettingsEntry>,
     #[serde(default)]
     pub worker: WorkerSettings,
     #[serde(default)]
@@ -222,6 +225,31 @@ impl Settings {
 }
 
 impl Settings {
+    /// The built-in modules and the configured ones; a bad one names its key.
+    pub fn module_catalog(&self) -> anyhow::Result<parley_service::modules::ModuleCatalog> {
+        use parley_service::modules::{ModuleCatalog, ModuleSettings};
+        let configured = self
+            .modules
+            .iter()
+            .map(|m| ModuleSettings {
+                name: m.name.clone(),
+                kind: m.kind,
+                priority: m.priority,
+                fail_closed: m.fail_closed,
+                timeout: std::time::Duration::from_millis(m.timeout_ms),
+                hooks: m.hooks.clone(),
+                url: m.url.clone(),
+                secret: m.secret.clone(),
+                config: m.config.clone(),
+            })
+            .collect();
+        let http = reqwest::Client::builder()
+            .build()
+            .map_err(|err| anyhow::anyhow!("building the modules' HTTP client: {err}"))?;
+        ModuleCatalog::new(configured, http)
+            .map_err(|err| anyhow::anyhow!("invalid setting `modules`: {err}"))
+    }
+
     /// The built-in payload types and the configured ones; a bad one names its key.
     pub fn payload_registry(&self) -> anyhow::Result<parley_service::payloads::PayloadRegistry> {
         use parley_service::payloads::{PayloadRegistry, PayloadSource, PayloadType};

@@ -322,3 +322,38 @@ pub(super) fn default_max_body_bytes() -> usize {
 pub(super) fn default_log_filter() -> String {
     "info".into()
 }
+
+/// A module (`[[modules]]`): code that runs at a session's hooks. Tools name the modules
+/// they use and may override their `config`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModuleSettingsEntry {
+    /// How tools name it (`snake_case`); a built-in module of that name is replaced.
+    pub name: String,
+    pub kind: parley_service::modules::ModuleKind,
+    /// 1–99, lower runs first (default by kind: safety 5, PII 20, webhook 50, analytics 95).
+    pub priority: Option<u8>,
+    /// An error or timeout blocks the message (default: true for safety filters).
+    pub fail_closed: Option<bool>,
+    /// How long one run may take.
+    #[serde(default = "default_module_timeout_ms")]
+    pub timeout_ms: u64,
+    /// The hooks it runs at (`chat:before_ai`, `chat:after_ai`, `chat:on_message`,
+    /// `session:start`, `session:end`); default by kind.
+    pub hooks: Option<Vec<parley_protocol::hooks::Hook>>,
+    /// Kind `webhook`: where the hook context is POSTed.
+    pub url: Option<String>,
+    /// Kind `webhook`: the HMAC-SHA256 signing key (a secret: never printed or logged).
+    pub secret: Option<secrecy::SecretString>,
+    /// Kind-specific settings (a table), which a tool may override key by key.
+    #[serde(default = "empty_table")]
+    pub config: serde_json::Value,
+}
+
+fn default_module_timeout_ms() -> u64 {
+    2_000
+}
+
+fn empty_table() -> serde_json::Value {
+    serde_json::Value::Object(Default::default())
+}

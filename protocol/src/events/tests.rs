@@ -69,6 +69,7 @@ fn every_type_name_matches_the_serde_tag() {
             vendor: "v".into(),
             latency_ms: 10,
             blocked: false,
+            block_category: None,
             replaced: false,
         },
     ];

@@ -43,4 +43,6 @@ pub struct TurnService {
     pub payloads: PayloadRegistry,
     /// Bounds on uploads and attachments.
     pub files: crate::files::FileLimits,
+    /// The deployment's modules (tool definitions are checked against them).
+    pub modules: crate::modules::ModuleCatalog,
 }

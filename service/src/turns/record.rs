@@ -81,6 +81,10 @@ fn usage_of_rows(rows: &[ai_usage::Model]) -> Usage {
 /// The terminal event of a finished turn; `None` while the prompt is unfinished.
 pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
     let prompt = record.prompt;
+    let moderation = prompt
+        .response
+        .as_ref()
+        .and_then(|extras| extras.moderation.as_ref());
     Some(match prompt.state {
         PromptState::Created | PromptState::InProgress | PromptState::WaitingForTools => {
             return None;
@@ -104,8 +108,9 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
                 (Some(start), Some(end)) => (end - start).num_milliseconds().max(0) as u64,
                 _ => 0,
             },
-            blocked: false,
-            replaced: false,
+            blocked: moderation.is_some_and(|m| m.blocked),
+            block_category: moderation.and_then(|m| m.category.clone()),
+            replaced: moderation.is_some_and(|m| m.replaced),
         },
         PromptState::Canceled => EventKind::Cancelled,
         PromptState::Failed | PromptState::Error => {

@@ -23,16 +23,17 @@ fn full_definition() -> ToolDefinition {
         modules: Some(vec![
             ToolModule {
                 name: "pii_redactor".to_owned(),
-                config: Some(api::object(json!({"mask": "***", "levels": [1, 2]}))),
+                config: Some(api::object(json!({"types": ["email", "phone"]}))),
             },
             ToolModule {
-                name: "tone".to_owned(),
+                name: "analytics".to_owned(),
                 config: None,
             },
         ]),
         functions: Some(strings(&["createTodo", "getCurrentTime"])),
         max_messages: Some(40),
         max_session_duration_s: Some(1800),
+        hold_back: Some(true),
         max_iterations: Some(3),
         payload_types: Some(vec![]),
         suggestions: Some(true),

@@ -18,6 +18,7 @@ mod feeds;
 mod fixtures;
 mod functions;
 mod migrations;
+mod modules;
 mod ops;
 mod restart;
 mod sessions;

@@ -64,17 +64,25 @@ async fn record_generation(
         } => (PromptState::Failed, false),
         LoopEnd::Internal(err) => return Err(err.into()),
     };
-    let (text, response) = if complete {
+    let (text, mut response) = if complete {
         answer_and_extras(deps, &generated)
     } else {
         (generated.generation.text(), None)
     };
+    if let Some(moderation) = generated.moderation.clone() {
+        response
+            .get_or_insert_with(ResponseExtras::default)
+            .moderation = Some(moderation);
+    }
     // Partial content is kept: a cancelled or broken answer is saved as incomplete.
     let assistant_message_id = if complete || !generated.generation.drafts.is_empty() {
         Some(save_answer(deps, prompt, &text, complete).await?)
     } else {
         None
     };
+    if let Some(after) = &generated.after_ai {
+        crate::hooks::record(deps, generated.session.id, assistant_message_id, after).await?;
+    }
     let usage = record_usage(deps, prompt, &generated, assistant_message_id).await?;
     let calls = if generated.generation.results.is_empty() {
         Vec::new()
@@ -90,8 +98,8 @@ async fn record_generation(
     };
     outcome.assistant_message_id = assistant_message_id;
     outcome.user_message_id = Some(generated.user_message_id);
-    outcome.model = Some(generated.route.model.clone());
-    outcome.vendor = Some(generated.route.vendor.clone());
+    outcome.model = Some(generated.model.clone());
+    outcome.vendor = Some(generated.vendor.clone());
     outcome.system_message = Some(generated.system);
     outcome.response = response;
     let recorded = Recorded {
@@ -184,8 +192,8 @@ async fn record_usage(
             session_id: generated.session.id,
             user_id: generated.session.user_id,
             tool_id: generated.session.tool_id,
-            model: generated.route.model.clone(),
-            vendor: generated.route.vendor.clone(),
+            model: generated.model.clone(),
+            vendor: generated.vendor.clone(),
             input_tokens: call.input_tokens as i64,
             output_tokens: call.output_tokens as i64,
             cost_usd: 0.0,

@@ -4,7 +4,7 @@
 //! * [`claim`] — take the prompt with a lease, or find there is nothing to do (it
 //!   finished already, another worker holds it, or it was cancelled before it ran);
 //! * [`run`] — tell readers it runs, save the user message, assemble the context, run
-//!   the agent loop (module hooks and skill routing slot in here);
+//!   `chat:before_ai` modules, the agent loop, `chat:after_ai` modules;
 //! * [`finish`] — record the answer, usage and terminal state, then tell readers how the
 //!   turn ended (with the rule of `parley_service::turns::record`) and hand the session
 //!   to its next waiting prompt.
@@ -44,6 +44,8 @@ pub struct Deps {
     pub catalog: Arc<Catalog>,
     /// The functions models may call.
     pub registry: Registry,
+    /// The deployment's modules (hooks).
+    pub modules: parley_service::modules::ModuleCatalog,
     /// Where asynchronous function calls are queued as jobs of their own.
     pub queue: Arc<dyn JobQueue>,
     pub settings: TurnSettings,

@@ -1,20 +1,27 @@
-//! The middle stage: the turn runs — readers are told, the user message is saved, the
-//! context is assembled and the agent loop streams the answer.
+//! The middle stage: the turn runs — readers are told, `chat:before_ai` modules see the
+//! message (and may block or rewrite it), the user message is saved, `chat:on_message`
+//! is fired, the context is assembled, the agent loop streams the answer and
+//! `chat:after_ai` modules see it (and may replace or block it; with hold-back, before
+//! anyone else does).
 
 use std::time::Instant;
 
 use parley_entity::{
-    enums::MessageRole,
+    enums::{BlockType, MessageRole, ModuleOutcome},
     error::Error,
     prompts,
     query::{
         self,
-        conversation::{self, NewMessage},
+        conversation::{self, BlockDraft, NewMessage},
+        moderation::AuditRow,
     },
     sessions,
 };
-use parley_protocol::events::{EventKind, PromptState};
-use parley_service::turns::record;
+use parley_protocol::events::{EventKind, Moderation, PromptState};
+use parley_service::{
+    modules::runner::{Blocked, HookOutcome},
+    turns::record,
+};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -23,8 +30,8 @@ use crate::{
     agent_loop::{self, CallResult, Generation, LoopEnd, Sink},
     attachments,
     context::{self, Window},
+    hooks::{self, TurnHooks},
     persist::{Stop, TurnSink, Watcher},
-    providers::Route,
     tools::{CallContext, runner::TurnTools},
 };
 
@@ -38,13 +45,22 @@ pub(super) enum Produced {
 
 pub(super) struct Generated {
     pub session: sessions::Model,
-    pub route: Route,
+    /// Who answered: the model and vendor, or the module that blocked (`vendor: module`).
+    pub model: String,
+    pub vendor: String,
     pub user_message_id: Uuid,
     /// The system prompt sent (recorded on the prompt).
     pub system: String,
     pub generation: Generation,
     pub end: LoopEnd,
+    /// What modules did to the answer.
+    pub moderation: Option<Moderation>,
+    /// What `chat:after_ai` found, recorded with the assistant message.
+    pub after_ai: Option<HookOutcome>,
 }
+
+/// The text a blocked user message is saved as; the original is only in `message_audit`.
+pub const BLOCKED_TEXT: &str = "[blocked]";
 
 /// Runs the turn of a claimed prompt up to the end of its generation.
 #[tracing::instrument(skip_all, fields(attempt = prompt.attempt), err)]
@@ -75,16 +91,28 @@ pub(super) async fn run(
         .input
         .clone()
         .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
-    let content = input.content;
     let session = query::sessions::get(&deps.db, prompt.session_id).await?;
     let files = query::files::owned_in_order(&deps.db, session.user_id, &input.attachments).await?;
-    // chat:before_ai modules run here (they may block or rewrite the message).
-    let user_message_id = save_user_message(deps, prompt, &content, &files).await?;
     let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, 500)
         .await?
         .into_iter()
-        .filter(|m| m.id != user_message_id && m.prompt_id != Some(prompt.id))
+        .filter(|m| Some(m.id) != prompt.user_message_id && m.prompt_id != Some(prompt.id))
         .collect();
+    let hooks = TurnHooks::load(deps, &session, prompt, &history).await?;
+    let before = match &hooks {
+        Some(hooks) => hooks.before_ai(&input.content).await,
+        None => HookOutcome::default(),
+    };
+    if let Some(blocked) = before.blocked.clone() {
+        return answer_blocked(deps, prompt, sink, session, &input.content, before, blocked).await;
+    }
+    let content = before.message.clone().unwrap_or(input.content);
+    let user_message_id = save_user_message(deps, prompt, &content, &files, &before).await?;
+    if let Some(hooks) = &hooks
+        && prompt.attempt <= 1
+    {
+        hooks.on_message(deps, &content, user_message_id);
+    }
     let window = Window {
         upstream_model: &route.upstream,
         max_context: route.max_context,
@@ -92,11 +120,23 @@ pub(super) async fn run(
     };
     let formats = response_formats(deps, &session.config);
     let current = attachments::message_text(&content, &files, route.vision);
-    let mut context = context::assemble(&session.config, &formats, &history, &current, window);
+    let mut context = context::assemble(
+        &session.config,
+        &before.additions,
+        &formats,
+        &history,
+        &current,
+        window,
+    );
     if route.vision
         && let Some(last) = context.messages.last_mut()
     {
         last.images = attachments::image_urls(&files);
+    }
+    let hold_back = hooks.as_ref().is_some_and(TurnHooks::has_after_ai)
+        && session.config["hold_back"].as_bool() == Some(true);
+    if hold_back {
+        sink.hold_back();
     }
     let mut tools = turn_tools(deps, prompt, &session).await?;
     let start = agent_loop::Start {
@@ -107,19 +147,134 @@ pub(super) async fn run(
         replay: replay(deps, prompt).await?,
         started,
     };
-    let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
+    let (mut generation, end) = agent_loop::run(start, sink, &mut tools).await;
     if watcher.state() == Stop::LeaseLost {
         return Err(TurnError::LeaseLost);
     }
+    let (moderation, after_ai) = match (&hooks, &end) {
+        (Some(hooks), LoopEnd::Completed) if hooks.has_after_ai() => {
+            let after = hooks.after_ai(&content, &generation.text()).await;
+            let moderation = settle_answer(sink, &mut generation, &after).await?;
+            (moderation, Some(after))
+        }
+        _ => {
+            sink.release().await?;
+            (None, None)
+        }
+    };
     sink.flush(&generation.drafts).await?;
     Ok(Produced::Generated(Box::new(Generated {
         session,
-        route,
+        model: route.model,
+        vendor: route.vendor,
         user_message_id,
         system: context.system,
         generation,
         end,
+        moderation,
+        after_ai,
     })))
+}
+
+/// A `chat:before_ai` module blocked the message: it is saved as `[blocked]` (the text
+/// that reached the module goes to the audit trail), the module's direct response is
+/// the answer, and no model is called.
+async fn answer_blocked(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    sink: &mut TurnSink,
+    session: sessions::Model,
+    original: &str,
+    mut before: HookOutcome,
+    blocked: Blocked,
+) -> Result<Produced, TurnError> {
+    before.audits.push(AuditRow {
+        module: blocked.module.clone(),
+        original_content: before
+            .message
+            .clone()
+            .unwrap_or_else(|| original.to_owned()),
+        reason: format!("blocked ({}): {}", blocked.category, blocked.reason),
+        patterns_matched: vec![blocked.category.clone()],
+    });
+    let user_message_id = save_user_message(deps, prompt, BLOCKED_TEXT, &[], &before).await?;
+    let mut generation = Generation::default();
+    agent_loop::blocks::write_text(&mut generation, sink, blocked.direct_response.clone()).await?;
+    agent_loop::blocks::close(&mut generation, sink).await?;
+    sink.flush(&generation.drafts).await?;
+    Ok(Produced::Generated(Box::new(Generated {
+        session,
+        model: blocked.module.clone(),
+        vendor: MODULE_VENDOR.into(),
+        user_message_id,
+        system: String::new(),
+        generation,
+        end: LoopEnd::Completed,
+        moderation: Some(Moderation {
+            blocked: true,
+            category: Some(blocked.category),
+            module: Some(blocked.module),
+            replaced: false,
+        }),
+        after_ai: None,
+    })))
+}
+
+/// The `vendor` of an answer a module gave instead of a model.
+pub const MODULE_VENDOR: &str = "module";
+
+/// Applies what `chat:after_ai` decided to the answer: a block or a replacement
+/// rewrites the answer's text (its blocks become one text block with the final text);
+/// held-back events are released when the answer stands, dropped and replaced by the
+/// final text when it does not (so nobody saw the original).
+async fn settle_answer(
+    sink: &mut TurnSink,
+    generation: &mut Generation,
+    after: &HookOutcome,
+) -> Result<Option<Moderation>, TurnError> {
+    let (text, mut moderation) = match (&after.blocked, &after.response) {
+        (Some(blocked), _) => (
+            blocked.direct_response.clone(),
+            Moderation {
+                blocked: true,
+                category: Some(blocked.category.clone()),
+                module: Some(blocked.module.clone()),
+                replaced: false,
+            },
+        ),
+        (None, Some(response)) => (
+            response.clone(),
+            Moderation {
+                module: after
+                    .events
+                    .iter()
+                    .rev()
+                    .find(|e| e.outcome == ModuleOutcome::Modify)
+                    .map(|e| e.module.clone()),
+                ..Moderation::default()
+            },
+        ),
+        (None, None) => {
+            sink.release().await?;
+            return Ok(None);
+        }
+    };
+    generation.drafts = vec![BlockDraft {
+        index: 0,
+        kind: BlockType::Text,
+        content: String::new(),
+        metadata: serde_json::json!({}),
+    }];
+    if sink.discard_held() {
+        let mut fresh = Generation::default();
+        agent_loop::blocks::write_text(&mut fresh, sink, text).await?;
+        agent_loop::blocks::close(&mut fresh, sink).await?;
+        generation.drafts = fresh.drafts;
+    } else {
+        generation.drafts[0].content = text;
+        moderation.replaced = true;
+    }
+    Ok(Some(moderation))
 }
 
 /// What the model is told about the payloads the tool can produce (its functions' payload
@@ -198,14 +353,18 @@ async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>,
         .collect())
 }
 
-/// Saves the user's message once per prompt (a repeated attempt reuses it).
+/// Saves the user's message once per prompt (a repeated attempt reuses it), with what
+/// `chat:before_ai` found about it.
 async fn save_user_message(
     deps: &Deps,
     prompt: &prompts::Model,
     content: &str,
     files: &[parley_entity::files::Model],
+    before: &HookOutcome,
 ) -> Result<Uuid, TurnError> {
     if let Some(id) = prompt.user_message_id {
+        // Audits and findings were recorded with the message; this run is recorded.
+        query::moderation::record_events(&deps.db, &before.events, query::now()).await?;
         return Ok(id);
     }
     let new = NewMessage {
@@ -219,5 +378,6 @@ async fn save_user_message(
     let blocks = attachments::blocks(files);
     conversation::attach_files(&deps.db, prompt.id, message.id, &blocks, query::now()).await?;
     query::prompts::set_user_message(&deps.db, prompt.id, message.id).await?;
+    hooks::record(deps, prompt.session_id, Some(message.id), before).await?;
     Ok(message.id)
 }

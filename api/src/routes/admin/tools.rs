@@ -68,13 +68,26 @@ impl TryFrom<tools::Model> for Tool {
 }
 
 /// 422 `unknown_function` when the definition names a function the deployment lacks,
-/// `unknown_payload_type` when it enables a payload type the model cannot write.
+/// `unknown_payload_type` when it enables a payload type the model cannot write,
+/// `unknown_module` when it names a module the deployment lacks (or one twice),
+/// `invalid_module_config` when a module's settings do not suit it.
 fn check_functions(
     state: &AppState,
     definition: &ToolDefinition,
 ) -> parley_entity::error::Result<()> {
     let names = definition.functions.iter().flatten().map(|name| &**name);
     state.turns.functions.check_names(names)?;
+    let modules: Vec<(String, Option<Value>)> = definition
+        .modules
+        .iter()
+        .flatten()
+        .map(|m| (m.name.to_string(), m.config.clone().map(Value::from)))
+        .collect();
+    state
+        .turns
+        .modules
+        .check_tool(&modules)
+        .map_err(|(code, detail)| parley_entity::error::Error::invalid(code, detail))?;
     let types = definition
         .payload_types
         .iter()
@@ -140,7 +153,8 @@ impl ToolsAdminApi {
     /// 422 `group_not_found` when the group does not exist, `unknown_function` when the
     /// definition names a function the deployment does not have (see `GET /v1/functions`),
     /// `unknown_payload_type` when it enables a payload type the model cannot write (see
-    /// `GET /v1/payload-types`).
+    /// `GET /v1/payload-types`), `unknown_module` when it names a module the deployment
+    /// does not have, `invalid_module_config` when a module's `config` does not suit it.
     #[oai(path = "/tools", method = "post", operation_id = "admin_create_tool")]
     async fn create_tool(
         &self,
@@ -257,7 +271,7 @@ mod tests {
 
     #[test]
     fn stored_definitions_drop_absent_options_and_parse_back() {
-        let input = json!({"behavior": "Be kind.", "functions": ["todos_list"], "modules": [{"name": "pii"}]});
+        let input = json!({"behavior": "Be kind.", "functions": ["todos_list"], "modules": [{"name": "pii_redactor"}]});
         let definition = ToolDefinition::parse_from_json(Some(input)).unwrap();
         let stored = definition_json(&definition);
         let fields = stored.as_object().unwrap();
@@ -270,7 +284,7 @@ mod tests {
         assert_eq!(stored["functions"], json!(["todos_list"]));
         assert_eq!(
             stored["modules"],
-            json!([{"name": "pii"}]),
+            json!([{"name": "pii_redactor"}]),
             "nested Nones are left out too"
         );
 
@@ -286,7 +300,10 @@ mod tests {
         let tool = Tool::try_from(model).unwrap();
         assert_eq!(&*tool.definition.behavior, "Be kind.");
         assert_eq!(tool.definition.model, None);
-        assert_eq!(&*tool.definition.modules.as_ref().unwrap()[0].name, "pii");
+        assert_eq!(
+            &*tool.definition.modules.as_ref().unwrap()[0].name,
+            "pii_redactor"
+        );
     }
 
     #[test]

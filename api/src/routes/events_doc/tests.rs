@@ -73,7 +73,8 @@ fn every_protocol_event_fits_its_documented_schema() {
             model: "m".into(),
             vendor: "v".into(),
             latency_ms: 5,
-            blocked: false,
+            blocked: true,
+            block_category: Some("self_harm".into()),
             replaced: true,
         },
         EventKind::Error {
@@ -141,4 +142,91 @@ fn a_payload_with_every_field_fits_its_documented_schema() {
     assert_eq!(doc.to_json().unwrap(), json);
     let usage = serde_json::to_value(Usage::default()).unwrap();
     assert!(UsageDoc::parse_from_json(Some(usage)).is_ok());
+}
+
+#[test]
+fn the_hook_contract_on_the_wire_fits_its_documented_schema() {
+    use parley_protocol::hooks::{
+        Audit, ConversationContext, ConversationMessage, Extraction, Hook, HookAction, HookContext,
+        HookResult, Modifications, RequestContext, ScopeContext, SessionContext, ToolContext,
+        UserContext,
+    };
+    let context = HookContext {
+        request: RequestContext {
+            request_id: Uuid::now_v7(),
+            hook: Hook::AfterAi,
+            timestamp: chrono::Utc::now(),
+            prompt_id: Some(Uuid::now_v7()),
+        },
+        user: UserContext {
+            id: Uuid::now_v7(),
+            email: "a@b.c".into(),
+            name: "A".into(),
+            role: "student".into(),
+        },
+        scope: ScopeContext::default(),
+        tool: ToolContext {
+            id: Uuid::now_v7(),
+            name: "T".into(),
+            kind: "chat".into(),
+            definition: json!({"behavior": "x"}),
+        },
+        session: SessionContext {
+            id: Uuid::now_v7(),
+            state: "active".into(),
+            started_at: chrono::Utc::now(),
+            message_count: 2,
+            end_reason: None,
+        },
+        conversation: ConversationContext {
+            messages: vec![ConversationMessage {
+                id: Some(Uuid::now_v7()),
+                role: "user".into(),
+                content: "hi".into(),
+                seq: Some(1),
+            }],
+            current_message: Some(ConversationMessage {
+                id: None,
+                role: "user".into(),
+                content: "now".into(),
+                seq: None,
+            }),
+        },
+        response: Some("answer".into()),
+        config: json!({"k": 1}),
+    };
+    let json = serde_json::to_value(&context).unwrap();
+    let parsed = HookContext::parse_from_json(Some(json.clone()))
+        .unwrap_or_else(|err| panic!("{json}: {}", err.into_message()));
+    assert_eq!(parsed, context);
+
+    let result = HookResult {
+        action: HookAction::Block,
+        modifications: Some(Modifications {
+            message_content: Some("m".into()),
+            response_content: None,
+            system_prompt_additions: vec!["s".into()],
+        }),
+        block_reason: Some("r".into()),
+        block_category: Some("c".into()),
+        direct_response: Some("d".into()),
+        extractions: vec![Extraction {
+            kind: "t".into(),
+            data: json!({"a": 1}),
+        }],
+        audit: Some(Audit {
+            original_content: "o".into(),
+            redaction_reason: "why".into(),
+            patterns_matched: vec!["email".into()],
+        }),
+    };
+    let json = serde_json::to_value(&result).unwrap();
+    let parsed = HookResult::parse_from_json(Some(json.clone()))
+        .unwrap_or_else(|err| panic!("{json}: {}", err.into_message()));
+    assert_eq!(parsed, result);
+    // The smallest answer a webhook may give.
+    assert_eq!(
+        HookResult::parse_from_json(Some(json!({}))).unwrap(),
+        HookResult::proceed()
+    );
 }

@@ -87,6 +87,7 @@ pub fn complete() -> EventKind {
         vendor: "test".into(),
         latency_ms: 12,
         blocked: false,
+        block_category: None,
         replaced: false,
     }
 }

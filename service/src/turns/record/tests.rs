@@ -48,6 +48,7 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
         vendor,
         latency_ms,
         blocked,
+        block_category,
         replaced,
     }) = event
     else {
@@ -58,7 +59,7 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
     assert_eq!((usage.input_tokens, usage.output_tokens), (30, 7));
     assert_eq!((model.as_str(), vendor.as_str()), ("m", "v"));
     assert_eq!(latency_ms, 1234);
-    assert!(!blocked && !replaced);
+    assert!(!blocked && !replaced && block_category.is_none());
     assert_eq!(payload.custom_payload, None);
 }
 
@@ -76,6 +77,7 @@ fn the_recorded_payload_and_suggestions_are_in_complete() {
             value: "yes".into(),
         }]),
         suggested_actions: None,
+        moderation: None,
     };
     prompt.response = Some(extras.clone());
     let Some(EventKind::Complete { payload, .. }) = terminal_event(TurnRecord {
@@ -161,4 +163,38 @@ fn cancelled_and_unfinished_prompts() {
             attempt: 2
         }
     );
+}
+
+#[test]
+fn a_recorded_block_or_replacement_is_in_complete() {
+    use parley_protocol::events::{Moderation, ResponseExtras};
+    let mut prompt = prompt(PromptState::Completed);
+    prompt.response = Some(ResponseExtras {
+        moderation: Some(Moderation {
+            blocked: true,
+            category: Some("self_harm".into()),
+            module: Some("safety_filter".into()),
+            replaced: false,
+        }),
+        ..ResponseExtras::default()
+    });
+    let event = terminal_event(TurnRecord {
+        prompt: &prompt,
+        answer: "Please talk to someone.",
+        usage: Usage::default(),
+        tool_calls: &[],
+    });
+    let Some(EventKind::Complete {
+        blocked,
+        block_category,
+        replaced,
+        payload,
+        ..
+    }) = event
+    else {
+        panic!("not a complete: {event:?}");
+    };
+    assert!(blocked && !replaced);
+    assert_eq!(block_category.as_deref(), Some("self_harm"));
+    assert_eq!(payload.message, "Please talk to someone.");
 }

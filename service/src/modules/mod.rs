@@ -1,0 +1,370 @@
+//! Modules: code that runs at the hooks of a session's life (DESIGN §8, seed 000).
+//!
+//! A module is defined once for the deployment ([`ModuleSettings`], `[[modules]]` in
+//! `parley.toml`: name, kind, priority, fail-closed, timeout, hooks, config); a tool lists
+//! the modules it uses by name and may override their `config`, not their priority. The
+//! [`ModuleCatalog`] holds them and answers which run for a session, in priority order
+//! (ties by name); [`runner`] runs one hook over them.
+//!
+//! Built-in kinds: [`pii`] (redacts emails, phone numbers, cards, IBANs and national ids
+//! before the model sees them), [`safety`] (blocks messages or answers that match
+//! configured categories), [`webhook`] (POSTs the [`HookContext`] to an operator's URL,
+//! signed, and reads a [`HookResult`] back) and [`analytics`] (per-message counters).
+//! The deployment always has a `pii_redactor`, a `safety_filter` and an `analytics`
+//! module with default settings unless `parley.toml` defines one with that name.
+
+pub mod analytics;
+pub mod context;
+pub mod pii;
+pub mod runner;
+pub mod safety;
+pub mod webhook;
+
+use std::{collections::BTreeMap, fmt, sync::Arc, time::Duration};
+
+use async_trait::async_trait;
+use parley_protocol::hooks::{Hook, HookContext, HookResult};
+use secrecy::SecretString;
+use serde_json::Value;
+
+/// What kind of module a configured one is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModuleKind {
+    PiiRedactor,
+    SafetyFilter,
+    Webhook,
+    Analytics,
+}
+
+impl ModuleKind {
+    /// The hooks a module of this kind runs at unless its settings name others.
+    fn default_hooks(self) -> Vec<Hook> {
+        match self {
+            Self::PiiRedactor => vec![Hook::BeforeAi],
+            Self::SafetyFilter => vec![Hook::BeforeAi, Hook::AfterAi],
+            Self::Webhook => vec![Hook::BeforeAi],
+            Self::Analytics => vec![Hook::OnMessage],
+        }
+    }
+
+    /// Priority bands of DESIGN §8: safety 1–10, content modifiers 20–40, analytics 90–99.
+    fn default_priority(self) -> u8 {
+        match self {
+            Self::SafetyFilter => 5,
+            Self::PiiRedactor => 20,
+            Self::Webhook => 50,
+            Self::Analytics => 95,
+        }
+    }
+}
+
+/// One module of the deployment, as configured.
+#[derive(Clone)]
+pub struct ModuleSettings {
+    pub name: String,
+    pub kind: ModuleKind,
+    /// 1–99, lower runs first; default by kind.
+    pub priority: Option<u8>,
+    /// An error or timeout blocks the message instead of being skipped; default: true for
+    /// safety filters, false otherwise.
+    pub fail_closed: Option<bool>,
+    /// How long one run may take.
+    pub timeout: Duration,
+    /// The hooks it runs at; default by kind.
+    pub hooks: Option<Vec<Hook>>,
+    /// The webhook's URL (kind `webhook`).
+    pub url: Option<String>,
+    /// The webhook's signing key (kind `webhook`): never logged.
+    pub secret: Option<SecretString>,
+    /// Kind-specific settings, which a tool may override key by key.
+    pub config: Value,
+}
+
+impl fmt::Debug for ModuleSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModuleSettings")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("priority", &self.priority)
+            .field("hooks", &self.hooks)
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ModuleSettings {
+    /// A module of `kind` named `name` with default settings.
+    pub fn builtin(name: &str, kind: ModuleKind) -> Self {
+        Self {
+            name: name.to_owned(),
+            kind,
+            priority: None,
+            fail_closed: None,
+            timeout: DEFAULT_TIMEOUT,
+            hooks: None,
+            url: None,
+            secret: None,
+            config: Value::Object(Default::default()),
+        }
+    }
+}
+
+/// How long a module run may take unless configured.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Why a module run produced no result.
+#[derive(Debug, thiserror::Error)]
+pub enum ModuleError {
+    /// The module's settings (after the tool's override) are not usable.
+    #[error("invalid settings: {0}")]
+    Config(String),
+    /// The module failed (a webhook that did not answer well, …).
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// What a module does at a hook.
+#[async_trait]
+pub trait Module: Send + Sync {
+    /// Checks settings (the deployment's, or a tool's override merged into them).
+    fn check_config(&self, config: &Value) -> Result<(), String>;
+
+    /// Runs at `ctx.request.hook`; `ctx.config` holds the settings for this tool.
+    async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError>;
+}
+
+/// A module of the deployment, ready to run.
+#[derive(Clone)]
+pub struct Registered {
+    pub name: String,
+    pub kind: ModuleKind,
+    pub priority: u8,
+    pub fail_closed: bool,
+    pub timeout: Duration,
+    pub hooks: Vec<Hook>,
+    /// The deployment's settings for it.
+    pub config: Value,
+    pub module: Arc<dyn Module>,
+}
+
+impl fmt::Debug for Registered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registered")
+            .field("name", &self.name)
+            .field("priority", &self.priority)
+            .field("hooks", &self.hooks)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A module as one session runs it: its registration and the tool's settings for it.
+#[derive(Debug, Clone)]
+pub struct Enabled {
+    pub registered: Arc<Registered>,
+    pub config: Value,
+}
+
+impl Enabled {
+    pub fn name(&self) -> &str {
+        &self.registered.name
+    }
+
+    pub fn runs_at(&self, hook: Hook) -> bool {
+        self.registered.hooks.contains(&hook)
+    }
+}
+
+/// The deployment's modules by name (cheap to clone).
+#[derive(Debug, Clone, Default)]
+pub struct ModuleCatalog {
+    modules: Arc<BTreeMap<String, Arc<Registered>>>,
+}
+
+impl ModuleCatalog {
+    /// The built-in modules and the configured ones (a configured module replaces a
+    /// built-in of the same name). A bad setting is an error that names the module.
+    pub fn new(configured: Vec<ModuleSettings>, http: reqwest::Client) -> Result<Self, String> {
+        let mut all: BTreeMap<String, ModuleSettings> = [
+            ("pii_redactor", ModuleKind::PiiRedactor),
+            ("safety_filter", ModuleKind::SafetyFilter),
+            ("analytics", ModuleKind::Analytics),
+        ]
+        .into_iter()
+        .map(|(name, kind)| (name.to_owned(), ModuleSettings::builtin(name, kind)))
+        .collect();
+        for settings in configured {
+            all.insert(settings.name.clone(), settings);
+        }
+        let mut modules = BTreeMap::new();
+        for (name, settings) in all {
+            let registered = register(settings, &http).map_err(|e| format!("`{name}`: {e}"))?;
+            modules.insert(name, Arc::new(registered));
+        }
+        Ok(Self {
+            modules: Arc::new(modules),
+        })
+    }
+
+    /// The built-in modules with default settings.
+    pub fn builtin() -> Self {
+        Self::new(Vec::new(), reqwest::Client::new()).expect("the built-in settings are valid")
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<Registered>> {
+        self.modules.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.modules.keys().map(String::as_str)
+    }
+
+    /// Checks a tool definition's `modules` list: every name is a module of this
+    /// deployment, named once (`unknown_module`), and its override gives usable settings
+    /// (`invalid_module_config`). The error's detail says which entry is wrong.
+    pub fn check_tool(
+        &self,
+        entries: &[(String, Option<Value>)],
+    ) -> Result<(), (&'static str, String)> {
+        let mut seen = std::collections::HashSet::new();
+        for (i, (name, config)) in entries.iter().enumerate() {
+            let Some(registered) = self.get(name) else {
+                return Err((
+                    "unknown_module",
+                    format!(
+                        "modules[{i}]: no module named `{name}` (known: {})",
+                        self.names().collect::<Vec<_>>().join(", ")
+                    ),
+                ));
+            };
+            if !seen.insert(name.as_str()) {
+                return Err((
+                    "unknown_module",
+                    format!("modules[{i}]: `{name}` is listed twice"),
+                ));
+            }
+            let merged = merged_config(&registered.config, config.as_ref());
+            registered.module.check_config(&merged).map_err(|e| {
+                (
+                    "invalid_module_config",
+                    format!("modules[{i}] (`{name}`): {e}"),
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The modules a session runs, in priority order (ties by name), from its resolved
+    /// config's `modules` list (`[{name, config?}]`). Names this deployment does not have
+    /// (a module removed after the tool was saved) are skipped with a warning.
+    pub fn enabled(&self, session_config: &Value) -> Vec<Enabled> {
+        let Some(list) = session_config.get("modules").and_then(Value::as_array) else {
+            return Vec::new();
+        };
+        let mut enabled: Vec<Enabled> = list
+            .iter()
+            .filter_map(|entry| {
+                let name = entry.get("name")?.as_str()?;
+                let Some(registered) = self.get(name) else {
+                    tracing::warn!(module = name, "a tool names a module this deployment lacks");
+                    return None;
+                };
+                Some(Enabled {
+                    registered: registered.clone(),
+                    config: merged_config(&registered.config, entry.get("config")),
+                })
+            })
+            .collect();
+        enabled.sort_by(|a, b| {
+            (a.registered.priority, a.name()).cmp(&(b.registered.priority, b.name()))
+        });
+        enabled
+    }
+}
+
+/// The deployment's settings of a module with a tool's override merged in (objects key
+/// by key; anything else replaces).
+pub fn merged_config(base: &Value, overlay: Option<&Value>) -> Value {
+    let mut merged = base.clone();
+    if let Some(overlay) = overlay {
+        parley_entity::query::access::merge_json(&mut merged, overlay);
+    }
+    merged
+}
+
+fn register(settings: ModuleSettings, http: &reqwest::Client) -> Result<Registered, String> {
+    let priority = settings
+        .priority
+        .unwrap_or_else(|| settings.kind.default_priority());
+    if !(1..=99).contains(&priority) {
+        return Err("priority must be from 1 to 99".into());
+    }
+    if settings.timeout.is_zero() {
+        return Err("timeout_ms must be at least 1".into());
+    }
+    let module: Arc<dyn Module> = match settings.kind {
+        ModuleKind::PiiRedactor => Arc::new(pii::PiiRedactor::default()),
+        ModuleKind::SafetyFilter => Arc::new(safety::SafetyFilter::default()),
+        ModuleKind::Analytics => Arc::new(analytics::Analytics),
+        ModuleKind::Webhook => Arc::new(webhook::Webhook::new(
+            settings.url.clone().ok_or("a webhook needs `url`")?,
+            settings.secret.clone().ok_or("a webhook needs `secret`")?,
+            http.clone(),
+        )?),
+    };
+    module.check_config(&settings.config)?;
+    Ok(Registered {
+        hooks: settings
+            .hooks
+            .clone()
+            .unwrap_or_else(|| settings.kind.default_hooks()),
+        fail_closed: settings
+            .fail_closed
+            .unwrap_or(settings.kind == ModuleKind::SafetyFilter),
+        name: settings.name,
+        kind: settings.kind,
+        priority,
+        timeout: settings.timeout,
+        config: settings.config,
+        module,
+    })
+}
+
+/// Settings made ready to use (compiled patterns), by their JSON text: a module's
+/// settings differ only between tools that override them, so this stays small.
+#[derive(Debug)]
+pub struct SettingsCache<T> {
+    ready: std::sync::Mutex<std::collections::HashMap<String, Arc<T>>>,
+}
+
+impl<T> Default for SettingsCache<T> {
+    fn default() -> Self {
+        Self {
+            ready: Default::default(),
+        }
+    }
+}
+
+impl<T> SettingsCache<T> {
+    /// The settings of `config`, prepared by `prepare` the first time they are seen.
+    pub fn get(
+        &self,
+        config: &Value,
+        prepare: impl FnOnce(&Value) -> Result<T, String>,
+    ) -> Result<Arc<T>, ModuleError> {
+        let key = config.to_string();
+        let mut ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = ready.get(&key) {
+            return Ok(found.clone());
+        }
+        let prepared = Arc::new(prepare(config).map_err(ModuleError::Config)?);
+        if ready.len() >= 256 {
+            ready.clear();
+        }
+        ready.insert(key, prepared.clone());
+        Ok(prepared)
+    }
+}
+
+#[cfg(test)]
+mod tests;

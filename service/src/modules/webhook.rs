@@ -1,0 +1,131 @@
+//! The webhook module kind: POSTs the [`HookContext`] as JSON to an operator's URL and
+//! reads a [`HookResult`] back.
+//!
+//! Every request is signed so the receiver can tell it comes from this deployment and is
+//! fresh: `X-Parley-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` over
+//! `"<t>.<body>"` with the module's `secret` (the scheme of Stripe's webhooks; the
+//! receiver should refuse a `t` older than a few minutes). `X-Parley-Hook` names the
+//! hook. An answer that is not a 2xx with a `HookResult` body (at most 1 MiB) is an
+//! error: the module is skipped, or blocks when it is fail-closed. The secret is never
+//! logged.
+
+use async_trait::async_trait;
+use hmac::{Hmac, Mac};
+use parley_protocol::hooks::{HookContext, HookResult};
+use secrecy::{ExposeSecret, SecretString};
+use serde_json::Value;
+use sha2::Sha256;
+
+use super::{Module, ModuleError};
+
+/// The largest answer read from a receiver.
+const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// A webhook module.
+pub struct Webhook {
+    url: reqwest::Url,
+    secret: SecretString,
+    http: reqwest::Client,
+}
+
+impl Webhook {
+    pub fn new(url: String, secret: SecretString, http: reqwest::Client) -> Result<Self, String> {
+        let url = reqwest::Url::parse(&url).map_err(|e| format!("`url`: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err("`url` must be http or https".into());
+        }
+        if secret.expose_secret().len() < 16 {
+            return Err("`secret` must be at least 16 characters".into());
+        }
+        Ok(Self { url, secret, http })
+    }
+}
+
+/// The signature header's value for `body` sent at `timestamp` (unix seconds).
+pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any size");
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    format!(
+        "t={timestamp},v1={}",
+        hex::encode(mac.finalize().into_bytes())
+    )
+}
+
+#[async_trait]
+impl Module for Webhook {
+    fn check_config(&self, config: &Value) -> Result<(), String> {
+        if config.is_object() {
+            Ok(())
+        } else {
+            Err("`config` must be an object".into())
+        }
+    }
+
+    async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
+        let body = serde_json::to_vec(ctx).map_err(|e| ModuleError::Failed(e.to_string()))?;
+        let timestamp = chrono::Utc::now().timestamp();
+        let signed = signature(self.secret.expose_secret(), timestamp, &body);
+        let mut response = self
+            .http
+            .post(self.url.clone())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("x-parley-signature", signed)
+            .header("x-parley-hook", ctx.request.hook.as_str())
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| ModuleError::Failed(format!("the webhook could not be reached: {e}")))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(ModuleError::Failed(format!(
+                "the webhook answered {status}"
+            )));
+        }
+        let mut answer = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| ModuleError::Failed(format!("reading the webhook's answer: {e}")))?
+        {
+            if answer.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err(ModuleError::Failed(
+                    "the webhook's answer is larger than 1 MiB".into(),
+                ));
+            }
+            answer.extend_from_slice(&chunk);
+        }
+        serde_json::from_slice(&answer).map_err(|e| {
+            ModuleError::Failed(format!("the webhook's answer is not a HookResult: {e}"))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signature_is_hmac_sha256_of_timestamp_dot_body() {
+        // Computed independently: printf '1700000000.{}' | openssl dgst -sha256 -hmac 'k'
+        let sig = signature("k", 1_700_000_000, b"{}");
+        assert_eq!(
+            sig,
+            "t=1700000000,v1=c6ef4734033cee2367414a0939385eca0397754aa7a59716da7463a9298b5146"
+        );
+        assert_ne!(sig, signature("k2", 1_700_000_000, b"{}"));
+        assert_ne!(sig, signature("k", 1_700_000_001, b"{}"));
+    }
+
+    #[test]
+    fn url_and_secret_are_checked() {
+        let http = reqwest::Client::new();
+        let secret = || SecretString::from("0123456789abcdef");
+        assert!(Webhook::new("ftp://x".into(), secret(), http.clone()).is_err());
+        assert!(Webhook::new("not a url".into(), secret(), http.clone()).is_err());
+        assert!(Webhook::new("http://h/".into(), "short".into(), http.clone()).is_err());
+        assert!(Webhook::new("https://h/hook".into(), secret(), http).is_ok());
+    }
+}

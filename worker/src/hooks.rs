@@ -1,0 +1,122 @@
+//! Module hooks inside a turn (DESIGN §5 steps 2, 4 and 8; §8): the modules the
+//! session's tool names, with the context they are given, run by
+//! `parley_service::modules::runner`. A tool without modules costs nothing here: no
+//! query is made.
+
+use parley_entity::{
+    messages, prompts,
+    query::{self, moderation::Scope},
+    sessions,
+};
+use parley_protocol::hooks::{Hook, HookContext};
+use parley_service::modules::{
+    Enabled, context,
+    runner::{self, HookOutcome},
+};
+use uuid::Uuid;
+
+use crate::jobs::{Deps, TurnError};
+
+/// How many earlier messages a hook's context carries (newest kept).
+const CONTEXT_MESSAGES: usize = 50;
+
+/// The modules of one turn and what their context is built from.
+pub struct TurnHooks {
+    modules: Vec<Enabled>,
+    scope: Scope,
+    session: sessions::Model,
+    prompt_id: Uuid,
+    /// Earlier messages, oldest first.
+    history: Vec<messages::Model>,
+}
+
+impl TurnHooks {
+    /// The hooks of the session's tool; `None` when it names no module.
+    pub async fn load(
+        deps: &Deps,
+        session: &sessions::Model,
+        prompt: &prompts::Model,
+        newest_first: &[messages::Model],
+    ) -> Result<Option<Self>, TurnError> {
+        let modules = deps.modules.enabled(&session.config);
+        if modules.is_empty() {
+            return Ok(None);
+        }
+        let scope = query::moderation::scope_of(&deps.db, session).await?;
+        let mut history: Vec<_> = newest_first
+            .iter()
+            .take(CONTEXT_MESSAGES)
+            .cloned()
+            .collect();
+        history.reverse();
+        Ok(Some(Self {
+            modules,
+            scope,
+            session: session.clone(),
+            prompt_id: prompt.id,
+            history,
+        }))
+    }
+
+    fn context(&self, hook: Hook, content: &str) -> HookContext {
+        let mut ctx = context::build(
+            hook,
+            &self.scope,
+            &self.session,
+            Some(self.prompt_id),
+            &self.history,
+        );
+        ctx.conversation.current_message = Some(context::current(content));
+        ctx
+    }
+
+    /// `chat:before_ai` over the user's message.
+    pub async fn before_ai(&self, content: &str) -> HookOutcome {
+        runner::run_blocking(&self.modules, self.context(Hook::BeforeAi, content)).await
+    }
+
+    /// `chat:after_ai` over the model's answer to `content`.
+    pub async fn after_ai(&self, content: &str, response: &str) -> HookOutcome {
+        let mut ctx = self.context(Hook::AfterAi, content);
+        ctx.response = Some(response.to_owned());
+        runner::run_blocking(&self.modules, ctx).await
+    }
+
+    /// Whether any module runs at `chat:after_ai` (and hold-back can mean something).
+    pub fn has_after_ai(&self) -> bool {
+        self.modules.iter().any(|m| m.runs_at(Hook::AfterAi))
+    }
+
+    /// `chat:on_message` over the saved message, on a task of its own.
+    pub fn on_message(&self, deps: &Deps, content: &str, message_id: Uuid) {
+        let mut ctx = self.context(Hook::OnMessage, content);
+        if let Some(current) = ctx.conversation.current_message.as_mut() {
+            current.id = Some(message_id);
+        }
+        runner::spawn_async(deps.db.clone(), self.modules.clone(), ctx, Some(message_id));
+    }
+}
+
+/// Records what a blocking hook found about a message: its runs, the audit trail and
+/// the extractions.
+pub async fn record(
+    deps: &Deps,
+    session_id: Uuid,
+    message_id: Option<Uuid>,
+    outcome: &HookOutcome,
+) -> Result<(), TurnError> {
+    let now = query::now();
+    query::moderation::record_events(&deps.db, &outcome.events, now).await?;
+    if let Some(message_id) = message_id {
+        query::moderation::record_audit(&deps.db, message_id, &outcome.audits, now).await?;
+    }
+    query::moderation::record_extractions(
+        &deps.db,
+        session_id,
+        message_id,
+        &outcome.extractions,
+        now,
+    )
+    .await?;
+    Ok(())
+}
