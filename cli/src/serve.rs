@@ -254,6 +254,7 @@ fn start_workers(
     let reaper = ReaperSettings {
         every: lease,
         grace: ReaperSettings::default().grace.max(2 * lease),
+        session_idle: Duration::from_secs(settings.worker.session_idle_s),
     };
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let handle = tokio::spawn(async move {

@@ -1,7 +1,8 @@
 //! The worker side of the job queue: runs `Generate` jobs through [`jobs::generate`],
 //! starts the session's next waiting prompt when a turn ends, and reaps prompts that
 //! lost their job (a crashed process, a queue that dropped a job): those are enqueued
-//! again, which is safe because every job is idempotent.
+//! again, which is safe because every job is idempotent; and completes sessions idle for
+//! longer than the configured timeout.
 
 use std::{sync::Arc, time::Duration};
 
@@ -38,6 +39,9 @@ pub struct ReaperSettings {
     pub every: Duration,
     /// How long a `created` active prompt may wait for its job before it is re-enqueued.
     pub grace: Duration,
+    /// An active session without activity for this long is completed (`end_reason`
+    /// `idle`, firing `session:end`).
+    pub session_idle: Duration,
 }
 
 impl Default for ReaperSettings {
@@ -45,8 +49,45 @@ impl Default for ReaperSettings {
         Self {
             every: Duration::from_secs(30),
             grace: Duration::from_secs(60),
+            session_idle: Duration::from_secs(24 * 3600),
         }
     }
+}
+
+/// One pass over idle sessions: completes those without activity for `idle` (at most
+/// a batch per pass) and fires their `session:end`. Returns how many.
+pub async fn close_idle_once(deps: &Deps, idle: Duration) -> usize {
+    let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::hours(24));
+    let now = query::now();
+    let sessions = match query::sessions::idle(&deps.db, now - idle, 200).await {
+        Ok(sessions) => sessions,
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot look for idle sessions");
+            return 0;
+        }
+    };
+    let mut closed = 0;
+    for session in sessions {
+        match query::sessions::end(&deps.db, session.id, "idle", now).await {
+            Ok(Some(ended)) => {
+                closed += 1;
+                parley_service::modules::runner::session_hook(
+                    deps.db.clone(),
+                    &deps.modules,
+                    ended,
+                    parley_protocol::hooks::Hook::SessionEnd,
+                );
+            }
+            Ok(None) => {}
+            Err(err) => {
+                tracing::warn!(error = %err, session_id = %session.id, "cannot close an idle session")
+            }
+        }
+    }
+    if closed > 0 {
+        tracing::info!(closed, "completed idle sessions");
+    }
+    closed
 }
 
 /// One pass: re-enqueues stranded prompts. Returns how many.
@@ -90,5 +131,6 @@ pub async fn reap_forever(deps: Deps, queue: Arc<dyn JobQueue>, settings: Reaper
         };
         first = false;
         reap_once(&deps, queue.as_ref(), grace).await;
+        close_idle_once(&deps, settings.session_idle).await;
     }
 }

@@ -125,7 +125,7 @@ impl PromptsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Prompt>, statuses::ReadOne> {
-        let prompt = q::get_owned(&state.db, auth.0.user_id, id.0).await?;
+        let prompt = q::get_readable(&state.db, auth.0.user_id, id.0).await?;
         Ok(Json(prompt.into()))
     }
 
@@ -153,7 +153,7 @@ impl PromptsApi {
         after: Query<Option<u64>>,
     ) -> ApiResult<EventsResponse, statuses::Follow> {
         let reader = auth.reader_of(id.0)?;
-        let prompt = q::get_owned(&state.db, reader, id.0).await?;
+        let prompt = q::get_readable(&state.db, reader, id.0).await?;
         let held = last_event_id.0.map(|id| id.0);
         Ok(
             match sse::join(&state, &prompt, after.0.or(held).unwrap_or(0)).await? {
@@ -178,7 +178,7 @@ impl PromptsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<FeedToken>, statuses::ReadOne> {
-        let prompt = q::get_owned(&state.db, auth.0.user_id, id.0).await?;
+        let prompt = q::get_readable(&state.db, auth.0.user_id, id.0).await?;
         let grant = FeedGrant {
             prompt_id: prompt.id,
             user_id: auth.0.user_id,

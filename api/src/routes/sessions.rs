@@ -219,7 +219,9 @@ impl SessionsApi {
         id: Path<Uuid>,
     ) -> ApiResult<Json<Session>, statuses::ReadOne> {
         Ok(Json(
-            q::get_owned(&state.db, auth.0.user_id, id.0).await?.into(),
+            q::get_readable(&state.db, auth.0.user_id, id.0)
+                .await?
+                .into(),
         ))
     }
 

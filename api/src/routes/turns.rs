@@ -83,6 +83,7 @@ pub struct AcceptedTurn {
 
 /// A finished turn (`Accept: application/json`): the fields of its `complete` event.
 #[derive(Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct FinishedTurn {
     pub prompt_id: Uuid,
     pub message_id: Uuid,
@@ -91,7 +92,13 @@ pub struct FinishedTurn {
     pub model: String,
     pub vendor: String,
     pub latency_ms: u64,
+    /// A module blocked the message or the answer; `payload.message` is its direct
+    /// response.
     pub blocked: bool,
+    /// The category of the block, when `blocked`.
+    pub block_category: Option<String>,
+    /// A module replaced the answer after it was streamed; `payload.message` is final.
+    pub replaced: Option<bool>,
 }
 
 #[derive(ApiResponse)]
@@ -232,7 +239,7 @@ impl TurnsApi {
         cursor: Query<Option<String>>,
     ) -> ApiResult<Json<Page<Message>>, statuses::ListOf> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let session = sessions::get_owned(&state.db, auth.0.user_id, id.0).await?;
+        let session = sessions::get_readable(&state.db, auth.0.user_id, id.0).await?;
         let rows = sessions::messages(&state.db, session.id, page).await?;
         let ids: Vec<Uuid> = rows.items.iter().map(|m| m.id).collect();
         let blocks = query::conversation::attachments_of(&state.db, &ids).await?;
@@ -256,7 +263,7 @@ impl TurnsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<StreamingState>, statuses::ReadOne> {
-        let session = sessions::get_owned(&state.db, auth.0.user_id, id.0).await?;
+        let session = sessions::get_readable(&state.db, auth.0.user_id, id.0).await?;
         let Some(prompt_id) = session.active_prompt_id else {
             return Ok(Json(StreamingState {
                 prompt: None,
@@ -317,7 +324,8 @@ async fn finished(
                 vendor,
                 latency_ms,
                 blocked,
-                ..
+                block_category,
+                replaced,
             } => {
                 return Ok(FinishedTurn {
                     prompt_id,
@@ -328,6 +336,8 @@ async fn finished(
                     vendor,
                     latency_ms,
                     blocked,
+                    block_category,
+                    replaced: replaced.then_some(true),
                 });
             }
             EventKind::Error { code, message, .. } => {

@@ -127,6 +127,14 @@ pub struct WorkerSettings {
     /// database).
     #[serde(default = "default_retention_s")]
     pub event_retention_s: u64,
+    /// An active session without activity for this long is completed (`end_reason`
+    /// `idle`) and its `session:end` hook fires; checked every lease period.
+    #[serde(default = "default_session_idle_s")]
+    pub session_idle_s: u64,
+}
+
+fn default_session_idle_s() -> u64 {
+    24 * 3600
 }
 
 impl Default for WorkerSettings {
@@ -138,6 +146,7 @@ impl Default for WorkerSettings {
             lease_s: default_lease_s(),
             checkpoint_ms: default_checkpoint_ms(),
             event_retention_s: default_retention_s(),
+            session_idle_s: default_session_idle_s(),
         }
     }
 }

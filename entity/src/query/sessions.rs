@@ -194,6 +194,142 @@ pub async fn get_owned<C: ConnectionTrait>(
         .ok_or(Error::not_found("session"))
 }
 
+/// A session this user may read: their own, or — for a teacher of the class — one a
+/// student opened on an assignment of a class they teach (DESIGN §7). Anything else
+/// answers as missing.
+pub async fn get_readable<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    id: Uuid,
+) -> Result<sessions::Model> {
+    let session = get(db, id).await?;
+    if session.user_id == user_id || teaches(db, user_id, &session).await? {
+        Ok(session)
+    } else {
+        Err(Error::not_found("session"))
+    }
+}
+
+/// Whether `user_id` teaches the class of the assignment `session` was opened for.
+async fn teaches<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    session: &sessions::Model,
+) -> Result<bool> {
+    let Some(assignment_id) = session.assignment_id else {
+        return Ok(false);
+    };
+    let Some(assignment) = assignments::Entity::find_by_id(assignment_id)
+        .one(db)
+        .await
+        .context("reading a session's assignment")?
+    else {
+        return Ok(false);
+    };
+    let enrollment = enrollments::Entity::find()
+        .filter(enrollments::Column::ClassId.eq(assignment.class_id))
+        .filter(enrollments::Column::UserId.eq(user_id))
+        .one(db)
+        .await
+        .context("reading an enrollment")?;
+    Ok(enrollment.is_some_and(|e| e.role == crate::enums::EnrollmentRole::Teacher))
+}
+
+/// Why a session ended by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionLimit {
+    /// It holds `max_messages` messages.
+    MaxMessages,
+    /// It is older than `max_session_duration_s`.
+    MaxDuration,
+}
+
+impl SessionLimit {
+    /// The `end_reason` recorded.
+    pub fn end_reason(self) -> &'static str {
+        match self {
+            Self::MaxMessages => "max_messages",
+            Self::MaxDuration => "max_session_duration",
+        }
+    }
+
+    /// The problem code of a turn refused for it.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::MaxMessages => "max_messages_reached",
+            Self::MaxDuration => "max_session_duration_reached",
+        }
+    }
+}
+
+/// The limit of its resolved config (`max_messages`, `max_session_duration_s`) that an
+/// active session has reached, if any: a turn adds two messages (the user's and the
+/// answer), so a session with `max_messages` = 4 takes two turns.
+pub fn limit_reached(session: &sessions::Model, now: DateTimeUtc) -> Option<SessionLimit> {
+    let config = &session.config;
+    if let Some(max) = config["max_messages"].as_i64()
+        && i64::from(session.message_count) + 2 > max
+    {
+        return Some(SessionLimit::MaxMessages);
+    }
+    if let Some(max) = config["max_session_duration_s"].as_i64()
+        && (now - session.started_at).num_seconds() >= max
+    {
+        return Some(SessionLimit::MaxDuration);
+    }
+    None
+}
+
+/// Completes an active session for `reason` (a limit, idleness); `None` when it was not
+/// active any more.
+pub async fn end<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    reason: &str,
+    now: DateTimeUtc,
+) -> Result<Option<sessions::Model>> {
+    let updated = sessions::Entity::update_many()
+        .col_expr(
+            sessions::Column::State,
+            sea_orm::sea_query::Expr::value(SessionState::Completed),
+        )
+        .col_expr(
+            sessions::Column::EndedAt,
+            sea_orm::sea_query::Expr::value(now),
+        )
+        .col_expr(
+            sessions::Column::EndReason,
+            sea_orm::sea_query::Expr::value(reason),
+        )
+        .filter(sessions::Column::Id.eq(id))
+        .filter(sessions::Column::State.eq(SessionState::Active))
+        .exec(db)
+        .await
+        .context("ending a session")?;
+    if updated.rows_affected == 0 {
+        return Ok(None);
+    }
+    Ok(Some(get(db, id).await?))
+}
+
+/// Active sessions without a running prompt and no activity since `idle_since`, oldest
+/// first, at most `limit`.
+pub async fn idle<C: ConnectionTrait>(
+    db: &C,
+    idle_since: DateTimeUtc,
+    limit: u64,
+) -> Result<Vec<sessions::Model>> {
+    sessions::Entity::find()
+        .filter(sessions::Column::State.eq(SessionState::Active))
+        .filter(sessions::Column::LastActivityAt.lt(idle_since))
+        .filter(sessions::Column::ActivePromptId.is_null())
+        .order_by_asc(sessions::Column::LastActivityAt)
+        .limit(limit)
+        .all(db)
+        .await
+        .context("finding idle sessions")
+}
+
 /// The position of a session in the list order.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SessionKey {

@@ -8,6 +8,7 @@ use parley_entity::{
     query::{
         self,
         prompts::{self as q, NewTurn, OnActive},
+        sessions::SessionLimit,
     },
 };
 use parley_protocol::{jobs::Generate, turn::TurnInput};
@@ -37,7 +38,7 @@ impl TurnService {
     #[tracing::instrument(skip_all, fields(session_id = %submission.session_id), err(level = "debug"))]
     pub async fn submit(&self, submission: Submission) -> Result<prompts::Model> {
         self.check_input(&submission.input)?;
-        let model = self.model_for(submission.model)?;
+        let model = self.check_model(submission.model)?;
         self.check_attachments(submission.user_id, &submission.input)
             .await?;
         let turn = NewTurn {
@@ -45,10 +46,25 @@ impl TurnService {
             user_id: submission.user_id,
             input: submission.input,
             model,
+            default_model: self.models.default_model().to_owned(),
+            served_models: self.models.ids.clone(),
             idempotency_key: submission.idempotency_key,
             on_active: submission.on_active,
         };
-        let turn = q::create_turn(&self.db, turn, query::now()).await?;
+        let session_id = turn.session_id;
+        let turn = match q::create_turn(&self.db, turn, query::now()).await {
+            Ok(turn) => turn,
+            Err(err) => {
+                if let Error::Conflict { code, .. } = &err
+                    && [SessionLimit::MaxMessages, SessionLimit::MaxDuration]
+                        .iter()
+                        .any(|limit| limit.code() == *code)
+                {
+                    self.session_ended(session_id).await;
+                }
+                return Err(err);
+            }
+        };
         if turn.run_now {
             let job = Generate {
                 trace_context: submission.trace_context,
@@ -97,15 +113,28 @@ impl TurnService {
         Ok(())
     }
 
-    /// The model a turn runs with: the one asked for, if served here, or the default.
-    fn model_for(&self, asked: Option<String>) -> Result<String> {
+    /// The model a message asks for must be served here (422 `unknown_model`); none
+    /// means the session's configured model or the default (chosen with the session).
+    fn check_model(&self, asked: Option<String>) -> Result<Option<String>> {
         match asked {
             Some(model) if !self.models.contains(&model) => Err(Error::invalid(
                 "unknown_model",
                 format!("the model `{model}` is not served here; see GET /v1/models"),
             )),
-            Some(model) => Ok(model),
-            None => Ok(self.models.default_model().to_owned()),
+            other => Ok(other),
+        }
+    }
+
+    /// Fires `session:end` for a session that just ended at a limit.
+    async fn session_ended(&self, session_id: Uuid) {
+        match query::sessions::get(&self.db, session_id).await {
+            Ok(session) => crate::modules::runner::session_hook(
+                self.db.clone(),
+                &self.modules,
+                session,
+                parley_protocol::hooks::Hook::SessionEnd,
+            ),
+            Err(err) => tracing::warn!(error = %err, "cannot fire session:end"),
         }
     }
 }

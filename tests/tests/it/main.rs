@@ -21,5 +21,6 @@ mod migrations;
 mod modules;
 mod ops;
 mod restart;
+mod session_rules;
 mod sessions;
 mod turns;

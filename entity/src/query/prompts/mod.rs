@@ -69,6 +69,20 @@ pub async fn last_answer_of_session<C: ConnectionTrait>(
         .context("reading a session's last answer")
 }
 
+/// A prompt of a session this user may read ([`super::sessions::get_readable`]: their
+/// own, or a student's of a class they teach); anything else answers as missing.
+pub async fn get_readable<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    id: Uuid,
+) -> Result<prompts::Model> {
+    let prompt = get(db, id).await?;
+    super::sessions::get_readable(db, user_id, prompt.session_id)
+        .await
+        .map_err(|_| Error::not_found("prompt"))?;
+    Ok(prompt)
+}
+
 /// A prompt of one of this user's sessions (another user's answers as missing).
 pub async fn get_owned<C: ConnectionTrait>(
     db: &C,

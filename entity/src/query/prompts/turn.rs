@@ -32,7 +32,13 @@ pub struct NewTurn {
     pub session_id: Uuid,
     pub user_id: Uuid,
     pub input: TurnInput,
-    pub model: String,
+    /// The model the message asked for (already checked to be served).
+    pub model: Option<String>,
+    /// The deployment's default model, and every model it serves: a message that names
+    /// none runs with the session's configured `model` (tool, organisation or
+    /// assignment) when that is served, else with the default.
+    pub default_model: String,
+    pub served_models: Vec<String>,
     pub idempotency_key: Option<String>,
     pub on_active: OnActive,
 }
@@ -49,7 +55,10 @@ pub struct Turn {
     pub interrupted: Option<Uuid>,
 }
 
-/// Records a prompt for a new user message, applying the session's active-prompt policy.
+/// Records a prompt for a new user message, applying the session's limits (a session
+/// past `max_messages` or `max_session_duration_s` is completed with that end reason,
+/// and the turn is refused: 409 `max_messages_reached` / `max_session_duration_reached`)
+/// and its active-prompt policy.
 pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
     let txn = crate::query::begin_write(db, "starting a turn").await?;
     let session = crate::query::sessions::get_owned(&txn, turn.user_id, turn.session_id).await?;
@@ -74,6 +83,38 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
             interrupted: None,
         });
     }
+    if let Some(limit) = crate::query::sessions::limit_reached(&session, now) {
+        crate::query::sessions::end(&txn, session.id, limit.end_reason(), now).await?;
+        txn.commit()
+            .await
+            .context("ending a session at its limit")?;
+        return Err(Error::conflict(
+            limit.code(),
+            format!(
+                "the session reached its `{}` limit and is completed; open a new session",
+                match limit {
+                    crate::query::sessions::SessionLimit::MaxMessages => "max_messages",
+                    crate::query::sessions::SessionLimit::MaxDuration => "max_session_duration_s",
+                }
+            ),
+        ));
+    }
+    let model = turn
+        .model
+        .clone()
+        .unwrap_or_else(|| match session.config["model"].as_str() {
+            Some(configured) if turn.served_models.iter().any(|m| m == configured) => {
+                configured.to_owned()
+            }
+            Some(configured) => {
+                tracing::warn!(
+                    model = configured,
+                    "the session's configured model is not served here; using the default"
+                );
+                turn.default_model.clone()
+            }
+            None => turn.default_model.clone(),
+        });
     let active = match session.active_prompt_id {
         Some(id) => find(&txn, id)
             .await?
@@ -104,7 +145,7 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
         session_id: Set(session.id),
         state: Set(PromptState::Created),
         attempt: Set(0),
-        model: Set(Some(turn.model)),
+        model: Set(Some(model)),
         idempotency_key: Set(turn.idempotency_key),
         input: Set(Some(turn.input)),
         created_at: Set(now),
