@@ -24,7 +24,7 @@ pub struct MessageAudit {
     pub id: Uuid,
     pub message_id: Uuid,
     /// The message's place in the session.
-    pub seq: i64,
+    pub seq: i32,
     /// The text before the module acted: a blocked message's original, or the redacted
     /// text of a rewritten one (a redactor never keeps the values it removed).
     pub original_content: String,

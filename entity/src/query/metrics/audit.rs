@@ -17,7 +17,7 @@ use crate::{
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditEntry {
     pub audit: message_audit::Model,
-    pub seq: i64,
+    pub seq: i32,
 }
 
 /// Everything modules recorded about one session, oldest first.
@@ -43,7 +43,7 @@ pub async fn session_audit<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<Sessi
         .filter_map(|(audit, message)| {
             message.map(|m| AuditEntry {
                 audit,
-                seq: i64::from(m.seq),
+                seq: m.seq,
             })
         })
         .collect();
