@@ -40,12 +40,7 @@ pub async fn session_audit<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<Sessi
         .await
         .context("reading a session's message audit")?
         .into_iter()
-        .filter_map(|(audit, message)| {
-            message.map(|m| AuditEntry {
-                audit,
-                seq: m.seq,
-            })
-        })
+        .filter_map(|(audit, message)| message.map(|m| AuditEntry { audit, seq: m.seq }))
         .collect();
     let extractions = extractions::Entity::find()
         .filter(extractions::Column::SessionId.eq(id))
