@@ -2,7 +2,7 @@
 //! the admin dashboard (DESIGN §7). The queries are in
 //! `parley_entity::query::metrics`; here the window is parsed and the figures mapped.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Datelike, Duration, Utc};
 use parley_entity::query::{
     self,
     metrics::{Window, blocks as b, prompt_stats as s, usage as u},
@@ -274,7 +274,23 @@ fn window(from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Result<Wind
         to.unwrap_or_else(query::now)
             .checked_sub_signed(Duration::days(DEFAULT_DAYS))
     });
-    Ok(Window { from, to })
+    Ok(Window {
+        from: from.map(storable),
+        to: to.map(storable),
+    })
+}
+
+/// `at` within the years 1 to 9999, which both databases store and order correctly
+/// (SQLite compares times as text); no row lies outside them, so the window's rows are
+/// the same.
+fn storable(at: DateTime<Utc>) -> DateTime<Utc> {
+    let first = DateTime::<Utc>::MIN_UTC
+        .with_year(1)
+        .unwrap_or(DateTime::<Utc>::MIN_UTC);
+    let last = DateTime::<Utc>::MAX_UTC
+        .with_year(9999)
+        .unwrap_or(DateTime::<Utc>::MAX_UTC);
+    at.clamp(first, last)
 }
 
 pub struct MetricsAdminApi;
@@ -286,6 +302,7 @@ impl MetricsAdminApi {
     /// LLM calls in a window — calls, tokens, cost, time to first token and latency
     /// percentiles — grouped by day, model, user or tool, in key order, paged by group.
     #[oai(path = "/usage", method = "get", operation_id = "admin_usage")]
+    // poem-openapi takes each query parameter as an argument of its own.
     #[allow(clippy::too_many_arguments)]
     async fn usage(
         &self,
@@ -366,5 +383,53 @@ impl MetricsAdminApi {
         let stuck_before = now - Duration::seconds(i64::from(stuck_after_s));
         let stats = s::prompt_stats(&state.db, stuck_before, MAX_STUCK_LISTED).await?;
         Ok(Json(PromptStats::new(stats, stuck_after_s, now)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(rfc3339: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(rfc3339)
+            .unwrap()
+            .with_timezone(&Utc)
+    }
+
+    #[test]
+    fn a_window_must_start_before_it_ends() {
+        let (a, b) = (at("2026-01-01T00:00:00Z"), at("2026-01-02T00:00:00Z"));
+        for (from, to) in [(b, a), (a, a)] {
+            let problem = window(Some(from), Some(to)).unwrap_err();
+            assert_eq!(
+                (problem.status, problem.code.as_str()),
+                (400, "invalid_parameter")
+            );
+        }
+        let ok = window(Some(a), Some(b)).unwrap();
+        assert_eq!((ok.from, ok.to), (Some(a), Some(b)));
+    }
+
+    #[test]
+    fn a_window_starts_30_days_before_its_end_by_default() {
+        let to = at("2026-03-01T00:00:00Z");
+        let w = window(None, Some(to)).unwrap();
+        assert_eq!(w.from, Some(at("2026-01-30T00:00:00Z")));
+        let open = window(Some(to), None).unwrap();
+        assert_eq!((open.from, open.to), (Some(to), None));
+    }
+
+    #[test]
+    fn window_bounds_stay_within_storable_years() {
+        // Valid RFC 3339 that lies in the year 10000 once in UTC.
+        let late = at("9999-12-31T23:59:59-23:59");
+        let w = window(Some(at("2026-01-01T00:00:00Z")), Some(late)).unwrap();
+        assert_eq!(w.to.unwrap().year(), 9999);
+    }
+
+    #[test]
+    fn rates_of_nothing_are_zero() {
+        assert_eq!(rate(1, 4), 0.25);
+        assert_eq!(rate(0, 0), 0.0);
     }
 }
