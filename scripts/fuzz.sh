@@ -200,6 +200,14 @@ include-path-regex = '^/v1/prompts/\{id\}'
 parameters = { "path.id" = { dictionary = "prompts", probability = 0.5 } }
 
 [[operations]]
+include-path-regex = '^/v1/admin/sessions/\{id\}'
+parameters = { "path.id" = { dictionary = "sessions", probability = 0.5 } }
+
+[[operations]]
+include-operation-id = ["admin_usage"]
+parameters = { "query.user_id" = { dictionary = "users", probability = 0.5 }, "query.tool_id" = { dictionary = "tools", probability = 0.5 } }
+
+[[operations]]
 include-operation-id = ["create_session", "list_sessions"]
 parameters = { "body.tool_id" = { dictionary = "tools", probability = 0.5 }, "query.tool_id" = { dictionary = "tools", probability = 0.5 } }
 

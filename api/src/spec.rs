@@ -45,8 +45,13 @@ fn add_stream_events(doc: &mut Value) {
     HookResult::register(&mut registry);
     let schemas = &mut doc["components"]["schemas"];
     for (name, schema) in registry.schemas {
-        if schemas.get(&name).is_none() {
-            schemas[&name] = serde_json::to_value(schema).expect("a schema serializes");
+        let schema = serde_json::to_value(schema).expect("a schema serializes");
+        match schemas.get(&name) {
+            None => schemas[&name] = schema,
+            Some(existing) => assert_eq!(
+                existing, &schema,
+                "two different schemas are named `{name}`: rename one"
+            ),
         }
     }
     let reference = match StreamEventDoc::schema_ref() {

@@ -16,7 +16,7 @@ use parley_worker::{
     agent_loop::LoopSettings,
     consumer::{GenerateHandler, ReaperSettings, reap_forever},
     jobs::{Deps, TurnSettings},
-    providers::{Catalog, ModelConfig, ProviderConfig},
+    providers::{Catalog, ModelConfig, Price, ProviderConfig},
     tools::{
         Registry,
         mcp::{self, McpServerConfig, McpTransport},
@@ -156,6 +156,10 @@ fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
             provider: m.provider.clone(),
             max_context: m.max_context,
             vision: m.vision,
+            price: Price {
+                input_usd_per_mtok: m.input_usd_per_mtok.unwrap_or(0.0),
+                output_usd_per_mtok: m.output_usd_per_mtok.unwrap_or(0.0),
+            },
         })
         .collect();
     let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())

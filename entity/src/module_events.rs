@@ -17,6 +17,9 @@ pub struct Model {
     pub outcome: ModuleOutcome,
     pub duration_ms: i64,
     pub created_at: DateTimeUtc,
+    /// Why the module blocked (or modified): a short category word it gave with its
+    /// reason (`pii`, `off_topic`, …); absent for outcomes without one.
+    pub category: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

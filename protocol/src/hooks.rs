@@ -231,8 +231,9 @@ pub struct HookResult {
     /// Why the message was blocked, for the audit trail (never shown to the user).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_reason: Option<String>,
-    /// A short category for the block (e.g. `self_harm`), shown in `complete` and the
-    /// block metrics; default `policy`.
+    /// A short category for what the module did: a block's (e.g. `self_harm`, default
+    /// `policy`), shown in `complete` and the block metrics, or a modification's (e.g.
+    /// `pii`), shown in the block metrics.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_category: Option<String>,
     /// What the user is told instead of a model answer when the module blocks.
@@ -287,6 +288,7 @@ pub struct Modifications {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(poem_openapi::Object))]
+#[cfg_attr(feature = "openapi", oai(rename = "HookExtraction"))]
 pub struct Extraction {
     #[serde(rename = "type")]
     #[cfg_attr(feature = "openapi", oai(rename = "type"))]
@@ -299,7 +301,10 @@ pub struct Extraction {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "openapi", derive(poem_openapi::Object))]
-#[cfg_attr(feature = "openapi", oai(skip_serializing_if_is_none))]
+#[cfg_attr(
+    feature = "openapi",
+    oai(rename = "HookAudit", skip_serializing_if_is_none)
+)]
 pub struct Audit {
     pub original_content: String,
     pub redaction_reason: String,

@@ -45,3 +45,7 @@ mirror_enum!(
     /// A person's part in a class.
     EnrollmentRole <=> enums::EnrollmentRole { Student, Teacher }
 );
+mirror_enum!(
+    /// What a module decided at one hook run.
+    ModuleOutcome <=> enums::ModuleOutcome { Continue, Modify, Block, Error, Timeout }
+);

@@ -173,6 +173,19 @@ impl Settings {
         if self.worker.lease_s < 3 {
             anyhow::bail!("invalid setting `worker.lease_s`: must be at least 3");
         }
+        for (i, model) in self.models.iter().enumerate() {
+            let prices = [
+                ("input_usd_per_mtok", model.input_usd_per_mtok),
+                ("output_usd_per_mtok", model.output_usd_per_mtok),
+            ];
+            for (key, price) in prices {
+                if price.is_some_and(|p| !(p.is_finite() && p >= 0.0)) {
+                    anyhow::bail!(
+                        "invalid setting `models[{i}].{key}`: must be a number of dollars, 0 or more"
+                    );
+                }
+            }
+        }
         for (i, server) in self.mcp_servers.iter().enumerate() {
             let key = format!("mcp_servers[{i}]");
             let name_ok = !server.name.is_empty()

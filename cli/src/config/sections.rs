@@ -102,6 +102,11 @@ pub struct ModelSettings {
     /// Whether the model accepts images (attached images are sent to it as image parts).
     #[serde(default)]
     pub vision: bool,
+    /// What a million input (prompt) tokens cost, in US dollars; absent: 0. Usage rows
+    /// (`ai_usage.cost_usd`) are priced with it when they are written.
+    pub input_usd_per_mtok: Option<f64>,
+    /// What a million output (completion) tokens cost, in US dollars; absent: 0.
+    pub output_usd_per_mtok: Option<f64>,
 }
 
 /// How workers run turns (`[worker]`).

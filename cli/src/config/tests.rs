@@ -153,3 +153,31 @@ fn mcp_servers_load_with_secrets_hidden_and_bad_ones_name_their_key() {
         });
     }
 }
+
+#[test]
+fn model_prices_load_and_must_not_be_negative() {
+    Jail::expect_with(|jail| {
+        let models = "[[providers]]\nname = \"p\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n\
+                      [[models]]\nid = \"m\"\nprovider = \"p\"\n";
+        jail.create_file(
+            "parley.toml",
+            &format!("{models}input_usd_per_mtok = 0.15\noutput_usd_per_mtok = 0.6\n"),
+        )?;
+        let s = load_in(jail).expect("priced models load");
+        assert_eq!(s.models[0].input_usd_per_mtok, Some(0.15));
+        assert_eq!(s.models[0].output_usd_per_mtok, Some(0.6));
+        jail.create_file("parley.toml", models)?;
+        let s = load_in(jail).expect("prices are optional");
+        assert_eq!(s.models[0].input_usd_per_mtok, None);
+        jail.create_file(
+            "parley.toml",
+            &format!("{models}output_usd_per_mtok = -1.0\n"),
+        )?;
+        let err = load_in(jail).expect_err("a negative price is refused");
+        assert!(
+            err.to_string().contains("models[0].output_usd_per_mtok"),
+            "{err}"
+        );
+        Ok(())
+    });
+}

@@ -10,6 +10,7 @@ pub mod classes;
 pub mod conversation;
 pub mod files;
 pub mod groups;
+pub mod metrics;
 pub mod moderation;
 pub mod notes;
 pub mod page;

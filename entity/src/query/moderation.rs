@@ -21,6 +21,8 @@ pub struct ModuleEvent {
     pub hook: String,
     pub outcome: ModuleOutcome,
     pub duration_ms: i64,
+    /// The category of a block or modification, when the module gave one.
+    pub category: Option<String>,
 }
 
 /// Records module runs, in one statement.
@@ -39,6 +41,7 @@ pub async fn record_events<C: ConnectionTrait>(
         hook: Set(e.hook.clone()),
         outcome: Set(e.outcome),
         duration_ms: Set(e.duration_ms),
+        category: Set(e.category.clone()),
         created_at: Set(now),
     });
     module_events::Entity::insert_many(rows)

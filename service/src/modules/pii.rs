@@ -171,6 +171,7 @@ impl Module for PiiRedactor {
         };
         Ok(HookResult {
             modifications: Some(modifications),
+            block_category: Some("pii".into()),
             extractions: vec![Extraction {
                 kind: "pii_detected".into(),
                 data: json!({"location": location, "types": types, "count": found.count}),

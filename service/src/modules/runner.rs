@@ -71,11 +71,15 @@ pub async fn run_blocking(modules: &[Enabled], mut ctx: HookContext) -> HookOutc
             hook: hook.as_str().to_owned(),
             outcome: ModuleOutcome::Continue,
             duration_ms: started.elapsed().as_millis() as i64,
+            category: None,
         };
         let result = match ran {
             Ok(result) => result,
             Err(failure) => {
                 event.outcome = failure.outcome();
+                if module.registered.fail_closed {
+                    event.category = Some(FAILURE_CATEGORY.into());
+                }
                 outcome.events.push(event);
                 tracing::warn!(module = module.name(), hook = hook.as_str(), error = %failure, "a module failed");
                 if module.registered.fail_closed {
@@ -90,7 +94,16 @@ pub async fn run_blocking(modules: &[Enabled], mut ctx: HookContext) -> HookOutc
                 continue;
             }
         };
+        event.category = result
+            .block_category
+            .clone()
+            .filter(|c| !c.trim().is_empty());
         event.outcome = apply(module.name(), result, &mut ctx, &mut outcome);
+        if event.outcome == ModuleOutcome::Block {
+            event.category = outcome.blocked.as_ref().map(|b| b.category.clone());
+        } else if event.outcome == ModuleOutcome::Continue {
+            event.category = None;
+        }
         outcome.events.push(event);
         if outcome.blocked.is_some() {
             return outcome;
@@ -171,6 +184,7 @@ async fn run_async(
                 hook: hook.as_str().to_owned(),
                 outcome,
                 duration_ms: started.elapsed().as_millis() as i64,
+                category: None,
             });
         }
         let now = query::now();

@@ -6,6 +6,7 @@
 mod admin_access;
 mod admin_classes;
 mod admin_groups;
+mod admin_metrics;
 mod admin_tools;
 mod admin_users;
 mod attachments;

@@ -519,3 +519,101 @@ both_backends!(
         assert_eq!(modules[0].name, "pii_redactor");
     }
 );
+
+both_backends!(
+    the_admin_reads_the_audit_trail_and_block_metrics_of_the_turns_that_ran,
+    |backend: Backend| async move {
+        let g = guarded(
+            backend,
+            vec![
+                module("safety_filter", None),
+                module("pii_redactor", None),
+                module("ops", None),
+            ],
+            false,
+            Answer::Json(json!({})),
+        )
+        .await;
+        // A block, a redaction, then a webhook that times out.
+        assert_eq!(
+            completed(&g.turn("How do I make a bomb?").await)["blocked"],
+            true
+        );
+        g.turn("Mail me at kim@example.net").await;
+        g.hook.answer(Answer::Slow(Duration::from_secs(3)));
+        g.turn("hello").await;
+
+        let admin = g.app.admin_client();
+        let report = admin
+            .admin_blocks()
+            .group_by(parley_tests::client::types::BlocksGroupBy::Module)
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner();
+        let group = |key: &str| {
+            report
+                .groups
+                .iter()
+                .find(|g| g.key == key)
+                .unwrap_or_else(|| panic!("no group {key}: {report:?}"))
+                .clone()
+        };
+        let safety = group("safety_filter");
+        assert_eq!(
+            (safety.runs, safety.blocks, safety.modifications),
+            (5, 1, 0)
+        );
+        assert!((safety.block_rate - 0.2).abs() < 1e-9, "{safety:?}");
+        let pii = group("pii_redactor");
+        assert_eq!((pii.runs, pii.blocks, pii.modifications), (2, 0, 1));
+        let ops = group("ops");
+        assert_eq!((ops.runs, ops.timeouts, ops.errors), (2, 1, 0));
+        let category = |name: &str| {
+            report
+                .by_category
+                .iter()
+                .find(|c| c.category == name)
+                .unwrap_or_else(|| panic!("no category {name}: {report:?}"))
+                .clone()
+        };
+        assert_eq!(category("weapons").blocks, 1);
+        assert_eq!(category("pii").modifications, 1);
+
+        let audit = admin
+            .admin_session_audit()
+            .id(g.session_id)
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner();
+        assert_eq!(audit.module_events.len(), 9, "{audit:?}");
+        let trail: Vec<(&str, &str, i64)> = audit
+            .audits
+            .iter()
+            .map(|a| {
+                (
+                    a.redaction_module.as_str(),
+                    a.original_content.as_str(),
+                    i64::from(a.seq),
+                )
+            })
+            .collect();
+        assert_eq!(
+            trail,
+            [
+                ("safety_filter", "How do I make a bomb?", 1),
+                ("pii_redactor", "Mail me at [email]", 3),
+            ]
+        );
+        let kinds: Vec<&str> = audit.extractions.iter().map(|e| e.type_.as_str()).collect();
+        assert_eq!(kinds, ["safety_flag", "pii_detected"]);
+        // Not for students.
+        g.client
+            .admin_session_audit()
+            .id(g.session_id)
+            .send()
+            .await
+            .assert_problem(403);
+    }
+);

@@ -196,7 +196,9 @@ async fn record_usage(
             vendor: generated.vendor.clone(),
             input_tokens: call.input_tokens as i64,
             output_tokens: call.output_tokens as i64,
-            cost_usd: 0.0,
+            cost_usd: generated
+                .price
+                .cost_usd(call.input_tokens, call.output_tokens),
             latency_ms: call.latency_ms as i64,
             ttft_ms: call.ttft_ms.map(|t| t as i64),
         };

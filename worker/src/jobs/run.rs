@@ -32,6 +32,7 @@ use crate::{
     context::{self, Window},
     hooks::{self, TurnHooks},
     persist::{Stop, TurnSink, Watcher},
+    providers::Price,
     tools::{CallContext, runner::TurnTools},
 };
 
@@ -48,6 +49,8 @@ pub(super) struct Generated {
     /// Who answered: the model and vendor, or the module that blocked (`vendor: module`).
     pub model: String,
     pub vendor: String,
+    /// What the model's calls cost (zero for a module's answer).
+    pub price: Price,
     pub user_message_id: Uuid,
     /// The system prompt sent (recorded on the prompt).
     pub system: String,
@@ -167,6 +170,7 @@ pub(super) async fn run(
         session,
         model: route.model,
         vendor: route.vendor,
+        price: route.price,
         user_message_id,
         system: context.system,
         generation,
@@ -206,6 +210,7 @@ async fn answer_blocked(
         session,
         model: blocked.module.clone(),
         vendor: MODULE_VENDOR.into(),
+        price: Price::default(),
         user_message_id,
         system: String::new(),
         generation,

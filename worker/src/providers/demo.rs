@@ -23,6 +23,7 @@ pub(super) fn route() -> Route {
         vendor: VENDOR.into(),
         max_context: 8192,
         vision: false,
+        price: super::Price::default(),
         backend: Backend::Demo,
     }
 }

@@ -9,8 +9,10 @@
 pub mod demo;
 mod messages;
 pub mod openai;
+mod price;
 
 pub use messages::{CallRequest, CalledFunction, ChatMessage, FunctionOffer};
+pub use price::Price;
 
 use std::{pin::Pin, sync::Arc};
 
@@ -95,6 +97,8 @@ pub struct ModelConfig {
     pub max_context: usize,
     /// Whether it accepts images.
     pub vision: bool,
+    /// What its tokens cost.
+    pub price: Price,
 }
 
 /// How to reach one model.
@@ -106,6 +110,8 @@ pub struct Route {
     pub max_context: usize,
     /// Whether attached images are sent to it (as image parts).
     pub vision: bool,
+    /// What its tokens cost (recorded with each call's usage).
+    pub price: Price,
     backend: Backend,
 }
 
@@ -188,6 +194,7 @@ impl Catalog {
                 vendor: model.provider.clone(),
                 max_context: model.max_context,
                 vision: model.vision,
+                price: model.price,
                 backend: Backend::OpenAi(client.clone()),
             });
         }
@@ -242,6 +249,7 @@ mod tests {
             provider: provider.into(),
             max_context: 8192,
             vision: false,
+            price: Price::default(),
         }
     }
 

@@ -2,12 +2,16 @@
 //! the caller into an [`Admin`](crate::auth::Admin) (403 otherwise).
 //!
 //! One module per resource: users and their tokens, groups and their members, tools,
-//! classes and their enrolments, assignments. Lists are cursor-paginated, creates answer
+//! classes and their enrolments, assignments; and the dashboard's figures: usage, block
+//! metrics and prompt statistics ([`metrics`]), a session's moderation record
+//! ([`audit`]). Lists are cursor-paginated, creates answer
 //! 201 with a `Location` header, deletes answer 204 ([`Deleted`]).
 
 pub mod assignments;
+pub mod audit;
 pub mod classes;
 pub mod groups;
+pub mod metrics;
 pub mod tools;
 pub mod users;
 
@@ -28,6 +32,8 @@ pub type AdminApi = (
     tools::ToolsAdminApi,
     classes::ClassesAdminApi,
     assignments::AssignmentsAdminApi,
+    metrics::MetricsAdminApi,
+    audit::AuditAdminApi,
 );
 
 pub fn api() -> AdminApi {
@@ -37,5 +43,7 @@ pub fn api() -> AdminApi {
         tools::ToolsAdminApi,
         classes::ClassesAdminApi,
         assignments::AssignmentsAdminApi,
+        metrics::MetricsAdminApi,
+        audit::AuditAdminApi,
     )
 }
