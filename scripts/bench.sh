@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs Parley's load benchmark (tests/bench) in distributed mode on this machine.
 #
-#   scripts/bench.sh                  # three phases: the load levels, C = 32 with one
-#                                     # function call per turn, then 1,000 SSE readers
+#   scripts/bench.sh                  # four phases: the load levels, C = 32 with one
+#                                     # function call per turn, C = 32 with the PII
+#                                     # module and skills on, then 1,000 SSE readers
 #   scripts/bench.sh [BENCH-ARGS...]  # one run of parley-bench with these arguments,
 #                                     # e.g. --levels 1,8,32 --duration 10, or --readers 1000
 #
@@ -191,6 +192,9 @@ elif (($# == 0)); then
     echo
     echo "== phase 1b: one function call per turn (getCurrentTime, two model calls)"
     run_bench --levels 32 --function-call --no-direct
+    echo
+    echo "== phase 1c: modules — the PII redactor redacts every message, skills on (compare with C = 32 of phase 1)"
+    run_bench --levels 32 --modules --no-direct
     log "restarting the api and worker for the readers phase"
     stop_roles
     start_roles

@@ -69,6 +69,10 @@ struct Args {
     /// with its result (the agent loop's cost), instead of one plain model call.
     #[arg(long)]
     function_call: bool,
+    /// The tool runs modules (the PII redactor, which redacts an email address in every
+    /// message) and skills stay on, instead of a tool without modules.
+    #[arg(long)]
+    modules: bool,
     /// Memory mode: hold this many SSE readers on one slow turn instead of the levels.
     #[arg(long)]
     readers: Option<usize>,
@@ -117,7 +121,7 @@ async fn main() -> anyhow::Result<()> {
     );
 
     if let Some(n) = args.readers {
-        let fixtures = api.fixtures(1, &[]).await.context("creating fixtures")?;
+        let fixtures = api.fixtures(1, &[], &[]).await.context("creating fixtures")?;
         let options = readers::Options {
             readers: n,
             hold: Duration::from_secs_f64(args.hold),
@@ -147,7 +151,11 @@ async fn main() -> anyhow::Result<()> {
         &[]
     };
     let fixtures = api
-        .fixtures(max_users, functions)
+        .fixtures(
+            max_users,
+            functions,
+            if args.modules { &["pii_redactor"] } else { &[] },
+        )
         .await
         .context("creating fixtures")?;
     println!(
@@ -161,6 +169,12 @@ async fn main() -> anyhow::Result<()> {
     };
     let content: Arc<str> = if args.function_call {
         "[[mock tool_call=getCurrentTime]] what time is it".into()
+    } else if args.modules {
+        format!(
+            "[[mock tokens={}]] hi, write to me at kim@example.net",
+            args.tokens
+        )
+        .into()
     } else {
         format!("[[mock tokens={}]] hi", args.tokens).into()
     };
@@ -248,7 +262,7 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn print_timeline(api: &Api, args: &Args, turns: usize) -> anyhow::Result<()> {
-    let fixtures = api.fixtures(1, &[]).await.context("creating fixtures")?;
+    let fixtures = api.fixtures(1, &[], &[]).await.context("creating fixtures")?;
     let user = &fixtures.users[0];
     let session = api.open_session(user, &fixtures.tool_id).await?;
     let url = api.url(&format!("/v1/sessions/{session}/messages"));

@@ -83,8 +83,15 @@ impl Api {
             .await
     }
 
-    /// Creates the group, the tool (offering `functions`) and `users` students with tokens.
-    pub async fn fixtures(&self, users: usize, functions: &[&str]) -> anyhow::Result<Fixtures> {
+    /// Creates the group, the tool (offering `functions`, running `modules`) and `users`
+    /// students with tokens.
+    pub async fn fixtures(
+        &self,
+        users: usize,
+        functions: &[&str],
+        modules: &[&str],
+    ) -> anyhow::Result<Fixtures> {
+        let modules: Vec<Value> = modules.iter().map(|m| json!({"name": m})).collect();
         let run = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis())
@@ -103,7 +110,7 @@ impl Api {
                     "group_id": group_id,
                     "name": "Bench tutor",
                     "type": "chat",
-                    "definition": {"behavior": "Answer briefly.", "functions": functions},
+                    "definition": {"behavior": "Answer briefly.", "functions": functions, "modules": modules},
                 }),
             )
             .await?;
