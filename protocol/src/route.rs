@@ -53,6 +53,9 @@ mod tests {
         };
         let json = serde_json::to_value(&decision).unwrap();
         assert_eq!(json["skill_won"], serde_json::Value::Null);
-        assert_eq!(serde_json::from_value::<RouteDecision>(json).unwrap(), decision);
+        assert_eq!(
+            serde_json::from_value::<RouteDecision>(json).unwrap(),
+            decision
+        );
     }
 }

@@ -173,7 +173,10 @@ mod tests {
 
         let paused_at = t0 + chrono::Duration::seconds(100);
         assert!(pause(&db, timer.id, paused_at).await.unwrap());
-        assert!(!pause(&db, timer.id, paused_at).await.unwrap(), "paused twice");
+        assert!(
+            !pause(&db, timer.id, paused_at).await.unwrap(),
+            "paused twice"
+        );
         // Paused, it stays live past its old end.
         let late = t0 + chrono::Duration::seconds(5000);
         let paused = live(&db, alice, "tea", late).await.unwrap().unwrap();
@@ -184,7 +187,10 @@ mod tests {
         // Bob's timer of the same name is his own.
         let bobs = live(&db, bob, "tea", t0).await.unwrap().unwrap();
         assert_eq!(bobs.duration_s, 60);
-        assert!(live(&db, bob, "tea", late).await.unwrap().is_none(), "ran out");
+        assert!(
+            live(&db, bob, "tea", late).await.unwrap().is_none(),
+            "ran out"
+        );
 
         assert!(cancel(&db, timer.id, late).await.unwrap());
         assert!(live(&db, alice, "tea", late).await.unwrap().is_none());

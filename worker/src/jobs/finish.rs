@@ -90,10 +90,23 @@ async fn record_generation(
     };
     outcome.assistant_message_id = assistant_message_id;
     outcome.user_message_id = Some(generated.user_message_id);
-    outcome.model = Some(generated.route.model.clone());
-    outcome.vendor = Some(generated.route.vendor.clone());
-    outcome.system_message = Some(generated.system);
+    // A skill's answer names the skill as its model (DESIGN §5.3).
+    let skill = generated
+        .decision
+        .as_ref()
+        .and_then(|d| d.skill_won.clone());
+    let (model, vendor) = match skill {
+        Some(skill) => (skill, crate::skills::VENDOR.to_owned()),
+        None => (
+            generated.route.model.clone(),
+            generated.route.vendor.clone(),
+        ),
+    };
+    outcome.model = Some(model);
+    outcome.vendor = Some(vendor);
+    outcome.system_message = generated.system;
     outcome.response = response;
+    outcome.route = generated.decision;
     let recorded = Recorded {
         answer: &text,
         usage,

@@ -3,8 +3,9 @@
 //!
 //! * [`claim`] — take the prompt with a lease, or find there is nothing to do (it
 //!   finished already, another worker holds it, or it was cancelled before it ran);
-//! * [`run`] — tell readers it runs, save the user message, assemble the context, run
-//!   the agent loop (module hooks and skill routing slot in here);
+//! * [`run`] — tell readers it runs, route the message to a skill (which may answer
+//!   instead of the model), save the user message, assemble the context, run the agent
+//!   loop (module hooks slot in here);
 //! * [`finish`] — record the answer, usage and terminal state, then tell readers how the
 //!   turn ended (with the rule of `parley_service::turns::record`) and hand the session
 //!   to its next waiting prompt.

@@ -13,7 +13,10 @@ use parley_entity::{
     },
     sessions,
 };
-use parley_protocol::events::{EventKind, PromptState};
+use parley_protocol::{
+    events::{EventKind, PromptState},
+    route::RouteDecision,
+};
 use parley_service::turns::record;
 use serde_json::Value;
 use uuid::Uuid;
@@ -40,10 +43,12 @@ pub(super) struct Generated {
     pub session: sessions::Model,
     pub route: Route,
     pub user_message_id: Uuid,
-    /// The system prompt sent (recorded on the prompt).
-    pub system: String,
+    /// The system prompt sent (recorded on the prompt); none when a skill answered.
+    pub system: Option<String>,
     pub generation: Generation,
     pub end: LoopEnd,
+    /// The skill router's decision (recorded on the prompt); none with skills off.
+    pub decision: Option<RouteDecision>,
 }
 
 /// Runs the turn of a claimed prompt up to the end of its generation.
@@ -78,6 +83,19 @@ pub(super) async fn run(
     let content = input.content;
     let session = query::sessions::get(&deps.db, prompt.session_id).await?;
     let files = query::files::owned_in_order(&deps.db, session.user_id, &input.attachments).await?;
+    let skills = crate::skills::route_turn(&deps.db, prompt, &session, &content, sink).await?;
+    if let Some(generation) = skills.answer {
+        let user_message_id = save_user_message(deps, prompt, &content, &files).await?;
+        return Ok(Produced::Generated(Box::new(Generated {
+            session,
+            route,
+            user_message_id,
+            system: None,
+            generation,
+            end: LoopEnd::Completed,
+            decision: skills.decision,
+        })));
+    }
     // chat:before_ai modules run here (they may block or rewrite the message).
     let user_message_id = save_user_message(deps, prompt, &content, &files).await?;
     let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, 500)
@@ -116,9 +134,10 @@ pub(super) async fn run(
         session,
         route,
         user_message_id,
-        system: context.system,
+        system: Some(context.system),
         generation,
         end,
+        decision: skills.decision,
     })))
 }
 
