@@ -55,6 +55,9 @@ pub struct ToolDefinition {
     /// Ask the model for suggested values and actions (parsed out of its answer into
     /// `complete.payload`); default false.
     pub suggestions: Option<bool>,
+    /// Let the built-in skills (timers, math) answer messages that are clearly theirs
+    /// instead of the model; default true.
+    pub skills: Option<bool>,
 }
 
 /// Limits on what a tool talks about and how it answers.
