@@ -21,4 +21,5 @@ mod migrations;
 mod ops;
 mod restart;
 mod sessions;
+mod skills;
 mod turns;
