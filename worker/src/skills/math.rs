@@ -16,8 +16,8 @@ use std::sync::LazyLock;
 
 use async_trait::async_trait;
 use evalexpr::{
-    ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes, Function,
-    HashMapContext, Value,
+    Context, ContextWithMutableFunctions, ContextWithMutableVariables, DefaultNumericTypes,
+    Function, HashMapContext, Value,
 };
 use regex::Regex;
 
@@ -231,24 +231,30 @@ fn shown_side(tokens: &[Token<'_>]) -> String {
         .collect()
 }
 
+/// A math function of one number, and one that folds a list (`min`, `max`).
+type Unary = fn(f64) -> f64;
+type Fold = fn(f64, f64) -> f64;
+
+const UNARY: [(&str, Unary); 11] = [
+    ("sqrt", f64::sqrt),
+    ("abs", f64::abs),
+    ("floor", f64::floor),
+    ("ceil", f64::ceil),
+    ("round", f64::round),
+    ("ln", f64::ln),
+    ("log", f64::log10),
+    ("sin", f64::sin),
+    ("cos", f64::cos),
+    ("tan", f64::tan),
+    ("exp", f64::exp),
+];
+const FOLDS: [(&str, Fold); 2] = [("min", f64::min), ("max", f64::max)];
+
 /// The context expressions run in: no built-in functions (string, regex, random, …),
 /// only the math functions and `pi`.
 static CONTEXT: LazyLock<HashMapContext<DefaultNumericTypes>> = LazyLock::new(|| {
     let mut context = HashMapContext::new();
-    let unary: [(&str, fn(f64) -> f64); 11] = [
-        ("sqrt", f64::sqrt),
-        ("abs", f64::abs),
-        ("floor", f64::floor),
-        ("ceil", f64::ceil),
-        ("round", f64::round),
-        ("ln", f64::ln),
-        ("log", f64::log10),
-        ("sin", f64::sin),
-        ("cos", f64::cos),
-        ("tan", f64::tan),
-        ("exp", f64::exp),
-    ];
-    for (name, f) in unary {
+    for (name, f) in UNARY {
         let function = Function::new(move |argument: &Value<DefaultNumericTypes>| {
             Ok(Value::Float(f(argument.as_number()?)))
         });
@@ -256,30 +262,33 @@ static CONTEXT: LazyLock<HashMapContext<DefaultNumericTypes>> = LazyLock::new(||
             .set_function(name.to_owned(), function)
             .expect("a hash map context takes functions");
     }
-    let extremes: [(&str, fn(f64, f64) -> f64); 2] = [("min", f64::min), ("max", f64::max)];
-    for (name, f) in extremes {
-        let function = Function::new(move |argument: &Value<DefaultNumericTypes>| {
-            let mut numbers = argument.as_tuple()?.into_iter();
-            let first = numbers
-                .next()
-                .ok_or_else(|| evalexpr::EvalexprError::expected_tuple(argument.clone()))?
-                .as_number()?;
-            let folded = numbers.try_fold(first, |acc, n| n.as_number().map(|n| f(acc, n)))?;
-            Ok(Value::Float(folded))
-        });
+    for (name, f) in FOLDS {
         context
-            .set_function(name.to_owned(), function)
+            .set_function(name.to_owned(), Function::new(move |a| fold(a, f)))
             .expect("a hash map context takes functions");
     }
     context
         .set_value("pi".to_owned(), Value::Float(std::f64::consts::PI))
         .expect("a hash map context takes values");
-    use evalexpr::Context as _;
     context
         .set_builtin_functions_disabled(true)
         .expect("a hash map context can disable built-ins");
     context
 });
+
+/// `f` over the numbers of a tuple argument (`min(3, 1, 2)`).
+fn fold(
+    argument: &Value<DefaultNumericTypes>,
+    f: Fold,
+) -> evalexpr::EvalexprResult<Value<DefaultNumericTypes>, DefaultNumericTypes> {
+    let mut numbers = argument.as_tuple()?.into_iter();
+    let first = numbers
+        .next()
+        .ok_or_else(|| evalexpr::EvalexprError::expected_tuple(argument.clone()))?
+        .as_number()?;
+    let folded = numbers.try_fold(first, |acc, n| n.as_number().map(|n| f(acc, n)))?;
+    Ok(Value::Float(folded))
+}
 
 /// The value of one side of an expression.
 fn value(tokens: &[Token<'_>]) -> Result<f64, MathError> {

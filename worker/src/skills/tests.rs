@@ -178,7 +178,7 @@ struct Fixed {
 }
 
 impl Fixed {
-    fn new(name: &'static str, pattern: &str, cost: f64) -> Box<dyn Skill> {
+    fn boxed(name: &'static str, pattern: &str, cost: f64) -> Box<dyn Skill> {
         let regex = Regex::new(pattern).expect("a valid test pattern");
         Box::new(Self {
             name,
@@ -216,8 +216,8 @@ impl Skill for Fixed {
 fn ties_go_to_the_skill_registered_first() {
     let both = |first: &'static str, second: &'static str| {
         Router::new(vec![
-            Fixed::new(first, r"(?P<x>\d+)", 1.0),
-            Fixed::new(second, r"(?P<y>\d+)", 1.0),
+            Fixed::boxed(first, r"(?P<x>\d+)", 1.0),
+            Fixed::boxed(second, r"(?P<y>\d+)", 1.0),
         ])
     };
     let router = both("AlphaSkill", "BetaSkill");
@@ -230,8 +230,8 @@ fn ties_go_to_the_skill_registered_first() {
     );
     // A strictly better selection wins whatever the order.
     let router = Router::new(vec![
-        Fixed::new("AlphaSkill", r"(?P<x>\d+)", 1.0),
-        Fixed::new("BetaSkill", r"(?P<y>\d+)", 0.5),
+        Fixed::boxed("AlphaSkill", r"(?P<x>\d+)", 1.0),
+        Fixed::boxed("BetaSkill", r"(?P<y>\d+)", 0.5),
     ]);
     let decision = router.route("42").decision;
     assert_eq!(decision.skill_won.as_deref(), Some("BetaSkill"));
@@ -241,12 +241,12 @@ fn ties_go_to_the_skill_registered_first() {
 #[test]
 fn scores_follow_the_seed() {
     let router = Router::new(vec![
-        Fixed::new(
+        Fixed::boxed(
             "WidgetSkill",
             r"(?P<amount>\d+) (?P<unit>kg)(?: of (?P<what>\w+))?",
             1.25,
         ),
-        Fixed::new("NoGroupSkill", r"free", 0.0),
+        Fixed::boxed("NoGroupSkill", r"free", 0.0),
     ]);
     // 2 of 3 groups + 0.05 (amount and unit); 0.717 / 1.25 is below 0.6.
     let d = router.route("5 kg").decision;
