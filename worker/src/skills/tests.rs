@@ -291,3 +291,26 @@ fn timer_names_and_durations() {
     assert_eq!(human_duration(d(3_661_000)), "1 hour 1 minute 1 second");
     assert_eq!(human_duration(d(0)), "less than a second");
 }
+
+#[test]
+fn hostile_math_is_answered_without_panicking() {
+    let deep = format!("{}1{}+1", "(".repeat(90), ")".repeat(90));
+    let cases = [
+        (deep.as_str(), "2 — "),
+        ("2^99999", "Math error"),
+        ("sqrt(0-1)", "Math error"),
+        ("0/0", math::DIVIDE_BY_ZERO),
+        ("99999999999999999999 * 9", "900000000000000000000"),
+        ("min(3, 1, 2) + max(4, 5)", "6 — "),
+        ("3 4 + 1", math::HELP),
+        ("٣ + ٤", math::HELP),
+    ];
+    for (text, start) in cases {
+        let found = MathSkill.find(text).unwrap_or_else(|| panic!("{text}"));
+        let answer = math::answer(text, &found);
+        assert!(answer.starts_with(start), "{text}: {answer}");
+    }
+    // Too long to be tried as one expression: only the seed's patterns apply.
+    let long = format!("1{}", "+1".repeat(150));
+    assert_ne!(MathSkill.find(&long).map(|f| f.pattern), Some(0));
+}
