@@ -7,7 +7,7 @@
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use parley_protocol::{events::ResponseExtras, turn::TurnInput};
+use parley_protocol::{events::ResponseExtras, route::RouteDecision, turn::TurnInput};
 
 use crate::enums::{ErrorCode, PromptState};
 
@@ -24,8 +24,9 @@ pub struct Model {
     pub attempt: i32,
     pub model: Option<String>,
     pub vendor: Option<String>,
+    /// The skill router's decision (DESIGN §5.3), for every routed turn.
     #[sea_orm(column_type = "JsonBinary", nullable)]
-    pub route: Option<Json>,
+    pub route: Option<RouteDecision>,
     #[sea_orm(column_type = "Text", nullable)]
     pub system_message: Option<String>,
     pub error_code: Option<ErrorCode>,

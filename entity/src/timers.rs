@@ -1,5 +1,6 @@
-//! `timers`: data behind the built-in timer function. A timer fires at `fires_at` unless
-//! `canceled_at` is set; `fired_at` records that it did.
+//! `timers`: data behind the timer skill, per user and by name (`label`). A timer fires
+//! at `fires_at` unless `canceled_at` is set; `fired_at` records that it did. A paused
+//! timer has `paused_at`: its remaining time is `fires_at − paused_at`.
 
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,7 @@ pub struct Model {
     pub canceled_at: Option<DateTimeUtc>,
     pub fired_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
+    pub paused_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -25,6 +25,7 @@ mod m20261123_000008_create_message_search;
 mod m20261123_000009_add_prompt_response;
 mod m20261123_000010_create_files;
 mod m20261123_000011_add_module_event_category;
+mod m20261123_000012_add_timer_pause;
 
 #[cfg(test)]
 mod tests;
@@ -47,6 +48,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000009_add_prompt_response::Migration),
             Box::new(m20261123_000010_create_files::Migration),
             Box::new(m20261123_000011_add_module_event_category::Migration),
+            Box::new(m20261123_000012_add_timer_pause::Migration),
         ]
     }
 }

@@ -1,13 +1,15 @@
 //! The wire contract shared by Parley's api, worker and tests.
 //!
 //! What crosses a process boundary is defined here once: the stream events of a prompt
-//! ([`events`]), the module hook contract ([`hooks`]), the job payloads ([`jobs`]), the input of a turn ([`turn`]) and the
-//! Redis key names ([`keys`]). Keeping them in one crate means the api that reads a
-//! stream and the worker that writes it cannot disagree on a key or a field.
+//! ([`events`]), the module hook contract ([`hooks`]), the job payloads ([`jobs`]), the
+//! input of a turn ([`turn`]), the skill router's decision ([`route`]) and the Redis key
+//! names ([`keys`]). Keeping them in one crate means the api that reads a stream and the
+//! worker that writes it cannot disagree on a key or a field.
 
 pub mod events;
 pub mod hooks;
 pub mod jobs;
+pub mod route;
 pub mod turn;
 
 pub mod keys {

@@ -5,6 +5,8 @@
 //! * [`jobs`] — the `Generate` job in three stages named after the turn: claim the
 //!   prompt, run it (user message, the stages below) and finish it (persist the
 //!   outcome, emit the terminal event, hand the session on);
+//! * [`skills`] — the skill router: built-in skills (timers, math) that answer instead
+//!   of the model when a message is clearly theirs;
 //! * [`context`] — the system prompt in sections and the token-budgeted history;
 //! * [`agent_loop`] — provider calls turned into content blocks and events, and the
 //!   tool loop: function calls run, results fed back, the model called again;
@@ -25,4 +27,5 @@ pub mod hooks;
 pub mod jobs;
 pub mod persist;
 pub mod providers;
+pub mod skills;
 pub mod tools;

@@ -59,6 +59,9 @@ pub struct ToolDefinition {
     /// get its events only then (or the replacement, if a module replaced it); default
     /// false.
     pub hold_back: Option<bool>,
+    /// Let the built-in skills (timers, math) answer messages that are clearly theirs
+    /// instead of the model; default true.
+    pub skills: Option<bool>,
 }
 
 /// Limits on what a tool talks about and how it answers.

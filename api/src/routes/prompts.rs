@@ -5,7 +5,10 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use parley_entity::{prompts, query::prompts as q};
-use parley_protocol::events::{ErrorCode, PromptState};
+use parley_protocol::{
+    events::{ErrorCode, PromptState},
+    route::RouteDecision,
+};
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
@@ -45,6 +48,10 @@ pub struct Prompt {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub completed_at: Option<DateTime<Utc>>,
+    /// How the skill router decided the turn (absent when the tool turned skills off
+    /// or the turn has not been routed yet). A skill that won answered instead of the
+    /// model: `model` is the skill, `vendor` is `skill`.
+    pub route: Option<RouteDecision>,
     /// Where its event feed is (`GET`, SSE).
     pub events_url: String,
 }
@@ -67,6 +74,7 @@ impl From<prompts::Model> for Prompt {
             created_at: p.created_at,
             started_at: p.started_at,
             completed_at: p.completed_at,
+            route: p.route,
         }
     }
 }

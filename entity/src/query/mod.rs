@@ -20,6 +20,7 @@ pub mod secrets;
 pub mod sessions;
 #[cfg(test)]
 mod testing;
+pub mod timers;
 pub mod todos;
 pub mod tokens;
 pub mod tool_calls;

@@ -121,7 +121,10 @@ async fn main() -> anyhow::Result<()> {
     );
 
     if let Some(n) = args.readers {
-        let fixtures = api.fixtures(1, &[], &[]).await.context("creating fixtures")?;
+        let fixtures = api
+            .fixtures(1, &[], &[])
+            .await
+            .context("creating fixtures")?;
         let options = readers::Options {
             readers: n,
             hold: Duration::from_secs_f64(args.hold),
@@ -262,7 +265,10 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn print_timeline(api: &Api, args: &Args, turns: usize) -> anyhow::Result<()> {
-    let fixtures = api.fixtures(1, &[], &[]).await.context("creating fixtures")?;
+    let fixtures = api
+        .fixtures(1, &[], &[])
+        .await
+        .context("creating fixtures")?;
     let user = &fixtures.users[0];
     let session = api.open_session(user, &fixtures.tool_id).await?;
     let url = api.url(&format!("/v1/sessions/{session}/messages"));

@@ -37,6 +37,7 @@ fn full_definition() -> ToolDefinition {
         max_iterations: Some(3),
         payload_types: Some(vec![]),
         suggestions: Some(true),
+        skills: Some(false),
     }
 }
 

@@ -24,4 +24,5 @@ mod ops;
 mod restart;
 mod session_rules;
 mod sessions;
+mod skills;
 mod turns;

@@ -100,8 +100,9 @@ async fn record_generation(
     outcome.user_message_id = Some(generated.user_message_id);
     outcome.model = Some(generated.model.clone());
     outcome.vendor = Some(generated.vendor.clone());
-    outcome.system_message = Some(generated.system);
+    outcome.system_message = generated.system.clone();
     outcome.response = response;
+    outcome.route = generated.decision;
     let recorded = Recorded {
         answer: &text,
         usage,

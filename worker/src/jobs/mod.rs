@@ -3,8 +3,9 @@
 //!
 //! * [`claim`] — take the prompt with a lease, or find there is nothing to do (it
 //!   finished already, another worker holds it, or it was cancelled before it ran);
-//! * [`run`] — tell readers it runs, save the user message, assemble the context, run
-//!   `chat:before_ai` modules, the agent loop, `chat:after_ai` modules;
+//! * [`run`] — tell readers it runs, run `chat:before_ai` modules, route the message to
+//!   a skill (which may answer instead of the model), save the user message, assemble
+//!   the context, run the agent loop and `chat:after_ai` modules;
 //! * [`finish`] — record the answer, usage and terminal state, then tell readers how the
 //!   turn ended (with the rule of `parley_service::turns::record`) and hand the session
 //!   to its next waiting prompt.

@@ -1,6 +1,7 @@
 //! The middle stage: the turn runs — readers are told, `chat:before_ai` modules see the
-//! message (and may block or rewrite it), the user message is saved, `chat:on_message`
-//! is fired, the context is assembled, the agent loop streams the answer and
+//! message (and may block or rewrite it), the skill router may answer it instead of a
+//! model, the user message is saved, `chat:on_message` is fired, the context is
+//! assembled, the agent loop streams the answer and
 //! `chat:after_ai` modules see it (and may replace or block it; with hold-back, before
 //! anyone else does).
 
@@ -17,7 +18,10 @@ use parley_entity::{
     },
     sessions,
 };
-use parley_protocol::events::{EventKind, Moderation, PromptState};
+use parley_protocol::{
+    events::{EventKind, Moderation, PromptState},
+    route::RouteDecision,
+};
 use parley_service::{
     modules::runner::{Blocked, HookOutcome},
     turns::record,
@@ -52,14 +56,16 @@ pub(super) struct Generated {
     /// What the model's calls cost (zero for a module's answer).
     pub price: Price,
     pub user_message_id: Uuid,
-    /// The system prompt sent (recorded on the prompt).
-    pub system: String,
+    /// The system prompt sent (recorded on the prompt); none when a skill answered.
+    pub system: Option<String>,
     pub generation: Generation,
     pub end: LoopEnd,
     /// What modules did to the answer.
     pub moderation: Option<Moderation>,
     /// What `chat:after_ai` found, recorded with the assistant message.
     pub after_ai: Option<HookOutcome>,
+    /// The skill router's decision (recorded on the prompt); none with skills off.
+    pub decision: Option<RouteDecision>,
 }
 
 /// The text a blocked user message is saved as; the original is only in `message_audit`.
@@ -107,14 +113,37 @@ pub(super) async fn run(
         None => HookOutcome::default(),
     };
     if let Some(blocked) = before.blocked.clone() {
-        return answer_blocked(deps, prompt, sink, session, &input.content, before, blocked).await;
+        let generated =
+            answer_blocked(deps, prompt, sink, session, &input.content, before, blocked).await?;
+        return Ok(Produced::Generated(generated));
     }
     let content = before.message.clone().unwrap_or(input.content);
+    let skills = crate::skills::route_turn(&deps.db, prompt, &session, &content, sink).await?;
     let user_message_id = save_user_message(deps, prompt, &content, &files, &before).await?;
     if let Some(hooks) = &hooks
         && prompt.attempt <= 1
     {
         hooks.on_message(deps, &content, user_message_id);
+    }
+    if let Some(generation) = skills.answer {
+        let skill = skills
+            .decision
+            .as_ref()
+            .and_then(|d| d.skill_won.clone())
+            .unwrap_or_default();
+        return Ok(Produced::Generated(Box::new(Generated {
+            session,
+            model: skill,
+            vendor: crate::skills::VENDOR.into(),
+            price: Price::default(),
+            user_message_id,
+            system: None,
+            generation,
+            end: LoopEnd::Completed,
+            moderation: None,
+            after_ai: None,
+            decision: skills.decision,
+        })));
     }
     let window = Window {
         upstream_model: &route.upstream,
@@ -172,11 +201,12 @@ pub(super) async fn run(
         vendor: route.vendor,
         price: route.price,
         user_message_id,
-        system: context.system,
+        system: Some(context.system),
         generation,
         end,
         moderation,
         after_ai,
+        decision: skills.decision,
     })))
 }
 
@@ -191,7 +221,7 @@ async fn answer_blocked(
     original: &str,
     mut before: HookOutcome,
     blocked: Blocked,
-) -> Result<Produced, TurnError> {
+) -> Result<Box<Generated>, TurnError> {
     before.audits.push(AuditRow {
         module: blocked.module.clone(),
         original_content: before
@@ -206,13 +236,13 @@ async fn answer_blocked(
     agent_loop::blocks::write_text(&mut generation, sink, blocked.direct_response.clone()).await?;
     agent_loop::blocks::close(&mut generation, sink).await?;
     sink.flush(&generation.drafts).await?;
-    Ok(Produced::Generated(Box::new(Generated {
+    Ok(Box::new(Generated {
         session,
         model: blocked.module.clone(),
         vendor: MODULE_VENDOR.into(),
         price: Price::default(),
         user_message_id,
-        system: String::new(),
+        system: None,
         generation,
         end: LoopEnd::Completed,
         moderation: Some(Moderation {
@@ -222,7 +252,8 @@ async fn answer_blocked(
             replaced: false,
         }),
         after_ai: None,
-    })))
+        decision: None,
+    }))
 }
 
 /// The `vendor` of an answer a module gave instead of a model.

@@ -2,7 +2,7 @@
 //! session to its next waiting prompt. Also the two ways a finished prompt starts again
 //! or never starts: [`resume`] and [`abandon`].
 
-use parley_protocol::events::ResponseExtras;
+use parley_protocol::{events::ResponseExtras, route::RouteDecision};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     prelude::DateTimeUtc, sea_query::Expr,
@@ -30,6 +30,8 @@ pub struct Outcome {
     pub error: Option<String>,
     /// The answer's payload and suggestions, when it has any.
     pub response: Option<ResponseExtras>,
+    /// The skill router's decision, when the turn was routed.
+    pub route: Option<RouteDecision>,
 }
 
 impl Outcome {
@@ -45,6 +47,7 @@ impl Outcome {
             error_code: None,
             error: None,
             response: None,
+            route: None,
         }
     }
 
@@ -110,6 +113,9 @@ pub async fn finish(
     }
     if let Some(response) = outcome.response {
         update = update.col_expr(prompts::Column::Response, Expr::value(response));
+    }
+    if let Some(route) = outcome.route {
+        update = update.col_expr(prompts::Column::Route, Expr::value(route));
     }
     if let Some(system) = outcome.system_message {
         update = update.col_expr(prompts::Column::SystemMessage, Expr::value(system));

@@ -116,7 +116,7 @@ both_backends!(
         let turn = admin
             .send_message()
             .id(session.id)
-            .body_map(|b| b.content("What is 2+2?"))
+            .body_map(|b| b.content("What is photosynthesis?"))
             .send()
             .await
             .assert_status(201);
@@ -124,7 +124,7 @@ both_backends!(
         assert_eq!(turn.model, "parley-demo");
         let message = &turn.payload.message;
         assert!(
-            message.contains("offline demo model") && message.contains("What is 2+2?"),
+            message.contains("offline demo model") && message.contains("What is photosynthesis?"),
             "{message}"
         );
     }

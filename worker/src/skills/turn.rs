@@ -1,0 +1,86 @@
+//! The router inside a turn (DESIGN §5.3): after `prompt_state in_progress`, before
+//! `chat:before_ai` and any model call. A winning skill's answer streams as an ordinary
+//! text block (`block_start`, `text_delta`, `block_stop`) into a [`Generation`] with no
+//! model calls, which the finish stage records like any answer — with the skill's name
+//! as `model`, `skill` as `vendor`, and no `ai_usage` row (no model was used).
+
+use parley_entity::{prompts, sessions};
+use parley_protocol::route::RouteDecision;
+use sea_orm::DatabaseConnection;
+use serde_json::Value;
+
+use super::{ROUTER, SkillContext, SkillError};
+use crate::{
+    agent_loop::{Generation, SinkError, blocks},
+    persist::TurnSink,
+};
+
+/// What the router made of a turn.
+pub struct Routed {
+    /// The decision, recorded on the prompt; `None` when the tool turned skills off.
+    pub decision: Option<RouteDecision>,
+    /// The skill's answer, streamed and checkpointed; `None` when the model answers.
+    pub answer: Option<Generation>,
+}
+
+/// Whether a session's resolved configuration lets skills answer: the key `skills`
+/// absent or `true` (or an object without `enabled: false`) is on, `false` or
+/// `{"enabled": false}` is off.
+pub fn enabled(config: &Value) -> bool {
+    match &config["skills"] {
+        Value::Bool(on) => *on,
+        Value::Object(settings) => settings.get("enabled") != Some(&Value::Bool(false)),
+        _ => true,
+    }
+}
+
+/// Routes the turn's message and, when a skill wins, runs it and streams its answer.
+#[tracing::instrument(skip_all, fields(skill))]
+pub async fn route_turn(
+    db: &DatabaseConnection,
+    prompt: &prompts::Model,
+    session: &sessions::Model,
+    text: &str,
+    sink: &mut TurnSink,
+) -> Result<Routed, SinkError> {
+    if !enabled(&session.config) {
+        return Ok(Routed {
+            decision: None,
+            answer: None,
+        });
+    }
+    let routing = ROUTER.route(text);
+    tracing::debug!(
+        intent = %routing.decision.intent,
+        confidence = routing.decision.confidence,
+        cost = routing.decision.cost,
+        selection_score = routing.decision.selection_score,
+        prompt_id = %prompt.id,
+        "skill routing"
+    );
+    let Some(winner) = routing.winner else {
+        return Ok(Routed {
+            decision: Some(routing.decision),
+            answer: None,
+        });
+    };
+    tracing::Span::current().record("skill", winner.skill.name());
+    let context = SkillContext {
+        db: db.clone(),
+        user_id: session.user_id,
+        session_id: session.id,
+    };
+    let text = winner
+        .skill
+        .run(&context, text, &winner.found)
+        .await
+        .map_err(|SkillError::Storage(err)| SinkError::Storage(err))?;
+    let mut generation = Generation::default();
+    blocks::write_text(&mut generation, sink, text).await?;
+    blocks::close(&mut generation, sink).await?;
+    sink.flush(&generation.drafts).await?;
+    Ok(Routed {
+        decision: Some(routing.decision),
+        answer: Some(generation),
+    })
+}
