@@ -617,3 +617,33 @@ both_backends!(
             .assert_problem(403);
     }
 );
+
+both_backends!(
+    modules_run_before_the_skill_router,
+    |backend: Backend| async move {
+        let g = guarded(
+            backend,
+            vec![module("safety_filter", None)],
+            false,
+            Answer::Status(500),
+        )
+        .await;
+        // A message a skill would take is blocked first: no timer is set.
+        let end = completed(&g.turn("set timer for 5 minutes to kill myself").await);
+        assert_eq!(end["blocked"], true);
+        assert_eq!(end["vendor"], "module");
+        assert_eq!(g.app.count("SELECT COUNT(*) FROM timers").await, 0);
+        // One the module passes is the skill's; after_ai does not run (no model answered).
+        let end = completed(&g.turn("set timer for 5 minutes").await);
+        assert_eq!(end["vendor"], "skill");
+        assert_eq!(g.app.count("SELECT COUNT(*) FROM timers").await, 1);
+        assert_eq!(
+            g.module_events().await,
+            [
+                "safety_filter:chat:before_ai:block",
+                "safety_filter:chat:before_ai:continue"
+            ]
+        );
+        assert!(g.mock.requests().is_empty());
+    }
+);
