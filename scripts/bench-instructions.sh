@@ -6,6 +6,8 @@
 #
 #   scripts/bench-instructions.sh [N]          # default N = 50
 #   BENCH_BIN=DIR scripts/bench-instructions.sh # prebuilt binaries (e.g. another commit)
+#   BENCH_MODULES=1 scripts/bench-instructions.sh # the tool runs the PII redactor, and
+#                                                 # every message has an address to redact
 #
 # It reuses scripts/bench.sh (throwaway PostgreSQL and Redis, the mock LLM, release
 # binaries) with the api and worker started under `valgrind --tool=callgrind` with
@@ -30,6 +32,11 @@ export N OUT
 export BENCH_WRAP="valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=$OUT/callgrind.%p"
 export BENCH_START_TRIES=3000
 export BENCH_WORKER_CONCURRENCY=4
+if [[ ${BENCH_MODULES:-0} == 1 ]]; then
+    export BENCH_TOOL_EXTRA=',"modules":[{"name":"pii_redactor"}]' BENCH_MESSAGE='hi, write to kim@example.net'
+else
+    export BENCH_TOOL_EXTRA='' BENCH_MESSAGE='hi'
+fi
 # The measurement itself, run by bench.sh with everything up.
 export BENCH_CMD='
 set -euo pipefail
@@ -37,11 +44,11 @@ A="Authorization: Bearer $PARLEY_BENCH_ADMIN_TOKEN"; U=$PARLEY_BENCH_API_URL
 j() { python3 -c "import sys, json; d = json.load(sys.stdin); print($1)"; }
 post() { curl -sS --max-time 120 -H "$A" -H "content-type: application/json" -d "$2" "$U$1"; }
 G=$(post /v1/admin/groups "{\"name\":\"instructions\"}" | j "d[\"id\"]")
-T=$(post /v1/admin/tools "{\"group_id\":\"$G\",\"name\":\"t\",\"definition\":{\"behavior\":\"b\"}}" | j "d[\"id\"]")
+T=$(post /v1/admin/tools "{\"group_id\":\"$G\",\"name\":\"t\",\"definition\":{\"behavior\":\"b\"$BENCH_TOOL_EXTRA}}" | j "d[\"id\"]")
 S=$(post /v1/sessions "{\"tool_id\":\"$T\"}" | j "d[\"id\"]")
 turn() {
     curl -sS -N --max-time 120 -H "$A" -H "content-type: application/json" \
-        -H "accept: text/event-stream" -d "{\"content\":\"[[mock tokens=50]] hi\"}" \
+        -H "accept: text/event-stream" -d "{\"content\":\"[[mock tokens=50]] $BENCH_MESSAGE\"}" \
         "$U/v1/sessions/$S/messages" | grep -c "^event: [a-z_]*$" || true
 }
 pg() { psql -qtA "$PARLEY_DATABASE_URL" -c "select sum(xact_commit + xact_rollback), sum(tup_returned), sum(tup_fetched), sum(tup_inserted), sum(tup_updated) from pg_stat_database"; }

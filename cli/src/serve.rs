@@ -240,6 +240,7 @@ fn start_workers(
         catalog: runtime.catalog.clone(),
         registry: runtime.functions.clone(),
         modules: runtime.modules.clone(),
+        scopes: Default::default(),
         queue: queue.clone(),
         settings: turn_settings(settings),
         worker_id,

@@ -3,6 +3,12 @@
 //! `parley_service::modules::runner`. A tool without modules costs nothing here: no
 //! query is made.
 
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
 use parley_entity::{
     messages, prompts,
     query::{self, moderation::Scope},
@@ -20,10 +26,52 @@ use crate::jobs::{Deps, TurnError};
 /// How many earlier messages a hook's context carries (newest kept).
 const CONTEXT_MESSAGES: usize = 50;
 
+/// How long a session's scope is reused before it is read again.
+const SCOPE_TTL: Duration = Duration::from_secs(30);
+/// The most scopes kept (past it, the expired ones go; then all).
+const SCOPE_CAPACITY: usize = 10_000;
+
+/// The scopes of recent sessions (user, tool, group, class, assignment), so the turns of
+/// a conversation do not read the same four rows before every hook run. A change to a
+/// user's name or a tool's definition reaches hooks within [`SCOPE_TTL`] (a session's
+/// configuration is frozen at its start anyway). Cheap to clone; one per process.
+#[derive(Debug, Clone, Default)]
+pub struct ScopeCache {
+    scopes: Arc<Mutex<Scopes>>,
+}
+
+/// Scopes by session id, with when each was read.
+type Scopes = HashMap<uuid::Uuid, (Instant, Arc<Scope>)>;
+
+impl ScopeCache {
+    async fn get(&self, deps: &Deps, session: &sessions::Model) -> Result<Arc<Scope>, TurnError> {
+        let now = Instant::now();
+        if let Some((at, scope)) = self.lock().get(&session.id)
+            && now.duration_since(*at) < SCOPE_TTL
+        {
+            return Ok(scope.clone());
+        }
+        let scope = Arc::new(query::moderation::scope_of(&deps.db, session).await?);
+        let mut scopes = self.lock();
+        if scopes.len() >= SCOPE_CAPACITY {
+            scopes.retain(|_, (at, _)| now.duration_since(*at) < SCOPE_TTL);
+            if scopes.len() >= SCOPE_CAPACITY {
+                scopes.clear();
+            }
+        }
+        scopes.insert(session.id, (now, scope.clone()));
+        Ok(scope)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Scopes> {
+        self.scopes.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// The modules of one turn and what their context is built from.
 pub struct TurnHooks {
     modules: Vec<Enabled>,
-    scope: Scope,
+    scope: Arc<Scope>,
     session: sessions::Model,
     prompt_id: Uuid,
     /// Earlier messages, oldest first.
@@ -42,7 +90,7 @@ impl TurnHooks {
         if modules.is_empty() {
             return Ok(None);
         }
-        let scope = query::moderation::scope_of(&deps.db, session).await?;
+        let scope = deps.scopes.get(deps, session).await?;
         let mut history: Vec<_> = newest_first
             .iter()
             .take(CONTEXT_MESSAGES)

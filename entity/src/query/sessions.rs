@@ -409,31 +409,13 @@ pub async fn complete<C: ConnectionTrait>(
     now: DateTimeUtc,
 ) -> Result<sessions::Model> {
     get_owned(db, user_id, id).await?;
-    let updated = sessions::Entity::update_many()
-        .col_expr(
-            sessions::Column::State,
-            sea_orm::sea_query::Expr::value(SessionState::Completed),
-        )
-        .col_expr(
-            sessions::Column::EndedAt,
-            sea_orm::sea_query::Expr::value(now),
-        )
-        .col_expr(
-            sessions::Column::EndReason,
-            sea_orm::sea_query::Expr::value(reason),
-        )
-        .filter(sessions::Column::Id.eq(id))
-        .filter(sessions::Column::State.eq(SessionState::Active))
-        .exec(db)
-        .await
-        .context("completing a session")?;
-    if updated.rows_affected == 0 {
-        return Err(Error::conflict(
+    match end(db, id, reason, now).await? {
+        Some(session) => Ok(session),
+        None => Err(Error::conflict(
             "session_completed",
             "the session is already completed",
-        ));
+        )),
     }
-    get_owned(db, user_id, id).await
 }
 
 /// A session's messages in order, after the given `seq`.

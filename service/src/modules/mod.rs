@@ -282,6 +282,21 @@ impl ModuleCatalog {
     }
 }
 
+/// What a content module looks at in this hook, and where that is (for its findings):
+/// the model's answer at `chat:after_ai`, the user's message otherwise.
+pub fn subject(ctx: &HookContext) -> (&'static str, Option<&str>) {
+    match ctx.request.hook {
+        Hook::AfterAi => ("response", ctx.response.as_deref()),
+        _ => (
+            "user_message",
+            ctx.conversation
+                .current_message
+                .as_ref()
+                .map(|m| m.content.as_str()),
+        ),
+    }
+}
+
 /// The deployment's settings of a module with a tool's override merged in (objects key
 /// by key; anything else replaces).
 pub fn merged_config(base: &Value, overlay: Option<&Value>) -> Value {

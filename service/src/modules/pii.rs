@@ -16,7 +16,7 @@
 use std::sync::LazyLock;
 
 use async_trait::async_trait;
-use parley_protocol::hooks::{Audit, Extraction, Hook, HookContext, HookResult, Modifications};
+use parley_protocol::hooks::{Audit, Extraction, HookContext, HookResult, Modifications};
 use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -134,16 +134,7 @@ impl Module for PiiRedactor {
 
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
         let compiled = self.compiled.get(&ctx.config, Compiled::from_config)?;
-        let (location, text) = match ctx.request.hook {
-            Hook::AfterAi => ("response", ctx.response.as_deref()),
-            _ => (
-                "user_message",
-                ctx.conversation
-                    .current_message
-                    .as_ref()
-                    .map(|m| m.content.as_str()),
-            ),
-        };
+        let (location, text) = super::subject(ctx);
         let Some(text) = text else {
             return Ok(HookResult::proceed());
         };

@@ -10,7 +10,7 @@
 use std::sync::LazyLock;
 
 use async_trait::async_trait;
-use parley_protocol::hooks::{Extraction, Hook, HookContext, HookResult};
+use parley_protocol::hooks::{Extraction, HookContext, HookResult};
 use regex::{Regex, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -129,16 +129,7 @@ impl Module for SafetyFilter {
 
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
         let compiled = self.compiled.get(&ctx.config, Compiled::from_config)?;
-        let (location, text) = match ctx.request.hook {
-            Hook::AfterAi => ("response", ctx.response.as_deref()),
-            _ => (
-                "user_message",
-                ctx.conversation
-                    .current_message
-                    .as_ref()
-                    .map(|m| m.content.as_str()),
-            ),
-        };
+        let (location, text) = super::subject(ctx);
         let Some((category, response)) = text.and_then(|t| compiled.category_of(t)) else {
             return Ok(HookResult::proceed());
         };

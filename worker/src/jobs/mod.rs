@@ -47,6 +47,8 @@ pub struct Deps {
     pub registry: Registry,
     /// The deployment's modules (hooks).
     pub modules: parley_service::modules::ModuleCatalog,
+    /// Recent sessions' hook scopes.
+    pub scopes: crate::hooks::ScopeCache,
     /// Where asynchronous function calls are queued as jobs of their own.
     pub queue: Arc<dyn JobQueue>,
     pub settings: TurnSettings,
