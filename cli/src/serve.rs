@@ -185,7 +185,9 @@ fn turn_settings(settings: &Settings) -> TurnSettings {
         },
         lease: Duration::from_secs(w.lease_s),
         checkpoint_interval: Duration::from_millis(w.checkpoint_ms),
-        retention: Duration::from_secs(w.event_retention_s),
+        retention: settings.event_retention(),
+        delta_window: Duration::from_millis(w.delta_window_ms),
+        delta_max_bytes: w.delta_max_bytes,
         ..TurnSettings::default()
     }
 }

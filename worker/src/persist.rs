@@ -17,6 +17,10 @@ use uuid::Uuid;
 
 use crate::agent_loop::{Sink, SinkError};
 
+mod coalesce;
+
+pub use coalesce::Coalescer;
+
 /// Why a turn must stop early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -105,6 +109,8 @@ pub struct TurnSink {
     /// Hold-back (a tool whose after_ai modules must see the answer first): the answer's
     /// events wait here until [`TurnSink::release`] or [`TurnSink::discard_held`].
     held: Option<Vec<EventKind>>,
+    /// Merges fast deltas before they are appended.
+    coalescer: Coalescer,
 }
 
 impl TurnSink {
@@ -124,7 +130,15 @@ impl TurnSink {
             stop: watcher.receiver(),
             last_event: None,
             held: None,
+            coalescer: Coalescer::new(Duration::ZERO, 1),
         }
+    }
+
+    /// Merges consecutive deltas of a block that arrive within `window` of the last one
+    /// sent (up to `max_bytes`); zero: every delta is its own event.
+    pub fn coalesce(mut self, window: Duration, max_bytes: usize) -> Self {
+        self.coalescer = Coalescer::new(window, max_bytes);
+        self
     }
 
     /// From now on, the answer's events are held back (state and status events still go
@@ -178,7 +192,15 @@ impl Sink for TurnSink {
             held.push(kind);
             return Ok(());
         }
-        self.append(kind).await
+        for ready in self
+            .coalescer
+            .push(kind, Instant::now())
+            .into_iter()
+            .flatten()
+        {
+            self.append(ready).await?;
+        }
+        Ok(())
     }
 
     async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
@@ -198,6 +220,17 @@ impl Sink for TurnSink {
     async fn until_cancelled(&self) {
         let mut stop = self.stop.clone();
         let _ = stop.wait_for(|s| *s != Stop::Running).await;
+    }
+
+    fn due(&self) -> Option<Instant> {
+        self.coalescer.due()
+    }
+
+    async fn flush_due(&mut self) -> Result<(), SinkError> {
+        match self.coalescer.take(Instant::now()) {
+            Some(kind) => self.append(kind).await,
+            None => Ok(()),
+        }
     }
 }
 

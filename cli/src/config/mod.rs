@@ -238,6 +238,16 @@ impl Settings {
 }
 
 impl Settings {
+    /// How long a finished prompt's event log stays readable: `worker.event_retention_s`,
+    /// capped by `worker.memory_event_retention_s` when the log is in-process (no Redis).
+    pub fn event_retention(&self) -> std::time::Duration {
+        let mut seconds = self.worker.event_retention_s;
+        if self.redis.url.is_none() {
+            seconds = seconds.min(self.worker.memory_event_retention_s);
+        }
+        std::time::Duration::from_secs(seconds)
+    }
+
     /// The built-in modules and the configured ones; a bad one names its key.
     pub fn module_catalog(&self) -> anyhow::Result<parley_service::modules::ModuleCatalog> {
         use parley_service::modules::{ModuleCatalog, ModuleSettings};

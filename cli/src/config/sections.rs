@@ -132,10 +132,35 @@ pub struct WorkerSettings {
     /// database).
     #[serde(default = "default_retention_s")]
     pub event_retention_s: u64,
+    /// Embedded mode (no Redis: the event log lives in the process's memory) keeps a
+    /// finished prompt's events at most this long, then rebuilds feeds from the
+    /// database, so memory follows the turns in flight rather than the traffic.
+    #[serde(default = "default_memory_retention_s")]
+    pub memory_event_retention_s: u64,
+    /// Deltas of one block arriving within this many milliseconds of the last one sent
+    /// are merged into one event (0: every token is its own event). The first delta of
+    /// a turn, and any delta after a pause this long, go out at once.
+    #[serde(default = "default_delta_window_ms")]
+    pub delta_window_ms: u64,
+    /// The most text (bytes) one merged delta carries.
+    #[serde(default = "default_delta_max_bytes")]
+    pub delta_max_bytes: usize,
     /// An active session without activity for this long is completed (`end_reason`
     /// `idle`) and its `session:end` hook fires; checked every lease period.
     #[serde(default = "default_session_idle_s")]
     pub session_idle_s: u64,
+}
+
+fn default_delta_window_ms() -> u64 {
+    30
+}
+
+fn default_delta_max_bytes() -> usize {
+    4096
+}
+
+fn default_memory_retention_s() -> u64 {
+    300
 }
 
 fn default_session_idle_s() -> u64 {
@@ -151,6 +176,9 @@ impl Default for WorkerSettings {
             lease_s: default_lease_s(),
             checkpoint_ms: default_checkpoint_ms(),
             event_retention_s: default_retention_s(),
+            memory_event_retention_s: default_memory_retention_s(),
+            delta_window_ms: default_delta_window_ms(),
+            delta_max_bytes: default_delta_max_bytes(),
             session_idle_s: default_session_idle_s(),
         }
     }

@@ -181,3 +181,27 @@ fn model_prices_load_and_must_not_be_negative() {
         Ok(())
     });
 }
+
+#[test]
+fn the_in_process_event_log_keeps_finished_turns_briefly() {
+    Jail::expect_with(|jail| {
+        let embedded = load_in(jail).expect("defaults load");
+        assert_eq!(
+            embedded.event_retention(),
+            std::time::Duration::from_secs(300)
+        );
+        jail.set_env("PARLEY_REDIS_URL", "redis://127.0.0.1:6379/");
+        let distributed = load_in(jail).expect("loads");
+        assert_eq!(
+            distributed.event_retention(),
+            std::time::Duration::from_secs(86_400)
+        );
+        jail.set_env("PARLEY_WORKER__EVENT_RETENTION_S", "60");
+        let shorter = load_in(jail).expect("loads");
+        assert_eq!(
+            shorter.event_retention(),
+            std::time::Duration::from_secs(60)
+        );
+        Ok(())
+    });
+}

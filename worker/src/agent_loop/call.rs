@@ -156,15 +156,33 @@ async fn once(
             return outcome;
         }
     };
+    let mut stall_at = tokio::time::Instant::now() + stall;
     loop {
         if sink.cancelled() {
             outcome.end = CallEnd::Cancelled;
             break;
         }
+        let flush_at = sink.due();
         let next = tokio::select! {
-            next = tokio::time::timeout(stall, stream.next()) => next,
-            _ = sink.until_cancelled() => { outcome.end = CallEnd::Cancelled; break; }
+            next = tokio::time::timeout_at(stall_at, stream.next()) => Next::Item(next),
+            () = until(flush_at) => Next::Flush,
+            _ = sink.until_cancelled() => Next::Cancelled,
         };
+        let next = match next {
+            Next::Item(next) => next,
+            Next::Flush => {
+                if let Err(err) = sink.flush_due().await {
+                    outcome.end = CallEnd::Internal(err);
+                    return outcome;
+                }
+                continue;
+            }
+            Next::Cancelled => {
+                outcome.end = CallEnd::Cancelled;
+                break;
+            }
+        };
+        stall_at = tokio::time::Instant::now() + stall;
         let delta = match next {
             Err(_) => {
                 outcome.end = CallEnd::Stalled;
@@ -192,6 +210,23 @@ async fn once(
         outcome.end = CallEnd::Internal(err);
     }
     outcome
+}
+
+/// What woke the call's loop.
+enum Next<T> {
+    /// The provider sent something (or the stall window passed).
+    Item(T),
+    /// Deltas the sink held back are due.
+    Flush,
+    Cancelled,
+}
+
+/// Resolves at `at`; never without one.
+async fn until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Adds one delta to the call's outcome and the answer's blocks.

@@ -47,6 +47,14 @@ pub trait Sink: Send {
     fn cancelled(&self) -> bool;
     /// Resolves when the turn is cancelled, to abort a wait for the provider.
     async fn until_cancelled(&self);
+    /// When deltas the sink holds back to merge them are due (none held: `None`).
+    fn due(&self) -> Option<std::time::Instant> {
+        None
+    }
+    /// Sends the deltas held back, merged (their time has come).
+    async fn flush_due(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
 }
 
 /// The sink could not record: the event log or the database failed.

@@ -69,6 +69,11 @@ pub struct TurnSettings {
     pub retention: Duration,
     /// Tokens kept free for the answer in the context window.
     pub response_buffer: usize,
+    /// Deltas of a block arriving within this long of the last one sent are merged into
+    /// one event (zero: never).
+    pub delta_window: Duration,
+    /// The most text one merged delta carries.
+    pub delta_max_bytes: usize,
 }
 
 impl Default for TurnSettings {
@@ -84,6 +89,8 @@ impl Default for TurnSettings {
             checkpoint_interval: Duration::from_millis(100),
             retention: Duration::from_secs(24 * 3600),
             response_buffer: 1024,
+            delta_window: Duration::from_millis(30),
+            delta_max_bytes: 4096,
         }
     }
 }
@@ -171,7 +178,8 @@ pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> 
         prompt.id,
         deps.settings.checkpoint_interval,
         &watcher,
-    );
+    )
+    .coalesce(deps.settings.delta_window, deps.settings.delta_max_bytes);
     let ended = match run::run(deps, &prompt, &mut sink, &watcher, started).await {
         Ok(produced) => finish::finish(deps, &prompt, &mut sink, produced).await,
         Err(err) => Err(err),

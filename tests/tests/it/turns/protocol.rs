@@ -6,7 +6,7 @@ use parley_tests::turns::{assert_gap_free, text_of};
 use parley_tests::{ApiResult, both_backends};
 use serde_json::{Value, json};
 
-use super::{WAIT, chat, prompt_uuid};
+use super::{WAIT, chat, chat_with, prompt_uuid};
 use crate::fixtures::api;
 
 both_backends!(
@@ -169,5 +169,51 @@ both_backends!(
             "Done.",
             "the answer is the text block only"
         );
+    }
+);
+
+both_backends!(
+    fast_deltas_are_merged_and_slow_ones_are_not_delayed,
+    |backend: Backend| async move {
+        let count = |events: &[parley_tests::SseEvent]| {
+            events.iter().filter(|e| e.event == "text_delta").count()
+        };
+        let chat = chat(backend).await;
+        // 50 tokens at once: the first delta alone, the rest merged (30 ms window).
+        let events = chat
+            .stream("[[mock tokens=50]] go")
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_gap_free(&events);
+        let expected = parley_tests::turns::mock_tokens(50);
+        assert_eq!(text_of(&events), expected);
+        let fast = count(&events);
+        assert!(
+            (2..=10).contains(&fast),
+            "{fast} text_delta events for 50 fast tokens"
+        );
+        assert_eq!(
+            events.len(),
+            fast + 5,
+            "state, start, deltas, stop, state, complete"
+        );
+        // Tokens 60 ms apart come one event each: nothing waits for a window.
+        let events = chat
+            .stream("[[mock tokens=6 token_delay_ms=60]] go")
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_eq!(text_of(&events), parley_tests::turns::mock_tokens(6));
+        assert_eq!(count(&events), 6);
+
+        // With the window off, every token is its own event.
+        let off = chat_with(backend, &[("delta_window_ms", "0")], &[]).await;
+        let events = off
+            .stream("[[mock tokens=50]] go")
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_eq!(count(&events), 50);
     }
 );
