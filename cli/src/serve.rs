@@ -292,7 +292,7 @@ async fn serve_http(
         queue: Arc::new(runtime.queue.clone()),
         events: runtime.events.clone(),
         models: Arc::new(Models {
-            ids: runtime.catalog.model_ids(),
+            ids: runtime.catalog.model_ids().into(),
         }),
         limits: Limits {
             max_message_chars: settings.limits.max_message_chars,

@@ -105,3 +105,25 @@ pub async fn drop_tables<T: IntoIden + 'static>(
     }
     Ok(())
 }
+
+/// Adds one column to a table (a migration's `up`).
+pub async fn add_column<T: IntoIden>(
+    manager: &SchemaManager<'_>,
+    table: T,
+    mut column: ColumnDef,
+) -> Result<(), DbErr> {
+    manager
+        .alter_table(Table::alter().table(table).add_column(&mut column).take())
+        .await
+}
+
+/// Drops one column from a table (the `down` of [`add_column`]).
+pub async fn drop_column<T: IntoIden, C: IntoIden>(
+    manager: &SchemaManager<'_>,
+    table: T,
+    column: C,
+) -> Result<(), DbErr> {
+    manager
+        .alter_table(Table::alter().table(table).drop_column(column).take())
+        .await
+}

@@ -6,6 +6,8 @@
 
 use sea_orm_migration::{prelude::*, schema::*};
 
+use crate::common::{add_column, drop_column};
+
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -18,24 +20,10 @@ enum Prompts {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(Prompts::Table)
-                    .add_column(json_binary_null(Prompts::Response))
-                    .take(),
-            )
-            .await
+        add_column(manager, Prompts::Table, json_binary_null(Prompts::Response)).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(Prompts::Table)
-                    .drop_column(Prompts::Response)
-                    .take(),
-            )
-            .await
+        drop_column(manager, Prompts::Table, Prompts::Response).await
     }
 }

@@ -5,6 +5,8 @@
 
 use sea_orm_migration::{prelude::*, schema::*};
 
+use crate::common::{add_column, drop_column};
+
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -17,24 +19,15 @@ enum ModuleEvents {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(ModuleEvents::Table)
-                    .add_column(string_len_null(ModuleEvents::Category, 64))
-                    .take(),
-            )
-            .await
+        add_column(
+            manager,
+            ModuleEvents::Table,
+            string_len_null(ModuleEvents::Category, 64),
+        )
+        .await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(ModuleEvents::Table)
-                    .drop_column(ModuleEvents::Category)
-                    .take(),
-            )
-            .await
+        drop_column(manager, ModuleEvents::Table, ModuleEvents::Category).await
     }
 }

@@ -4,7 +4,7 @@
 
 use sea_orm_migration::prelude::*;
 
-use crate::common::timestamp_utc_null;
+use crate::common::{add_column, drop_column, timestamp_utc_null};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -18,24 +18,10 @@ enum Timers {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(Timers::Table)
-                    .add_column(timestamp_utc_null(Timers::PausedAt))
-                    .take(),
-            )
-            .await
+        add_column(manager, Timers::Table, timestamp_utc_null(Timers::PausedAt)).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .alter_table(
-                Table::alter()
-                    .table(Timers::Table)
-                    .drop_column(Timers::PausedAt)
-                    .take(),
-            )
-            .await
+        drop_column(manager, Timers::Table, Timers::PausedAt).await
     }
 }

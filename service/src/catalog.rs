@@ -3,8 +3,8 @@
 /// The models clients may ask for.
 #[derive(Debug, Clone)]
 pub struct Models {
-    /// Every model id; the first is the default.
-    pub ids: Vec<String>,
+    /// Every model id; the first is the default (shared with every turn submitted).
+    pub ids: std::sync::Arc<[String]>,
 }
 
 impl Models {

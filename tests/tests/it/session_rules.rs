@@ -36,6 +36,36 @@ async fn spawn(
     (app, mock, config)
 }
 
+/// A student's client on a fresh group's tool with `definition`.
+struct StudentOn {
+    client: parley_tests::client::Client,
+    tool_id: uuid::Uuid,
+}
+
+async fn student_on(app: &TestApp, email: &str, definition: ToolDefinition) -> StudentOn {
+    let admin = app.admin_client();
+    let group = api::group(&admin, "G", None, json!({})).await;
+    let (student_id, token) = app.create_user(email, "student").await;
+    api::add_member(&admin, group.id, uuid(&student_id)).await;
+    let tool = api::tool_with(&admin, group.id, "Tool", definition).await;
+    StudentOn {
+        client: app.client_as(&token),
+        tool_id: tool.id,
+    }
+}
+
+/// The session is completed, with `reason`.
+async fn assert_ended(client: &parley_tests::client::Client, session_id: uuid::Uuid, reason: &str) {
+    let ended = client
+        .get_session()
+        .id(session_id)
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(ended.state, SessionState::Completed);
+    assert_eq!(ended.end_reason.as_deref(), Some(reason));
+}
+
 both_backends!(
     the_cascade_picks_the_model_and_limits_and_max_messages_ends_the_session,
     |backend: Backend| async move {
@@ -130,30 +160,19 @@ both_backends!(
     a_session_past_its_duration_refuses_turns_and_ends,
     |backend: Backend| async move {
         let (app, _mock, _config) = spawn(backend, "", "").await;
-        let admin = app.admin_client();
-        let group = api::group(&admin, "G", None, json!({})).await;
-        let (student_id, token) = app.create_user("duration@example.com", "student").await;
-        api::add_member(&admin, group.id, uuid(&student_id)).await;
         let definition = ToolDefinition {
             max_session_duration_s: Some(1),
             ..api::definition("Tutor.")
         };
-        let tool = api::tool_with(&admin, group.id, "Quick", definition).await;
-        let me = app.client_as(&token);
-        let session = api::session(&me, tool.id).await;
+        let me = student_on(&app, "duration@example.com", definition).await;
+        let session = api::session(&me.client, me.tool_id).await;
+        let me = me.client;
         tokio::time::sleep(Duration::from_millis(1100)).await;
         let code = send_message(&me, session.id, "late")
             .await
             .assert_problem(409);
         assert_eq!(code, "max_session_duration_reached");
-        let ended = me
-            .get_session()
-            .id(session.id)
-            .send()
-            .await
-            .assert_status(200);
-        assert_eq!(ended.state, SessionState::Completed);
-        assert_eq!(ended.end_reason.as_deref(), Some("max_session_duration"));
+        assert_ended(&me, session.id, "max_session_duration").await;
     }
 );
 
@@ -167,10 +186,6 @@ both_backends!(
         );
         let (app, _mock, _config) =
             spawn(backend, "lease_s = 3\nsession_idle_s = 1", &modules).await;
-        let admin = app.admin_client();
-        let group = api::group(&admin, "G", None, json!({})).await;
-        let (student_id, token) = app.create_user("idle@example.com", "student").await;
-        api::add_member(&admin, group.id, uuid(&student_id)).await;
         let definition = ToolDefinition {
             modules: Some(vec![ToolModule {
                 name: "lifecycle".into(),
@@ -178,21 +193,14 @@ both_backends!(
             }]),
             ..api::definition("Tutor.")
         };
-        let tool = api::tool_with(&admin, group.id, "Idle", definition).await;
-        let me = app.client_as(&token);
-        let session = api::session(&me, tool.id).await;
+        let me = student_on(&app, "idle@example.com", definition).await;
+        let session = api::session(&me.client, me.tool_id).await;
+        let me = me.client;
         let got = hook.wait_for(1, Duration::from_secs(20)).await;
         assert_eq!(got[0].hook, "session:end");
         assert_eq!(got[0].context["session"]["id"], session.id.to_string());
         assert_eq!(got[0].context["session"]["end_reason"], "idle");
-        let ended = me
-            .get_session()
-            .id(session.id)
-            .send()
-            .await
-            .assert_status(200);
-        assert_eq!(ended.state, SessionState::Completed);
-        assert_eq!(ended.end_reason.as_deref(), Some("idle"));
+        assert_ended(&me, session.id, "idle").await;
     }
 );
 

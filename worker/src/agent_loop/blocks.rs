@@ -69,6 +69,15 @@ pub async fn write_text(
     write(generation, sink, Kind::Text, text).await
 }
 
+/// An answer that is one whole text block (a skill's, a module's direct response): its
+/// events sent, its draft returned.
+pub async fn whole_text(sink: &mut dyn Sink, text: String) -> Result<Generation, SinkError> {
+    let mut generation = Generation::default();
+    write_text(&mut generation, sink, text).await?;
+    close(&mut generation, sink).await?;
+    Ok(generation)
+}
+
 /// Closes the open text or thinking block, if any.
 pub async fn close(generation: &mut Generation, sink: &mut dyn Sink) -> Result<(), SinkError> {
     if let Some(index) = generation.open_block.take() {

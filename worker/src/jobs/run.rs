@@ -232,9 +232,7 @@ async fn answer_blocked(
         patterns_matched: vec![blocked.category.clone()],
     });
     let user_message_id = save_user_message(deps, prompt, BLOCKED_TEXT, &[], &before).await?;
-    let mut generation = Generation::default();
-    agent_loop::blocks::write_text(&mut generation, sink, blocked.direct_response.clone()).await?;
-    agent_loop::blocks::close(&mut generation, sink).await?;
+    let generation = agent_loop::blocks::whole_text(sink, blocked.direct_response.clone()).await?;
     sink.flush(&generation.drafts).await?;
     Ok(Box::new(Generated {
         session,
@@ -295,21 +293,17 @@ async fn settle_answer(
             return Ok(None);
         }
     };
-    generation.drafts = vec![BlockDraft {
-        index: 0,
-        kind: BlockType::Text,
-        content: String::new(),
-        metadata: serde_json::json!({}),
-    }];
-    if sink.discard_held() {
-        let mut fresh = Generation::default();
-        agent_loop::blocks::write_text(&mut fresh, sink, text).await?;
-        agent_loop::blocks::close(&mut fresh, sink).await?;
-        generation.drafts = fresh.drafts;
+    generation.drafts = if sink.discard_held() {
+        agent_loop::blocks::whole_text(sink, text).await?.drafts
     } else {
-        generation.drafts[0].content = text;
         moderation.replaced = true;
-    }
+        vec![BlockDraft {
+            index: 0,
+            kind: BlockType::Text,
+            content: text,
+            metadata: serde_json::json!({}),
+        }]
+    };
     Ok(Some(moderation))
 }
 

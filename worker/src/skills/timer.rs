@@ -96,9 +96,7 @@ impl Skill for TimerSkill {
             CONTROL => {
                 let name = clean_name(found.get("cname"));
                 match action(found) {
-                    Some(Action::Pause) => pause(context, &name, now).await,
-                    Some(Action::Resume) => resume(context, &name, now).await,
-                    Some(Action::Cancel) => cancel(context, &name, now).await,
+                    Some(action) => control(context, &name, action, now).await,
                     None => Ok("Could not parse timer command.".to_owned()),
                 }
             }
@@ -225,53 +223,37 @@ fn not_running(name: &str) -> String {
     format!("No {} is running.", called(name))
 }
 
-async fn pause(
+/// Pauses, resumes or cancels the user's running timer `name`.
+async fn control(
     context: &SkillContext,
     name: &str,
+    action: Action,
     now: DateTime<Utc>,
 ) -> Result<String, SkillError> {
     let Some(timer) = live(context, name, now).await? else {
         return Ok(not_running(name));
     };
-    if timer.paused_at.is_some() {
-        return Ok(format!("{} is already paused.", called_first(name)));
-    }
-    Ok(if q::pause(&context.db, timer.id, now).await? {
-        format!("{} paused.", called_first(name))
-    } else {
-        not_running(name)
-    })
-}
-
-async fn resume(
-    context: &SkillContext,
-    name: &str,
-    now: DateTime<Utc>,
-) -> Result<String, SkillError> {
-    let Some(timer) = live(context, name, now).await? else {
-        return Ok(not_running(name));
+    let first = called_first(name);
+    let done = match action {
+        Action::Pause if timer.paused_at.is_some() => {
+            return Ok(format!("{first} is already paused."));
+        }
+        Action::Resume if timer.paused_at.is_none() => {
+            return Ok(format!("{first} is not paused."));
+        }
+        Action::Pause => q::pause(&context.db, timer.id, now)
+            .await?
+            .then_some("paused"),
+        Action::Resume => q::resume(&context.db, &timer, now)
+            .await?
+            .map(|_| "resumed"),
+        Action::Cancel => q::cancel(&context.db, timer.id, now)
+            .await?
+            .then_some("cancelled"),
     };
-    if timer.paused_at.is_none() {
-        return Ok(format!("{} is not paused.", called_first(name)));
-    }
-    Ok(match q::resume(&context.db, &timer, now).await? {
-        Some(_) => format!("{} resumed.", called_first(name)),
+    Ok(match done {
+        Some(word) => format!("{first} {word}."),
         None => not_running(name),
-    })
-}
-
-async fn cancel(
-    context: &SkillContext,
-    name: &str,
-    now: DateTime<Utc>,
-) -> Result<String, SkillError> {
-    let Some(timer) = live(context, name, now).await? else {
-        return Ok(not_running(name));
-    };
-    Ok(if q::cancel(&context.db, timer.id, now).await? {
-        format!("{} cancelled.", called_first(name))
-    } else {
-        not_running(name)
     })
 }
 

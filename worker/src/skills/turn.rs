@@ -75,9 +75,7 @@ pub async fn route_turn(
         .run(&context, text, &winner.found)
         .await
         .map_err(|SkillError::Storage(err)| SinkError::Storage(err))?;
-    let mut generation = Generation::default();
-    blocks::write_text(&mut generation, sink, text).await?;
-    blocks::close(&mut generation, sink).await?;
+    let generation = blocks::whole_text(sink, text).await?;
     sink.flush(&generation.drafts).await?;
     Ok(Routed {
         decision: Some(routing.decision),

@@ -38,7 +38,7 @@ pub struct NewTurn {
     /// none runs with the session's configured `model` (tool, organisation or
     /// assignment) when that is served, else with the default.
     pub default_model: String,
-    pub served_models: Vec<String>,
+    pub served_models: std::sync::Arc<[String]>,
     pub idempotency_key: Option<String>,
     pub on_active: OnActive,
 }
