@@ -18,6 +18,12 @@ pub struct Generate {
     /// job, so one trace spans api → queue → worker.
     #[serde(default, skip_serializing_if = "HashMap::is_empty")]
     pub trace_context: HashMap<String, String>,
+    /// The prompt's session row (`parley_entity::sessions::Model` as JSON) as whoever
+    /// enqueued the job read it, so the worker need not read it again: the fields a turn
+    /// uses (owner, tool, assignment, the frozen config) never change. Optional — a job
+    /// without it makes the worker read the row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<serde_json::Value>,
 }
 
 impl Generate {
@@ -26,6 +32,7 @@ impl Generate {
             prompt_id,
             call: None,
             trace_context: HashMap::new(),
+            session: None,
         }
     }
 

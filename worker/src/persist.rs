@@ -8,7 +8,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use parley_entity::query::{self, conversation::BlockDraft};
+use parley_entity::error::Context;
+use parley_entity::query::{
+    self,
+    conversation::{self, BlockDraft, MessageRow},
+};
 use parley_protocol::events::{EventKind, StreamEvent};
 use parley_runtime::event_log::EventLog;
 use sea_orm::DatabaseConnection;
@@ -102,7 +106,14 @@ pub struct TurnSink {
     pub db: DatabaseConnection,
     pub prompt_id: Uuid,
     pub checkpoint_interval: Duration,
-    last_checkpoint: Option<Instant>,
+    /// When the last checkpoint was written (at first: when the turn started, so a turn
+    /// shorter than the interval writes none and its end writes everything at once).
+    last_checkpoint: Instant,
+    /// Whether a checkpoint wrote blocks.
+    checkpointed: bool,
+    /// The user message of a plain turn, written by the first checkpoint or the end of
+    /// the turn (with the session it counts on).
+    pending_user: Option<(Uuid, MessageRow)>,
     stop: watch::Receiver<Stop>,
     /// The last event appended (the caller reads its `seq`).
     pub last_event: Option<StreamEvent>,
@@ -126,7 +137,9 @@ impl TurnSink {
             db,
             prompt_id,
             checkpoint_interval,
-            last_checkpoint: None,
+            last_checkpoint: Instant::now(),
+            checkpointed: false,
+            pending_user: None,
             stop: watcher.receiver(),
             last_event: None,
             held: None,
@@ -171,11 +184,39 @@ impl TurnSink {
         Ok(())
     }
 
-    /// Writes the drafts now, whatever the interval (at the end of a turn).
-    pub async fn flush(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
-        query::conversation::checkpoint_blocks(&self.db, self.prompt_id, drafts, query::now())
+    /// Leaves the user message of session `session_id` to the first checkpoint or the
+    /// end of the turn.
+    pub fn defer_user_message(&mut self, session_id: Uuid, row: MessageRow) {
+        self.pending_user = Some((session_id, row));
+    }
+
+    /// The deferred user message no checkpoint has written (for the end of the turn).
+    pub fn take_pending_user(&mut self) -> Option<MessageRow> {
+        self.pending_user.take().map(|(_, row)| row)
+    }
+
+    /// Whether a checkpoint wrote blocks of this turn.
+    pub fn checkpointed(&self) -> bool {
+        self.checkpointed
+    }
+
+    /// Writes the drafts (and, the first time, a deferred user message) now.
+    async fn checkpoint(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
+        if let Some((session_id, row)) = self.pending_user.take() {
+            let txn = query::begin_write(&self.db, "starting a checkpoint").await?;
+            conversation::append_messages(
+                &txn,
+                session_id,
+                std::slice::from_ref(&row),
+                query::now(),
+            )
             .await?;
-        self.last_checkpoint = Some(Instant::now());
+            query::prompts::set_user_message(&txn, self.prompt_id, row.id).await?;
+            txn.commit().await.context("committing a checkpoint")?;
+        }
+        conversation::checkpoint_blocks(&self.db, self.prompt_id, drafts, query::now()).await?;
+        self.checkpointed |= !drafts.is_empty();
+        self.last_checkpoint = Instant::now();
         Ok(())
     }
 }
@@ -204,11 +245,8 @@ impl Sink for TurnSink {
     }
 
     async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
-        let due = self
-            .last_checkpoint
-            .is_none_or(|at| at.elapsed() >= self.checkpoint_interval);
-        if due {
-            self.flush(drafts).await?;
+        if self.last_checkpoint.elapsed() >= self.checkpoint_interval {
+            self.checkpoint(drafts).await?;
         }
         Ok(())
     }

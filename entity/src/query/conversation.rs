@@ -27,59 +27,110 @@ pub struct NewMessage {
     pub is_complete: bool,
 }
 
-/// Appends a message with the session's next `seq` and counts it on the session. The
-/// unique (session_id, seq) key settles a race; the loser retries with the next seq.
+/// Appends a message with the session's next `seq` and counts it on the session (one
+/// transaction: [`append_messages`]).
 pub async fn append_message(
     db: &DatabaseConnection,
     new: NewMessage,
     now: DateTimeUtc,
 ) -> Result<messages::Model> {
-    for _ in 0..5 {
-        let txn = super::begin_write(db, "starting to append a message").await?;
-        let last: Option<i32> = messages::Entity::find()
-            .select_only()
-            .column_as(messages::Column::Seq.max(), "max_seq")
-            .filter(messages::Column::SessionId.eq(new.session_id))
-            .into_tuple::<Option<i32>>()
-            .one(&txn)
-            .await
-            .context("reading the last message seq")?
-            .flatten();
-        let inserted = messages::ActiveModel {
-            id: Set(Uuid::now_v7()),
-            session_id: Set(new.session_id),
-            seq: Set(last.unwrap_or(0) + 1),
-            role: Set(new.role),
-            content: Set(new.content.clone()),
-            is_complete: Set(new.is_complete),
-            prompt_id: Set(new.prompt_id),
-            created_at: Set(now),
+    let txn = super::begin_write(db, "starting to append a message").await?;
+    let row = MessageRow {
+        id: Uuid::now_v7(),
+        role: new.role,
+        content: new.content,
+        prompt_id: new.prompt_id,
+        is_complete: new.is_complete,
+    };
+    let seq = append_messages(&txn, new.session_id, std::slice::from_ref(&row), now).await?;
+    txn.commit().await.context("committing a message")?;
+    Ok(row.into_model(new.session_id, seq, now))
+}
+
+/// A message whose id the caller chose (so rows written in the same transaction can
+/// point at it).
+#[derive(Debug, Clone)]
+pub struct MessageRow {
+    pub id: Uuid,
+    pub role: MessageRole,
+    pub content: String,
+    pub prompt_id: Option<Uuid>,
+    pub is_complete: bool,
+}
+
+impl MessageRow {
+    fn into_model(self, session_id: Uuid, seq: i32, now: DateTimeUtc) -> messages::Model {
+        messages::Model {
+            id: self.id,
+            session_id,
+            seq,
+            role: self.role,
+            content: self.content,
+            is_complete: self.is_complete,
+            prompt_id: self.prompt_id,
+            created_at: now,
         }
-        .insert(&txn)
-        .await
-        .context("appending a message");
-        let message = match inserted {
-            Ok(message) => message,
-            Err(Error::Conflict { .. }) => continue,
-            Err(other) => return Err(other),
-        };
-        sessions::Entity::update_many()
-            .col_expr(
-                sessions::Column::MessageCount,
-                Expr::col(sessions::Column::MessageCount).add(1),
-            )
-            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
-            .filter(sessions::Column::Id.eq(new.session_id))
-            .exec(&txn)
-            .await
-            .context("counting a message on its session")?;
-        txn.commit().await.context("committing a message")?;
-        return Ok(message);
     }
-    Err(Error::conflict(
-        "busy_session",
-        "could not append the message: the session kept changing",
-    ))
+}
+
+/// Appends messages in order, inside the caller's transaction: the session's
+/// `message_count` is the counter of its `seq`s (every append raises it in the same
+/// transaction, and the row lock orders concurrent appenders), so the append is one
+/// `UPDATE … RETURNING` and one `INSERT` — no `MAX(seq)` scan. Returns the first seq.
+pub async fn append_messages<C: ConnectionTrait>(
+    txn: &C,
+    session_id: Uuid,
+    rows: &[MessageRow],
+    now: DateTimeUtc,
+) -> Result<i32> {
+    let counted = sessions::Entity::update_many()
+        .col_expr(
+            sessions::Column::MessageCount,
+            Expr::col(sessions::Column::MessageCount).add(rows.len() as i32),
+        )
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+        .filter(sessions::Column::Id.eq(session_id))
+        .exec_with_returning(txn)
+        .await
+        .context("counting messages on their session")?;
+    let count = counted
+        .first()
+        .map(|s| s.message_count)
+        .ok_or(Error::not_found("session"))?;
+    let first = count - rows.len() as i32 + 1;
+    insert_messages(txn, session_id, rows, first, now).await?;
+    Ok(first)
+}
+
+/// Inserts messages with seqs `first`, `first + 1`, … (already counted on the session).
+pub async fn insert_messages<C: ConnectionTrait>(
+    db: &C,
+    session_id: Uuid,
+    rows: &[MessageRow],
+    first: i32,
+    now: DateTimeUtc,
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let models = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| messages::ActiveModel {
+            id: Set(row.id),
+            session_id: Set(session_id),
+            seq: Set(first + i as i32),
+            role: Set(row.role),
+            content: Set(row.content.clone()),
+            is_complete: Set(row.is_complete),
+            prompt_id: Set(row.prompt_id),
+            created_at: Set(now),
+        });
+    messages::Entity::insert_many(models)
+        .exec_without_returning(db)
+        .await
+        .context("appending messages")?;
+    Ok(())
 }
 
 /// The current content of one block of a streaming answer.
@@ -98,34 +149,60 @@ pub async fn checkpoint_blocks<C: ConnectionTrait>(
     drafts: &[BlockDraft],
     now: DateTimeUtc,
 ) -> Result<()> {
+    upsert_blocks(db, prompt_id, drafts, None, now).await
+}
+
+/// Writes the final content of the given blocks, finalized onto the answer `message_id`
+/// (one statement whether or not a checkpoint wrote them before).
+pub async fn write_final_blocks<C: ConnectionTrait>(
+    db: &C,
+    prompt_id: Uuid,
+    message_id: Uuid,
+    drafts: &[BlockDraft],
+    now: DateTimeUtc,
+) -> Result<()> {
+    upsert_blocks(db, prompt_id, drafts, Some(message_id), now).await
+}
+
+async fn upsert_blocks<C: ConnectionTrait>(
+    db: &C,
+    prompt_id: Uuid,
+    drafts: &[BlockDraft],
+    message_id: Option<Uuid>,
+    now: DateTimeUtc,
+) -> Result<()> {
     if drafts.is_empty() {
         return Ok(());
     }
     let rows = drafts.iter().map(|d| blocks::ActiveModel {
         id: Set(Uuid::now_v7()),
-        message_id: Set(None),
+        message_id: Set(message_id),
         prompt_id: Set(prompt_id),
         index: Set(d.index),
         r#type: Set(d.kind),
         content: Set(d.content.clone()),
         metadata: Set(d.metadata.clone()),
-        is_finalized: Set(false),
+        is_finalized: Set(message_id.is_some()),
         created_at: Set(now),
         updated_at: Set(now),
     });
+    let mut columns = vec![
+        blocks::Column::Content,
+        blocks::Column::Metadata,
+        blocks::Column::UpdatedAt,
+    ];
+    if message_id.is_some() {
+        columns.extend([blocks::Column::MessageId, blocks::Column::IsFinalized]);
+    }
     blocks::Entity::insert_many(rows)
         .on_conflict(
             OnConflict::columns([blocks::Column::PromptId, blocks::Column::Index])
-                .update_columns([
-                    blocks::Column::Content,
-                    blocks::Column::Metadata,
-                    blocks::Column::UpdatedAt,
-                ])
+                .update_columns(columns)
                 .to_owned(),
         )
-        .exec(db)
+        .exec_without_returning(db)
         .await
-        .context("checkpointing blocks")?;
+        .context("writing blocks")?;
     Ok(())
 }
 
@@ -251,12 +328,16 @@ pub struct UsageRow {
     pub ttft_ms: Option<i64>,
 }
 
+/// One row per LLM call, in one statement.
 pub async fn record_usage<C: ConnectionTrait>(
     db: &C,
-    row: UsageRow,
+    rows: Vec<UsageRow>,
     now: DateTimeUtc,
-) -> Result<ai_usage::Model> {
-    ai_usage::ActiveModel {
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let models = rows.into_iter().map(|row| ai_usage::ActiveModel {
         id: Set(Uuid::now_v7()),
         prompt_id: Set(row.prompt_id),
         message_id: Set(row.message_id),
@@ -271,10 +352,12 @@ pub async fn record_usage<C: ConnectionTrait>(
         latency_ms: Set(row.latency_ms),
         ttft_ms: Set(row.ttft_ms),
         created_at: Set(now),
-    }
-    .insert(db)
-    .await
-    .context("recording usage")
+    });
+    ai_usage::Entity::insert_many(models)
+        .exec_without_returning(db)
+        .await
+        .context("recording usage")?;
+    Ok(())
 }
 
 /// Usage rows of a prompt, oldest first.

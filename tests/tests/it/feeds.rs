@@ -231,9 +231,13 @@ both_backends!(
 
 /// Runs `tests/sse-client/follow.mjs` on `url` and returns its report.
 async fn follow_with_eventsource(url: &str) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/sse-client/follow.mjs");
+    // Where the crate is now (cargo sets this for the test process too), not where it was
+    // compiled: a build reused from another checkout of the same tree must still work.
+    let dir = std::env::var("CARGO_MANIFEST_DIR")
+        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
+    let script = format!("{dir}/sse-client/follow.mjs");
     let output = tokio::process::Command::new("node")
-        .args([script, url, "20000"])
+        .args([script.as_str(), url, "20000"])
         .stdin(Stdio::null())
         .output()
         .await

@@ -8,8 +8,8 @@ use parley_entity::{
     prompts,
     query::{
         self,
-        conversation::{self, NewMessage, UsageRow},
-        prompts::{Finished, Outcome},
+        conversation::{self, MessageRow, UsageRow},
+        prompts::{Finished, Outcome, TurnWrites},
     },
 };
 use parley_protocol::events::{ResponseExtras, Usage};
@@ -75,22 +75,36 @@ async fn record_generation(
             .moderation = Some(moderation);
     }
     // Partial content is kept: a cancelled or broken answer is saved as incomplete.
-    let assistant_message_id = if complete || !generated.generation.drafts.is_empty() {
-        Some(save_answer(deps, prompt, &text, complete).await?)
-    } else {
-        None
-    };
-    if let Some(after) = &generated.after_ai {
-        crate::hooks::record(deps, generated.session.id, assistant_message_id, after).await?;
-    }
-    let usage = record_usage(deps, prompt, &generated, assistant_message_id).await?;
-    let calls = if generated.generation.results.is_empty() {
-        Vec::new()
-    } else {
-        if let Some(message_id) = assistant_message_id {
-            query::tool_calls::attach(&deps.db, prompt.id, message_id).await?;
+    let keep_answer = complete || !generated.generation.drafts.is_empty();
+    let mut writes = TurnWrites::default();
+    let assistant_message_id = match (keep_answer, prompt.assistant_message_id) {
+        (false, _) => None,
+        // A repeated attempt rewrites the answer it saved before.
+        (true, Some(id)) => {
+            conversation::update_message(&deps.db, id, text.clone(), complete).await?;
+            Some(id)
         }
-        query::tool_calls::of_prompt(&deps.db, prompt.id).await?
+        (true, None) => {
+            let id = Uuid::now_v7();
+            writes.messages.push(MessageRow {
+                id,
+                role: MessageRole::Assistant,
+                content: text.clone(),
+                prompt_id: Some(prompt.id),
+                is_complete: complete,
+            });
+            Some(id)
+        }
+    };
+    writes.answer_id = assistant_message_id;
+    writes.blocks = generated.generation.drafts.clone();
+    let usage = usage_rows(prompt, &generated, assistant_message_id);
+    let total = record::total_usage(usage.iter().map(|r| (r.input_tokens, r.output_tokens)));
+    writes.usage = usage;
+    let after = Afterwards {
+        after_ai: generated.after_ai.clone(),
+        session_id: generated.session.id,
+        attach_calls: !generated.generation.results.is_empty(),
     };
     let mut outcome = match generated.end {
         LoopEnd::Failed { code, .. } => Outcome::failure(state, code),
@@ -105,8 +119,9 @@ async fn record_generation(
     outcome.route = generated.decision;
     let recorded = Recorded {
         answer: &text,
-        usage,
-        tool_calls: &calls,
+        usage: total,
+        writes,
+        after,
     };
     end(deps, prompt, sink, outcome, recorded).await
 }
@@ -136,11 +151,12 @@ fn answer_and_extras(deps: &Deps, generated: &Generated) -> (String, Option<Resp
     (extracted.text, (!extras.is_empty()).then_some(extras))
 }
 
-/// What a turn recorded besides its prompt row, for its terminal event.
+/// What a turn writes besides its prompt row, and what its terminal event tells.
 struct Recorded<'a> {
     answer: &'a str,
     usage: Usage,
-    tool_calls: &'a [parley_entity::tool_calls::Model],
+    writes: TurnWrites,
+    after: Afterwards,
 }
 
 impl Recorded<'_> {
@@ -148,46 +164,33 @@ impl Recorded<'_> {
         Self {
             answer: "",
             usage: Usage::default(),
-            tool_calls: &[],
+            writes: TurnWrites::default(),
+            after: Afterwards::default(),
         }
     }
 }
 
-/// Saves (or, on a repeated attempt, rewrites) the assistant message and finalizes the
-/// turn's blocks onto it.
-async fn save_answer(
-    deps: &Deps,
-    prompt: &prompts::Model,
-    text: &str,
-    complete: bool,
-) -> Result<Uuid, TurnError> {
-    let message = match prompt.assistant_message_id {
-        Some(id) => conversation::update_message(&deps.db, id, text.to_owned(), complete).await?,
-        None => {
-            let new = NewMessage {
-                session_id: prompt.session_id,
-                role: MessageRole::Assistant,
-                content: text.to_owned(),
-                prompt_id: Some(prompt.id),
-                is_complete: complete,
-            };
-            conversation::append_message(&deps.db, new, query::now()).await?
-        }
-    };
-    conversation::finalize_blocks(&deps.db, prompt.id, message.id).await?;
-    Ok(message.id)
+/// Rows that point at the turn's messages, written once the messages are.
+#[derive(Default)]
+struct Afterwards {
+    /// What `chat:after_ai` found (its audit points at the answer).
+    after_ai: Option<parley_service::modules::runner::HookOutcome>,
+    session_id: Uuid,
+    /// The turn called functions: attach their rows to the answer, and tell them.
+    attach_calls: bool,
 }
 
-/// One `ai_usage` row per LLM call of the turn; returns their sum.
-async fn record_usage(
-    deps: &Deps,
+/// One `ai_usage` row per LLM call of the turn.
+fn usage_rows(
     prompt: &prompts::Model,
     generated: &Generated,
     message_id: Option<Uuid>,
-) -> Result<Usage, TurnError> {
-    let mut counts = Vec::with_capacity(generated.generation.calls.len());
-    for call in &generated.generation.calls {
-        let row = UsageRow {
+) -> Vec<UsageRow> {
+    generated
+        .generation
+        .calls
+        .iter()
+        .map(|call| UsageRow {
             prompt_id: prompt.id,
             message_id,
             session_id: generated.session.id,
@@ -202,11 +205,8 @@ async fn record_usage(
                 .cost_usd(call.input_tokens, call.output_tokens),
             latency_ms: call.latency_ms as i64,
             ttft_ms: call.ttft_ms.map(|t| t as i64),
-        };
-        counts.push((row.input_tokens, row.output_tokens));
-        conversation::record_usage(&deps.db, row, query::now()).await?;
-    }
-    Ok(record::total_usage(counts))
+        })
+        .collect()
 }
 
 /// Records `outcome` as the end of this worker's attempt, then tells readers how the
@@ -215,21 +215,46 @@ async fn end(
     deps: &Deps,
     prompt: &prompts::Model,
     sink: &mut TurnSink,
-    outcome: Outcome,
+    mut outcome: Outcome,
     recorded: Recorded<'_>,
 ) -> Result<Option<Uuid>, TurnError> {
-    let finished =
-        query::prompts::finish(&deps.db, prompt.id, &deps.worker_id, outcome, query::now()).await?;
+    let mut writes = recorded.writes;
+    writes.checkpointed = sink.checkpointed();
+    if let Some(user) = sink.take_pending_user() {
+        outcome.user_message_id = Some(user.id);
+        writes.messages.insert(0, user);
+    }
+    let finished = query::prompts::finish(
+        &deps.db,
+        prompt,
+        &deps.worker_id,
+        outcome,
+        writes,
+        query::now(),
+    )
+    .await?;
     let (prompt, next) = match finished {
         Finished::Ended { prompt, next } => (*prompt, next),
         Finished::LeaseLost => return Err(TurnError::LeaseLost),
+    };
+    let after = recorded.after;
+    if let Some(outcome) = &after.after_ai {
+        crate::hooks::record(deps, after.session_id, prompt.assistant_message_id, outcome).await?;
+    }
+    let calls = if after.attach_calls {
+        if let Some(message_id) = prompt.assistant_message_id {
+            query::tool_calls::attach(&deps.db, prompt.id, message_id).await?;
+        }
+        query::tool_calls::of_prompt(&deps.db, prompt.id).await?
+    } else {
+        Vec::new()
     };
     sink.event(record::state_event(&prompt)).await?;
     let ended = TurnRecord {
         prompt: &prompt,
         answer: recorded.answer,
         usage: recorded.usage,
-        tool_calls: recorded.tool_calls,
+        tool_calls: &calls,
     };
     if let Some(terminal) = record::terminal_event(ended) {
         sink.event(terminal).await?;

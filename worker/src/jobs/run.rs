@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use parley_entity::{
     enums::{BlockType, MessageRole, ModuleOutcome},
-    error::Error,
+    error::{Context, Error},
     prompts,
     query::{
         self,
-        conversation::{self, BlockDraft, NewMessage},
+        conversation::{self, BlockDraft, MessageRow},
         moderation::AuditRow,
     },
     sessions,
@@ -79,6 +79,7 @@ pub(super) async fn run(
     sink: &mut TurnSink,
     watcher: &Watcher,
     started: Instant,
+    known: Option<sessions::Model>,
 ) -> Result<Produced, TurnError> {
     if prompt.attempt > 1 {
         sink.event(EventKind::Retry {
@@ -100,7 +101,12 @@ pub(super) async fn run(
         .input
         .clone()
         .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
-    let session = query::sessions::get(&deps.db, prompt.session_id).await?;
+    // The job carries the session as the api saw it (its config and owner never change);
+    // a job without it (the reaper's, a resume's) reads it.
+    let session = match known.filter(|s| s.id == prompt.session_id) {
+        Some(session) => session,
+        None => query::sessions::get(&deps.db, prompt.session_id).await?,
+    };
     let files = query::files::owned_in_order(&deps.db, session.user_id, &input.attachments).await?;
     let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, 500)
         .await?
@@ -119,7 +125,15 @@ pub(super) async fn run(
     }
     let content = before.message.clone().unwrap_or(input.content);
     let skills = crate::skills::route_turn(&deps.db, prompt, &session, &content, sink).await?;
-    let user_message_id = save_user_message(deps, prompt, &content, &files, &before).await?;
+    let user_message_id = save_user_message(
+        deps,
+        prompt,
+        sink,
+        &content,
+        &files,
+        hooks.as_ref().map(|_| &before),
+    )
+    .await?;
     if let Some(hooks) = &hooks
         && prompt.attempt <= 1
     {
@@ -194,7 +208,6 @@ pub(super) async fn run(
             (None, None)
         }
     };
-    sink.flush(&generation.drafts).await?;
     Ok(Produced::Generated(Box::new(Generated {
         session,
         model: route.model,
@@ -231,9 +244,9 @@ async fn answer_blocked(
         reason: format!("blocked ({}): {}", blocked.category, blocked.reason),
         patterns_matched: vec![blocked.category.clone()],
     });
-    let user_message_id = save_user_message(deps, prompt, BLOCKED_TEXT, &[], &before).await?;
+    let user_message_id =
+        save_user_message(deps, prompt, sink, BLOCKED_TEXT, &[], Some(&before)).await?;
     let generation = agent_loop::blocks::whole_text(sink, blocked.direct_response.clone()).await?;
-    sink.flush(&generation.drafts).await?;
     Ok(Box::new(Generated {
         session,
         model: blocked.module.clone(),
@@ -384,30 +397,57 @@ async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>,
 }
 
 /// Saves the user's message once per prompt (a repeated attempt reuses it), with what
-/// `chat:before_ai` found about it.
+/// `chat:before_ai` found about it. A plain turn's message (no modules, no attachments:
+/// nothing else points at it yet) is left to the sink, which writes it with the first
+/// checkpoint or the end of the turn, in the transaction that writes the answer.
 async fn save_user_message(
     deps: &Deps,
     prompt: &prompts::Model,
+    sink: &mut TurnSink,
     content: &str,
     files: &[parley_entity::files::Model],
-    before: &HookOutcome,
+    before: Option<&HookOutcome>,
 ) -> Result<Uuid, TurnError> {
     if let Some(id) = prompt.user_message_id {
         // Audits and findings were recorded with the message; this run is recorded.
-        query::moderation::record_events(&deps.db, &before.events, query::now()).await?;
+        if let Some(before) = before {
+            query::moderation::record_events(&deps.db, &before.events, query::now()).await?;
+        }
         return Ok(id);
     }
-    let new = NewMessage {
-        session_id: prompt.session_id,
+    let row = MessageRow {
+        id: Uuid::now_v7(),
         role: MessageRole::User,
         content: content.to_owned(),
         prompt_id: Some(prompt.id),
         is_complete: true,
     };
-    let message = conversation::append_message(&deps.db, new, query::now()).await?;
+    match before {
+        None if files.is_empty() => {
+            let id = row.id;
+            sink.defer_user_message(prompt.session_id, row);
+            Ok(id)
+        }
+        None => write_user_message(deps, prompt, row, files, &HookOutcome::default()).await,
+        Some(before) => write_user_message(deps, prompt, row, files, before).await,
+    }
+}
+
+/// Writes the user message now, with its attachments and hook records.
+async fn write_user_message(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    row: MessageRow,
+    files: &[parley_entity::files::Model],
+    before: &HookOutcome,
+) -> Result<Uuid, TurnError> {
+    let now = query::now();
+    let txn = query::begin_write(&deps.db, "starting to save a user message").await?;
+    conversation::append_messages(&txn, prompt.session_id, std::slice::from_ref(&row), now).await?;
+    query::prompts::set_user_message(&txn, prompt.id, row.id).await?;
+    txn.commit().await.context("committing a user message")?;
     let blocks = attachments::blocks(files);
-    conversation::attach_files(&deps.db, prompt.id, message.id, &blocks, query::now()).await?;
-    query::prompts::set_user_message(&deps.db, prompt.id, message.id).await?;
-    hooks::record(deps, prompt.session_id, Some(message.id), before).await?;
-    Ok(message.id)
+    conversation::attach_files(&deps.db, prompt.id, row.id, &blocks, now).await?;
+    hooks::record(deps, prompt.session_id, Some(row.id), before).await?;
+    Ok(row.id)
 }

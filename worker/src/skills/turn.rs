@@ -76,7 +76,6 @@ pub async fn route_turn(
         .await
         .map_err(|SkillError::Storage(err)| SinkError::Storage(err))?;
     let generation = blocks::whole_text(sink, text).await?;
-    sink.flush(&generation.drafts).await?;
     Ok(Routed {
         decision: Some(routing.decision),
         answer: Some(generation),

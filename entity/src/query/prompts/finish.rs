@@ -5,7 +5,8 @@
 use parley_protocol::{events::ResponseExtras, route::RouteDecision};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
-    prelude::DateTimeUtc, sea_query::Expr,
+    prelude::DateTimeUtc,
+    sea_query::{Expr, ExprTrait, Order, Query},
 };
 use uuid::Uuid;
 
@@ -13,7 +14,9 @@ use super::{UNFINISHED, find, get};
 use crate::{
     enums::{ErrorCode, PromptState},
     error::{Context, Error, Result},
-    prompts, sessions,
+    prompts,
+    query::conversation::{self, BlockDraft, MessageRow, UsageRow},
+    sessions,
 };
 
 /// How a turn ended, as the worker records it.
@@ -75,17 +78,55 @@ pub enum Finished {
     LeaseLost,
 }
 
+/// What the end of an attempt writes with its prompt row, in the same transaction.
+#[derive(Debug, Default)]
+pub struct TurnWrites {
+    /// New messages of the session, in order (the user message when no checkpoint wrote
+    /// it, the answer); their seqs come from the session's counter.
+    pub messages: Vec<MessageRow>,
+    /// The answer's blocks, written finalized onto `answer_id`.
+    pub blocks: Vec<BlockDraft>,
+    /// The assistant message the blocks belong to.
+    pub answer_id: Option<Uuid>,
+    /// Checkpoints wrote blocks before: finalize every answer block of the prompt (also
+    /// those the final answer no longer has).
+    pub checkpointed: bool,
+    /// One row per LLM call.
+    pub usage: Vec<UsageRow>,
+}
+
 /// Ends the worker's attempt with `outcome.state` (terminal for the job: `completed`,
-/// `error`, `failed` or `canceled`; the last three can be resumed later) and hands the
-/// session to its next waiting prompt.
+/// `error`, `failed` or `canceled`; the last three can be resumed later), writes what it
+/// produced and hands the session to its next waiting prompt — one transaction of five
+/// statements for a plain turn: the session (message counter and hand-over, `UPDATE …
+/// RETURNING`), the messages, the blocks, the usage, and last the prompt, guarded by the
+/// lease (when that finds nothing, everything rolls back: [`Finished::LeaseLost`]).
 pub async fn finish(
     db: &DatabaseConnection,
-    id: Uuid,
+    prompt: &prompts::Model,
     worker: &str,
     outcome: Outcome,
+    writes: TurnWrites,
     now: DateTimeUtc,
 ) -> Result<Finished> {
     let txn = crate::query::begin_write(db, "starting to finish a prompt").await?;
+    let (count, next) = release_session(
+        &txn,
+        prompt.session_id,
+        prompt.id,
+        writes.messages.len(),
+        now,
+    )
+    .await?;
+    let first = count - writes.messages.len() as i32 + 1;
+    conversation::insert_messages(&txn, prompt.session_id, &writes.messages, first, now).await?;
+    if let Some(answer) = writes.answer_id {
+        conversation::write_final_blocks(&txn, prompt.id, answer, &writes.blocks, now).await?;
+        if writes.checkpointed {
+            conversation::finalize_blocks(&txn, prompt.id, answer).await?;
+        }
+    }
+    conversation::record_usage(&txn, writes.usage, now).await?;
     let mut update = prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(outcome.state))
         .col_expr(prompts::Column::CompletedAt, Expr::value(now))
@@ -121,22 +162,77 @@ pub async fn finish(
         update = update.col_expr(prompts::Column::SystemMessage, Expr::value(system));
     }
     let done = update
-        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::Id.eq(prompt.id))
         .filter(prompts::Column::LeaseOwner.eq(worker))
         .filter(prompts::Column::State.is_in(UNFINISHED))
-        .exec(&txn)
+        .exec_with_returning(&txn)
         .await
         .context("finishing a prompt")?;
-    if done.rows_affected == 0 {
+    let Some(prompt) = done.into_iter().next() else {
+        // Dropping the transaction rolls back what it wrote.
         return Ok(Finished::LeaseLost);
-    }
-    let prompt = get(&txn, id).await?;
-    let next = hand_over(&txn, &prompt, now).await?;
+    };
     txn.commit().await.context("committing a finished prompt")?;
     Ok(Finished::Ended {
         prompt: Box::new(prompt),
         next,
     })
+}
+
+/// Counts `added` messages on the session and, when `prompt_id` holds it, gives it to
+/// its oldest waiting prompt — one `UPDATE … RETURNING` (the next prompt is a subquery).
+/// Returns the message count after and the prompt handed to.
+async fn release_session<C: ConnectionTrait>(
+    txn: &C,
+    session_id: Uuid,
+    prompt_id: Uuid,
+    added: usize,
+    now: DateTimeUtc,
+) -> Result<(i32, Option<Uuid>)> {
+    let next_waiting = Query::select()
+        .column(prompts::Column::Id)
+        .from(prompts::Entity)
+        .and_where(prompts::Column::SessionId.eq(session_id))
+        .and_where(prompts::Column::State.eq(PromptState::Created))
+        .and_where(prompts::Column::Id.ne(prompt_id))
+        .order_by(prompts::Column::Id, Order::Asc)
+        .limit(1)
+        .to_owned();
+    let counted = || {
+        sessions::Entity::update_many()
+            .col_expr(
+                sessions::Column::MessageCount,
+                Expr::col(sessions::Column::MessageCount).add(added as i32),
+            )
+            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+            .filter(sessions::Column::Id.eq(session_id))
+    };
+    let handed = counted()
+        .col_expr(
+            sessions::Column::ActivePromptId,
+            Expr::SubQuery(None, Box::new(next_waiting.into())),
+        )
+        .filter(sessions::Column::ActivePromptId.eq(prompt_id))
+        .exec_with_returning(txn)
+        .await
+        .context("handing the session to the next prompt")?;
+    if let Some(session) = handed.first() {
+        return Ok((session.message_count, session.active_prompt_id));
+    }
+    if added == 0 {
+        return Ok((0, None));
+    }
+    // The prompt did not hold the session (it was resumed or handed over meanwhile):
+    // only count its messages.
+    let session = counted()
+        .exec_with_returning(txn)
+        .await
+        .context("counting messages on their session")?;
+    let count = session
+        .first()
+        .map(|s| s.message_count)
+        .ok_or(Error::not_found("session"))?;
+    Ok((count, None))
 }
 
 /// Ends a prompt that no worker owns (cancelled before it ran) and hands the session on.

@@ -63,7 +63,8 @@ pub enum Claim {
     Busy,
 }
 
-/// Claims a prompt for `worker` until `now + lease`.
+/// Claims a prompt for `worker` until `now + lease`: one guarded `UPDATE … RETURNING`
+/// on the way every job takes; the prompt is read only when the claim did not take.
 pub async fn claim(
     db: &DatabaseConnection,
     id: Uuid,
@@ -71,13 +72,6 @@ pub async fn claim(
     lease: Duration,
     now: DateTimeUtc,
 ) -> Result<Claim> {
-    let prompt = get(db, id).await?;
-    if !UNFINISHED.contains(&prompt.state) {
-        return Ok(Claim::Finished(prompt));
-    }
-    if prompt.cancel_requested_at.is_some() {
-        return cancel_at_claim(db, id, worker, now).await;
-    }
     let claimed = prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(PromptState::InProgress))
         .col_expr(
@@ -101,14 +95,17 @@ pub async fn claim(
                         .add(prompts::Column::LeaseExpiresAt.lt(now)),
                 ),
         )
-        .exec(db)
+        .exec_with_returning(db)
         .await
         .context("claiming a prompt")?;
+    if let Some(prompt) = claimed.into_iter().next() {
+        return Ok(Claim::Claimed(prompt));
+    }
     let prompt = get(db, id).await?;
-    Ok(if claimed.rows_affected == 1 {
-        Claim::Claimed(prompt)
-    } else if !UNFINISHED.contains(&prompt.state) {
+    Ok(if !UNFINISHED.contains(&prompt.state) {
         Claim::Finished(prompt)
+    } else if prompt.cancel_requested_at.is_some() {
+        cancel_at_claim(db, id, worker, now).await?
     } else {
         Claim::Busy
     })
@@ -133,14 +130,12 @@ async fn cancel_at_claim(
                 .add(prompts::Column::LeaseExpiresAt.lt(now))
                 .add(prompts::Column::LeaseOwner.eq(worker)),
         )
-        .exec(db)
+        .exec_with_returning(db)
         .await
         .context("cancelling a prompt at claim time")?;
-    let prompt = get(db, id).await?;
-    Ok(if canceled.rows_affected == 1 {
-        Claim::Canceled(prompt)
-    } else {
-        Claim::Busy
+    Ok(match canceled.into_iter().next() {
+        Some(prompt) => Claim::Canceled(prompt),
+        None => Claim::Busy,
     })
 }
 

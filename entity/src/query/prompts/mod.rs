@@ -20,7 +20,8 @@ mod lease;
 mod turn;
 
 pub use finish::{
-    Finished, Outcome, abandon, finish, hand_over_after_cancel, resume, set_user_message,
+    Finished, Outcome, TurnWrites, abandon, finish, hand_over_after_cancel, resume,
+    set_user_message,
 };
 pub use lease::{Claim, cancel_requested, claim, renew_lease, request_cancel, set_state, stranded};
 pub use turn::{NewTurn, OnActive, Turn, create_turn};

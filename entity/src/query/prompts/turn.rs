@@ -53,6 +53,8 @@ pub struct Turn {
     pub run_now: bool,
     /// The prompt whose cancel this turn requested (`interrupt`).
     pub interrupted: Option<Uuid>,
+    /// The session as the turn found it (none for a replay), for the job to carry.
+    pub session: Option<sessions::Model>,
 }
 
 /// Records a prompt for a new user message, applying the session's limits (a session
@@ -60,6 +62,11 @@ pub struct Turn {
 /// and the turn is refused: 409 `max_messages_reached` / `max_session_duration_reached`)
 /// and its active-prompt policy.
 pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
+    if turn.idempotency_key.is_none()
+        && let Some(taken) = take_idle_session(db, &turn, now).await?
+    {
+        return Ok(taken);
+    }
     let txn = crate::query::begin_write(db, "starting a turn").await?;
     let session = crate::query::sessions::get_owned(&txn, turn.user_id, turn.session_id).await?;
     if session.state != SessionState::Active {
@@ -81,6 +88,7 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
             replayed: true,
             run_now: false,
             interrupted: None,
+            session: None,
         });
     }
     if let Some(limit) = crate::query::sessions::limit_reached(&session, now) {
@@ -99,22 +107,7 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
             ),
         ));
     }
-    let model = turn
-        .model
-        .clone()
-        .unwrap_or_else(|| match session.config["model"].as_str() {
-            Some(configured) if turn.served_models.iter().any(|m| m == configured) => {
-                configured.to_owned()
-            }
-            Some(configured) => {
-                tracing::warn!(
-                    model = configured,
-                    "the session's configured model is not served here; using the default"
-                );
-                turn.default_model.clone()
-            }
-            None => turn.default_model.clone(),
-        });
+    let model = choose_model(&turn, &session);
     let active = match session.active_prompt_id {
         Some(id) => find(&txn, id)
             .await?
@@ -140,20 +133,7 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
             OnActive::Enqueue => {}
         }
     }
-    let prompt = prompts::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        session_id: Set(session.id),
-        state: Set(PromptState::Created),
-        attempt: Set(0),
-        model: Set(Some(model)),
-        idempotency_key: Set(turn.idempotency_key),
-        input: Set(Some(turn.input)),
-        created_at: Set(now),
-        ..Default::default()
-    }
-    .insert(&txn)
-    .await
-    .context("recording a prompt")?;
+    let prompt = insert_prompt(&txn, Uuid::now_v7(), &session, turn, model, now).await?;
     let run_now = active.is_none();
     if run_now {
         let taken = sessions::Entity::update_many()
@@ -180,5 +160,89 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
         replayed: false,
         run_now,
         interrupted,
+        session: Some(session),
     })
+}
+
+/// The common case in two statements: the session is the user's, active, idle and within
+/// its limits — take it (a guarded `UPDATE … RETURNING` that also reads it) and record the
+/// prompt. `None` (nothing written) for everything else: the general path decides.
+async fn take_idle_session(
+    db: &DatabaseConnection,
+    turn: &NewTurn,
+    now: DateTimeUtc,
+) -> Result<Option<Turn>> {
+    let txn = crate::query::begin_write(db, "starting a turn").await?;
+    let id = Uuid::now_v7();
+    let taken = sessions::Entity::update_many()
+        .col_expr(sessions::Column::ActivePromptId, Expr::value(id))
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+        .filter(sessions::Column::Id.eq(turn.session_id))
+        .filter(sessions::Column::UserId.eq(turn.user_id))
+        .filter(sessions::Column::State.eq(SessionState::Active))
+        .filter(sessions::Column::ActivePromptId.is_null())
+        .exec_with_returning(&txn)
+        .await
+        .context("taking an idle session")?;
+    let Some(session) = taken.into_iter().next() else {
+        return Ok(None);
+    };
+    if crate::query::sessions::limit_reached(&session, now).is_some() {
+        // Rolled back on drop; the general path ends the session with its reason.
+        return Ok(None);
+    }
+    let model = choose_model(turn, &session);
+    let prompt = insert_prompt(&txn, id, &session, turn.clone(), model, now).await?;
+    txn.commit().await.context("committing a turn")?;
+    Ok(Some(Turn {
+        prompt,
+        replayed: false,
+        run_now: true,
+        interrupted: None,
+        session: Some(session),
+    }))
+}
+
+/// The model of a message that names none: the session's configured `model` when it is
+/// served, else the deployment's default.
+fn choose_model(turn: &NewTurn, session: &sessions::Model) -> String {
+    turn.model
+        .clone()
+        .unwrap_or_else(|| match session.config["model"].as_str() {
+            Some(configured) if turn.served_models.iter().any(|m| m == configured) => {
+                configured.to_owned()
+            }
+            Some(configured) => {
+                tracing::warn!(
+                    model = configured,
+                    "the session's configured model is not served here; using the default"
+                );
+                turn.default_model.clone()
+            }
+            None => turn.default_model.clone(),
+        })
+}
+
+async fn insert_prompt<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    session: &sessions::Model,
+    turn: NewTurn,
+    model: String,
+    now: DateTimeUtc,
+) -> Result<prompts::Model> {
+    prompts::ActiveModel {
+        id: Set(id),
+        session_id: Set(session.id),
+        state: Set(PromptState::Created),
+        attempt: Set(0),
+        model: Set(Some(model)),
+        idempotency_key: Set(turn.idempotency_key),
+        input: Set(Some(turn.input)),
+        created_at: Set(now),
+        ..Default::default()
+    }
+    .insert(db)
+    .await
+    .context("recording a prompt")
 }

@@ -13,11 +13,13 @@
 //! One file per topic: the protocol of a streamed turn ([`protocol`]), readers of a feed
 //! ([`readers`]), cancelling ([`cancel`]), resuming ([`resume`]), what to do while a
 //! prompt is active and idempotency ([`policies`]), provider faults and usage
-//! ([`faults`]), and who may see a prompt and what a message may be ([`access`]).
+//! ([`faults`]), who may see a prompt and what a message may be ([`access`]), and what a
+//! turn writes and when ([`persistence`]).
 
 mod access;
 mod cancel;
 mod faults;
+mod persistence;
 mod policies;
 mod protocol;
 mod readers;
