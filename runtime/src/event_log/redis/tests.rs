@@ -8,6 +8,7 @@ use futures::StreamExt;
 
 use super::*;
 use crate::event_log::conformance::{self, Backend, conformance_suite};
+use crate::test_redis::{OwnServer, command_counts, free_port};
 
 fn redis_url() -> String {
     std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
@@ -173,36 +174,13 @@ async fn readers_survive_a_lost_pubsub_connection() {
     );
 }
 
-/// How many times each of `commands` ran on the server at `url` (`INFO commandstats`,
-/// which counts the commands scripts run too).
-async fn command_counts(url: &str, commands: &[&str]) -> Vec<u64> {
-    let mut conn = ::redis::Client::open(url)
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let info: String = ::redis::cmd("INFO")
-        .arg("commandstats")
-        .query_async(&mut conn)
-        .await
-        .unwrap();
-    let calls = |command: &str| {
-        let line = format!("cmdstat_{command}:calls=");
-        info.lines()
-            .find_map(|l| l.strip_prefix(&line))
-            .and_then(|rest| rest.split(',').next())
-            .map_or(0, |n| n.parse().unwrap())
-    };
-    commands.iter().map(|command| calls(command)).collect()
-}
-
 /// What one turn costs the log in Redis: each append of the worker's writer is one
 /// `XADD` and one `PUBLISH` (no script, no read), and a reader from the start one
 /// `SUBSCRIBE`, one `XRANGE` and one `UNSUBSCRIBE`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_costs_two_commands_per_event_and_three_per_reader() {
     let server = OwnServer::start();
-    let log = server.log().await;
+    let log = log_on(&server).await;
     let prompt_id = Uuid::now_v7();
     let counted = ["xadd", "publish", "evalsha", "eval", "xrevrange", "xrange"];
     let counted = counted.as_slice();
@@ -251,64 +229,17 @@ async fn cancel_listeners_hear_of_a_lost_connection() {
     assert_eq!(heard.expect("the signal"), CancelHeard::Cancelled);
 }
 
-/// A private `redis-server` this test may stop and start (the shared one must stay up).
-struct OwnServer {
-    port: u16,
-    process: Option<tokio::process::Child>,
-}
-
-impl OwnServer {
-    fn start() -> Self {
-        let port = free_port();
-        let mut server = Self {
-            port,
-            process: None,
-        };
-        server.restart();
-        server
-    }
-
-    fn restart(&mut self) {
-        let process = tokio::process::Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
-            .stdout(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server on PATH (scripts/test.sh installs it)");
-        self.process = Some(process);
-    }
-
-    async fn stop(&mut self) {
-        if let Some(mut process) = self.process.take() {
-            process.kill().await.unwrap();
+/// A log on `server`, once it answers.
+async fn log_on(server: &OwnServer) -> RedisEventLog {
+    for _ in 0..100 {
+        if let Ok(log) = RedisEventLog::connect(&server.url()).await
+            && log.ready().await.is_ok()
+        {
+            return log;
         }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    /// A log on this server, once it answers.
-    async fn log(&self) -> RedisEventLog {
-        for _ in 0..100 {
-            if let Ok(log) = RedisEventLog::connect(&self.url()).await
-                && log.ready().await.is_ok()
-            {
-                return log;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("the private redis-server did not start");
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    panic!("the private redis-server did not start");
 }
 
 #[tokio::test]
