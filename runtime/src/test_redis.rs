@@ -48,7 +48,6 @@ pub(crate) fn free_port() -> u16 {
         .port()
 }
 
-
 /// How many times each of `commands` ran on the server at `url` (`INFO commandstats`,
 /// which counts the commands scripts run too).
 pub(crate) async fn command_counts(url: &str, commands: &[&str]) -> Vec<u64> {
@@ -71,4 +70,3 @@ pub(crate) async fn command_counts(url: &str, commands: &[&str]) -> Vec<u64> {
     };
     commands.iter().map(|command| calls(command)).collect()
 }
-

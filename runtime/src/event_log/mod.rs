@@ -110,7 +110,7 @@ pub trait EventLog: Send + Sync {
 /// Appends the events of one attempt at a prompt ([`EventLog::writer`]). One append at a
 /// time: the writer may keep the log's last `seq` between them.
 #[async_trait]
-pub trait EventWriter: Send {
+pub trait EventWriter: Send + Sync {
     /// Stores `kind` as the next event of the prompt's log and returns it with its `seq`.
     async fn append(&mut self, kind: EventKind) -> Result<StreamEvent>;
 }

@@ -69,7 +69,10 @@ pub async fn a_cancel_reaches_every_listener_of_its_prompt_and_no_other(backend:
         // Heard once, heard for good.
         assert_eq!(listener.heard().await, CancelHeard::Cancelled);
     }
-    assert!(hears_nothing(&mut bystander).await, "another prompt's signal");
+    assert!(
+        hears_nothing(&mut bystander).await,
+        "another prompt's signal"
+    );
     // Signalling a prompt nobody listens to is no error.
     log.signal_cancel(Uuid::now_v7()).await.expect("signal");
 }
@@ -82,7 +85,10 @@ pub async fn a_listener_hears_only_later_signals(backend: &Backend) {
     // Give an early signal every chance to arrive before the listener exists.
     tokio::time::sleep(QUIET).await;
     let mut late = log.listen_cancel(prompt_id);
-    assert!(hears_nothing(&mut late).await, "a signal sent before it listened");
+    assert!(
+        hears_nothing(&mut late).await,
+        "a signal sent before it listened"
+    );
     log.signal_cancel(prompt_id).await.expect("signal");
     let heard = within("the later signal", PROMPTLY, late.heard()).await;
     assert_eq!(heard, CancelHeard::Cancelled);

@@ -176,9 +176,8 @@ impl Reader {
                 // that was not a whole batch, or the one just announced, was the last
                 // stored; only at the end of a whole batch does it take another look.
                 if event.kind.is_terminal() && self.buffer.is_empty() {
-                    let goes_on = self.more
-                        && self.fetch(false).await.is_ok()
-                        && !self.buffer.is_empty();
+                    let goes_on =
+                        self.more && self.fetch(false).await.is_ok() && !self.buffer.is_empty();
                     if !goes_on {
                         self.finish();
                     }

@@ -223,7 +223,10 @@ async fn cancel_listeners_hear_of_a_lost_connection() {
     );
     log.drop_cancel_connection().await;
     let lapsed = tokio::time::timeout(Duration::from_secs(5), listener.heard()).await;
-    assert_eq!(lapsed.expect("told after the reconnect"), CancelHeard::MaybeMissed);
+    assert_eq!(
+        lapsed.expect("told after the reconnect"),
+        CancelHeard::MaybeMissed
+    );
     log.signal_cancel(prompt_id).await.unwrap();
     let heard = tokio::time::timeout(Duration::from_secs(2), listener.heard()).await;
     assert_eq!(heard.expect("the signal"), CancelHeard::Cancelled);

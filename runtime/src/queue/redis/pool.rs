@@ -105,11 +105,14 @@ impl Pool {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
-        self.held.lock().unwrap_or_else(|poison| poison.into_inner())
+        self.held
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
     }
 
     async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
-        let dead_after = config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
+        let dead_after =
+            config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
         let reaped: u64 = Script::new(HEARTBEAT)
             .key(self.queue.workers_key())
             .key(self.queue.pending_key())
@@ -391,9 +394,8 @@ async fn run_one(context: &JobContext, job: Generate) -> bool {
 /// Waits for running jobs, up to `timeout`; abandons the rest (they run again after
 /// their worker is found dead).
 async fn drain(jobs: &mut JoinSet<()>, timeout: Duration, name: &str) {
-    let finished = tokio::time::timeout(timeout, async {
-        while jobs.join_next().await.is_some() {}
-    });
+    let finished =
+        tokio::time::timeout(timeout, async { while jobs.join_next().await.is_some() {} });
     if finished.await.is_err() {
         warn!(
             worker = name,
