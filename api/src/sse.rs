@@ -8,6 +8,9 @@
 //!
 //! A reader that already holds a finished prompt's terminal event gets no feed but
 //! `204 No Content`, which tells a WHATWG `EventSource` to stop reconnecting.
+//!
+//! Events that are ready together (a backlog read at once, a burst of notifications) go
+//! to the connection as one chunk — one write, not one per event.
 
 use std::{pin::Pin, time::Duration};
 
@@ -20,10 +23,7 @@ use parley_entity::{
 use parley_protocol::events::{EventKind, StreamEvent};
 use parley_runtime::event_log::EventLogError;
 use parley_service::turns::record;
-use poem::{
-    IntoResponse, Response,
-    web::sse::{Event, SSE},
-};
+use poem::{Body, IntoResponse, Response, web::sse::Event};
 use poem_openapi::{
     payload::Payload,
     registry::{MetaSchemaRef, Registry},
@@ -55,9 +55,24 @@ impl Payload for Feed {
     }
 }
 
+/// The most events written to a connection in one chunk.
+const MAX_BATCH: usize = 64;
+
 impl IntoResponse for Feed {
     fn into_response(self) -> Response {
-        SSE::new(self.0.map(to_sse)).into_response()
+        // poem's `SSE` writes each event on its own; the headers are the same.
+        let chunks = self.0.ready_chunks(MAX_BATCH).map(|events| {
+            let mut chunk = String::new();
+            for event in events {
+                chunk.push_str(&to_sse(event).to_string());
+            }
+            Ok::<_, std::io::Error>(chunk)
+        });
+        Response::builder()
+            .content_type("text/event-stream")
+            .header("X-Accel-Buffering", "no")
+            .header("Cache-Control", "no-cache")
+            .body(Body::from_bytes_stream(chunks))
     }
 }
 
@@ -178,4 +193,47 @@ enum Tick {
     Event(Box<StreamEvent>),
     Ping,
     End,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(seq: u64) -> StreamEvent {
+        StreamEvent {
+            seq,
+            prompt_id: Uuid::nil(),
+            kind: EventKind::BlockStop { index: 0 },
+        }
+    }
+
+    #[tokio::test]
+    async fn events_ready_together_are_written_in_one_chunk() {
+        let (tx, rx) = futures::channel::mpsc::unbounded();
+        for seq in 1..=3 {
+            tx.unbounded_send(event(seq)).unwrap();
+        }
+        let response = Feed(rx.boxed()).into_response();
+        assert_eq!(
+            response.content_type(),
+            Some("text/event-stream"),
+            "{:?}",
+            response.headers()
+        );
+        let mut chunks = response.into_body().into_bytes_stream();
+        let first = chunks.next().await.unwrap().unwrap();
+        let first = std::str::from_utf8(&first).unwrap().to_owned();
+        let expected: String = (1..=3).map(|seq| to_sse(event(seq)).to_string()).collect();
+        assert_eq!(first, expected, "three ready events, one chunk");
+        assert!(
+            first.starts_with("id: 1\nevent: block_stop\ndata: {"),
+            "{first}"
+        );
+        // A later event is a chunk of its own; the feed ends with its stream.
+        tx.unbounded_send(event(4)).unwrap();
+        let second = chunks.next().await.unwrap().unwrap();
+        assert_eq!(&second[..], to_sse(event(4)).to_string().as_bytes());
+        drop(tx);
+        assert!(chunks.next().await.is_none());
+    }
 }

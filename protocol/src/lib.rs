@@ -26,10 +26,11 @@ pub mod keys {
         format!("{PREFIX}:{{{prompt_id}}}:events")
     }
 
-    /// The cancel channel of one prompt.
-    pub fn cancel(prompt_id: Uuid) -> String {
-        format!("{PREFIX}:{{{prompt_id}}}:cancel")
-    }
+    /// The pub/sub channel on which cancels are signalled (payload: the prompt id), one
+    /// for the whole deployment: each worker process subscribes to it once, instead of
+    /// subscribing and unsubscribing a channel per turn; cancels are rare, so every
+    /// worker hearing every one costs little. (Pub/sub channels are not keys: no slot.)
+    pub const CANCELS: &str = "parley:cancels";
 
     /// The pub/sub channel on which each append to the event log of one prompt is
     /// announced (payload `<seq>:<event kind JSON>`), so readers need not poll.
@@ -46,11 +47,10 @@ pub mod keys {
             let id = Uuid::now_v7();
             let tag = format!("{{{id}}}");
             assert_eq!(events(id), format!("parley:{tag}:events"));
-            assert_eq!(cancel(id), format!("parley:{tag}:cancel"));
+            assert_eq!(notify(id), format!("parley:{tag}:notify"));
             let hash_tag =
                 |key: &str| key[key.find('{').unwrap()..=key.find('}').unwrap()].to_owned();
-            assert_eq!(hash_tag(&events(id)), hash_tag(&cancel(id)));
-            assert_eq!(notify(id), format!("parley:{tag}:notify"));
+            assert_eq!(hash_tag(&events(id)), hash_tag(&notify(id)));
         }
     }
 }

@@ -9,6 +9,8 @@
 
 pub mod event_log;
 pub mod queue;
+#[cfg(test)]
+mod test_redis;
 
 /// A Redis client for `url` whose connections send small writes at once (`TCP_NODELAY`):
 /// every event is one small command, and Nagle's algorithm would hold it for the peer's

@@ -5,15 +5,14 @@
 //! works on a cluster too. Workers can be killed as a crash would (SIGKILL by PID) and
 //! new ones started; every child is killed when the cluster is dropped.
 //!
-//! Isolation: the queue backend puts every job of a deployment under one apalis queue
-//! name (`parley-generate`), and no setting changes it, so two clusters on one Redis
+//! Isolation: the queue backend puts every job of a deployment under one queue name
+//! (`parley-generate`), and no setting changes it, so two clusters on one Redis
 //! database would take each other's jobs (and fail them: the prompt is in the other
 //! cluster's PostgreSQL database). Each cluster therefore gets its own Redis logical
 //! database (`redis://…/N`, N = 1..=15, taken round-robin by this test process and
 //! flushed before use; 0 is left to `parley serve` tests). Pub/sub channels are global
-//! to a Redis server, but Parley's are either per prompt (event notifications, cancel)
-//! or mere wake-ups (a worker woken by another cluster's job finds nothing in its own
-//! database).
+//! to a Redis server, but Parley's are either per prompt (event notifications) or name a
+//! prompt (cancel signals: another cluster's workers have no listener for it).
 
 use std::ffi::OsString;
 use std::net::SocketAddr;

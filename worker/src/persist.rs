@@ -1,7 +1,8 @@
 //! Persistence while a turn streams (DESIGN §5.9): every event goes to the prompt's event
-//! log, partial blocks are checkpointed to the database at most once per interval (so
-//! `GET /v1/sessions/{id}/streaming` and resume have something to show), and a watcher
-//! turns a recorded cancel — or a lost lease — into a signal the agent loop sees.
+//! log (through the attempt's [`EventWriter`]), partial blocks are checkpointed to the
+//! database at most once per interval (so `GET /v1/sessions/{id}/streaming` and resume
+//! have something to show), and a [`Watcher`] turns a cancel — or a lost lease — into a
+//! signal the agent loop sees.
 
 use std::{
     sync::Arc,
@@ -14,7 +15,7 @@ use parley_entity::query::{
     conversation::{self, BlockDraft, MessageRow},
 };
 use parley_protocol::events::{EventKind, StreamEvent};
-use parley_runtime::event_log::EventLog;
+use parley_runtime::event_log::{EventLog, EventWriter};
 use sea_orm::DatabaseConnection;
 use tokio::sync::watch;
 use uuid::Uuid;
@@ -22,87 +23,14 @@ use uuid::Uuid;
 use crate::agent_loop::{Sink, SinkError};
 
 mod coalesce;
+mod watcher;
 
 pub use coalesce::Coalescer;
-
-/// Why a turn must stop early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    Running,
-    /// A cancel was recorded on the prompt.
-    Cancelled,
-    /// Another worker owns the prompt now (our lease lapsed).
-    LeaseLost,
-}
-
-/// Watches the prompt row for a cancel and renews the worker's lease, until dropped.
-pub struct Watcher {
-    stop: watch::Receiver<Stop>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Watcher {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Watcher {
-    pub fn start(
-        db: DatabaseConnection,
-        prompt_id: Uuid,
-        worker: String,
-        lease: Duration,
-        poll: Duration,
-    ) -> Self {
-        let (tx, rx) = watch::channel(Stop::Running);
-        let task = tokio::spawn(async move {
-            let renew_every = lease / 3;
-            let mut last_renewal = Instant::now();
-            loop {
-                tokio::time::sleep(poll).await;
-                match query::prompts::cancel_requested(&db, prompt_id).await {
-                    Ok(true) => {
-                        let _ = tx.send(Stop::Cancelled);
-                        return;
-                    }
-                    Ok(false) => {}
-                    Err(err) => {
-                        tracing::warn!(error = %err, %prompt_id, "cannot check for a cancel")
-                    }
-                }
-                if last_renewal.elapsed() >= renew_every {
-                    let until = query::now()
-                        + chrono::Duration::from_std(lease)
-                            .unwrap_or(chrono::Duration::seconds(60));
-                    match query::prompts::renew_lease(&db, prompt_id, &worker, until).await {
-                        Ok(true) => last_renewal = Instant::now(),
-                        Ok(false) => {
-                            let _ = tx.send(Stop::LeaseLost);
-                            return;
-                        }
-                        Err(err) => {
-                            tracing::warn!(error = %err, %prompt_id, "cannot renew the lease")
-                        }
-                    }
-                }
-            }
-        });
-        Self { stop: rx, task }
-    }
-
-    pub fn state(&self) -> Stop {
-        *self.stop.borrow()
-    }
-
-    fn receiver(&self) -> watch::Receiver<Stop> {
-        self.stop.clone()
-    }
-}
+pub use watcher::{DbRow, PromptRow, Stop, Watcher};
 
 /// The agent loop's sink for one turn: the event log, block checkpoints, the watcher.
 pub struct TurnSink {
-    pub events: Arc<dyn EventLog>,
+    events: Box<dyn EventWriter>,
     pub db: DatabaseConnection,
     pub prompt_id: Uuid,
     pub checkpoint_interval: Duration,
@@ -125,15 +53,18 @@ pub struct TurnSink {
 }
 
 impl TurnSink {
+    /// A sink for one attempt at the prompt; `last_seq` is its log's last seq if known
+    /// (see [`EventLog::writer`]).
     pub fn new(
-        events: Arc<dyn EventLog>,
+        events: &Arc<dyn EventLog>,
+        last_seq: Option<u64>,
         db: DatabaseConnection,
         prompt_id: Uuid,
         checkpoint_interval: Duration,
         watcher: &Watcher,
     ) -> Self {
         Self {
-            events,
+            events: events.writer(prompt_id, last_seq),
             db,
             prompt_id,
             checkpoint_interval,
@@ -179,7 +110,7 @@ impl TurnSink {
     }
 
     async fn append(&mut self, kind: EventKind) -> Result<(), SinkError> {
-        let event = self.events.append(self.prompt_id, kind).await?;
+        let event = self.events.append(kind).await?;
         self.last_event = Some(event);
         Ok(())
     }

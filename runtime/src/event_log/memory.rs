@@ -13,6 +13,9 @@
 //! finished log; the stuck-prompt reaper the rest). The log is not durable: a restart
 //! loses it, and the api then synthesizes the events from the database as it does after
 //! retention.
+//!
+//! Cancel signals go straight to the listeners of the process (the api and the workers of
+//! `parley serve` share one log), so none is ever lost.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -26,7 +29,8 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::{EventLog, EventLogError, READ_BATCH, Result, refuse_ping};
+use super::cancel::{CancelListener, Registry as CancelRegistry};
+use super::{EventLog, EventLogError, EventWriter, READ_BATCH, Result, refuse_ping};
 
 /// How often, at most, `append`/`expire` scan the registry for dead logs.
 pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
@@ -35,6 +39,7 @@ pub const SWEEP_EVERY: Duration = Duration::from_secs(10);
 #[derive(Clone, Default)]
 pub struct MemoryEventLog {
     registry: Arc<Mutex<Registry>>,
+    cancels: CancelRegistry,
 }
 
 #[derive(Default)]
@@ -69,6 +74,11 @@ impl MemoryEventLog {
             .logs
             .get(&prompt_id)
             .map_or(0, |log| log.receiver_count())
+    }
+
+    /// How many cancel listeners the prompt has (for tests).
+    pub fn cancel_listeners(&self, prompt_id: Uuid) -> usize {
+        self.cancels.listeners(prompt_id)
     }
 
     /// How many logs the registry holds, live or waiting to be swept.
@@ -161,6 +171,14 @@ impl EventLog for MemoryEventLog {
         stored.ok_or_else(|| EventLogError::Internal("the append did not run".into()))
     }
 
+    fn writer(&self, prompt_id: Uuid, _last_seq: Option<u64>) -> Box<dyn EventWriter> {
+        // Appending is already one step under a lock: a writer has nothing to save.
+        Box::new(Writer {
+            log: self.clone(),
+            prompt_id,
+        })
+    }
+
     async fn read(&self, prompt_id: Uuid, after: u64, limit: usize) -> Result<Vec<StreamEvent>> {
         let mut registry = self.lock();
         let Some(log) = registry.live(prompt_id, Instant::now()) else {
@@ -206,6 +224,27 @@ impl EventLog for MemoryEventLog {
 
     async fn ready(&self) -> Result<()> {
         Ok(())
+    }
+
+    async fn signal_cancel(&self, prompt_id: Uuid) -> Result<()> {
+        self.cancels.deliver(prompt_id);
+        Ok(())
+    }
+
+    fn listen_cancel(&self, prompt_id: Uuid) -> CancelListener {
+        self.cancels.listen(prompt_id)
+    }
+}
+
+struct Writer {
+    log: MemoryEventLog,
+    prompt_id: Uuid,
+}
+
+#[async_trait]
+impl EventWriter for Writer {
+    async fn append(&mut self, kind: EventKind) -> Result<StreamEvent> {
+        self.log.append(self.prompt_id, kind).await
     }
 }
 
@@ -294,9 +333,11 @@ mod tests {
     async fn backend() -> Backend {
         let log = MemoryEventLog::new();
         let probe = log.clone();
+        let listeners = log.clone();
         Backend {
             log: Arc::new(log),
             held_for: Box::new(move |prompt_id| probe.subscriber_count(prompt_id)),
+            cancel_listeners: Box::new(move |prompt_id| listeners.cancel_listeners(prompt_id)),
         }
     }
 

@@ -18,6 +18,12 @@
 //!   dropping a subscription stream releases whatever it held;
 //! * `ping` is never stored.
 //!
+//! The worker running a prompt appends through a [`EventWriter`] (one per attempt), which
+//! a backend may make cheaper than [`EventLog::append`] (Redis: no read before each
+//! write). The log also carries the one signal that goes the other way: a cancel, which
+//! the api [signals](EventLog::signal_cancel) after recording it on the prompt's row and
+//! the worker [listens](EventLog::listen_cancel) for ([`cancel`]).
+//!
 //! Backends: [`MemoryEventLog`] (embedded mode, in-process) and [`RedisEventLog`]
 //! (distributed mode, one Redis stream per prompt plus a pub/sub notification).
 
@@ -28,11 +34,13 @@ use futures::stream::BoxStream;
 use parley_protocol::events::{EventKind, StreamEvent};
 use uuid::Uuid;
 
+pub mod cancel;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod memory;
 pub mod redis;
 
+pub use self::cancel::{CancelHeard, CancelListener};
 pub use self::memory::MemoryEventLog;
 pub use self::redis::RedisEventLog;
 
@@ -61,6 +69,14 @@ pub trait EventLog: Send + Sync {
     /// Appending [`EventKind::Ping`] is refused: keep-alives are never stored.
     async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent>;
 
+    /// The appender of one attempt at the prompt, for the worker that owns it. It appends
+    /// as [`append`](EventLog::append) does — gap-free, alongside any other appender —
+    /// and may be cheaper. `last_seq` is the log's last `seq` if the caller knows it (`0`
+    /// for a prompt's first attempt: nothing has been appended yet), else the writer
+    /// learns it. The log must not expire while the writer is in use: the worker expires
+    /// it once the attempt is over.
+    fn writer(&self, prompt_id: Uuid, last_seq: Option<u64>) -> Box<dyn EventWriter>;
+
     /// Up to `limit` stored events with `seq > after`, in order. Empty for an unknown or
     /// expired log.
     async fn read(&self, prompt_id: Uuid, after: u64, limit: usize) -> Result<Vec<StreamEvent>>;
@@ -81,6 +97,22 @@ pub trait EventLog: Send + Sync {
 
     /// Whether the backend answers (for `/readyz`).
     async fn ready(&self) -> Result<()>;
+
+    /// Tells the prompt's [listeners](EventLog::listen_cancel), in any process, that a
+    /// cancel was recorded on its row. Best effort: a signal can be lost, and listeners
+    /// read the row when it may have been.
+    async fn signal_cancel(&self, prompt_id: Uuid) -> Result<()>;
+
+    /// Listens for the prompt's cancel signals sent from now on, until dropped.
+    fn listen_cancel(&self, prompt_id: Uuid) -> CancelListener;
+}
+
+/// Appends the events of one attempt at a prompt ([`EventLog::writer`]). One append at a
+/// time: the writer may keep the log's last `seq` between them.
+#[async_trait]
+pub trait EventWriter: Send + Sync {
+    /// Stores `kind` as the next event of the prompt's log and returns it with its `seq`.
+    async fn append(&mut self, kind: EventKind) -> Result<StreamEvent>;
 }
 
 /// The error for an attempt to store a keep-alive.

@@ -4,28 +4,34 @@
 //!
 //! * `parley:{<prompt_id>}:events` — a stream whose entry ids are `<seq>-0`, each with
 //!   one field `k` holding the [`EventKind`] as JSON. The stream is its own sequence
-//!   counter: the append script reads the last id and adds one, so there is no second
-//!   key that could drift from it or outlive it.
+//!   counter: there is no second key that could drift from it or outlive it.
 //! * `parley:{<prompt_id>}:notify` — a pub/sub channel; every append publishes
-//!   `<seq>:<kind JSON>` on it from inside the same script, so notification order is
-//!   stream order.
+//!   `<seq>:<kind JSON>` on it right after storing the event.
 //!
-//! Appending is one Lua script (`XREVRANGE` last id → `XADD <seq>-0` → `PUBLISH`): Redis
-//! runs scripts one at a time, so concurrent appenders from any number of workers get
-//! gap-free seqs. Reading is `XRANGE <after+1> + COUNT n`.
+//! Appending ([`writer`]): [`EventLog::append`] is one Lua script that reads the last id,
+//! adds the next and publishes it, so any number of appenders get gap-free seqs; the
+//! worker's [`EventWriter`] keeps the last seq and appends with one pipelined `XADD` +
+//! `PUBLISH`, no read, falling back to the script when Redis refuses its id. Reading is
+//! `XRANGE <after+1> + COUNT n`.
 //!
 //! Following a log never costs a connection or a blocking `XREAD` per reader: all the
 //! readers of one `RedisEventLog` share its multiplexed command connection (a
 //! [`ConnectionManager`]) and one pub/sub connection owned by the [`listener`] task,
-//! which subscribes a prompt's channel while it has local readers. A reader wakes on a
-//! notification; if none comes for [`POLL_EVERY`] it looks at the stream itself, so a
-//! lost notification delays it but cannot stall it, and a log that expired under it ends
-//! its stream.
+//! which subscribes a prompt's channel while it has local readers. A reader subscribes
+//! first and then reads what is stored, so nothing appended in between goes unannounced;
+//! it wakes on a notification, and if none comes for [`POLL_EVERY`] it looks at the
+//! stream itself, so a lost notification delays it but cannot stall it, and a log that
+//! expired under it ends its stream.
+//!
+//! Cancel signals ([`cancels`]) are `PUBLISH`es on one channel for the deployment, which
+//! each worker process listens to on a connection of its own.
 //!
 //! Connection failures map to [`EventLogError::Unavailable`].
 
+mod cancels;
 mod listener;
 mod reader;
+mod writer;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,24 +44,14 @@ use parley_protocol::events::{EventKind, StreamEvent};
 use parley_protocol::keys;
 use uuid::Uuid;
 
+use self::cancels::Cancels;
 use self::listener::Listener;
 use self::reader::Reader;
-use super::{EventLog, EventLogError, Result, refuse_ping};
+use self::writer::{Writer, append_script, to_json};
+use super::{CancelListener, EventLog, EventLogError, EventWriter, Result};
 
 /// How long a reader waits for a notification before looking at the stream itself.
 pub const POLL_EVERY: Duration = Duration::from_secs(2);
-
-/// KEYS[1] the stream, ARGV[1] the kind as JSON, ARGV[2] the notify channel.
-const APPEND_SCRIPT: &str = r"
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local seq = 1
-if #last > 0 then
-  seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
-end
-redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'k', ARGV[1])
-redis.call('PUBLISH', ARGV[2], string.format('%d:', seq) .. ARGV[1])
-return seq
-";
 
 /// The Redis [`EventLog`]. Cheap to clone; clones share both connections.
 #[derive(Clone)]
@@ -66,6 +62,7 @@ pub struct RedisEventLog {
 struct Inner {
     connection: ConnectionManager,
     listener: Arc<Listener>,
+    cancels: Cancels,
     append: Script,
 }
 
@@ -88,8 +85,9 @@ impl RedisEventLog {
         Ok(Self {
             inner: Arc::new(Inner {
                 connection,
-                listener: Listener::start(client),
-                append: Script::new(APPEND_SCRIPT),
+                listener: Listener::start(client.clone()),
+                cancels: Cancels::new(client),
+                append: append_script(),
             }),
         })
     }
@@ -108,10 +106,21 @@ impl RedisEventLog {
         channels
     }
 
+    /// How many cancel listeners the prompt has in this process.
+    pub fn cancel_listeners(&self, prompt_id: Uuid) -> usize {
+        self.inner.cancels.listeners(prompt_id)
+    }
+
     /// Drops the pub/sub connection as if Redis had closed it.
     #[cfg(test)]
     pub(crate) async fn drop_pubsub_connection(&self) {
         self.inner.listener.reconnect().await;
+    }
+
+    /// Drops the cancel signals' connection as if Redis had closed it.
+    #[cfg(test)]
+    pub(crate) async fn drop_cancel_connection(&self) {
+        self.inner.cancels.reconnect().await;
     }
 }
 
@@ -141,22 +150,20 @@ fn redis_error(doing: &str, error: RedisError) -> EventLogError {
 #[async_trait]
 impl EventLog for RedisEventLog {
     async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent> {
-        refuse_ping(&kind)?;
-        let json = serde_json::to_string(&kind)
-            .map_err(|error| EventLogError::Internal(format!("serializing an event: {error}")))?;
-        let seq: u64 = self
-            .inner
-            .append
-            .key(keys::events(prompt_id))
-            .arg(json)
-            .arg(keys::notify(prompt_id))
-            .invoke_async(&mut self.inner.connection.clone())
-            .await
-            .map_err(|error| redis_error("appending to the event log", error))?;
+        let json = to_json(&kind)?;
+        let seq = self.inner.append_anywhere(prompt_id, &json).await?;
         Ok(StreamEvent {
             seq,
             prompt_id,
             kind,
+        })
+    }
+
+    fn writer(&self, prompt_id: Uuid, last_seq: Option<u64>) -> Box<dyn EventWriter> {
+        Box::new(Writer {
+            inner: self.inner.clone(),
+            prompt_id,
+            next: last_seq.map(|seq| seq + 1),
         })
     }
 
@@ -192,6 +199,17 @@ impl EventLog for RedisEventLog {
             .exec_async(&mut self.inner.connection.clone())
             .await
             .map_err(|error| redis_error("pinging Redis", error))
+    }
+
+    async fn signal_cancel(&self, prompt_id: Uuid) -> Result<()> {
+        cancels::signal(prompt_id)
+            .exec_async(&mut self.inner.connection.clone())
+            .await
+            .map_err(|error| redis_error("signalling a cancel", error))
+    }
+
+    fn listen_cancel(&self, prompt_id: Uuid) -> CancelListener {
+        self.inner.cancels.listen(prompt_id)
     }
 }
 

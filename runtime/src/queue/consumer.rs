@@ -1,14 +1,15 @@
-//! The consumer side shared by both backends: the retry loop around a [`JobHandler`],
-//! the apalis service function that runs it, the wake-up/poll strategy that feeds the
-//! worker, and the stop and purge plumbing of [`run_consumers`](super::run_consumers).
+//! The consumer side shared by both backends: the retry loop around a [`JobHandler`]
+//! ([`JobContext::run`]), the apalis service function that runs it for the SQLite
+//! backend, the wake-up/poll strategy that feeds that worker, and the stop and purge
+//! plumbing of [`run_consumers`](super::run_consumers).
 //!
-//! Retries are ours, not apalis's: its retry layer hands an exhausted job back to the
-//! backend as `Failed`, and both backends then run it again on their own (apalis-redis
-//! up to a hard-coded 25 attempts whatever the job's `max_attempts`, apalis-sqlite
-//! immediately, without backoff). So [`run_job`] loops with an exponential backoff and
-//! reports a given-up job as an apalis `AbortError` — status `Killed`, which neither
-//! backend re-delivers. Only a job interrupted by a shutdown while it waits for its next
-//! attempt is returned as a plain error, so the backend delivers it again later.
+//! Retries are ours, not the backend's: apalis's retry layer hands an exhausted job back
+//! to the backend as `Failed`, and apalis-sqlite then runs it again at once, without
+//! backoff. So [`run_job`] loops with an exponential backoff and reports a given-up job
+//! as an apalis `AbortError` — status `Killed`, which is never re-delivered. Only a job
+//! interrupted by a shutdown while it waits for its next attempt is returned as a plain
+//! error, so the backend delivers it again later. (The Redis backend is Parley's own and
+//! acts on the [`JobOutcome`] directly.)
 
 use std::pin::pin;
 use std::sync::Arc;
@@ -105,6 +106,13 @@ pub(crate) struct JobContext {
 }
 
 impl JobContext {
+    /// Runs `job` with the retries of [`run_job`]; a shutdown interrupts the wait between
+    /// two attempts.
+    pub(crate) async fn run(&self, job: Generate) -> JobOutcome {
+        let stop = Some(self.stop.clone());
+        run_job_until(&*self.handler, job, self.max_attempts, self.backoff, stop).await
+    }
+
     pub(crate) fn new(
         handler: Arc<dyn JobHandler>,
         config: &ConsumerConfig,
@@ -123,10 +131,7 @@ impl JobContext {
 /// core), aborted if the worker is dropped mid-run — as if the process had died.
 pub(crate) async fn process(job: Generate, ctx: Data<JobContext>) -> Result<(), BoxDynError> {
     let ctx = JobContext::clone(&ctx);
-    let run = tokio::spawn(async move {
-        let stop = Some(ctx.stop.clone());
-        run_job_until(&*ctx.handler, job, ctx.max_attempts, ctx.backoff, stop).await
-    });
+    let run = tokio::spawn(async move { ctx.run(job).await });
     let mut run = AbortOnDrop(run);
     match (&mut run.0).await {
         Ok(JobOutcome::Done { .. }) => Ok(()),
@@ -190,19 +195,20 @@ pub(crate) async fn sleep_unless_stopped(delay: Duration, stop: &watch::Receiver
     *stop.borrow()
 }
 
-/// Deletes finished jobs every `interval` until `stop` (apalis keeps every job's payload
-/// and result otherwise, forever).
+/// Deletes finished jobs every `interval` until `stop` (apalis-sqlite keeps every job's
+/// payload and result otherwise, forever).
 pub(crate) async fn purge_periodically(
     backend: &QueueBackend,
     interval: Option<Duration>,
     stop: watch::Receiver<bool>,
 ) {
     let Some(interval) = interval else { return };
+    // The Redis queue keeps nothing of a finished job.
+    let QueueBackend::Sqlite(queue) = backend else {
+        return;
+    };
     while !sleep_unless_stopped(interval, &stop).await {
-        let purged = match backend {
-            QueueBackend::Redis(q) => q.purge_finished().await,
-            QueueBackend::Sqlite(q) => q.purge_finished().await,
-        };
+        let purged = queue.purge_finished().await;
         match purged {
             Ok(n) => debug!(purged = n, "purged finished jobs"),
             Err(e) => warn!(error = %e, "could not purge finished jobs"),

@@ -2,11 +2,11 @@
 //! workers.
 //!
 //! The api [enqueues](JobQueue::enqueue) one job per accepted turn; workers run
-//! [`run_consumers`], which hands each job to a [`JobHandler`]. Two backends, both apalis
-//! storages, chosen at start-up and wrapped in [`QueueBackend`]:
+//! [`run_consumers`], which hands each job to a [`JobHandler`]. Two backends, chosen at
+//! start-up and wrapped in [`QueueBackend`]:
 //!
-//! * [`RedisQueue`] (distributed mode): `apalis-redis`; any number of api and worker
-//!   processes share one Redis.
+//! * [`RedisQueue`] (distributed mode): Parley's own, on Redis lists (three commands per
+//!   job); any number of api and worker processes share one Redis.
 //! * [`SqliteQueue`] (embedded mode): `apalis-sqlite` in its own SQLite file
 //!   (`<data_dir>/queue.db`), so a job accepted before `parley serve` dies is still there
 //!   after the restart.
@@ -19,7 +19,8 @@
 //! * **Bounded retries with backoff.** [`JobFailure::Retry`] runs the handler again after
 //!   an exponential [`Backoff`], up to [`ConsumerConfig::max_attempts`] runs per delivery;
 //!   then the job is given up. [`JobFailure::Permanent`] (and a panic) gives up at once.
-//!   Given-up jobs are marked `Killed`, which neither backend ever re-delivers.
+//!   Given-up jobs are never re-delivered (Redis: acknowledged; SQLite: marked
+//!   `Killed`).
 //! * **Concurrency** per consumer pool is at most [`ConsumerConfig::concurrency`].
 //! * **Graceful shutdown.** When the shutdown future resolves, no new job is taken,
 //!   running ones finish (for up to [`ConsumerConfig::shutdown_timeout`]), and jobs a
@@ -29,12 +30,12 @@
 //! (every [`ConsumerConfig::heartbeat`]); once a worker has missed
 //! [`ConsumerConfig::missed_heartbeats`] of them, the next heartbeat of any *other*
 //! worker on the queue puts its jobs back in the queue, so they run again elsewhere
-//! (Redis: the worker's in-flight set is pushed back onto the active list; SQLite: its
-//! `Running`/`Queued` rows go back to `Pending`). A restarted process registers a new
+//! (Redis: the worker's running list is moved to the front of the pending list; SQLite:
+//! its `Running`/`Queued` rows go back to `Pending`). A restarted process registers a new
 //! worker (names carry a fresh suffix), so its own first heartbeat recovers what the dead
 //! one held. A job is back in the queue about `heartbeat × missed_heartbeats` after its
-//! worker's last heartbeat, plus up to one heartbeat (and a second of rounding: both
-//! backends keep whole seconds). Re-deliveries after a death are not counted against
+//! worker's last heartbeat, plus up to one heartbeat (SQLite: and a second of rounding,
+//! it keeps whole seconds). Re-deliveries after a death are not counted against
 //! `max_attempts`; the caller's prompt state machine and its reaper bound those.
 
 use std::future::Future;
@@ -57,7 +58,7 @@ pub use self::consumer::{JobOutcome, run_job};
 pub use self::redis::RedisQueue;
 pub use self::sqlite::SqliteQueue;
 
-/// The apalis queue (namespace) Parley's turns go through unless told otherwise.
+/// The queue (namespace) Parley's turns go through unless told otherwise.
 pub const DEFAULT_QUEUE: &str = "parley-generate";
 
 /// Why a queue operation failed, grouped by what the caller must do about it.
@@ -139,13 +140,13 @@ pub struct ConsumerConfig {
     /// Runs of one job per delivery before it is given up (at least 1).
     pub max_attempts: u32,
     pub backoff: Backoff,
-    /// Interval of the worker heartbeat (at least 1 s: both backends store heartbeats in
-    /// whole seconds).
+    /// Interval of the worker heartbeat (at least 1 s).
     pub heartbeat: Duration,
     /// Heartbeats a worker may miss before its jobs are handed to others.
     pub missed_heartbeats: u32,
-    /// Fallback poll for jobs no wake-up announced (re-enqueued orphans, jobs written by
-    /// another process into the SQLite file).
+    /// SQLite: fallback poll for jobs no wake-up announced (re-enqueued orphans, jobs
+    /// written by another process into the file). Redis needs none: a push wakes a
+    /// waiting worker, whose wait lasts a heartbeat at most.
     pub poll_interval: Duration,
     /// How long a shutdown waits for running jobs before abandoning them (they become
     /// orphans and run again after a restart).

@@ -1,37 +1,40 @@
-//! The Redis job queue (distributed mode): an `apalis-redis` storage under the queue
-//! name given (default [`DEFAULT_QUEUE`]); every key is `<queue>:…`.
+//! The Redis job queue (distributed mode): Parley's own, three commands per job.
 //!
-//! apalis-redis 1.0 stores each pushed job as *scheduled* (even with no delay), promotes
-//! it on the next fetch and announces nothing, and its workers otherwise only fetch on
-//! their 30 s heartbeat. So [`RedisQueue::enqueue`] publishes on `<queue>:wakeup` after
-//! each push, and each worker subscribes to that channel on a RESP3 connection that
-//! resubscribes after a reconnect; [`ConsumerConfig::poll_interval`] covers anything a
-//! lost message or a re-enqueued orphan leaves behind. Job timestamps are whole seconds
-//! of the clock of the process that wrote them.
+//! Keys, all under the queue name given (default [`DEFAULT_QUEUE`]) as a hash tag, so a
+//! queue lives on one Redis Cluster slot:
 //!
-//! Orphans: a worker's fetched jobs sit in its own in-flight set; when its heartbeat is
-//! `heartbeat × missed_heartbeats` old, any other worker's heartbeat moves them back onto
-//! the active list (see [`super`]). apalis-redis is not Redis-Cluster safe (its scripts
-//! touch keys of several slots).
+//! * `{<queue>}:pending` — a list of jobs (their JSON). [`JobQueue::enqueue`] is one
+//!   `LPUSH`.
+//! * `{<queue>}:running:<worker>` — the jobs one worker took. A worker takes a job with
+//!   one blocking `BLMOVE` from the pending list into its own (so a job is never only in
+//!   a worker's memory, and a waiting worker is woken by the push itself: no poll, no
+//!   wake-up message), and acknowledges it with one `LREM` once its handler returned.
+//! * `{<queue>}:workers` — a sorted set of worker names scored by their last heartbeat
+//!   (Redis's clock, in ms).
+//!
+//! Orphans: every [`ConsumerConfig::heartbeat`], one script records the worker's
+//! heartbeat and moves the jobs of every worker whose heartbeat is
+//! `heartbeat × missed_heartbeats` old back to the front of the pending list (see
+//! [`super`]). The worker loop is in [`pool`].
+//!
+//! This replaces `apalis-redis` (DESIGN §1 names apalis): apalis-redis 1.0 spends 27
+//! commands on one job — a push that always lands in the *scheduled* set, a fetch script
+//! of 11 commands, a lock script of 5, an ack script of 3 — plus a 5-command poll every
+//! second while idle, more than the whole budget of a turn (`docs/decisions.md`).
+
+mod pool;
 
 use std::fmt;
 use std::time::Duration;
 
-use apalis::prelude::{BackendExt, TaskSink, TaskSinkError, WorkerBuilder, WorkerBuilderExt};
-use apalis_core::backend::Vacuum;
-use apalis_core::worker::context::WorkerContext;
-use apalis_redis::{Config, RedisStorage};
 use async_trait::async_trait;
 use parley_protocol::jobs::Generate;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, ErrorKind, ProtocolVersion, PushInfo, RedisError, ServerErrorKind};
+use redis::{Client, ErrorKind, RedisError, ServerErrorKind};
 use tokio::sync::watch;
 
-use super::consumer::{JobContext, WakeOrTick, drive, process};
+use super::consumer::JobContext;
 use super::{ConsumerConfig, DEFAULT_QUEUE, JobQueue, QueueError};
-
-/// Finished jobs are kept this long before [`RedisQueue::purge_finished`] drops them.
-const KEEP_FINISHED: Duration = Duration::from_secs(3600);
 
 /// The Redis [`JobQueue`]. Cheap to clone; clones share the connection.
 #[derive(Clone)]
@@ -76,51 +79,20 @@ impl RedisQueue {
         self
     }
 
-    fn config(&self) -> Config {
-        Config::default()
-            .queue(&self.queue)
-            .batch_size(1) // a worker holds only what it runs: fair spread over workers
-            .emit_events(false) // per-job pub/sub nobody listens to
+    fn pending_key(&self) -> String {
+        format!("{{{}}}:pending", self.queue)
     }
 
-    fn storage(&self, config: Config) -> RedisStorage<Generate> {
-        RedisStorage::new(self.conn.clone()).with_config(config)
+    fn workers_key(&self) -> String {
+        format!("{{{}}}:workers", self.queue)
     }
 
-    fn wakeup_channel(&self) -> String {
-        format!("{}:wakeup", self.queue)
+    /// The prefix of the workers' running lists (the worker's name follows).
+    fn running_prefix(&self) -> String {
+        format!("{{{}}}:running:", self.queue)
     }
 
-    /// Subscribes to the wake-up channel on a connection of its own. The returned
-    /// connection must stay alive as long as wake-ups are wanted.
-    async fn subscribe_wakeups(
-        &self,
-    ) -> Result<(ConnectionManager, watch::Receiver<u64>), QueueError> {
-        let info = self.client.get_connection_info().clone();
-        let redis = info
-            .redis_settings()
-            .clone()
-            .set_protocol(ProtocolVersion::RESP3);
-        let client = Client::open(info.set_redis_settings(redis))
-            .map_err(|e| QueueError::Internal(format!("invalid Redis URL: {e}")))?;
-        let (tx, rx) = watch::channel(0u64);
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_push_sender(move |_: PushInfo| {
-                tx.send_modify(|n| *n = n.wrapping_add(1));
-                Ok::<(), ()>(())
-            })
-            .set_automatic_resubscription();
-        let mut conn = ConnectionManager::new_with_config(client, config)
-            .await
-            .map_err(|e| redis_error("subscribing to job wake-ups", e))?;
-        conn.subscribe(self.wakeup_channel())
-            .await
-            .map_err(|e| redis_error("subscribing to job wake-ups", e))?;
-        Ok((conn, rx))
-    }
-
-    /// Runs one apalis worker named `name` until it fails or `stop` turns true.
+    /// Runs one pool of consumers named `name` until `stop` turns true (see [`pool`]).
     pub(crate) async fn run_worker(
         &self,
         name: &str,
@@ -128,96 +100,38 @@ impl RedisQueue {
         job_context: &JobContext,
         stop: &watch::Receiver<bool>,
     ) -> Result<(), QueueError> {
-        let (subscriber, wakeups) = self.subscribe_wakeups().await?;
-        let strategy = WakeOrTick::new(wakeups, config.poll_interval, Some(Box::new(subscriber)));
-        let storage = self
-            .storage(
-                self.config()
-                    .heartbeat_interval(config.heartbeat.max(Duration::from_secs(1)))
-                    .missed_heartbeats(config.missed_heartbeats.max(1) as usize),
-            )
-            .poll_with_strategy(strategy);
-        let worker = WorkerContext::new(name);
-        let run = WorkerBuilder::new(&worker)
-            .backend(storage)
-            .data(job_context.clone())
-            .concurrency(config.concurrency.max(1))
-            .build(process)
-            .run();
-        drive(worker, run, stop, config.shutdown_timeout)
-            .await
-            .map_err(|e| QueueError::Unavailable(format!("job worker {name}: {e}")))
-    }
-
-    /// Drops finished jobs (payload, status, result) older than an hour, and the sets of
-    /// finished job ids apalis keeps for its dashboard (they would grow forever).
-    pub(crate) async fn purge_finished(&self) -> Result<u64, QueueError> {
-        let config = self.config();
-        let purged = self
-            .storage(config.clone())
-            .vacuum_before(KEEP_FINISHED)
-            .await
-            .map_err(|e| apalis_error("purging finished jobs", e))?;
-        let mut conn = self.conn.clone();
-        redis::cmd("DEL")
-            .arg(config.done_jobs_set())
-            .arg(config.dead_jobs_set())
-            .query_async::<i64>(&mut conn)
-            .await
-            .map_err(|e| redis_error("purging finished job ids", e))?;
-        Ok(purged as u64)
+        pool::run(self, name, config, job_context, stop).await
     }
 }
 
 #[async_trait]
 impl JobQueue for RedisQueue {
     async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
-        let mut storage = self.storage(self.config());
-        storage.push(job).await.map_err(|e| match e {
-            TaskSinkError::PushError(e) => apalis_error("enqueueing a job", e),
-            other => QueueError::Internal(format!("enqueueing a job: {other}")),
-        })?;
-        // The job is stored; a lost wake-up only delays it to the next poll.
-        let mut conn = self.conn.clone();
-        if let Err(e) = redis::cmd("PUBLISH")
-            .arg(self.wakeup_channel())
-            .arg(1)
-            .query_async::<i64>(&mut conn)
+        let payload = serde_json::to_string(&job)
+            .map_err(|e| QueueError::Internal(format!("encoding a job: {e}")))?;
+        redis::cmd("LPUSH")
+            .arg(self.pending_key())
+            .arg(payload)
+            .query_async::<i64>(&mut self.conn.clone())
             .await
-        {
-            tracing::debug!(error = %e, "could not announce an enqueued job");
-        }
-        Ok(())
+            .map(drop)
+            .map_err(|e| redis_error("enqueueing a job", e))
     }
 
     async fn depth(&self) -> Result<u64, QueueError> {
-        let config = self.config();
-        let mut conn = self.conn.clone();
-        let (active, scheduled): (u64, u64) = redis::pipe()
-            .cmd("LLEN")
-            .arg(config.active_jobs_list())
-            .cmd("ZCARD")
-            .arg(config.scheduled_jobs_set())
-            .query_async(&mut conn)
+        redis::cmd("LLEN")
+            .arg(self.pending_key())
+            .query_async(&mut self.conn.clone())
             .await
-            .map_err(|e| redis_error("reading the queue depth", e))?;
-        Ok(active + scheduled)
+            .map_err(|e| redis_error("reading the queue depth", e))
     }
 
     async fn ready(&self) -> Result<(), QueueError> {
-        let mut conn = self.conn.clone();
         redis::cmd("PING")
-            .query_async::<String>(&mut conn)
+            .query_async::<String>(&mut self.conn.clone())
             .await
             .map(drop)
             .map_err(|e| redis_error("pinging Redis", e))
-    }
-}
-
-fn apalis_error(doing: &str, error: apalis_redis::Error) -> QueueError {
-    match error {
-        apalis_redis::Error::Database(e) => redis_error(doing, e),
-        other => QueueError::Internal(format!("{doing}: {other}")),
     }
 }
 
@@ -243,48 +157,4 @@ fn redis_error(doing: &str, error: RedisError) -> QueueError {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::conformance::{self, Harness};
-    use super::*;
-
-    /// The Redis of `scripts/test.sh`; a missing one fails the test instead of skipping.
-    fn redis_url() -> String {
-        std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
-            panic!("PARLEY_TEST_REDIS_URL is not set: run the tests through scripts/test.sh")
-        })
-    }
-
-    async fn harness() -> Harness {
-        let url = redis_url();
-        let queue = format!("parley-test-{}", uuid::Uuid::now_v7().simple());
-        Harness::new(move || {
-            let (url, queue) = (url.clone(), queue.clone());
-            async move {
-                let q = RedisQueue::connect(&url)
-                    .expect("connect")
-                    .with_queue(queue);
-                super::super::QueueBackend::Redis(q)
-            }
-        })
-    }
-
-    conformance::conformance_suite!(harness);
-
-    #[tokio::test]
-    async fn ready_fails_on_a_dead_backend() {
-        let queue = RedisQueue::connect("redis://127.0.0.1:1/").expect("a valid URL");
-        match queue.ready().await {
-            Err(QueueError::Unavailable(_)) => {}
-            other => panic!("expected Unavailable, got {other:?}"),
-        }
-        assert!(matches!(
-            queue.depth().await,
-            Err(QueueError::Unavailable(_))
-        ));
-        let job = Generate::new(uuid::Uuid::now_v7());
-        assert!(matches!(
-            queue.enqueue(job).await,
-            Err(QueueError::Unavailable(_))
-        ));
-    }
-}
+mod tests;

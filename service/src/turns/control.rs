@@ -17,12 +17,24 @@ use super::{TurnService, handoff};
 
 impl TurnService {
     /// Records a cancel on one of the user's prompts (durable before the worker sees
-    /// it, so a cancel that arrives before any worker took the prompt still wins).
-    /// 404 for someone else's prompt, 409 `prompt_finished` when it already ended.
+    /// it, so a cancel that arrives before any worker took the prompt still wins), then
+    /// signals it to the worker running it. 404 for someone else's prompt, 409
+    /// `prompt_finished` when it already ended.
     #[tracing::instrument(skip(self), err(level = "debug"))]
     pub async fn cancel(&self, user_id: Uuid, prompt_id: Uuid) -> Result<prompts::Model> {
         q::get_owned(&self.db, user_id, prompt_id).await?;
-        q::request_cancel(&self.db, prompt_id, query::now()).await
+        let prompt = q::request_cancel(&self.db, prompt_id, query::now()).await?;
+        self.signal_cancel(prompt.id).await;
+        Ok(prompt)
+    }
+
+    /// Tells the worker running the prompt that a cancel is recorded on its row. A lost
+    /// signal only delays the cancel: the worker also reads the row at its next lease
+    /// renewal.
+    pub(super) async fn signal_cancel(&self, prompt_id: Uuid) {
+        if let Err(err) = self.events.signal_cancel(prompt_id).await {
+            tracing::warn!(error = %err, %prompt_id, "cannot signal a cancel; the worker finds it on the row");
+        }
     }
 
     /// Cancels whatever the user's session is answering; 409 `nothing_to_cancel` when it
@@ -32,12 +44,14 @@ impl TurnService {
         let idle = || Error::conflict("nothing_to_cancel", "the session is not answering anything");
         let session = sessions::get_owned(&self.db, user_id, session_id).await?;
         let prompt_id = session.active_prompt_id.ok_or_else(idle)?;
-        q::request_cancel(&self.db, prompt_id, query::now())
+        let prompt = q::request_cancel(&self.db, prompt_id, query::now())
             .await
             .map_err(|err| match err {
                 Error::Conflict { .. } => idle(),
                 other => other,
-            })
+            })?;
+        self.signal_cancel(prompt.id).await;
+        Ok(prompt)
     }
 
     /// Runs a `failed` or `error` prompt of the user's again (409 otherwise). The

@@ -65,6 +65,9 @@ impl TurnService {
                 return Err(err);
             }
         };
+        if let Some(interrupted) = turn.interrupted {
+            self.signal_cancel(interrupted).await;
+        }
         if turn.run_now {
             let job = Generate {
                 trace_context: submission.trace_context,

@@ -32,7 +32,7 @@ const WAIT: Duration = Duration::from_secs(20);
 /// `worker.lease_s` of the test config: how long a dead worker keeps its prompt.
 const LEASE: Duration = Duration::from_secs(3);
 /// The most a turn whose worker died may take to complete elsewhere. The survivors'
-/// reaper looks for lapsed leases every 30 s and apalis re-delivers a dead worker's jobs
+/// reaper looks for lapsed leases every 30 s and the queue re-delivers a dead worker's jobs
 /// after 3 missed 10 s heartbeats; neither is configurable yet.
 const TAKEOVER: Duration = Duration::from_secs(75);
 
@@ -46,16 +46,20 @@ struct Distributed {
     _config: NamedTempFile,
 }
 
-fn worker_settings() -> String {
+fn worker_settings(lease: Duration) -> String {
     format!(
         "stall_timeout_ms = 5000\nmax_attempts = 2\nlease_s = {}",
-        LEASE.as_secs()
+        lease.as_secs()
     )
 }
 
 async fn distributed() -> Distributed {
+    distributed_with_lease(LEASE).await
+}
+
+async fn distributed_with_lease(lease: Duration) -> Distributed {
     let mock = MockLlm::start(MockConfig::default()).await;
-    let config = mock_provider_config(&mock.base_url(), &worker_settings());
+    let config = mock_provider_config(&mock.base_url(), &worker_settings(lease));
     let cluster = Cluster::spawn(&[("PARLEY_CONFIG", &config_path(&config))]).await;
     let student = api::student_with_tool(&cluster, "far@example.com").await;
     let tool_id = student.tool.id;
@@ -407,6 +411,43 @@ async fn cancel_through_the_api_stops_the_worker_process() {
     .await;
 }
 
+/// The cancel crosses from the api process to the worker process as a Redis signal:
+/// with a lease of 60 s the worker reads the prompt's row only every 20 s, so a cancel
+/// that ends the stream within seconds was heard, not polled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_reaches_the_worker_process_as_a_signal() {
+    run_test(Backend::Postgres, |_| async {
+        let d = distributed_with_lease(Duration::from_secs(60)).await;
+        for round in 0..2 {
+            let mut feed = d
+                .cluster
+                .stream_message(
+                    &d.token,
+                    &d.session_id.to_string(),
+                    "[[mock tokens=1000 token_delay_ms=20]] long answer",
+                )
+                .await;
+            let seen = until_deltas(&mut feed, 3).await;
+            let prompt_id = uuid(&prompt_id_of(&seen));
+            let cancelled_at = Instant::now();
+            d.student()
+                .cancel_prompt()
+                .id(prompt_id)
+                .send()
+                .await
+                .assert_status(202);
+            let rest = to_terminal(&mut feed, WAIT, "the cancelled turn").await;
+            let seen_after = cancelled_at.elapsed();
+            assert_eq!(rest.last().unwrap().event, "cancelled", "{rest:?}");
+            assert!(
+                seen_after < Duration::from_secs(4),
+                "round {round}: the cancel took {seen_after:?} to end the stream"
+            );
+        }
+    })
+    .await;
+}
+
 /// Kills the worker streaming a turn after a few tokens (with `kill_all`, every worker,
 /// then starts a fresh one once the lease has lapsed), follows the turn until it
 /// completes elsewhere, and checks what readers saw and what was stored. Returns the
@@ -566,7 +607,7 @@ async fn when_every_worker_dies_a_fresh_one_takes_the_turn_over() {
 async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
     run_test(Backend::Postgres, |_| async {
         let mock = MockLlm::start(MockConfig::default()).await;
-        let config = mock_provider_config(&mock.base_url(), &worker_settings());
+        let config = mock_provider_config(&mock.base_url(), &worker_settings(LEASE));
         let mut cluster = Cluster::spawn_on_redis(
             "redis://127.0.0.1:1/",
             &[("PARLEY_CONFIG", &config_path(&config))],

@@ -32,7 +32,7 @@ use uuid::Uuid;
 
 use crate::{
     agent_loop::{LoopSettings, SinkError},
-    persist::{TurnSink, Watcher},
+    persist::{DbRow, TurnSink, Watcher},
     providers::Catalog,
     tools::Registry,
 };
@@ -59,10 +59,9 @@ pub struct Deps {
 #[derive(Debug, Clone)]
 pub struct TurnSettings {
     pub agent_loop: LoopSettings,
-    /// How long a claim holds without renewal.
+    /// How long a claim holds without renewal. The watcher renews it every third of
+    /// this, and reads the row for a cancel whose signal was lost then.
     pub lease: Duration,
-    /// How often the watcher looks for a cancel.
-    pub cancel_poll: Duration,
     /// The most often partial blocks are written to the database.
     pub checkpoint_interval: Duration,
     /// How long a finished prompt's event log stays readable.
@@ -85,7 +84,6 @@ impl Default for TurnSettings {
                 retry_backoff: Duration::from_millis(250),
             },
             lease: Duration::from_secs(30),
-            cancel_poll: Duration::from_millis(100),
             checkpoint_interval: Duration::from_millis(100),
             retention: Duration::from_secs(24 * 3600),
             response_buffer: 1024,
@@ -161,19 +159,24 @@ pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> 
         return crate::tools::background::run(deps, job.prompt_id, call).await;
     }
     let started = std::time::Instant::now();
+    // Listening before the claim reads the row: a cancel recorded after that is heard.
+    let cancel = deps.events.listen_cancel(job.prompt_id);
     let prompt = match claim::claim(deps, job.prompt_id).await? {
         claim::Start::Run(prompt) => *prompt,
         claim::Start::Skip(handled) => return Ok(handled),
     };
-    let watcher = Watcher::start(
-        deps.db.clone(),
-        prompt.id,
-        deps.worker_id.clone(),
-        deps.settings.lease,
-        deps.settings.cancel_poll,
-    );
+    let row = DbRow {
+        db: deps.db.clone(),
+        prompt_id: prompt.id,
+        worker: deps.worker_id.clone(),
+        lease: deps.settings.lease,
+    };
+    let watcher = Watcher::start(row, cancel, deps.settings.lease);
+    // A first attempt starts an empty log: its writer need not look for the end.
+    let last_seq = (prompt.attempt == 1).then_some(0);
     let mut sink = TurnSink::new(
-        deps.events.clone(),
+        &deps.events,
+        last_seq,
         deps.db.clone(),
         prompt.id,
         deps.settings.checkpoint_interval,

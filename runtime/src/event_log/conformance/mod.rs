@@ -7,9 +7,9 @@
 //! fails the check instead of hanging the suite. Compiled for this crate's tests and,
 //! with the `conformance` feature, for other crates'.
 //!
-//! The checks come in two groups: `storage` (what a log stores: seqs, reads, expiry)
-//! and `subscribers` (following a log), re-exported here; `kit` holds what they are
-//! built from.
+//! The checks come in three groups: `storage` (what a log stores: seqs, reads, expiry,
+//! the worker's writer), `subscribers` (following a log) and `cancel` (the cancel
+//! signal), re-exported here; `kit` holds what they are built from.
 
 use std::sync::Arc;
 
@@ -17,14 +17,21 @@ use uuid::Uuid;
 
 use super::EventLog;
 
+mod cancel;
 mod kit;
 mod storage;
 mod subscribers;
 
+pub use self::cancel::{
+    a_cancel_is_noticed_from_the_signal_or_the_row,
+    a_cancel_reaches_every_listener_of_its_prompt_and_no_other,
+    a_listener_hears_only_later_signals, dropped_cancel_listeners_are_released,
+};
 pub use self::kit::{complete, delta};
 pub use self::storage::{
-    concurrent_appenders_get_gap_free_seqs, expired_log_is_gone, ping_is_refused,
-    read_returns_the_events_after_an_offset, seq_is_gap_free_from_one,
+    a_writer_appends_gap_free_alongside_other_appenders, concurrent_appenders_get_gap_free_seqs,
+    expired_log_is_gone, ping_is_refused, read_returns_the_events_after_an_offset,
+    seq_is_gap_free_from_one,
 };
 pub use self::subscribers::{
     a_resumed_log_goes_on_after_its_terminal_event, concurrent_subscribers_see_identical_sequences,
@@ -32,6 +39,7 @@ pub use self::subscribers::{
     long_backlog_is_delivered_in_order, subscriber_after_the_end_gets_the_remainder_and_ends,
     subscriber_from_start_gets_every_event_then_ends,
     subscriber_joining_mid_way_gets_exactly_the_rest,
+    subscribers_follow_a_writer_among_other_appenders,
 };
 
 /// A backend under test.
@@ -40,6 +48,8 @@ pub struct Backend {
     /// How many local resources (subscriptions, pub/sub channels) the backend still holds
     /// for a prompt; must drop to 0 once its subscribers are gone.
     pub held_for: Box<dyn Fn(Uuid) -> usize + Send + Sync>,
+    /// How many cancel listeners the backend holds for a prompt.
+    pub cancel_listeners: Box<dyn Fn(Uuid) -> usize + Send + Sync>,
 }
 
 /// Generates one `#[tokio::test]` per check for `$backend`, an `async fn() -> Backend`
@@ -61,6 +71,12 @@ macro_rules! conformance_suite {
             expiry_ends_a_waiting_subscriber,
             ping_is_refused,
             dropped_subscriber_leaves_others_intact_and_is_released,
+            a_writer_appends_gap_free_alongside_other_appenders,
+            subscribers_follow_a_writer_among_other_appenders,
+            a_cancel_reaches_every_listener_of_its_prompt_and_no_other,
+            a_listener_hears_only_later_signals,
+            dropped_cancel_listeners_are_released,
+            a_cancel_is_noticed_from_the_signal_or_the_row,
         );
     };
     (@each $backend:path; $($check:ident),* $(,)?) => {

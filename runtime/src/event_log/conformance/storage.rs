@@ -1,5 +1,6 @@
 //! Checks of what a log stores: `seq` gap-free from 1 (also under concurrent
-//! appenders), reads after any offset, expiry, and `ping` refused.
+//! appenders, and with the worker's writer among them), reads after any offset, expiry,
+//! and `ping` refused.
 
 use std::time::Duration;
 
@@ -96,4 +97,45 @@ pub async fn ping_is_refused(backend: &Backend) {
     assert!(read_all(log, prompt_id).await.is_empty());
     assert!(!log.exists(prompt_id).await.expect("exists"));
     assert_eq!(append(log, prompt_id, delta(0)).await.seq, 1);
+}
+
+/// The worker's writer and other appenders (the api resuming, a background function
+/// call) on one log: every event stored once, seqs gap-free, whatever the writer was
+/// told about the log's end.
+pub async fn a_writer_appends_gap_free_alongside_other_appenders(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let mut writer = log.writer(prompt_id, Some(0));
+    let mut appended = vec![writer.append(delta(0)).await.expect("append")];
+    assert_eq!(appended[0].seq, 1, "a first attempt starts the log");
+    appended.push(append(log, prompt_id, delta(1)).await);
+    let writing = async {
+        let mut mine = Vec::new();
+        for n in 2..12 {
+            mine.push(writer.append(delta(n)).await.expect("append"));
+        }
+        mine
+    };
+    let others = join_all((12..22).map(|n| append(log, prompt_id, delta(n))));
+    let (mine, others) = tokio::join!(writing, others);
+    appended.extend(mine);
+    appended.extend(others);
+    appended.sort_by_key(|event| event.seq);
+    assert_eq!(seqs(&appended), (1..=22).collect::<Vec<_>>());
+    assert_eq!(read_all(log, prompt_id).await, appended);
+
+    // Told wrong, or told nothing: a writer still appends after the last event.
+    for last_seq in [Some(0), Some(7), None] {
+        let mut writer = log.writer(prompt_id, last_seq);
+        let next = appended.len() as u64 + 1;
+        appended.push(writer.append(delta(0)).await.expect("append"));
+        appended.push(writer.append(delta(1)).await.expect("append"));
+        assert_eq!(seqs(&appended[appended.len() - 2..]), [next, next + 1]);
+    }
+    assert_eq!(read_all(log, prompt_id).await, appended);
+    let refused = writer.append(EventKind::Ping { ts: 1 }).await;
+    assert!(
+        matches!(refused, Err(EventLogError::Internal(_))),
+        "{refused:?}"
+    );
 }

@@ -184,3 +184,34 @@ pub async fn dropped_subscriber_leaves_others_intact_and_is_released(backend: &B
     })
     .await;
 }
+
+/// Subscribers that follow a log written by a worker's writer and other appenders at
+/// once see exactly what was stored, in order.
+pub async fn subscribers_follow_a_writer_among_other_appenders(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let readers = join_all((0..3).map(|_| collect(log.subscribe(prompt_id, 0))));
+    let writing = async {
+        let mut writer = log.writer(prompt_id, Some(0));
+        let others = async {
+            for n in 100..110 {
+                tokio::time::sleep(Duration::from_millis(3)).await;
+                append(log, prompt_id, delta(n)).await;
+            }
+        };
+        let own = async {
+            for n in 0..30 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                writer.append(delta(n)).await.expect("append");
+            }
+        };
+        tokio::join!(others, own);
+        writer.append(complete()).await.expect("append");
+    };
+    let (seen, ()) = tokio::join!(readers, writing);
+    let stored = read_all(log, prompt_id).await;
+    assert_eq!(seqs(&stored), (1..=41).collect::<Vec<_>>());
+    for reader in seen {
+        assert_eq!(reader, stored);
+    }
+}

@@ -260,10 +260,12 @@ async fn reconcile(sink: &mut PubSubSink, state: &Shared, resync: bool) -> Redis
             state.listening.insert(prompt_id);
             match state.topics.get(&prompt_id) {
                 Some(topic) => {
-                    topic.ready.send_replace(true);
+                    // Resync first: a member that sees `ready` finds it queued and knows
+                    // its next read covers it.
                     if resync {
                         let _ = topic.wakes.send(Wake::Resync);
                     }
+                    topic.ready.send_replace(true);
                 }
                 // Its last member left while we subscribed: unsubscribe on the next kick.
                 None => {

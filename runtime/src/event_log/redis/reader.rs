@@ -1,8 +1,14 @@
 //! Reading a prompt's stream: [`Inner::fetch`] (`XRANGE` after an offset, and the last
 //! entry with `XREVRANGE` when asked, in one pipelined round trip), the decoding of
-//! entries, and the [`Reader`] behind every subscription — it reads the backlog in
-//! batches, then joins its prompt's topic on the shared [`listener`](super::listener)
+//! entries, and the [`Reader`] behind every subscription — it joins its prompt's topic on
+//! the shared [`listener`](super::listener) first, then reads what is stored in batches
 //! and waits for notifications, polling the stream every [`POLL_EVERY`] without one.
+//!
+//! A live reader from the start costs three commands: its share of `SUBSCRIBE` and
+//! `UNSUBSCRIBE` and one `XRANGE`. It looks at the last entry (`XREVRANGE`) only when
+//! that can tell it something a read cannot: when it starts after some seq (it may have
+//! the terminal event already) and when it has heard nothing for a while (the log may
+//! have expired).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -12,7 +18,7 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use parley_protocol::events::StreamEvent;
 use parley_protocol::keys;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use uuid::Uuid;
 
 use super::listener::{Membership, Wake};
@@ -115,15 +121,16 @@ fn decode(prompt_id: Uuid, (id, fields): Entry) -> Result<StreamEvent> {
     })
 }
 
-/// One subscription: a cursor, what it fetched but has not yielded yet, and — once it
-/// has caught up with the stored events — a membership in its prompt's topic.
+/// One subscription: a cursor, what it fetched but has not yielded yet, and its
+/// membership in its prompt's topic.
 pub(super) struct Reader {
     inner: Arc<Inner>,
     prompt_id: Uuid,
     next: u64,
     buffer: VecDeque<StreamEvent>,
     started: bool,
-    /// The last fetch filled a whole batch: fetch again before waiting.
+    /// The last fetch filled a whole batch: fetch again before waiting (and before taking
+    /// a terminal event at the end of the batch as the end of the log).
     more: bool,
     /// The log had events while we followed it; if it disappears now, it has expired.
     seen_log: bool,
@@ -165,21 +172,27 @@ impl Reader {
             if let Some(event) = self.buffer.pop_front() {
                 self.next = event.seq + 1;
                 // A terminal event ends the stream unless the log goes on after it (the
-                // prompt was resumed: a new attempt follows); one look tells.
+                // prompt was resumed: a new attempt follows). The last event of a read
+                // that was not a whole batch, or the one just announced, was the last
+                // stored; only at the end of a whole batch does it take another look.
                 if event.kind.is_terminal() && self.buffer.is_empty() {
-                    let goes_on = self.fetch(false).await.is_ok() && !self.buffer.is_empty();
+                    let goes_on =
+                        self.more && self.fetch(false).await.is_ok() && !self.buffer.is_empty();
                     if !goes_on {
                         self.finish();
                     }
                 }
                 return Some(Ok(event));
             }
-            let step = if !self.started || self.more {
-                // The first look (a finished log is read without ever subscribing) and
-                // the rest of a long backlog.
-                let check_end = !self.started;
+            let step = if !self.started {
+                // Subscribed before the first read: nothing appended in between goes
+                // unannounced. Starting after a seq, the reader may already hold the
+                // terminal event: the last entry tells.
                 self.started = true;
-                self.fetch(check_end).await
+                self.join().await;
+                self.fetch(self.next > 1).await
+            } else if self.more {
+                self.fetch(false).await
             } else if self.membership.is_none() {
                 self.join().await;
                 self.fetch(false).await
@@ -224,8 +237,19 @@ impl Reader {
     async fn join(&mut self) {
         let mut membership = self.inner.listener.join(self.prompt_id);
         // Until the channel is subscribed an append is announced to nobody, so wait for it
-        // before the catch-up fetch. Bounded: without pub/sub the poll still finds events.
-        let _ = tokio::time::timeout(READY_WAIT, membership.ready.wait_for(|ready| *ready)).await;
+        // before the fetch. Bounded: without pub/sub the poll still finds events.
+        let subscribed =
+            tokio::time::timeout(READY_WAIT, membership.ready.wait_for(|ready| *ready))
+                .await
+                .is_ok_and(|ready| ready.is_ok());
+        if subscribed {
+            // Whatever the topic was told before now — a resync, an event already
+            // stored — the fetch that follows covers.
+            while !matches!(
+                membership.wakes.try_recv(),
+                Err(TryRecvError::Empty | TryRecvError::Closed)
+            ) {}
+        }
         self.membership = Some(membership);
     }
 

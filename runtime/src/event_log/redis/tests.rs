@@ -8,6 +8,7 @@ use futures::StreamExt;
 
 use super::*;
 use crate::event_log::conformance::{self, Backend, conformance_suite};
+use crate::test_redis::{OwnServer, command_counts, free_port};
 
 fn redis_url() -> String {
     std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
@@ -40,9 +41,11 @@ fn holds(log: &RedisEventLog, prompt_id: Uuid) -> bool {
 async fn backend() -> Backend {
     let log = connect().await;
     let probe = log.clone();
+    let listeners = log.clone();
     Backend {
         log: Arc::new(log),
         held_for: Box::new(move |prompt_id| usize::from(holds(&probe, prompt_id))),
+        cancel_listeners: Box::new(move |prompt_id| listeners.cancel_listeners(prompt_id)),
     }
 }
 
@@ -171,51 +174,75 @@ async fn readers_survive_a_lost_pubsub_connection() {
     );
 }
 
-/// A private `redis-server` this test may stop and start (the shared one must stay up).
-struct OwnServer {
-    port: u16,
-    process: Option<tokio::process::Child>,
-}
-
-impl OwnServer {
-    fn start() -> Self {
-        let port = free_port();
-        let mut server = Self {
-            port,
-            process: None,
-        };
-        server.restart();
-        server
-    }
-
-    fn restart(&mut self) {
-        let process = tokio::process::Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
-            .stdout(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server on PATH (scripts/test.sh installs it)");
-        self.process = Some(process);
-    }
-
-    async fn stop(&mut self) {
-        if let Some(mut process) = self.process.take() {
-            process.kill().await.unwrap();
+/// What one turn costs the log in Redis: each append of the worker's writer is one
+/// `XADD` and one `PUBLISH` (no script, no read), and a reader from the start one
+/// `SUBSCRIBE`, one `XRANGE` and one `UNSUBSCRIBE`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_costs_two_commands_per_event_and_three_per_reader() {
+    let server = OwnServer::start();
+    let log = log_on(&server).await;
+    let prompt_id = Uuid::now_v7();
+    let counted = ["xadd", "publish", "evalsha", "eval", "xrevrange", "xrange"];
+    let counted = counted.as_slice();
+    let before = command_counts(&server.url(), counted).await;
+    let reader = log.subscribe(prompt_id, 0);
+    let writing = async {
+        eventually("the reader to subscribe", async || holds(&log, prompt_id)).await;
+        let mut writer = log.writer(prompt_id, Some(0));
+        for n in 0..6 {
+            writer.append(conformance::delta(n)).await.unwrap();
         }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
+        writer.append(conformance::complete()).await.unwrap();
+    };
+    let (seen, ()) = tokio::join!(reader.collect::<Vec<_>>(), writing);
+    assert_eq!(seen.len(), 7);
+    let after = command_counts(&server.url(), counted).await;
+    let spent: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(spent, [7, 7, 0, 0, 0, 1], "{counted:?}");
+    eventually("the channel to be unsubscribed", async || {
+        !holds(&log, prompt_id)
+    })
+    .await;
+    let subscriptions = command_counts(&server.url(), &["subscribe", "unsubscribe"]).await;
+    assert_eq!(subscriptions, [1, 1]);
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// The cancel connection drops: every listener is told signals may have been missed,
+/// and signals are heard again once it is back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_listeners_hear_of_a_lost_connection() {
+    use crate::event_log::CancelHeard;
+    let log = connect().await;
+    let prompt_id = Uuid::now_v7();
+    let mut listener = log.listen_cancel(prompt_id);
+    let first = tokio::time::timeout(Duration::from_secs(5), listener.heard()).await;
+    assert_eq!(
+        first.expect("told once subscribed"),
+        CancelHeard::MaybeMissed,
+        "a listener created before the subscription was confirmed"
+    );
+    log.drop_cancel_connection().await;
+    let lapsed = tokio::time::timeout(Duration::from_secs(5), listener.heard()).await;
+    assert_eq!(
+        lapsed.expect("told after the reconnect"),
+        CancelHeard::MaybeMissed
+    );
+    log.signal_cancel(prompt_id).await.unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(2), listener.heard()).await;
+    assert_eq!(heard.expect("the signal"), CancelHeard::Cancelled);
+}
+
+/// A log on `server`, once it answers.
+async fn log_on(server: &OwnServer) -> RedisEventLog {
+    for _ in 0..100 {
+        if let Ok(log) = RedisEventLog::connect(&server.url()).await
+            && log.ready().await.is_ok()
+        {
+            return log;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the private redis-server did not start");
 }
 
 #[tokio::test]

@@ -1,15 +1,16 @@
 //! Cancelling: a prompt mid-stream (partial content kept, the upstream request aborted),
 //! a queued prompt before any worker runs it, and the session's active prompt (with the
-//! streaming state that shows it in progress).
+//! streaming state that shows it in progress); a cancel reaches the worker as a signal,
+//! and one whose signal is lost is still found on the prompt's row.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parley_mock_llm::Outcome;
 use parley_tests::client::types::{OnActive, PromptState};
 use parley_tests::turns::{assert_gap_free, text_of};
 use parley_tests::{ApiResult, SseEvent, both_backends};
 
-use super::{WAIT, assert_prompt, chat, prompt_uuid};
+use super::{WAIT, assert_prompt, chat, chat_with, prompt_uuid};
 
 both_backends!(
     cancel_mid_stream_keeps_partial_content,
@@ -176,3 +177,87 @@ both_backends!(
         assert_eq!(resume_cancelled.assert_problem(409), "not_resumable");
     }
 );
+
+/// Streams a long turn and returns its feed and prompt once a few deltas are in.
+async fn long_turn(chat: &super::Chat, tokens: u32) -> (parley_tests::SseReader, uuid::Uuid) {
+    let mut feed = chat
+        .stream(&format!(
+            "[[mock tokens={tokens} token_delay_ms=20]] long answer"
+        ))
+        .await;
+    let mut seen = Vec::new();
+    while seen
+        .iter()
+        .filter(|e: &&SseEvent| e.event == "text_delta")
+        .count()
+        < 3
+    {
+        seen.push(feed.next(WAIT).await.expect("deltas"));
+    }
+    (feed, prompt_uuid(&seen))
+}
+
+both_backends!(
+    a_cancel_reaches_the_worker_as_a_signal,
+    |backend: Backend| async move {
+        // The worker reads the row only every third of the lease (20 s here): a cancel
+        // seen within a few seconds of the request was heard, not polled.
+        let chat = chat_with(backend, &[("lease_s", "60")], &[]).await;
+        let (mut feed, prompt_id) = long_turn(&chat, 1000).await;
+        let cancelled_at = Instant::now();
+        chat.client
+            .cancel_prompt()
+            .id(prompt_id)
+            .send()
+            .await
+            .assert_status(202);
+        let rest = feed.until_terminal(WAIT).await;
+        let seen_after = cancelled_at.elapsed();
+        assert_eq!(rest.last().unwrap().event, "cancelled", "{rest:?}");
+        assert!(
+            seen_after < Duration::from_secs(4),
+            "the cancel took {seen_after:?} to end the stream"
+        );
+        assert_prompt(&chat, prompt_id, PromptState::Canceled, 1).await;
+    }
+);
+
+both_backends!(
+    a_cancel_whose_signal_is_lost_is_found_on_the_row,
+    |backend: Backend| async move {
+        // A lease of 6 s: the worker renews it, and reads the row, every 2 s.
+        let chat = chat_with(backend, &[("lease_s", "6")], &[]).await;
+        let (mut feed, prompt_id) = long_turn(&chat, 2000).await;
+        // Recorded on the row as the api does, but never signalled.
+        let db = writable_db(&chat.app).await;
+        let cancel = format!(
+            "UPDATE prompts SET cancel_requested_at = '{}' WHERE id = {}",
+            chrono::Utc::now().to_rfc3339(),
+            chat.app.sql_uuid(&prompt_id.to_string())
+        );
+        sea_orm::ConnectionTrait::execute_unprepared(&db, &cancel)
+            .await
+            .expect("recording a cancel");
+        let recorded_at = Instant::now();
+        let rest = feed.until_terminal(WAIT).await;
+        assert_eq!(rest.last().unwrap().event, "cancelled", "{rest:?}");
+        assert!(
+            recorded_at.elapsed() < Duration::from_secs(8),
+            "found after {:?}, more than a renewal period",
+            recorded_at.elapsed()
+        );
+        assert_prompt(&chat, prompt_id, PromptState::Canceled, 1).await;
+    }
+);
+
+/// A connection to the app's database that may write (`TestApp::db` is read-only on
+/// SQLite).
+async fn writable_db(app: &parley_tests::TestApp) -> sea_orm::DatabaseConnection {
+    let url = match app.database_url() {
+        Some(url) => url.to_owned(),
+        None => format!("sqlite://{}", app.data_dir().join("parley.db").display()),
+    };
+    sea_orm::Database::connect(url)
+        .await
+        .expect("connecting to the app's database")
+}

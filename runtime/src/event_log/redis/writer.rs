@@ -1,0 +1,130 @@
+//! Appending to a prompt's stream: the [`APPEND_SCRIPT`] that any appender may use, and
+//! the cheaper [`Writer`] of the worker that owns an attempt.
+//!
+//! The script reads the stream's last id and adds the next one (`XREVRANGE` → `XADD
+//! <seq>-0` → `PUBLISH`), atomically: any number of appenders get gap-free seqs, and each
+//! notification goes out with its entry. It costs a read per append.
+//!
+//! A [`Writer`] keeps the last `seq` instead (learnt from its first append, or told: a
+//! prompt's first attempt starts an empty log), so its appends are one pipelined round
+//! trip, `XADD <key> NOMKSTREAM <seq>-0` + `PUBLISH`, with no read. Redis
+//! refuses an id that is not above the stream's last one, so if another appender (the
+//! api resuming the prompt, a background function call reporting its result) moved the
+//! tail meanwhile, the `XADD` fails and the writer appends with the script instead,
+//! learning the tail again. `NOMKSTREAM` keeps a log that vanished under the writer (a
+//! Redis restart) from being recreated with a gap; the script then starts it over at 1.
+//!
+//! What the pipeline gives up: its `PUBLISH` goes out even when its `XADD` was refused,
+//! announcing an event that was not stored. That notification is harmless: the seq it
+//! names was taken by an appender that stored *and* announced its event before — the
+//! script does both at once, and a writer pipelines `seq` only when it stored `seq − 1`
+//! (or was told the log is empty) — so a reader that follows has already taken the real
+//! event and ignores the stale seq.
+//! Two writers both pipelining the same seq would need two owners of one attempt, which
+//! the lease prevents.
+
+use std::sync::Arc;
+
+use ::redis::Script;
+use async_trait::async_trait;
+use parley_protocol::events::{EventKind, StreamEvent};
+use parley_protocol::keys;
+use uuid::Uuid;
+
+use super::{Inner, redis_error};
+use crate::event_log::{EventLogError, EventWriter, Result, refuse_ping};
+
+/// KEYS[1] the stream, ARGV[1] the kind as JSON, ARGV[2] the notify channel.
+const APPEND_SCRIPT: &str = r"
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local seq = 1
+if #last > 0 then
+  seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
+end
+redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'k', ARGV[1])
+redis.call('PUBLISH', ARGV[2], string.format('%d:', seq) .. ARGV[1])
+return seq
+";
+
+pub(super) fn append_script() -> Script {
+    Script::new(APPEND_SCRIPT)
+}
+
+pub(super) fn to_json(kind: &EventKind) -> Result<String> {
+    refuse_ping(kind)?;
+    serde_json::to_string(kind)
+        .map_err(|error| EventLogError::Internal(format!("serializing an event: {error}")))
+}
+
+impl Inner {
+    /// Appends with the script; returns the seq it took.
+    pub(super) async fn append_anywhere(&self, prompt_id: Uuid, json: &str) -> Result<u64> {
+        self.append
+            .key(keys::events(prompt_id))
+            .arg(json)
+            .arg(keys::notify(prompt_id))
+            .invoke_async(&mut self.connection.clone())
+            .await
+            .map_err(|error| redis_error("appending to the event log", error))
+    }
+
+    /// Appends at `seq` if that is the log's next seq (seq 1: if the log is empty); false
+    /// if it is not.
+    async fn append_at(&self, prompt_id: Uuid, seq: u64, json: &str) -> Result<bool> {
+        let mut pipe = ::redis::pipe();
+        let xadd = pipe.cmd("XADD").arg(keys::events(prompt_id));
+        if seq > 1 {
+            xadd.arg("NOMKSTREAM");
+        }
+        let stored: ::redis::RedisResult<(Option<String>, i64)> = xadd
+            .arg(format!("{seq}-0"))
+            .arg("k")
+            .arg(json)
+            .cmd("PUBLISH")
+            .arg(keys::notify(prompt_id))
+            .arg(format!("{seq}:{json}"))
+            .query_async(&mut self.connection.clone())
+            .await;
+        match stored {
+            Ok((id, _)) => Ok(id.is_some()),
+            Err(error) if refused_id(&error) => Ok(false),
+            Err(error) => Err(redis_error("appending to the event log", error)),
+        }
+    }
+}
+
+/// Whether Redis refused an `XADD` because its id is not above the stream's last one.
+fn refused_id(error: &::redis::RedisError) -> bool {
+    error.clone().into_server_errors().is_some_and(|errors| {
+        errors.iter().any(|(_, error)| {
+            error
+                .details()
+                .is_some_and(|details| details.contains("equal or smaller"))
+        })
+    })
+}
+
+/// The appender of one attempt ([`EventLog::writer`](crate::event_log::EventLog::writer)).
+pub(super) struct Writer {
+    pub(super) inner: Arc<Inner>,
+    pub(super) prompt_id: Uuid,
+    /// The seq the next append takes, when known; unknown after a failure.
+    pub(super) next: Option<u64>,
+}
+
+#[async_trait]
+impl EventWriter for Writer {
+    async fn append(&mut self, kind: EventKind) -> Result<StreamEvent> {
+        let json = to_json(&kind)?;
+        let seq = match self.next.take() {
+            Some(seq) if self.inner.append_at(self.prompt_id, seq, &json).await? => seq,
+            _ => self.inner.append_anywhere(self.prompt_id, &json).await?,
+        };
+        self.next = Some(seq + 1);
+        Ok(StreamEvent {
+            seq,
+            prompt_id: self.prompt_id,
+            kind,
+        })
+    }
+}

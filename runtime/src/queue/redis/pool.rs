@@ -1,0 +1,406 @@
+//! One pool of consumers on the Redis queue: a fetch loop that takes a job whenever a
+//! slot is free, the jobs it runs, and the heartbeat that keeps its jobs its own.
+//!
+//! The fetch loop blocks in `BLMOVE` on a connection of its own (a blocking command
+//! would stall every other command of a multiplexed one). A `BLMOVE` is never abandoned
+//! half-way: a job it moved would sit in this worker's running list with nobody running
+//! it and, the worker being alive, nobody reaping it. So a shutdown makes Redis end the
+//! wait (`CLIENT UNBLOCK` of that connection's id) and still reads the reply; a job that
+//! came with it goes back to the queue. When the fetch connection fails instead, the
+//! reply may be lost: before fetching again the loop *reconciles* its running list —
+//! whatever is in it that no job of this pool holds goes back to the queue. An
+//! acknowledgement that failed does the same.
+//!
+//! A job runs on a task of its own (a pool uses every core) with [`JobContext::run`]'s
+//! retries; then it is acknowledged (`LREM`), or handed back if a shutdown interrupted
+//! it between two attempts. A panicking handler gives the job up, as a permanent failure
+//! does.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::FutureExt;
+use parley_protocol::jobs::Generate;
+use redis::aio::MultiplexedConnection;
+use redis::{AsyncConnectionConfig, Script};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+use tracing::{error, warn};
+
+use super::{RedisQueue, redis_error};
+use crate::queue::consumer::{JobContext, sleep_unless_stopped};
+use crate::queue::{ConsumerConfig, JobOutcome, QueueError};
+
+/// KEYS[1] the workers set, KEYS[2] the pending list; ARGV[1] this worker, ARGV[2] the
+/// age (ms) at which a heartbeat is dead, ARGV[3] the running lists' prefix. Records the
+/// heartbeat and hands the jobs of dead workers back (oldest first, at the front).
+const HEARTBEAT: &str = r"
+local now = redis.call('TIME')
+local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZADD', KEYS[1], ms, ARGV[1])
+local dead = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ms - tonumber(ARGV[2]))
+for _, worker in ipairs(dead) do
+  local running = ARGV[3] .. worker
+  while redis.call('LMOVE', running, KEYS[2], 'RIGHT', 'RIGHT') do end
+  redis.call('ZREM', KEYS[1], worker)
+end
+return #dead
+";
+
+/// KEYS[1] a running list, KEYS[2] the pending list; ARGV the jobs the worker holds.
+/// Hands back every job of the list the worker does not hold; returns how many.
+const RECONCILE: &str = r"
+local held = {}
+for _, job in ipairs(ARGV) do held[job] = (held[job] or 0) + 1 end
+local back = 0
+for _, job in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  if (held[job] or 0) > 0 then
+    held[job] = held[job] - 1
+  else
+    redis.call('LREM', KEYS[1], 1, job)
+    redis.call('RPUSH', KEYS[2], job)
+    back = back + 1
+  end
+end
+return back
+";
+
+/// KEYS[1] the workers set, KEYS[2] this worker's running list; ARGV[1] this worker.
+/// Leaves the set; a worker that abandons jobs leaves them to be reaped at once.
+const LEAVE: &str = r"
+if redis.call('LLEN', KEYS[2]) == 0 then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+else
+  redis.call('ZADD', KEYS[1], 0, ARGV[1])
+end
+";
+
+/// How often a shutdown repeats `CLIENT UNBLOCK` until the fetch returns (the unblock
+/// may reach Redis before the `BLMOVE` it is meant for).
+const UNBLOCK_EVERY: Duration = Duration::from_millis(50);
+
+/// What one pool shares with its job tasks.
+struct Pool {
+    queue: RedisQueue,
+    name: String,
+    running: String,
+    /// The jobs taken and not yet acknowledged or handed back.
+    held: Mutex<Vec<String>>,
+    /// The running list may hold what no job holds: reconcile before the next fetch.
+    stray: AtomicBool,
+}
+
+impl Pool {
+    fn hold(&self, job: &str) {
+        self.lock().push(job.to_owned());
+    }
+
+    fn release(&self, job: &str) {
+        let mut held = self.lock();
+        if let Some(at) = held.iter().position(|h| h == job) {
+            held.swap_remove(at);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        self.held
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
+        let dead_after =
+            config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
+        let reaped: u64 = Script::new(HEARTBEAT)
+            .key(self.queue.workers_key())
+            .key(self.queue.pending_key())
+            .arg(&self.name)
+            .arg(dead_after.as_millis() as u64)
+            .arg(self.queue.running_prefix())
+            .invoke_async(&mut self.queue.conn.clone())
+            .await
+            .map_err(|e| redis_error("recording a heartbeat", e))?;
+        if reaped > 0 {
+            warn!(worker = %self.name, dead = reaped, "handed back the jobs of dead job workers");
+        }
+        Ok(())
+    }
+
+    async fn reconcile(&self) -> Result<(), QueueError> {
+        let held = self.lock().clone();
+        let back: u64 = Script::new(RECONCILE)
+            .key(&self.running)
+            .key(self.queue.pending_key())
+            .arg(held)
+            .invoke_async(&mut self.queue.conn.clone())
+            .await
+            .map_err(|e| redis_error("reconciling taken jobs", e))?;
+        if back > 0 {
+            warn!(worker = %self.name, jobs = back, "handed back jobs no consumer held");
+        }
+        self.stray.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Acknowledges a finished job, or hands back an interrupted one.
+    async fn settle(&self, job: &str, done: bool) {
+        let settled = if done {
+            redis::cmd("LREM")
+                .arg(&self.running)
+                .arg(1)
+                .arg(job)
+                .query_async::<i64>(&mut self.queue.conn.clone())
+                .await
+                .map(drop)
+        } else {
+            redis::pipe()
+                .atomic()
+                .cmd("LREM")
+                .arg(&self.running)
+                .arg(1)
+                .arg(job)
+                .cmd("RPUSH")
+                .arg(self.queue.pending_key())
+                .arg(job)
+                .query_async::<()>(&mut self.queue.conn.clone())
+                .await
+        };
+        self.release(job);
+        if let Err(e) = settled {
+            // Still in the running list: the next reconcile hands it back (a finished
+            // job runs again as a no-op: jobs are idempotent).
+            warn!(worker = %self.name, error = %e, "could not settle a job; it will be handed back");
+            self.stray.store(true, Ordering::SeqCst);
+        }
+    }
+
+    async fn leave(&self) {
+        let left = Script::new(LEAVE)
+            .key(self.queue.workers_key())
+            .key(&self.running)
+            .arg(&self.name)
+            .invoke_async::<()>(&mut self.queue.conn.clone())
+            .await;
+        if let Err(e) = left {
+            warn!(worker = %self.name, error = %e, "could not deregister the job worker");
+        }
+    }
+}
+
+/// The connection the pool blocks on, and its id for `CLIENT UNBLOCK`.
+struct Fetcher {
+    conn: MultiplexedConnection,
+    id: i64,
+}
+
+impl Fetcher {
+    async fn connect(queue: &RedisQueue) -> Result<Self, QueueError> {
+        let config = AsyncConnectionConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(None);
+        let mut conn = queue
+            .client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await
+            .map_err(|e| redis_error("connecting to fetch jobs", e))?;
+        let id = redis::cmd("CLIENT")
+            .arg("ID")
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| redis_error("connecting to fetch jobs", e))?;
+        Ok(Self { conn, id })
+    }
+}
+
+/// Runs the pool until `stop` turns true, then lets running jobs finish (for up to
+/// `shutdown_timeout`) and leaves.
+pub(super) async fn run(
+    queue: &RedisQueue,
+    name: &str,
+    config: &ConsumerConfig,
+    context: &JobContext,
+    stop: &watch::Receiver<bool>,
+) -> Result<(), QueueError> {
+    let pool = Arc::new(Pool {
+        queue: queue.clone(),
+        name: name.to_owned(),
+        running: format!("{}{name}", queue.running_prefix()),
+        held: Mutex::default(),
+        stray: AtomicBool::new(false),
+    });
+    let mut fetcher = Fetcher::connect(queue).await?;
+    // Registered before the first fetch: a job this worker takes is reaped if it dies.
+    pool.heartbeat(config).await?;
+    let heartbeats = async {
+        let every = config.heartbeat.max(Duration::from_secs(1));
+        loop {
+            tokio::time::sleep(every).await;
+            if let Err(e) = pool.heartbeat(config).await {
+                warn!(worker = %name, error = %e, "job worker heartbeat failed");
+            }
+        }
+    };
+    let work = async {
+        let mut jobs = JoinSet::new();
+        fetch_loop(&pool, &mut fetcher, config, context, stop, &mut jobs).await;
+        drain(&mut jobs, config.shutdown_timeout, name).await;
+    };
+    tokio::select! {
+        () = work => {}
+        () = heartbeats => {}
+    }
+    pool.leave().await;
+    Ok(())
+}
+
+async fn fetch_loop(
+    pool: &Arc<Pool>,
+    fetcher: &mut Fetcher,
+    config: &ConsumerConfig,
+    context: &JobContext,
+    stop: &watch::Receiver<bool>,
+    jobs: &mut JoinSet<()>,
+) {
+    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
+    let block = config.heartbeat.max(Duration::from_secs(1));
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = stopped(stop) => return,
+        };
+        // Finished job tasks: collect them (a panic was handled inside).
+        while jobs.try_join_next().is_some() {}
+        if pool.stray.load(Ordering::SeqCst)
+            && let Err(e) = pool.reconcile().await
+        {
+            warn!(worker = %pool.name, error = %e, "could not reconcile taken jobs");
+            if sleep_unless_stopped(config.restart_delay, stop).await {
+                return;
+            }
+            continue;
+        }
+        let fetched = fetch(pool, fetcher, block, stop).await;
+        let job = match fetched {
+            Ok(Some(job)) => job,
+            Ok(None) => continue,
+            Err(e) => {
+                warn!(worker = %pool.name, error = %e, "fetching a job failed; reconnecting");
+                pool.stray.store(true, Ordering::SeqCst);
+                match reconnect(pool, config, stop).await {
+                    Some(reconnected) => *fetcher = reconnected,
+                    None => return,
+                }
+                continue;
+            }
+        };
+        let stopping = *stop.borrow();
+        if stopping {
+            // Taken as the shutdown began: it was never started, so it goes back.
+            pool.settle(&job, false).await;
+            return;
+        }
+        let (pool, context) = (pool.clone(), context.clone());
+        jobs.spawn(async move {
+            let _slot = slot;
+            let done = match serde_json::from_str::<Generate>(&job) {
+                Ok(generate) => run_one(&context, generate).await,
+                Err(e) => {
+                    error!(error = %e, "an undecodable job; dropping it");
+                    true
+                }
+            };
+            pool.settle(&job, done).await;
+        });
+    }
+}
+
+/// Takes the next job, waiting up to `block`; a shutdown ends the wait early.
+async fn fetch(
+    pool: &Pool,
+    fetcher: &mut Fetcher,
+    block: Duration,
+    stop: &watch::Receiver<bool>,
+) -> Result<Option<String>, QueueError> {
+    let mut cmd = redis::cmd("BLMOVE");
+    cmd.arg(pool.queue.pending_key())
+        .arg(&pool.running)
+        .arg("RIGHT")
+        .arg("LEFT")
+        .arg(block.as_secs_f64());
+    let mut conn = fetcher.conn.clone();
+    // A connection that died without a word would keep the reply from ever coming.
+    let reply = tokio::time::timeout(block + Duration::from_secs(5), async move {
+        cmd.query_async::<Option<String>>(&mut conn).await
+    });
+    tokio::pin!(reply);
+    let reply = tokio::select! {
+        reply = &mut reply => reply,
+        () = stopped(stop) => loop {
+            let _ = redis::cmd("CLIENT")
+                .arg("UNBLOCK")
+                .arg(fetcher.id)
+                .query_async::<i64>(&mut pool.queue.conn.clone())
+                .await;
+            if let Ok(reply) = tokio::time::timeout(UNBLOCK_EVERY, &mut reply).await {
+                break reply;
+            }
+        },
+    };
+    let job = reply
+        .map_err(|_| QueueError::Unavailable("fetching a job timed out".into()))?
+        .map_err(|e| redis_error("fetching a job", e))?;
+    if let Some(job) = &job {
+        pool.hold(job);
+    }
+    Ok(job)
+}
+
+/// Resolves once `stop` turns true.
+async fn stopped(stop: &watch::Receiver<bool>) {
+    let _ = stop.clone().wait_for(|stop| *stop).await;
+}
+
+/// A new fetch connection, retried every `restart_delay`; `None` once stopped.
+async fn reconnect(
+    pool: &Pool,
+    config: &ConsumerConfig,
+    stop: &watch::Receiver<bool>,
+) -> Option<Fetcher> {
+    loop {
+        if sleep_unless_stopped(config.restart_delay, stop).await {
+            return None;
+        }
+        match Fetcher::connect(&pool.queue).await {
+            Ok(fetcher) => return Some(fetcher),
+            Err(e) => warn!(worker = %pool.name, error = %e, "reconnecting to fetch jobs failed"),
+        }
+    }
+}
+
+/// Runs one job; whether it is over (acknowledge) rather than interrupted (hand back).
+async fn run_one(context: &JobContext, job: Generate) -> bool {
+    match AssertUnwindSafe(context.run(job)).catch_unwind().await {
+        Ok(JobOutcome::Done { .. } | JobOutcome::GaveUp { .. }) => true,
+        Ok(JobOutcome::Interrupted { .. }) => false,
+        Err(_) => {
+            error!("job handler panicked; not retrying");
+            true
+        }
+    }
+}
+
+/// Waits for running jobs, up to `timeout`; abandons the rest (they run again after
+/// their worker is found dead).
+async fn drain(jobs: &mut JoinSet<()>, timeout: Duration, name: &str) {
+    let finished =
+        tokio::time::timeout(timeout, async { while jobs.join_next().await.is_some() {} });
+    if finished.await.is_err() {
+        warn!(
+            worker = name,
+            "running jobs outlived the shutdown timeout; abandoning them (they run again later)"
+        );
+        jobs.abort_all();
+    }
+}

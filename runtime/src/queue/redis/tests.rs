@@ -1,0 +1,184 @@
+//! The conformance suite against a live Redis, plus what only this backend has: its
+//! cost per job, its prompt shutdown while idle, and its recovery of a job whose fetch
+//! reply was lost.
+
+use std::time::{Duration, Instant};
+
+use super::super::conformance::{self, Consumers, Harness, Recorder, test_config, wait_until};
+use super::super::{JobQueue, QueueBackend};
+use super::*;
+use crate::test_redis::{OwnServer, command_counts};
+
+/// The Redis of `scripts/test.sh`; a missing one fails the test instead of skipping.
+fn redis_url() -> String {
+    std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
+        panic!("PARLEY_TEST_REDIS_URL is not set: run the tests through scripts/test.sh")
+    })
+}
+
+async fn harness() -> Harness {
+    let url = redis_url();
+    let queue = format!("parley-test-{}", uuid::Uuid::now_v7().simple());
+    Harness::new(move || {
+        let (url, queue) = (url.clone(), queue.clone());
+        async move {
+            let q = RedisQueue::connect(&url)
+                .expect("connect")
+                .with_queue(queue);
+            QueueBackend::Redis(q)
+        }
+    })
+}
+
+conformance::conformance_suite!(harness);
+
+#[tokio::test]
+async fn ready_fails_on_a_dead_backend() {
+    let queue = RedisQueue::connect("redis://127.0.0.1:1/").expect("a valid URL");
+    match queue.ready().await {
+        Err(QueueError::Unavailable(_)) => {}
+        other => panic!("expected Unavailable, got {other:?}"),
+    }
+    assert!(matches!(
+        queue.depth().await,
+        Err(QueueError::Unavailable(_))
+    ));
+    let job = Generate::new(uuid::Uuid::now_v7());
+    assert!(matches!(
+        queue.enqueue(job).await,
+        Err(QueueError::Unavailable(_))
+    ));
+}
+
+/// A queue on a private server, once it answers.
+async fn queue_on(server: &OwnServer) -> RedisQueue {
+    let queue = RedisQueue::connect(&server.url()).expect("connect");
+    for _ in 0..100 {
+        if queue.ready().await.is_ok() {
+            return queue;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the private redis-server did not start");
+}
+
+/// Enqueued, taken, acknowledged: `LPUSH`, `BLMOVE`, `LREM` — whatever else a pool does
+/// (heartbeats, a wait cut short by the shutdown) is not per job.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_costs_three_commands() {
+    let server = OwnServer::start();
+    let queue = QueueBackend::Redis(queue_on(&server).await);
+    let recorder = Recorder::succeeding();
+    let config = ConsumerConfig {
+        heartbeat: Duration::from_secs(60),
+        ..test_config()
+    };
+    let consumers = Consumers::start(&queue, config, recorder.clone());
+    tokio::time::sleep(Duration::from_millis(300)).await; // waiting in BLMOVE
+    let counted = ["lpush", "blmove", "lrem", "rpush", "publish"];
+    let before = command_counts(&server.url(), &counted).await;
+    for _ in 0..5 {
+        queue
+            .enqueue(Generate::new(uuid::Uuid::now_v7()))
+            .await
+            .expect("enqueue");
+    }
+    wait_until("the jobs ran", Duration::from_secs(10), || {
+        recorder.finished() == 5
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await; // acknowledged
+    let after = command_counts(&server.url(), &counted).await;
+    consumers.stop().await;
+    let spent: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    // The BLMOVE waiting when the first job came is counted when it returns.
+    assert!(
+        spent == [5, 5, 5, 0, 0] || spent == [5, 6, 5, 0, 0],
+        "{counted:?}: {spent:?}"
+    );
+    assert_eq!(queue.depth().await.unwrap(), 0);
+}
+
+/// An idle pool waits in `BLMOVE` for as long as a heartbeat; a shutdown does not wait
+/// for it to return on its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_pool_stops_at_once() {
+    let queue = RedisQueue::connect(&redis_url())
+        .expect("connect")
+        .with_queue(format!("parley-test-{}", uuid::Uuid::now_v7().simple()));
+    let queue = QueueBackend::Redis(queue);
+    let config = ConsumerConfig {
+        heartbeat: Duration::from_secs(60),
+        ..test_config()
+    };
+    let consumers = Consumers::start(&queue, config, Recorder::succeeding());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let stopping = Instant::now();
+    consumers.stop().await;
+    assert!(
+        stopping.elapsed() < Duration::from_secs(3),
+        "the stop took {:?}",
+        stopping.elapsed()
+    );
+    // Stopped for good: a job enqueued now waits.
+    let id = uuid::Uuid::now_v7();
+    queue.enqueue(Generate::new(id)).await.expect("enqueue");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(queue.depth().await.unwrap(), 1);
+}
+
+/// The fetch connection dies with a job in the worker's running list that no consumer
+/// holds (a `BLMOVE` whose reply was lost): the worker hands it back and runs it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_fetch_reply_was_lost_runs() {
+    let server = OwnServer::start();
+    let redis = queue_on(&server).await;
+    let queue = QueueBackend::Redis(redis.clone());
+    let recorder = Recorder::succeeding();
+    let config = ConsumerConfig {
+        heartbeat: Duration::from_secs(60),
+        ..test_config()
+    };
+    let consumers = Consumers::start(&queue, config, recorder.clone());
+    let mut conn = redis.conn.clone();
+    let mut worker = None;
+    for _ in 0..100 {
+        let workers: Vec<String> = redis::cmd("ZRANGE")
+            .arg(redis.workers_key())
+            .arg(0)
+            .arg(-1)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        if let Some(name) = workers.into_iter().next() {
+            worker = Some(name);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let worker = worker.expect("the worker registered");
+    let lost = uuid::Uuid::now_v7();
+    let payload = serde_json::to_string(&Generate::new(lost)).unwrap();
+    let _: i64 = redis::cmd("LPUSH")
+        .arg(format!("{}{worker}", redis.running_prefix()))
+        .arg(payload)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    // Cut the fetch connection (the one waiting in BLMOVE).
+    let _: i64 = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("TYPE")
+        .arg("normal")
+        .arg("SKIPME")
+        .arg("yes")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    wait_until("the lost job ran", Duration::from_secs(10), || {
+        recorder.calls(lost) == 1
+    })
+    .await;
+    consumers.stop().await;
+    assert_eq!(queue.depth().await.unwrap(), 0);
+}

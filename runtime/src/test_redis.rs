@@ -1,0 +1,72 @@
+//! Test support: a private `redis-server` a test may stop, start and count commands on,
+//! apart from the shared one of `scripts/test.sh`.
+
+/// A private `redis-server` on a free port, killed when dropped.
+pub(crate) struct OwnServer {
+    port: u16,
+    process: Option<tokio::process::Child>,
+}
+
+impl OwnServer {
+    pub(crate) fn start() -> Self {
+        let port = free_port();
+        let mut server = Self {
+            port,
+            process: None,
+        };
+        server.restart();
+        server
+    }
+
+    pub(crate) fn restart(&mut self) {
+        let process = tokio::process::Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server on PATH (scripts/test.sh installs it)");
+        self.process = Some(process);
+    }
+
+    pub(crate) async fn stop(&mut self) {
+        if let Some(mut process) = self.process.take() {
+            process.kill().await.unwrap();
+        }
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+pub(crate) fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// How many times each of `commands` ran on the server at `url` (`INFO commandstats`,
+/// which counts the commands scripts run too).
+pub(crate) async fn command_counts(url: &str, commands: &[&str]) -> Vec<u64> {
+    let mut conn = ::redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let info: String = ::redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let calls = |command: &str| {
+        let line = format!("cmdstat_{command}:calls=");
+        info.lines()
+            .find_map(|l| l.strip_prefix(&line))
+            .and_then(|rest| rest.split(',').next())
+            .map_or(0, |n| n.parse().unwrap())
+    };
+    commands.iter().map(|command| calls(command)).collect()
+}

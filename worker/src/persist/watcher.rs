@@ -1,0 +1,148 @@
+//! The watcher of a running turn: it turns a cancel — or a lost lease — into a [`Stop`]
+//! the agent loop sees, and renews the lease meanwhile.
+//!
+//! A cancel is signalled, not polled (DESIGN §4): the api records it on the prompt's row,
+//! then signals it on the event log, and the watcher hears the signal
+//! ([`CancelListener`]), registered before the claim read the row, so a cancel recorded
+//! after that read is heard. The row is read only when it must be:
+//!
+//! * when the listener says signals may have been missed (the backend was not listening
+//!   yet, its connection dropped);
+//! * at every lease renewal (every third of the lease): the backstop for a signal lost in
+//!   a way nobody noticed, so a cancel is seen within a third of the lease at worst.
+//!
+//! A plain turn shorter than that never reads the row. The watcher also stops the turn
+//! when its lease has run out by its own clock (the renewals failed for a whole lease):
+//! another worker may own the prompt by then, and the turn must stop writing.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use parley_entity::query;
+use parley_runtime::event_log::{CancelHeard, CancelListener};
+use sea_orm::DatabaseConnection;
+use tokio::sync::watch;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+/// Why a turn must stop early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    Running,
+    /// A cancel was recorded on the prompt.
+    Cancelled,
+    /// Another worker owns the prompt now (our lease lapsed).
+    LeaseLost,
+}
+
+/// The prompt's row, as far as the watcher reads and writes it.
+#[async_trait]
+pub trait PromptRow: Send + Sync + 'static {
+    /// Extends this worker's lease; false when the worker lost the prompt.
+    async fn renew(&self) -> Result<bool, parley_entity::error::Error>;
+    /// Whether a cancel is recorded on the prompt.
+    async fn cancel_requested(&self) -> Result<bool, parley_entity::error::Error>;
+}
+
+/// The prompt's row in the database.
+pub struct DbRow {
+    pub db: DatabaseConnection,
+    pub prompt_id: Uuid,
+    /// This worker, the lease owner.
+    pub worker: String,
+    pub lease: Duration,
+}
+
+#[async_trait]
+impl PromptRow for DbRow {
+    async fn renew(&self) -> Result<bool, parley_entity::error::Error> {
+        let lease = chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::seconds(60));
+        let until = query::now() + lease;
+        query::prompts::renew_lease(&self.db, self.prompt_id, &self.worker, until).await
+    }
+
+    async fn cancel_requested(&self) -> Result<bool, parley_entity::error::Error> {
+        query::prompts::cancel_requested(&self.db, self.prompt_id).await
+    }
+}
+
+/// Watches one turn until dropped.
+pub struct Watcher {
+    stop: watch::Receiver<Stop>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Watcher {
+    /// Starts watching; the lease was taken (or renewed) just now.
+    pub fn start(row: impl PromptRow, cancel: CancelListener, lease: Duration) -> Self {
+        let (tx, rx) = watch::channel(Stop::Running);
+        let task = tokio::spawn(async move {
+            let stop = watch(&row, cancel, lease).await;
+            let _ = tx.send(stop);
+        });
+        Self { stop: rx, task }
+    }
+
+    pub fn state(&self) -> Stop {
+        *self.stop.borrow()
+    }
+
+    pub(super) fn receiver(&self) -> watch::Receiver<Stop> {
+        self.stop.clone()
+    }
+}
+
+/// Runs until the turn must stop, and says why.
+async fn watch(row: &impl PromptRow, mut cancel: CancelListener, lease: Duration) -> Stop {
+    let renew_every = lease / 3;
+    let mut renewed = Instant::now();
+    let mut next_renewal = renewed + renew_every;
+    loop {
+        tokio::select! {
+            heard = cancel.heard() => match heard {
+                CancelHeard::Cancelled => return Stop::Cancelled,
+                CancelHeard::MaybeMissed => {
+                    if cancel_on_row(row).await {
+                        return Stop::Cancelled;
+                    }
+                }
+            },
+            () = tokio::time::sleep_until(next_renewal) => {
+                match row.renew().await {
+                    Ok(true) => renewed = Instant::now(),
+                    Ok(false) => return Stop::LeaseLost,
+                    Err(err) => tracing::warn!(error = %err, "cannot renew the lease"),
+                }
+                if cancel_on_row(row).await {
+                    return Stop::Cancelled;
+                }
+                if renewed.elapsed() >= lease {
+                    tracing::warn!("the lease ran out before it could be renewed; stopping");
+                    return Stop::LeaseLost;
+                }
+                next_renewal = Instant::now() + renew_every;
+            }
+        }
+    }
+}
+
+/// Whether the row says the prompt was cancelled (a failed read says no: the next
+/// renewal looks again).
+async fn cancel_on_row(row: &impl PromptRow) -> bool {
+    match row.cancel_requested().await {
+        Ok(cancelled) => cancelled,
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot check for a cancel");
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
