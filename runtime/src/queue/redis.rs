@@ -23,6 +23,7 @@
 //! second while idle, more than the whole budget of a turn (`docs/decisions.md`).
 
 mod pool;
+mod scripts;
 
 use std::fmt;
 use std::time::Duration;
