@@ -9,7 +9,6 @@ use std::{
     time::{Duration, Instant},
 };
 
-use parley_entity::error::Context;
 use parley_entity::query::{
     self,
     conversation::{self, BlockDraft, MessageRow},
@@ -134,16 +133,14 @@ impl TurnSink {
     /// Writes the drafts (and, the first time, a deferred user message) now.
     async fn checkpoint(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
         if let Some((session_id, row)) = self.pending_user.take() {
-            let txn = query::begin_write(&self.db, "starting a checkpoint").await?;
-            conversation::append_messages(
-                &txn,
+            query::prompts::save_user_message(
+                &self.db,
+                self.prompt_id,
                 session_id,
-                std::slice::from_ref(&row),
+                &row,
                 query::now(),
             )
             .await?;
-            query::prompts::set_user_message(&txn, self.prompt_id, row.id).await?;
-            txn.commit().await.context("committing a checkpoint")?;
         }
         conversation::checkpoint_blocks(&self.db, self.prompt_id, drafts, query::now()).await?;
         self.checkpointed |= !drafts.is_empty();

@@ -53,7 +53,7 @@ async fn record_generation(
     deps: &Deps,
     prompt: &prompts::Model,
     sink: &mut TurnSink,
-    generated: Generated,
+    mut generated: Generated,
 ) -> Result<Option<Uuid>, TurnError> {
     let (state, complete) = match generated.end {
         LoopEnd::Completed => (PromptState::Completed, true),
@@ -97,12 +97,12 @@ async fn record_generation(
         }
     };
     writes.answer_id = assistant_message_id;
-    writes.blocks = generated.generation.drafts.clone();
+    writes.blocks = std::mem::take(&mut generated.generation.drafts);
     let usage = usage_rows(prompt, &generated, assistant_message_id);
     let total = record::total_usage(usage.iter().map(|r| (r.input_tokens, r.output_tokens)));
     writes.usage = usage;
     let after = Afterwards {
-        after_ai: generated.after_ai.clone(),
+        after_ai: generated.after_ai.take(),
         session_id: generated.session.id,
         attach_calls: !generated.generation.results.is_empty(),
     };

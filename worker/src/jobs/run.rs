@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use parley_entity::{
     enums::{BlockType, MessageRole, ModuleOutcome},
-    error::{Context, Error},
+    error::Error,
     prompts,
     query::{
         self,
@@ -442,10 +442,7 @@ async fn write_user_message(
     before: &HookOutcome,
 ) -> Result<Uuid, TurnError> {
     let now = query::now();
-    let txn = query::begin_write(&deps.db, "starting to save a user message").await?;
-    conversation::append_messages(&txn, prompt.session_id, std::slice::from_ref(&row), now).await?;
-    query::prompts::set_user_message(&txn, prompt.id, row.id).await?;
-    txn.commit().await.context("committing a user message")?;
+    query::prompts::save_user_message(&deps.db, prompt.id, prompt.session_id, &row, now).await?;
     let blocks = attachments::blocks(files);
     conversation::attach_files(&deps.db, prompt.id, row.id, &blocks, now).await?;
     hooks::record(deps, prompt.session_id, Some(row.id), before).await?;

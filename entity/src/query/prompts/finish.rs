@@ -338,6 +338,21 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
     Ok(prompt)
 }
 
+/// Appends a turn's user message to `session_id` and names it on the prompt, in one
+/// transaction (so a repeated attempt finds and reuses it).
+pub async fn save_user_message(
+    db: &DatabaseConnection,
+    id: Uuid,
+    session_id: Uuid,
+    row: &MessageRow,
+    now: DateTimeUtc,
+) -> Result<()> {
+    let txn = crate::query::begin_write(db, "starting to save a user message").await?;
+    conversation::append_messages(&txn, session_id, std::slice::from_ref(row), now).await?;
+    set_user_message(&txn, id, row.id).await?;
+    txn.commit().await.context("committing a user message")
+}
+
 /// Records the user message a turn saved (so a repeated turn reuses it).
 pub async fn set_user_message<C: ConnectionTrait>(
     db: &C,

@@ -21,7 +21,7 @@ mod turn;
 
 pub use finish::{
     Finished, Outcome, TurnWrites, abandon, finish, hand_over_after_cancel, resume,
-    set_user_message,
+    save_user_message, set_user_message,
 };
 pub use lease::{Claim, cancel_requested, claim, renew_lease, request_cancel, set_state, stranded};
 pub use turn::{NewTurn, OnActive, Turn, create_turn};

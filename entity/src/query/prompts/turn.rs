@@ -133,7 +133,7 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
             OnActive::Enqueue => {}
         }
     }
-    let prompt = insert_prompt(&txn, Uuid::now_v7(), &session, turn, model, now).await?;
+    let prompt = insert_prompt(&txn, Uuid::now_v7(), &session, &turn, model, now).await?;
     let run_now = active.is_none();
     if run_now {
         let taken = sessions::Entity::update_many()
@@ -192,7 +192,7 @@ async fn take_idle_session(
         return Ok(None);
     }
     let model = choose_model(turn, &session);
-    let prompt = insert_prompt(&txn, id, &session, turn.clone(), model, now).await?;
+    let prompt = insert_prompt(&txn, id, &session, turn, model, now).await?;
     txn.commit().await.context("committing a turn")?;
     Ok(Some(Turn {
         prompt,
@@ -227,7 +227,7 @@ async fn insert_prompt<C: sea_orm::ConnectionTrait>(
     db: &C,
     id: Uuid,
     session: &sessions::Model,
-    turn: NewTurn,
+    turn: &NewTurn,
     model: String,
     now: DateTimeUtc,
 ) -> Result<prompts::Model> {
@@ -237,8 +237,8 @@ async fn insert_prompt<C: sea_orm::ConnectionTrait>(
         state: Set(PromptState::Created),
         attempt: Set(0),
         model: Set(Some(model)),
-        idempotency_key: Set(turn.idempotency_key),
-        input: Set(Some(turn.input)),
+        idempotency_key: Set(turn.idempotency_key.clone()),
+        input: Set(Some(turn.input.clone())),
         created_at: Set(now),
         ..Default::default()
     }
