@@ -43,6 +43,8 @@ struct Shared {
     failed: AtomicUsize,
     /// Readers whose stream broke after it opened.
     broken: AtomicUsize,
+    /// Readers whose stream the server ended before the terminal event.
+    ended: AtomicUsize,
     terminal: AtomicUsize,
     first_failure: std::sync::Mutex<Option<String>>,
     /// Set once the driver stops waiting for readers to end.
@@ -101,8 +103,11 @@ pub async fn run(
             });
         }
     });
-    let started = tokio::time::timeout(Duration::from_secs(30), begun.wait_for(|s| *s >= 1)).await;
-    if !matches!(started, Ok(Ok(_))) {
+    let started = matches!(
+        tokio::time::timeout(Duration::from_secs(30), begun.wait_for(|s| *s >= 1)).await,
+        Ok(Ok(_))
+    );
+    if !started {
         bail!("the slow turn {prompt_id} did not begin within 30 s");
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -121,6 +126,7 @@ pub async fn run(
         connected: AtomicUsize::new(0),
         failed: AtomicUsize::new(0),
         broken: AtomicUsize::new(0),
+        ended: AtomicUsize::new(0),
         terminal: AtomicUsize::new(0),
         first_failure: std::sync::Mutex::new(None),
         give_up: AtomicBool::new(false),
@@ -153,9 +159,11 @@ pub async fn run(
     }
     let open_took = opened_at.elapsed();
     let connected = shared.connected.load(Ordering::Relaxed);
-    let streaming =
-        tokio::time::timeout(Duration::from_secs(120), begun.wait_for(|s| *s >= 2)).await;
-    if !matches!(streaming, Ok(Ok(_))) {
+    let streaming = matches!(
+        tokio::time::timeout(Duration::from_secs(120), begun.wait_for(|s| *s >= 2)).await,
+        Ok(Ok(_))
+    );
+    if !streaming {
         bail!("the slow turn {prompt_id} did not stream within 120 s of the readers");
     }
     let at_open: Vec<u64> = shared
@@ -226,8 +234,9 @@ pub async fn run(
         procs::loadavg()
     );
     println!(
-        "  readers: {connected} connected in {:.2} s, {failed} failed to connect, {broken} broken later{}",
+        "  readers: {connected} connected in {:.2} s, {failed} failed to connect, {broken} broken later, {} ended by the server before the terminal event{}",
         open_took.as_secs_f64(),
+        shared.ended.load(Ordering::Relaxed),
         shared
             .first_failure
             .lock()
@@ -338,7 +347,10 @@ async fn reader(
         let next = tokio::time::timeout(Duration::from_secs(1), events.next()).await;
         let event = match next {
             Err(_) => continue,
-            Ok(None) => return,
+            Ok(None) => {
+                shared.ended.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
             Ok(Some(Err(err))) => {
                 shared.broken.fetch_add(1, Ordering::Relaxed);
                 if let Ok(mut first) = shared.first_failure.lock() {
