@@ -26,6 +26,7 @@ mod readers;
 mod report;
 mod setup;
 mod stats;
+mod timeline;
 
 use std::{sync::Arc, time::Duration};
 
@@ -36,7 +37,6 @@ use crate::{
     load::Timing,
     procs::{CpuSnapshot, Proc, RssSampler},
     setup::{Api, User},
-    stats::fmt_ms,
 };
 
 /// Parley's load benchmark.
@@ -172,7 +172,7 @@ async fn main() -> anyhow::Result<()> {
     }
 
     if let Some(turns) = args.timeline {
-        return print_timeline(&api, &args, turns).await;
+        return timeline::print(&api, args.tokens, turns).await;
     }
 
     if let Some(turns) = args.cost {
@@ -344,39 +344,5 @@ async fn main() -> anyhow::Result<()> {
     }
     report::print_summary(&summary);
     println!("\nload avg at the end: {}", procs::loadavg());
-    Ok(())
-}
-
-async fn print_timeline(api: &Api, args: &Args, turns: usize) -> anyhow::Result<()> {
-    let fixtures = api
-        .fixtures(1, &[], &[])
-        .await
-        .context("creating fixtures")?;
-    let user = &fixtures.users[0];
-    let session = api.open_session(user, &fixtures.tool_id).await?;
-    let url = api.url(&format!("/v1/sessions/{session}/messages"));
-    let content = format!("[[mock tokens={}]] hi", args.tokens);
-    let mut all: Vec<Vec<(String, Duration)>> = Vec::new();
-    for _ in 0..turns.max(1) {
-        all.push(load::timeline(&api.client, &url, &user.token, &content).await?);
-    }
-    println!(
-        "\n== timeline of {} turns at C = 1: median ms from the request",
-        all.len()
-    );
-    let names: Vec<String> = all[0].iter().map(|(n, _)| n.clone()).collect();
-    for name in names {
-        let mut at: Vec<Duration> = all
-            .iter()
-            .filter_map(|marks| marks.iter().find(|(n, _)| *n == name).map(|(_, d)| *d))
-            .collect();
-        at.sort_unstable();
-        println!(
-            "  {name:<16} p50 {:>8} ms   min {:>8} ms   max {:>8} ms",
-            fmt_ms(stats::nearest_rank(&at, 50.0)),
-            fmt_ms(at.first().copied()),
-            fmt_ms(at.last().copied()),
-        );
-    }
     Ok(())
 }
