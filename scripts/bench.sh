@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
-# Runs Parley's load benchmark (tests/bench) in distributed mode on this machine.
+# Runs Parley's load benchmark (tests/bench) on this machine, in distributed mode (one
+# `parley api`, one `parley worker`, PostgreSQL, Redis) or in embedded mode (`parley
+# serve` alone: SQLite, the SQLite job queue and the in-process event log).
 #
-#   scripts/bench.sh                  # four phases: the load levels, C = 32 with one
-#                                     # function call per turn, C = 32 with the PII
-#                                     # module and skills on, then 1,000 SSE readers
-#   scripts/bench.sh [BENCH-ARGS...]  # one run of parley-bench with these arguments,
-#                                     # e.g. --levels 1,8,32 --duration 10, or --readers 1000
+#   scripts/bench.sh                  # distributed, every phase: the load levels, C = 32
+#                                     # with one function call per turn, with the PII
+#                                     # module, with a new session per turn, the turn-cost
+#                                     # report, then 10,000 SSE readers
+#   scripts/bench.sh --embedded       # embedded, every phase: the load levels, a new
+#                                     # session per turn, the turn-cost report (SSE events
+#                                     # only), RSS after 500 and 5,000 turns, SSE readers
+#   scripts/bench.sh [--embedded] BENCH-ARGS...  # one run of parley-bench with these
+#                                     # arguments, e.g. --levels 1,8,32 --duration 10,
+#                                     # --readers 1000, --cost 100, --growth 500,5000
 #
 # Builds the release binaries (parley, parley-mock-llm, parley-bench; CARGO_TARGET_DIR is
-# respected), starts throwaway PostgreSQL and Redis servers on free loopback ports (as
-# scripts/test.sh does), parley-mock-llm (0 ms delays) as its own process, runs
-# `parley migrate up`, starts one `parley api` and one `parley worker` (PARLEY_LOG=warn),
-# runs parley-bench against them, and stops everything by PID on exit. With no
-# arguments the api and worker are restarted between the two phases, so the readers
-# phase starts from a fresh api process.
+# respected) and starts parley-mock-llm (0 ms delays) as its own process. Distributed:
+# throwaway PostgreSQL (with pg_stat_statements loaded, for the turn-cost report) and
+# Redis on free loopback ports, as scripts/test.sh does, `parley migrate up`, then one
+# `parley api` and one `parley worker`. Embedded: one `parley serve` on a temp data dir,
+# the mock as its provider. PARLEY_LOG=warn. It runs parley-bench against them and stops
+# everything by PID on exit. With no arguments the servers are restarted before the
+# readers phase (and, embedded, before the RSS phase), so those start from fresh
+# processes.
 #
 # Environment: BENCH_BIN=DIR (use the prebuilt parley, parley-mock-llm and parley-bench
 # in DIR instead of building, to compare two commits in one session),
 # BENCH_WORKER_CONCURRENCY (default 64), BENCH_TIMEOUT (seconds for one parley-bench
-# run, default 900), BENCH_WRAP (a command prefix for the api and worker, e.g. valgrind;
-# see scripts/bench-instructions.sh) and BENCH_START_TRIES (tenths of a second to wait
-# for each to start, default 300); PARLEY_* settings (e.g. PARLEY_DATABASE__MAX_CONNECTIONS)
-# are passed on to the api and worker. Logs are printed if a process fails to start;
-# set BENCH_KEEP=1 to keep the temp dir with every log. Debug aid: BENCH_CMD='…' runs
-# that shell command instead of parley-bench, with everything up and PARLEY_BENCH_API_URL,
-# PARLEY_BENCH_MOCK_URL, PARLEY_BENCH_ADMIN_TOKEN, BENCH_API_PID, BENCH_WORKER_PID,
-# BENCH_PG_PID, BENCH_REDIS_PID and BENCH_MOCK_PID exported (e.g. to attach perf).
+# run, default 900), BENCH_READERS (readers of the readers phase, default 10000),
+# BENCH_READERS_WAIT_MS (their turn's first-token delay, while they connect; 45000),
+# BENCH_NOFILE (fd limit, default the hard limit), BENCH_GROWTH_RETENTION_S (the RSS
+# phase's worker.memory_event_retention_s, default 1), BENCH_WRAP (a command prefix for
+# the server processes, e.g. valgrind; see scripts/bench-instructions.sh) and
+# BENCH_START_TRIES (tenths of a second to wait for each to start, default 300); PARLEY_*
+# settings (e.g. PARLEY_DATABASE__MAX_CONNECTIONS) are passed on to the servers. Logs are
+# printed if a process fails to start; BENCH_KEEP=1 keeps the temp dir with every log.
+# Debug aid: BENCH_CMD='…' runs that shell command instead of parley-bench, with
+# everything up and PARLEY_BENCH_API_URL, PARLEY_BENCH_MOCK_URL, PARLEY_BENCH_ADMIN_TOKEN,
+# BENCH_API_PID (`parley serve` in embedded mode), BENCH_WORKER_PID, BENCH_PG_PID,
+# BENCH_REDIS_PID and BENCH_MOCK_PID exported (e.g. to attach perf).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -38,11 +51,13 @@ die() { log "error: $*"; exit 1; }
 # shellcheck source=scripts/lib/servers.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/servers.sh"
 
+MODE=distributed
 MOCK_PID=""
 API_PID=""
 WORKER_PID=""
+PROCS=()
 stop_roles() {
-    stop_pid "$API_PID" TERM "parley api"
+    stop_pid "$API_PID" TERM "parley $([[ $MODE == embedded ]] && echo serve || echo api)"
     stop_pid "$WORKER_PID" TERM "parley worker"
     for pid in $API_PID $WORKER_PID; do wait "$pid" 2>/dev/null || true; done
     API_PID="" WORKER_PID=""
@@ -85,7 +100,17 @@ start_mock() {
 }
 
 start_roles() {
-    # shellcheck disable=SC2086 # BENCH_WRAP is a command prefix, split into words
+    if [[ $MODE == embedded ]]; then
+        # shellcheck disable=SC2086 # BENCH_WRAP is a command prefix, split into words
+        ${BENCH_WRAP:-} "$BIN/parley" serve --listen "127.0.0.1:$API_PORT" --data-dir "$TMP/data" \
+            >>"$TMP/serve.log" 2>&1 &
+        API_PID=$!
+        wait_for_line "$TMP/serve.log" 'parley listening' "$API_PID" "parley serve"
+        log "parley serve on 127.0.0.1:$API_PORT (pid $API_PID), data dir $TMP/data, worker.concurrency $WORKER_CONCURRENCY"
+        PROCS=(--proc "serve=$API_PID" --proc "mock=$MOCK_PID")
+        return
+    fi
+    # shellcheck disable=SC2086
     ${BENCH_WRAP:-} "$BIN/parley" api --listen "127.0.0.1:$API_PORT" >>"$TMP/api.log" 2>&1 &
     API_PID=$!
     wait_for_line "$TMP/api.log" 'parley listening' "$API_PID" "parley api"
@@ -94,18 +119,18 @@ start_roles() {
     WORKER_PID=$!
     wait_for_line "$TMP/worker.log" 'parley worker running' "$WORKER_PID" "parley worker"
     log "parley api on 127.0.0.1:$API_PORT (pid $API_PID), worker --concurrency $WORKER_CONCURRENCY (pid $WORKER_PID)"
+    PROCS=(--proc "api=$API_PID" --proc "worker=$WORKER_PID" --proc "postgres=$PG_PID+"
+        --proc "redis=$REDIS_PID" --proc "mock=$MOCK_PID")
 }
 
 run_bench() {
     local status=0
     timeout --signal=INT "${BENCH_TIMEOUT:-900}" "$BIN/parley-bench" \
         --api-url "http://127.0.0.1:$API_PORT" \
-        --mock-url "http://127.0.0.1:$MOCK_PORT/v1" \
-        --proc "api=$API_PID" --proc "worker=$WORKER_PID" --proc "postgres=$PG_PID+" \
-        --proc "redis=$REDIS_PID" --proc "mock=$MOCK_PID" \
+        --mock-url "http://127.0.0.1:$MOCK_PORT/v1" "${PROCS[@]}" \
         --clk-tck "$(getconf CLK_TCK)" "$@" || status=$?
-    for name in api worker; do
-        if grep -qiE 'error|panic' "$TMP/$name.log"; then
+    for name in api worker serve; do
+        if [[ -f $TMP/$name.log ]] && grep -qiE 'error|panic' "$TMP/$name.log"; then
             log "$name log (errors):"
             grep -iE 'error|panic' "$TMP/$name.log" | tail -n 20 >&2
         fi
@@ -119,6 +144,10 @@ machine_info() {
     echo "cpu:    $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "memory: $(free -m | awk '/^Mem:/ {print $2 " MiB"}')"
     echo "kernel: $(uname -r); $(rustc --version 2>/dev/null || echo rustc ?)"
+    if [[ $MODE == distributed ]]; then
+        echo "servers: $("$PG_BIN/postgres" --version); $(redis-server --version | cut -d' ' -f1-3)"
+    fi
+    echo "mode:   $MODE; fd limit $(ulimit -n); commit $(git rev-parse --short HEAD 2>/dev/null || echo ?)"
     echo "uptime: $(uptime)"
     echo "busiest processes now (other work skews the figures):"
     top -b -n 2 -d 1 -o %CPU 2>/dev/null | awk '/^top -/ {n++} n == 2' | sed -n '7,14p' || true
@@ -126,9 +155,16 @@ machine_info() {
 
 # --- Main. ---
 
+if [[ ${1:-} == --embedded ]]; then
+    MODE=embedded
+    shift
+fi
 WORKER_CONCURRENCY=${BENCH_WORKER_CONCURRENCY:-64}
-# 1,000 SSE readers are 1,000 sockets in the api and in the bench.
-ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+# 10,000 SSE readers are 10,000 sockets in the api and in the bench; both inherit this.
+hard=$(ulimit -Hn)
+want=${BENCH_NOFILE:-$hard}
+if [[ $hard != unlimited && $want != unlimited ]] && ((want > hard)); then want=$hard; fi
+ulimit -n "$want" 2>/dev/null || ulimit -n 8192 2>/dev/null || true
 
 if [[ -n ${BENCH_BIN:-} ]]; then
     # Prebuilt binaries (e.g. of another commit, for a before/after in one session).
@@ -141,19 +177,30 @@ else
     cargo build --release -p parley -p parley-mock-llm -p parley-bench
 fi
 
-install_servers
-PG_BIN=$(pg_bin_dir) || die "no PostgreSQL found under /usr/lib/postgresql/*/bin"
-command -v redis-server >/dev/null || die "redis-server not found"
-
 TMP=$(mktemp -d -t parley-bench.XXXXXX)
 chmod 755 "$TMP"
-
-pg_port=$(free_port)
-redis_port=$(free_port)
 MOCK_PORT=$(free_port)
 API_PORT=$(free_port)
-start_postgres "$PG_BIN" "$pg_port"
-start_redis "$redis_port"
+
+if [[ $MODE == distributed ]]; then
+    install_servers
+    PG_BIN=$(pg_bin_dir) || die "no PostgreSQL found under /usr/lib/postgresql/*/bin"
+    command -v redis-server >/dev/null || die "redis-server not found"
+    pg_port=$(free_port)
+    redis_port=$(free_port)
+    # The turn-cost report counts statements with pg_stat_statements (Debian's
+    # postgresql package ships it); it must be loaded when the server starts.
+    PG_EXTRA_OPTS=(-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000)
+    start_postgres "$PG_BIN" "$pg_port"
+    start_redis "$redis_port"
+    export PARLEY_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
+    export PARLEY_REDIS_URL="redis://127.0.0.1:$redis_port/"
+    export PARLEY_BENCH_PG_URL=$PARLEY_DATABASE_URL PARLEY_BENCH_REDIS_URL=$PARLEY_REDIS_URL
+else
+    # Embedded: SQLite and its job queue in the data dir, the event log in the process.
+    unset PARLEY_DATABASE_URL PARLEY_REDIS_URL PARLEY_BENCH_PG_URL PARLEY_BENCH_REDIS_URL
+    export PARLEY_WORKER__CONCURRENCY=$WORKER_CONCURRENCY
+fi
 start_mock "$MOCK_PORT"
 
 cat >"$TMP/parley.toml" <<EOF
@@ -166,8 +213,6 @@ id = "mock-model"
 provider = "mock"
 EOF
 export PARLEY_CONFIG=$TMP/parley.toml
-export PARLEY_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
-export PARLEY_REDIS_URL="redis://127.0.0.1:$redis_port/"
 export PARLEY_LOG=warn
 # As in production: with RUST_BACKTRACE set, every anyhow error captures a backtrace, and
 # the worker makes some on its happy path (see BENCHMARKS.md).
@@ -176,16 +221,25 @@ PARLEY_BOOTSTRAP_ADMIN_TOKEN="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n
 export PARLEY_BOOTSTRAP_ADMIN_TOKEN
 export PARLEY_BENCH_ADMIN_TOKEN=$PARLEY_BOOTSTRAP_ADMIN_TOKEN
 
-"$BIN/parley" migrate up >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; die "migrate up failed"; }
+if [[ $MODE == distributed ]]; then
+    "$BIN/parley" migrate up >"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; die "migrate up failed"; }
+fi
 start_roles
 
 machine_info
+READERS=${BENCH_READERS:-10000}
+# The readers' turn: its first token waits until they are all connected (the stall
+# timeout is raised for it), then ~20 events/s flow to every reader.
+READERS_TURN="first_token_delay_ms=${BENCH_READERS_WAIT_MS:-45000} tokens=2000 token_delay_ms=50"
+RETENTION=${BENCH_GROWTH_RETENTION_S:-1}
 if [[ -n ${BENCH_CMD:-} ]]; then
     export PARLEY_BENCH_API_URL="http://127.0.0.1:$API_PORT" PARLEY_BENCH_MOCK_URL="http://127.0.0.1:$MOCK_PORT/v1"
     export BENCH_API_PID=$API_PID BENCH_WORKER_PID=$WORKER_PID BENCH_PG_PID=$PG_PID
     export BENCH_REDIS_PID=$REDIS_PID BENCH_MOCK_PID=$MOCK_PID BIN
     bash -c "$BENCH_CMD"
-elif (($# == 0)); then
+elif (($# > 0)); then
+    run_bench "$@"
+elif [[ $MODE == distributed ]]; then
     echo
     echo "== phase 1: load levels"
     run_bench
@@ -195,14 +249,41 @@ elif (($# == 0)); then
     echo
     echo "== phase 1c: modules — the PII redactor redacts every message, skills on (compare with C = 32 of phase 1)"
     run_bench --levels 32 --modules --no-direct
+    echo
+    echo "== phase 1d: a new session per turn (POST /v1/sessions, then the message)"
+    run_bench --levels 32 --session-per-turn
+    echo
+    echo "== phase 1e: what a turn costs, counted on the servers"
+    run_bench --cost 100
+    run_bench --cost 50 --session-per-turn
     log "restarting the api and worker for the readers phase"
     stop_roles
-    start_roles
+    PARLEY_WORKER__STALL_TIMEOUT_MS=300000 start_roles
     echo
     echo "== phase 2: SSE readers"
-    run_bench --readers 1000
+    run_bench --readers "$READERS" --slow-turn "$READERS_TURN"
 else
-    run_bench "$@"
+    echo
+    echo "== phase 1: load levels (embedded)"
+    run_bench
+    echo
+    echo "== phase 1d: a new session per turn (embedded)"
+    run_bench --levels 32 --session-per-turn
+    echo
+    echo "== phase 1e: what a turn costs (embedded: SSE events; SQLite has no server counters)"
+    run_bench --cost 100
+    log "restarting parley serve for the RSS phase (worker.memory_event_retention_s = $RETENTION)"
+    stop_roles
+    PARLEY_WORKER__MEMORY_EVENT_RETENTION_S=$RETENTION start_roles
+    echo
+    echo "== phase 3: RSS after 500 and 5,000 turns (embedded, finished turns' events kept $RETENTION s)"
+    run_bench --growth 500,5000 --levels 8
+    log "restarting parley serve for the readers phase"
+    stop_roles
+    PARLEY_WORKER__STALL_TIMEOUT_MS=300000 start_roles
+    echo
+    echo "== phase 2: SSE readers (embedded)"
+    run_bench --readers "$READERS" --slow-turn "$READERS_TURN"
 fi
 echo
 echo "uptime after: $(uptime)"

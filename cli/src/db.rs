@@ -26,7 +26,26 @@ pub fn describe(settings: &Settings) -> String {
     }
 }
 
+/// Pool sizes when `database.max_connections` is absent. SQLite lets one connection write
+/// at a time; the others wait in its busy handler, which sleeps 1, 2, 5, … up to 100 ms
+/// between tries and so may sleep on past the moment the lock is free. With ten
+/// connections, embedded mode's turns waited there: TTFT p99 doubled at C = 32
+/// (BENCHMARKS.md, #9). Two connections keep a reader going beside the writer, and the
+/// rest wait in the pool's queue, which hands a connection over as soon as it is back.
+const POSTGRES_POOL: u32 = 10;
+const SQLITE_POOL: u32 = 2;
+
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    let sqlite = settings
+        .database
+        .url
+        .as_ref()
+        .is_none_or(|url| url.expose_secret().starts_with("sqlite:"));
+    let pool = settings.database.max_connections.unwrap_or(if sqlite {
+        SQLITE_POOL
+    } else {
+        POSTGRES_POOL
+    });
     let url = match &settings.database.url {
         Some(url) => url.expose_secret().to_owned(),
         None => {
@@ -44,7 +63,7 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
     };
     let mut options = ConnectOptions::new(url);
     options
-        .max_connections(settings.database.max_connections)
+        .max_connections(pool)
         .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
         .acquire_timeout(Duration::from_secs(settings.database.connect_timeout_s))
         .sqlx_logging(false)

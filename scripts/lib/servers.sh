@@ -42,6 +42,7 @@ as_postgres() {
 }
 
 TMP=""
+PG_EXTRA_OPTS=()  # more `-c name=value` for the postmaster (the bench loads pg_stat_statements)
 PG_PID=""       # the postmaster itself (read from postmaster.pid)
 PG_WRAPPER=""   # the background job that started it (runuser), reaped with wait
 REDIS_PID=""
@@ -76,7 +77,7 @@ start_postgres() {
         >"$dir/initdb.log" 2>&1 || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
     as_postgres "$bin/postgres" -D "$dir/data" -k "$dir/sock" -p "$port" -h 127.0.0.1 \
         -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 \
-        >"$dir/postgres.log" 2>&1 &
+        "${PG_EXTRA_OPTS[@]}" >"$dir/postgres.log" 2>&1 &
     PG_WRAPPER=$!
     for _ in $(seq 300); do
         if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then

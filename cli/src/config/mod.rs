@@ -222,7 +222,7 @@ impl Settings {
         if self.files.max_attachments > 20 {
             anyhow::bail!("invalid setting `files.max_attachments`: at most 20");
         }
-        if self.database.max_connections == 0 {
+        if self.database.max_connections == Some(0) {
             anyhow::bail!("invalid setting `database.max_connections`: must be at least 1");
         }
         if self

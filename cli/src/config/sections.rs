@@ -211,8 +211,10 @@ pub(super) fn default_retention_s() -> u64 {
 pub struct DatabaseSettings {
     /// `postgres://…` for distributed mode; absent: SQLite in `data_dir`.
     pub url: Option<SecretString>,
-    #[serde(default = "default_max_connections")]
-    pub max_connections: u32,
+    /// Pool size. Absent: 10 on PostgreSQL, 2 on SQLite — SQLite has one writer at a
+    /// time, and a connection waiting for the lock sleeps in steps of up to 100 ms
+    /// (its busy handler), so more connections only add waiting (BENCHMARKS.md, #9).
+    pub max_connections: Option<u32>,
     #[serde(default = "default_connect_timeout_s")]
     pub connect_timeout_s: u64,
 }
@@ -221,7 +223,7 @@ impl Default for DatabaseSettings {
     fn default() -> Self {
         Self {
             url: None,
-            max_connections: default_max_connections(),
+            max_connections: None,
             connect_timeout_s: default_connect_timeout_s(),
         }
     }
@@ -351,9 +353,6 @@ pub(super) fn default_listen() -> SocketAddr {
 }
 pub(super) fn default_data_dir() -> PathBuf {
     PathBuf::from("parley-data")
-}
-pub(super) fn default_max_connections() -> u32 {
-    10
 }
 pub(super) fn default_connect_timeout_s() -> u64 {
     10

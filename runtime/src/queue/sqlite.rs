@@ -66,8 +66,13 @@ impl SqliteQueue {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(5));
+        // One connection: every statement of the queue writes (apalis-sqlite's fetch is
+        // an UPDATE, and so are lock, ack and heartbeat), and SQLite writes one at a
+        // time. With four, the losers slept in SQLite's busy handler (up to 100 ms a
+        // try) and an enqueue could take a second at C = 50; with one they queue in the
+        // pool and each statement takes well under a millisecond (BENCHMARKS.md, #9).
         let pool = SqlitePoolOptions::new()
-            .max_connections(4)
+            .max_connections(1)
             .connect_with(options)
             .await
             .map_err(|e| sqlx_error(&format!("opening {}", path.display()), e))?;

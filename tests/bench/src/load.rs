@@ -13,7 +13,10 @@ use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::stats::Percentiles;
+use crate::{
+    setup::{Api, User},
+    stats::Percentiles,
+};
 
 /// One turn that worked.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +27,11 @@ pub struct Turn {
     pub latency: Duration,
     /// Words of the streamed text (the mock's tokens are words).
     pub tokens: usize,
+    /// SSE events read (Parley: every event but `ping`; the mock: every chunk, `[DONE]`
+    /// included).
+    pub events: usize,
+    /// `POST /v1/sessions` before the turn, when each turn opens a session of its own.
+    pub session: Option<Duration>,
 }
 
 /// Why a turn failed: a short kind to count by, and a detail to show once.
@@ -87,8 +95,12 @@ pub async fn parley_turn(
     let mut events = response.bytes_stream().eventsource();
     let mut ttft = None;
     let mut text = String::new();
+    let mut count = 0;
     while let Some(event) = events.next().await {
         let event = event.map_err(|err| Failure::new("stream", err))?;
+        if event.event != "ping" {
+            count += 1;
+        }
         match event.event.as_str() {
             "text_delta" => {
                 let delta: TextDelta = serde_json::from_str(&event.data)
@@ -100,10 +112,10 @@ pub async fn parley_turn(
             }
             "complete" => {
                 return match expected {
-                    Expected::Tokens(n) => finished(sent, ttft, &text, n),
+                    Expected::Tokens(n) => finished(sent, ttft, &text, n, count),
                     Expected::FunctionCall if text.starts_with("[[tool:0]]Tool result: ") => {
                         let words = text.split_whitespace().count();
-                        finished(sent, ttft, &text, words)
+                        finished(sent, ttft, &text, words, count)
                     }
                     Expected::FunctionCall => Err(Failure::new(
                         "no function call",
@@ -170,10 +182,12 @@ pub async fn direct_turn(
     let mut events = response.bytes_stream().eventsource();
     let mut ttft = None;
     let mut text = String::new();
+    let mut count = 0;
     while let Some(event) = events.next().await {
         let event = event.map_err(|err| Failure::new("stream", err))?;
+        count += 1;
         if event.data == "[DONE]" {
-            return finished(sent, ttft, &text, expected_tokens);
+            return finished(sent, ttft, &text, expected_tokens, count);
         }
         let chunk: Chunk = serde_json::from_str(&event.data)
             .map_err(|err| Failure::new("bad chunk", format!("{err}: {}", event.data)))?;
@@ -194,6 +208,7 @@ fn finished(
     ttft: Option<Duration>,
     text: &str,
     expected_tokens: usize,
+    events: usize,
 ) -> TurnResult {
     let latency = sent.elapsed();
     let tokens = text.split_whitespace().count();
@@ -210,7 +225,31 @@ fn finished(
         ttft,
         latency,
         tokens,
+        events,
+        session: None,
     })
+}
+
+/// A turn in a session of its own: `POST /v1/sessions`, then [`parley_turn`] in it (the
+/// cost of every new conversation). TTFT and latency run from the message being sent;
+/// the session's creation is timed apart.
+pub async fn new_session_turn(
+    api: &Api,
+    user: &User,
+    tool_id: &str,
+    content: &str,
+    expected: Expected,
+) -> TurnResult {
+    let began = Instant::now();
+    let session = api
+        .open_session(user, tool_id)
+        .await
+        .map_err(|err| Failure::new("session", format!("{err:#}")))?;
+    let created = began.elapsed();
+    let url = api.url(&format!("/v1/sessions/{session}/messages"));
+    let mut turn = parley_turn(&api.client, &url, &user.token, content, expected).await?;
+    turn.session = Some(created);
+    Ok(turn)
 }
 
 /// How long each user runs turns.
@@ -253,6 +292,22 @@ impl Run {
 
     pub fn latency(&self) -> Option<Percentiles> {
         Percentiles::of(&self.turns.iter().map(|t| t.latency).collect::<Vec<_>>())
+    }
+
+    /// Of the session creations, when each turn opened its own session.
+    pub fn session(&self) -> Option<Percentiles> {
+        Percentiles::of(
+            &self
+                .turns
+                .iter()
+                .filter_map(|t| t.session)
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// SSE events per turn that worked.
+    pub fn events_per_turn(&self) -> f64 {
+        self.turns.iter().map(|t| t.events).sum::<usize>() as f64 / self.turns.len().max(1) as f64
     }
 }
 
@@ -330,47 +385,4 @@ where
         .duration_since(measure_from)
         .max(Duration::from_millis(1));
     run
-}
-
-/// When each kind of event first arrived in one turn, from the request being sent:
-/// `headers` for the response head, then one entry per event type in arrival order.
-pub async fn timeline(
-    client: &reqwest::Client,
-    url: &str,
-    token: &str,
-    content: &str,
-) -> anyhow::Result<Vec<(String, Duration)>> {
-    let sent = Instant::now();
-    let response = client
-        .post(url)
-        .bearer_auth(token)
-        .header("accept", "text/event-stream")
-        .json(&json!({"content": content}))
-        .send()
-        .await?;
-    anyhow::ensure!(response.status() == 200, "http {}", response.status());
-    let mut marks = vec![("headers".to_owned(), sent.elapsed())];
-    let mut events = response.bytes_stream().eventsource();
-    let mut last_delta = None;
-    while let Some(event) = events.next().await {
-        let event = event?;
-        let at = sent.elapsed();
-        if event.event == "text_delta" {
-            last_delta = Some(at);
-        }
-        if !marks.iter().any(|(name, _)| *name == event.event) {
-            marks.push((event.event.clone(), at));
-        }
-        if event.event == "complete" {
-            break;
-        }
-    }
-    if let Some(at) = last_delta {
-        let pos = marks
-            .iter()
-            .position(|(name, _)| name == "block_stop")
-            .unwrap_or(marks.len());
-        marks.insert(pos, ("last text_delta".to_owned(), at));
-    }
-    Ok(marks)
 }

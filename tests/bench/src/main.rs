@@ -11,13 +11,22 @@
 //! named with `--proc`.
 //!
 //! `--readers N` is the memory mode instead: one slow turn, N SSE readers of its events
-//! on the api process, and the api's RSS before and with them.
+//! on the api process, and the api's RSS before and with them. `--cost N` counts what N
+//! turns cost on the servers (statements, transactions, Redis commands, SSE events);
+//! `--growth 500,5000` reads the RSS after that many turns. `--session-per-turn` makes
+//! every turn open a session of its own. In embedded mode the one process is
+//! `--proc serve=PID` (API, workers, SQLite and the in-process event log).
 
+mod cost;
+mod counters;
+mod growth;
 mod load;
 mod procs;
 mod readers;
+mod report;
 mod setup;
 mod stats;
+mod timeline;
 
 use std::{sync::Arc, time::Duration};
 
@@ -25,10 +34,9 @@ use anyhow::Context;
 use clap::Parser;
 
 use crate::{
-    load::{Run, Timing},
-    procs::{CpuSnapshot, Proc, RssSampler, mib},
-    setup::Api,
-    stats::{fmt_diff, fmt_ms},
+    load::Timing,
+    procs::{CpuSnapshot, Proc, RssSampler},
+    setup::{Api, User},
 };
 
 /// Parley's load benchmark.
@@ -96,6 +104,28 @@ struct Args {
     /// Clock ticks per second of /proc/PID/stat (`getconf CLK_TCK`).
     #[arg(long, default_value_t = 100)]
     clk_tck: u64,
+    /// Every turn opens a new session first (`POST /v1/sessions`, timed apart), as every
+    /// new conversation does, instead of each user keeping one session per level.
+    #[arg(long)]
+    session_per_turn: bool,
+    /// Turn-cost mode: run this many turns one after the other and report SQL
+    /// statements, transactions, Redis commands and SSE events per turn, from the
+    /// servers' own counters, beside the same turns sent straight to the mock.
+    #[arg(long)]
+    cost: Option<usize>,
+    /// The app's PostgreSQL URL, to count statements and transactions (`--cost`).
+    #[arg(long, env = "PARLEY_BENCH_PG_URL")]
+    pg_url: Option<String>,
+    /// Redis's URL, to count commands (`--cost`).
+    #[arg(long, env = "PARLEY_BENCH_REDIS_URL")]
+    redis_url: Option<String>,
+    /// Memory-growth mode: run turns (C = the first level) up to each of these totals
+    /// and read the RSS of the `serve` (else `api`) process at each.
+    #[arg(long, value_delimiter = ',')]
+    growth: Vec<usize>,
+    /// Memory-growth mode: a user opens a new session after this many turns.
+    #[arg(long, default_value_t = 20)]
+    turns_per_session: usize,
 }
 
 #[tokio::main]
@@ -142,7 +172,50 @@ async fn main() -> anyhow::Result<()> {
     }
 
     if let Some(turns) = args.timeline {
-        return print_timeline(&api, &args, turns).await;
+        return timeline::print(&api, args.tokens, turns).await;
+    }
+
+    if let Some(turns) = args.cost {
+        let fixtures = api
+            .fixtures(1, &[], &[])
+            .await
+            .context("creating fixtures")?;
+        let servers = counters::Servers {
+            pg_url: args.pg_url.clone(),
+            redis_url: args.redis_url.clone(),
+        };
+        let options = cost::Options {
+            turns,
+            tokens: args.tokens,
+            session_per_turn: args.session_per_turn,
+            mock_url: args.mock_url.clone(),
+            model: args.model.clone(),
+        };
+        return cost::run(&api, &fixtures, &servers, &options).await;
+    }
+
+    if !args.growth.is_empty() {
+        let users = args.levels.first().copied().unwrap_or(1);
+        let fixtures = api
+            .fixtures(users, &[], &[])
+            .await
+            .context("creating fixtures")?;
+        let proc = args
+            .procs
+            .iter()
+            .find(|p| p.name == "serve")
+            .or_else(|| args.procs.iter().find(|p| p.name == "api"))
+            .context("--growth needs --proc serve=PID (or api=PID)")?;
+        let mut at = args.growth.clone();
+        at.sort_unstable();
+        let options = growth::Options {
+            at,
+            users,
+            content: format!("[[mock tokens={}]] hi", args.tokens),
+            expected: load::Expected::Tokens(args.tokens),
+            turns_per_session: args.turns_per_session,
+        };
+        return growth::run(&api, &fixtures, proc.pid, &proc.name, options).await;
     }
 
     let max_users = args.levels.iter().copied().max().unwrap_or(1);
@@ -162,8 +235,15 @@ async fn main() -> anyhow::Result<()> {
         .await
         .context("creating fixtures")?;
     println!(
-        "fixtures: 1 group, 1 chat tool, {max_users} students; each level opens a fresh session per user; {} s warm-up + {} s measured per level; {}-token replies",
-        args.warmup, args.duration, args.tokens
+        "fixtures: 1 group, 1 chat tool, {max_users} students; {}; {} s warm-up + {} s measured per level; {}-token replies",
+        if args.session_per_turn {
+            "every turn opens a new session (POST /v1/sessions, then the message)"
+        } else {
+            "each level opens a fresh session per user"
+        },
+        args.warmup,
+        args.duration,
+        args.tokens
     );
     let timing = Timing {
         warmup: Duration::from_secs_f64(args.warmup),
@@ -203,21 +283,15 @@ async fn main() -> anyhow::Result<()> {
         };
 
         let mut urls = Vec::with_capacity(users);
-        for user in &fixtures.users[..users] {
-            let session = api.open_session(user, &fixtures.tool_id).await?;
-            urls.push(api.url(&format!("/v1/sessions/{session}/messages")));
+        if !args.session_per_turn {
+            for user in &fixtures.users[..users] {
+                let session = api.open_session(user, &fixtures.tool_id).await?;
+                urls.push(api.url(&format!("/v1/sessions/{session}/messages")));
+            }
         }
-        let tokens: Vec<String> = fixtures.users[..users]
-            .iter()
-            .map(|u| u.token.clone())
-            .collect();
-        let (urls, tokens) = (Arc::new(urls), Arc::new(tokens));
-        let rss_pids: Vec<(String, u32)> = args
-            .procs
-            .iter()
-            .filter(|p| p.name == "api" || p.name == "worker")
-            .map(|p| (p.name.clone(), p.pid))
-            .collect();
+        let users_of_level: Arc<Vec<User>> = Arc::new(fixtures.users[..users].to_vec());
+        let urls = Arc::new(urls);
+        let rss_pids = procs::rss_pids(&args.procs);
         let sampler = RssSampler::start(rss_pids.iter().map(|(_, pid)| *pid).collect());
         let cpu_before = CpuSnapshot::take(&args.procs);
         let parley = {
@@ -228,15 +302,24 @@ async fn main() -> anyhow::Result<()> {
             } else {
                 load::Expected::Tokens(args.tokens)
             };
+            let (api, tool_id) = (api.clone(), Arc::<str>::from(fixtures.tool_id.as_str()));
+            let per_turn = args.session_per_turn;
             load::run_users(users, timing, move |user| {
-                let (client, urls, tokens, content) = (
+                let (client, urls, users, content) = (
                     client.clone(),
                     urls.clone(),
-                    tokens.clone(),
+                    users_of_level.clone(),
                     content.clone(),
                 );
+                let (api, tool_id) = (api.clone(), tool_id.clone());
                 async move {
-                    load::parley_turn(&client, &urls[user], &tokens[user], &content, expected).await
+                    let who = &users[user];
+                    if per_turn {
+                        load::new_session_turn(&api, who, &tool_id, &content, expected).await
+                    } else {
+                        load::parley_turn(&client, &urls[user], &who.token, &content, expected)
+                            .await
+                    }
                 }
             })
             .await
@@ -249,8 +332,8 @@ async fn main() -> anyhow::Result<()> {
             .zip(&peaks)
             .map(|((name, pid), peak)| (name.clone(), *peak, procs::hwm(*pid).unwrap_or_default()))
             .collect();
-        print_level(users, &load_before, &parley, direct.as_ref(), &rss, &cpu);
-        summary.push(Level {
+        report::print_level(users, &load_before, &parley, direct.as_ref(), &rss, &cpu);
+        summary.push(report::Level {
             users,
             load_before: load_before.clone(),
             parley,
@@ -259,213 +342,7 @@ async fn main() -> anyhow::Result<()> {
             cpu,
         });
     }
-    print_summary(&summary);
+    report::print_summary(&summary);
     println!("\nload avg at the end: {}", procs::loadavg());
     Ok(())
-}
-
-async fn print_timeline(api: &Api, args: &Args, turns: usize) -> anyhow::Result<()> {
-    let fixtures = api
-        .fixtures(1, &[], &[])
-        .await
-        .context("creating fixtures")?;
-    let user = &fixtures.users[0];
-    let session = api.open_session(user, &fixtures.tool_id).await?;
-    let url = api.url(&format!("/v1/sessions/{session}/messages"));
-    let content = format!("[[mock tokens={}]] hi", args.tokens);
-    let mut all: Vec<Vec<(String, Duration)>> = Vec::new();
-    for _ in 0..turns.max(1) {
-        all.push(load::timeline(&api.client, &url, &user.token, &content).await?);
-    }
-    println!(
-        "\n== timeline of {} turns at C = 1: median ms from the request",
-        all.len()
-    );
-    let names: Vec<String> = all[0].iter().map(|(n, _)| n.clone()).collect();
-    for name in names {
-        let mut at: Vec<Duration> = all
-            .iter()
-            .filter_map(|marks| marks.iter().find(|(n, _)| *n == name).map(|(_, d)| *d))
-            .collect();
-        at.sort_unstable();
-        println!(
-            "  {name:<16} p50 {:>8} ms   min {:>8} ms   max {:>8} ms",
-            fmt_ms(stats::nearest_rank(&at, 50.0)),
-            fmt_ms(at.first().copied()),
-            fmt_ms(at.last().copied()),
-        );
-    }
-    Ok(())
-}
-
-struct Level {
-    users: usize,
-    load_before: String,
-    parley: Run,
-    direct: Option<Run>,
-    rss: Vec<(String, u64, u64)>,
-    cpu: procs::CpuUse,
-}
-
-fn print_level(
-    users: usize,
-    load_before: &str,
-    parley: &Run,
-    direct: Option<&Run>,
-    rss: &[(String, u64, u64)],
-    cpu: &procs::CpuUse,
-) {
-    let (pt, dt) = (parley.ttft(), direct.and_then(Run::ttft));
-    let lat = parley.latency();
-    println!();
-    println!("== C = {users} users (load avg before: {load_before})");
-    println!(
-        "  {:<22} {:>10} {:>10} {:>10}",
-        "", "Parley", "direct", "added"
-    );
-    println!(
-        "  {:<22} {:>10} {:>10} {:>10}",
-        "TTFT p50 (ms)",
-        fmt_ms(pt.map(|p| p.p50)),
-        fmt_ms(dt.map(|p| p.p50)),
-        fmt_diff(pt.map(|p| p.p50), dt.map(|p| p.p50))
-    );
-    println!(
-        "  {:<22} {:>10} {:>10} {:>10}",
-        "TTFT p99 (ms)",
-        fmt_ms(pt.map(|p| p.p99)),
-        fmt_ms(dt.map(|p| p.p99)),
-        fmt_diff(pt.map(|p| p.p99), dt.map(|p| p.p99))
-    );
-    let dl = direct.and_then(Run::latency);
-    println!(
-        "  {:<22} {:>10} {:>10}",
-        "latency p50 (ms)",
-        fmt_ms(lat.map(|p| p.p50)),
-        fmt_ms(dl.map(|p| p.p50))
-    );
-    println!(
-        "  {:<22} {:>10} {:>10}",
-        "latency p99 (ms)",
-        fmt_ms(lat.map(|p| p.p99)),
-        fmt_ms(dl.map(|p| p.p99))
-    );
-    println!(
-        "  {:<22} {:>10} {:>10}",
-        "turns",
-        parley.turns.len(),
-        direct.map_or(0, |d| d.turns.len())
-    );
-    println!(
-        "  {:<22} {:>10.1} {:>10.1}",
-        "turns/s",
-        parley.turns_per_s(),
-        direct.map_or(0.0, Run::turns_per_s)
-    );
-    println!(
-        "  {:<22} {:>10.0} {:>10.0}",
-        "tokens/s",
-        parley.tokens_per_s(),
-        direct.map_or(0.0, Run::tokens_per_s)
-    );
-    println!(
-        "  {:<22} {:>10} {:>10}",
-        "errors",
-        parley.errors(),
-        direct.map_or(0, Run::errors)
-    );
-    for (label, run) in [("Parley", Some(parley)), ("direct", direct)] {
-        for (kind, (n, example)) in run.map(|r| &r.failures).into_iter().flatten() {
-            println!("    {label} error {kind} ×{n}: {example}");
-        }
-    }
-    let rss_line: Vec<String> = rss
-        .iter()
-        .map(|(name, peak, hwm)| {
-            format!("{name} {:.1} MiB (VmHWM {:.1} MiB)", mib(*peak), mib(*hwm))
-        })
-        .collect();
-    println!("  peak RSS: {}", rss_line.join(", "));
-    let cpu_line: Vec<String> = cpu
-        .procs
-        .iter()
-        .map(|(name, pct)| format!("{name} {pct:.0}%"))
-        .collect();
-    println!(
-        "  CPU (% of one core, Parley phase incl. warm-up): {}, other processes {:.0}%; machine {:.0}% busy of {} cores",
-        cpu_line.join(", "),
-        cpu.others,
-        cpu.machine_busy,
-        procs::cpus()
-    );
-}
-
-/// One Markdown table of every level, to paste into BENCHMARKS.md.
-fn print_summary(levels: &[Level]) {
-    println!();
-    println!(
-        "| C | turns | turns/s | tokens/s | TTFT p50 Parley / direct / added (ms) | TTFT p99 Parley / direct / added (ms) | latency p50 / p99 (ms) | errors | peak RSS api / worker (MiB) |"
-    );
-    println!("|---:|---:|---:|---:|---|---|---|---:|---|");
-    for level in levels {
-        let (pt, dt) = (
-            level.parley.ttft(),
-            level.direct.as_ref().and_then(Run::ttft),
-        );
-        let lat = level.parley.latency();
-        let rss_of = |name: &str| {
-            level.rss.iter().find(|(n, _, _)| n == name).map_or_else(
-                || "–".to_owned(),
-                |(_, peak, _)| format!("{:.1}", mib(*peak)),
-            )
-        };
-        println!(
-            "| {} | {} | {:.1} | {:.0} | {} / {} / {} | {} / {} / {} | {} / {} | {} | {} / {} |",
-            level.users,
-            level.parley.turns.len(),
-            level.parley.turns_per_s(),
-            level.parley.tokens_per_s(),
-            fmt_ms(pt.map(|p| p.p50)),
-            fmt_ms(dt.map(|p| p.p50)),
-            fmt_diff(pt.map(|p| p.p50), dt.map(|p| p.p50)),
-            fmt_ms(pt.map(|p| p.p99)),
-            fmt_ms(dt.map(|p| p.p99)),
-            fmt_diff(pt.map(|p| p.p99), dt.map(|p| p.p99)),
-            fmt_ms(lat.map(|p| p.p50)),
-            fmt_ms(lat.map(|p| p.p99)),
-            level.parley.errors(),
-            rss_of("api"),
-            rss_of("worker"),
-        );
-    }
-    println!();
-    let names: Vec<&str> = levels
-        .first()
-        .map(|l| l.cpu.procs.iter().map(|(n, _)| n.as_str()).collect())
-        .unwrap_or_default();
-    println!(
-        "| C | {} | other processes CPU % | machine busy | load avg before |",
-        names
-            .iter()
-            .map(|n| format!("{n} CPU %"))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    println!("|---:|{}---:|---:|---|", "---:|".repeat(names.len()));
-    for level in levels {
-        let cells: Vec<String> = level
-            .cpu
-            .procs
-            .iter()
-            .map(|(_, pct)| format!("{pct:.0}"))
-            .collect();
-        println!(
-            "| {} | {} | {:.0} | {:.0} % | {} |",
-            level.users,
-            cells.join(" | "),
-            level.cpu.others,
-            level.cpu.machine_busy,
-            level.load_before
-        );
-    }
 }

@@ -232,3 +232,13 @@ impl RssSampler {
 pub fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
+
+/// The processes whose RSS the benchmark reports: `api` and `worker` (distributed mode)
+/// or `serve` (embedded mode), in the order given.
+pub fn rss_pids(procs: &[Proc]) -> Vec<(String, u32)> {
+    procs
+        .iter()
+        .filter(|p| matches!(p.name.as_str(), "api" | "worker" | "serve"))
+        .map(|p| (p.name.clone(), p.pid))
+        .collect()
+}

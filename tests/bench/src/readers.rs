@@ -34,11 +34,17 @@ pub struct Options {
 /// What each reader saw, shared with the driver.
 struct Shared {
     events: Vec<AtomicU64>,
+    /// The last event id (`seq`) each reader saw.
+    last_id: Vec<AtomicU64>,
+    /// Readers that saw an id that did not follow the previous one (a lost event).
+    gaps: AtomicUsize,
     bytes: AtomicU64,
     connected: AtomicUsize,
     failed: AtomicUsize,
     /// Readers whose stream broke after it opened.
     broken: AtomicUsize,
+    /// Readers whose stream the server ended before the terminal event.
+    ended: AtomicUsize,
     terminal: AtomicUsize,
     first_failure: std::sync::Mutex<Option<String>>,
     /// Set once the driver stops waiting for readers to end.
@@ -54,8 +60,8 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let api_proc = procs
         .iter()
-        .find(|p| p.name == "api")
-        .context("--readers needs --proc api=PID")?;
+        .find(|p| p.name == "api" || p.name == "serve")
+        .context("--readers needs --proc api=PID (or serve=PID)")?;
     let worker_pid = procs.iter().find(|p| p.name == "worker").map(|p| p.pid);
     let rss_idle = procs::rss(api_proc.pid).unwrap_or(0);
 
@@ -75,7 +81,10 @@ pub async fn run(
         .to_owned();
     let events_url = api.url(&format!("/v1/prompts/{prompt_id}/events"));
 
-    // A probe reader: the turn is streaming once it sees text.
+    // A probe reader, drained in the background: the turn has begun at its first event,
+    // and streams once it sees text. A directive with a first-token delay
+    // (`first_token_delay_ms=…`) lets every reader connect before the text flows, so
+    // each gets a short backlog and the hold measures the live fan-out.
     let probe = api
         .client
         .get(&events_url)
@@ -83,18 +92,23 @@ pub async fn run(
         .send()
         .await?;
     let mut probe = probe.bytes_stream().eventsource();
-    let streaming = tokio::time::timeout(Duration::from_secs(30), async {
+    let (begun_tx, mut begun) = tokio::sync::watch::channel(0u8);
+    let probe = tokio::spawn(async move {
         while let Some(Ok(event)) = probe.next().await {
-            if event.event == "text_delta" {
-                return true;
-            }
+            let stage = if event.event == "text_delta" { 2 } else { 1 };
+            begun_tx.send_if_modified(|s| {
+                let later = stage > *s;
+                *s = (*s).max(stage);
+                later
+            });
         }
-        false
-    })
-    .await
-    .unwrap_or(false);
-    if !streaming {
-        bail!("the slow turn {prompt_id} did not start streaming within 30 s");
+    });
+    let started = matches!(
+        tokio::time::timeout(Duration::from_secs(30), begun.wait_for(|s| *s >= 1)).await,
+        Ok(Ok(_))
+    );
+    if !started {
+        bail!("the slow turn {prompt_id} did not begin within 30 s");
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_before = procs::rss(api_proc.pid).unwrap_or(0);
@@ -106,10 +120,13 @@ pub async fn run(
     let n = options.readers;
     let shared = Arc::new(Shared {
         events: (0..n).map(|_| AtomicU64::new(0)).collect(),
+        last_id: (0..n).map(|_| AtomicU64::new(0)).collect(),
+        gaps: AtomicUsize::new(0),
         bytes: AtomicU64::new(0),
         connected: AtomicUsize::new(0),
         failed: AtomicUsize::new(0),
         broken: AtomicUsize::new(0),
+        ended: AtomicUsize::new(0),
         terminal: AtomicUsize::new(0),
         first_failure: std::sync::Mutex::new(None),
         give_up: AtomicBool::new(false),
@@ -133,8 +150,8 @@ pub async fn run(
         })
         .collect();
 
-    // Wait for every reader to be connected (or failed), at most 60 s.
-    let deadline = Instant::now() + Duration::from_secs(60);
+    // Wait for every reader to be connected (or failed), at most 120 s.
+    let deadline = Instant::now() + Duration::from_secs(120);
     while shared.connected.load(Ordering::Relaxed) + shared.failed.load(Ordering::Relaxed) < n
         && Instant::now() < deadline
     {
@@ -142,6 +159,13 @@ pub async fn run(
     }
     let open_took = opened_at.elapsed();
     let connected = shared.connected.load(Ordering::Relaxed);
+    let streaming = matches!(
+        tokio::time::timeout(Duration::from_secs(120), begun.wait_for(|s| *s >= 2)).await,
+        Ok(Ok(_))
+    );
+    if !streaming {
+        bail!("the slow turn {prompt_id} did not stream within 120 s of the readers");
+    }
     let at_open: Vec<u64> = shared
         .events
         .iter()
@@ -183,6 +207,20 @@ pub async fn run(
     let mut total: Vec<u64> = at_end.clone();
     total.sort_unstable();
     let receiving = live.iter().filter(|n| **n > 0).count();
+    // Every reader read the feed from its start: it has every event when it saw ids
+    // 1, 2, … up to the terminal event's, with none missing.
+    let last_ids: Vec<u64> = shared
+        .last_id
+        .iter()
+        .map(|e| e.load(Ordering::Relaxed))
+        .collect();
+    let final_seq = last_ids.iter().copied().max().unwrap_or(0);
+    let complete = last_ids
+        .iter()
+        .zip(&at_end_total(&shared))
+        .filter(|(last, count)| **last == final_seq && **count == final_seq)
+        .count();
+    let gaps = shared.gaps.load(Ordering::Relaxed);
     let failed = shared.failed.load(Ordering::Relaxed);
     let broken = shared.broken.load(Ordering::Relaxed);
     let terminal = shared.terminal.load(Ordering::Relaxed);
@@ -196,8 +234,9 @@ pub async fn run(
         procs::loadavg()
     );
     println!(
-        "  readers: {connected} connected in {:.2} s, {failed} failed to connect, {broken} broken later{}",
+        "  readers: {connected} connected in {:.2} s, {failed} failed to connect, {broken} broken later, {} ended by the server before the terminal event{}",
         open_took.as_secs_f64(),
+        shared.ended.load(Ordering::Relaxed),
         shared
             .first_failure
             .lock()
@@ -229,6 +268,9 @@ pub async fn run(
         }
     );
     println!(
+        "  every event: {complete}/{n} readers received all {final_seq} events of the turn (ids 1..={final_seq}); {gaps} readers saw a gap"
+    );
+    println!(
         "  api RSS: idle {:.1} MiB, before readers {:.1} MiB, with readers {:.1} MiB (peak sampled; {:.1} MiB at the end of the hold), VmHWM {:.1} → {:.1} MiB",
         mib(rss_idle),
         mib(rss_before),
@@ -245,19 +287,25 @@ pub async fn run(
     if let Some(worker) = peaks.get(1) {
         println!("  worker RSS peak: {:.1} MiB", mib(*worker));
     }
+    // #3: 1,000 readers within 150 MiB; #9: 10,000 within 200 MB, each with every event.
+    let (goal, limit, label) = if n >= 10_000 {
+        (10_000, 200_000_000, "200 MB")
+    } else {
+        (1000, 150 * 1024 * 1024, "150 MiB")
+    };
     println!(
-        "  target: RSS with 1,000 readers ≤ 150 MiB → {:.1} MiB: {}",
+        "  target: RSS with {goal} readers ≤ {label}, every reader with every event → {:.1} MiB: {}",
         mib(with_readers),
-        if n >= 1000 && connected == n && receiving == n && with_readers <= 150 * 1024 * 1024 {
+        if n < goal || connected < n || receiving < n {
+            "not shown (fewer live readers than the target's)"
+        } else if with_readers <= limit && complete == n {
             "met"
-        } else if n < 1000 || connected < n || receiving < n {
-            "not shown (fewer than 1,000 live readers)"
         } else {
             "missed"
         }
     );
-    // Keep the probe open until here so the prompt always has a reader.
-    drop(probe);
+    // The probe stayed open until here, so the prompt always had a reader.
+    probe.abort();
     Ok(())
 }
 
@@ -299,7 +347,10 @@ async fn reader(
         let next = tokio::time::timeout(Duration::from_secs(1), events.next()).await;
         let event = match next {
             Err(_) => continue,
-            Ok(None) => return,
+            Ok(None) => {
+                shared.ended.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
             Ok(Some(Err(err))) => {
                 shared.broken.fetch_add(1, Ordering::Relaxed);
                 if let Ok(mut first) = shared.first_failure.lock() {
@@ -313,11 +364,24 @@ async fn reader(
             continue;
         }
         shared.events[i].fetch_add(1, Ordering::Relaxed);
+        let id: u64 = event.id.parse().unwrap_or(0);
+        let previous = shared.last_id[i].swap(id, Ordering::Relaxed);
+        if id != previous + 1 {
+            shared.gaps.fetch_add(1, Ordering::Relaxed);
+        }
         if matches!(event.event.as_str(), "complete" | "error" | "cancelled") {
             shared.terminal.fetch_add(1, Ordering::Relaxed);
             return;
         }
     }
+}
+
+fn at_end_total(shared: &Shared) -> Vec<u64> {
+    shared
+        .events
+        .iter()
+        .map(|e| e.load(Ordering::Relaxed))
+        .collect()
 }
 
 fn fail(shared: &Shared, why: String) {

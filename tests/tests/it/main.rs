@@ -18,6 +18,7 @@ mod errors;
 mod feeds;
 mod fixtures;
 mod functions;
+mod memory;
 mod migrations;
 mod modules;
 mod ops;

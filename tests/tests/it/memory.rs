@@ -1,0 +1,154 @@
+//! Embedded mode's memory (#9): `parley serve` keeps a finished prompt's events in its
+//! in-process event log for `worker.memory_event_retention_s`, then drops them and
+//! rebuilds feeds from the database, so its RSS follows the turns in flight, not the
+//! traffic.
+//!
+//! The test reads the server's RSS after [`FIRST`] turns and after [`LAST`], with a
+//! 1-second retention, and asks that it grew by at most [`BOUND`]. Each turn's reply
+//! echoes a message of ~16 KiB, so a log that kept finished turns holds ~47 KiB more per
+//! turn: with `memory_event_retention_s = 86400` the RSS grew by 56 MiB from 300 to
+//! 1,500 turns, and this test fails by ~18 MiB; with 1 s it grew by ~2 MiB. The issue's
+//! own figure — 5,000 plain turns against 500, within 10 MiB — is checked on release
+//! builds by `scripts/bench.sh --embedded` (phase 3, `parley-bench --growth 500,5000`);
+//! this test runs fewer, larger turns, so that a debug build catches the same fault in
+//! about a minute and a half.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::turns::{config_path, mock_provider_config};
+use parley_tests::{Backend, TestApp};
+use serde_json::json;
+
+use crate::fixtures::{id, student_with_tool};
+
+/// Turns before the first reading: enough for every connection, cache and buffer of the
+/// server to have reached its working size.
+const FIRST: usize = 200;
+/// Turns at the second reading.
+const LAST: usize = 800;
+/// How much the RSS may grow between the readings (the issue's bound).
+const BOUND: u64 = 10 * 1024 * 1024;
+/// Users running turns at once.
+const USERS: usize = 8;
+/// Turns a user runs in one session before opening the next (short contexts).
+const PER_SESSION: usize = 25;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_rss_follows_turns_in_flight_not_traffic() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let config = mock_provider_config(
+        &mock.base_url(),
+        "memory_event_retention_s = 1\nconcurrency = 8\n",
+    );
+    let path = config_path(&config);
+    let app = TestApp::spawn_with_env(Backend::Sqlite, &[("PARLEY_CONFIG", &path)]).await;
+    let student = student_with_tool(&app, "memory@example.com").await;
+    let tool_id = id(&student.tool);
+    let pid = app.pid().expect("the server runs");
+    // ~16 KiB of words the mock echoes back, one token per word.
+    let message: Arc<str> = (0..80)
+        .map(|i| format!("w{i:03}{}", "x".repeat(200)))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .into();
+
+    let started = Arc::new(AtomicUsize::new(0));
+    let clock = Instant::now();
+    run_turns(&app, &student.token, &tool_id, &message, &started, FIRST).await;
+    let first = rss(pid);
+    let at_first = clock.elapsed();
+    run_turns(&app, &student.token, &tool_id, &message, &started, LAST).await;
+    let last = rss(pid);
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    eprintln!(
+        "RSS after {FIRST} turns: {:.1} MiB ({:.0} s); after {LAST}: {:.1} MiB ({:.0} s)",
+        mib(first),
+        at_first.as_secs_f64(),
+        mib(last),
+        clock.elapsed().as_secs_f64()
+    );
+    assert!(
+        last <= first + BOUND,
+        "the server's RSS grew from {:.1} MiB after {FIRST} turns to {:.1} MiB after {LAST} \
+         (bound: {:.0} MiB): finished turns' events are not let go",
+        mib(first),
+        mib(last),
+        mib(BOUND)
+    );
+}
+
+/// Runs turns with [`USERS`] users until `target` turns have started in all (each waits
+/// for its turn to finish, JSON mode).
+async fn run_turns(
+    app: &TestApp,
+    token: &str,
+    tool_id: &str,
+    message: &Arc<str>,
+    started: &Arc<AtomicUsize>,
+    target: usize,
+) {
+    let users = (0..USERS).map(|_| {
+        let (client, started, message) = (app.client.clone(), started.clone(), message.clone());
+        let (base, token, tool_id) = (app.base_url.clone(), token.to_owned(), tool_id.to_owned());
+        async move {
+            let mut session = String::new();
+            let mut in_session = PER_SESSION;
+            while started.fetch_add(1, Ordering::Relaxed) < target {
+                if in_session == PER_SESSION {
+                    let created = post(
+                        &client,
+                        &format!("{base}/v1/sessions"),
+                        &token,
+                        json!({"tool_id": tool_id}),
+                    )
+                    .await;
+                    session = id(&created);
+                    in_session = 0;
+                }
+                in_session += 1;
+                let url = format!("{base}/v1/sessions/{session}/messages");
+                let turn = post(&client, &url, &token, json!({"content": &*message})).await;
+                let reply = turn["payload"]["message"].as_str().unwrap_or_default();
+                assert!(reply.ends_with(&message[message.len() - 200..]), "{turn}");
+            }
+            started.fetch_sub(1, Ordering::Relaxed);
+        }
+    });
+    futures::future::join_all(users).await;
+}
+
+async fn post(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let response = client
+        .post(url)
+        .bearer_auth(token)
+        .header("accept", "application/json")
+        .timeout(Duration::from_secs(60))
+        .json(&body)
+        .send()
+        .await
+        .unwrap_or_else(|err| panic!("POST {url}: {err}"));
+    let status = response.status();
+    let text = response.text().await.unwrap_or_default();
+    assert!(status.is_success(), "POST {url}: {status}: {text}");
+    serde_json::from_str(&text).unwrap_or_else(|err| panic!("POST {url}: {err}: {text}"))
+}
+
+/// `VmRSS` of a process, in bytes.
+fn rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_else(|err| panic!("reading /proc/{pid}/status: {err}"));
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .expect("VmRSS in /proc/PID/status")
+}
