@@ -61,18 +61,39 @@ const MAX_BATCH: usize = 64;
 impl IntoResponse for Feed {
     fn into_response(self) -> Response {
         // poem's `SSE` writes each event on its own; the headers are the same.
-        let chunks = self.0.ready_chunks(MAX_BATCH).map(|events| {
-            let mut chunk = String::new();
-            for event in events {
-                chunk.push_str(&to_sse(event).to_string());
-            }
-            Ok::<_, std::io::Error>(chunk)
-        });
+        let chunks = Chunks(self.0.fuse()).map(Ok::<_, std::io::Error>);
         Response::builder()
             .content_type("text/event-stream")
             .header("X-Accel-Buffering", "no")
             .header("Cache-Control", "no-cache")
             .body(Body::from_bytes_stream(chunks))
+    }
+}
+
+/// The events that are ready, written as one chunk of SSE text. Unlike `ready_chunks`,
+/// it keeps no buffer between chunks: an idle feed holds only its source stream, which
+/// matters with thousands of them open.
+struct Chunks(stream::Fuse<Events>);
+
+impl Stream for Chunks {
+    type Item = String;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<String>> {
+        use std::task::Poll;
+        let mut chunk = String::new();
+        for _ in 0..MAX_BATCH {
+            match self.0.poll_next_unpin(cx) {
+                Poll::Ready(Some(event)) => chunk.push_str(&to_sse(event).to_string()),
+                Poll::Ready(None) if chunk.is_empty() => return Poll::Ready(None),
+                Poll::Pending if chunk.is_empty() => return Poll::Pending,
+                // The chunk goes out now; the end (or the wait) is seen on the next poll.
+                Poll::Ready(None) | Poll::Pending => break,
+            }
+        }
+        Poll::Ready(Some(chunk))
     }
 }
 

@@ -2,21 +2,24 @@
 //! of its readers.
 //!
 //! A reader that has caught up with the stored events [`join`](Listener::join)s the
-//! *topic* of its prompt and waits on the topic's broadcast channel. The first member of
-//! a topic has the background task `SUBSCRIBE` the prompt's notify channel; the last one
-//! to leave has it `UNSUBSCRIBE`. Each notification carries the appended event itself
-//! (`<seq>:<kind JSON>`, published by the append script), so a reader that is in step
-//! takes it straight from the broadcast without asking Redis; a reader that sees a gap,
-//! lags behind the broadcast buffer or gets a resync fetches from the stream instead.
+//! *topic* of its prompt. The first member of a topic has the background task `SUBSCRIBE`
+//! the prompt's notify channel; the last one to leave has it `UNSUBSCRIBE`. Each
+//! notification carries the appended event itself (`<seq>:<kind JSON>`, published by the
+//! append script), and the task keeps the latest of them in the topic's *window* — one
+//! copy per prompt per process, however many readers follow it — then bumps the topic's
+//! watch counter. A woken reader takes what it lacks from the window without asking
+//! Redis; only a reader that fell further behind than the window, or that is told to
+//! resync, reads the stream. A watch never lags, so a slow reader costs no extra reads,
+//! which is what lets one process serve thousands of readers of one prompt.
 //!
 //! The connection is opened when the first reader joins, so a worker, which only appends,
 //! never opens one. The task reconciles subscriptions in batches: joins and leaves mark a
 //! prompt dirty and kick the task, which compares what is wanted with what the connection
 //! holds. When the connection drops, the task reconnects with backoff, resubscribes every
-//! topic and tells their readers to resync, since notifications may have been lost
-//! meanwhile.
+//! topic and empties their windows (notifications may have been lost meanwhile), so their
+//! readers read the stream once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -25,27 +28,94 @@ use ::redis::{Client, Msg, RedisResult};
 use futures::StreamExt;
 use parley_protocol::events::{EventKind, StreamEvent};
 use parley_protocol::keys;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 use uuid::Uuid;
 
-/// Notifications a topic buffers for a slow reader before it must resync from the stream.
-const WAKE_CAPACITY: usize = 64;
+use super::POLL_EVERY;
+
+/// How many of its latest events a topic keeps for its readers. A reader further behind
+/// reads the stream (in batches of [`READ_BATCH`](crate::event_log::READ_BATCH)).
+const WINDOW: usize = 512;
 const RECONNECT_MIN: Duration = Duration::from_millis(100);
 const RECONNECT_MAX: Duration = Duration::from_secs(5);
 
-/// What a topic's members are told.
-#[derive(Debug, Clone)]
-pub(super) enum Wake {
-    /// An event was appended.
-    Event(Arc<StreamEvent>),
-    /// Notifications may have been missed: read the stream.
-    Resync,
+/// What the members of one topic share: the latest events and the signals.
+pub(super) struct Shared {
+    /// The latest notified events, contiguous by `seq`; emptied on a resync.
+    window: Mutex<VecDeque<Arc<StreamEvent>>>,
+    /// Bumped whenever the window changes.
+    wakes: watch::Sender<u64>,
+    /// True once the connection is subscribed to the topic's channel.
+    ready: watch::Sender<bool>,
+    /// When a member should next look at the stream for itself, if no notification came.
+    poll_due: Mutex<Instant>,
+}
+
+impl Shared {
+    fn new() -> Self {
+        Self {
+            window: Mutex::new(VecDeque::new()),
+            wakes: watch::Sender::new(0),
+            ready: watch::Sender::new(false),
+            poll_due: Mutex::new(Instant::now() + POLL_EVERY),
+        }
+    }
+
+    fn poll_due(&self) -> MutexGuard<'_, Instant> {
+        self.poll_due
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn window(&self) -> MutexGuard<'_, VecDeque<Arc<StreamEvent>>> {
+        self.window
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Adds a notified event: after the last one, or as the start of a new window when
+    /// notifications were missed in between. A repeat is ignored.
+    fn push(&self, event: StreamEvent) {
+        {
+            let mut window = self.window();
+            match window.back().map(|last| last.seq) {
+                Some(last) if event.seq <= last => return,
+                Some(last) if event.seq > last + 1 => window.clear(),
+                _ => {}
+            }
+            window.push_back(Arc::new(event));
+            if window.len() > WINDOW {
+                window.pop_front();
+            }
+        }
+        // The log is alive and its notifications arrive: nobody needs to poll for now.
+        *self.poll_due() = Instant::now() + POLL_EVERY;
+        self.wakes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Hands what a poll found to the other members: events the notifications did not
+    /// bring go into the window; a log that is gone makes every member read the stream
+    /// (and see for itself).
+    pub(super) fn share(&self, found: &[StreamEvent], log_gone: bool) {
+        if log_gone {
+            self.resync();
+            return;
+        }
+        for event in found {
+            self.push(event.clone());
+        }
+    }
+
+    /// Notifications may have been missed: members must read the stream.
+    fn resync(&self) {
+        self.window().clear();
+        self.wakes.send_modify(|n| *n = n.wrapping_add(1));
+    }
 }
 
 struct Topic {
-    wakes: broadcast::Sender<Wake>,
-    /// True once the connection is subscribed to the topic's channel.
-    ready: watch::Sender<bool>,
+    shared: Arc<Shared>,
     members: usize,
 }
 
@@ -58,9 +128,9 @@ struct State {
     listening: HashSet<Uuid>,
 }
 
-type Shared = Arc<Mutex<State>>;
+type SharedState = Arc<Mutex<State>>;
 
-fn lock(state: &Shared) -> MutexGuard<'_, State> {
+fn lock(state: &SharedState) -> MutexGuard<'_, State> {
     // Every update under the lock is a single map or set operation; a panic elsewhere
     // cannot leave the state half-written.
     state
@@ -77,14 +147,14 @@ enum Command {
 
 /// The handle shared by a log and its readers; the task ends when the last handle goes.
 pub(super) struct Listener {
-    state: Shared,
+    state: SharedState,
     commands: mpsc::Sender<Command>,
 }
 
 impl Listener {
     /// Spawns the task that owns the pub/sub connection (on the current tokio runtime).
     pub(super) fn start(client: Client) -> Arc<Self> {
-        let state = Shared::default();
+        let state = SharedState::default();
         let (commands, receiver) = mpsc::channel(1);
         tokio::spawn(run(client, state.clone(), receiver));
         Arc::new(Self { state, commands })
@@ -95,16 +165,16 @@ impl Listener {
         let mut state = lock(&self.state);
         let created = !state.topics.contains_key(&prompt_id);
         let topic = state.topics.entry(prompt_id).or_insert_with(|| Topic {
-            wakes: broadcast::Sender::new(WAKE_CAPACITY),
-            ready: watch::Sender::new(false),
+            shared: Arc::new(Shared::new()),
             members: 0,
         });
         topic.members += 1;
         let membership = Membership {
             listener: self.clone(),
             prompt_id,
-            wakes: topic.wakes.subscribe(),
-            ready: topic.ready.subscribe(),
+            wakes: topic.shared.wakes.subscribe(),
+            ready: topic.shared.ready.subscribe(),
+            shared: topic.shared.clone(),
         };
         if created {
             state.dirty.insert(prompt_id);
@@ -134,8 +204,61 @@ impl Listener {
 pub(super) struct Membership {
     listener: Arc<Listener>,
     prompt_id: Uuid,
-    pub(super) wakes: broadcast::Receiver<Wake>,
+    shared: Arc<Shared>,
+    /// Changes whenever the topic's window does.
+    pub(super) wakes: watch::Receiver<u64>,
     pub(super) ready: watch::Receiver<bool>,
+}
+
+impl Membership {
+    /// Whether this member should look at the stream itself now: one member per topic
+    /// per [`POLL_EVERY`] without notifications, whatever the number of members; what it
+    /// finds it [shares](Membership::share).
+    pub(super) fn take_poll_turn(&self) -> bool {
+        let now = Instant::now();
+        let mut due = self.shared.poll_due();
+        if *due > now {
+            return false;
+        }
+        *due = now + POLL_EVERY;
+        true
+    }
+
+    /// The topic, for sharing what a poll found even after the membership is gone.
+    pub(super) fn topic(&self) -> Arc<Shared> {
+        self.shared.clone()
+    }
+
+    /// The window's events from `next` on, if the window reaches back to `next` (empty
+    /// when the reader has them all, or even more); `None` when the reader must read the
+    /// stream.
+    pub(super) fn events_from(&self, next: u64) -> Option<Vec<StreamEvent>> {
+        self.shared.events_from(next)
+    }
+}
+
+impl Shared {
+    fn events_from(&self, next: u64) -> Option<Vec<StreamEvent>> {
+        let window = self.window();
+        let first = window.front()?.seq;
+        let last = window.back()?.seq;
+        if next < first {
+            return None;
+        }
+        if next > last {
+            // Up to date, or ahead of the notifications (its read found events they have
+            // not announced yet): they will come.
+            return Some(Vec::new());
+        }
+        let skip = usize::try_from(next - first).ok()?;
+        Some(
+            window
+                .iter()
+                .skip(skip)
+                .map(|e| StreamEvent::clone(e))
+                .collect(),
+        )
+    }
 }
 
 impl Drop for Membership {
@@ -159,7 +282,7 @@ enum Ended {
     Lost(String),
 }
 
-async fn run(client: Client, state: Shared, mut commands: mpsc::Receiver<Command>) {
+async fn run(client: Client, state: SharedState, mut commands: mpsc::Receiver<Command>) {
     let mut delay = RECONNECT_MIN;
     loop {
         // Connect only once someone listens: a worker that only appends never opens one.
@@ -180,7 +303,7 @@ async fn run(client: Client, state: Shared, mut commands: mpsc::Receiver<Command
             let mut state = lock(&state);
             state.listening.clear();
             for topic in state.topics.values() {
-                topic.ready.send_replace(false);
+                topic.shared.ready.send_replace(false);
             }
         }
         let pause = tokio::time::sleep(delay);
@@ -198,7 +321,7 @@ async fn run(client: Client, state: Shared, mut commands: mpsc::Receiver<Command
 /// Runs one connection until it is lost or the log is dropped.
 async fn serve(
     pubsub: PubSub,
-    state: &Shared,
+    state: &SharedState,
     commands: &mut mpsc::Receiver<Command>,
     delay: &mut Duration,
 ) -> Ended {
@@ -235,7 +358,7 @@ async fn serve(
 }
 
 /// Brings the connection's subscriptions in line with the topics marked dirty.
-async fn reconcile(sink: &mut PubSubSink, state: &Shared, resync: bool) -> RedisResult<()> {
+async fn reconcile(sink: &mut PubSubSink, state: &SharedState, resync: bool) -> RedisResult<()> {
     let (subscribe, unsubscribe) = {
         let mut state = lock(state);
         let dirty: Vec<Uuid> = state.dirty.drain().collect();
@@ -245,7 +368,7 @@ async fn reconcile(sink: &mut PubSubSink, state: &Shared, resync: bool) -> Redis
             match (state.topics.get(&prompt_id), held) {
                 (Some(_), false) => subscribe.push(prompt_id),
                 (Some(topic), true) => {
-                    topic.ready.send_replace(true);
+                    topic.shared.ready.send_replace(true);
                 }
                 (None, true) => unsubscribe.push(prompt_id),
                 (None, false) => {}
@@ -260,12 +383,12 @@ async fn reconcile(sink: &mut PubSubSink, state: &Shared, resync: bool) -> Redis
             state.listening.insert(prompt_id);
             match state.topics.get(&prompt_id) {
                 Some(topic) => {
-                    // Resync first: a member that sees `ready` finds it queued and knows
-                    // its next read covers it.
+                    // Resync first: a member that sees `ready` reads the stream next
+                    // anyway, and one that was waiting is woken to.
                     if resync {
-                        let _ = topic.wakes.send(Wake::Resync);
+                        topic.shared.resync();
                     }
-                    topic.ready.send_replace(true);
+                    topic.shared.ready.send_replace(true);
                 }
                 // Its last member left while we subscribed: unsubscribe on the next kick.
                 None => {
@@ -288,16 +411,21 @@ fn channels(prompt_ids: &[Uuid]) -> Vec<String> {
     prompt_ids.iter().map(|id| keys::notify(*id)).collect()
 }
 
-/// Hands a notification to the members of its topic.
-fn deliver(state: &Shared, message: &Msg) {
+/// Puts a notification in its topic's window and wakes the topic's members.
+fn deliver(state: &SharedState, message: &Msg) {
     let Some(prompt_id) = prompt_of(message.get_channel_name()) else {
         return;
     };
-    let wake = parse_notification(prompt_id, message.get_payload_bytes())
-        .map_or(Wake::Resync, |event| Wake::Event(Arc::new(event)));
-    if let Some(topic) = lock(state).topics.get(&prompt_id) {
-        // No receivers only means every member is between two fetches.
-        let _ = topic.wakes.send(wake);
+    let Some(shared) = lock(state)
+        .topics
+        .get(&prompt_id)
+        .map(|topic| topic.shared.clone())
+    else {
+        return;
+    };
+    match parse_notification(prompt_id, message.get_payload_bytes()) {
+        Some(event) => shared.push(event),
+        None => shared.resync(),
     }
 }
 
@@ -339,5 +467,64 @@ mod tests {
         );
         assert_eq!(parse_notification(id, b"7"), None);
         assert_eq!(parse_notification(id, br#"x:{"type":"cancelled"}"#), None);
+    }
+
+    #[test]
+    fn the_window_keeps_the_latest_contiguous_events() {
+        let id = Uuid::now_v7();
+        let event = |seq| StreamEvent {
+            seq,
+            prompt_id: id,
+            kind: EventKind::BlockStop { index: 0 },
+        };
+        let seqs = |events: Option<Vec<StreamEvent>>| {
+            events.map(|events| events.iter().map(|e| e.seq).collect::<Vec<_>>())
+        };
+        let shared = Shared::new();
+        let mut wakes = shared.wakes.subscribe();
+        assert_eq!(
+            seqs(shared.events_from(1)),
+            None,
+            "an empty window covers nothing"
+        );
+        for seq in 3..=5 {
+            shared.push(event(seq));
+        }
+        assert!(wakes.has_changed().unwrap());
+        wakes.borrow_and_update();
+        assert_eq!(
+            seqs(shared.events_from(2)),
+            None,
+            "before the window: read the stream"
+        );
+        assert_eq!(seqs(shared.events_from(4)), Some(vec![4, 5]));
+        assert_eq!(seqs(shared.events_from(6)), Some(vec![]), "up to date");
+        assert_eq!(
+            seqs(shared.events_from(7)),
+            Some(vec![]),
+            "ahead of the notifications: wait for them"
+        );
+        shared.push(event(5));
+        assert_eq!(
+            seqs(shared.events_from(3)),
+            Some(vec![3, 4, 5]),
+            "a repeat is ignored"
+        );
+        shared.push(event(8));
+        assert_eq!(
+            seqs(shared.events_from(6)),
+            None,
+            "a gap starts a new window: 6 and 7 come from the stream"
+        );
+        assert_eq!(seqs(shared.events_from(8)), Some(vec![8]));
+        for seq in 9..9 + WINDOW as u64 {
+            shared.push(event(seq));
+        }
+        assert_eq!(seqs(shared.events_from(8)), None, "the window is bounded");
+        assert_eq!(shared.events_from(10).map(|e| e.len()), Some(WINDOW - 1));
+        wakes.borrow_and_update();
+        shared.resync();
+        assert!(wakes.has_changed().unwrap(), "a resync wakes the members");
+        assert_eq!(seqs(shared.events_from(9 + WINDOW as u64)), None);
     }
 }

@@ -1,11 +1,12 @@
 //! Reading a prompt's stream: [`Inner::fetch`] (`XRANGE` after an offset, and the last
 //! entry with `XREVRANGE` when asked, in one pipelined round trip), the decoding of
 //! entries, and the [`Reader`] behind every subscription — it joins its prompt's topic on
-//! the shared [`listener`](super::listener) first, then reads what is stored in batches
-//! and waits for notifications, polling the stream every [`POLL_EVERY`] without one.
+//! the shared [`listener`](super::listener) first, then reads what is stored in batches,
+//! then takes live events from the topic's window as it is woken. Without a word for
+//! [`POLL_EVERY`], one member of the topic reads the stream and shares what it found.
 //!
 //! A live reader from the start costs three commands: its share of `SUBSCRIBE` and
-//! `UNSUBSCRIBE` and one `XRANGE`. It looks at the last entry (`XREVRANGE`) only when
+//! `UNSUBSCRIBE` and one `XRANGE`; the live events cost it none. It looks at the last entry (`XREVRANGE`) only when
 //! that can tell it something a read cannot: when it starts after some seq (it may have
 //! the terminal event already) and when it has heard nothing for a while (the log may
 //! have expired).
@@ -18,10 +19,9 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use parley_protocol::events::StreamEvent;
 use parley_protocol::keys;
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use uuid::Uuid;
 
-use super::listener::{Membership, Wake};
+use super::listener::Membership;
 use super::{Inner, POLL_EVERY, redis_error};
 use crate::event_log::{EventLogError, READ_BATCH, Result};
 
@@ -245,10 +245,7 @@ impl Reader {
         if subscribed {
             // Whatever the topic was told before now — a resync, an event already
             // stored — the fetch that follows covers.
-            while !matches!(
-                membership.wakes.try_recv(),
-                Err(TryRecvError::Empty | TryRecvError::Closed)
-            ) {}
+            membership.wakes.borrow_and_update();
         }
         self.membership = Some(membership);
     }
@@ -257,22 +254,36 @@ impl Reader {
         let Some(membership) = self.membership.as_mut() else {
             return Ok(());
         };
-        match tokio::time::timeout(POLL_EVERY, membership.wakes.recv()).await {
-            Ok(Ok(Wake::Event(event))) if event.seq < self.next => Ok(()),
-            Ok(Ok(Wake::Event(event))) if event.seq == self.next => {
-                self.seen_log = true;
-                self.buffer.push_back(StreamEvent::clone(&event));
-                Ok(())
+        match tokio::time::timeout(POLL_EVERY, membership.wakes.changed()).await {
+            Ok(Ok(())) => {
+                membership.wakes.borrow_and_update();
+                match membership.events_from(self.next) {
+                    Some(events) => {
+                        self.seen_log |= !events.is_empty();
+                        self.buffer.extend(events);
+                        Ok(())
+                    }
+                    // Behind the window, or a resync (after which the log may be gone).
+                    None => self.fetch(true).await,
+                }
             }
-            // A gap, a resync, or a notification buffer we fell behind.
-            Ok(Ok(_) | Err(RecvError::Lagged(_))) => self.fetch(false).await,
             // Cannot happen while we are a member; join again rather than spin.
-            Ok(Err(RecvError::Closed)) => {
+            Ok(Err(_closed)) => {
                 self.membership = None;
                 Ok(())
             }
-            // No word for a while: look for ourselves (and notice a finished or expired log).
-            Err(_elapsed) => self.fetch(true).await,
+            // No word for a while: one member of the topic looks at the stream (and
+            // notices a finished or expired log) and shares what it found.
+            Err(_elapsed) => {
+                if !membership.take_poll_turn() {
+                    return Ok(());
+                }
+                let topic = membership.topic();
+                self.fetch(true).await?;
+                let found: Vec<StreamEvent> = self.buffer.iter().cloned().collect();
+                topic.share(&found, self.done && found.is_empty());
+                Ok(())
+            }
         }
     }
 }

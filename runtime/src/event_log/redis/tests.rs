@@ -207,6 +207,93 @@ async fn a_turn_costs_two_commands_per_event_and_three_per_reader() {
     assert_eq!(subscriptions, [1, 1]);
 }
 
+/// Readers that fall far behind the live events (they are not polled while 300 events
+/// are appended) catch up from the topic's window: one `XRANGE` each, when they start,
+/// and none for the live events, however many readers follow the prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_readers_catch_up_without_reading_the_stream_again() {
+    let server = OwnServer::start();
+    let log = log_on(&server).await;
+    let prompt_id = Uuid::now_v7();
+    let counted = ["xrange", "xrevrange"];
+    let before = command_counts(&server.url(), &counted).await;
+    let mut readers: Vec<_> = (0..20).map(|_| log.subscribe(prompt_id, 0)).collect();
+    let mut writer = log.writer(prompt_id, Some(0));
+    writer.append(conformance::delta(0)).await.unwrap();
+    // Every reader has read the stored event and joined the topic.
+    for reader in &mut readers {
+        let first = tokio::time::timeout(Duration::from_secs(5), reader.next()).await;
+        assert_eq!(first.expect("the first event").unwrap().unwrap().seq, 1);
+    }
+    for n in 1..300 {
+        writer.append(conformance::delta(n)).await.unwrap();
+    }
+    writer.append(conformance::complete()).await.unwrap();
+    for reader in readers {
+        let rest: Vec<u64> =
+            tokio::time::timeout(Duration::from_secs(10), reader.collect::<Vec<_>>())
+                .await
+                .expect("the rest of the log")
+                .into_iter()
+                .map(|event| event.unwrap().seq)
+                .collect();
+        assert_eq!(rest, (2..=301).collect::<Vec<u64>>());
+    }
+    let after = command_counts(&server.url(), &counted).await;
+    let spent: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(
+        spent,
+        [20, 0],
+        "{counted:?}: one read per reader, at its start"
+    );
+}
+
+/// Readers waiting on a quiet log take turns looking at the stream: one read per
+/// [`POLL_EVERY`] for the topic, not one per reader; what it finds reaches them all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_readers_of_one_prompt_poll_the_stream_once_between_them() {
+    let server = OwnServer::start();
+    let log = log_on(&server).await;
+    let prompt_id = Uuid::now_v7();
+    log.append(prompt_id, conformance::delta(0)).await.unwrap();
+    let mut readers: Vec<_> = (0..20).map(|_| log.subscribe(prompt_id, 0)).collect();
+    for reader in &mut readers {
+        let first = tokio::time::timeout(Duration::from_secs(5), reader.next()).await;
+        assert_eq!(first.expect("the stored event").unwrap().unwrap().seq, 1);
+    }
+    let counted = ["xrevrange"];
+    let before = command_counts(&server.url(), &counted).await;
+    // Quiet for two and a half poll periods, then an event nobody announces.
+    let waiting: Vec<_> = readers
+        .into_iter()
+        .map(|mut reader| tokio::spawn(async move { reader.next().await }))
+        .collect();
+    tokio::time::sleep(POLL_EVERY * 5 / 2).await;
+    let polls = command_counts(&server.url(), &counted).await[0] - before[0];
+    assert!(
+        (1..=4).contains(&polls),
+        "{polls} looks at the stream in 2.5 poll periods by 20 readers"
+    );
+    let mut plain = ::redis::Client::open(server.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let _: String = ::redis::cmd("XADD")
+        .arg(keys::events(prompt_id))
+        .arg("2-0")
+        .arg("k")
+        .arg(r#"{"type":"block_stop","index":0}"#)
+        .query_async(&mut plain)
+        .await
+        .unwrap();
+    for reader in waiting {
+        let next = tokio::time::timeout(POLL_EVERY * 3, reader).await;
+        let next = next.expect("found by a poll").unwrap();
+        assert_eq!(next.unwrap().unwrap().seq, 2);
+    }
+}
+
 /// The cancel connection drops: every listener is told signals may have been missed,
 /// and signals are heard again once it is back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
