@@ -78,7 +78,9 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
             let queue = SqliteQueue::open(&path)
                 .await
                 .with_context(|| format!("opening the job queue at {}", path.display()))?;
-            (Arc::new(MemoryEventLog::new()), QueueBackend::Sqlite(queue))
+            let events =
+                MemoryEventLog::with_finished_limit(settings.worker.memory_event_max_finished);
+            (Arc::new(events), QueueBackend::Sqlite(queue))
         }
         None => anyhow::bail!(
             "`parley {}` shares work through Redis: set `redis.url` (PARLEY_REDIS_URL), or run `parley serve`",

@@ -137,6 +137,10 @@ pub struct WorkerSettings {
     /// database, so memory follows the turns in flight rather than the traffic.
     #[serde(default = "default_memory_retention_s")]
     pub memory_event_retention_s: u64,
+    /// Embedded mode: the most finished prompts' events kept in memory at once; past it
+    /// the oldest unread ones go before their retention ends (a few KiB each).
+    #[serde(default = "default_memory_max_finished")]
+    pub memory_event_max_finished: usize,
     /// Deltas of one block arriving within this many milliseconds of the last one sent
     /// are merged into one event (0: every token is its own event). The first delta of
     /// a turn, and any delta after a pause this long, go out at once.
@@ -163,6 +167,10 @@ fn default_memory_retention_s() -> u64 {
     300
 }
 
+fn default_memory_max_finished() -> usize {
+    1000
+}
+
 fn default_session_idle_s() -> u64 {
     24 * 3600
 }
@@ -177,6 +185,7 @@ impl Default for WorkerSettings {
             checkpoint_ms: default_checkpoint_ms(),
             event_retention_s: default_retention_s(),
             memory_event_retention_s: default_memory_retention_s(),
+            memory_event_max_finished: default_memory_max_finished(),
             delta_window_ms: default_delta_window_ms(),
             delta_max_bytes: default_delta_max_bytes(),
             session_idle_s: default_session_idle_s(),

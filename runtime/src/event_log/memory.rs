@@ -10,7 +10,10 @@
 //! at most every [`SWEEP_EVERY`] by `append`/`expire` drops dead logs (and logs that a
 //! subscriber created while waiting, once nobody waits any more). A subscriber whose log
 //! expires under it ends its stream. A log nobody expires stays (the worker expires every
-//! finished log; the stuck-prompt reaper the rest). The log is not durable: a restart
+//! finished log; the stuck-prompt reaper the rest). A log built
+//! [with a limit](MemoryEventLog::with_finished_limit) also keeps at most that many
+//! finished logs: past it the oldest one nobody reads goes early, so memory follows the
+//! turns in flight however high the traffic. The log is not durable: a restart
 //! loses it, and the api then synthesizes the events from the database as it does after
 //! retention.
 //!
@@ -46,6 +49,11 @@ pub struct MemoryEventLog {
 struct Registry {
     logs: HashMap<Uuid, Arc<watch::Sender<LogState>>>,
     last_sweep: Option<Instant>,
+    /// Finished logs in the order they were expired, oldest first (a log expired twice
+    /// is listed twice; its first entry is then skipped).
+    finished: VecDeque<(Uuid, Instant)>,
+    /// The most finished logs kept before their retention ends (`None`: no limit).
+    finished_limit: Option<usize>,
 }
 
 #[derive(Default)]
@@ -65,6 +73,15 @@ impl LogState {
 impl MemoryEventLog {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A log that keeps at most `limit` finished logs: past it, the oldest finished log
+    /// nobody is reading goes before its retention ends (its feed is then rebuilt from
+    /// the database), so memory follows the turns in flight, not the traffic.
+    pub fn with_finished_limit(limit: usize) -> Self {
+        let log = Self::default();
+        log.lock().finished_limit = Some(limit);
+        log
     }
 
     /// How many subscription streams currently follow this prompt (for tests and
@@ -115,6 +132,29 @@ impl Registry {
         let log = Arc::new(watch::Sender::new(LogState::default()));
         self.logs.insert(prompt_id, log.clone());
         log
+    }
+
+    /// Records that `prompt_id`'s log finished with this deadline, and drops the oldest
+    /// finished logs beyond the limit.
+    fn finished(&mut self, prompt_id: Uuid, deadline: Instant) {
+        let Some(limit) = self.finished_limit else {
+            return;
+        };
+        self.finished.push_back((prompt_id, deadline));
+        while self.finished.len() > limit {
+            let Some((oldest, listed)) = self.finished.pop_front() else {
+                break;
+            };
+            let Some(log) = self.logs.get(&oldest) else {
+                continue;
+            };
+            // A log that was expired again since is listed again; one that is read keeps
+            // its readers until its retention ends.
+            let evict = log.borrow().expires_at == Some(listed) && log.receiver_count() == 0;
+            if evict && let Some(log) = self.logs.remove(&oldest) {
+                retire(&log);
+            }
+        }
     }
 
     /// Drops expired logs and empty logs nobody waits on, at most every [`SWEEP_EVERY`].
@@ -209,8 +249,10 @@ impl EventLog for MemoryEventLog {
         let now = Instant::now();
         let mut registry = self.lock();
         registry.maybe_sweep(now);
+        let deadline = now + retention;
         if let Some(log) = registry.live(prompt_id, now) {
-            log.send_modify(|state| state.expires_at = Some(now + retention));
+            log.send_modify(|state| state.expires_at = Some(deadline));
+            registry.finished(prompt_id, deadline);
         }
         Ok(())
     }
@@ -356,5 +398,50 @@ mod tests {
         log.append(kept, conformance::delta(1)).await.unwrap();
         assert_eq!(log.log_count(), 1);
         assert_eq!(log.read(kept, 0, 10).await.unwrap().len(), 2);
+    }
+
+    /// Past the limit of finished logs the oldest unread one goes before its retention
+    /// ends; one with a reader stays, and a log expired again counts from then.
+    #[tokio::test]
+    async fn the_oldest_finished_logs_go_past_the_limit() {
+        let log = MemoryEventLog::with_finished_limit(2);
+        let ids: Vec<Uuid> = (0..5).map(|_| Uuid::now_v7()).collect();
+        let retention = Duration::from_secs(3600);
+        for id in &ids {
+            log.append(*id, conformance::complete()).await.unwrap();
+        }
+        let reader = log.subscribe(ids[1], 0);
+        log.expire(ids[0], retention).await.unwrap();
+        log.expire(ids[1], retention).await.unwrap();
+        log.expire(ids[2], retention).await.unwrap();
+        assert!(
+            !log.exists(ids[0]).await.unwrap(),
+            "the oldest, unread, is gone"
+        );
+        log.expire(ids[3], retention).await.unwrap();
+        assert!(
+            log.exists(ids[1]).await.unwrap(),
+            "read: kept until its retention"
+        );
+        // Expired again: listed anew, so the next eviction passes it by.
+        log.expire(ids[2], retention).await.unwrap();
+        log.expire(ids[4], retention).await.unwrap();
+        assert!(!log.exists(ids[3]).await.unwrap());
+        assert!(log.exists(ids[2]).await.unwrap());
+        assert!(log.exists(ids[4]).await.unwrap());
+        let events: Vec<_> = reader.collect().await;
+        assert_eq!(events.len(), 1, "the reader still gets the whole log");
+        // Without a limit nothing goes before its time.
+        let unlimited = MemoryEventLog::new();
+        for id in &ids {
+            unlimited
+                .append(*id, conformance::complete())
+                .await
+                .unwrap();
+            unlimited.expire(*id, retention).await.unwrap();
+        }
+        for id in &ids {
+            assert!(unlimited.exists(*id).await.unwrap());
+        }
     }
 }
