@@ -12,7 +12,7 @@
 //! Events that are ready together (a backlog read at once, a burst of notifications) go
 //! to the connection as one chunk — one write, not one per event.
 
-use std::{pin::Pin, time::Duration};
+use std::{fmt::Write as _, pin::Pin, time::Duration};
 
 use futures::{Stream, StreamExt, stream};
 use parley_entity::{
@@ -86,7 +86,10 @@ impl Stream for Chunks {
         let mut chunk = String::new();
         for _ in 0..MAX_BATCH {
             match self.0.poll_next_unpin(cx) {
-                Poll::Ready(Some(event)) => chunk.push_str(&to_sse(event).to_string()),
+                Poll::Ready(Some(event)) => {
+                    // Written in place: no String per event.
+                    let _ = write!(chunk, "{}", to_sse(event));
+                }
                 Poll::Ready(None) if chunk.is_empty() => return Poll::Ready(None),
                 Poll::Pending if chunk.is_empty() => return Poll::Pending,
                 // The chunk goes out now; the end (or the wait) is seen on the next poll.

@@ -41,34 +41,34 @@ const RECONNECT_MIN: Duration = Duration::from_millis(100);
 const RECONNECT_MAX: Duration = Duration::from_secs(5);
 
 /// What the members of one topic share: the latest events and the signals.
-pub(super) struct Shared {
-    /// The latest notified events, contiguous by `seq`; emptied on a resync.
-    window: Mutex<VecDeque<Arc<StreamEvent>>>,
+pub(super) struct TopicState {
+    window: Mutex<Window>,
     /// Bumped whenever the window changes.
     wakes: watch::Sender<u64>,
     /// True once the connection is subscribed to the topic's channel.
     ready: watch::Sender<bool>,
-    /// When a member should next look at the stream for itself, if no notification came.
-    poll_due: Mutex<Instant>,
 }
 
-impl Shared {
+struct Window {
+    /// The latest notified events, contiguous by `seq`; emptied on a resync.
+    events: VecDeque<Arc<StreamEvent>>,
+    /// When a member should next look at the stream for itself, if no notification came.
+    poll_due: Instant,
+}
+
+impl TopicState {
     fn new() -> Self {
         Self {
-            window: Mutex::new(VecDeque::new()),
+            window: Mutex::new(Window {
+                events: VecDeque::new(),
+                poll_due: Instant::now() + POLL_EVERY,
+            }),
             wakes: watch::Sender::new(0),
             ready: watch::Sender::new(false),
-            poll_due: Mutex::new(Instant::now() + POLL_EVERY),
         }
     }
 
-    fn poll_due(&self) -> MutexGuard<'_, Instant> {
-        self.poll_due
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn window(&self) -> MutexGuard<'_, VecDeque<Arc<StreamEvent>>> {
+    fn window(&self) -> MutexGuard<'_, Window> {
         self.window
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -79,43 +79,81 @@ impl Shared {
     fn push(&self, event: StreamEvent) {
         {
             let mut window = self.window();
-            match window.back().map(|last| last.seq) {
+            let events = &mut window.events;
+            match events.back().map(|last| last.seq) {
                 Some(last) if event.seq <= last => return,
-                Some(last) if event.seq > last + 1 => window.clear(),
+                Some(last) if event.seq > last + 1 => events.clear(),
                 _ => {}
             }
-            window.push_back(Arc::new(event));
-            if window.len() > WINDOW {
-                window.pop_front();
+            events.push_back(Arc::new(event));
+            if events.len() > WINDOW {
+                events.pop_front();
             }
+            // The log is alive and its notifications arrive: nobody needs to poll for now.
+            window.poll_due = Instant::now() + POLL_EVERY;
         }
-        // The log is alive and its notifications arrive: nobody needs to poll for now.
-        *self.poll_due() = Instant::now() + POLL_EVERY;
         self.wakes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Whether the caller should look at the stream now: one member per topic per
+    /// [`POLL_EVERY`] without notifications, whatever the number of members; what it
+    /// finds it [shares](TopicState::share).
+    fn take_poll_turn(&self) -> bool {
+        let now = Instant::now();
+        let mut window = self.window();
+        if window.poll_due > now {
+            return false;
+        }
+        window.poll_due = now + POLL_EVERY;
+        true
     }
 
     /// Hands what a poll found to the other members: events the notifications did not
     /// bring go into the window; a log that is gone makes every member read the stream
     /// (and see for itself).
-    pub(super) fn share(&self, found: &[StreamEvent], log_gone: bool) {
+    pub(super) fn share(&self, found: impl IntoIterator<Item = StreamEvent>, log_gone: bool) {
         if log_gone {
             self.resync();
             return;
         }
         for event in found {
-            self.push(event.clone());
+            self.push(event);
         }
     }
 
     /// Notifications may have been missed: members must read the stream.
     fn resync(&self) {
-        self.window().clear();
+        self.window().events.clear();
         self.wakes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// The window's events from `next` on (see [`Membership::events_from`]).
+    fn events_from(&self, next: u64) -> Option<Vec<StreamEvent>> {
+        let window = self.window();
+        let events = &window.events;
+        let first = events.front()?.seq;
+        let last = events.back()?.seq;
+        if next < first {
+            return None;
+        }
+        if next > last {
+            // Up to date, or ahead of the notifications (its read found events they have
+            // not announced yet): they will come.
+            return Some(Vec::new());
+        }
+        let skip = usize::try_from(next - first).ok()?;
+        Some(
+            events
+                .iter()
+                .skip(skip)
+                .map(|e| StreamEvent::clone(e))
+                .collect(),
+        )
     }
 }
 
 struct Topic {
-    shared: Arc<Shared>,
+    shared: Arc<TopicState>,
     members: usize,
 }
 
@@ -128,9 +166,9 @@ struct State {
     listening: HashSet<Uuid>,
 }
 
-type SharedState = Arc<Mutex<State>>;
+type Shared = Arc<Mutex<State>>;
 
-fn lock(state: &SharedState) -> MutexGuard<'_, State> {
+fn lock(state: &Shared) -> MutexGuard<'_, State> {
     // Every update under the lock is a single map or set operation; a panic elsewhere
     // cannot leave the state half-written.
     state
@@ -147,14 +185,14 @@ enum Command {
 
 /// The handle shared by a log and its readers; the task ends when the last handle goes.
 pub(super) struct Listener {
-    state: SharedState,
+    state: Shared,
     commands: mpsc::Sender<Command>,
 }
 
 impl Listener {
     /// Spawns the task that owns the pub/sub connection (on the current tokio runtime).
     pub(super) fn start(client: Client) -> Arc<Self> {
-        let state = SharedState::default();
+        let state = Shared::default();
         let (commands, receiver) = mpsc::channel(1);
         tokio::spawn(run(client, state.clone(), receiver));
         Arc::new(Self { state, commands })
@@ -165,7 +203,7 @@ impl Listener {
         let mut state = lock(&self.state);
         let created = !state.topics.contains_key(&prompt_id);
         let topic = state.topics.entry(prompt_id).or_insert_with(|| Topic {
-            shared: Arc::new(Shared::new()),
+            shared: Arc::new(TopicState::new()),
             members: 0,
         });
         topic.members += 1;
@@ -204,7 +242,7 @@ impl Listener {
 pub(super) struct Membership {
     listener: Arc<Listener>,
     prompt_id: Uuid,
-    shared: Arc<Shared>,
+    shared: Arc<TopicState>,
     /// Changes whenever the topic's window does.
     pub(super) wakes: watch::Receiver<u64>,
     pub(super) ready: watch::Receiver<bool>,
@@ -213,19 +251,13 @@ pub(super) struct Membership {
 impl Membership {
     /// Whether this member should look at the stream itself now: one member per topic
     /// per [`POLL_EVERY`] without notifications, whatever the number of members; what it
-    /// finds it [shares](Membership::share).
+    /// finds it [shares](TopicState::share).
     pub(super) fn take_poll_turn(&self) -> bool {
-        let now = Instant::now();
-        let mut due = self.shared.poll_due();
-        if *due > now {
-            return false;
-        }
-        *due = now + POLL_EVERY;
-        true
+        self.shared.take_poll_turn()
     }
 
     /// The topic, for sharing what a poll found even after the membership is gone.
-    pub(super) fn topic(&self) -> Arc<Shared> {
+    pub(super) fn topic(&self) -> Arc<TopicState> {
         self.shared.clone()
     }
 
@@ -234,30 +266,6 @@ impl Membership {
     /// stream.
     pub(super) fn events_from(&self, next: u64) -> Option<Vec<StreamEvent>> {
         self.shared.events_from(next)
-    }
-}
-
-impl Shared {
-    fn events_from(&self, next: u64) -> Option<Vec<StreamEvent>> {
-        let window = self.window();
-        let first = window.front()?.seq;
-        let last = window.back()?.seq;
-        if next < first {
-            return None;
-        }
-        if next > last {
-            // Up to date, or ahead of the notifications (its read found events they have
-            // not announced yet): they will come.
-            return Some(Vec::new());
-        }
-        let skip = usize::try_from(next - first).ok()?;
-        Some(
-            window
-                .iter()
-                .skip(skip)
-                .map(|e| StreamEvent::clone(e))
-                .collect(),
-        )
     }
 }
 
@@ -282,7 +290,7 @@ enum Ended {
     Lost(String),
 }
 
-async fn run(client: Client, state: SharedState, mut commands: mpsc::Receiver<Command>) {
+async fn run(client: Client, state: Shared, mut commands: mpsc::Receiver<Command>) {
     let mut delay = RECONNECT_MIN;
     loop {
         // Connect only once someone listens: a worker that only appends never opens one.
@@ -321,7 +329,7 @@ async fn run(client: Client, state: SharedState, mut commands: mpsc::Receiver<Co
 /// Runs one connection until it is lost or the log is dropped.
 async fn serve(
     pubsub: PubSub,
-    state: &SharedState,
+    state: &Shared,
     commands: &mut mpsc::Receiver<Command>,
     delay: &mut Duration,
 ) -> Ended {
@@ -358,7 +366,7 @@ async fn serve(
 }
 
 /// Brings the connection's subscriptions in line with the topics marked dirty.
-async fn reconcile(sink: &mut PubSubSink, state: &SharedState, resync: bool) -> RedisResult<()> {
+async fn reconcile(sink: &mut PubSubSink, state: &Shared, resync: bool) -> RedisResult<()> {
     let (subscribe, unsubscribe) = {
         let mut state = lock(state);
         let dirty: Vec<Uuid> = state.dirty.drain().collect();
@@ -412,7 +420,7 @@ fn channels(prompt_ids: &[Uuid]) -> Vec<String> {
 }
 
 /// Puts a notification in its topic's window and wakes the topic's members.
-fn deliver(state: &SharedState, message: &Msg) {
+fn deliver(state: &Shared, message: &Msg) {
     let Some(prompt_id) = prompt_of(message.get_channel_name()) else {
         return;
     };
@@ -480,7 +488,7 @@ mod tests {
         let seqs = |events: Option<Vec<StreamEvent>>| {
             events.map(|events| events.iter().map(|e| e.seq).collect::<Vec<_>>())
         };
-        let shared = Shared::new();
+        let shared = TopicState::new();
         let mut wakes = shared.wakes.subscribe();
         assert_eq!(
             seqs(shared.events_from(1)),

@@ -6,10 +6,10 @@
 //! [`POLL_EVERY`], one member of the topic reads the stream and shares what it found.
 //!
 //! A live reader from the start costs three commands: its share of `SUBSCRIBE` and
-//! `UNSUBSCRIBE` and one `XRANGE`; the live events cost it none. It looks at the last entry (`XREVRANGE`) only when
-//! that can tell it something a read cannot: when it starts after some seq (it may have
-//! the terminal event already) and when it has heard nothing for a while (the log may
-//! have expired).
+//! `UNSUBSCRIBE` and one `XRANGE`; the live events cost it none. It looks at the last
+//! entry (`XREVRANGE`) only when that can tell it something a read cannot: when it starts
+//! after some seq (it may have the terminal event already) and when its topic has heard
+//! nothing for a while (the log may have expired).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -280,8 +280,8 @@ impl Reader {
                 }
                 let topic = membership.topic();
                 self.fetch(true).await?;
-                let found: Vec<StreamEvent> = self.buffer.iter().cloned().collect();
-                topic.share(&found, self.done && found.is_empty());
+                let gone = self.done && self.buffer.is_empty();
+                topic.share(self.buffer.iter().cloned(), gone);
                 Ok(())
             }
         }
