@@ -1,31 +1,23 @@
 //! The consumer side shared by both backends: the retry loop around a [`JobHandler`]
-//! ([`JobContext::run`]), the apalis service function that runs it for the SQLite
-//! backend, the wake-up/poll strategy that feeds that worker, and the stop and purge
-//! plumbing of [`run_consumers`](super::run_consumers).
+//! ([`JobContext::run`]), running one job and draining a pool's jobs at shutdown, and the
+//! stop plumbing of [`run_consumers`](super::run_consumers).
 //!
-//! Retries are ours, not the backend's: apalis's retry layer hands an exhausted job back
-//! to the backend as `Failed`, and apalis-sqlite then runs it again at once, without
-//! backoff. So [`run_job`] loops with an exponential backoff and reports a given-up job
-//! as an apalis `AbortError` — status `Killed`, which is never re-delivered. Only a job
-//! interrupted by a shutdown while it waits for its next attempt is returned as a plain
-//! error, so the backend delivers it again later. (The Redis backend is Parley's own and
-//! acts on the [`JobOutcome`] directly.)
+//! Retries are ours, not the backend's: [`run_job`] loops with an exponential backoff,
+//! and a backend acts on the [`JobOutcome`]: a finished or given-up job is acknowledged
+//! (never re-delivered); only a job interrupted by a shutdown while it waits for its next
+//! attempt is handed back, so it runs again later.
 
-use std::pin::pin;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
-use apalis::prelude::{AbortError, BoxDynError, Data, PollSnapshot, PollStrategy, WorkerError};
-use apalis_core::worker::context::WorkerContext;
 use futures::FutureExt;
-use futures::future::BoxFuture;
 use parley_protocol::jobs::Generate;
 use tokio::sync::watch;
-use tokio::time::{Interval, MissedTickBehavior};
-use tracing::{debug, error, warn};
+use tokio::task::JoinSet;
+use tracing::{error, warn};
 
-use super::{Backoff, ConsumerConfig, JobFailure, JobHandler, QueueBackend};
+use super::{Backoff, ConsumerConfig, JobFailure, JobHandler};
 
 /// How a job ended in [`run_job`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +88,7 @@ async fn run_job_until(
     }
 }
 
-/// What the apalis service function needs, injected into every task with `.data(…)`.
+/// What every job of a pool runs with: the handler and its retry settings.
 #[derive(Clone)]
 pub(crate) struct JobContext {
     handler: Arc<dyn JobHandler>,
@@ -127,64 +119,6 @@ impl JobContext {
     }
 }
 
-/// The apalis service function. The job runs on its own Tokio task (so a pool uses every
-/// core), aborted if the worker is dropped mid-run — as if the process had died.
-pub(crate) async fn process(job: Generate, ctx: Data<JobContext>) -> Result<(), BoxDynError> {
-    let ctx = JobContext::clone(&ctx);
-    let run = tokio::spawn(async move { ctx.run(job).await });
-    let mut run = AbortOnDrop(run);
-    match (&mut run.0).await {
-        Ok(JobOutcome::Done { .. }) => Ok(()),
-        Ok(JobOutcome::GaveUp { reason, .. }) => Err(Box::new(AbortError::new(reason))),
-        Ok(JobOutcome::Interrupted { .. }) => {
-            Err("interrupted by shutdown before its next attempt".into())
-        }
-        Err(e) if e.is_panic() => {
-            error!("job handler panicked; not retrying");
-            Err(Box::new(AbortError::new("the job handler panicked")))
-        }
-        Err(e) => Err(Box::new(AbortError::new(e.to_string()))),
-    }
-}
-
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Runs one worker (`run` is its `Worker::run()` future) until it ends or `stop` turns
-/// true; then stops it gracefully, waiting up to `drain` for running jobs.
-pub(crate) async fn drive(
-    worker: WorkerContext,
-    run: impl Future<Output = Result<(), WorkerError>>,
-    stop: &watch::Receiver<bool>,
-    drain: Duration,
-) -> Result<(), WorkerError> {
-    let mut run = pin!(run);
-    let mut stop = stop.clone();
-    tokio::select! {
-        res = &mut run => return res,
-        _ = stop.wait_for(|s| *s) => {}
-    }
-    debug!(worker = worker.name(), "stopping job worker");
-    if worker.stop().is_err() {
-        return Ok(()); // never started: nothing to drain
-    }
-    match tokio::time::timeout(drain, run).await {
-        Ok(res) => res,
-        Err(_) => {
-            warn!(
-                worker = worker.name(),
-                "running jobs outlived the shutdown timeout; abandoning them (they run again later)"
-            );
-            Ok(())
-        }
-    }
-}
-
 /// Sleeps for `delay`; returns early (with `true`) when `stop` turns true.
 pub(crate) async fn sleep_unless_stopped(delay: Duration, stop: &watch::Receiver<bool>) -> bool {
     let mut stop = stop.clone();
@@ -195,82 +129,34 @@ pub(crate) async fn sleep_unless_stopped(delay: Duration, stop: &watch::Receiver
     *stop.borrow()
 }
 
-/// Deletes finished jobs every `interval` until `stop` (apalis-sqlite keeps every job's
-/// payload and result otherwise, forever).
-pub(crate) async fn purge_periodically(
-    backend: &QueueBackend,
-    interval: Option<Duration>,
-    stop: watch::Receiver<bool>,
-) {
-    let Some(interval) = interval else { return };
-    // The Redis queue keeps nothing of a finished job.
-    let QueueBackend::Sqlite(queue) = backend else {
-        return;
-    };
-    while !sleep_unless_stopped(interval, &stop).await {
-        let purged = queue.purge_finished().await;
-        match purged {
-            Ok(n) => debug!(purged = n, "purged finished jobs"),
-            Err(e) => warn!(error = %e, "could not purge finished jobs"),
+/// Resolves once `stop` turns true.
+pub(crate) async fn stopped(stop: &watch::Receiver<bool>) {
+    let _ = stop.clone().wait_for(|stop| *stop).await;
+}
+
+/// Runs one job; whether it is over (acknowledge) rather than interrupted (hand back).
+pub(crate) async fn run_one(context: &JobContext, job: Generate) -> bool {
+    match AssertUnwindSafe(context.run(job)).catch_unwind().await {
+        Ok(JobOutcome::Done { .. } | JobOutcome::GaveUp { .. }) => true,
+        Ok(JobOutcome::Interrupted { .. }) => false,
+        Err(_) => {
+            error!("job handler panicked; not retrying");
+            true
         }
     }
 }
 
-/// When the worker looks for jobs: at once when woken (a job was announced), else every
-/// `poll_interval`. apalis's `Persisted` backends only fetch when the worker task is
-/// polled, and park after an empty fetch; this strategy is what wakes them.
-pub(crate) struct WakeOrTick {
-    wake: Option<BoxFuture<'static, Option<watch::Receiver<u64>>>>,
-    tick: Interval,
-    /// Whatever must live as long as the worker for wake-ups to keep coming (the Redis
-    /// subscriber connection).
-    _keep: Option<Box<dyn Send + Sync>>,
-}
-
-impl WakeOrTick {
-    pub(crate) fn new(
-        wake: watch::Receiver<u64>,
-        poll_interval: Duration,
-        keep: Option<Box<dyn Send + Sync>>,
-    ) -> Self {
-        let mut tick = tokio::time::interval(poll_interval);
-        tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        Self {
-            wake: Some(changed(wake)),
-            tick,
-            _keep: keep,
-        }
-    }
-}
-
-fn changed(mut rx: watch::Receiver<u64>) -> BoxFuture<'static, Option<watch::Receiver<u64>>> {
-    async move { rx.changed().await.ok().map(|()| rx) }.boxed()
-}
-
-impl PollStrategy for WakeOrTick {
-    fn poll_drive(&mut self, cx: &mut Context<'_>, _: &PollSnapshot) -> Poll<Option<()>> {
-        let mut fired = false;
-        // Poll each source until it is pending, so both stay registered with `cx`.
-        while let Some(fut) = self.wake.as_mut() {
-            match fut.poll_unpin(cx) {
-                Poll::Pending => break,
-                Poll::Ready(rx) => {
-                    fired = true;
-                    self.wake = rx.map(changed);
-                }
-            }
-        }
-        while self.tick.poll_tick(cx).is_ready() {
-            fired = true;
-        }
-        if fired {
-            // The backend may be mid-fetch and park after it came back empty: ask for one
-            // more poll so the announced job is fetched now rather than on the next tick.
-            cx.waker().wake_by_ref();
-            Poll::Ready(Some(()))
-        } else {
-            Poll::Pending
-        }
+/// Waits for running jobs, up to `timeout`; abandons the rest (they run again after
+/// their worker is found dead).
+pub(crate) async fn drain(jobs: &mut JoinSet<()>, timeout: Duration, name: &str) {
+    let finished =
+        tokio::time::timeout(timeout, async { while jobs.join_next().await.is_some() {} });
+    if finished.await.is_err() {
+        warn!(
+            worker = name,
+            "running jobs outlived the shutdown timeout; abandoning them (they run again later)"
+        );
+        jobs.abort_all();
     }
 }
 

@@ -7,9 +7,9 @@
 //!
 //! * [`RedisQueue`] (distributed mode): Parley's own, on Redis lists (three commands per
 //!   job); any number of api and worker processes share one Redis.
-//! * [`SqliteQueue`] (embedded mode): `apalis-sqlite` in its own SQLite file
-//!   (`<data_dir>/queue.db`), so a job accepted before `parley serve` dies is still there
-//!   after the restart.
+//! * [`SqliteQueue`] (embedded mode): Parley's own, on a table in its own SQLite file
+//!   (`<data_dir>/queue.db`, three statements per job), so a job accepted before `parley
+//!   serve` dies is still there after the restart.
 //!
 //! Guarantees (checked against both by [`conformance`]):
 //!
@@ -19,8 +19,7 @@
 //! * **Bounded retries with backoff.** [`JobFailure::Retry`] runs the handler again after
 //!   an exponential [`Backoff`], up to [`ConsumerConfig::max_attempts`] runs per delivery;
 //!   then the job is given up. [`JobFailure::Permanent`] (and a panic) gives up at once.
-//!   Given-up jobs are never re-delivered (Redis: acknowledged; SQLite: marked
-//!   `Killed`).
+//!   Given-up jobs are acknowledged like finished ones and never re-delivered.
 //! * **Concurrency** per consumer pool is at most [`ConsumerConfig::concurrency`].
 //! * **Graceful shutdown.** When the shutdown future resolves, no new job is taken,
 //!   running ones finish (for up to [`ConsumerConfig::shutdown_timeout`]), and jobs a
@@ -31,11 +30,10 @@
 //! [`ConsumerConfig::missed_heartbeats`] of them, the next heartbeat of any *other*
 //! worker on the queue puts its jobs back in the queue, so they run again elsewhere
 //! (Redis: the worker's running list is moved to the front of the pending list; SQLite:
-//! its `Running`/`Queued` rows go back to `Pending`). A restarted process registers a new
-//! worker (names carry a fresh suffix), so its own first heartbeat recovers what the dead
-//! one held. A job is back in the queue about `heartbeat × missed_heartbeats` after its
-//! worker's last heartbeat, plus up to one heartbeat (SQLite: and a second of rounding,
-//! it keeps whole seconds). Re-deliveries after a death are not counted against
+//! its rows are marked waiting again, ahead of newer jobs). A restarted process registers
+//! a new worker (names carry a fresh suffix), so its own first heartbeat recovers what the
+//! dead one held. A job is back in the queue about `heartbeat × missed_heartbeats` after
+//! its worker's last heartbeat, plus up to one heartbeat. Re-deliveries after a death are not counted against
 //! `max_attempts`; the caller's prompt state machine and its reaper bound those.
 
 use std::future::Future;
@@ -151,10 +149,9 @@ pub struct ConsumerConfig {
     /// How long a shutdown waits for running jobs before abandoning them (they become
     /// orphans and run again after a restart).
     pub shutdown_timeout: Duration,
-    /// Pause before a worker that failed (backend unreachable) is started again.
+    /// Pause before a worker that failed (backend unreachable) is started again, and
+    /// between two fetches that failed.
     pub restart_delay: Duration,
-    /// How often finished jobs are purged from the backend; `None` never.
-    pub purge_interval: Option<Duration>,
 }
 
 impl Default for ConsumerConfig {
@@ -169,7 +166,6 @@ impl Default for ConsumerConfig {
             poll_interval: Duration::from_secs(1),
             shutdown_timeout: Duration::from_secs(30),
             restart_delay: Duration::from_secs(1),
-            purge_interval: Some(Duration::from_secs(300)),
         }
     }
 }
@@ -235,12 +231,11 @@ pub async fn run_consumers(
             consumer::sleep_unless_stopped(config.restart_delay, &stop).await;
         }
     };
-    let purge = consumer::purge_periodically(backend, config.purge_interval, stop.clone());
     let signal = async {
         shutdown.await;
         let _ = stop_tx.send(true);
     };
-    tokio::join!(supervise, purge, signal);
+    tokio::join!(supervise, signal);
 }
 
 #[cfg(test)]

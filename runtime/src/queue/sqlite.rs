@@ -1,38 +1,67 @@
-//! The SQLite job queue (embedded mode): an `apalis-sqlite` storage in a SQLite file of
-//! its own (`<data_dir>/queue.db`), apart from the application database.
+//! The SQLite job queue (embedded mode): Parley's own, three statements per job, in a
+//! SQLite file of its own (`<data_dir>/queue.db`), apart from the application database.
 //!
-//! [`SqliteQueue::open`] creates the file on first use and runs apalis-sqlite's
-//! migrations. The file is in WAL mode with `synchronous = NORMAL`: a committed job
-//! survives the process being killed (only an OS crash can lose the last commits).
-//! apalis-sqlite's own `setup` is not used: it turns `synchronous` off.
+//! Two tables, created by [`SqliteQueue::open`]:
+//!
+//! * `parley_jobs` — one row per job not yet acknowledged: its queue (namespace), its
+//!   payload (JSON) and the worker that took it (`NULL` while it waits). The row id orders
+//!   the jobs: [`JobQueue::enqueue`] is one `INSERT`; a consumer takes the oldest waiting
+//!   job with one `UPDATE … RETURNING`, and acknowledges it with one `DELETE`. A job
+//!   handed back keeps its id, so it is the next one taken.
+//! * `parley_job_workers` — the workers and their last heartbeat (ms since the epoch).
+//!
+//! The file is in WAL mode with `synchronous = NORMAL`: a committed job survives the
+//! process being killed (only an OS crash can lose the last commits). One connection:
+//! every statement of the queue but [`JobQueue::depth`] writes, and SQLite writes one at
+//! a time; with more, the losers would sleep in SQLite's busy handler (up to 100 ms a
+//! try) instead of queueing in the pool.
 //!
 //! Consumers are woken in-process by [`SqliteQueue::enqueue`] (the api and the workers of
 //! `parley serve` share one `SqliteQueue`); a job written by another process is found by
-//! the [`ConsumerConfig::poll_interval`] poll. Orphans: jobs of a worker whose heartbeat
-//! is `heartbeat × missed_heartbeats` old go back to `Pending` on another worker's
-//! heartbeat — also a worker of the restarted process (see [`super`]).
+//! the [`ConsumerConfig::poll_interval`] poll. Orphans: every heartbeat hands the jobs of
+//! workers whose heartbeat is `heartbeat × missed_heartbeats` old back to the queue (see
+//! [`super`]) — also a worker of the restarted process.
+//!
+//! This replaces `apalis-sqlite` (DESIGN §1 names an apalis backend): it spent four
+//! statements on a job — a push, a fetch through a four-way `UNION` of sub-selects, a
+//! lock and an acknowledgement that each decode a JSON array of ids with `json_each` —
+//! and kept every finished job until a purge. At C = 32 in `parley serve` its one
+//! connection's thread took 31 % of the process's CPU (`docs/decisions.md`).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use apalis::prelude::{BackendExt, TaskSink, TaskSinkError, WorkerBuilder, WorkerBuilderExt};
-use apalis_core::worker::context::WorkerContext;
-use apalis_sqlite::{Config, SqliteStorage};
 use async_trait::async_trait;
 use parley_protocol::jobs::Generate;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+use tracing::{error, warn};
 
-use super::consumer::{JobContext, WakeOrTick, drive, process};
+use super::consumer::{JobContext, drain, run_one, sleep_unless_stopped, stopped};
 use super::{ConsumerConfig, DEFAULT_QUEUE, JobQueue, QueueError};
 
-/// Finished jobs are kept this long before [`SqliteQueue::purge_finished`] drops them.
-const KEEP_FINISHED: Duration = Duration::from_secs(3600);
+/// The schema, created on open (idempotent).
+const SCHEMA: &str = "\
+CREATE TABLE IF NOT EXISTS parley_jobs (
+    id INTEGER PRIMARY KEY,
+    queue TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    worker TEXT
+);
+CREATE INDEX IF NOT EXISTS parley_jobs_queue_worker ON parley_jobs (queue, worker, id);
+CREATE TABLE IF NOT EXISTS parley_job_workers (
+    queue TEXT NOT NULL,
+    name TEXT NOT NULL,
+    last_seen_ms INTEGER NOT NULL,
+    PRIMARY KEY (queue, name)
+) WITHOUT ROWID;";
 
-/// The SQLite [`JobQueue`]. Cheap to clone; clones share the pool and the wake-ups.
+/// The SQLite [`JobQueue`]. Cheap to clone; clones share the connection and the wake-ups.
 #[derive(Clone)]
 pub struct SqliteQueue {
     pool: SqlitePool,
@@ -66,20 +95,15 @@ impl SqliteQueue {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(5));
-        // One connection: every statement of the queue writes (apalis-sqlite's fetch is
-        // an UPDATE, and so are lock, ack and heartbeat), and SQLite writes one at a
-        // time. With four, the losers slept in SQLite's busy handler (up to 100 ms a
-        // try) and an enqueue could take a second at C = 50; with one they queue in the
-        // pool and each statement takes well under a millisecond (BENCHMARKS.md, #9).
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(options)
             .await
             .map_err(|e| sqlx_error(&format!("opening {}", path.display()), e))?;
-        SqliteStorage::migrations()
-            .run(&pool)
+        sqlx::raw_sql(SCHEMA)
+            .execute(&pool)
             .await
-            .map_err(|e| QueueError::Internal(format!("migrating {}: {e}", path.display())))?;
+            .map_err(|e| sqlx_error(&format!("creating the tables of {}", path.display()), e))?;
         Ok(Self {
             pool,
             path: Arc::new(path),
@@ -94,85 +118,68 @@ impl SqliteQueue {
         self
     }
 
-    fn config(&self) -> Config {
-        Config::default().queue(&self.queue).batch_size(1) // a worker holds only what it runs
+    fn wake_consumers(&self) {
+        self.wake.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    fn storage(&self, config: Config) -> SqliteStorage<Generate> {
-        SqliteStorage::new(&self.pool).with_config(config)
-    }
-
-    /// Runs one apalis worker named `name` until it fails or `stop` turns true.
+    /// Runs one pool of consumers named `name` until `stop` turns true, then lets running
+    /// jobs finish (for up to `shutdown_timeout`) and leaves.
     pub(crate) async fn run_worker(
         &self,
         name: &str,
         config: &ConsumerConfig,
-        job_context: &JobContext,
+        context: &JobContext,
         stop: &watch::Receiver<bool>,
     ) -> Result<(), QueueError> {
-        let strategy = WakeOrTick::new(self.wake.subscribe(), config.poll_interval, None);
-        let storage = self
-            .storage(
-                self.config()
-                    .heartbeat_interval(config.heartbeat.max(Duration::from_secs(1)))
-                    .missed_heartbeats(config.missed_heartbeats.max(1) as usize),
-            )
-            .poll_with_strategy(strategy);
-        let worker = WorkerContext::new(name);
-        let run = WorkerBuilder::new(&worker)
-            .backend(storage)
-            .data(job_context.clone())
-            .concurrency(config.concurrency.max(1))
-            .build(process)
-            .run();
-        drive(worker, run, stop, config.shutdown_timeout)
-            .await
-            .map_err(|e| QueueError::Unavailable(format!("job worker {name}: {e}")))
-    }
-
-    /// Drops this queue's finished jobs older than an hour, and workers dead for a day
-    /// that hold no job.
-    pub(crate) async fn purge_finished(&self) -> Result<u64, QueueError> {
-        let keep = KEEP_FINISHED.as_secs() as i64;
-        let jobs = sqlx::query(
-            "DELETE FROM Jobs WHERE job_type = ?1 AND done_at < strftime('%s', 'now') - ?2 \
-             AND (status IN ('Done', 'Killed') OR (status = 'Failed' AND attempts >= max_attempts))",
-        )
-        .bind(&self.queue)
-        .bind(keep)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| sqlx_error("purging finished jobs", e))?;
-        sqlx::query(
-            "DELETE FROM Workers WHERE worker_type = ?1 AND last_seen < strftime('%s', 'now') - 86400 \
-             AND id NOT IN (SELECT lock_by FROM Jobs WHERE lock_by IS NOT NULL)",
-        )
-        .bind(&self.queue)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| sqlx_error("purging dead workers", e))?;
-        Ok(jobs.rows_affected())
+        let pool = Arc::new(Pool {
+            queue: self.clone(),
+            name: name.to_owned(),
+            held: Mutex::default(),
+            stray: AtomicBool::new(false),
+        });
+        // Registered before the first fetch: a job this worker takes is reaped if it dies.
+        pool.heartbeat(config).await?;
+        let heartbeats = async {
+            let every = config.heartbeat.max(Duration::from_secs(1));
+            loop {
+                tokio::time::sleep(every).await;
+                if let Err(e) = pool.heartbeat(config).await {
+                    warn!(worker = %name, error = %e, "job worker heartbeat failed");
+                }
+            }
+        };
+        let work = async {
+            let mut jobs = JoinSet::new();
+            fetch_loop(&pool, config, context, stop, &mut jobs).await;
+            drain(&mut jobs, config.shutdown_timeout, name).await;
+        };
+        tokio::select! {
+            () = work => {}
+            () = heartbeats => {}
+        }
+        pool.leave().await;
+        Ok(())
     }
 }
 
 #[async_trait]
 impl JobQueue for SqliteQueue {
     async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
-        let mut storage = self.storage(self.config());
-        storage.push(job).await.map_err(|e| match e {
-            TaskSinkError::PushError(apalis_sqlite::Error::Database(e)) => {
-                sqlx_error("enqueueing a job", e)
-            }
-            other => QueueError::Internal(format!("enqueueing a job: {other}")),
-        })?;
-        self.wake.send_modify(|n| *n = n.wrapping_add(1));
+        let payload = serde_json::to_string(&job)
+            .map_err(|e| QueueError::Internal(format!("encoding a job: {e}")))?;
+        sqlx::query("INSERT INTO parley_jobs (queue, payload) VALUES (?1, ?2)")
+            .bind(&self.queue)
+            .bind(payload)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| sqlx_error("enqueueing a job", e))?;
+        self.wake_consumers();
         Ok(())
     }
 
     async fn depth(&self) -> Result<u64, QueueError> {
         let count: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM Jobs WHERE job_type = ?1 \
-             AND (status = 'Pending' OR (status = 'Failed' AND attempts < max_attempts))",
+            "SELECT COUNT(*) FROM parley_jobs WHERE queue = ?1 AND worker IS NULL",
         )
         .bind(&self.queue)
         .fetch_one(&self.pool)
@@ -188,6 +195,243 @@ impl JobQueue for SqliteQueue {
             .map(drop)
             .map_err(|e| sqlx_error("querying the queue file", e))
     }
+}
+
+/// One pool of consumers: what its fetch loop, job tasks and heartbeat share.
+struct Pool {
+    queue: SqliteQueue,
+    name: String,
+    /// The ids of the jobs taken and not yet acknowledged or handed back.
+    held: Mutex<Vec<i64>>,
+    /// The table may show jobs as this worker's that no job of it holds (a settle
+    /// failed): reconcile before the next fetch.
+    stray: AtomicBool,
+}
+
+impl Pool {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<i64>> {
+        self.held
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    fn release(&self, id: i64) {
+        let mut held = self.lock();
+        if let Some(at) = held.iter().position(|h| *h == id) {
+            held.swap_remove(at);
+        }
+    }
+
+    /// Records this worker's heartbeat and hands the jobs of dead workers back, in one
+    /// transaction.
+    async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
+        let dead_after =
+            config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
+        let now = now_ms();
+        let cutoff = now - dead_after.as_millis() as i64;
+        let queue = &self.queue.queue;
+        let failed = |e| sqlx_error("recording a heartbeat", e);
+        let mut tx = self.queue.pool.begin().await.map_err(failed)?;
+        sqlx::query(
+            "INSERT INTO parley_job_workers (queue, name, last_seen_ms) VALUES (?1, ?2, ?3) \
+             ON CONFLICT (queue, name) DO UPDATE SET last_seen_ms = excluded.last_seen_ms",
+        )
+        .bind(queue)
+        .bind(&self.name)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?;
+        // Jobs of a worker that missed its heartbeats, or that is not registered at all.
+        let reaped = sqlx::query(
+            "UPDATE parley_jobs SET worker = NULL WHERE queue = ?1 AND worker IS NOT NULL \
+             AND worker NOT IN \
+             (SELECT name FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms >= ?2)",
+        )
+        .bind(queue)
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await
+        .map_err(failed)?
+        .rows_affected();
+        sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms < ?2")
+            .bind(queue)
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
+        tx.commit().await.map_err(failed)?;
+        if reaped > 0 {
+            warn!(worker = %self.name, jobs = reaped, "handed back the jobs of dead job workers");
+            self.queue.wake_consumers();
+        }
+        Ok(())
+    }
+
+    /// Takes the oldest waiting job.
+    async fn fetch(&self) -> Result<Option<(i64, String)>, QueueError> {
+        let job: Option<(i64, String)> = sqlx::query_as(
+            "UPDATE parley_jobs SET worker = ?1 WHERE id = \
+             (SELECT id FROM parley_jobs WHERE queue = ?2 AND worker IS NULL ORDER BY id LIMIT 1) \
+             RETURNING id, payload",
+        )
+        .bind(&self.name)
+        .bind(&self.queue.queue)
+        .fetch_optional(&self.queue.pool)
+        .await
+        .map_err(|e| sqlx_error("fetching a job", e))?;
+        if let Some((id, _)) = &job {
+            self.lock().push(*id);
+        }
+        Ok(job)
+    }
+
+    /// Acknowledges a finished job (deletes it), or hands back an interrupted one.
+    async fn settle(&self, id: i64, done: bool) {
+        let sql = if done {
+            "DELETE FROM parley_jobs WHERE id = ?1 AND worker = ?2"
+        } else {
+            "UPDATE parley_jobs SET worker = NULL WHERE id = ?1 AND worker = ?2"
+        };
+        let settled = sqlx::query(sql)
+            .bind(id)
+            .bind(&self.name)
+            .execute(&self.queue.pool)
+            .await;
+        self.release(id);
+        match settled {
+            Ok(_) if !done => self.queue.wake_consumers(),
+            Ok(_) => {}
+            Err(e) => {
+                // Still this worker's: the next reconcile hands it back (a finished job
+                // runs again as a no-op: jobs are idempotent).
+                warn!(worker = %self.name, error = %e, "could not settle a job; it will be handed back");
+                self.stray.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
+    /// Hands back the jobs the table shows as this worker's that no job of it holds.
+    async fn reconcile(&self) -> Result<(), QueueError> {
+        let failed = |e| sqlx_error("reconciling taken jobs", e);
+        let taken: Vec<i64> = sqlx::query_scalar("SELECT id FROM parley_jobs WHERE worker = ?1")
+            .bind(&self.name)
+            .fetch_all(&self.queue.pool)
+            .await
+            .map_err(failed)?;
+        let stray: Vec<i64> = {
+            let held = self.lock();
+            taken.into_iter().filter(|id| !held.contains(id)).collect()
+        };
+        for id in &stray {
+            sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE id = ?1 AND worker = ?2")
+                .bind(id)
+                .bind(&self.name)
+                .execute(&self.queue.pool)
+                .await
+                .map_err(failed)?;
+        }
+        if !stray.is_empty() {
+            warn!(worker = %self.name, jobs = stray.len(), "handed back jobs no consumer held");
+            self.queue.wake_consumers();
+        }
+        self.stray.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// Deregisters the worker, handing back whatever it still holds (jobs abandoned at the
+    /// shutdown deadline), in one transaction.
+    async fn leave(&self) {
+        let left = async {
+            let mut tx = self.queue.pool.begin().await?;
+            sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE worker = ?1")
+                .bind(&self.name)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND name = ?2")
+                .bind(&self.queue.queue)
+                .bind(&self.name)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await
+        };
+        if let Err(e) = left.await {
+            warn!(worker = %self.name, error = %e, "could not deregister the job worker");
+        }
+    }
+}
+
+async fn fetch_loop(
+    pool: &Arc<Pool>,
+    config: &ConsumerConfig,
+    context: &JobContext,
+    stop: &watch::Receiver<bool>,
+    jobs: &mut JoinSet<()>,
+) {
+    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
+    let mut wake = pool.queue.wake.subscribe();
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = stopped(stop) => return,
+        };
+        // Finished job tasks: collect them (a panic was handled inside).
+        while jobs.try_join_next().is_some() {}
+        if pool.stray.load(Ordering::SeqCst)
+            && let Err(e) = pool.reconcile().await
+        {
+            warn!(worker = %pool.name, error = %e, "could not reconcile taken jobs");
+            if sleep_unless_stopped(config.restart_delay, stop).await {
+                return;
+            }
+            continue;
+        }
+        // Seen before the fetch: an enqueue that lands after it wakes the wait below.
+        wake.borrow_and_update();
+        let (id, payload) = match pool.fetch().await {
+            Ok(Some(job)) => job,
+            Ok(None) => {
+                tokio::select! {
+                    _ = wake.changed() => {}
+                    () = tokio::time::sleep(config.poll_interval) => {}
+                    () = stopped(stop) => return,
+                }
+                continue;
+            }
+            Err(e) => {
+                warn!(worker = %pool.name, error = %e, "fetching a job failed");
+                if sleep_unless_stopped(config.restart_delay, stop).await {
+                    return;
+                }
+                continue;
+            }
+        };
+        if *stop.borrow() {
+            // Taken as the shutdown began: it was never started, so it goes back.
+            pool.settle(id, false).await;
+            return;
+        }
+        let (pool, context) = (pool.clone(), context.clone());
+        jobs.spawn(async move {
+            let _slot = slot;
+            let done = match serde_json::from_str::<Generate>(&payload) {
+                Ok(job) => run_one(&context, job).await,
+                Err(e) => {
+                    error!(error = %e, "an undecodable job; dropping it");
+                    true
+                }
+            };
+            pool.settle(id, done).await;
+        });
+    }
+}
+
+/// Milliseconds since the epoch: the heartbeat clock (workers sharing a file share a
+/// machine, hence a clock).
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
 }
 
 /// Maps a sqlx error: the file or the pool out of reach → `Unavailable`, else `Internal`.
@@ -222,6 +466,54 @@ mod tests {
     }
 
     conformance::conformance_suite!(harness);
+
+    async fn rows(queue: &SqliteQueue, sql: &'static str) -> i64 {
+        sqlx::query_scalar(sql)
+            .fetch_one(&queue.pool)
+            .await
+            .expect("count rows")
+    }
+
+    /// The file holds only what is still to do: a finished or given-up job leaves no row,
+    /// and a worker that left no registration.
+    #[tokio::test]
+    async fn settled_jobs_and_stopped_workers_leave_nothing_behind() {
+        use super::super::conformance::{Consumers, Recorder, test_config, wait_until};
+        use super::super::{JobFailure, QueueBackend};
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let queue = SqliteQueue::open(dir.path().join("queue.db"))
+            .await
+            .expect("open");
+        let doomed = uuid::Uuid::now_v7();
+        let recorder = Recorder::new(move |id, _| async move {
+            if id == doomed {
+                Err(JobFailure::Permanent("gone".into()))
+            } else {
+                Ok(())
+            }
+        });
+        let backend = QueueBackend::Sqlite(queue.clone());
+        let consumers = Consumers::start(&backend, test_config(), recorder.clone());
+        queue.enqueue(Generate::new(doomed)).await.expect("enqueue");
+        for _ in 0..9 {
+            let job = Generate::new(uuid::Uuid::now_v7());
+            queue.enqueue(job).await.expect("enqueue");
+        }
+        wait_until("every job ran", Duration::from_secs(10), || {
+            recorder.finished() == 10 && recorder.calls(doomed) == 1
+        })
+        .await;
+        assert_eq!(
+            rows(&queue, "SELECT COUNT(*) FROM parley_job_workers").await,
+            1
+        );
+        consumers.stop().await;
+        assert_eq!(rows(&queue, "SELECT COUNT(*) FROM parley_jobs").await, 0);
+        assert_eq!(
+            rows(&queue, "SELECT COUNT(*) FROM parley_job_workers").await,
+            0
+        );
+    }
 
     #[tokio::test]
     async fn open_fails_where_no_file_can_be() {

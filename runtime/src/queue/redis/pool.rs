@@ -16,12 +16,10 @@
 //! it between two attempts. A panicking handler gives the job up, as a permanent failure
 //! does.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::FutureExt;
 use parley_protocol::jobs::Generate;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script};
@@ -31,8 +29,8 @@ use tracing::{error, warn};
 
 use super::scripts::{HEARTBEAT, LEAVE, RECONCILE};
 use super::{RedisQueue, redis_error};
-use crate::queue::consumer::{JobContext, sleep_unless_stopped};
-use crate::queue::{ConsumerConfig, JobOutcome, QueueError};
+use crate::queue::consumer::{JobContext, drain, run_one, sleep_unless_stopped, stopped};
+use crate::queue::{ConsumerConfig, QueueError};
 
 /// How often a shutdown repeats `CLIENT UNBLOCK` until the fetch returns (the unblock
 /// may reach Redis before the `BLMOVE` it is meant for).
@@ -314,11 +312,6 @@ async fn fetch(
     Ok(job)
 }
 
-/// Resolves once `stop` turns true.
-async fn stopped(stop: &watch::Receiver<bool>) {
-    let _ = stop.clone().wait_for(|stop| *stop).await;
-}
-
 /// A new fetch connection, retried every `restart_delay`; `None` once stopped.
 async fn reconnect(
     pool: &Pool,
@@ -333,31 +326,5 @@ async fn reconnect(
             Ok(fetcher) => return Some(fetcher),
             Err(e) => warn!(worker = %pool.name, error = %e, "reconnecting to fetch jobs failed"),
         }
-    }
-}
-
-/// Runs one job; whether it is over (acknowledge) rather than interrupted (hand back).
-async fn run_one(context: &JobContext, job: Generate) -> bool {
-    match AssertUnwindSafe(context.run(job)).catch_unwind().await {
-        Ok(JobOutcome::Done { .. } | JobOutcome::GaveUp { .. }) => true,
-        Ok(JobOutcome::Interrupted { .. }) => false,
-        Err(_) => {
-            error!("job handler panicked; not retrying");
-            true
-        }
-    }
-}
-
-/// Waits for running jobs, up to `timeout`; abandons the rest (they run again after
-/// their worker is found dead).
-async fn drain(jobs: &mut JoinSet<()>, timeout: Duration, name: &str) {
-    let finished =
-        tokio::time::timeout(timeout, async { while jobs.join_next().await.is_some() {} });
-    if finished.await.is_err() {
-        warn!(
-            worker = name,
-            "running jobs outlived the shutdown timeout; abandoning them (they run again later)"
-        );
-        jobs.abort_all();
     }
 }
