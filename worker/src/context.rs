@@ -21,6 +21,23 @@ use crate::providers::ChatMessage;
 pub const FALLBACK_HISTORY: usize = 50;
 /// Tokens a chat message costs beyond its text (role and separators).
 const PER_MESSAGE_OVERHEAD: usize = 4;
+/// The most history a turn reads for a model with a tokenizer.
+pub const MAX_HISTORY_READ: usize = 500;
+/// Messages of the turn itself a read may return besides history (its user message and,
+/// on a retry, what an earlier attempt wrote), which the caller drops.
+const OWN_MESSAGES: usize = 8;
+
+/// How many recent messages a turn on `upstream_model` reads: enough for the window
+/// (the budget decides, up to [`MAX_HISTORY_READ`]) or, without a tokenizer, for
+/// [`FALLBACK_HISTORY`] and the `at_least` another reader of the history needs (modules'
+/// context). Reading 500 where 50 are sent was most of a long session's turn in
+/// embedded mode (BENCHMARKS.md, #9).
+pub fn history_read(upstream_model: &str, at_least: usize) -> usize {
+    match tokenizer(upstream_model) {
+        Some(_) => MAX_HISTORY_READ,
+        None => FALLBACK_HISTORY.max(at_least).min(MAX_HISTORY_READ) + OWN_MESSAGES,
+    }
+}
 
 /// What is sent to the model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,6 +262,14 @@ mod tests {
             "",
             "no config, no sections"
         );
+    }
+
+    #[test]
+    fn a_model_without_a_tokenizer_reads_only_the_history_it_can_send() {
+        let read = history_read("no-such-model", 0);
+        assert!((FALLBACK_HISTORY..=FALLBACK_HISTORY + OWN_MESSAGES).contains(&read), "{read}");
+        assert!(history_read("no-such-model", 80) >= 80);
+        assert_eq!(history_read("gpt-4o", 0), MAX_HISTORY_READ);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use uuid::Uuid;
 use crate::jobs::{Deps, TurnError};
 
 /// How many earlier messages a hook's context carries (newest kept).
-const CONTEXT_MESSAGES: usize = 50;
+pub(crate) const CONTEXT_MESSAGES: usize = 50;
 
 /// How long a session's scope is reused before it is read again.
 const SCOPE_TTL: Duration = Duration::from_secs(30);

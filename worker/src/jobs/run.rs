@@ -108,7 +108,8 @@ pub(super) async fn run(
         None => query::sessions::get(&deps.db, prompt.session_id).await?,
     };
     let files = query::files::owned_in_order(&deps.db, session.user_id, &input.attachments).await?;
-    let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, 500)
+    let read = crate::context::history_read(&route.upstream, crate::hooks::CONTEXT_MESSAGES);
+    let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, read as u64)
         .await?
         .into_iter()
         .filter(|m| Some(m.id) != prompt.user_message_id && m.prompt_id != Some(prompt.id))
