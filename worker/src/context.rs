@@ -267,7 +267,10 @@ mod tests {
     #[test]
     fn a_model_without_a_tokenizer_reads_only_the_history_it_can_send() {
         let read = history_read("no-such-model", 0);
-        assert!((FALLBACK_HISTORY..=FALLBACK_HISTORY + OWN_MESSAGES).contains(&read), "{read}");
+        assert!(
+            (FALLBACK_HISTORY..=FALLBACK_HISTORY + OWN_MESSAGES).contains(&read),
+            "{read}"
+        );
         assert!(history_read("no-such-model", 80) >= 80);
         assert_eq!(history_read("gpt-4o", 0), MAX_HISTORY_READ);
     }

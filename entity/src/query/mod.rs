@@ -27,12 +27,66 @@ pub mod tool_calls;
 pub mod tools;
 pub mod users;
 
+use std::future::Future;
+use std::sync::OnceLock;
+
 use sea_orm::{
-    DatabaseConnection, DatabaseTransaction, SqliteTransactionMode, TransactionOptions,
+    DatabaseConnection, DatabaseTransaction, DbBackend, SqliteTransactionMode, TransactionOptions,
     TransactionTrait, prelude::DateTimeUtc,
 };
 
-use crate::error::{Context, Result};
+use crate::error::{Context, Error, Result};
+
+/// Runs `write` — a function whose transaction writes — on the SQLite writer thread when
+/// `db` is SQLite, else where it is.
+///
+/// SQLite writes one transaction at a time, and each statement of a transaction is a
+/// round trip between the task and the connection's thread. Run from the main runtime,
+/// every round trip also waited for a runtime thread free of the turns' streaming work,
+/// and the whole wait was time the write lock was held: with 32 users, embedded mode
+/// was bound by the writer lock while both cores were 40 % idle (BENCHMARKS.md, #9).
+/// The writer thread runs nothing but these transactions, so a transaction holds the
+/// lock only for its own statements. The write completes even if the caller stops
+/// waiting (as a commit already sent would). Writes run there one after another, in the
+/// order they came: two would only take turns on the lock anyway, and the one kept
+/// waiting would sleep in SQLite's busy handler (1, 2, 5, … up to 100 ms a try) rather
+/// than start the moment the lock is free.
+pub async fn on_writer<T, F>(db: &DatabaseConnection, write: F) -> Result<T>
+where
+    F: Future<Output = Result<T>> + Send + 'static,
+    T: Send + 'static,
+{
+    if db.get_database_backend() != DbBackend::Sqlite {
+        return write.await;
+    }
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let write = async move {
+        let _turn = ONE_AT_A_TIME.lock().await;
+        write.await
+    };
+    match writer().spawn(write).await {
+        Ok(written) => written,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(Error::internal("running a write transaction", e)),
+    }
+}
+
+/// The writer thread's runtime, started on first use; it lives as long as the process.
+fn writer() -> &'static tokio::runtime::Handle {
+    static WRITER: OnceLock<tokio::runtime::Handle> = OnceLock::new();
+    WRITER.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("the database writer's runtime starts");
+        let handle = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("parley-db-writer".into())
+            .spawn(move || runtime.block_on(std::future::pending::<()>()))
+            .expect("the database writer's thread starts");
+        handle
+    })
+}
 
 /// Starts a transaction that will write. On SQLite it takes the write lock up front
 /// (`BEGIN IMMEDIATE`, waiting out the busy timeout) instead of upgrading a read lock
@@ -52,4 +106,42 @@ pub fn now() -> DateTimeUtc {
     let now = chrono::Utc::now();
     let micros = now.timestamp_micros();
     chrono::DateTime::from_timestamp_micros(micros).unwrap_or(now)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn sqlite_writes_run_one_at_a_time_on_the_writer_thread() {
+        let db = sea_orm::Database::connect("sqlite::memory:")
+            .await
+            .expect("an in-memory database");
+        let (inside, peak) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let writes: Vec<_> = (0..6)
+            .map(|_| {
+                let (db, inside, peak) = (db.clone(), inside.clone(), peak.clone());
+                tokio::spawn(async move {
+                    on_writer(&db, async move {
+                        let thread = std::thread::current().name().map(str::to_owned);
+                        let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                        peak.fetch_max(now, Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(5)).await;
+                        inside.fetch_sub(1, Ordering::SeqCst);
+                        Ok(thread)
+                    })
+                    .await
+                })
+            })
+            .collect();
+        for write in writes {
+            let thread = write.await.expect("no panic").expect("written");
+            assert_eq!(thread.as_deref(), Some("parley-db-writer"));
+        }
+        assert_eq!(peak.load(Ordering::SeqCst), 1, "writes overlapped");
+    }
 }

@@ -109,6 +109,21 @@ pub async fn finish(
     writes: TurnWrites,
     now: DateTimeUtc,
 ) -> Result<Finished> {
+    let (db2, prompt, worker) = (db.clone(), prompt.clone(), worker.to_owned());
+    crate::query::on_writer(db, async move {
+        write_finish(&db2, &prompt, &worker, outcome, writes, now).await
+    })
+    .await
+}
+
+async fn write_finish(
+    db: &DatabaseConnection,
+    prompt: &prompts::Model,
+    worker: &str,
+    outcome: Outcome,
+    writes: TurnWrites,
+    now: DateTimeUtc,
+) -> Result<Finished> {
     let txn = crate::query::begin_write(db, "starting to finish a prompt").await?;
     let (count, next) = release_session(
         &txn,

@@ -72,6 +72,20 @@ pub async fn claim(
     lease: Duration,
     now: DateTimeUtc,
 ) -> Result<Claim> {
+    let (db2, worker) = (db.clone(), worker.to_owned());
+    crate::query::on_writer(db, async move {
+        write_claim(&db2, id, &worker, lease, now).await
+    })
+    .await
+}
+
+async fn write_claim(
+    db: &DatabaseConnection,
+    id: Uuid,
+    worker: &str,
+    lease: Duration,
+    now: DateTimeUtc,
+) -> Result<Claim> {
     let claimed = prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(PromptState::InProgress))
         .col_expr(
