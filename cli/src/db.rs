@@ -32,6 +32,9 @@ pub fn describe(settings: &Settings) -> String {
 /// connections, embedded mode's turns waited there: TTFT p99 doubled at C = 32
 /// (BENCHMARKS.md, #9). Two connections keep a reader going beside the writer, and the
 /// rest wait in the pool's queue, which hands a connection over as soon as it is back.
+/// The hot writes take turns on a writer thread (`parley_entity::query::on_writer`);
+/// with that, three and four connections measured slower than two (220 and 197 turns/s
+/// at C = 32 against 258–265), one slower too.
 const POSTGRES_POOL: u32 = 10;
 const SQLITE_POOL: u32 = 2;
 

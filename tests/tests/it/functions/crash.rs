@@ -14,7 +14,7 @@ use super::{ALL, completed, of_type};
 use crate::fixtures::api;
 
 /// The most a turn whose worker died may take to complete elsewhere (see
-/// `distributed.rs`: the survivors' reaper runs every 30 s, apalis re-delivers after
+/// `distributed.rs`: the survivors' reaper runs every 30 s, the queue re-delivers after
 /// three missed 10 s heartbeats).
 const TAKEOVER: Duration = Duration::from_secs(75);
 
