@@ -273,7 +273,9 @@ both_backends!(
         assert_eq!(raw.status, 422, "{}", raw.text);
 
         let reply = "Done.\nSUGGESTED_ACTIONS: [{\"label\": \"Next\", \"action\": \"send_message\", \"handler\": \"server\", \"data\": {\"content\": \"next please\"}}]";
-        agent.turn(&format!("[[mock reply='{reply}']] go")).await;
+        // The offer is the last answer only if this turn completed: say so if it did not.
+        let offered = agent.turn(&format!("[[mock reply='{reply}']] go")).await;
+        super::completed(&offered);
         assert_eq!(
             run("end_session").await.assert_problem(409),
             "action_not_offered"
