@@ -150,7 +150,7 @@ pub async fn join(state: &AppState, prompt: &prompts::Model, after: u64) -> Resu
     Ok(if rest.is_empty() {
         Joined::UpToDate
     } else {
-        let events = stream::iter(rest).boxed();
+        let events = stream::iter(rest.into_iter().map(Ok)).boxed();
         Joined::Feed(with_pings(events, prompt.id, state.streaming.ping_every))
     })
 }
@@ -169,54 +169,70 @@ pub async fn from_start(state: &AppState, prompt: &prompts::Model) -> Result<Fee
 
 /// The live feed of the prompt's log.
 pub fn live(state: &AppState, prompt_id: Uuid, after: u64) -> Feed {
-    let events = state
-        .turns
-        .events
-        .subscribe(prompt_id, after)
-        .take_while(|item| {
-            if let Err(err) = item {
-                tracing::warn!(error = %err, "event feed interrupted");
-            }
-            futures::future::ready(item.is_ok())
-        })
-        .filter_map(|item| futures::future::ready(item.ok()))
-        .boxed();
+    let events = state.turns.events.subscribe(prompt_id, after);
     with_pings(events, prompt_id, state.streaming.ping_every)
 }
 
-/// Interleaves `ping`s every `every` until `events` ends.
-fn with_pings(events: Events, prompt_id: Uuid, every: Duration) -> Feed {
-    let start = tokio::time::Instant::now() + every;
-    let pings = stream::unfold(
-        tokio::time::interval_at(start, every),
-        |mut interval| async move {
-            interval.tick().await;
-            Some((Tick::Ping, interval))
-        },
-    );
-    let events = events
-        .map(|e| Tick::Event(Box::new(e)))
-        .chain(stream::once(async { Tick::End }));
-    // `select` alternates fairly; the end of the event side ends the feed.
-    let merged = stream::select(events, pings)
-        .take_while(|tick| futures::future::ready(!matches!(tick, Tick::End)))
-        .map(move |tick| match tick {
-            Tick::Event(event) => *event,
-            _ => StreamEvent {
+/// Interleaves `ping`s every `every` until `events` ends or fails.
+fn with_pings(
+    events: futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>,
+    prompt_id: Uuid,
+    every: Duration,
+) -> Feed {
+    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    Feed(Box::pin(Pinged {
+        events: Some(events),
+        pings,
+        prompt_id,
+    }))
+}
+
+/// A feed's events with a `ping` whenever `pings` ticks. One small struct rather than a
+/// chain of stream combinators: every open feed holds one, and with thousands open the
+/// combinators' buffered items added up.
+struct Pinged {
+    /// `None` once the events ended (or failed): the feed ends.
+    events: Option<futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>>,
+    pings: tokio::time::Interval,
+    prompt_id: Uuid,
+}
+
+impl Stream for Pinged {
+    type Item = StreamEvent;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<StreamEvent>> {
+        use std::task::Poll;
+        let Some(events) = self.events.as_mut() else {
+            return Poll::Ready(None);
+        };
+        match events.poll_next_unpin(cx) {
+            Poll::Ready(Some(Ok(event))) => return Poll::Ready(Some(event)),
+            Poll::Ready(Some(Err(err))) => {
+                tracing::warn!(error = %err, "event feed interrupted");
+                self.events = None;
+                return Poll::Ready(None);
+            }
+            Poll::Ready(None) => {
+                self.events = None;
+                return Poll::Ready(None);
+            }
+            Poll::Pending => {}
+        }
+        match self.pings.poll_tick(cx) {
+            Poll::Ready(_) => Poll::Ready(Some(StreamEvent {
                 seq: 0,
-                prompt_id,
+                prompt_id: self.prompt_id,
                 kind: EventKind::Ping {
                     ts: chrono::Utc::now().timestamp_millis(),
                 },
-            },
-        });
-    Feed(merged.boxed())
-}
-
-enum Tick {
-    Event(Box<StreamEvent>),
-    Ping,
-    End,
+            })),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 #[cfg(test)]

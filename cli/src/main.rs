@@ -4,6 +4,7 @@
 mod admin;
 mod config;
 mod db;
+mod http;
 mod serve;
 mod telemetry;
 

@@ -22,12 +22,6 @@ use parley_worker::{
         mcp::{self, McpServerConfig, McpTransport},
     },
 };
-use poem::{
-    Server,
-    http::uri::Scheme,
-    listener::{Acceptor, Listener, TcpAcceptor, TcpListener},
-    web::{LocalAddr, RemoteAddr},
-};
 use sea_orm::DatabaseConnection;
 use secrecy::ExposeSecret;
 
@@ -315,21 +309,13 @@ async fn serve_http(
         },
         streaming: Streaming::default(),
     };
-    let acceptor = NoDelay(
-        TcpListener::bind(settings.listen)
-            .into_acceptor()
-            .await
-            .with_context(|| format!("listening on {}", settings.listen))?,
-    );
-    let addr = acceptor
-        .local_addr()
-        .first()
-        .and_then(|a| a.as_socket_addr().copied())
-        .context("reading the bound address")?;
+    let listener = tokio::net::TcpListener::bind(settings.listen)
+        .await
+        .with_context(|| format!("listening on {}", settings.listen))?;
+    let addr = listener.local_addr().context("reading the bound address")?;
     tracing::info!(%addr, database = %db::describe(settings), ?role, "parley started");
     println!("parley listening on http://{addr}");
-    Server::new_with_acceptor(acceptor)
-        .run_with_graceful_shutdown(parley_api::app(state), shutdown_signal(), Some(GRACE))
+    crate::http::serve(listener, parley_api::app(state), shutdown_signal(), GRACE)
         .await
         .context("serving HTTP")
 }
@@ -347,27 +333,6 @@ async fn feed_tokens(db: &DatabaseConnection, settings: &Settings) -> anyhow::Re
     .map_err(|err| anyhow::anyhow!("reading the feed-token key: {err}"))?;
     let ttl = Duration::from_secs(settings.auth.feed_token_ttl_s);
     Ok(FeedTokens::new(key.into_bytes(), ttl))
-}
-
-/// Accepts connections with `TCP_NODELAY` set: an SSE feed is many small writes, and
-/// Nagle's algorithm would hold each one for the client's delayed ACK (~40 ms), which is
-/// most of a turn's time to first token.
-struct NoDelay(TcpAcceptor);
-
-impl Acceptor for NoDelay {
-    type Io = tokio::net::TcpStream;
-
-    fn local_addr(&self) -> Vec<LocalAddr> {
-        self.0.local_addr()
-    }
-
-    async fn accept(&mut self) -> std::io::Result<(Self::Io, LocalAddr, RemoteAddr, Scheme)> {
-        let (io, local, remote, scheme) = self.0.accept().await?;
-        if let Err(err) = io.set_nodelay(true) {
-            tracing::debug!(error = %err, "cannot set TCP_NODELAY");
-        }
-        Ok((io, local, remote, scheme))
-    }
 }
 
 fn hostname() -> String {

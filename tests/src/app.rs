@@ -147,6 +147,13 @@ impl TestApp {
         }
     }
 
+    /// Sends the server SIGTERM and waits up to `within` for it to exit: its exit status,
+    /// or `None` if it had not exited (it is killed then). Storage is kept.
+    pub async fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let server = self.server.take().expect("the server is not running");
+        server.terminate(within).await
+    }
+
     /// Stops and starts the server on the same storage; `base_url` changes.
     pub async fn restart(&mut self) {
         self.stop().await;

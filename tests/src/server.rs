@@ -212,6 +212,22 @@ impl Server {
         let _ = self.child.kill().await;
     }
 
+    /// Sends SIGTERM by PID and waits up to `within` for the process to exit; its exit
+    /// status, or `None` if it was still running (then it is killed).
+    pub(crate) async fn terminate(mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let pid = self.child.id()?;
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status();
+        match tokio::time::timeout(within, self.child.wait()).await {
+            Ok(status) => status.ok(),
+            Err(_) => {
+                let _ = self.child.kill().await;
+                None
+            }
+        }
+    }
+
     /// Kills the server as a crash would (SIGKILL by PID, no shutdown) and waits until
     /// it is gone.
     pub(crate) async fn kill(mut self) {

@@ -135,3 +135,78 @@ both_backends!(a_bad_setting_names_its_key, |app| async move {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("limits.max_body_bytes"), "{stderr}");
 });
+
+/// Reads one HTTP/1.1 response (head and `Content-Length` body) from `conn`.
+async fn read_response(conn: &mut tokio::net::TcpStream) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().to_owned())
+                })
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or_else(|| panic!("no Content-Length: {head}"));
+            if body.len() >= length {
+                return text;
+            }
+        }
+        let n = conn.read(&mut chunk).await.expect("reading the response");
+        assert!(n > 0, "the connection closed mid-response: {text}");
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+}
+
+// The HTTP server loop (`cli/src/http.rs`): on SIGTERM it stops accepting, closes idle
+// keep-alive connections at once instead of waiting out the grace period, and exits 0.
+both_backends!(
+    sigterm_closes_idle_connections_and_exits_cleanly,
+    |backend: Backend| async move {
+        use std::time::{Duration, Instant};
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let mut app = TestApp::spawn(backend).await;
+        let addr = app.base_url.trim_start_matches("http://").to_owned();
+        // Two requests on one connection (keep-alive), then the connection stays open.
+        let mut conn = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connecting");
+        for _ in 0..2 {
+            conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: parley\r\n\r\n")
+                .await
+                .expect("sending a request");
+            let response = read_response(&mut conn).await;
+            assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+        }
+        let started = Instant::now();
+        let status = app.terminate(Duration::from_secs(9)).await;
+        assert!(
+            status.is_some_and(|s| s.success()),
+            "parley must exit 0 after SIGTERM within 9 s: {status:?}"
+        );
+        // The shutdown grace is 10 s: an idle connection must not hold it.
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "an idle keep-alive connection held the shutdown for {:?}",
+            started.elapsed()
+        );
+        let mut rest = [0u8; 64];
+        let read = tokio::time::timeout(Duration::from_secs(2), conn.read(&mut rest))
+            .await
+            .expect("the idle connection was not closed");
+        assert!(
+            matches!(read, Ok(0) | Err(_)),
+            "the idle connection got bytes after the shutdown: {read:?}"
+        );
+        assert!(
+            tokio::net::TcpStream::connect(&addr).await.is_err(),
+            "something still listens on {addr} after the exit"
+        );
+    }
+);

@@ -171,6 +171,11 @@ impl Reader {
             }
             if let Some(event) = self.buffer.pop_front() {
                 self.next = event.seq + 1;
+                if self.buffer.is_empty() {
+                    // An idle reader keeps no buffer: with thousands of readers open,
+                    // a batch's capacity each would add up.
+                    self.buffer = VecDeque::new();
+                }
                 // A terminal event ends the stream unless the log goes on after it (the
                 // prompt was resumed: a new attempt follows). The last event of a read
                 // that was not a whole batch, or the one just announced, was the last
@@ -216,9 +221,12 @@ impl Reader {
     /// notice a log that is over (its last event is terminal and already behind us) or
     /// gone (it expired under us).
     pub(super) async fn fetch(&mut self, check_end: bool) -> Result<()> {
-        let (events, tail) = self
-            .inner
-            .fetch(self.prompt_id, self.next - 1, READ_BATCH, check_end)
+        // Boxed: the read's state would otherwise sit in every idle reader's future.
+        let (events, tail) =
+            Box::pin(
+                self.inner
+                    .fetch(self.prompt_id, self.next - 1, READ_BATCH, check_end),
+            )
             .await?;
         self.more = events.len() == READ_BATCH;
         self.seen_log |= !events.is_empty();
@@ -230,8 +238,17 @@ impl Reader {
                 Tail::Missing | Tail::NotChecked => {}
             }
         }
-        self.buffer.extend(events);
+        self.take(events);
         Ok(())
+    }
+
+    /// Queues `events` to yield; into an empty buffer they move without a copy.
+    fn take(&mut self, events: Vec<StreamEvent>) {
+        if self.buffer.is_empty() {
+            self.buffer = events.into();
+        } else {
+            self.buffer.extend(events);
+        }
     }
 
     async fn join(&mut self) {
@@ -260,7 +277,7 @@ impl Reader {
                 match membership.events_from(self.next) {
                     Some(events) => {
                         self.seen_log |= !events.is_empty();
-                        self.buffer.extend(events);
+                        self.take(events);
                         Ok(())
                     }
                     // Behind the window, or a resync (after which the log may be gone).
