@@ -40,6 +40,9 @@ chmod 755 "$TMP"   # the postgres user must be able to reach its subdirectory
 
 pg_port=$(free_port)
 redis_port=$(free_port)
+# pg_stat_statements (in Debian's postgresql package): the per-turn cost test counts the
+# statements a turn runs (tests/tests/it/distributed.rs).
+PG_EXTRA_OPTS=(-c shared_preload_libraries=pg_stat_statements)
 start_postgres "$PG_BIN" "$pg_port"
 start_redis "$redis_port"
 

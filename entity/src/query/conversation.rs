@@ -2,10 +2,10 @@
 //! (checkpointed while streaming, finalized onto the assistant message) and `ai_usage`.
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set,
+    ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, QueryTrait, Set,
     prelude::DateTimeUtc,
-    sea_query::{Expr, ExprTrait, OnConflict},
+    sea_query::{Expr, ExprTrait, InsertStatement, OnConflict, Query},
 };
 use serde_json::Value;
 use uuid::Uuid;
@@ -110,27 +110,51 @@ pub async fn insert_messages<C: ConnectionTrait>(
     first: i32,
     now: DateTimeUtc,
 ) -> Result<()> {
-    if rows.is_empty() {
+    let Some(insert) = messages_insert(session_id, rows, |i| Expr::val(first + i as i32), now)
+    else {
         return Ok(());
-    }
-    let models = rows
-        .iter()
-        .enumerate()
-        .map(|(i, row)| messages::ActiveModel {
-            id: Set(row.id),
-            session_id: Set(session_id),
-            seq: Set(first + i as i32),
-            role: Set(row.role),
-            content: Set(row.content.clone()),
-            is_complete: Set(row.is_complete),
-            prompt_id: Set(row.prompt_id),
-            created_at: Set(now),
-        });
-    messages::Entity::insert_many(models)
-        .exec_without_returning(db)
+    };
+    db.execute_raw(db.get_database_backend().build(&insert))
         .await
         .context("appending messages")?;
     Ok(())
+}
+
+/// The `INSERT` of `rows` (none for no rows); row `i`'s `seq` is `seq(i)`, a value or an
+/// expression (the finish's single statement counts from the session it updates).
+pub(crate) fn messages_insert(
+    session_id: Uuid,
+    rows: &[MessageRow],
+    seq: impl Fn(usize) -> Expr,
+    now: DateTimeUtc,
+) -> Option<InsertStatement> {
+    if rows.is_empty() {
+        return None;
+    }
+    let mut insert = Query::insert();
+    insert.into_table(messages::Entity).columns([
+        messages::Column::Id,
+        messages::Column::SessionId,
+        messages::Column::Seq,
+        messages::Column::Role,
+        messages::Column::Content,
+        messages::Column::IsComplete,
+        messages::Column::PromptId,
+        messages::Column::CreatedAt,
+    ]);
+    for (i, row) in rows.iter().enumerate() {
+        insert.values_panic([
+            Expr::val(row.id),
+            Expr::val(session_id),
+            seq(i),
+            Expr::val(row.role.to_value()),
+            Expr::val(row.content.clone()),
+            Expr::val(row.is_complete),
+            Expr::val(row.prompt_id),
+            Expr::val(now),
+        ]);
+    }
+    Some(insert)
 }
 
 /// The current content of one block of a streaming answer.
@@ -171,8 +195,25 @@ async fn upsert_blocks<C: ConnectionTrait>(
     message_id: Option<Uuid>,
     now: DateTimeUtc,
 ) -> Result<()> {
-    if drafts.is_empty() {
+    let Some(upsert) = blocks_upsert(prompt_id, drafts, message_id, now) else {
         return Ok(());
+    };
+    db.execute_raw(db.get_database_backend().build(&upsert))
+        .await
+        .context("writing blocks")?;
+    Ok(())
+}
+
+/// The upsert (by prompt and index) of `drafts`, finalized onto `message_id` when given;
+/// none for no drafts.
+pub(crate) fn blocks_upsert(
+    prompt_id: Uuid,
+    drafts: &[BlockDraft],
+    message_id: Option<Uuid>,
+    now: DateTimeUtc,
+) -> Option<InsertStatement> {
+    if drafts.is_empty() {
+        return None;
     }
     let rows = drafts.iter().map(|d| blocks::ActiveModel {
         id: Set(Uuid::now_v7()),
@@ -194,16 +235,15 @@ async fn upsert_blocks<C: ConnectionTrait>(
     if message_id.is_some() {
         columns.extend([blocks::Column::MessageId, blocks::Column::IsFinalized]);
     }
-    blocks::Entity::insert_many(rows)
-        .on_conflict(
-            OnConflict::columns([blocks::Column::PromptId, blocks::Column::Index])
-                .update_columns(columns)
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await
-        .context("writing blocks")?;
-    Ok(())
+    Some(
+        blocks::Entity::insert_many(rows)
+            .on_conflict(
+                OnConflict::columns([blocks::Column::PromptId, blocks::Column::Index])
+                    .update_columns(columns)
+                    .to_owned(),
+            )
+            .into_query(),
+    )
 }
 
 /// Drops a prompt's unfinalized blocks (a new attempt starts over).
@@ -334,8 +374,19 @@ pub async fn record_usage<C: ConnectionTrait>(
     rows: Vec<UsageRow>,
     now: DateTimeUtc,
 ) -> Result<()> {
-    if rows.is_empty() {
+    let Some(insert) = usage_insert(rows, now) else {
         return Ok(());
+    };
+    db.execute_raw(db.get_database_backend().build(&insert))
+        .await
+        .context("recording usage")?;
+    Ok(())
+}
+
+/// The `INSERT` of `rows`; none for no rows.
+pub(crate) fn usage_insert(rows: Vec<UsageRow>, now: DateTimeUtc) -> Option<InsertStatement> {
+    if rows.is_empty() {
+        return None;
     }
     let models = rows.into_iter().map(|row| ai_usage::ActiveModel {
         id: Set(Uuid::now_v7()),
@@ -353,11 +404,7 @@ pub async fn record_usage<C: ConnectionTrait>(
         ttft_ms: Set(row.ttft_ms),
         created_at: Set(now),
     });
-    ai_usage::Entity::insert_many(models)
-        .exec_without_returning(db)
-        .await
-        .context("recording usage")?;
-    Ok(())
+    Some(ai_usage::Entity::insert_many(models).into_query())
 }
 
 /// Usage rows of a prompt, oldest first.

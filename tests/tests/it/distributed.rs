@@ -703,3 +703,103 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
     })
     .await;
 }
+
+/// Statements run in the cluster's database so far: `(calls, query)` per normalized
+/// statement, as `pg_stat_statements` (loaded by `scripts/test.sh`) counts them.
+async fn statement_calls(d: &Distributed) -> std::collections::HashMap<String, i64> {
+    d.cluster
+        .query_strings(
+            "SELECT calls::text || ' ' || query FROM pg_stat_statements \
+             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+             AND query NOT LIKE '%pg_stat_statements%'",
+        )
+        .await
+        .into_iter()
+        .map(|line| {
+            let (calls, query) = line.split_once(' ').expect("calls and query");
+            (query.to_owned(), calls.parse().expect("a count"))
+        })
+        .collect()
+}
+
+// What a plain turn costs PostgreSQL, counted by the server (issue #9: at most 10
+// statements and 2 transactions): the create is one statement and the finish one
+// statement in one transaction, both `WITH … AS (UPDATE …)`; with the token lookup, the
+// claim and the history read that is 5 statements and 1 `BEGIN`/`COMMIT`. A finish or a
+// create that fell back to its step-by-step path would show here.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_turn_costs_five_statements_and_one_transaction() {
+    const TURNS: i64 = 10;
+    run_test(Backend::Postgres, |_| async {
+        let d = distributed().await;
+        let db = d.cluster.db().await;
+        sea_orm::ConnectionTrait::execute_unprepared(
+            &db,
+            "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+        )
+        .await
+        .expect("pg_stat_statements (scripts/test.sh loads it)");
+        let turn = |n: i64| {
+            let d = &d;
+            async move {
+                let mut feed = d
+                    .cluster
+                    .stream_message(&d.token, &d.session_id.to_string(), &format!("turn {n}"))
+                    .await;
+                let events = to_terminal(&mut feed, WAIT, "a plain turn").await;
+                assert_one_text_block_completed(&events);
+            }
+        };
+        // The first turn may read what later turns find cached (the model catalog).
+        turn(0).await;
+        let before = statement_calls(&d).await;
+        for n in 1..=TURNS {
+            turn(n).await;
+        }
+        let after = statement_calls(&d).await;
+        let mut ran: Vec<(i64, &str)> = after
+            .iter()
+            .map(|(query, calls)| {
+                (
+                    calls - before.get(query).copied().unwrap_or(0),
+                    query.as_str(),
+                )
+            })
+            .filter(|(calls, _)| *calls > 0)
+            .collect();
+        ran.sort();
+        let listing = ran
+            .iter()
+            .map(|(calls, query)| format!("{calls:>4} {}", &query[..query.len().min(110)]))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let calls_of = |prefix: &str| -> i64 {
+            ran.iter()
+                .filter(|(_, q)| q.starts_with(prefix))
+                .map(|(c, _)| c)
+                .sum()
+        };
+        let control = calls_of("BEGIN") + calls_of("COMMIT") + calls_of("ROLLBACK");
+        let statements: i64 = ran.iter().map(|(c, _)| c).sum::<i64>() - control;
+        assert!(
+            calls_of("WITH s AS (") >= TURNS,
+            "every create is one statement:\n{listing}"
+        );
+        assert!(
+            calls_of(r#"WITH "p" AS (UPDATE "prompts""#) >= TURNS,
+            "every finish is one statement:\n{listing}"
+        );
+        assert_eq!(calls_of("ROLLBACK"), 0, "nothing rolled back:\n{listing}");
+        // Background work (the reaper, the idle-session sweep) may add a statement or two.
+        assert!(
+            statements <= 5 * TURNS + 3,
+            "{statements} statements for {TURNS} turns:\n{listing}"
+        );
+        assert!(
+            calls_of("BEGIN") <= TURNS + 1,
+            "{} transactions for {TURNS} turns:\n{listing}",
+            calls_of("BEGIN")
+        );
+    })
+    .await;
+}

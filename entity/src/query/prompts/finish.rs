@@ -4,9 +4,10 @@
 
 use parley_protocol::{events::ResponseExtras, route::RouteDecision};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
+    FromQueryResult, QueryFilter, QueryOrder, QueryTrait,
     prelude::DateTimeUtc,
-    sea_query::{Expr, ExprTrait, Order, Query},
+    sea_query::{Alias, CommonTableExpression, Expr, ExprTrait, Order, Query, WithClause},
 };
 use uuid::Uuid;
 
@@ -124,6 +125,20 @@ async fn write_finish(
     writes: TurnWrites,
     now: DateTimeUtc,
 ) -> Result<Finished> {
+    if db.get_database_backend() == DbBackend::Postgres && !writes.checkpointed {
+        let txn = crate::query::begin_write(db, "starting to finish a prompt").await?;
+        match finish_in_one_statement(&txn, prompt, worker, &outcome, &writes, now).await {
+            Ok(Some(finished)) => {
+                txn.commit().await.context("committing a finished prompt")?;
+                return Ok(finished);
+            }
+            Ok(None) => {}
+            Err(err) => {
+                tracing::debug!(error = %err, "the one-statement finish failed; finishing step by step")
+            }
+        }
+        // Dropping the transaction rolls it back; the general path decides.
+    }
     let txn = crate::query::begin_write(db, "starting to finish a prompt").await?;
     let (count, next) = release_session(
         &txn,
@@ -142,6 +157,29 @@ async fn write_finish(
         }
     }
     conversation::record_usage(&txn, writes.usage, now).await?;
+    let done = finish_update(prompt, worker, outcome, now)
+        .exec_with_returning(&txn)
+        .await
+        .context("finishing a prompt")?;
+    let Some(prompt) = done.into_iter().next() else {
+        // Dropping the transaction rolls back what it wrote.
+        return Ok(Finished::LeaseLost);
+    };
+    txn.commit().await.context("committing a finished prompt")?;
+    Ok(Finished::Ended {
+        prompt: Box::new(prompt),
+        next,
+    })
+}
+
+/// The prompt's `UPDATE` to `outcome`, guarded by the worker's lease and an unfinished
+/// state (it matches nothing when the lease was lost).
+fn finish_update(
+    prompt: &prompts::Model,
+    worker: &str,
+    outcome: Outcome,
+    now: DateTimeUtc,
+) -> sea_orm::UpdateMany<prompts::Entity> {
     let mut update = prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(outcome.state))
         .col_expr(prompts::Column::CompletedAt, Expr::value(now))
@@ -176,22 +214,130 @@ async fn write_finish(
     if let Some(system) = outcome.system_message {
         update = update.col_expr(prompts::Column::SystemMessage, Expr::value(system));
     }
-    let done = update
+    update
         .filter(prompts::Column::Id.eq(prompt.id))
         .filter(prompts::Column::LeaseOwner.eq(worker))
         .filter(prompts::Column::State.is_in(UNFINISHED))
-        .exec_with_returning(&txn)
-        .await
-        .context("finishing a prompt")?;
-    let Some(prompt) = done.into_iter().next() else {
-        // Dropping the transaction rolls back what it wrote.
-        return Ok(Finished::LeaseLost);
+}
+
+/// The oldest prompt of the session waiting for it, other than `prompt_id`.
+fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::SelectStatement {
+    Query::select()
+        .column(prompts::Column::Id)
+        .from(prompts::Entity)
+        .and_where(prompts::Column::SessionId.eq(session_id))
+        .and_where(prompts::Column::State.eq(PromptState::Created))
+        .and_where(prompts::Column::Id.ne(prompt_id))
+        .order_by(prompts::Column::Id, Order::Asc)
+        .limit(1)
+        .to_owned()
+}
+
+/// A plain finish on PostgreSQL as one statement inside the transaction: the prompt's
+/// guarded `UPDATE` (`p`), the session's counter and hand-over (`s`, only while the
+/// prompt holds the session), the messages (their `seq`s counted from `s`), the blocks
+/// and the usage as data-modifying CTEs — one round trip instead of five. `None` when
+/// that is not the whole story (the lease is lost, or the prompt no longer holds the
+/// session): the caller rolls back and takes the general path, which tells them apart.
+/// A turn that checkpointed is not plain (finalizing would update blocks the same
+/// statement upserts).
+async fn finish_in_one_statement(
+    txn: &DatabaseTransaction,
+    prompt: &prompts::Model,
+    worker: &str,
+    outcome: &Outcome,
+    writes: &TurnWrites,
+    now: DateTimeUtc,
+) -> Result<Option<Finished>> {
+    let added = writes.messages.len();
+    let mut with = WithClause::new();
+    let mut finished = finish_update(prompt, worker, outcome.clone(), now).into_query();
+    finished.returning_all();
+    with.cte(cte("p", finished));
+    let mut session = Query::update();
+    session
+        .table(sessions::Entity)
+        .value(
+            sessions::Column::MessageCount,
+            Expr::col(sessions::Column::MessageCount).add(added as i32),
+        )
+        .value(sessions::Column::LastActivityAt, Expr::value(now))
+        .value(
+            sessions::Column::ActivePromptId,
+            Expr::SubQuery(
+                None,
+                Box::new(next_waiting(prompt.session_id, prompt.id).into()),
+            ),
+        )
+        .and_where(sessions::Column::Id.eq(prompt.session_id))
+        .and_where(sessions::Column::ActivePromptId.eq(prompt.id))
+        .returning(Query::returning().columns([
+            sessions::Column::MessageCount,
+            sessions::Column::ActivePromptId,
+        ]));
+    with.cte(cte("s", session));
+    // A missing `s` makes every `seq` NULL, which the column refuses: the statement fails
+    // and the caller takes the general path.
+    let seq = |i: usize| {
+        Expr::cust(format!(
+            r#"(SELECT "message_count" FROM "s") - {added} + {}"#,
+            i + 1
+        ))
     };
-    txn.commit().await.context("committing a finished prompt")?;
-    Ok(Finished::Ended {
+    if let Some(insert) =
+        conversation::messages_insert(prompt.session_id, &writes.messages, seq, now)
+    {
+        with.cte(cte("m", insert));
+    }
+    if let Some(answer) = writes.answer_id
+        && let Some(upsert) =
+            conversation::blocks_upsert(prompt.id, &writes.blocks, Some(answer), now)
+    {
+        with.cte(cte("b", upsert));
+    }
+    if let Some(insert) = conversation::usage_insert(writes.usage.clone(), now) {
+        with.cte(cte("u", insert));
+    }
+    let select = Query::select()
+        .expr(Expr::cust(super::turn::prefixed::<prompts::Entity>("p")))
+        .expr_as(
+            Expr::cust(r#"(SELECT "active_prompt_id" FROM "s")"#),
+            Alias::new("s_next"),
+        )
+        .expr_as(
+            Expr::cust(r#"EXISTS (SELECT 1 FROM "s")"#),
+            Alias::new("s_held"),
+        )
+        .from(Alias::new("p"))
+        .to_owned();
+    let statement = txn.get_database_backend().build(&with.query(select));
+    let Some(row) = txn
+        .query_one_raw(statement)
+        .await
+        .context("finishing a prompt")?
+    else {
+        return Ok(None);
+    };
+    let held: bool = row.try_get("", "s_held").context("reading a finish")?;
+    if !held {
+        return Ok(None);
+    }
+    let next: Option<Uuid> = row.try_get("", "s_next").context("reading a finish")?;
+    let prompt = prompts::Model::from_query_result(&row, "p_").context("reading a prompt")?;
+    Ok(Some(Finished::Ended {
         prompt: Box::new(prompt),
         next,
-    })
+    }))
+}
+
+fn cte(
+    name: &str,
+    query: impl Into<sea_orm::sea_query::SubQueryStatement>,
+) -> CommonTableExpression {
+    CommonTableExpression::new()
+        .query(query)
+        .table_name(Alias::new(name))
+        .to_owned()
 }
 
 /// Counts `added` messages on the session and, when `prompt_id` holds it, gives it to
@@ -204,15 +350,6 @@ async fn release_session<C: ConnectionTrait>(
     added: usize,
     now: DateTimeUtc,
 ) -> Result<(i32, Option<Uuid>)> {
-    let next_waiting = Query::select()
-        .column(prompts::Column::Id)
-        .from(prompts::Entity)
-        .and_where(prompts::Column::SessionId.eq(session_id))
-        .and_where(prompts::Column::State.eq(PromptState::Created))
-        .and_where(prompts::Column::Id.ne(prompt_id))
-        .order_by(prompts::Column::Id, Order::Asc)
-        .limit(1)
-        .to_owned();
     let counted = || {
         sessions::Entity::update_many()
             .col_expr(
@@ -225,7 +362,7 @@ async fn release_session<C: ConnectionTrait>(
     let handed = counted()
         .col_expr(
             sessions::Column::ActivePromptId,
-            Expr::SubQuery(None, Box::new(next_waiting.into())),
+            Expr::SubQuery(None, Box::new(next_waiting(session_id, prompt_id).into())),
         )
         .filter(sessions::Column::ActivePromptId.eq(prompt_id))
         .exec_with_returning(txn)
