@@ -89,28 +89,35 @@ pub(super) async fn run(
         .await?;
         conversation::discard_blocks(&deps.db, prompt.id).await?;
     }
-    sink.event(EventKind::PromptState {
+    let in_progress = EventKind::PromptState {
         state: PromptState::InProgress,
         attempt: record::attempt(prompt),
-    })
-    .await?;
+    };
     let Some(route) = deps.catalog.resolve(prompt.model.as_deref()).cloned() else {
+        sink.event(in_progress).await?;
         return Ok(Produced::UnknownModel);
     };
-    let input = prompt
-        .input
-        .clone()
-        .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
     // The job carries the session as the api saw it (its config and owner never change);
     // a job without it (the reaper's, a resume's) reads it.
     let session = match known.filter(|s| s.id == prompt.session_id) {
         Some(session) => session,
         None => query::sessions::get(&deps.db, prompt.session_id).await?,
     };
-    let files = query::files::owned_in_order(&deps.db, session.user_id, &input.attachments).await?;
+    // The history read (PostgreSQL or SQLite) and the `prompt_state` append (the event
+    // log) go to different servers: one waits for both, not for one after the other.
+    // Every later event still follows `prompt_state`.
     let read = crate::context::history_read(&route.upstream, crate::hooks::CONTEXT_MESSAGES);
-    let history: Vec<_> = conversation::recent_messages(&deps.db, session.id, read as u64)
-        .await?
+    let (appended, recent) = tokio::join!(
+        sink.event(in_progress),
+        conversation::recent_messages(&deps.db, session.id, read as u64),
+    );
+    appended?;
+    let input = prompt
+        .input
+        .clone()
+        .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
+    let files = query::files::owned_in_order(&deps.db, session.user_id, &input.attachments).await?;
+    let history: Vec<_> = recent?
         .into_iter()
         .filter(|m| Some(m.id) != prompt.user_message_id && m.prompt_id != Some(prompt.id))
         .collect();
