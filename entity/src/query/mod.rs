@@ -37,8 +37,8 @@ use sea_orm::{
 
 use crate::error::{Context, Error, Result};
 
-/// Runs `write` — a function whose transaction writes — on the SQLite writer thread when
-/// `db` is SQLite, else where it is.
+/// Runs `write` — a function of the connection whose transaction writes — on the SQLite
+/// writer thread when `db` is SQLite, else where it is.
 ///
 /// SQLite writes one transaction at a time, and each statement of a transaction is a
 /// round trip between the task and the connection's thread. Run from the main runtime,
@@ -51,11 +51,14 @@ use crate::error::{Context, Error, Result};
 /// order they came: two would only take turns on the lock anyway, and the one kept
 /// waiting would sleep in SQLite's busy handler (1, 2, 5, … up to 100 ms a try) rather
 /// than start the moment the lock is free.
-pub async fn on_writer<T, F>(db: &DatabaseConnection, write: F) -> Result<T>
+pub async fn on_writer<T, F, W>(db: &DatabaseConnection, write: F) -> Result<T>
 where
-    F: Future<Output = Result<T>> + Send + 'static,
+    F: FnOnce(DatabaseConnection) -> W,
+    W: Future<Output = Result<T>> + Send + 'static,
     T: Send + 'static,
 {
+    // `write` gets its own handle of the pool, so its future owns what it uses.
+    let write = write(db.clone());
     if db.get_database_backend() != DbBackend::Sqlite {
         return write.await;
     }
@@ -126,7 +129,7 @@ mod tests {
             .map(|_| {
                 let (db, inside, peak) = (db.clone(), inside.clone(), peak.clone());
                 tokio::spawn(async move {
-                    on_writer(&db, async move {
+                    on_writer(&db, |_| async move {
                         let thread = std::thread::current().name().map(str::to_owned);
                         let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
                         peak.fetch_max(now, Ordering::SeqCst);

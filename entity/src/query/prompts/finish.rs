@@ -110,9 +110,9 @@ pub async fn finish(
     writes: TurnWrites,
     now: DateTimeUtc,
 ) -> Result<Finished> {
-    let (db2, prompt, worker) = (db.clone(), prompt.clone(), worker.to_owned());
-    crate::query::on_writer(db, async move {
-        write_finish(&db2, &prompt, &worker, outcome, writes, now).await
+    let (prompt, worker) = (prompt.clone(), worker.to_owned());
+    crate::query::on_writer(db, move |db| async move {
+        write_finish(&db, &prompt, &worker, outcome, writes, now).await
     })
     .await
 }

@@ -72,9 +72,9 @@ pub async fn claim(
     lease: Duration,
     now: DateTimeUtc,
 ) -> Result<Claim> {
-    let (db2, worker) = (db.clone(), worker.to_owned());
-    crate::query::on_writer(db, async move {
-        write_claim(&db2, id, &worker, lease, now).await
+    let worker = worker.to_owned();
+    crate::query::on_writer(db, move |db| async move {
+        write_claim(&db, id, &worker, lease, now).await
     })
     .await
 }

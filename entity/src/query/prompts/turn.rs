@@ -63,8 +63,11 @@ pub struct Turn {
 /// and the turn is refused: 409 `max_messages_reached` / `max_session_duration_reached`)
 /// and its active-prompt policy.
 pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
-    let db2 = db.clone();
-    crate::query::on_writer(db, async move { write_turn(&db2, turn, now).await }).await
+    crate::query::on_writer(
+        db,
+        move |db| async move { write_turn(&db, turn, now).await },
+    )
+    .await
 }
 
 async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
