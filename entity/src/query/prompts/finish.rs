@@ -101,7 +101,8 @@ pub struct TurnWrites {
 /// produced and hands the session to its next waiting prompt — one transaction of five
 /// statements for a plain turn: the session (message counter and hand-over, `UPDATE …
 /// RETURNING`), the messages, the blocks, the usage, and last the prompt, guarded by the
-/// lease (when that finds nothing, everything rolls back: [`Finished::LeaseLost`]).
+/// lease (when that finds nothing, everything rolls back: [`Finished::LeaseLost`]). On
+/// PostgreSQL a plain turn's five are one statement ([`finish_in_one_statement`]).
 pub async fn finish(
     db: &DatabaseConnection,
     prompt: &prompts::Model,
