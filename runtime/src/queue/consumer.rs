@@ -1,23 +1,25 @@
-//! The consumer side shared by both backends: the retry loop around a [`JobHandler`]
-//! ([`JobContext::run`]), running one job and draining a pool's jobs at shutdown, and the
-//! stop plumbing of [`run_consumers`](super::run_consumers).
+//! The consumer side shared by both backends: the fetch loop of a pool of consumers
+//! ([`fetch_loop`], over what a backend implements as [`ConsumerPool`]), the retry loop
+//! around a [`JobHandler`] ([`JobContext::run`]), running one job and draining a pool's
+//! jobs at shutdown, and the stop plumbing of [`run_consumers`](super::run_consumers).
 //!
 //! Retries are ours, not the backend's: [`run_job`] loops with an exponential backoff,
 //! and a backend acts on the [`JobOutcome`]: a finished or given-up job is acknowledged
 //! (never re-delivered); only a job interrupted by a shutdown while it waits for its next
 //! attempt is handed back, so it runs again later.
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::FutureExt;
 use parley_protocol::jobs::Generate;
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tracing::{error, warn};
 
-use super::{Backoff, ConsumerConfig, JobFailure, JobHandler};
+use super::{Backoff, ConsumerConfig, JobFailure, JobHandler, QueueError};
 
 /// How a job ended in [`run_job`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,6 +145,98 @@ pub(crate) async fn run_one(context: &JobContext, job: Generate) -> bool {
             error!("job handler panicked; not retrying");
             true
         }
+    }
+}
+
+/// What one backend's pool of consumers gives the shared [`fetch_loop`]: how to take the
+/// next job (with the backend's own way to wait for one and to recover from a failure),
+/// and how to settle a job it ran.
+pub(crate) trait ConsumerPool: Send + Sync + 'static {
+    /// A taken job, as the backend settles it.
+    type Taken: Send + Sync + 'static;
+
+    /// What [`ConsumerPool::next`] fetches through (a connection of its own, a wake-up
+    /// receiver).
+    type Fetcher: Send;
+
+    /// The worker's name, for logs.
+    fn worker(&self) -> &str;
+
+    /// A settle failed: the backend may show jobs as this worker's that no job task holds.
+    fn stray(&self) -> bool;
+
+    /// Hands back what [`ConsumerPool::stray`] says may be stray.
+    fn reconcile(&self) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// The next job: taken with its payload, none for now (the backend has waited, or
+    /// recovered from a failure; the loop looks again), or the stop came first.
+    fn next(
+        &self,
+        fetcher: &mut Self::Fetcher,
+        config: &ConsumerConfig,
+        stop: &watch::Receiver<bool>,
+    ) -> impl Future<Output = Next<Self::Taken>> + Send;
+
+    /// Acknowledges a job that is over (`done`), or hands it back.
+    fn settle(&self, job: &Self::Taken, done: bool) -> impl Future<Output = ()> + Send;
+}
+
+/// What [`ConsumerPool::next`] found.
+pub(crate) enum Next<T> {
+    Job { taken: T, payload: String },
+    Again,
+    Stopped,
+}
+
+/// Takes jobs while a slot of `config.concurrency` is free and runs each in `jobs`, until
+/// `stop` turns true. A job taken as the shutdown began goes back unstarted.
+pub(crate) async fn fetch_loop<P: ConsumerPool>(
+    pool: &Arc<P>,
+    fetcher: &mut P::Fetcher,
+    config: &ConsumerConfig,
+    context: &JobContext,
+    stop: &watch::Receiver<bool>,
+    jobs: &mut JoinSet<()>,
+) {
+    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            () = stopped(stop) => return,
+        };
+        // Finished job tasks: collect them (a panic was handled inside).
+        while jobs.try_join_next().is_some() {}
+        if pool.stray()
+            && let Err(e) = pool.reconcile().await
+        {
+            warn!(worker = %pool.worker(), error = %e, "could not reconcile taken jobs");
+            if sleep_unless_stopped(config.restart_delay, stop).await {
+                return;
+            }
+            continue;
+        }
+        let (taken, payload) = match pool.next(fetcher, config, stop).await {
+            Next::Job { taken, payload } => (taken, payload),
+            Next::Again => continue,
+            Next::Stopped => return,
+        };
+        if *stop.borrow() {
+            // Taken as the shutdown began: it was never started, so it goes back.
+            pool.settle(&taken, false).await;
+            return;
+        }
+        let (pool, context) = (pool.clone(), context.clone());
+        jobs.spawn(async move {
+            let _slot = slot;
+            let done = match serde_json::from_str::<Generate>(&payload) {
+                Ok(job) => run_one(&context, job).await,
+                Err(e) => {
+                    error!(error = %e, "an undecodable job; dropping it");
+                    true
+                }
+            };
+            pool.settle(&taken, done).await;
+        });
     }
 }
 

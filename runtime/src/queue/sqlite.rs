@@ -38,11 +38,13 @@ use async_trait::async_trait;
 use parley_protocol::jobs::Generate;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tracing::{error, warn};
+use tracing::warn;
 
-use super::consumer::{JobContext, drain, run_one, sleep_unless_stopped, stopped};
+use super::consumer::{
+    ConsumerPool, JobContext, Next, drain, fetch_loop, sleep_unless_stopped, stopped,
+};
 use super::{ConsumerConfig, DEFAULT_QUEUE, JobQueue, QueueError};
 
 /// The schema, created on open (idempotent).
@@ -150,7 +152,8 @@ impl SqliteQueue {
         };
         let work = async {
             let mut jobs = JoinSet::new();
-            fetch_loop(&pool, config, context, stop, &mut jobs).await;
+            let mut wake = pool.queue.wake.subscribe();
+            fetch_loop(&pool, &mut wake, config, context, stop, &mut jobs).await;
             drain(&mut jobs, config.shutdown_timeout, name).await;
         };
         tokio::select! {
@@ -311,6 +314,42 @@ impl Pool {
         }
     }
 
+    /// Deregisters the worker, handing back whatever it still holds (jobs abandoned at the
+    /// shutdown deadline), in one transaction.
+    async fn leave(&self) {
+        let left = async {
+            let mut tx = self.queue.pool.begin().await?;
+            sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE worker = ?1")
+                .bind(&self.name)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND name = ?2")
+                .bind(&self.queue.queue)
+                .bind(&self.name)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await
+        };
+        if let Err(e) = left.await {
+            warn!(worker = %self.name, error = %e, "could not deregister the job worker");
+        }
+    }
+}
+
+impl ConsumerPool for Pool {
+    type Taken = i64;
+    /// Told of every enqueue and hand-back in this process, so a consumer waiting for a
+    /// job wakes at once; the poll covers other processes on the same file.
+    type Fetcher = watch::Receiver<u64>;
+
+    fn worker(&self) -> &str {
+        &self.name
+    }
+
+    fn stray(&self) -> bool {
+        self.stray.load(Ordering::SeqCst)
+    }
+
     /// Hands back the jobs the table shows as this worker's that no job of it holds.
     async fn reconcile(&self) -> Result<(), QueueError> {
         let failed = |e| sqlx_error("reconciling taken jobs", e);
@@ -339,90 +378,34 @@ impl Pool {
         Ok(())
     }
 
-    /// Deregisters the worker, handing back whatever it still holds (jobs abandoned at the
-    /// shutdown deadline), in one transaction.
-    async fn leave(&self) {
-        let left = async {
-            let mut tx = self.queue.pool.begin().await?;
-            sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE worker = ?1")
-                .bind(&self.name)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND name = ?2")
-                .bind(&self.queue.queue)
-                .bind(&self.name)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await
-        };
-        if let Err(e) = left.await {
-            warn!(worker = %self.name, error = %e, "could not deregister the job worker");
-        }
-    }
-}
-
-async fn fetch_loop(
-    pool: &Arc<Pool>,
-    config: &ConsumerConfig,
-    context: &JobContext,
-    stop: &watch::Receiver<bool>,
-    jobs: &mut JoinSet<()>,
-) {
-    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
-    let mut wake = pool.queue.wake.subscribe();
-    loop {
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
-            () = stopped(stop) => return,
-        };
-        // Finished job tasks: collect them (a panic was handled inside).
-        while jobs.try_join_next().is_some() {}
-        if pool.stray.load(Ordering::SeqCst)
-            && let Err(e) = pool.reconcile().await
-        {
-            warn!(worker = %pool.name, error = %e, "could not reconcile taken jobs");
-            if sleep_unless_stopped(config.restart_delay, stop).await {
-                return;
-            }
-            continue;
-        }
+    async fn next(
+        &self,
+        wake: &mut watch::Receiver<u64>,
+        config: &ConsumerConfig,
+        stop: &watch::Receiver<bool>,
+    ) -> Next<i64> {
         // Seen before the fetch: an enqueue that lands after it wakes the wait below.
         wake.borrow_and_update();
-        let (id, payload) = match pool.fetch().await {
-            Ok(Some(job)) => job,
-            Ok(None) => {
-                tokio::select! {
-                    _ = wake.changed() => {}
-                    () = tokio::time::sleep(config.poll_interval) => {}
-                    () = stopped(stop) => return,
-                }
-                continue;
-            }
+        match self.fetch().await {
+            Ok(Some((taken, payload))) => Next::Job { taken, payload },
+            Ok(None) => tokio::select! {
+                _ = wake.changed() => Next::Again,
+                () = tokio::time::sleep(config.poll_interval) => Next::Again,
+                () = stopped(stop) => Next::Stopped,
+            },
             Err(e) => {
-                warn!(worker = %pool.name, error = %e, "fetching a job failed");
+                warn!(worker = %self.name, error = %e, "fetching a job failed");
                 if sleep_unless_stopped(config.restart_delay, stop).await {
-                    return;
+                    Next::Stopped
+                } else {
+                    Next::Again
                 }
-                continue;
             }
-        };
-        if *stop.borrow() {
-            // Taken as the shutdown began: it was never started, so it goes back.
-            pool.settle(id, false).await;
-            return;
         }
-        let (pool, context) = (pool.clone(), context.clone());
-        jobs.spawn(async move {
-            let _slot = slot;
-            let done = match serde_json::from_str::<Generate>(&payload) {
-                Ok(job) => run_one(&context, job).await,
-                Err(e) => {
-                    error!(error = %e, "an undecodable job; dropping it");
-                    true
-                }
-            };
-            pool.settle(id, done).await;
-        });
+    }
+
+    async fn settle(&self, job: &i64, done: bool) {
+        Pool::settle(self, *job, done).await;
     }
 }
 

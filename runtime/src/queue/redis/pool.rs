@@ -20,16 +20,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use parley_protocol::jobs::Generate;
 use redis::aio::MultiplexedConnection;
 use redis::{AsyncConnectionConfig, Script};
-use tokio::sync::{Semaphore, watch};
+use tokio::sync::watch;
 use tokio::task::JoinSet;
-use tracing::{error, warn};
+use tracing::warn;
 
 use super::scripts::{HEARTBEAT, LEAVE, RECONCILE};
 use super::{RedisQueue, redis_error};
-use crate::queue::consumer::{JobContext, drain, run_one, sleep_unless_stopped, stopped};
+use crate::queue::consumer::{
+    ConsumerPool, JobContext, Next, drain, fetch_loop, sleep_unless_stopped, stopped,
+};
 use crate::queue::{ConsumerConfig, QueueError};
 
 /// How often a shutdown repeats `CLIENT UNBLOCK` until the fetch returns (the unblock
@@ -80,22 +81,6 @@ impl Pool {
         if reaped > 0 {
             warn!(worker = %self.name, dead = reaped, "handed back the jobs of dead job workers");
         }
-        Ok(())
-    }
-
-    async fn reconcile(&self) -> Result<(), QueueError> {
-        let held = self.lock().clone();
-        let back: u64 = Script::new(RECONCILE)
-            .key(&self.running)
-            .key(self.queue.pending_key())
-            .arg(held)
-            .invoke_async(&mut self.queue.conn.clone())
-            .await
-            .map_err(|e| redis_error("reconciling taken jobs", e))?;
-        if back > 0 {
-            warn!(worker = %self.name, jobs = back, "handed back jobs no consumer held");
-        }
-        self.stray.store(false, Ordering::SeqCst);
         Ok(())
     }
 
@@ -210,64 +195,65 @@ pub(super) async fn run(
     Ok(())
 }
 
-async fn fetch_loop(
-    pool: &Arc<Pool>,
-    fetcher: &mut Fetcher,
-    config: &ConsumerConfig,
-    context: &JobContext,
-    stop: &watch::Receiver<bool>,
-    jobs: &mut JoinSet<()>,
-) {
-    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
-    let block = config.heartbeat.max(Duration::from_secs(1));
-    loop {
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
-            () = stopped(stop) => return,
-        };
-        // Finished job tasks: collect them (a panic was handled inside).
-        while jobs.try_join_next().is_some() {}
-        if pool.stray.load(Ordering::SeqCst)
-            && let Err(e) = pool.reconcile().await
-        {
-            warn!(worker = %pool.name, error = %e, "could not reconcile taken jobs");
-            if sleep_unless_stopped(config.restart_delay, stop).await {
-                return;
-            }
-            continue;
+impl ConsumerPool for Pool {
+    /// The job's JSON, which is also how `LREM` finds it in the running list.
+    type Taken = String;
+    type Fetcher = Fetcher;
+
+    fn worker(&self) -> &str {
+        &self.name
+    }
+
+    fn stray(&self) -> bool {
+        self.stray.load(Ordering::SeqCst)
+    }
+
+    /// Hands back what the backend shows as this worker's that no job task holds.
+    async fn reconcile(&self) -> Result<(), QueueError> {
+        let held = self.lock().clone();
+        let back: u64 = Script::new(RECONCILE)
+            .key(&self.running)
+            .key(self.queue.pending_key())
+            .arg(held)
+            .invoke_async(&mut self.queue.conn.clone())
+            .await
+            .map_err(|e| redis_error("reconciling taken jobs", e))?;
+        if back > 0 {
+            warn!(worker = %self.name, jobs = back, "handed back jobs no consumer held");
         }
-        let fetched = fetch(pool, fetcher, block, stop).await;
-        let job = match fetched {
-            Ok(Some(job)) => job,
-            Ok(None) => continue,
+        self.stray.store(false, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn next(
+        &self,
+        fetcher: &mut Fetcher,
+        config: &ConsumerConfig,
+        stop: &watch::Receiver<bool>,
+    ) -> Next<String> {
+        let block = config.heartbeat.max(Duration::from_secs(1));
+        match fetch(self, fetcher, block, stop).await {
+            Ok(Some(job)) => Next::Job {
+                payload: job.clone(),
+                taken: job,
+            },
+            Ok(None) => Next::Again,
             Err(e) => {
-                warn!(worker = %pool.name, error = %e, "fetching a job failed; reconnecting");
-                pool.stray.store(true, Ordering::SeqCst);
-                match reconnect(pool, config, stop).await {
-                    Some(reconnected) => *fetcher = reconnected,
-                    None => return,
+                warn!(worker = %self.name, error = %e, "fetching a job failed; reconnecting");
+                self.stray.store(true, Ordering::SeqCst);
+                match reconnect(self, config, stop).await {
+                    Some(reconnected) => {
+                        *fetcher = reconnected;
+                        Next::Again
+                    }
+                    None => Next::Stopped,
                 }
-                continue;
             }
-        };
-        let stopping = *stop.borrow();
-        if stopping {
-            // Taken as the shutdown began: it was never started, so it goes back.
-            pool.settle(&job, false).await;
-            return;
         }
-        let (pool, context) = (pool.clone(), context.clone());
-        jobs.spawn(async move {
-            let _slot = slot;
-            let done = match serde_json::from_str::<Generate>(&job) {
-                Ok(generate) => run_one(&context, generate).await,
-                Err(e) => {
-                    error!(error = %e, "an undecodable job; dropping it");
-                    true
-                }
-            };
-            pool.settle(&job, done).await;
-        });
+    }
+
+    async fn settle(&self, job: &String, done: bool) {
+        Pool::settle(self, job, done).await;
     }
 }
 
