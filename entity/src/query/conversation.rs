@@ -110,13 +110,21 @@ pub async fn insert_messages<C: ConnectionTrait>(
     first: i32,
     now: DateTimeUtc,
 ) -> Result<()> {
-    let Some(insert) = messages_insert(session_id, rows, |i| Expr::val(first + i as i32), now)
-    else {
-        return Ok(());
-    };
-    db.execute_raw(db.get_database_backend().build(&insert))
-        .await
-        .context("appending messages")?;
+    let insert = messages_insert(session_id, rows, |i| Expr::val(first + i as i32), now);
+    execute_if_any(db, insert, "appending messages").await
+}
+
+/// Runs `insert` when there is one (a builder gives none for no rows).
+async fn execute_if_any<C: ConnectionTrait>(
+    db: &C,
+    insert: Option<InsertStatement>,
+    attempt: &str,
+) -> Result<()> {
+    if let Some(insert) = insert {
+        db.execute_raw(db.get_database_backend().build(&insert))
+            .await
+            .context(attempt)?;
+    }
     Ok(())
 }
 
@@ -195,13 +203,8 @@ async fn upsert_blocks<C: ConnectionTrait>(
     message_id: Option<Uuid>,
     now: DateTimeUtc,
 ) -> Result<()> {
-    let Some(upsert) = blocks_upsert(prompt_id, drafts, message_id, now) else {
-        return Ok(());
-    };
-    db.execute_raw(db.get_database_backend().build(&upsert))
-        .await
-        .context("writing blocks")?;
-    Ok(())
+    let upsert = blocks_upsert(prompt_id, drafts, message_id, now);
+    execute_if_any(db, upsert, "writing blocks").await
 }
 
 /// The upsert (by prompt and index) of `drafts`, finalized onto `message_id` when given;
@@ -374,13 +377,7 @@ pub async fn record_usage<C: ConnectionTrait>(
     rows: Vec<UsageRow>,
     now: DateTimeUtc,
 ) -> Result<()> {
-    let Some(insert) = usage_insert(rows, now) else {
-        return Ok(());
-    };
-    db.execute_raw(db.get_database_backend().build(&insert))
-        .await
-        .context("recording usage")?;
-    Ok(())
+    execute_if_any(db, usage_insert(rows, now), "recording usage").await
 }
 
 /// The `INSERT` of `rows`; none for no rows.

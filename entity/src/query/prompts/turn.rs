@@ -58,6 +58,19 @@ pub struct Turn {
     pub session: Option<sessions::Model>,
 }
 
+impl Turn {
+    /// A new prompt that took its idle session and runs now.
+    fn taken(prompt: prompts::Model, session: sessions::Model) -> Self {
+        Self {
+            prompt,
+            replayed: false,
+            run_now: true,
+            interrupted: None,
+            session: Some(session),
+        }
+    }
+}
+
 /// Records a prompt for a new user message, applying the session's limits (a session
 /// past `max_messages` or `max_session_duration_s` is completed with that end reason,
 /// and the turn is refused: 409 `max_messages_reached` / `max_session_duration_reached`)
@@ -206,13 +219,7 @@ async fn take_idle_session(
     let model = choose_model(turn, &session);
     let prompt = insert_prompt(&txn, id, &session, turn, model, now).await?;
     txn.commit().await.context("committing a turn")?;
-    Ok(Some(Turn {
-        prompt,
-        replayed: false,
-        run_now: true,
-        interrupted: None,
-        session: Some(session),
-    }))
+    Ok(Some(Turn::taken(prompt, session)))
 }
 
 /// [`take_idle_session`] on PostgreSQL in one statement: the session's `UPDATE` and the
@@ -227,31 +234,34 @@ async fn take_idle_session_pg(
     now: DateTimeUtc,
 ) -> Result<Option<Turn>> {
     let id = Uuid::now_v7();
-    let sql = format!(
-        r#"WITH s AS (
-    UPDATE sessions SET active_prompt_id = $1, last_activity_at = $2
-    WHERE id = $3 AND user_id = $4 AND state = $5 AND active_prompt_id IS NULL
-      AND (jsonb_typeof(config -> 'max_messages') IS DISTINCT FROM 'number'
-           OR message_count + 2 <= (config ->> 'max_messages')::numeric)
-      AND (jsonb_typeof(config -> 'max_session_duration_s') IS DISTINCT FROM 'number'
-           OR (config ->> 'max_session_duration_s')::numeric
-              > extract(epoch FROM $2 - started_at))
-    RETURNING *
-), p AS (
-    INSERT INTO prompts (id, session_id, state, attempt, model, input, created_at)
-    SELECT $1, s.id, $6, 0,
-        COALESCE($7, CASE
-            WHEN jsonb_typeof(s.config -> 'model') = 'string'
-                AND jsonb_exists($8, s.config ->> 'model') THEN s.config ->> 'model'
-            ELSE $9 END),
-        $10, $2
-    FROM s
-    RETURNING *
-)
-SELECT {}, {} FROM s, p"#,
-        prefixed::<sessions::Entity>("s"),
-        prefixed::<prompts::Entity>("p"),
-    );
+    // The text is the same for every turn: built once.
+    static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            r#"WITH s AS (
+        UPDATE sessions SET active_prompt_id = $1, last_activity_at = $2
+        WHERE id = $3 AND user_id = $4 AND state = $5 AND active_prompt_id IS NULL
+          AND (jsonb_typeof(config -> 'max_messages') IS DISTINCT FROM 'number'
+               OR message_count + 2 <= (config ->> 'max_messages')::numeric)
+          AND (jsonb_typeof(config -> 'max_session_duration_s') IS DISTINCT FROM 'number'
+               OR (config ->> 'max_session_duration_s')::numeric
+                  > extract(epoch FROM $2 - started_at))
+        RETURNING *
+    ), p AS (
+        INSERT INTO prompts (id, session_id, state, attempt, model, input, created_at)
+        SELECT $1, s.id, $6, 0,
+            COALESCE($7, CASE
+                WHEN jsonb_typeof(s.config -> 'model') = 'string'
+                    AND jsonb_exists($8, s.config ->> 'model') THEN s.config ->> 'model'
+                ELSE $9 END),
+            $10, $2
+        FROM s
+        RETURNING *
+    )
+    SELECT {}, {} FROM s, p"#,
+            prefixed::<sessions::Entity>("s"),
+            prefixed::<prompts::Entity>("p"),
+        )
+    });
     let input = serde_json::to_value(&turn.input).map_err(|err| {
         Error::internal(
             "recording a prompt",
@@ -261,7 +271,7 @@ SELECT {}, {} FROM s, p"#,
     let served = serde_json::Value::from(turn.served_models.to_vec());
     let statement = Statement::from_sql_and_values(
         DbBackend::Postgres,
-        sql,
+        SQL.as_str(),
         [
             id.into(),
             now.into(),
@@ -284,18 +294,11 @@ SELECT {}, {} FROM s, p"#,
     };
     let session = sessions::Model::from_query_result(&row, "s_").context("reading a session")?;
     let prompt = prompts::Model::from_query_result(&row, "p_").context("reading a prompt")?;
-    // The same rule in Rust, for its warning about a configured model not served here.
-    debug_assert_eq!(
-        prompt.model.as_deref(),
-        Some(choose_model(turn, &session).as_str())
-    );
-    Ok(Some(Turn {
-        prompt,
-        replayed: false,
-        run_now: true,
-        interrupted: None,
-        session: Some(session),
-    }))
+    // The same rule in Rust: it logs the warning about a configured model not served
+    // here, and must agree with the SQL.
+    let model = choose_model(turn, &session);
+    debug_assert_eq!(prompt.model.as_deref(), Some(model.as_str()));
+    Ok(Some(Turn::taken(prompt, session)))
 }
 
 /// `alias."column" AS "alias_column", …` for every column of `E`, so one row can carry
