@@ -8,7 +8,7 @@ use anyhow::Context;
 use parley_migration::{Migrator, MigratorTrait};
 use sea_orm::{
     ConnectOptions, Database, DatabaseConnection,
-    sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous},
+    sqlx::sqlite::{SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
 };
 use secrecy::ExposeSecret;
 
@@ -37,6 +37,10 @@ pub fn describe(settings: &Settings) -> String {
 /// at C = 32 against 258–265), one slower too.
 const POSTGRES_POOL: u32 = 10;
 const SQLITE_POOL: u32 = 2;
+/// How long a PostgreSQL connection may sit in the pool before it is pinged on checkout.
+const IDLE_BEFORE_PING: Duration = Duration::from_secs(30);
+/// How often embedded mode's checkpointer copies the WAL into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
     let sqlite = settings
@@ -65,6 +69,16 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         }
     };
     let mut options = ConnectOptions::new(url);
+    // sqlx pings a connection each time the pool hands it out: one more round trip for
+    // every statement outside a transaction and every `BEGIN`. An SQLite file has no
+    // peer to lose; a PostgreSQL connection is checked once it has been idle long enough
+    // for a server, proxy or firewall to have dropped it (a broken busy connection fails
+    // its statement, and the pool replaces it).
+    if sqlite {
+        options.test_before_acquire(false);
+    } else {
+        options.test_before_acquire_if_idle_for(IDLE_BEFORE_PING);
+    }
     options
         .max_connections(pool)
         .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
@@ -77,10 +91,50 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
             opts.journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10))
+                // No connection checkpoints when its commit takes the WAL past 1,000
+                // pages: the checkpointer does, off the writer's path.
+                .pragma("wal_autocheckpoint", "0")
         });
-    Database::connect(options)
+    let db = Database::connect(options)
         .await
-        .with_context(|| format!("connecting to the database ({})", describe(settings)))
+        .with_context(|| format!("connecting to the database ({})", describe(settings)))?;
+    if sqlite {
+        spawn_checkpointer(&db);
+    }
+    Ok(db)
+}
+
+/// Copies the WAL's committed pages into the database file every [`CHECKPOINT_EVERY`],
+/// on a connection of its own, for as long as the process runs.
+///
+/// SQLite's default is that the commit that takes the WAL past 1,000 pages checkpoints
+/// it: that commit copies ~4 MB and waits for `fsync` while it holds the write lock. In
+/// embedded mode that was every ~70 turns, on the writer every hot write waits for
+/// (`parley_entity::query::on_writer`): at C = 32, 262–291 turns/s with it and 366–390
+/// without, TTFT p99 116–124 → 97–100 ms (BENCHMARKS.md, #9). A `PASSIVE` checkpoint
+/// takes no lock writers or readers wait for; it copies what no reader still needs, and
+/// the writer starts the WAL over once it is all copied, so the file stays about as
+/// large as half a second of writes (it is reused, not truncated). What the last
+/// half-second left in it at exit is read back by the next open, as always in WAL mode.
+fn spawn_checkpointer(db: &DatabaseConnection) {
+    let options = (*db.get_sqlite_connection_pool().connect_options()).clone();
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .test_before_acquire(false)
+        .connect_lazy_with(options);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            if let Err(err) = sea_orm::sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(&pool)
+                .await
+            {
+                tracing::warn!(error = %err, "checkpointing the database's WAL failed");
+            }
+        }
+    });
 }
 
 /// Applies pending migrations.
@@ -100,4 +154,56 @@ pub async fn ensure_migrated(db: &DatabaseConnection) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::ConnectionTrait;
+
+    use super::*;
+    use crate::config::Overrides;
+
+    /// Without a checkpointer (and with SQLite's default of checkpointing at 1,000 pages,
+    /// more than this test writes) the rows would stay in the WAL while connections are
+    /// open, and the database file would not grow.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn embedded_mode_checkpoints_the_wal_in_the_background() {
+        let dir = std::env::temp_dir().join(format!("parley-db-{}", uuid::Uuid::now_v7()));
+        let overrides = Overrides {
+            data_dir: Some(dir.clone()),
+            ..Overrides::default()
+        };
+        let settings =
+            Settings::load(&dir.join("absent.toml"), false, overrides).expect("default settings");
+        let db = connect(&settings).await.expect("opening the database");
+        let file = dir.join("parley.db");
+        db.execute_unprepared("CREATE TABLE filler (body TEXT NOT NULL)")
+            .await
+            .expect("creating a table");
+        tokio::time::sleep(CHECKPOINT_EVERY * 3).await;
+        let empty = std::fs::metadata(&file).expect("the database file").len();
+        for _ in 0..20 {
+            db.execute_unprepared(
+                "INSERT INTO filler (body) SELECT printf('%.1000c', 'x') FROM \
+                 (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) \
+                 SELECT i FROM n)",
+            )
+            .await
+            .expect("writing rows");
+        }
+        let deadline = tokio::time::Instant::now() + CHECKPOINT_EVERY * 20;
+        let grown = loop {
+            let len = std::fs::metadata(&file).expect("the database file").len();
+            if len > empty + 1_000_000 || tokio::time::Instant::now() > deadline {
+                break len;
+            }
+            tokio::time::sleep(CHECKPOINT_EVERY / 5).await;
+        };
+        db.close().await.expect("closing");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            grown > empty + 1_000_000,
+            "2 MB of rows reached the database file ({empty} → {grown} bytes)"
+        );
+    }
 }

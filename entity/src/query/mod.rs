@@ -5,6 +5,7 @@
 
 pub mod access;
 pub mod assignments;
+mod batch;
 pub mod catalog;
 pub mod classes;
 pub mod conversation;
@@ -28,7 +29,11 @@ pub mod tools;
 pub mod users;
 
 use std::future::Future;
-use std::sync::OnceLock;
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use futures::FutureExt;
 
 use sea_orm::{
     DatabaseConnection, DatabaseTransaction, DbBackend, SqliteTransactionMode, TransactionOptions,
@@ -57,21 +62,72 @@ where
     W: Future<Output = Result<T>> + Send + 'static,
     T: Send + 'static,
 {
-    // `write` gets its own handle of the pool, so its future owns what it uses.
-    let write = write(db.clone());
     if db.get_database_backend() != DbBackend::Sqlite {
-        return write.await;
+        return write(db.clone()).await;
     }
+    // `write` gets the writer's own connection, so its future owns what it uses.
+    let conn = writer_connection(db);
+    let write = write(conn.clone());
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let write = async move {
         let _turn = ONE_AT_A_TIME.lock().await;
-        write.await
+        match AssertUnwindSafe(write).catch_unwind().await {
+            Ok(written) => written,
+            Err(panic) => {
+                // A transaction spanning batches may be open: end it before the next
+                // write begins its own.
+                batch::rollback(&conn).await;
+                std::panic::resume_unwind(panic)
+            }
+        }
     };
     match writer().spawn(write).await {
         Ok(written) => written,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(e) => Err(Error::internal("running a write transaction", e)),
     }
+}
+
+/// The connection the writer thread writes `db`'s file with: one of its own, opened with
+/// `db`'s settings on first use and kept for the process's life, so its writes never
+/// queue behind readers for one of the pool's connections, and a transaction may span
+/// several round trips ([`batch`]). An in-memory database (tests) has no file another
+/// connection could open: its writes use `db`.
+pub(crate) fn writer_connection(db: &DatabaseConnection) -> DatabaseConnection {
+    type Writers = Mutex<Vec<(PathBuf, DatabaseConnection)>>;
+    static WRITERS: OnceLock<Writers> = OnceLock::new();
+    let options = db.get_sqlite_connection_pool().connect_options();
+    let file = options.get_filename();
+    if !file.is_file() || owns_connection(db) {
+        return db.clone();
+    }
+    let mut writers = WRITERS
+        .get_or_init(Writers::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, conn)) = writers.iter().find(|(path, _)| path == file) {
+        return conn.clone();
+    }
+    let pool = sea_orm::sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(1)
+        .min_connections(0)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .test_before_acquire(false)
+        .connect_lazy_with((*options).clone());
+    let conn = sea_orm::SqlxSqliteConnector::from_sqlx_sqlite_pool(pool);
+    writers.push((file.to_owned(), conn.clone()));
+    conn
+}
+
+/// Whether `db` (SQLite) is one connection, which the writer may use for a transaction
+/// that spans several round trips ([`batch`]): the writer's own, or a test's database.
+/// On a pool of several, the next round trip could go to another connection.
+pub(crate) fn owns_connection(db: &DatabaseConnection) -> bool {
+    db.get_sqlite_connection_pool()
+        .options()
+        .get_max_connections()
+        == 1
 }
 
 /// The writer thread's runtime, started on first use; it lives as long as the process.

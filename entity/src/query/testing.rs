@@ -25,6 +25,9 @@ pub const PG_URL_VAR: &str = "PARLEY_TEST_PG_URL";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
+    /// An SQLite file, opened as embedded mode opens it (WAL, a pool of two): its hot
+    /// writes go through the writer thread's own connection in batches.
+    SqliteFile,
     Postgres,
 }
 
@@ -35,6 +38,22 @@ pub async fn database(backend: Backend) -> Option<DatabaseConnection> {
         Backend::Sqlite => Database::connect("sqlite::memory:")
             .await
             .expect("opening in-memory SQLite"),
+        Backend::SqliteFile => {
+            let file = std::env::temp_dir().join(format!("parley-entity-{}.db", Uuid::now_v7()));
+            let mut options =
+                sea_orm::ConnectOptions::new(format!("sqlite://{}?mode=rwc", file.display()));
+            options
+                .max_connections(2)
+                .test_before_acquire(false)
+                .sqlx_logging(false)
+                .map_sqlx_sqlite_opts(|opts| {
+                    opts.journal_mode(sea_orm::sqlx::sqlite::SqliteJournalMode::Wal)
+                        .busy_timeout(std::time::Duration::from_secs(10))
+                });
+            Database::connect(options)
+                .await
+                .unwrap_or_else(|err| panic!("opening {}: {err}", file.display()))
+        }
         Backend::Postgres => {
             let server = std::env::var(PG_URL_VAR).ok()?;
             let name = format!("t_{}", Uuid::now_v7().simple());
@@ -83,7 +102,18 @@ where
 {
     sea_orm::sqlx::test_block_on(async move {
         match database(backend).await {
-            Some(db) => body(db).await,
+            Some(db) => {
+                let file = (backend == Backend::SqliteFile).then(|| {
+                    let options = db.get_sqlite_connection_pool().connect_options();
+                    options.get_filename().to_owned()
+                });
+                body(db).await;
+                for file in file.iter() {
+                    for suffix in ["", "-wal", "-shm"] {
+                        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+                    }
+                }
+            }
             None => eprintln!("{PG_URL_VAR} is not set: skipping the PostgreSQL run"),
         }
     });

@@ -99,6 +99,8 @@ impl SqliteQueue {
             .busy_timeout(Duration::from_secs(5));
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
+            // A local file has no peer to lose: no ping (a round trip) on each checkout.
+            .test_before_acquire(false)
             .connect_with(options)
             .await
             .map_err(|e| sqlx_error(&format!("opening {}", path.display()), e))?;

@@ -58,8 +58,13 @@ async fn distributed() -> Distributed {
 }
 
 async fn distributed_with_lease(lease: Duration) -> Distributed {
+    distributed_with(&worker_settings(lease)).await
+}
+
+/// A cluster whose workers run with these `[worker]` settings.
+async fn distributed_with(worker: &str) -> Distributed {
     let mock = MockLlm::start(MockConfig::default()).await;
-    let config = mock_provider_config(&mock.base_url(), &worker_settings(lease));
+    let config = mock_provider_config(&mock.base_url(), worker);
     let cluster = Cluster::spawn(&[("PARLEY_CONFIG", &config_path(&config))]).await;
     let student = api::student_with_tool(&cluster, "far@example.com").await;
     let tool_id = student.tool.id;
@@ -731,7 +736,10 @@ async fn statement_calls(d: &Distributed) -> std::collections::HashMap<String, i
 async fn a_plain_turn_costs_five_statements_and_one_transaction() {
     const TURNS: i64 = 10;
     run_test(Backend::Postgres, |_| async {
-        let d = distributed().await;
+        // A turn that outlasts the checkpoint interval (100 ms by default; a loaded
+        // machine and a debug build get there) checkpoints, and its finish is not plain.
+        let worker = format!("{}\ncheckpoint_ms = 600000", worker_settings(LEASE));
+        let d = distributed_with(&worker).await;
         let db = d.cluster.db().await;
         sea_orm::ConnectionTrait::execute_unprepared(
             &db,

@@ -7,7 +7,9 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
     FromQueryResult, QueryFilter, QueryOrder, QueryTrait,
     prelude::DateTimeUtc,
-    sea_query::{Alias, CommonTableExpression, Expr, ExprTrait, Order, Query, WithClause},
+    sea_query::{
+        Alias, CommonTableExpression, Expr, ExprTrait, Order, Query, UpdateStatement, WithClause,
+    },
 };
 use uuid::Uuid;
 
@@ -16,7 +18,10 @@ use crate::{
     enums::{ErrorCode, PromptState},
     error::{Context, Error, Result},
     prompts,
-    query::conversation::{self, BlockDraft, MessageRow, UsageRow},
+    query::{
+        batch::{self, Batch},
+        conversation::{self, BlockDraft, MessageRow, UsageRow},
+    },
     sessions,
 };
 
@@ -140,6 +145,18 @@ async fn write_finish(
         }
         // Dropping the transaction rolls it back; the general path decides.
     }
+    if db.get_database_backend() == DbBackend::Sqlite
+        && !writes.checkpointed
+        && crate::query::owns_connection(db)
+    {
+        match finish_in_two_batches(db, prompt, worker, &outcome, &writes, now).await {
+            Ok(Some(finished)) => return Ok(finished),
+            Ok(None) => {}
+            Err(err) => {
+                tracing::debug!(error = %err, "the batched finish failed; finishing step by step")
+            }
+        }
+    }
     let txn = crate::query::begin_write(db, "starting to finish a prompt").await?;
     let (count, next) = release_session(
         &txn,
@@ -234,6 +251,103 @@ fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::Select
         .to_owned()
 }
 
+/// The session's message counter and its hand-over to the next waiting prompt, only
+/// while `prompt` holds it: an `UPDATE … RETURNING message_count, active_prompt_id`.
+fn counted_hand_over(prompt: &prompts::Model, added: usize, now: DateTimeUtc) -> UpdateStatement {
+    Query::update()
+        .table(sessions::Entity)
+        .value(
+            sessions::Column::MessageCount,
+            Expr::col(sessions::Column::MessageCount).add(added as i32),
+        )
+        .value(sessions::Column::LastActivityAt, Expr::value(now))
+        .value(
+            sessions::Column::ActivePromptId,
+            Expr::SubQuery(
+                None,
+                Box::new(next_waiting(prompt.session_id, prompt.id).into()),
+            ),
+        )
+        .and_where(sessions::Column::Id.eq(prompt.session_id))
+        .and_where(sessions::Column::ActivePromptId.eq(prompt.id))
+        .returning(Query::returning().columns([
+            sessions::Column::MessageCount,
+            sessions::Column::ActivePromptId,
+        ]))
+        .to_owned()
+}
+
+/// A plain finish on SQLite in two round trips instead of seven: `BEGIN`, the session's
+/// hand-over, the messages (their `seq`s counted from the session's counter just
+/// raised), the blocks, the usage and the prompt's guarded `UPDATE`, in the general
+/// path's order, as one batch; then `COMMIT` when both guarded updates took. `None`
+/// (rolled back) when they did not — the lease is lost, or the prompt no longer holds
+/// the session — and the caller takes the general path, which tells them apart; also
+/// when a statement fails (a prompt that does not hold the session counts its messages
+/// from a counter it did not raise, which may collide). `db` is the writer's own
+/// connection ([`crate::query::batch`]).
+pub(crate) async fn finish_in_two_batches(
+    db: &DatabaseConnection,
+    prompt: &prompts::Model,
+    worker: &str,
+    outcome: &Outcome,
+    writes: &TurnWrites,
+    now: DateTimeUtc,
+) -> Result<Option<Finished>> {
+    let added = writes.messages.len();
+    let count = Query::select()
+        .column(sessions::Column::MessageCount)
+        .from(sessions::Entity)
+        .and_where(sessions::Column::Id.eq(prompt.session_id))
+        .to_owned();
+    let seq = |i: usize| {
+        Expr::SubQuery(None, Box::new(count.clone().into()))
+            .sub(added as i32)
+            .add(i as i32 + 1)
+    };
+    let messages = conversation::messages_insert(prompt.session_id, &writes.messages, seq, now);
+    let blocks = writes.answer_id.and_then(|answer| {
+        conversation::blocks_upsert(prompt.id, &writes.blocks, Some(answer), now)
+    });
+    let usage = conversation::usage_insert(writes.usage.clone(), now);
+    let mut finished = finish_update(prompt, worker, outcome.clone(), now).into_query();
+    finished.returning_all();
+    batch::transaction(db, async {
+        let rows = Batch::begin()
+            .then(Some(&counted_hand_over(prompt, added, now)))
+            .then(messages.as_ref())
+            .then(blocks.as_ref())
+            .then(usage.as_ref())
+            .then(Some(&finished))
+            .run(db, "finishing a prompt")
+            .await?;
+        let (mut next, mut held, mut ended) = (None, false, None);
+        for row in &rows {
+            if row.try_get::<i32>("", "message_count").is_ok() {
+                held = true;
+                next = row
+                    .try_get("", "active_prompt_id")
+                    .context("reading a finish")?;
+            } else {
+                ended =
+                    Some(prompts::Model::from_query_result(row, "").context("reading a prompt")?);
+            }
+        }
+        let (true, Some(prompt)) = (held, ended) else {
+            return Ok(None);
+        };
+        Batch::default()
+            .commit()
+            .run(db, "committing a finished prompt")
+            .await?;
+        Ok(Some(Finished::Ended {
+            prompt: Box::new(prompt),
+            next,
+        }))
+    })
+    .await
+}
+
 /// A plain finish on PostgreSQL as one statement inside the transaction: the prompt's
 /// guarded `UPDATE` (`p`), the session's counter and hand-over (`s`, only while the
 /// prompt holds the session), the messages (their `seq`s counted from `s`), the blocks
@@ -255,28 +369,7 @@ async fn finish_in_one_statement(
     let mut finished = finish_update(prompt, worker, outcome.clone(), now).into_query();
     finished.returning_all();
     with.cte(cte("p", finished));
-    let mut session = Query::update();
-    session
-        .table(sessions::Entity)
-        .value(
-            sessions::Column::MessageCount,
-            Expr::col(sessions::Column::MessageCount).add(added as i32),
-        )
-        .value(sessions::Column::LastActivityAt, Expr::value(now))
-        .value(
-            sessions::Column::ActivePromptId,
-            Expr::SubQuery(
-                None,
-                Box::new(next_waiting(prompt.session_id, prompt.id).into()),
-            ),
-        )
-        .and_where(sessions::Column::Id.eq(prompt.session_id))
-        .and_where(sessions::Column::ActivePromptId.eq(prompt.id))
-        .returning(Query::returning().columns([
-            sessions::Column::MessageCount,
-            sessions::Column::ActivePromptId,
-        ]));
-    with.cte(cte("s", session));
+    with.cte(cte("s", counted_hand_over(prompt, added, now)));
     // A missing `s` makes every `seq` NULL, which the column refuses: the statement fails
     // and the caller takes the general path.
     let seq = |i: usize| {

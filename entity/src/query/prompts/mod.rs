@@ -96,3 +96,8 @@ pub async fn get_owned<C: ConnectionTrait>(
         .map_err(|_| Error::not_found("prompt"))?;
     Ok(prompt)
 }
+
+#[cfg(test)]
+pub(crate) use finish::finish_in_two_batches;
+#[cfg(test)]
+pub(crate) use turn::take_idle_session_sqlite;

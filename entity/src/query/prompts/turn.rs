@@ -3,12 +3,13 @@
 use parley_protocol::turn::TurnInput;
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend,
-    EntityTrait, FromQueryResult, IdenStatic, Iterable, QueryFilter, Set, Statement,
+    EntityTrait, FromQueryResult, IdenStatic, Iterable, QueryFilter, QueryTrait, Set, Statement,
     prelude::DateTimeUtc, sea_query::Expr,
 };
 use uuid::Uuid;
 
 use super::{UNFINISHED, find, lease::mark_cancel_requested};
+use crate::query::batch::{self, Batch};
 use crate::{
     enums::{PromptState, SessionState},
     error::{Context, Error, Result},
@@ -197,19 +198,18 @@ async fn take_idle_session(
     if db.get_database_backend() == DbBackend::Postgres {
         return take_idle_session_pg(db, turn, now).await;
     }
+    if crate::query::owns_connection(db) {
+        return take_idle_session_sqlite(db, turn, now).await;
+    }
     let txn = crate::query::begin_write(db, "starting a turn").await?;
     let id = Uuid::now_v7();
-    let taken = sessions::Entity::update_many()
-        .col_expr(sessions::Column::ActivePromptId, Expr::value(id))
-        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
-        .filter(sessions::Column::Id.eq(turn.session_id))
-        .filter(sessions::Column::UserId.eq(turn.user_id))
-        .filter(sessions::Column::State.eq(SessionState::Active))
-        .filter(sessions::Column::ActivePromptId.is_null())
+    let Some(session) = take_session(id, turn, now)
         .exec_with_returning(&txn)
         .await
-        .context("taking an idle session")?;
-    let Some(session) = taken.into_iter().next() else {
+        .context("taking an idle session")?
+        .into_iter()
+        .next()
+    else {
         return Ok(None);
     };
     if crate::query::sessions::limit_reached(&session, now).is_some() {
@@ -220,6 +220,65 @@ async fn take_idle_session(
     let prompt = insert_prompt(&txn, id, &session, turn, model, now).await?;
     txn.commit().await.context("committing a turn")?;
     Ok(Some(Turn::taken(prompt, session)))
+}
+
+/// The guarded `UPDATE` that makes prompt `id` the active one of `turn`'s session when
+/// the session is the user's, active and idle.
+fn take_session(
+    id: Uuid,
+    turn: &NewTurn,
+    now: DateTimeUtc,
+) -> sea_orm::UpdateMany<sessions::Entity> {
+    sessions::Entity::update_many()
+        .col_expr(sessions::Column::ActivePromptId, Expr::value(id))
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+        .filter(sessions::Column::Id.eq(turn.session_id))
+        .filter(sessions::Column::UserId.eq(turn.user_id))
+        .filter(sessions::Column::State.eq(SessionState::Active))
+        .filter(sessions::Column::ActivePromptId.is_null())
+}
+
+/// [`take_idle_session`] on SQLite in two round trips instead of four: `BEGIN` with the
+/// session's guarded `UPDATE … RETURNING`; then, when the session is within its limits,
+/// the prompt's `INSERT` with `COMMIT` (`db` is the writer's own connection:
+/// [`crate::query::batch`]).
+pub(crate) async fn take_idle_session_sqlite(
+    db: &DatabaseConnection,
+    turn: &NewTurn,
+    now: DateTimeUtc,
+) -> Result<Option<Turn>> {
+    let id = Uuid::now_v7();
+    let mut take = take_session(id, turn, now).into_query();
+    take.returning_all();
+    batch::transaction(db, async {
+        let taken = Batch::begin()
+            .then(Some(&take))
+            .run(db, "taking an idle session")
+            .await?;
+        let Some(row) = taken.first() else {
+            return Ok(None);
+        };
+        let session = sessions::Model::from_query_result(row, "").context("reading a session")?;
+        if crate::query::sessions::limit_reached(&session, now).is_some() {
+            // Rolled back; the general path ends the session with its reason.
+            return Ok(None);
+        }
+        let model = choose_model(turn, &session);
+        let mut insert =
+            prompts::Entity::insert(new_prompt(id, &session, turn, model, now)).into_query();
+        insert.returning_all();
+        let recorded = Batch::default()
+            .then(Some(&insert))
+            .commit()
+            .run(db, "recording a prompt")
+            .await?;
+        let row = recorded
+            .first()
+            .ok_or_else(|| Error::internal("recording a prompt", "the insert returned no row"))?;
+        let prompt = prompts::Model::from_query_result(row, "").context("reading a prompt")?;
+        Ok(Some(Turn::taken(prompt, session)))
+    })
+    .await
 }
 
 /// [`take_idle_session`] on PostgreSQL in one statement: the session's `UPDATE` and the
@@ -341,6 +400,20 @@ async fn insert_prompt<C: sea_orm::ConnectionTrait>(
     model: String,
     now: DateTimeUtc,
 ) -> Result<prompts::Model> {
+    new_prompt(id, session, turn, model, now)
+        .insert(db)
+        .await
+        .context("recording a prompt")
+}
+
+/// A new prompt of `turn` on `session`, in `created`.
+fn new_prompt(
+    id: Uuid,
+    session: &sessions::Model,
+    turn: &NewTurn,
+    model: String,
+    now: DateTimeUtc,
+) -> prompts::ActiveModel {
     prompts::ActiveModel {
         id: Set(id),
         session_id: Set(session.id),
@@ -352,7 +425,4 @@ async fn insert_prompt<C: sea_orm::ConnectionTrait>(
         created_at: Set(now),
         ..Default::default()
     }
-    .insert(db)
-    .await
-    .context("recording a prompt")
 }
