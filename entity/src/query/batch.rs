@@ -337,15 +337,19 @@ mod tests {
         testing::run(Backend::SqliteFile, |db| async move {
             let user = testing::user(&db, UserRole::Student).await;
             let session = testing::session(&db, user).await;
-            let panicked = AssertUnwindSafe(query::on_writer(&db, |conn| async move {
-                Batch::begin()
-                    .raw("UPDATE sessions SET message_count = 999")
-                    .run(&conn, "writing half")
-                    .await?;
-                panic!("a bug between two batches");
-                #[allow(unreachable_code)]
-                Ok(())
-            }))
+            let panicked = AssertUnwindSafe(query::on_writer(
+                &db,
+                query::Urgency::InOrder,
+                |conn| async move {
+                    Batch::begin()
+                        .raw("UPDATE sessions SET message_count = 999")
+                        .run(&conn, "writing half")
+                        .await?;
+                    panic!("a bug between two batches");
+                    #[allow(unreachable_code)]
+                    Ok(())
+                },
+            ))
             .catch_unwind()
             .await;
             assert!(panicked.is_err(), "the panic reaches the caller");

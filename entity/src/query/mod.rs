@@ -52,11 +52,14 @@ use crate::error::{Context, Error, Result};
 /// was bound by the writer lock while both cores were 40 % idle (BENCHMARKS.md, #9).
 /// The writer thread runs nothing but these transactions, so a transaction holds the
 /// lock only for its own statements. The write completes even if the caller stops
-/// waiting (as a commit already sent would). Writes run there one after another, in the
-/// order they came: two would only take turns on the lock anyway, and the one kept
-/// waiting would sleep in SQLite's busy handler (1, 2, 5, … up to 100 ms a try) rather
-/// than start the moment the lock is free.
-pub async fn on_writer<T, F, W>(db: &DatabaseConnection, write: F) -> Result<T>
+/// waiting (as a commit already sent would). Writes run there one after another: two
+/// would only take turns on the lock anyway, and the one kept waiting would sleep in
+/// SQLite's busy handler (1, 2, 5, … up to 100 ms a try) rather than start the moment
+/// the lock is free.
+///
+/// Writes on a turn's way to its first token (its create and claim) wait ahead of the
+/// others ([`Urgency`]).
+pub async fn on_writer<T, F, W>(db: &DatabaseConnection, urgency: Urgency, write: F) -> Result<T>
 where
     F: FnOnce(DatabaseConnection) -> W,
     W: Future<Output = Result<T>> + Send + 'static,
@@ -68,9 +71,9 @@ where
     // `write` gets the writer's own connection, so its future owns what it uses.
     let conn = writer_connection(db);
     let write = write(conn.clone());
-    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    static QUEUE: WriterQueue = WriterQueue::new();
     let write = async move {
-        let _turn = ONE_AT_A_TIME.lock().await;
+        let _turn = QUEUE.wait(urgency).await;
         match AssertUnwindSafe(write).catch_unwind().await {
             Ok(written) => written,
             Err(panic) => {
@@ -85,6 +88,106 @@ where
         Ok(written) => written,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(e) => Err(Error::internal("running a write transaction", e)),
+    }
+}
+
+/// Where a write waits for its turn on the writer thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Urgency {
+    /// On a turn's way to its first token (its create and claim): goes before waiting
+    /// [`Urgency::InOrder`] writes, each of which it may overtake at most
+    /// [`MAX_OVERTAKEN`] times in a row.
+    FirstToken,
+    /// Everything else (a finish), in arrival order.
+    InOrder,
+}
+
+/// How many first-token writes may go before a waiting in-order write: its wait is
+/// bounded, however many new turns arrive.
+const MAX_OVERTAKEN: u32 = 4;
+
+/// The writer's turns: one write at a time, first-token writes first.
+struct WriterQueue {
+    state: Mutex<Waiting>,
+}
+
+#[derive(Default)]
+struct Waiting {
+    busy: bool,
+    first_token: std::collections::VecDeque<tokio::sync::oneshot::Sender<()>>,
+    in_order: std::collections::VecDeque<tokio::sync::oneshot::Sender<()>>,
+    /// First-token writes that went while an in-order write waited.
+    overtaken: u32,
+}
+
+/// A write's turn; the next waiting write goes when it is dropped.
+struct WriterTurn(&'static WriterQueue);
+
+impl WriterQueue {
+    const fn new() -> Self {
+        Self {
+            state: Mutex::new(Waiting {
+                busy: false,
+                first_token: std::collections::VecDeque::new(),
+                in_order: std::collections::VecDeque::new(),
+                overtaken: 0,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Waiting> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    async fn wait(&'static self, urgency: Urgency) -> WriterTurn {
+        let waiting = {
+            let mut state = self.lock();
+            if !state.busy {
+                state.busy = true;
+                return WriterTurn(self);
+            }
+            let (go, waiting) = tokio::sync::oneshot::channel();
+            match urgency {
+                Urgency::FirstToken => state.first_token.push_back(go),
+                Urgency::InOrder => state.in_order.push_back(go),
+            }
+            waiting
+        };
+        // The sender is only dropped unsent by a queue that handed the turn on to this
+        // waiter, or with the queue (never: it is static).
+        let _ = waiting.await;
+        WriterTurn(self)
+    }
+}
+
+impl Drop for WriterTurn {
+    fn drop(&mut self) {
+        let mut state = self.0.lock();
+        loop {
+            let urgent_first = !state.first_token.is_empty()
+                && (state.in_order.is_empty() || state.overtaken < MAX_OVERTAKEN);
+            let next = if urgent_first {
+                if !state.in_order.is_empty() {
+                    state.overtaken += 1;
+                }
+                state.first_token.pop_front()
+            } else {
+                state.overtaken = 0;
+                state.in_order.pop_front()
+            };
+            match next {
+                // A waiter that is gone (its task was dropped) passes the turn on.
+                Some(go) => {
+                    if go.send(()).is_ok() {
+                        return;
+                    }
+                }
+                None => {
+                    state.busy = false;
+                    return;
+                }
+            }
+        }
     }
 }
 
@@ -176,6 +279,42 @@ mod tests {
     use super::*;
 
     #[tokio::test]
+    async fn first_token_writes_go_first_and_an_in_order_write_is_overtaken_a_bounded_number_of_times()
+     {
+        let queue: &'static WriterQueue = Box::leak(Box::new(WriterQueue::new()));
+        let order = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let held = queue.wait(Urgency::InOrder).await;
+        let mut tasks = Vec::new();
+        let labels = std::iter::once(("finish", Urgency::InOrder))
+            .chain((1..=6).map(|_| ("create", Urgency::FirstToken)))
+            .enumerate();
+        for (i, (label, urgency)) in labels {
+            let order = order.clone();
+            let queued = |w: &Waiting| w.first_token.len() + w.in_order.len();
+            let before = queued(&queue.lock());
+            tasks.push(tokio::spawn(async move {
+                let _turn = queue.wait(urgency).await;
+                order.lock().unwrap().push(format!("{label}{i}"));
+                tokio::task::yield_now().await;
+            }));
+            while queued(&queue.lock()) == before {
+                tokio::task::yield_now().await;
+            }
+        }
+        drop(held);
+        for task in tasks {
+            task.await.expect("no panic");
+        }
+        assert_eq!(
+            *order.lock().unwrap(),
+            [
+                "create1", "create2", "create3", "create4", "finish0", "create5", "create6"
+            ]
+        );
+        assert!(!queue.lock().busy, "the queue is free again");
+    }
+
+    #[tokio::test]
     async fn sqlite_writes_run_one_at_a_time_on_the_writer_thread() {
         let db = sea_orm::Database::connect("sqlite::memory:")
             .await
@@ -185,7 +324,7 @@ mod tests {
             .map(|_| {
                 let (db, inside, peak) = (db.clone(), inside.clone(), peak.clone());
                 tokio::spawn(async move {
-                    on_writer(&db, |_| async move {
+                    on_writer(&db, Urgency::InOrder, |_| async move {
                         let thread = std::thread::current().name().map(str::to_owned);
                         let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
                         peak.fetch_max(now, Ordering::SeqCst);

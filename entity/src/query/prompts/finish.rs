@@ -117,7 +117,7 @@ pub async fn finish(
     now: DateTimeUtc,
 ) -> Result<Finished> {
     let (prompt, worker) = (prompt.clone(), worker.to_owned());
-    crate::query::on_writer(db, move |db| async move {
+    crate::query::on_writer(db, crate::query::Urgency::InOrder, move |db| async move {
         write_finish(&db, &prompt, &worker, outcome, writes, now).await
     })
     .await

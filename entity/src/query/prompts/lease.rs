@@ -73,9 +73,11 @@ pub async fn claim(
     now: DateTimeUtc,
 ) -> Result<Claim> {
     let worker = worker.to_owned();
-    crate::query::on_writer(db, move |db| async move {
-        write_claim(&db, id, &worker, lease, now).await
-    })
+    crate::query::on_writer(
+        db,
+        crate::query::Urgency::FirstToken,
+        move |db| async move { write_claim(&db, id, &worker, lease, now).await },
+    )
     .await
 }
 

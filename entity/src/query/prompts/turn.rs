@@ -79,6 +79,7 @@ impl Turn {
 pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
     crate::query::on_writer(
         db,
+        crate::query::Urgency::FirstToken,
         move |db| async move { write_turn(&db, turn, now).await },
     )
     .await

@@ -272,7 +272,13 @@ both_backends!(
             .await;
         assert_eq!(raw.status, 422, "{}", raw.text);
 
-        let reply = "Done.\nSUGGESTED_ACTIONS: [{\"label\": \"Next\", \"action\": \"send_message\", \"handler\": \"server\", \"data\": {\"content\": \"next please\"}}]";
+        // The turn the action starts takes a while to its first token, so that the double
+        // click below comes while it runs (once it has answered, its answer is the last
+        // one, and that offers nothing).
+        const NEXT: &str = "next please [[mock first_token_delay_ms=1500]]";
+        let reply = format!(
+            "Done.\nSUGGESTED_ACTIONS: [{{\"label\": \"Next\", \"action\": \"send_message\", \"handler\": \"server\", \"data\": {{\"content\": \"{NEXT}\"}}}}]"
+        );
         // The offer is the last answer only if this turn completed: say so if it did not.
         let offered = agent.turn(&format!("[[mock reply='{reply}']] go")).await;
         super::completed(&offered);
@@ -299,7 +305,7 @@ both_backends!(
         let requests = agent.mock.requests();
         assert_eq!(
             requests.last().unwrap().last_user_message(),
-            Some("next please"),
+            Some(NEXT),
             "the offered text is the user's message"
         );
 
