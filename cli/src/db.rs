@@ -34,7 +34,8 @@ pub fn describe(settings: &Settings) -> String {
 /// rest wait in the pool's queue, which hands a connection over as soon as it is back.
 /// The hot writes take turns on a writer thread (`parley_entity::query::on_writer`);
 /// with that, three and four connections measured slower than two (220 and 197 turns/s
-/// at C = 32 against 258–265), one slower too.
+/// at C = 32 against 258–265), one slower too. Since then the writer writes through a
+/// connection of its own, beside these two.
 const POSTGRES_POOL: u32 = 10;
 const SQLITE_POOL: u32 = 2;
 /// How long a PostgreSQL connection may sit in the pool before it is pinged on checkout.

@@ -106,7 +106,7 @@ mod tests {
     use std::panic::AssertUnwindSafe;
 
     use futures::FutureExt;
-    use sea_orm::{EntityTrait, QueryFilter, QueryOrder};
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
     use uuid::Uuid;
 
     use super::*;
@@ -219,7 +219,13 @@ mod tests {
             .collect()
     }
 
-    use sea_orm::ColumnTrait;
+    async fn reread(db: &DatabaseConnection, id: Uuid) -> sessions::Model {
+        sessions::Entity::find_by_id(id)
+            .one(db)
+            .await
+            .expect("reading the session")
+            .expect("the session")
+    }
 
     #[test]
     fn turns_on_an_sqlite_file_are_written_in_batches_on_the_writers_connection() {
@@ -290,11 +296,7 @@ mod tests {
                 assert_eq!(usage.len(), 1);
             }
             assert_eq!(seqs(&db, session.id).await, [1, 2, 3, 4]);
-            let session = sessions::Entity::find_by_id(session.id)
-                .one(&db)
-                .await
-                .expect("reading the session")
-                .expect("the session");
+            let session = reread(&db, session.id).await;
             assert_eq!(session.message_count, 4);
             assert_eq!(session.active_prompt_id, None);
         });
@@ -356,11 +358,7 @@ mod tests {
             // The next write begins its own transaction, and the half write is gone.
             let prompt = claimed(&db, &session, "w1").await;
             assert_eq!(prompt.state, PromptState::InProgress);
-            let session = sessions::Entity::find_by_id(session.id)
-                .one(&db)
-                .await
-                .expect("reading the session")
-                .expect("the session");
+            let session = reread(&db, session.id).await;
             assert_eq!(session.message_count, 0, "the half write was rolled back");
         });
     }

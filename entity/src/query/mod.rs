@@ -111,7 +111,6 @@ struct WriterQueue {
     state: Mutex<Waiting>,
 }
 
-#[derive(Default)]
 struct Waiting {
     busy: bool,
     first_token: std::collections::VecDeque<tokio::sync::oneshot::Sender<()>>,
@@ -201,15 +200,16 @@ pub(crate) fn writer_connection(db: &DatabaseConnection) -> DatabaseConnection {
     static WRITERS: OnceLock<Writers> = OnceLock::new();
     let options = db.get_sqlite_connection_pool().connect_options();
     let file = options.get_filename();
-    if !file.is_file() || owns_connection(db) {
-        return db.clone();
-    }
     let mut writers = WRITERS
         .get_or_init(Writers::default)
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     if let Some((_, conn)) = writers.iter().find(|(path, _)| path == file) {
         return conn.clone();
+    }
+    // Asked once per file, not on every write: it is a `stat`.
+    if owns_connection(db) || !file.is_file() {
+        return db.clone();
     }
     let pool = sea_orm::sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)
