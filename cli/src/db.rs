@@ -164,18 +164,50 @@ mod tests {
     use super::*;
     use crate::config::Overrides;
 
+    fn settings_in(dir: &std::path::Path) -> Settings {
+        let overrides = Overrides {
+            data_dir: Some(dir.to_owned()),
+            ..Overrides::default()
+        };
+        Settings::load(&dir.join("absent.toml"), false, overrides).expect("default settings")
+    }
+
+    /// sea-orm's default pings a connection on every checkout: a round trip more for each
+    /// statement outside a transaction. Neither backend's pool may do that.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn pools_do_not_ping_on_every_checkout() {
+        let dir = std::env::temp_dir().join(format!("parley-db-{}", uuid::Uuid::now_v7()));
+        let mut settings = settings_in(&dir);
+        let sqlite = connect(&settings).await.expect("opening the database");
+        let pinging = sqlite
+            .get_sqlite_connection_pool()
+            .options()
+            .get_test_before_acquire();
+        sqlite.close().await.expect("closing");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(!pinging, "the SQLite pool pings");
+        // PostgreSQL: the server scripts/test.sh starts.
+        let Ok(server) = std::env::var("PARLEY_TEST_PG_URL") else {
+            eprintln!("PARLEY_TEST_PG_URL is not set: skipping the PostgreSQL pool");
+            return;
+        };
+        settings.database.url = Some(server.into());
+        let postgres = connect(&settings).await.expect("connecting to PostgreSQL");
+        let pool = postgres.get_postgres_connection_pool();
+        assert!(
+            !pool.options().get_test_before_acquire(),
+            "the PostgreSQL pool pings"
+        );
+        postgres.close().await.expect("closing");
+    }
+
     /// Without a checkpointer (and with SQLite's default of checkpointing at 1,000 pages,
     /// more than this test writes) the rows would stay in the WAL while connections are
     /// open, and the database file would not grow.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn embedded_mode_checkpoints_the_wal_in_the_background() {
         let dir = std::env::temp_dir().join(format!("parley-db-{}", uuid::Uuid::now_v7()));
-        let overrides = Overrides {
-            data_dir: Some(dir.clone()),
-            ..Overrides::default()
-        };
-        let settings =
-            Settings::load(&dir.join("absent.toml"), false, overrides).expect("default settings");
+        let settings = settings_in(&dir);
         let db = connect(&settings).await.expect("opening the database");
         let file = dir.join("parley.db");
         db.execute_unprepared("CREATE TABLE filler (body TEXT NOT NULL)")
