@@ -239,6 +239,10 @@ fn start_workers(
         registry: runtime.functions.clone(),
         modules: runtime.modules.clone(),
         scopes: Default::default(),
+        history: parley_worker::history::HistoryCache::new(
+            settings.worker.history_cache_mb << 20,
+            parley_worker::context::MOST_READ,
+        ),
         queue: queue.clone(),
         settings: turn_settings(settings),
         worker_id,

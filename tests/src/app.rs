@@ -275,6 +275,37 @@ impl TestApp {
         row.try_get_by_index::<i64>(0).expect("a count")
     }
 
+    /// Runs hand-written SQL statements in one transaction on the app's database, as
+    /// another writer would (on SQLite through a read-write connection of its own, which
+    /// waits for the app's writer).
+    pub async fn execute(&self, statements: &[String]) {
+        use sea_orm::{ConnectionTrait, TransactionTrait};
+        let url = match self.database_url() {
+            Some(url) => url.to_owned(),
+            None => format!(
+                "sqlite://{}?mode=rw",
+                self.data_dir().join("parley.db").display()
+            ),
+        };
+        let mut options = sea_orm::ConnectOptions::new(url);
+        options.max_connections(1).sqlx_logging(false);
+        let db = sea_orm::Database::connect(options)
+            .await
+            .expect("connecting to the app's database");
+        if db.get_database_backend() == sea_orm::DbBackend::Sqlite {
+            db.execute_unprepared("PRAGMA busy_timeout = 10000")
+                .await
+                .expect("setting a busy timeout");
+        }
+        let txn = db.begin().await.expect("starting a transaction");
+        for sql in statements {
+            txn.execute_unprepared(sql)
+                .await
+                .unwrap_or_else(|err| panic!("{sql}: {err}"));
+        }
+        txn.commit().await.expect("committing");
+    }
+
     /// A UUID as a SQL literal of this app's database, for hand-written queries: `'…'`
     /// on PostgreSQL, `X'…'` on SQLite (which stores UUIDs as 16-byte blobs).
     pub fn sql_uuid(&self, id: &str) -> String {

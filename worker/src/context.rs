@@ -26,6 +26,8 @@ pub const MAX_HISTORY_READ: usize = 500;
 /// Messages of the turn itself a read may return besides history (its user message and,
 /// on a retry, what an earlier attempt wrote), which the caller drops.
 const OWN_MESSAGES: usize = 8;
+/// The most messages [`history_read`] asks for.
+pub const MOST_READ: usize = MAX_HISTORY_READ + OWN_MESSAGES;
 
 /// How many recent messages a turn on `upstream_model` reads: enough for the window
 /// (the budget decides, up to [`MAX_HISTORY_READ`]) or, without a tokenizer, for

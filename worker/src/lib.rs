@@ -23,6 +23,7 @@ pub mod agent_loop;
 pub mod attachments;
 pub mod consumer;
 pub mod context;
+pub mod history;
 pub mod hooks;
 pub mod jobs;
 pub mod persist;

@@ -15,7 +15,7 @@ use parley_entity::query::{
 };
 use parley_protocol::events::{EventKind, StreamEvent};
 use parley_runtime::event_log::{EventLog, EventWriter};
-use sea_orm::DatabaseConnection;
+use sea_orm::{DatabaseConnection, prelude::DateTimeUtc};
 use tokio::sync::watch;
 use uuid::Uuid;
 
@@ -41,6 +41,9 @@ pub struct TurnSink {
     /// The user message of a plain turn, written by the first checkpoint or the end of
     /// the turn (with the session it counts on).
     pending_user: Option<(Uuid, MessageRow)>,
+    /// The user message this attempt wrote before its end, and when (the history cache
+    /// extends a session by what its turn wrote).
+    written_user: Option<(MessageRow, DateTimeUtc)>,
     stop: watch::Receiver<Stop>,
     /// The last event appended (the caller reads its `seq`).
     pub last_event: Option<StreamEvent>,
@@ -70,6 +73,7 @@ impl TurnSink {
             last_checkpoint: Instant::now(),
             checkpointed: false,
             pending_user: None,
+            written_user: None,
             stop: watcher.receiver(),
             last_event: None,
             held: None,
@@ -125,6 +129,16 @@ impl TurnSink {
         self.pending_user.take().map(|(_, row)| row)
     }
 
+    /// Notes that the user message was written at `at` (before the end of the turn).
+    pub fn wrote_user_message(&mut self, row: MessageRow, at: DateTimeUtc) {
+        self.written_user = Some((row, at));
+    }
+
+    /// The user message written before the end of the turn, and when.
+    pub fn take_written_user(&mut self) -> Option<(MessageRow, DateTimeUtc)> {
+        self.written_user.take()
+    }
+
     /// Whether a checkpoint wrote blocks of this turn.
     pub fn checkpointed(&self) -> bool {
         self.checkpointed
@@ -133,14 +147,10 @@ impl TurnSink {
     /// Writes the drafts (and, the first time, a deferred user message) now.
     async fn checkpoint(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
         if let Some((session_id, row)) = self.pending_user.take() {
-            query::prompts::save_user_message(
-                &self.db,
-                self.prompt_id,
-                session_id,
-                &row,
-                query::now(),
-            )
-            .await?;
+            let now = query::now();
+            query::prompts::save_user_message(&self.db, self.prompt_id, session_id, &row, now)
+                .await?;
+            self.wrote_user_message(row, now);
         }
         conversation::checkpoint_blocks(&self.db, self.prompt_id, drafts, query::now()).await?;
         self.checkpointed |= !drafts.is_empty();

@@ -153,6 +153,14 @@ pub struct WorkerSettings {
     /// `idle`) and its `session:end` hook fires; checked every lease period.
     #[serde(default = "default_session_idle_s")]
     pub session_idle_s: u64,
+    /// The most message text (MiB) a worker keeps of recent conversations, so the next
+    /// turn of one need not read its history again (0: read every turn).
+    #[serde(default = "default_history_cache_mb")]
+    pub history_cache_mb: usize,
+}
+
+fn default_history_cache_mb() -> usize {
+    64
 }
 
 fn default_delta_window_ms() -> u64 {
@@ -189,6 +197,7 @@ impl Default for WorkerSettings {
             delta_window_ms: default_delta_window_ms(),
             delta_max_bytes: default_delta_max_bytes(),
             session_idle_s: default_session_idle_s(),
+            history_cache_mb: default_history_cache_mb(),
         }
     }
 }

@@ -150,7 +150,7 @@ mod tests {
             .expect("recording a turn");
         assert!(turn.run_now && !turn.replayed, "the idle session was taken");
         match turns::claim(db, turn.prompt.id, worker, LEASE, query::now()).await {
-            Ok(Claim::Claimed(prompt)) => prompt,
+            Ok(Claim::Claimed(prompt, _)) => prompt,
             other => panic!("claiming: {other:?}"),
         }
     }
@@ -245,10 +245,10 @@ mod tests {
                     .await
                     .expect("recording a turn")
                     .expect("the batched create took the idle session");
-            let Ok(Claim::Claimed(first)) =
+            let Ok(Claim::Claimed(first, 0)) =
                 turns::claim(&db, recorded.prompt.id, "w1", LEASE, query::now()).await
             else {
-                panic!("claiming");
+                panic!("claiming an empty session's first turn");
             };
             let (outcome, writes) = answer(&first, user, session.tool_id);
             let done = turns::finish_in_two_batches(
@@ -263,7 +263,14 @@ mod tests {
             .expect("finishing")
             .expect("the batched finish ended the plain turn");
             let mut ends = vec![(first, done)];
-            let second = claimed(&db, &session, "w1").await;
+            let turn = turns::create_turn(&db, new_turn(&session), query::now())
+                .await
+                .expect("recording a turn");
+            let Ok(Claim::Claimed(second, 2)) =
+                turns::claim(&db, turn.prompt.id, "w1", LEASE, query::now()).await
+            else {
+                panic!("claiming the second turn, after two messages");
+            };
             let (outcome, writes) = answer(&second, user, session.tool_id);
             let done = turns::finish(&db, &second, "w1", outcome, writes, query::now())
                 .await
@@ -273,10 +280,12 @@ mod tests {
                 let Finished::Ended {
                     prompt: ended,
                     next,
+                    message_count,
                 } = done
                 else {
                     panic!("turn {turn}: the lease was held");
                 };
+                assert_eq!(message_count, Some(2 * turn as i32 + 2), "turn {turn}");
                 assert_eq!(ended.state, PromptState::Completed);
                 assert_eq!(ended.lease_owner, None);
                 assert_eq!(next, None);
@@ -310,7 +319,8 @@ mod tests {
             let first = claimed(&db, &session, "w1").await;
             // The lease lapses and another worker takes the prompt.
             let later = query::now() + LEASE * 2;
-            let Ok(Claim::Claimed(second)) = turns::claim(&db, first.id, "w2", LEASE, later).await
+            let Ok(Claim::Claimed(second, _)) =
+                turns::claim(&db, first.id, "w2", LEASE, later).await
             else {
                 panic!("w2 takes the lapsed lease");
             };

@@ -59,7 +59,7 @@ pub struct MessageRow {
 }
 
 impl MessageRow {
-    fn into_model(self, session_id: Uuid, seq: i32, now: DateTimeUtc) -> messages::Model {
+    pub fn into_model(self, session_id: Uuid, seq: i32, now: DateTimeUtc) -> messages::Model {
         messages::Model {
             id: self.id,
             session_id,

@@ -733,13 +733,17 @@ async fn statement_calls(d: &Distributed) -> std::collections::HashMap<String, i
 // claim and the history read that is 5 statements and 1 `BEGIN`/`COMMIT`. A finish or a
 // create that fell back to its step-by-step path would show here.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_plain_turn_costs_five_statements_and_one_transaction() {
+async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction() {
     const TURNS: i64 = 10;
     run_test(Backend::Postgres, |_| async {
         // A turn that outlasts the checkpoint interval (100 ms by default; a loaded
         // machine and a debug build get there) checkpoints, and its finish is not plain.
         let worker = format!("{}\ncheckpoint_ms = 600000", worker_settings(LEASE));
-        let d = distributed_with(&worker).await;
+        let mut d = distributed_with(&worker).await;
+        // One worker runs every turn, so it holds the conversation's history from the
+        // turn before (with two, a turn the other one ran makes it read again).
+        let second = d.cluster.worker_pids()[1];
+        d.cluster.kill_worker(second).await;
         let db = d.cluster.db().await;
         sea_orm::ConnectionTrait::execute_unprepared(
             &db,
@@ -758,7 +762,8 @@ async fn a_plain_turn_costs_five_statements_and_one_transaction() {
                 assert_one_text_block_completed(&events);
             }
         };
-        // The first turn may read what later turns find cached (the model catalog).
+        // The first turn reads what later turns find cached (the model catalog, the
+        // session's history).
         turn(0).await;
         let before = statement_calls(&d).await;
         for n in 1..=TURNS {
@@ -798,9 +803,14 @@ async fn a_plain_turn_costs_five_statements_and_one_transaction() {
             "every finish is one statement:\n{listing}"
         );
         assert_eq!(calls_of("ROLLBACK"), 0, "nothing rolled back:\n{listing}");
+        assert_eq!(
+            calls_of(r#"SELECT "messages"."id""#),
+            0,
+            "the history comes from the worker's cache:\n{listing}"
+        );
         // Background work (the reaper, the idle-session sweep) may add a statement or two.
         assert!(
-            statements <= 5 * TURNS + 3,
+            statements <= 4 * TURNS + 3,
             "{statements} statements for {TURNS} turns:\n{listing}"
         );
         assert!(

@@ -14,8 +14,9 @@ use super::{Deps, Handled, TurnError, finish::expire};
 
 /// What the claim found.
 pub(super) enum Start {
-    /// This worker owns the prompt now: run the turn.
-    Run(Box<prompts::Model>),
+    /// This worker owns the prompt now: run the turn. With the session's message
+    /// counter as the claim found it.
+    Run(Box<prompts::Model>, i32),
     /// Nothing to run.
     Skip(Handled),
 }
@@ -27,7 +28,7 @@ pub(super) async fn claim(deps: &Deps, prompt_id: Uuid) -> Result<Start, TurnErr
         chrono::Duration::from_std(deps.settings.lease).unwrap_or(chrono::Duration::seconds(30));
     let claim = claim_prompt(&deps.db, prompt_id, &deps.worker_id, lease, query::now()).await?;
     Ok(match claim {
-        Claim::Claimed(prompt) => Start::Run(Box::new(prompt)),
+        Claim::Claimed(prompt, count) => Start::Run(Box::new(prompt), count),
         Claim::Finished(_) => Start::Skip(Handled::Done { next: None }),
         Claim::Busy => Start::Skip(Handled::Busy),
         Claim::Canceled(prompt) => Start::Skip(cancelled_before_start(deps, &prompt).await?),

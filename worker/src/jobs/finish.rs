@@ -35,7 +35,9 @@ pub(super) async fn finish(
     prompt: &prompts::Model,
     sink: &mut TurnSink,
     produced: Produced,
+    count: i32,
 ) -> Result<Option<Uuid>, TurnError> {
+    let from = Some(count);
     match produced {
         Produced::UnknownModel => {
             tracing::warn!(
@@ -43,9 +45,11 @@ pub(super) async fn finish(
                 "the prompt's model is not served here"
             );
             let outcome = Outcome::failure(PromptState::Failed, ErrorCode::UnknownModel);
-            end(deps, prompt, sink, outcome, Recorded::nothing()).await
+            end(deps, prompt, sink, outcome, Recorded::nothing(), from).await
         }
-        Produced::Generated(generated) => record_generation(deps, prompt, sink, *generated).await,
+        Produced::Generated(generated) => {
+            record_generation(deps, prompt, sink, *generated, from).await
+        }
     }
 }
 
@@ -54,6 +58,7 @@ async fn record_generation(
     prompt: &prompts::Model,
     sink: &mut TurnSink,
     mut generated: Generated,
+    from: Option<i32>,
 ) -> Result<Option<Uuid>, TurnError> {
     let (state, complete) = match generated.end {
         LoopEnd::Completed => (PromptState::Completed, true),
@@ -123,7 +128,7 @@ async fn record_generation(
         writes,
         after,
     };
-    end(deps, prompt, sink, outcome, recorded).await
+    end(deps, prompt, sink, outcome, recorded, from).await
 }
 
 /// The text of a completed answer without its markers, and what they and the function
@@ -211,12 +216,15 @@ fn usage_rows(
 
 /// Records `outcome` as the end of this worker's attempt, then tells readers how the
 /// turn ended and sets the event log's retention. Returns the session's next prompt.
+/// `from` is the session's message counter at the claim, when the history cache may be
+/// extended by what this attempt wrote.
 async fn end(
     deps: &Deps,
     prompt: &prompts::Model,
     sink: &mut TurnSink,
     mut outcome: Outcome,
     recorded: Recorded<'_>,
+    from: Option<i32>,
 ) -> Result<Option<Uuid>, TurnError> {
     let mut writes = recorded.writes;
     writes.checkpointed = sink.checkpointed();
@@ -224,18 +232,38 @@ async fn end(
         outcome.user_message_id = Some(user.id);
         writes.messages.insert(0, user);
     }
-    let finished = query::prompts::finish(
-        &deps.db,
-        prompt,
-        &deps.worker_id,
-        outcome,
-        writes,
-        query::now(),
-    )
-    .await?;
+    let now = query::now();
+    let session_id = prompt.session_id;
+    let own = match from {
+        Some(from) if prompt.attempt <= 1 => {
+            Some(own_messages(sink, &writes, session_id, from, now))
+        }
+        _ => None,
+    };
+    let finished =
+        query::prompts::finish(&deps.db, prompt, &deps.worker_id, outcome, writes, now).await;
     let (prompt, next) = match finished {
-        Finished::Ended { prompt, next } => (*prompt, next),
-        Finished::LeaseLost => return Err(TurnError::LeaseLost),
+        Ok(Finished::Ended {
+            prompt,
+            next,
+            message_count,
+        }) => {
+            match (from, own) {
+                (Some(from), Some(own)) => {
+                    deps.history.extend(session_id, from, message_count, own)
+                }
+                _ => deps.history.forget(session_id),
+            }
+            (*prompt, next)
+        }
+        Ok(Finished::LeaseLost) => {
+            deps.history.forget(session_id);
+            return Err(TurnError::LeaseLost);
+        }
+        Err(err) => {
+            deps.history.forget(session_id);
+            return Err(err.into());
+        }
     };
     let after = recorded.after;
     if let Some(outcome) = &after.after_ai {
@@ -274,11 +302,30 @@ pub(super) async fn fail_internally(
 ) -> Result<Handled, JobError> {
     tracing::error!(error = %err, "turn failed internally");
     let outcome = Outcome::failure(PromptState::Error, ErrorCode::InternalError);
-    match end(deps, prompt, sink, outcome, Recorded::nothing()).await {
+    match end(deps, prompt, sink, outcome, Recorded::nothing(), None).await {
         Ok(next) => Ok(Handled::Done { next }),
         Err(TurnError::LeaseLost) => Ok(Handled::Done { next: None }),
         Err(again) => Err(again.into()),
     }
+}
+
+/// The messages this attempt wrote to its session, in order, as the history cache keeps
+/// them: the user message (written before the end, or now) and the answer; their seqs
+/// follow `from` (the cache checks that the finish left the counter just past them).
+fn own_messages(
+    sink: &mut TurnSink,
+    writes: &TurnWrites,
+    session_id: Uuid,
+    from: i32,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Vec<parley_entity::messages::Model> {
+    let earlier = sink.take_written_user();
+    earlier
+        .into_iter()
+        .chain(writes.messages.iter().map(|row| (row.clone(), now)))
+        .enumerate()
+        .map(|(i, (row, at))| row.into_model(session_id, from + 1 + i as i32, at))
+        .collect()
 }
 
 /// Sets the retention of the prompt's finished event log.

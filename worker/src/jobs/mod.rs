@@ -49,6 +49,8 @@ pub struct Deps {
     pub modules: parley_service::modules::ModuleCatalog,
     /// Recent sessions' hook scopes.
     pub scopes: crate::hooks::ScopeCache,
+    /// Recent sessions' messages, so a conversation's next turn need not read them.
+    pub history: crate::history::HistoryCache,
     /// Where asynchronous function calls are queued as jobs of their own.
     pub queue: Arc<dyn JobQueue>,
     pub settings: TurnSettings,
@@ -161,8 +163,8 @@ pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> 
     let started = std::time::Instant::now();
     // Listening before the claim reads the row: a cancel recorded after that is heard.
     let cancel = deps.events.listen_cancel(job.prompt_id);
-    let prompt = match claim::claim(deps, job.prompt_id).await? {
-        claim::Start::Run(prompt) => *prompt,
+    let (prompt, count) = match claim::claim(deps, job.prompt_id).await? {
+        claim::Start::Run(prompt, count) => (*prompt, count),
         claim::Start::Skip(handled) => return Ok(handled),
     };
     let row = DbRow {
@@ -188,8 +190,8 @@ pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> 
             .inspect_err(|err| tracing::warn!(error = %err, "the job's session does not parse"))
             .ok()
     });
-    let ended = match run::run(deps, &prompt, &mut sink, &watcher, started, known).await {
-        Ok(produced) => finish::finish(deps, &prompt, &mut sink, produced).await,
+    let ended = match run::run(deps, &prompt, &mut sink, &watcher, started, known, count).await {
+        Ok(produced) => finish::finish(deps, &prompt, &mut sink, produced, count).await,
         Err(err) => Err(err),
     };
     match ended {

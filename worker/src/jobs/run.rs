@@ -80,6 +80,7 @@ pub(super) async fn run(
     watcher: &Watcher,
     started: Instant,
     known: Option<sessions::Model>,
+    count: i32,
 ) -> Result<Produced, TurnError> {
     if prompt.attempt > 1 {
         sink.event(EventKind::Retry {
@@ -109,7 +110,7 @@ pub(super) async fn run(
     let read = crate::context::history_read(&route.upstream, crate::hooks::CONTEXT_MESSAGES);
     let (appended, recent) = tokio::join!(
         sink.event(in_progress),
-        conversation::recent_messages(&deps.db, session.id, read as u64),
+        recent_history(deps, prompt, session.id, count, read),
     );
     appended?;
     let input = prompt
@@ -404,6 +405,30 @@ async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>,
         .collect())
 }
 
+/// The session's newest `read` messages, newest first: from the worker's history cache
+/// when it is at the counter `count` the claim found, else read (and, on a first attempt,
+/// kept for the conversation's next turn). A repeated attempt reads, since what an
+/// earlier one wrote is not in the cache.
+async fn recent_history(
+    deps: &Deps,
+    prompt: &prompts::Model,
+    session_id: Uuid,
+    count: i32,
+    read: usize,
+) -> Result<Vec<parley_entity::messages::Model>, Error> {
+    let first = prompt.attempt <= 1;
+    if first && let Some(recent) = deps.history.get(session_id, count, read) {
+        return Ok(recent);
+    }
+    let recent = conversation::recent_messages(&deps.db, session_id, read as u64).await?;
+    if first {
+        deps.history.keep(session_id, count, &recent, read);
+    } else {
+        deps.history.forget(session_id);
+    }
+    Ok(recent)
+}
+
 /// Saves the user's message once per prompt (a repeated attempt reuses it), with what
 /// `chat:before_ai` found about it. A plain turn's message (no modules, no attachments:
 /// nothing else points at it yet) is left to the sink, which writes it with the first
@@ -436,8 +461,8 @@ async fn save_user_message(
             sink.defer_user_message(prompt.session_id, row);
             Ok(id)
         }
-        None => write_user_message(deps, prompt, row, files, &HookOutcome::default()).await,
-        Some(before) => write_user_message(deps, prompt, row, files, before).await,
+        None => write_user_message(deps, prompt, sink, row, files, &HookOutcome::default()).await,
+        Some(before) => write_user_message(deps, prompt, sink, row, files, before).await,
     }
 }
 
@@ -445,14 +470,17 @@ async fn save_user_message(
 async fn write_user_message(
     deps: &Deps,
     prompt: &prompts::Model,
+    sink: &mut TurnSink,
     row: MessageRow,
     files: &[parley_entity::files::Model],
     before: &HookOutcome,
 ) -> Result<Uuid, TurnError> {
     let now = query::now();
     query::prompts::save_user_message(&deps.db, prompt.id, prompt.session_id, &row, now).await?;
+    let id = row.id;
+    sink.wrote_user_message(row, now);
     let blocks = attachments::blocks(files);
-    conversation::attach_files(&deps.db, prompt.id, row.id, &blocks, now).await?;
-    hooks::record(deps, prompt.session_id, Some(row.id), before).await?;
-    Ok(row.id)
+    conversation::attach_files(&deps.db, prompt.id, id, &blocks, now).await?;
+    hooks::record(deps, prompt.session_id, Some(id), before).await?;
+    Ok(id)
 }

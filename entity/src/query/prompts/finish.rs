@@ -78,6 +78,10 @@ pub enum Finished {
     Ended {
         prompt: Box<prompts::Model>,
         next: Option<Uuid>,
+        /// The session's message counter just after this finish counted its messages on
+        /// it (in the same transaction); `None` when it counted none and left the counter
+        /// alone.
+        message_count: Option<i32>,
     },
     /// The worker no longer owns the prompt (its lease lapsed and another worker took
     /// it, or it finished meanwhile): nothing was written, the worker must stop.
@@ -166,6 +170,7 @@ async fn write_finish(
         now,
     )
     .await?;
+    let counted = (!writes.messages.is_empty()).then_some(count);
     let first = count - writes.messages.len() as i32 + 1;
     conversation::insert_messages(&txn, prompt.session_id, &writes.messages, first, now).await?;
     if let Some(answer) = writes.answer_id {
@@ -187,6 +192,7 @@ async fn write_finish(
     Ok(Finished::Ended {
         prompt: Box::new(prompt),
         next,
+        message_count: counted,
     })
 }
 
@@ -321,10 +327,10 @@ pub(crate) async fn finish_in_two_batches(
             .then(Some(&finished))
             .run(db, "finishing a prompt")
             .await?;
-        let (mut next, mut held, mut ended) = (None, false, None);
+        let (mut next, mut held, mut ended) = (None, None, None);
         for row in &rows {
-            if row.try_get::<i32>("", "message_count").is_ok() {
-                held = true;
+            if let Ok(count) = row.try_get::<i32>("", "message_count") {
+                held = Some(count);
                 next = row
                     .try_get("", "active_prompt_id")
                     .context("reading a finish")?;
@@ -333,7 +339,7 @@ pub(crate) async fn finish_in_two_batches(
                     Some(prompts::Model::from_query_result(row, "").context("reading a prompt")?);
             }
         }
-        let (true, Some(prompt)) = (held, ended) else {
+        let (Some(count), Some(prompt)) = (held, ended) else {
             return Ok(None);
         };
         Batch::default()
@@ -343,6 +349,7 @@ pub(crate) async fn finish_in_two_batches(
         Ok(Some(Finished::Ended {
             prompt: Box::new(prompt),
             next,
+            message_count: (added > 0).then_some(count),
         }))
     })
     .await
@@ -402,6 +409,10 @@ async fn finish_in_one_statement(
             Expr::cust(r#"EXISTS (SELECT 1 FROM "s")"#),
             Alias::new("s_held"),
         )
+        .expr_as(
+            Expr::cust(r#"(SELECT "message_count" FROM "s")"#),
+            Alias::new("s_count"),
+        )
         .from(Alias::new("p"))
         .to_owned();
     let statement = txn.get_database_backend().build(&with.query(select));
@@ -417,10 +428,12 @@ async fn finish_in_one_statement(
         return Ok(None);
     }
     let next: Option<Uuid> = row.try_get("", "s_next").context("reading a finish")?;
+    let count: i32 = row.try_get("", "s_count").context("reading a finish")?;
     let prompt = prompts::Model::from_query_result(&row, "p_").context("reading a prompt")?;
     Ok(Some(Finished::Ended {
         prompt: Box::new(prompt),
         next,
+        message_count: (added > 0).then_some(count),
     }))
 }
 

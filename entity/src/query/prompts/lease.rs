@@ -3,9 +3,10 @@
 
 use chrono::Duration;
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, FromQueryResult, QueryFilter,
+    QueryOrder, QueryTrait,
     prelude::DateTimeUtc,
-    sea_query::{Expr, ExprTrait},
+    sea_query::{Asterisk, Expr, ExprTrait, Query},
 };
 use uuid::Uuid;
 
@@ -53,8 +54,10 @@ pub async fn request_cancel<C: ConnectionTrait>(
 /// The outcome of a worker's [`claim`].
 #[derive(Debug, Clone)]
 pub enum Claim {
-    /// The worker owns the prompt now (`in_progress`, attempt incremented).
-    Claimed(prompts::Model),
+    /// The worker owns the prompt now (`in_progress`, attempt incremented); with its
+    /// session's message counter as the claim found it (`sessions.message_count`, which
+    /// every append of a message raises).
+    Claimed(prompts::Model, i32),
     /// A cancel was recorded before any worker ran it: the prompt is `canceled` now.
     Canceled(prompts::Model),
     /// Nothing to do: the prompt finished already (a repeated job).
@@ -81,6 +84,9 @@ pub async fn claim(
     .await
 }
 
+/// The claimed prompt's session's message counter, as a `RETURNING` column.
+const SESSION_COUNT: &str = r#"(SELECT "message_count" FROM "sessions" WHERE "sessions"."id" = "prompts"."session_id") AS "session_message_count""#;
+
 async fn write_claim(
     db: &DatabaseConnection,
     id: Uuid,
@@ -88,7 +94,7 @@ async fn write_claim(
     lease: Duration,
     now: DateTimeUtc,
 ) -> Result<Claim> {
-    let claimed = prompts::Entity::update_many()
+    let mut update = prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(PromptState::InProgress))
         .col_expr(
             prompts::Column::Attempt,
@@ -111,11 +117,21 @@ async fn write_claim(
                         .add(prompts::Column::LeaseExpiresAt.lt(now)),
                 ),
         )
-        .exec_with_returning(db)
+        .into_query();
+    // The session's counter comes back with the prompt: the worker's history cache
+    // (`parley_worker::history`) is valid only at the counter it was taken at.
+    update.returning(Query::returning().exprs([Expr::col(Asterisk), Expr::cust(SESSION_COUNT)]));
+    let backend = db.get_database_backend();
+    let claimed = db
+        .query_one_raw(backend.build(&update))
         .await
         .context("claiming a prompt")?;
-    if let Some(prompt) = claimed.into_iter().next() {
-        return Ok(Claim::Claimed(prompt));
+    if let Some(row) = claimed {
+        let prompt = prompts::Model::from_query_result(&row, "").context("reading a claim")?;
+        let count = row
+            .try_get("", "session_message_count")
+            .context("reading a claim")?;
+        return Ok(Claim::Claimed(prompt, count));
     }
     let prompt = get(db, id).await?;
     Ok(if !UNFINISHED.contains(&prompt.state) {

@@ -1,11 +1,13 @@
 //! What a turn writes, and when (#9): a plain turn's user message goes with its first
 //! checkpoint or with its answer, `seq`s come from the session's counter, and the answer's
-//! blocks are written finalized onto it.
+//! blocks are written finalized onto it. And what the next turn reads back: the history
+//! the model is sent is the whole conversation, whether the worker kept it from the turns
+//! it ran (its history cache) or something else wrote to the session meanwhile.
 
 use std::time::{Duration, Instant};
 
-use parley_tests::both_backends;
 use parley_tests::client::types::MessageRole;
+use parley_tests::{ApiResult, both_backends};
 
 use super::{WAIT, chat};
 
@@ -117,5 +119,66 @@ both_backends!(
             .count("SELECT COUNT(*) FROM blocks WHERE is_finalized = false OR message_id IS NULL")
             .await;
         assert_eq!(loose, 0, "checkpointed blocks are finalized at the end");
+    }
+);
+
+both_backends!(
+    the_history_sent_is_the_conversation_even_when_another_writer_appended_to_it,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        // (role, content) of each message the model was sent, without the system prompt.
+        let last_request = || {
+            let request = chat.mock.requests().pop().expect("the mock was called");
+            request
+                .messages
+                .into_iter()
+                .filter(|m| m.role != "system")
+                .map(|m| (m.role, m.content))
+                .collect::<Vec<_>>()
+        };
+        let said = |role: &str, content: &str| (role.to_owned(), content.to_owned());
+        let mut expected = Vec::new();
+        // A short turn, a turn long enough to checkpoint (its user message is written
+        // mid-turn), and short ones again: each is sent everything before it.
+        let messages = [
+            "first",
+            "[[mock tokens=12 token_delay_ms=25]] a long one",
+            "third",
+            "fourth",
+        ];
+        for content in messages {
+            let answer = chat.send_json(content).await.assert_status(201);
+            expected.push(said("user", content));
+            assert_eq!(last_request(), expected, "the history of {content:?}");
+            expected.push(said("assistant", &answer.payload.message));
+        }
+
+        // Another writer appends a message (as another worker's turn would): the next turn
+        // is sent it too, not only what this worker ran.
+        let session = chat.app.sql_uuid(&chat.session_id.to_string());
+        let id = chat.app.sql_uuid(&uuid::Uuid::now_v7().to_string());
+        chat.app
+            .execute(&[
+                format!("UPDATE sessions SET message_count = message_count + 1 WHERE id = {session}"),
+                format!(
+                    "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
+                     SELECT {id}, session_id, seq + 1, role, 'written elsewhere', is_complete, created_at \
+                     FROM messages WHERE session_id = {session} \
+                     AND seq = (SELECT MAX(seq) FROM messages WHERE session_id = {session})"
+                ),
+            ])
+            .await;
+        expected.push(said("assistant", "written elsewhere"));
+        let answer = chat.send_json("fifth").await.assert_status(201);
+        expected.push(said("user", "fifth"));
+        assert_eq!(
+            last_request(),
+            expected,
+            "the history after the other write"
+        );
+        expected.push(said("assistant", &answer.payload.message));
+        chat.send_json("sixth").await.assert_status(201);
+        expected.push(said("user", "sixth"));
+        assert_eq!(last_request(), expected, "and the turn after it");
     }
 );

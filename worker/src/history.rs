@@ -1,0 +1,394 @@
+//! The recent messages of sessions this worker ran, so the next turn of a conversation
+//! does not read its history again: every turn read 58 rows (500 for a model with a
+//! tokenizer) and decoded them, the largest read of a plain turn (BENCHMARKS.md, #9).
+//!
+//! An entry holds a session's newest messages as of its message counter
+//! (`sessions.message_count`: every append raises it in the transaction that inserts, and
+//! the seqs are 1..=counter, gap-free). It answers a turn only when the claim found the
+//! counter where the entry has it, and it is extended at the end of a turn only when
+//! that turn's finish left the counter exactly the turn's own messages further — so a
+//! message appended anywhere else (another worker, an interrupted turn finishing late)
+//! makes the entry go, never go stale. Complete messages never change; an incomplete
+//! one (a cancelled or broken answer) is rewritten in place when its turn is resumed,
+//! without moving the counter, so a session whose recent messages include one is not
+//! kept. Nor is anything of a repeated attempt.
+//!
+//! Bounded by the bytes of the content it holds (`worker.history_cache_mb`), least
+//! recently used first out; an entry unused for [`IDLE`] is dropped when next seen.
+
+use std::{
+    collections::VecDeque,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use hashlink::LruCache;
+use parley_entity::messages;
+use uuid::Uuid;
+
+/// An entry unused this long is read again (and the memory of conversations that ended
+/// goes back to the pool before the byte budget forces it).
+pub const IDLE: Duration = Duration::from_secs(600);
+/// What a message costs the budget besides its content.
+const PER_MESSAGE: usize = std::mem::size_of::<messages::Model>();
+
+/// Cheap to clone; one per process. [`HistoryCache::disabled`] keeps nothing.
+#[derive(Clone)]
+pub struct HistoryCache {
+    inner: Option<Arc<Mutex<Inner>>>,
+}
+
+struct Inner {
+    entries: LruCache<Uuid, Entry>,
+    /// The bytes all entries hold.
+    bytes: usize,
+    budget: usize,
+    /// The most messages one entry keeps (the largest read a turn makes).
+    depth: usize,
+}
+
+struct Entry {
+    /// The session's message counter the entry is valid at.
+    count: i32,
+    /// Its newest messages, newest first: every message of the session when there are
+    /// `count` of them, else the newest `depth`.
+    newest_first: VecDeque<messages::Model>,
+    bytes: usize,
+    used: Instant,
+}
+
+impl std::fmt::Debug for HistoryCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (entries, bytes) = self.usage();
+        f.debug_struct("HistoryCache")
+            .field("entries", &entries)
+            .field("bytes", &bytes)
+            .finish()
+    }
+}
+
+impl HistoryCache {
+    /// A cache holding at most `budget` bytes of messages, at most `depth` a session.
+    pub fn new(budget: usize, depth: usize) -> Self {
+        if budget == 0 || depth == 0 {
+            return Self::disabled();
+        }
+        Self {
+            inner: Some(Arc::new(Mutex::new(Inner {
+                entries: LruCache::new_unbounded(),
+                bytes: 0,
+                budget,
+                depth,
+            }))),
+        }
+    }
+
+    /// Keeps nothing: every turn reads its history.
+    pub fn disabled() -> Self {
+        Self { inner: None }
+    }
+
+    /// The newest `want` messages of `session` (newest first) when the entry is at the
+    /// counter `count` and holds that many (or all the session has).
+    pub fn get(&self, session: Uuid, count: i32, want: usize) -> Option<Vec<messages::Model>> {
+        let mut inner = self.lock()?;
+        let now = Instant::now();
+        if let Some(entry) = inner.entries.get_mut(&session)
+            && entry.count == count
+            && now.duration_since(entry.used) < IDLE
+            && (entry.newest_first.len() >= want || entry.is_whole())
+        {
+            entry.used = now;
+            return Some(entry.newest_first.iter().take(want).cloned().collect());
+        }
+        inner.remove(session);
+        None
+    }
+
+    /// Keeps what a read of `session` at counter `count` returned (newest first; it
+    /// asked for `asked`), if it is the session's whole recent history at that counter.
+    pub fn keep(&self, session: Uuid, count: i32, newest_first: &[messages::Model], asked: usize) {
+        let Some(mut inner) = self.lock() else {
+            return;
+        };
+        inner.remove(session);
+        let at_count = match newest_first.first() {
+            Some(newest) => newest.seq == count,
+            None => count == 0,
+        };
+        let whole = newest_first.len() >= asked || newest_first.len() == count as usize;
+        let gap_free = newest_first
+            .windows(2)
+            .all(|pair| pair[1].seq == pair[0].seq - 1);
+        if !(at_count && whole && gap_free) || newest_first.iter().any(|m| !m.is_complete) {
+            return;
+        }
+        let depth = inner.depth;
+        let mut entry = Entry {
+            count,
+            newest_first: VecDeque::new(),
+            bytes: 0,
+            used: Instant::now(),
+        };
+        for message in newest_first.iter().take(depth).rev() {
+            entry.push(message.clone(), depth);
+        }
+        inner.insert(session, entry);
+    }
+
+    /// A turn of `session` that started at counter `from` ended with the counter at
+    /// `to` (`None`: the finish counted nothing, or is not known), having written `own`
+    /// (in order, with their seqs). Extends the entry when nothing else was appended
+    /// meanwhile; drops it otherwise.
+    pub fn extend(&self, session: Uuid, from: i32, to: Option<i32>, own: Vec<messages::Model>) {
+        let Some(mut inner) = self.lock() else {
+            return;
+        };
+        let depth = inner.depth;
+        let fits = to == Some(from + own.len() as i32)
+            && own.iter().enumerate().all(|(i, m)| {
+                m.is_complete && m.session_id == session && m.seq == from + 1 + i as i32
+            });
+        let Some(mut entry) = inner.take(session) else {
+            return;
+        };
+        if !fits || entry.count != from {
+            return;
+        }
+        for message in own {
+            entry.push(message, depth);
+        }
+        entry.count = to.unwrap_or(from);
+        entry.used = Instant::now();
+        inner.insert(session, entry);
+    }
+
+    /// Drops what is kept of `session`.
+    pub fn forget(&self, session: Uuid) {
+        if let Some(mut inner) = self.lock() {
+            inner.remove(session);
+        }
+    }
+
+    /// How many sessions and bytes are kept.
+    pub fn usage(&self) -> (usize, usize) {
+        self.lock()
+            .map(|inner| (inner.entries.len(), inner.bytes))
+            .unwrap_or_default()
+    }
+
+    fn lock(&self) -> Option<std::sync::MutexGuard<'_, Inner>> {
+        let inner = self.inner.as_ref()?;
+        Some(inner.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl Inner {
+    fn take(&mut self, session: Uuid) -> Option<Entry> {
+        let entry = self.entries.remove(&session)?;
+        self.bytes -= entry.bytes;
+        Some(entry)
+    }
+
+    fn remove(&mut self, session: Uuid) {
+        self.take(session);
+    }
+
+    /// Inserts `entry` as the most recently used, then evicts the least recently used
+    /// until the budget holds (an entry larger than the whole budget is not kept).
+    fn insert(&mut self, session: Uuid, entry: Entry) {
+        if entry.bytes > self.budget {
+            return;
+        }
+        self.bytes += entry.bytes;
+        self.entries.insert(session, entry);
+        while self.bytes > self.budget {
+            let Some((_, evicted)) = self.entries.remove_lru() else {
+                break;
+            };
+            self.bytes -= evicted.bytes;
+        }
+    }
+}
+
+impl Entry {
+    /// Whether it holds every message of its session.
+    fn is_whole(&self) -> bool {
+        self.newest_first.len() == self.count as usize
+    }
+
+    /// Adds the newest message, keeping at most `depth`.
+    fn push(&mut self, message: messages::Model, depth: usize) {
+        self.bytes += cost(&message);
+        self.newest_first.push_front(message);
+        while self.newest_first.len() > depth {
+            if let Some(oldest) = self.newest_first.pop_back() {
+                self.bytes -= cost(&oldest);
+            }
+        }
+    }
+}
+
+fn cost(message: &messages::Model) -> usize {
+    PER_MESSAGE + message.content.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use parley_entity::enums::MessageRole;
+
+    use super::*;
+
+    const SESSION: Uuid = Uuid::from_u128(7);
+
+    fn message(seq: i32, content: &str) -> messages::Model {
+        messages::Model {
+            id: Uuid::from_u128(seq as u128),
+            session_id: SESSION,
+            seq,
+            role: if seq % 2 == 1 {
+                MessageRole::User
+            } else {
+                MessageRole::Assistant
+            },
+            content: content.to_owned(),
+            is_complete: true,
+            prompt_id: None,
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    /// Messages `from..=to`, newest first (as a read returns them).
+    fn read(from: i32, to: i32) -> Vec<messages::Model> {
+        (from..=to).rev().map(|seq| message(seq, "hi")).collect()
+    }
+
+    fn seqs(messages: &[messages::Model]) -> Vec<i32> {
+        messages.iter().map(|m| m.seq).collect()
+    }
+
+    #[test]
+    fn a_kept_read_answers_at_its_counter_only() {
+        let cache = HistoryCache::new(1 << 20, 10);
+        assert!(cache.get(SESSION, 4, 10).is_none(), "nothing kept yet");
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        assert_eq!(seqs(&cache.get(SESSION, 4, 10).unwrap()), [4, 3, 2, 1]);
+        assert_eq!(seqs(&cache.get(SESSION, 4, 2).unwrap()), [4, 3]);
+        // Another counter: something was appended elsewhere; the entry goes.
+        assert!(cache.get(SESSION, 6, 10).is_none());
+        assert!(cache.get(SESSION, 4, 10).is_none(), "dropped on the miss");
+    }
+
+    #[test]
+    fn a_partial_read_answers_only_as_deep_as_it_went() {
+        let cache = HistoryCache::new(1 << 20, 10);
+        // The session has 20 messages; the read asked for 5.
+        cache.keep(SESSION, 20, &read(16, 20), 5);
+        assert_eq!(
+            seqs(&cache.get(SESSION, 20, 5).unwrap()),
+            [20, 19, 18, 17, 16]
+        );
+        assert!(cache.get(SESSION, 20, 6).is_none(), "deeper than kept");
+    }
+
+    #[test]
+    fn reads_that_are_not_the_history_at_the_counter_are_not_kept() {
+        let cache = HistoryCache::new(1 << 20, 10);
+        cache.keep(SESSION, 5, &read(1, 4), 10);
+        assert!(
+            cache.get(SESSION, 5, 10).is_none(),
+            "newest is not at the counter"
+        );
+        let mut gap = read(1, 5);
+        gap.remove(2);
+        cache.keep(SESSION, 5, &gap, 10);
+        assert!(cache.get(SESSION, 5, 10).is_none(), "a gap");
+        let mut partial = read(1, 4);
+        partial[1].is_complete = false;
+        cache.keep(SESSION, 4, &partial, 10);
+        assert!(cache.get(SESSION, 4, 10).is_none(), "an incomplete message");
+        cache.keep(SESSION, 0, &[], 10);
+        assert_eq!(cache.get(SESSION, 0, 10).unwrap(), [], "an empty session");
+    }
+
+    #[test]
+    fn a_turn_extends_the_entry_only_by_exactly_its_own_messages() {
+        let cache = HistoryCache::new(1 << 20, 5);
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        cache.extend(SESSION, 4, Some(6), vec![message(5, "q"), message(6, "a")]);
+        assert_eq!(
+            seqs(&cache.get(SESSION, 6, 5).unwrap()),
+            [6, 5, 4, 3, 2],
+            "extended, at most `depth` kept"
+        );
+        assert!(cache.get(SESSION, 6, 6).is_none(), "seq 1 was let go");
+
+        // Another message was counted meanwhile: the entry goes.
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        cache.extend(SESSION, 4, Some(7), vec![message(5, "q"), message(6, "a")]);
+        assert!(cache.get(SESSION, 7, 1).is_none());
+        assert!(cache.get(SESSION, 6, 1).is_none());
+
+        // The finish's counter is unknown, or the turn started elsewhere.
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        cache.extend(SESSION, 4, None, vec![message(5, "q")]);
+        assert!(cache.get(SESSION, 4, 1).is_none());
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        cache.extend(SESSION, 3, Some(5), vec![message(4, "q"), message(5, "a")]);
+        assert!(cache.get(SESSION, 5, 1).is_none());
+
+        // A cancelled answer (incomplete) ends what is kept.
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        let mut cut = message(6, "a");
+        cut.is_complete = false;
+        cache.extend(SESSION, 4, Some(6), vec![message(5, "q"), cut]);
+        assert!(cache.get(SESSION, 6, 1).is_none());
+    }
+
+    #[test]
+    fn the_byte_budget_evicts_the_least_recently_used() {
+        let one = cost(&message(1, "hi"));
+        let cache = HistoryCache::new(one * 6, 10);
+        let (a, b, c) = (Uuid::from_u128(1), Uuid::from_u128(2), Uuid::from_u128(3));
+        let of = |session: Uuid| -> Vec<messages::Model> {
+            read(1, 2)
+                .into_iter()
+                .map(|m| messages::Model {
+                    session_id: session,
+                    ..m
+                })
+                .collect()
+        };
+        cache.keep(a, 2, &of(a), 10);
+        cache.keep(b, 2, &of(b), 10);
+        cache.keep(c, 2, &of(c), 10);
+        assert_eq!(cache.usage(), (3, one * 6));
+        assert!(
+            cache.get(a, 2, 2).is_some(),
+            "a is now the most recently used"
+        );
+        let d = Uuid::from_u128(4);
+        cache.keep(d, 2, &of(d), 10);
+        assert_eq!(cache.usage(), (3, one * 6));
+        assert!(
+            cache.get(b, 2, 2).is_none(),
+            "b was the least recently used"
+        );
+        assert!(cache.get(a, 2, 2).is_some());
+        assert!(cache.get(c, 2, 2).is_some());
+        assert!(cache.get(d, 2, 2).is_some());
+        // Too big for the whole budget: not kept, nothing else evicted for it.
+        let big: Vec<_> = (1..=7).rev().map(|seq| message(seq, "hi")).collect();
+        cache.keep(SESSION, 7, &big, 10);
+        assert!(cache.get(SESSION, 7, 1).is_none());
+        assert_eq!(cache.usage().0, 3);
+    }
+
+    #[test]
+    fn a_disabled_cache_keeps_nothing() {
+        let cache = HistoryCache::disabled();
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        assert!(cache.get(SESSION, 4, 10).is_none());
+        assert_eq!(cache.usage(), (0, 0));
+    }
+}
