@@ -88,6 +88,11 @@ impl HistoryCache {
         Self { inner: None }
     }
 
+    /// Whether it keeps anything (so callers can skip preparing what it would keep).
+    pub fn is_enabled(&self) -> bool {
+        self.inner.is_some()
+    }
+
     /// The newest `want` messages of `session` (newest first) when the entry is at the
     /// counter `count` and holds that many (or all the session has).
     pub fn get(&self, session: Uuid, count: i32, want: usize) -> Option<Vec<messages::Model>> {
@@ -386,7 +391,13 @@ mod tests {
 
     #[test]
     fn a_disabled_cache_keeps_nothing() {
+        assert!(HistoryCache::new(1 << 20, 10).is_enabled());
+        assert!(
+            !HistoryCache::new(0, 10).is_enabled(),
+            "`history_cache_mb = 0`"
+        );
         let cache = HistoryCache::disabled();
+        assert!(!cache.is_enabled());
         cache.keep(SESSION, 4, &read(1, 4), 10);
         assert!(cache.get(SESSION, 4, 10).is_none());
         assert_eq!(cache.usage(), (0, 0));

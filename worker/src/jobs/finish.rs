@@ -235,7 +235,7 @@ async fn end(
     let now = query::now();
     let session_id = prompt.session_id;
     let own = match from {
-        Some(from) if prompt.attempt <= 1 => {
+        Some(from) if prompt.attempt <= 1 && deps.history.is_enabled() => {
             Some(own_messages(sink, &writes, session_id, from, now))
         }
         _ => None,
