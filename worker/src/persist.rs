@@ -14,7 +14,7 @@ use parley_entity::query::{
     conversation::{self, BlockDraft, MessageRow},
 };
 use parley_protocol::events::{EventKind, StreamEvent};
-use parley_runtime::event_log::{EventLog, EventWriter};
+use parley_runtime::event_log::{EventLog, EventLogError, EventWriter};
 use sea_orm::{DatabaseConnection, prelude::DateTimeUtc};
 use tokio::sync::watch;
 use uuid::Uuid;
@@ -29,7 +29,10 @@ pub use watcher::{DbRow, PromptRow, Stop, Watcher};
 
 /// The agent loop's sink for one turn: the event log, block checkpoints, the watcher.
 pub struct TurnSink {
-    events: Box<dyn EventWriter>,
+    /// The attempt's writer; `None` while [`TurnSink::event_soon`]'s append holds it.
+    events: Option<Box<dyn EventWriter>>,
+    /// An append started without waiting for it; the next append waits for it first.
+    in_flight: Option<InFlight>,
     pub db: DatabaseConnection,
     pub prompt_id: Uuid,
     pub checkpoint_interval: Duration,
@@ -66,7 +69,8 @@ impl TurnSink {
         watcher: &Watcher,
     ) -> Self {
         Self {
-            events: events.writer(prompt_id, last_seq),
+            events: Some(events.writer(prompt_id, last_seq)),
+            in_flight: None,
             db,
             prompt_id,
             checkpoint_interval,
@@ -113,9 +117,44 @@ impl TurnSink {
     }
 
     async fn append(&mut self, kind: EventKind) -> Result<(), SinkError> {
-        let event = self.events.append(kind).await?;
+        let event = self.writer().await?.append(kind).await?;
         self.last_event = Some(event);
         Ok(())
+    }
+
+    /// Appends `kind` without waiting for the event log: the append runs on its own
+    /// while the turn goes on (a `prompt_state` need not hold up the model call by a
+    /// round trip), and the next append — or [`TurnSink::settle`] — waits for it, so
+    /// the order of events and any failure still reach the turn. Not for held-back
+    /// events or deltas (they go through [`Sink::event`]).
+    pub async fn event_soon(&mut self, kind: EventKind) -> Result<(), SinkError> {
+        self.settle().await?;
+        let Some(mut writer) = self.events.take() else {
+            return Err(lost_writer().into());
+        };
+        let task = tokio::spawn(async move {
+            let appended = writer.append(kind).await;
+            (writer, appended)
+        });
+        self.in_flight = Some(task);
+        Ok(())
+    }
+
+    /// Waits for an append [`TurnSink::event_soon`] started.
+    pub async fn settle(&mut self) -> Result<(), SinkError> {
+        self.writer().await.map(|_| ())
+    }
+
+    /// The writer, once an append in flight is done (its event becomes the last one).
+    async fn writer(&mut self) -> Result<&mut Box<dyn EventWriter>, SinkError> {
+        if let Some(task) = self.in_flight.take() {
+            let (writer, appended) = task.await.map_err(|err| {
+                EventLogError::Internal(format!("an event-log append did not finish: {err}"))
+            })?;
+            self.events = Some(writer);
+            self.last_event = Some(appended?);
+        }
+        self.events.as_mut().ok_or_else(|| lost_writer().into())
     }
 
     /// Leaves the user message of session `session_id` to the first checkpoint or the
@@ -210,6 +249,13 @@ impl Sink for TurnSink {
     }
 }
 
+fn lost_writer() -> EventLogError {
+    EventLogError::Internal("the turn's event-log writer was lost".into())
+}
+
+/// An append running on its own, and the writer it hands back.
+type InFlight = tokio::task::JoinHandle<(Box<dyn EventWriter>, Result<StreamEvent, EventLogError>)>;
+
 /// Merges each run of consecutive deltas of one block into one delta.
 fn merge_deltas(events: Vec<EventKind>) -> Vec<EventKind> {
     let mut merged: Vec<EventKind> = Vec::with_capacity(events.len());
@@ -237,7 +283,80 @@ fn merge_deltas(events: Vec<EventKind>) -> Vec<EventKind> {
 
 #[cfg(test)]
 mod tests {
+    use parley_runtime::event_log::MemoryEventLog;
+
     use super::*;
+
+    /// A prompt row nobody cancels or takes.
+    struct QuietRow;
+
+    #[async_trait::async_trait]
+    impl PromptRow for QuietRow {
+        async fn renew(&self) -> Result<bool, parley_entity::error::Error> {
+            Ok(true)
+        }
+
+        async fn cancel_requested(&self) -> Result<bool, parley_entity::error::Error> {
+            Ok(false)
+        }
+    }
+
+    /// A sink on an in-memory log (no database: its checkpoint interval is never reached).
+    fn memory_sink(log: &Arc<dyn EventLog>, prompt_id: Uuid) -> (TurnSink, Watcher) {
+        let lease = Duration::from_secs(30);
+        let watcher = Watcher::start(QuietRow, log.listen_cancel(prompt_id), lease);
+        let db = DatabaseConnection::default();
+        let sink = TurnSink::new(log, Some(0), db, prompt_id, Duration::MAX, &watcher);
+        (sink, watcher)
+    }
+
+    fn in_progress() -> EventKind {
+        EventKind::PromptState {
+            state: parley_protocol::events::PromptState::InProgress,
+            attempt: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn an_append_started_on_its_own_comes_before_the_next_one() {
+        let log: Arc<dyn EventLog> = Arc::new(MemoryEventLog::new());
+        let prompt_id = Uuid::now_v7();
+        let (mut sink, _watcher) = memory_sink(&log, prompt_id);
+        sink.event_soon(in_progress()).await.unwrap();
+        sink.event(EventKind::BlockStart {
+            index: 0,
+            block_type: parley_protocol::events::BlockType::Text,
+        })
+        .await
+        .unwrap();
+        sink.settle().await.unwrap();
+        let events = log.read(prompt_id, 0, 10).await.unwrap();
+        let kinds: Vec<(u64, &str)> = events.iter().map(|e| (e.seq, e.type_name())).collect();
+        assert_eq!(kinds, [(1, "prompt_state"), (2, "block_start")]);
+        assert_eq!(sink.last_event.as_ref().map(|e| e.seq), Some(2));
+
+        // Settling alone makes the started append the last event.
+        let other = Uuid::now_v7();
+        let (mut sink, _watcher) = memory_sink(&log, other);
+        sink.event_soon(in_progress()).await.unwrap();
+        sink.settle().await.unwrap();
+        assert_eq!(sink.last_event.as_ref().map(|e| e.seq), Some(1));
+        assert_eq!(log.read(other, 0, 10).await.unwrap().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_failed_append_started_on_its_own_fails_the_next_one() {
+        let log: Arc<dyn EventLog> = Arc::new(MemoryEventLog::new());
+        let prompt_id = Uuid::now_v7();
+        let (mut sink, _watcher) = memory_sink(&log, prompt_id);
+        // The log refuses to store a keep-alive: the append fails, later.
+        sink.event_soon(EventKind::Ping { ts: 0 }).await.unwrap();
+        let next = sink.event(in_progress()).await;
+        assert!(
+            matches!(next, Err(SinkError::Events(EventLogError::Internal(_)))),
+            "{next:?}"
+        );
+    }
 
     #[test]
     fn held_deltas_of_one_block_merge() {

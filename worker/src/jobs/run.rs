@@ -104,15 +104,12 @@ pub(super) async fn run(
         Some(session) => session,
         None => query::sessions::get(&deps.db, prompt.session_id).await?,
     };
-    // The history read (PostgreSQL or SQLite) and the `prompt_state` append (the event
-    // log) go to different servers: one waits for both, not for one after the other.
-    // Every later event still follows `prompt_state`.
+    // The `prompt_state` append (the event log) runs on its own while the turn goes on
+    // to its history (PostgreSQL or SQLite, or the worker's cache) and the model call;
+    // every later event still follows it (the sink waits for it before the next one).
+    sink.event_soon(in_progress).await?;
     let read = crate::context::history_read(&route.upstream, crate::hooks::CONTEXT_MESSAGES);
-    let (appended, recent) = tokio::join!(
-        sink.event(in_progress),
-        recent_history(deps, prompt, session.id, count, read),
-    );
-    appended?;
+    let recent = recent_history(deps, prompt, session.id, count, read).await;
     let input = prompt
         .input
         .clone()
