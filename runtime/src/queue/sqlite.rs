@@ -31,7 +31,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
@@ -96,21 +96,25 @@ impl SqliteQueue {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(5));
+            .busy_timeout(Duration::from_secs(5))
+            // Checkpoints are the checkpointer's (below), not a commit's.
+            .pragma("wal_autocheckpoint", "0");
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
             // A local file has no peer to lose: no ping (a round trip) on each checkout.
             .test_before_acquire(false)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .map_err(|e| sqlx_error(&format!("opening {}", path.display()), e))?;
         sqlx::raw_sql(SCHEMA)
             .execute(&pool)
             .await
             .map_err(|e| sqlx_error(&format!("creating the tables of {}", path.display()), e))?;
+        let path = Arc::new(path);
+        spawn_checkpointer(options, Arc::downgrade(&path));
         Ok(Self {
             pool,
-            path: Arc::new(path),
+            path,
             queue: DEFAULT_QUEUE.into(),
             wake: Arc::new(watch::channel(0).0),
         })
@@ -411,6 +415,37 @@ impl ConsumerPool for Pool {
     }
 }
 
+/// How often the queue's WAL is checkpointed.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
+/// SQLite checkpoints a WAL in the commit that takes it past 1,000 pages: at 400 turns/s
+/// (three commits a job) that was every second or so, an `fsync` on the queue's one
+/// connection that every enqueue (a turn's create) and fetch (its start) then waited for
+/// (#9, as for the main database: `cli/src/db.rs`). The queue checkpoints its WAL every
+/// [`CHECKPOINT_EVERY`] on a connection of its own instead (`PASSIVE`: no one waits for
+/// it), for as long as a handle to the queue (`alive`) lives.
+fn spawn_checkpointer(options: SqliteConnectOptions, alive: Weak<PathBuf>) {
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .test_before_acquire(false)
+        .connect_lazy_with(options);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(CHECKPOINT_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            let Some(path) = alive.upgrade() else { break };
+            if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(&pool)
+                .await
+            {
+                warn!(file = %path.display(), error = %e, "checkpointing the queue's WAL failed");
+            }
+        }
+        pool.close().await;
+    });
+}
+
 /// Milliseconds since the epoch: the heartbeat clock (workers sharing a file share a
 /// machine, hence a clock).
 fn now_ms() -> i64 {
@@ -457,6 +492,42 @@ mod tests {
             .fetch_one(&queue.pool)
             .await
             .expect("count rows")
+    }
+
+    /// No commit checkpoints the queue's WAL; the checkpointer does, so the WAL starts
+    /// over after a pause instead of growing until a commit takes it past 1,000 pages.
+    #[tokio::test]
+    async fn the_wal_is_checkpointed_in_the_background() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let queue = SqliteQueue::open(dir.path().join("queue.db"))
+            .await
+            .expect("open the queue file");
+        // Hundreds of commits, fewer than 1,000 pages: SQLite itself would not have
+        // checkpointed them yet.
+        for _ in 0..300 {
+            queue
+                .enqueue(Generate::new(uuid::Uuid::now_v7()))
+                .await
+                .expect("enqueue");
+        }
+        let wal = dir.path().join("queue.db-wal");
+        let written = std::fs::metadata(&wal).expect("the WAL file").len();
+        assert!(
+            written >= 300 * 4096,
+            "each enqueue is a commit in the WAL: {written} bytes"
+        );
+        // The checkpointer copies them all; the next commit starts the WAL over (the
+        // file is reused, so its size stays: its frames in use tell).
+        tokio::time::sleep(CHECKPOINT_EVERY * 3).await;
+        queue
+            .enqueue(Generate::new(uuid::Uuid::now_v7()))
+            .await
+            .expect("enqueue");
+        let (_, after, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(&queue.pool)
+            .await
+            .expect("the WAL's frames");
+        assert!(after < 10, "the WAL started over: {after} frames");
     }
 
     /// The file holds only what is still to do: a finished or given-up job leaves no row,
