@@ -12,6 +12,12 @@
 //! builds by `scripts/bench.sh --embedded` (phase 3, `parley-bench --growth 500,5000`);
 //! this test runs fewer, larger turns, so that a debug build catches the same fault in
 //! about a minute and a half.
+//!
+//! The worker's history cache (`worker.history_cache_mb`) is memory that does follow
+//! traffic, up to its own bound: with its 64 MiB default these turns' 32 KiB of messages
+//! each made the RSS grow 21 MiB from 200 to 800 turns. It runs at 1 MiB here so that
+//! what this test measures is the event log; the cache's bound has its own test
+//! (`parley_worker::history`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,7 +47,7 @@ async fn embedded_rss_follows_turns_in_flight_not_traffic() {
     let mock = MockLlm::start(MockConfig::default()).await;
     let config = mock_provider_config(
         &mock.base_url(),
-        "memory_event_retention_s = 1\nconcurrency = 8\n",
+        "memory_event_retention_s = 1\nconcurrency = 8\nhistory_cache_mb = 1\n",
     );
     let path = config_path(&config);
     let app = TestApp::spawn_with_env(Backend::Sqlite, &[("PARLEY_CONFIG", &path)]).await;
