@@ -8,7 +8,7 @@ use anyhow::Context;
 use parley_migration::{Migrator, MigratorTrait};
 use sea_orm::{
     ConnectOptions, Database, DatabaseConnection,
-    sqlx::sqlite::{SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
+    sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous},
 };
 use secrecy::ExposeSecret;
 
@@ -119,23 +119,7 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
 /// half-second left in it at exit is read back by the next open, as always in WAL mode.
 fn spawn_checkpointer(db: &DatabaseConnection) {
     let options = (*db.get_sqlite_connection_pool().connect_options()).clone();
-    let pool = SqlitePoolOptions::new()
-        .max_connections(1)
-        .test_before_acquire(false)
-        .connect_lazy_with(options);
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(CHECKPOINT_EVERY);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            every.tick().await;
-            if let Err(err) = sea_orm::sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-                .execute(&pool)
-                .await
-            {
-                tracing::warn!(error = %err, "checkpointing the database's WAL failed");
-            }
-        }
-    });
+    parley_runtime::queue::sqlite::spawn_wal_checkpointer(options, CHECKPOINT_EVERY, || true);
 }
 
 /// Applies pending migrations.

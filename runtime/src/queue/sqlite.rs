@@ -425,21 +425,36 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 /// [`CHECKPOINT_EVERY`] on a connection of its own instead (`PASSIVE`: no one waits for
 /// it), for as long as a handle to the queue (`alive`) lives.
 fn spawn_checkpointer(options: SqliteConnectOptions, alive: Weak<PathBuf>) {
+    spawn_wal_checkpointer(options, CHECKPOINT_EVERY, move || alive.strong_count() > 0);
+}
+
+/// Runs `PRAGMA wal_checkpoint(PASSIVE)` on the SQLite file of `options` every `every`, on
+/// a connection of its own, while `alive()` holds — for a file whose connections set
+/// `wal_autocheckpoint = 0` (this queue's; embedded mode's database, `cli/src/db.rs`).
+/// A `PASSIVE` checkpoint takes no lock a writer or reader waits for.
+pub fn spawn_wal_checkpointer(
+    options: SqliteConnectOptions,
+    every: Duration,
+    alive: impl Fn() -> bool + Send + 'static,
+) {
+    let file = options.get_filename().display().to_string();
     let pool = SqlitePoolOptions::new()
         .max_connections(1)
         .test_before_acquire(false)
         .connect_lazy_with(options);
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(CHECKPOINT_EVERY);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            every.tick().await;
-            let Some(path) = alive.upgrade() else { break };
+            ticks.tick().await;
+            if !alive() {
+                break;
+            }
             if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
                 .execute(&pool)
                 .await
             {
-                warn!(file = %path.display(), error = %e, "checkpointing the queue's WAL failed");
+                warn!(%file, error = %e, "checkpointing a WAL failed");
             }
         }
         pool.close().await;
