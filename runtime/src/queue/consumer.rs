@@ -169,12 +169,15 @@ pub(crate) trait ConsumerPool: Send + Sync + 'static {
     fn reconcile(&self) -> impl Future<Output = Result<(), QueueError>> + Send;
 
     /// The next job: taken with its payload, none for now (the backend has waited, or
-    /// recovered from a failure; the loop looks again), or the stop came first.
+    /// recovered from a failure; the loop looks again), or the stop came first. `room` is
+    /// how many jobs the pool could start now (at least 1): a backend may take that many
+    /// at once and hand out the rest on the next calls.
     fn next(
         &self,
         fetcher: &mut Self::Fetcher,
         config: &ConsumerConfig,
         stop: &watch::Receiver<bool>,
+        room: usize,
     ) -> impl Future<Output = Next<Self::Taken>> + Send;
 
     /// Acknowledges a job that is over (`done`), or hands it back.
@@ -215,7 +218,9 @@ pub(crate) async fn fetch_loop<P: ConsumerPool>(
             }
             continue;
         }
-        let (taken, payload) = match pool.next(fetcher, config, stop).await {
+        // The slot held, and every other free one.
+        let room = slots.available_permits() + 1;
+        let (taken, payload) = match pool.next(fetcher, config, stop, room).await {
             Next::Job { taken, payload } => (taken, payload),
             Next::Again => continue,
             Next::Stopped => return,

@@ -18,7 +18,14 @@
 //!
 //! Consumers are woken in-process by [`SqliteQueue::enqueue`] (the api and the workers of
 //! `parley serve` share one `SqliteQueue`); a job written by another process is found by
-//! the [`ConsumerConfig::poll_interval`] poll. Orphans: every heartbeat hands the jobs of
+//! the [`ConsumerConfig::poll_interval`] poll. A fetch takes as many waiting jobs as the
+//! pool has free slots, in one statement, and after a fetch that emptied the queue the
+//! next one waits for a wake-up (or the poll) instead of finding nothing.
+//!
+//! Every statement runs on the queue's own thread ([`on_queue_thread`]), like embedded
+//! mode's database writes (`parley_entity::query::on_writer`): the one connection goes
+//! from one statement to the next there, not after the task that waits for it has found
+//! a free runtime thread among the turns' streaming work. Orphans: every heartbeat hands the jobs of
 //! workers whose heartbeat is `heartbeat × missed_heartbeats` old back to the queue (see
 //! [`super`]) — also a worker of the restarted process.
 //!
@@ -28,8 +35,11 @@
 //! and kept every finished job until a purge. At C = 32 in `parley serve` its one
 //! connection's thread took 31 % of the process's CPU (`docs/decisions.md`).
 
+use std::collections::VecDeque;
 use std::fmt;
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -143,6 +153,8 @@ impl SqliteQueue {
             queue: self.clone(),
             name: name.to_owned(),
             held: Mutex::default(),
+            fetched: Mutex::default(),
+            drained: AtomicBool::new(false),
             stray: AtomicBool::new(false),
         });
         // Registered before the first fetch: a job this worker takes is reaped if it dies.
@@ -176,33 +188,45 @@ impl JobQueue for SqliteQueue {
     async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
         let payload = serde_json::to_string(&job)
             .map_err(|e| QueueError::Internal(format!("encoding a job: {e}")))?;
-        sqlx::query("INSERT INTO parley_jobs (queue, payload) VALUES (?1, ?2)")
-            .bind(&self.queue)
-            .bind(payload)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| sqlx_error("enqueueing a job", e))?;
+        let (pool, queue) = (self.pool.clone(), self.queue.clone());
+        on_queue_thread(async move {
+            sqlx::query("INSERT INTO parley_jobs (queue, payload) VALUES (?1, ?2)")
+                .bind(queue)
+                .bind(payload)
+                .execute(&pool)
+                .await
+                .map_err(|e| sqlx_error("enqueueing a job", e))
+        })
+        .await?;
         self.wake_consumers();
         Ok(())
     }
 
     async fn depth(&self) -> Result<u64, QueueError> {
-        let count: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM parley_jobs WHERE queue = ?1 AND worker IS NULL",
-        )
-        .bind(&self.queue)
-        .fetch_one(&self.pool)
-        .await
-        .map_err(|e| sqlx_error("reading the queue depth", e))?;
+        let (pool, queue) = (self.pool.clone(), self.queue.clone());
+        let count: i64 = on_queue_thread(async move {
+            sqlx::query_scalar(
+                "SELECT COUNT(*) FROM parley_jobs WHERE queue = ?1 AND worker IS NULL",
+            )
+            .bind(queue)
+            .fetch_one(&pool)
+            .await
+            .map_err(|e| sqlx_error("reading the queue depth", e))
+        })
+        .await?;
         Ok(count.max(0) as u64)
     }
 
     async fn ready(&self) -> Result<(), QueueError> {
-        sqlx::query("SELECT 1")
-            .execute(&self.pool)
-            .await
-            .map(drop)
-            .map_err(|e| sqlx_error("querying the queue file", e))
+        let pool = self.pool.clone();
+        on_queue_thread(async move {
+            sqlx::query("SELECT 1")
+                .execute(&pool)
+                .await
+                .map(drop)
+                .map_err(|e| sqlx_error("querying the queue file", e))
+        })
+        .await
     }
 }
 
@@ -212,6 +236,11 @@ struct Pool {
     name: String,
     /// The ids of the jobs taken and not yet acknowledged or handed back.
     held: Mutex<Vec<i64>>,
+    /// Jobs taken by the last fetch and not handed out yet (oldest first).
+    fetched: Mutex<VecDeque<(i64, String)>>,
+    /// The last fetch found fewer jobs than it could take: the queue was empty then, and
+    /// the next fetch waits for a wake-up or the poll first.
+    drained: AtomicBool,
     /// The table may show jobs as this worker's that no job of it holds (a settle
     /// failed): reconcile before the next fetch.
     stray: AtomicBool,
@@ -238,38 +267,42 @@ impl Pool {
             config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
         let now = now_ms();
         let cutoff = now - dead_after.as_millis() as i64;
-        let queue = &self.queue.queue;
-        let failed = |e| sqlx_error("recording a heartbeat", e);
-        let mut tx = self.queue.pool.begin().await.map_err(failed)?;
-        sqlx::query(
-            "INSERT INTO parley_job_workers (queue, name, last_seen_ms) VALUES (?1, ?2, ?3) \
-             ON CONFLICT (queue, name) DO UPDATE SET last_seen_ms = excluded.last_seen_ms",
-        )
-        .bind(queue)
-        .bind(&self.name)
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(failed)?;
-        // Jobs of a worker that missed its heartbeats, or that is not registered at all.
-        let reaped = sqlx::query(
-            "UPDATE parley_jobs SET worker = NULL WHERE queue = ?1 AND worker IS NOT NULL \
-             AND worker NOT IN \
-             (SELECT name FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms >= ?2)",
-        )
-        .bind(queue)
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await
-        .map_err(failed)?
-        .rows_affected();
-        sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms < ?2")
-            .bind(queue)
-            .bind(cutoff)
+        let (pool, queue, name) = self.statement_parts();
+        let reaped = on_queue_thread(async move {
+            let failed = |e| sqlx_error("recording a heartbeat", e);
+            let mut tx = pool.begin().await.map_err(failed)?;
+            sqlx::query(
+                "INSERT INTO parley_job_workers (queue, name, last_seen_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (queue, name) DO UPDATE SET last_seen_ms = excluded.last_seen_ms",
+            )
+            .bind(&queue)
+            .bind(&name)
+            .bind(now)
             .execute(&mut *tx)
             .await
             .map_err(failed)?;
-        tx.commit().await.map_err(failed)?;
+            // Jobs of a worker that missed its heartbeats, or that is not registered at all.
+            let reaped = sqlx::query(
+                "UPDATE parley_jobs SET worker = NULL WHERE queue = ?1 AND worker IS NOT NULL \
+                 AND worker NOT IN \
+                 (SELECT name FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms >= ?2)",
+            )
+            .bind(&queue)
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?
+            .rows_affected();
+            sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms < ?2")
+                .bind(&queue)
+                .bind(cutoff)
+                .execute(&mut *tx)
+                .await
+                .map_err(failed)?;
+            tx.commit().await.map_err(failed)?;
+            Ok(reaped)
+        })
+        .await?;
         if reaped > 0 {
             warn!(worker = %self.name, jobs = reaped, "handed back the jobs of dead job workers");
             self.queue.wake_consumers();
@@ -277,22 +310,44 @@ impl Pool {
         Ok(())
     }
 
-    /// Takes the oldest waiting job.
-    async fn fetch(&self) -> Result<Option<(i64, String)>, QueueError> {
-        let job: Option<(i64, String)> = sqlx::query_as(
-            "UPDATE parley_jobs SET worker = ?1 WHERE id = \
-             (SELECT id FROM parley_jobs WHERE queue = ?2 AND worker IS NULL ORDER BY id LIMIT 1) \
-             RETURNING id, payload",
+    /// What a statement of this pool needs, owned (it runs on the queue's thread).
+    fn statement_parts(&self) -> (SqlitePool, String, String) {
+        (
+            self.queue.pool.clone(),
+            self.queue.queue.clone(),
+            self.name.clone(),
         )
-        .bind(&self.name)
-        .bind(&self.queue.queue)
-        .fetch_optional(&self.queue.pool)
-        .await
-        .map_err(|e| sqlx_error("fetching a job", e))?;
-        if let Some((id, _)) = &job {
-            self.lock().push(*id);
-        }
-        Ok(job)
+    }
+
+    fn fetched(&self) -> std::sync::MutexGuard<'_, VecDeque<(i64, String)>> {
+        self.fetched
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+    }
+
+    /// Takes the oldest waiting jobs, at most `most`, in one statement; oldest first.
+    async fn fetch(&self, most: usize) -> Result<Vec<(i64, String)>, QueueError> {
+        let (pool, queue, name) = self.statement_parts();
+        let most = i64::try_from(most.max(1)).unwrap_or(i64::MAX);
+        let mut jobs: Vec<(i64, String)> = on_queue_thread(async move {
+            sqlx::query_as(
+                "UPDATE parley_jobs SET worker = ?1 WHERE id IN \
+                 (SELECT id FROM parley_jobs WHERE queue = ?2 AND worker IS NULL \
+                 ORDER BY id LIMIT ?3) \
+                 RETURNING id, payload",
+            )
+            .bind(name)
+            .bind(queue)
+            .bind(most)
+            .fetch_all(&pool)
+            .await
+            .map_err(|e| sqlx_error("fetching jobs", e))
+        })
+        .await?;
+        // `RETURNING` promises no order.
+        jobs.sort_unstable_by_key(|(id, _)| *id);
+        self.lock().extend(jobs.iter().map(|(id, _)| *id));
+        Ok(jobs)
     }
 
     /// Acknowledges a finished job (deletes it), or hands back an interrupted one.
@@ -302,11 +357,16 @@ impl Pool {
         } else {
             "UPDATE parley_jobs SET worker = NULL WHERE id = ?1 AND worker = ?2"
         };
-        let settled = sqlx::query(sql)
-            .bind(id)
-            .bind(&self.name)
-            .execute(&self.queue.pool)
-            .await;
+        let (pool, _, name) = self.statement_parts();
+        let settled = on_queue_thread(async move {
+            sqlx::query(sql)
+                .bind(id)
+                .bind(name)
+                .execute(&pool)
+                .await
+                .map_err(|e| sqlx_error("settling a job", e))
+        })
+        .await;
         self.release(id);
         match settled {
             Ok(_) if !done => self.queue.wake_consumers(),
@@ -323,19 +383,24 @@ impl Pool {
     /// Deregisters the worker, handing back whatever it still holds (jobs abandoned at the
     /// shutdown deadline), in one transaction.
     async fn leave(&self) {
-        let left = async {
-            let mut tx = self.queue.pool.begin().await?;
-            sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE worker = ?1")
-                .bind(&self.name)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND name = ?2")
-                .bind(&self.queue.queue)
-                .bind(&self.name)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await
-        };
+        let (pool, queue, name) = self.statement_parts();
+        let left = on_queue_thread(async move {
+            let left = async {
+                let mut tx = pool.begin().await?;
+                sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE worker = ?1")
+                    .bind(&name)
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND name = ?2")
+                    .bind(&queue)
+                    .bind(&name)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await
+            };
+            left.await.map_err(|e| sqlx_error("deregistering", e))
+        });
+        self.fetched().clear();
         if let Err(e) = left.await {
             warn!(worker = %self.name, error = %e, "could not deregister the job worker");
         }
@@ -359,22 +424,30 @@ impl ConsumerPool for Pool {
     /// Hands back the jobs the table shows as this worker's that no job of it holds.
     async fn reconcile(&self) -> Result<(), QueueError> {
         let failed = |e| sqlx_error("reconciling taken jobs", e);
-        let taken: Vec<i64> = sqlx::query_scalar("SELECT id FROM parley_jobs WHERE worker = ?1")
-            .bind(&self.name)
-            .fetch_all(&self.queue.pool)
-            .await
-            .map_err(failed)?;
+        let (pool, _, name) = self.statement_parts();
+        let taken: Vec<i64> = on_queue_thread(async move {
+            sqlx::query_scalar("SELECT id FROM parley_jobs WHERE worker = ?1")
+                .bind(name)
+                .fetch_all(&pool)
+                .await
+                .map_err(failed)
+        })
+        .await?;
         let stray: Vec<i64> = {
             let held = self.lock();
             taken.into_iter().filter(|id| !held.contains(id)).collect()
         };
-        for id in &stray {
-            sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE id = ?1 AND worker = ?2")
-                .bind(id)
-                .bind(&self.name)
-                .execute(&self.queue.pool)
-                .await
-                .map_err(failed)?;
+        for id in stray.iter().copied() {
+            let (pool, _, name) = self.statement_parts();
+            on_queue_thread(async move {
+                sqlx::query("UPDATE parley_jobs SET worker = NULL WHERE id = ?1 AND worker = ?2")
+                    .bind(id)
+                    .bind(name)
+                    .execute(&pool)
+                    .await
+                    .map_err(failed)
+            })
+            .await?;
         }
         if !stray.is_empty() {
             warn!(worker = %self.name, jobs = stray.len(), "handed back jobs no consumer held");
@@ -389,16 +462,31 @@ impl ConsumerPool for Pool {
         wake: &mut watch::Receiver<u64>,
         config: &ConsumerConfig,
         stop: &watch::Receiver<bool>,
+        room: usize,
     ) -> Next<i64> {
-        // Seen before the fetch: an enqueue that lands after it wakes the wait below.
+        if let Some((taken, payload)) = self.fetched().pop_front() {
+            return Next::Job { taken, payload };
+        }
+        if self.drained.load(Ordering::SeqCst) {
+            // The last fetch emptied the queue; an enqueue since wakes this wait at once.
+            tokio::select! {
+                _ = wake.changed() => {}
+                () = tokio::time::sleep(config.poll_interval) => {}
+                () = stopped(stop) => return Next::Stopped,
+            }
+        }
+        // Seen before the fetch: an enqueue that lands after it wakes the wait above.
         wake.borrow_and_update();
-        match self.fetch().await {
-            Ok(Some((taken, payload))) => Next::Job { taken, payload },
-            Ok(None) => tokio::select! {
-                _ = wake.changed() => Next::Again,
-                () = tokio::time::sleep(config.poll_interval) => Next::Again,
-                () = stopped(stop) => Next::Stopped,
-            },
+        match self.fetch(room).await {
+            Ok(jobs) => {
+                self.drained.store(jobs.len() < room, Ordering::SeqCst);
+                let mut jobs = jobs.into_iter();
+                let Some((taken, payload)) = jobs.next() else {
+                    return Next::Again;
+                };
+                self.fetched().extend(jobs);
+                Next::Job { taken, payload }
+            }
             Err(e) => {
                 warn!(worker = %self.name, error = %e, "fetching a job failed");
                 if sleep_unless_stopped(config.restart_delay, stop).await {
@@ -459,6 +547,41 @@ pub fn spawn_wal_checkpointer(
         }
         pool.close().await;
     });
+}
+
+/// Runs `statements` (on the queue's connection) on the queue's own thread, which runs
+/// nothing else; the caller waits for the result. The statements run to the end even if
+/// the caller stops waiting (as a statement already sent would).
+///
+/// The queue has one connection (see the module doc). On the runtime's threads, each
+/// statement's task had to be polled again before the connection went back to the pool,
+/// and the next waiter's task before it could send its statement: with the turns'
+/// streaming work keeping both threads busy, the connection spent most of its time
+/// waiting for them. At C = 32 in `parley serve` a job waited 33 ms (median) between its
+/// enqueue and its claim (BENCHMARKS.md, #9).
+async fn on_queue_thread<T, F>(statements: F) -> Result<T, QueueError>
+where
+    F: Future<Output = Result<T, QueueError>> + Send + 'static,
+    T: Send + 'static,
+{
+    static THREAD: OnceLock<tokio::runtime::Handle> = OnceLock::new();
+    let handle = THREAD.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("the job queue's runtime starts");
+        let handle = runtime.handle().clone();
+        std::thread::Builder::new()
+            .name("parley-queue".into())
+            .spawn(move || runtime.block_on(std::future::pending::<()>()))
+            .expect("the job queue's thread starts");
+        handle
+    });
+    match handle.spawn(statements).await {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(QueueError::Internal(format!("a job queue statement: {e}"))),
+    }
 }
 
 /// Milliseconds since the epoch: the heartbeat clock (workers sharing a file share a
@@ -584,6 +707,86 @@ mod tests {
             rows(&queue, "SELECT COUNT(*) FROM parley_job_workers").await,
             0
         );
+    }
+
+    /// One fetch takes as many waiting jobs as the pool has room for, oldest first, and
+    /// hands them out one by one; once a fetch has emptied the queue, the next waits for a
+    /// wake-up, and an enqueue since that fetch (in-process) or the poll (another process's
+    /// insert) still finds its job.
+    #[tokio::test]
+    async fn a_fetch_takes_the_waiting_jobs_there_is_room_for_and_no_job_is_missed_after_one() {
+        use super::super::consumer::{ConsumerPool, Next};
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let queue = SqliteQueue::open(dir.path().join("queue.db"))
+            .await
+            .expect("open");
+        let ids: Vec<uuid::Uuid> = (0..5).map(|_| uuid::Uuid::now_v7()).collect();
+        for id in &ids {
+            queue.enqueue(Generate::new(*id)).await.expect("enqueue");
+        }
+        let pool = Pool {
+            queue: queue.clone(),
+            name: "w".into(),
+            held: Mutex::default(),
+            fetched: Mutex::default(),
+            drained: AtomicBool::new(false),
+            stray: AtomicBool::new(false),
+        };
+        let mut wake = queue.wake.subscribe();
+        let (_stop, stop) = watch::channel(false);
+        let taken_by_w = "SELECT COUNT(*) FROM parley_jobs WHERE worker = 'w'";
+        // The next job with room for `room` and a poll every `poll` ms.
+        let mut next_polling = async |room, poll| {
+            let config = ConsumerConfig {
+                poll_interval: Duration::from_millis(poll),
+                ..ConsumerConfig::default()
+            };
+            match pool.next(&mut wake, &config, &stop, room).await {
+                Next::Job { payload, .. } => {
+                    serde_json::from_str::<Generate>(&payload)
+                        .expect("a job")
+                        .prompt_id
+                }
+                Next::Again => uuid::Uuid::nil(),
+                Next::Stopped => panic!("not stopped"),
+            }
+        };
+        let mut next = async |room| next_polling(room, 60_000).await;
+        assert_eq!(next(3).await, ids[0]);
+        assert_eq!(rows(&queue, taken_by_w).await, 3, "one fetch took three");
+        assert_eq!(next(1).await, ids[1]);
+        assert_eq!(next(1).await, ids[2]);
+        assert_eq!(
+            rows(&queue, taken_by_w).await,
+            3,
+            "handed out without a fetch"
+        );
+        assert_eq!(next(8).await, ids[3], "the last two, fewer than the room");
+        assert_eq!(next(8).await, ids[4]);
+        assert_eq!(pool.lock().len(), 5, "all five held");
+        // The queue was emptied: an enqueue since then wakes the wait at once.
+        let late = uuid::Uuid::now_v7();
+        queue.enqueue(Generate::new(late)).await.expect("enqueue");
+        let found = tokio::time::timeout(Duration::from_secs(5), next(8)).await;
+        assert_eq!(found.expect("found without the (60 s) poll"), late);
+        // Another process's job (no wake-up) is found by the poll.
+        let other = uuid::Uuid::now_v7();
+        let payload = serde_json::to_string(&Generate::new(other)).expect("encode");
+        sqlx::query("INSERT INTO parley_jobs (queue, payload) VALUES (?1, ?2)")
+            .bind(&queue.queue)
+            .bind(payload)
+            .execute(&queue.pool)
+            .await
+            .expect("insert");
+        let mut found = uuid::Uuid::nil();
+        for _ in 0..3 {
+            found = next_polling(8, 100).await;
+            if found == other {
+                break;
+            }
+        }
+        assert_eq!(found, other, "found by the poll");
+        assert_eq!(rows(&queue, taken_by_w).await, 7);
     }
 
     #[tokio::test]

@@ -32,6 +32,13 @@ pub struct Turn {
     pub events: usize,
     /// `POST /v1/sessions` before the turn, when each turn opens a session of its own.
     pub session: Option<Duration>,
+    /// When the turn started, from the start of the measured window (set by
+    /// [`run_users`]).
+    pub started: Duration,
+    /// Request sent → the response's headers (the prompt recorded and its job queued).
+    pub headers: Option<Duration>,
+    /// Request sent → the first `prompt_state` (a worker claimed the prompt).
+    pub claimed: Option<Duration>,
 }
 
 /// Why a turn failed: a short kind to count by, and a detail to show once.
@@ -92,16 +99,26 @@ pub async fn parley_turn(
         let body = response.text().await.unwrap_or_default();
         return Err(Failure::new(format!("http {status}"), body));
     }
+    let headers = Some(sent.elapsed());
+    let mut claimed = None;
     let mut events = response.bytes_stream().eventsource();
     let mut ttft = None;
     let mut text = String::new();
     let mut count = 0;
+    let marked = |turn: TurnResult, claimed| {
+        turn.map(|turn| Turn {
+            headers,
+            claimed,
+            ..turn
+        })
+    };
     while let Some(event) = events.next().await {
         let event = event.map_err(|err| Failure::new("stream", err))?;
         if event.event != "ping" {
             count += 1;
         }
         match event.event.as_str() {
+            "prompt_state" if claimed.is_none() => claimed = Some(sent.elapsed()),
             "text_delta" => {
                 let delta: TextDelta = serde_json::from_str(&event.data)
                     .map_err(|err| Failure::new("bad event", format!("{err}: {}", event.data)))?;
@@ -111,7 +128,7 @@ pub async fn parley_turn(
                 text.push_str(&delta.text);
             }
             "complete" => {
-                return match expected {
+                let turn = match expected {
                     Expected::Tokens(n) => finished(sent, ttft, &text, n, count),
                     Expected::FunctionCall if text.starts_with("[[tool:0]]Tool result: ") => {
                         let words = text.split_whitespace().count();
@@ -122,6 +139,7 @@ pub async fn parley_turn(
                         format!("the answer is not a call and its result: {text}"),
                     )),
                 };
+                return marked(turn, claimed);
             }
             "error" => return Err(Failure::new("error event", event.data)),
             "cancelled" => return Err(Failure::new("cancelled", "")),
@@ -227,6 +245,9 @@ fn finished(
         tokens,
         events,
         session: None,
+        started: Duration::ZERO,
+        headers: None,
+        claimed: None,
     })
 }
 
@@ -305,6 +326,29 @@ impl Run {
         )
     }
 
+    /// One line per turn that worked, in start order:
+    /// `started_s,headers_ms,claimed_ms,ttft_ms,latency_ms` (the `--series` file, to see
+    /// when the slow turns happened and which stage was slow; a mark the turn has not is
+    /// empty).
+    pub fn series(&self) -> Vec<String> {
+        let mut turns = self.turns.clone();
+        turns.sort_by_key(|t| t.started);
+        turns
+            .iter()
+            .map(|t| {
+                let ms = |d: Duration| format!("{:.3}", d.as_secs_f64() * 1e3);
+                format!(
+                    "{:.4},{},{},{},{}",
+                    t.started.as_secs_f64(),
+                    t.headers.map(ms).unwrap_or_default(),
+                    t.claimed.map(ms).unwrap_or_default(),
+                    ms(t.ttft),
+                    ms(t.latency)
+                )
+            })
+            .collect()
+    }
+
     /// SSE events per turn that worked.
     pub fn events_per_turn(&self) -> f64 {
         self.turns.iter().map(|t| t.events).sum::<usize>() as f64 / self.turns.len().max(1) as f64
@@ -343,6 +387,10 @@ where
                         });
                     let failed = result.is_err();
                     if began >= measure_from {
+                        let result = result.map(|turn| Turn {
+                            started: began - measure_from,
+                            ..turn
+                        });
                         recorded.push((Instant::now(), result));
                     }
                     if failed {

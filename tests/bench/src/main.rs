@@ -123,6 +123,10 @@ struct Args {
     /// and read the RSS of the `serve` (else `api`) process at each.
     #[arg(long, value_delimiter = ',')]
     growth: Vec<usize>,
+    /// Write every measured Parley turn of each level to this CSV file
+    /// (`users,started_s,headers_ms,claimed_ms,ttft_ms,latency_ms`), to see when the slow ones happened.
+    #[arg(long)]
+    series: Option<std::path::PathBuf>,
     /// Memory-growth mode: a user opens a new session after this many turns.
     #[arg(long, default_value_t = 20)]
     turns_per_session: usize,
@@ -262,6 +266,7 @@ async fn main() -> anyhow::Result<()> {
         format!("[[mock tokens={}]] hi", args.tokens).into()
     };
     let mut summary = Vec::new();
+    let mut series = vec!["users,started_s,headers_ms,claimed_ms,ttft_ms,latency_ms".to_owned()];
     for &users in &args.levels {
         let load_before = procs::loadavg();
         let direct = if args.no_direct {
@@ -333,6 +338,12 @@ async fn main() -> anyhow::Result<()> {
             .map(|((name, pid), peak)| (name.clone(), *peak, procs::hwm(*pid).unwrap_or_default()))
             .collect();
         report::print_level(users, &load_before, &parley, direct.as_ref(), &rss, &cpu);
+        series.extend(
+            parley
+                .series()
+                .into_iter()
+                .map(|line| format!("{users},{line}")),
+        );
         summary.push(report::Level {
             users,
             load_before: load_before.clone(),
@@ -343,6 +354,11 @@ async fn main() -> anyhow::Result<()> {
         });
     }
     report::print_summary(&summary);
+    if let Some(path) = &args.series {
+        std::fs::write(path, series.join("\n") + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+        println!("\nper-turn series: {}", path.display());
+    }
     println!("\nload avg at the end: {}", procs::loadavg());
     Ok(())
 }

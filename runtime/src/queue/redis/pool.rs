@@ -230,6 +230,8 @@ impl ConsumerPool for Pool {
         fetcher: &mut Fetcher,
         config: &ConsumerConfig,
         stop: &watch::Receiver<bool>,
+        // One `BLMOVE` takes one job.
+        _room: usize,
     ) -> Next<String> {
         let block = config.heartbeat.max(Duration::from_secs(1));
         match fetch(self, fetcher, block, stop).await {
