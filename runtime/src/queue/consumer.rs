@@ -242,6 +242,10 @@ pub(crate) async fn fetch_loop<P: ConsumerPool>(
             };
             pool.settle(&taken, done).await;
         });
+        // Let the job start (it is in this thread's next-task slot) before the next fetch:
+        // its claim then goes out first, instead of after the next fetch's round trip or
+        // on another thread woken for it.
+        tokio::task::yield_now().await;
     }
 }
 
