@@ -215,6 +215,8 @@ cat >"$TMP/parley.toml" <<EOF
 [[providers]]
 name = "mock"
 base_url = "http://127.0.0.1:$MOCK_PORT/v1"
+# The readers phase's turn starts after BENCH_READERS_WAIT_MS, on purpose.
+first_token_timeout_ms = 600000
 
 [[models]]
 id = "mock-model"

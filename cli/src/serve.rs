@@ -141,6 +141,8 @@ fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
             name: p.name.clone(),
             base_url: p.base_url.clone(),
             api_key: p.api_key.clone(),
+            connect_timeout: Duration::from_millis(p.connect_timeout_ms),
+            first_token_timeout: Duration::from_millis(p.first_token_timeout_ms),
         })
         .collect();
     let models: Vec<ModelConfig> = settings

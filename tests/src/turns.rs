@@ -22,10 +22,18 @@ const FEED_TIMEOUT: Duration = TEST_TIMEOUT;
 /// `base_url`, plus `[worker]` lines (e.g. `lease_s = 3`). Keep the file alive as long as
 /// processes may start with it (`PARLEY_CONFIG`).
 pub fn mock_provider_config(base_url: &str, worker: &str) -> NamedTempFile {
+    // Tests of slow starts (readers joining, cancels) delay the first token on purpose:
+    // the first-token timeout is tested apart.
+    mock_provider_config_with(base_url, "first_token_timeout_ms = 60000", worker)
+}
+
+/// Like [`mock_provider_config`], with `provider` (TOML lines) in the mock's
+/// `[[providers]]` entry.
+pub fn mock_provider_config_with(base_url: &str, provider: &str, worker: &str) -> NamedTempFile {
     let mut config = NamedTempFile::new().expect("a temp file");
     write!(
         config,
-        "[[providers]]\nname = \"mock\"\nbase_url = \"{base_url}\"\n\n\
+        "[[providers]]\nname = \"mock\"\nbase_url = \"{base_url}\"\n{provider}\n\n\
          [[models]]\nid = \"mock-model\"\nprovider = \"mock\"\n\n[worker]\n{worker}\n"
     )
     .expect("writing the config");

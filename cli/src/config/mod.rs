@@ -210,6 +210,13 @@ impl Settings {
                 anyhow::bail!("invalid setting `{key}`: timeouts must be at least 1 ms");
             }
         }
+        for (i, provider) in self.providers.iter().enumerate() {
+            if provider.connect_timeout_ms == 0 || provider.first_token_timeout_ms == 0 {
+                anyhow::bail!(
+                    "invalid setting `providers[{i}]`: connect_timeout_ms and first_token_timeout_ms must be at least 1 ms"
+                );
+            }
+        }
         self.payload_registry()?;
         if self.files.max_file_bytes == 0
             || self.files.max_file_bytes > 100 * 1024 * 1024

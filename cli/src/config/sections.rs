@@ -14,6 +14,23 @@ pub struct ProviderSettings {
     /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
     pub base_url: String,
     pub api_key: Option<SecretString>,
+    /// How long establishing a connection (TCP and TLS) may take; past it the call fails
+    /// as unreachable (and is retried, within `worker.max_attempts`).
+    #[serde(default = "default_connect_timeout_ms")]
+    pub connect_timeout_ms: u64,
+    /// How long a call may take to its first output (text, thinking or a function call);
+    /// past it the call fails before the first token, and is retried. After the first
+    /// token, `worker.stall_timeout_ms` bounds the wait for each next one.
+    #[serde(default = "default_first_token_timeout_ms")]
+    pub first_token_timeout_ms: u64,
+}
+
+fn default_connect_timeout_ms() -> u64 {
+    4_500
+}
+
+fn default_first_token_timeout_ms() -> u64 {
+    6_000
 }
 
 /// An MCP server whose tools become functions (`[[mcp_servers]]`): either `command`

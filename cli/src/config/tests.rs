@@ -185,6 +185,44 @@ fn model_prices_load_and_must_not_be_negative() {
 }
 
 #[test]
+fn provider_timeouts_default_to_the_seed_values_and_must_be_positive() {
+    Jail::expect_with(|jail| {
+        let provider = "[[providers]]\nname = \"p\"\nbase_url = \"http://127.0.0.1:9/v1\"\n";
+        let models = "\n[[models]]\nid = \"m\"\nprovider = \"p\"\n";
+        jail.create_file("parley.toml", &format!("{provider}{models}"))?;
+        let s = load_in(jail).expect("defaults load");
+        assert_eq!(
+            (
+                s.providers[0].connect_timeout_ms,
+                s.providers[0].first_token_timeout_ms
+            ),
+            (4_500, 6_000)
+        );
+        jail.create_file(
+            "parley.toml",
+            &format!(
+                "{provider}connect_timeout_ms = 800\nfirst_token_timeout_ms = 20000\n{models}"
+            ),
+        )?;
+        let s = load_in(jail).expect("set per provider");
+        assert_eq!(
+            (
+                s.providers[0].connect_timeout_ms,
+                s.providers[0].first_token_timeout_ms
+            ),
+            (800, 20_000)
+        );
+        jail.create_file(
+            "parley.toml",
+            &format!("{provider}first_token_timeout_ms = 0\n{models}"),
+        )?;
+        let err = load_in(jail).expect_err("a zero timeout is refused");
+        assert!(err.to_string().contains("providers[0]"), "{err}");
+        Ok(())
+    });
+}
+
+#[test]
 fn the_in_process_event_log_keeps_finished_turns_briefly() {
     Jail::expect_with(|jail| {
         let embedded = load_in(jail).expect("defaults load");

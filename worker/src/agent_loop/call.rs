@@ -2,7 +2,9 @@
 //! assemble the function calls the model asks for from their split deltas. A call that
 //! fails before producing anything is retried (bounded, with backoff) when the failure
 //! is retryable; a stream that breaks after producing output ends the turn with its
-//! partial content kept. No token for the stall window is a stall.
+//! partial content kept. Nothing within the provider's first-token timeout (or the stall
+//! window, if shorter) fails the call before its first token (retried); after that, no
+//! token for the stall window is a stall.
 
 use std::time::Instant;
 
@@ -55,7 +57,7 @@ pub(super) async fn with_retries(
             {
                 *failures += 1;
                 tracing::warn!(error = %err, failures = *failures, "provider call failed before any output; retrying");
-                let pause = request.settings.retry_backoff * 2u32.saturating_pow(*failures - 1);
+                let pause = backoff(request.settings.retry_backoff, *failures);
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => continue,
                     _ = sink.until_cancelled() => return Err(LoopEnd::Cancelled),
@@ -77,6 +79,13 @@ pub(super) async fn with_retries(
             CallEnd::Internal(err) => return Err(LoopEnd::Internal(err)),
         }
     }
+}
+
+/// The pause before retry `n` (1, 2, …): `base × 2ⁿ⁻¹`, jittered to 50–150 % so that
+/// the turns a provider's hiccup failed together do not all come back at once.
+fn backoff(base: std::time::Duration, n: u32) -> std::time::Duration {
+    let exponential = base.saturating_mul(2u32.saturating_pow(n.saturating_sub(1)));
+    exponential.mul_f64(rand::random_range(0.5..1.5))
 }
 
 fn failed(generation: &Generation, code: ErrorCode) -> LoopEnd {
@@ -141,8 +150,12 @@ async fn once(
     };
     let call_started = Instant::now();
     let stall = request.settings.stall_timeout;
+    // Until the first output, one deadline from the start of the call.
+    let first_wait = stall.min(request.route.first_token_timeout);
+    let no_first_token = || CallEnd::Failed(ProviderError::NoFirstToken(first_wait));
+    let mut stall_at = tokio::time::Instant::now() + first_wait;
     let opened = tokio::select! {
-        opened = tokio::time::timeout(stall, request.route.stream(request.messages, request.offers)) => opened,
+        opened = tokio::time::timeout_at(stall_at, request.route.stream(request.messages, request.offers)) => opened,
         _ = sink.until_cancelled() => { outcome.end = CallEnd::Cancelled; return outcome; }
     };
     let mut stream = match opened {
@@ -152,11 +165,10 @@ async fn once(
             return outcome;
         }
         Err(_) => {
-            outcome.end = CallEnd::Stalled;
+            outcome.end = no_first_token();
             return outcome;
         }
     };
-    let mut stall_at = tokio::time::Instant::now() + stall;
     loop {
         if sink.cancelled() {
             outcome.end = CallEnd::Cancelled;
@@ -182,8 +194,11 @@ async fn once(
                 break;
             }
         };
-        stall_at = tokio::time::Instant::now() + stall;
         let delta = match next {
+            Err(_) if outcome.ttft_ms.is_none() => {
+                outcome.end = no_first_token();
+                break;
+            }
             Err(_) => {
                 outcome.end = CallEnd::Stalled;
                 break;
@@ -195,6 +210,10 @@ async fn once(
             }
             Ok(Some(Ok(delta))) => delta,
         };
+        // The first output starts the stall window; until then the first deadline holds.
+        if outcome.ttft_ms.is_some() || !matches!(delta, Delta::Usage { .. }) {
+            stall_at = tokio::time::Instant::now() + stall;
+        }
         if outcome.ttft_ms.is_none() && !matches!(delta, Delta::Usage { .. }) {
             outcome.ttft_ms = Some(call_started.elapsed().as_millis() as u64);
             generation
@@ -277,6 +296,33 @@ async fn take(
         Delta::Reasoning(text) => {
             outcome.produced = true;
             blocks::write(generation, sink, blocks::Kind::Thinking, text).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::backoff;
+
+    #[test]
+    fn retries_back_off_exponentially_with_jitter() {
+        let base = Duration::from_millis(100);
+        for n in 1..=4u32 {
+            let exponential = base * 2u32.pow(n - 1);
+            let pauses: Vec<Duration> = (0..200).map(|_| backoff(base, n)).collect();
+            for pause in &pauses {
+                assert!(
+                    *pause >= exponential / 2 && *pause < exponential * 3 / 2,
+                    "retry {n}: {pause:?} outside 50–150 % of {exponential:?}"
+                );
+            }
+            let below = pauses.iter().filter(|p| **p < exponential).count();
+            assert!(
+                (40..=160).contains(&below),
+                "retry {n}: the pauses spread around {exponential:?} ({below} of 200 below)"
+            );
         }
     }
 }

@@ -24,6 +24,7 @@ pub(super) fn route() -> Route {
         max_context: 8192,
         vision: false,
         price: super::Price::default(),
+        first_token_timeout: std::time::Duration::from_secs(6),
         backend: Backend::Demo,
     }
 }

@@ -14,7 +14,7 @@ mod price;
 pub use messages::{CallRequest, CalledFunction, ChatMessage, FunctionOffer};
 pub use price::Price;
 
-use std::{pin::Pin, sync::Arc};
+use std::{pin::Pin, sync::Arc, time::Duration};
 
 use futures::Stream;
 use parley_protocol::events::ErrorCode;
@@ -54,6 +54,9 @@ pub enum ProviderError {
     /// The stream broke or carried something unreadable after it started.
     #[error("provider stream broke: {0}")]
     Broken(String),
+    /// Nothing came within the provider's first-token timeout.
+    #[error("no output from the provider within {0:?}")]
+    NoFirstToken(Duration),
 }
 
 impl ProviderError {
@@ -62,6 +65,7 @@ impl ProviderError {
         match self {
             Self::Status { status: 429, .. } => ErrorCode::RateLimited,
             Self::Status { status: 404, .. } => ErrorCode::UnknownModel,
+            Self::NoFirstToken(_) => ErrorCode::UpstreamStall,
             _ => ErrorCode::UpstreamError,
         }
     }
@@ -70,7 +74,7 @@ impl ProviderError {
     pub fn retryable(&self) -> bool {
         match self {
             Self::Status { status, .. } => *status == 429 || *status >= 500,
-            Self::Unreachable(_) | Self::Broken(_) => true,
+            Self::Unreachable(_) | Self::Broken(_) | Self::NoFirstToken(_) => true,
         }
     }
 }
@@ -82,6 +86,10 @@ pub struct ProviderConfig {
     pub name: String,
     pub base_url: String,
     pub api_key: Option<SecretString>,
+    /// How long establishing a connection may take.
+    pub connect_timeout: Duration,
+    /// How long a call may take to its first output.
+    pub first_token_timeout: Duration,
 }
 
 /// A model clients may ask for.
@@ -112,6 +120,8 @@ pub struct Route {
     pub vision: bool,
     /// What its tokens cost (recorded with each call's usage).
     pub price: Price,
+    /// How long a call may take to its first output (its provider's setting).
+    pub first_token_timeout: Duration,
     backend: Backend,
 }
 
@@ -175,15 +185,15 @@ impl Catalog {
         if models.is_empty() {
             return Err(CatalogError::NoModels);
         }
-        let clients: Vec<(String, Arc<openai::OpenAiProvider>)> = providers
+        let clients: Vec<(&ProviderConfig, Arc<openai::OpenAiProvider>)> = providers
             .iter()
-            .map(|p| (p.name.clone(), Arc::new(openai::OpenAiProvider::new(p))))
+            .map(|p| (p, Arc::new(openai::OpenAiProvider::new(p))))
             .collect();
         let mut routes = Vec::with_capacity(models.len());
         for model in models {
-            let (_, client) = clients
+            let (provider, client) = clients
                 .iter()
-                .find(|(name, _)| *name == model.provider)
+                .find(|(provider, _)| provider.name == model.provider)
                 .ok_or_else(|| CatalogError::UnknownProvider {
                     model: model.id.clone(),
                     provider: model.provider.clone(),
@@ -195,6 +205,7 @@ impl Catalog {
                 max_context: model.max_context,
                 vision: model.vision,
                 price: model.price,
+                first_token_timeout: provider.first_token_timeout,
                 backend: Backend::OpenAi(client.clone()),
             });
         }
@@ -239,6 +250,8 @@ mod tests {
             name: name.into(),
             base_url: "http://127.0.0.1:9/v1".into(),
             api_key: None,
+            connect_timeout: Duration::from_secs(1),
+            first_token_timeout: Duration::from_secs(1),
         }
     }
 

@@ -5,8 +5,6 @@
 //! stream must end with a `finish_reason`; one that stops without it was cut. Retries
 //! are the agent loop's, not the HTTP client's.
 
-use std::time::Duration;
-
 use async_openai::{Client, config::OpenAIConfig, error::OpenAIError};
 use futures::StreamExt;
 use secrecy::ExposeSecret;
@@ -14,9 +12,6 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{ChatMessage, Delta, DeltaStream, FunctionOffer, ProviderConfig, ProviderError};
-
-/// How long establishing a connection may take.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub struct OpenAiProvider {
     client: Client<OpenAIConfig>,
@@ -33,7 +28,7 @@ impl OpenAiProvider {
             .with_api_base(config.base_url.trim_end_matches('/'))
             .with_api_key(key);
         let http = reqwest::Client::builder()
-            .connect_timeout(CONNECT_TIMEOUT)
+            .connect_timeout(config.connect_timeout)
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
         Self {

@@ -38,7 +38,8 @@ const PRICED: [(&str, f64, f64); 2] = [("mock-model", 2.0, 10.0), ("mock-cheap",
 fn priced_config(base_url: &str) -> NamedTempFile {
     let mut config = NamedTempFile::new().expect("a temp file");
     let mut text = format!(
-        "[[providers]]\nname = \"mock\"\nbase_url = \"{base_url}\"\n\n\
+        "[[providers]]\nname = \"mock\"\nbase_url = \"{base_url}\"\n\
+         first_token_timeout_ms = 60000\n\n\
          [worker]\nstall_timeout_ms = 10000\nmax_attempts = 1\n\n"
     );
     for (id, input, output) in PRICED {

@@ -8,7 +8,7 @@ use parley_mock_llm::Outcome;
 use parley_tests::client::types::{ErrorCode, MessageRole, PromptState};
 use parley_tests::{ApiResult, both_backends};
 
-use super::{chat, chat_with};
+use super::{chat, chat_with, chat_with_provider};
 use crate::fixtures::api::uuid;
 
 both_backends!(
@@ -122,6 +122,61 @@ fn stable_message(code: ErrorCode) -> &'static str {
         other => panic!("no message for {other} in this test"),
     }
 }
+
+both_backends!(
+    a_provider_silent_past_its_first_token_timeout_is_retried_then_fails_the_turn,
+    |backend: Backend| async move {
+        // A stall window of 30 s: only the provider's first-token timeout (400 ms) can end
+        // these calls before the mock's first token at 5 s.
+        let chat = chat_with_provider(
+            backend,
+            "first_token_timeout_ms = 400",
+            &[("stall_timeout_ms", "30000")],
+            &[],
+        )
+        .await;
+        let started = std::time::Instant::now();
+        let (status, problem) = parley_tests::problem(
+            chat.send_json("[[mock first_token_delay_ms=5000]] hi")
+                .await,
+        );
+        let took = started.elapsed();
+        assert_eq!(
+            (status, problem.code.as_str()),
+            (504, "upstream_stall"),
+            "{problem:?}"
+        );
+        assert_eq!(
+            problem.detail,
+            stable_message(ErrorCode::UpstreamStall),
+            "{problem:?}"
+        );
+        assert!(
+            took < Duration::from_secs(4),
+            "given up after two first-token timeouts and a backoff, not at the first token: {took:?}"
+        );
+        assert_eq!(
+            chat.mock.requests().len(),
+            2,
+            "tried `max_attempts` (2) times"
+        );
+        let failed = chat
+            .app
+            .count("SELECT COUNT(*) FROM prompts WHERE state = 'failed' AND error_code = 'upstream_stall'")
+            .await;
+        assert_eq!(failed, 1, "failed before any output");
+        // A first token inside the timeout: the turn is answered.
+        let turn = chat
+            .send_json("[[mock tokens=3 first_token_delay_ms=100]] hi")
+            .await
+            .assert_status(201);
+        assert_eq!(
+            turn.payload.message.split_whitespace().count(),
+            3,
+            "{turn:?}"
+        );
+    }
+);
 
 both_backends!(
     usage_is_counted_when_the_provider_reports_none,

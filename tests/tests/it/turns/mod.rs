@@ -32,7 +32,7 @@ use parley_tests::client::types::{
     AcceptedTurn, FinishedTurn, Message, OnActive, Prompt, PromptState, StreamingState,
 };
 use parley_tests::client::{Client, builder};
-use parley_tests::turns::{config_path, mock_provider_config, prompt_id_of};
+use parley_tests::turns::{config_path, mock_provider_config_with, prompt_id_of};
 use parley_tests::{ApiResponse, ApiResult, Backend, SseEvent, SseReader, TestApp};
 use uuid::Uuid;
 
@@ -62,6 +62,23 @@ async fn chat_with(
     worker_settings: &[(&str, &str)],
     env: &[(&str, &str)],
 ) -> Chat {
+    // Slow starts are on purpose in these tests; the first-token timeout is tested apart.
+    chat_with_provider(
+        backend,
+        "first_token_timeout_ms = 60000",
+        worker_settings,
+        env,
+    )
+    .await
+}
+
+/// Like [`chat_with`], with `provider` (TOML lines) in the mock's `[[providers]]` entry.
+async fn chat_with_provider(
+    backend: Backend,
+    provider: &str,
+    worker_settings: &[(&str, &str)],
+    env: &[(&str, &str)],
+) -> Chat {
     let mock = MockLlm::start(MockConfig::default()).await;
     let mut worker = vec![
         ("stall_timeout_ms", "1000"),
@@ -73,7 +90,7 @@ async fn chat_with(
         worker.push((key, value));
     }
     let worker: String = worker.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
-    let config = mock_provider_config(&mock.base_url(), &worker);
+    let config = mock_provider_config_with(&mock.base_url(), provider, &worker);
     let path = config_path(&config);
     let mut env = env.to_vec();
     env.push(("PARLEY_CONFIG", &path));
