@@ -5,8 +5,10 @@
 //! a prompt's stream events from the worker to every reader. Each seam is a trait with a
 //! Redis backend (distributed mode) and an in-process one (embedded mode), and each has
 //! one conformance suite that runs against both, so the code above a seam cannot tell
-//! which backend it talks to.
+//! which backend it talks to. A third seam, the circuit **breakers** (#10), follows the
+//! same shape: state every worker of a deployment shares.
 
+pub mod breaker;
 pub mod event_log;
 pub mod queue;
 #[cfg(test)]
