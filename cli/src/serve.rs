@@ -162,7 +162,31 @@ fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
         .collect();
     let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid setting `models`: {err}"))?;
-    Ok(Arc::new(catalog))
+    Ok(Arc::new(
+        catalog.with_breakers(provider_breakers(settings)?),
+    ))
+}
+
+/// The provider breakers every worker of the deployment shares: in Redis when there is
+/// one, else in this process.
+fn provider_breakers(
+    settings: &Settings,
+) -> anyhow::Result<Arc<dyn parley_runtime::breaker::Breakers>> {
+    use parley_runtime::breaker::{BreakerPolicy, memory::MemoryBreakers, redis::RedisBreakers};
+    let open_for = Duration::from_secs(settings.worker.breaker_open_s);
+    let policy = BreakerPolicy {
+        failures_to_open: settings.worker.breaker_failures,
+        open_for,
+        // A probe is one provider call: it reports long before this.
+        probe_timeout: open_for,
+    };
+    Ok(match &settings.redis.url {
+        Some(url) => Arc::new(
+            RedisBreakers::connect(url.expose_secret(), policy)
+                .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?,
+        ),
+        None => Arc::new(MemoryBreakers::new(policy)),
+    })
 }
 
 fn file_limits(settings: &Settings) -> parley_service::files::FileLimits {

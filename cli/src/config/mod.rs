@@ -210,6 +210,11 @@ impl Settings {
                 anyhow::bail!("invalid setting `{key}`: timeouts must be at least 1 ms");
             }
         }
+        if self.worker.breaker_failures == 0 || self.worker.breaker_open_s == 0 {
+            anyhow::bail!(
+                "invalid setting `worker.breaker_failures` / `worker.breaker_open_s`: must be at least 1"
+            );
+        }
         for (i, provider) in self.providers.iter().enumerate() {
             if provider.connect_timeout_ms == 0 || provider.first_token_timeout_ms == 0 {
                 anyhow::bail!(

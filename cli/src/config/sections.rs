@@ -139,6 +139,13 @@ pub struct WorkerSettings {
     /// Provider calls per turn that may fail before any output before the turn fails.
     #[serde(default = "default_max_attempts")]
     pub max_attempts: u32,
+    /// Consecutive failed calls to a provider (by any worker) that open its circuit
+    /// breaker: calls are then refused without reaching it.
+    #[serde(default = "default_breaker_failures")]
+    pub breaker_failures: u32,
+    /// How long an open provider breaker refuses calls before one probe call may go.
+    #[serde(default = "default_breaker_open_s")]
+    pub breaker_open_s: u64,
     /// How long a worker owns a prompt without renewing its lease.
     #[serde(default = "default_lease_s")]
     pub lease_s: u64,
@@ -206,6 +213,8 @@ impl Default for WorkerSettings {
             concurrency: default_concurrency(),
             stall_timeout_ms: default_stall_timeout_ms(),
             max_attempts: default_max_attempts(),
+            breaker_failures: default_breaker_failures(),
+            breaker_open_s: default_breaker_open_s(),
             lease_s: default_lease_s(),
             checkpoint_ms: default_checkpoint_ms(),
             event_retention_s: default_retention_s(),
@@ -230,6 +239,12 @@ pub(super) fn default_stall_timeout_ms() -> u64 {
 }
 pub(super) fn default_max_attempts() -> u32 {
     3
+}
+fn default_breaker_failures() -> u32 {
+    3
+}
+fn default_breaker_open_s() -> u64 {
+    30
 }
 pub(super) fn default_lease_s() -> u64 {
     30

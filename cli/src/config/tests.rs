@@ -223,6 +223,21 @@ fn provider_timeouts_default_to_the_seed_values_and_must_be_positive() {
 }
 
 #[test]
+fn provider_breakers_default_to_three_failures_and_thirty_seconds() {
+    Jail::expect_with(|jail| {
+        let s = load_in(jail).expect("defaults load");
+        assert_eq!(
+            (s.worker.breaker_failures, s.worker.breaker_open_s),
+            (3, 30)
+        );
+        jail.set_env("PARLEY_WORKER__BREAKER_FAILURES", "0");
+        let err = load_in(jail).expect_err("a breaker that opens at 0 failures is refused");
+        assert!(err.to_string().contains("worker.breaker_failures"), "{err}");
+        Ok(())
+    });
+}
+
+#[test]
 fn the_in_process_event_log_keeps_finished_turns_briefly() {
     Jail::expect_with(|jail| {
         let embedded = load_in(jail).expect("defaults load");

@@ -45,10 +45,18 @@ pub(super) async fn with_retries(
 ) -> Result<Vec<Requested>, LoopEnd> {
     loop {
         let call_started = Instant::now();
-        let outcome = once(request, sink, generation).await;
-        generation
-            .calls
-            .push(usage_of(request, &outcome, call_started));
+        let outcome = match admit(request.route).await {
+            true => {
+                let outcome = once(request, sink, generation).await;
+                report(request.route, &outcome.end).await;
+                generation
+                    .calls
+                    .push(usage_of(request, &outcome, call_started));
+                outcome
+            }
+            // No call was made: nothing to record in usage.
+            false => CallOutcome::refused(),
+        };
         match outcome.end {
             CallEnd::Failed(err)
                 if !outcome.produced
@@ -77,6 +85,57 @@ pub(super) async fn with_retries(
             CallEnd::Done => return Ok(outcome.requested),
             CallEnd::Cancelled => return Err(LoopEnd::Cancelled),
             CallEnd::Internal(err) => return Err(LoopEnd::Internal(err)),
+        }
+    }
+}
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Whether the route's provider breaker lets a call go. A breaker store that cannot be
+/// reached lets it go (the provider may well be fine; the call's own failures still
+/// bound the turn).
+async fn admit(route: &crate::providers::Route) -> bool {
+    let Some(breakers) = &route.breakers else {
+        return true;
+    };
+    match breakers.admit(&route.vendor, now_ms()).await {
+        Ok(admission) => {
+            if !admission.allowed() {
+                tracing::warn!(provider = %route.vendor, ?admission, "the provider's circuit breaker is open; no call");
+            }
+            admission.allowed()
+        }
+        Err(err) => {
+            tracing::warn!(provider = %route.vendor, error = %err, "cannot ask the provider's breaker; calling");
+            true
+        }
+    }
+}
+
+/// Tells the route's provider breaker how a call ended: a finished call is a success; a
+/// stalled one, or one that failed in a way another try might not (unreachable, 5xx,
+/// 429, a broken stream, no first token), a failure. A refusal of the request itself
+/// (400, 401, 404), a cancelled call or one that failed on Parley's side says nothing
+/// about the provider's health.
+async fn report(route: &crate::providers::Route, end: &CallEnd) {
+    let Some(breakers) = &route.breakers else {
+        return;
+    };
+    let ok = match end {
+        CallEnd::Done => true,
+        CallEnd::Failed(err) if err.retryable() => false,
+        CallEnd::Stalled => false,
+        CallEnd::Failed(_) | CallEnd::Cancelled | CallEnd::Internal(_) => return,
+    };
+    match breakers.record(&route.vendor, ok, now_ms()).await {
+        Ok(state) if !ok => {
+            tracing::debug!(provider = %route.vendor, ?state, "provider call failure reported");
+        }
+        Ok(_) => {}
+        Err(err) => {
+            tracing::warn!(provider = %route.vendor, error = %err, "cannot report to the provider's breaker");
         }
     }
 }
@@ -131,6 +190,20 @@ struct CallOutcome {
     usage: Option<CallUsage>,
     ttft_ms: Option<u64>,
     requested: Vec<Requested>,
+}
+
+impl CallOutcome {
+    /// A call the provider's open breaker refused.
+    fn refused() -> Self {
+        Self {
+            end: CallEnd::Failed(ProviderError::CircuitOpen),
+            produced: false,
+            produced_text: String::new(),
+            usage: None,
+            ttft_ms: None,
+            requested: Vec::new(),
+        }
+    }
 }
 
 /// One call: stream deltas into blocks until the provider finishes, fails, stalls or the

@@ -25,6 +25,7 @@ pub(super) fn route() -> Route {
         vision: false,
         price: super::Price::default(),
         first_token_timeout: std::time::Duration::from_secs(6),
+        breakers: None,
         backend: Backend::Demo,
     }
 }

@@ -16,6 +16,8 @@ pub use price::Price;
 
 use std::{pin::Pin, sync::Arc, time::Duration};
 
+use parley_runtime::breaker::Breakers;
+
 use futures::Stream;
 use parley_protocol::events::ErrorCode;
 use secrecy::SecretString;
@@ -57,6 +59,9 @@ pub enum ProviderError {
     /// Nothing came within the provider's first-token timeout.
     #[error("no output from the provider within {0:?}")]
     NoFirstToken(Duration),
+    /// The provider's breaker is open: no call was made.
+    #[error("the provider's circuit breaker is open")]
+    CircuitOpen,
 }
 
 impl ProviderError {
@@ -75,6 +80,8 @@ impl ProviderError {
         match self {
             Self::Status { status, .. } => *status == 429 || *status >= 500,
             Self::Unreachable(_) | Self::Broken(_) | Self::NoFirstToken(_) => true,
+            // Another try would meet the same open breaker.
+            Self::CircuitOpen => false,
         }
     }
 }
@@ -122,6 +129,8 @@ pub struct Route {
     pub price: Price,
     /// How long a call may take to its first output (its provider's setting).
     pub first_token_timeout: Duration,
+    /// The deployment's provider breakers (none for the offline demo model).
+    pub breakers: Option<Arc<dyn Breakers>>,
     backend: Backend,
 }
 
@@ -206,6 +215,7 @@ impl Catalog {
                 vision: model.vision,
                 price: model.price,
                 first_token_timeout: provider.first_token_timeout,
+                breakers: None,
                 backend: Backend::OpenAi(client.clone()),
             });
         }
@@ -219,6 +229,17 @@ impl Catalog {
     }
 
     /// The route of a model id, or of the default model when none is asked for.
+    /// Every provider call of these routes asks `breakers` first (keyed by the
+    /// provider's name) and reports how it ended.
+    pub fn with_breakers(mut self, breakers: Arc<dyn Breakers>) -> Self {
+        for route in &mut self.routes {
+            if !route.is_demo() {
+                route.breakers = Some(breakers.clone());
+            }
+        }
+        self
+    }
+
     pub fn resolve(&self, model: Option<&str>) -> Option<&Route> {
         let wanted = model.unwrap_or(&self.default);
         self.routes.iter().find(|r| r.model == wanted)

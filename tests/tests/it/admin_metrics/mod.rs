@@ -40,7 +40,7 @@ fn priced_config(base_url: &str) -> NamedTempFile {
     let mut text = format!(
         "[[providers]]\nname = \"mock\"\nbase_url = \"{base_url}\"\n\
          first_token_timeout_ms = 60000\n\n\
-         [worker]\nstall_timeout_ms = 10000\nmax_attempts = 1\n\n"
+         [worker]\nstall_timeout_ms = 10000\nmax_attempts = 1\nbreaker_failures = 1000\n\n"
     );
     for (id, input, output) in PRICED {
         text.push_str(&format!(

@@ -179,6 +179,52 @@ both_backends!(
 );
 
 both_backends!(
+    a_provider_failing_three_calls_in_a_row_is_not_called_until_its_breaker_lets_a_probe_through,
+    |backend: Backend| async move {
+        let chat = chat_with(
+            backend,
+            &[("breaker_failures", "3"), ("breaker_open_s", "2")],
+            &[],
+        )
+        .await;
+        let calls = || chat.mock.requests().len();
+        // Two failed calls (a retry), then the third in a row opens the breaker, and the
+        // second turn's retry is refused without a call.
+        chat.send_json("[[mock status=500]] one")
+            .await
+            .assert_problem(502);
+        assert_eq!(calls(), 2);
+        chat.send_json("[[mock status=500]] two")
+            .await
+            .assert_problem(502);
+        assert_eq!(calls(), 3, "the retry after the third failure was not made");
+        // Open: a turn the provider would answer fails at once, and nothing reaches it.
+        let started = std::time::Instant::now();
+        let (status, problem) =
+            parley_tests::problem(chat.send_json("[[mock tokens=3]] three").await);
+        assert_eq!((status, problem.code.as_str()), (502, "upstream_error"));
+        assert_eq!(
+            problem.detail,
+            stable_message(ErrorCode::UpstreamError),
+            "{problem:?}"
+        );
+        assert_eq!(calls(), 3, "refused without a call");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let refused = chat.app.count("SELECT COUNT(*) FROM ai_usage").await;
+        assert_eq!(refused, 3, "a refused call is no call: no usage row");
+        // After the open period one probe goes; it works, so the breaker closes.
+        tokio::time::sleep(Duration::from_millis(2_100)).await;
+        chat.send_json("[[mock tokens=3]] four")
+            .await
+            .assert_status(201);
+        chat.send_json("[[mock tokens=3]] five")
+            .await
+            .assert_status(201);
+        assert_eq!(calls(), 5);
+    }
+);
+
+both_backends!(
     usage_is_counted_when_the_provider_reports_none,
     |backend: Backend| async move {
         let chat = chat(backend).await;

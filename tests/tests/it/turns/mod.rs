@@ -84,6 +84,8 @@ async fn chat_with_provider(
         ("stall_timeout_ms", "1000"),
         ("max_attempts", "2"),
         ("lease_s", "5"),
+        // Tests of faults fail many calls in a row on purpose: the breaker is tested apart.
+        ("breaker_failures", "1000"),
     ];
     for (key, value) in worker_settings {
         worker.retain(|(k, _)| k != key);
