@@ -25,9 +25,11 @@
 //! Every statement runs on the queue's own thread ([`on_queue_thread`]), like embedded
 //! mode's database writes (`parley_entity::query::on_writer`): the one connection goes
 //! from one statement to the next there, not after the task that waits for it has found
-//! a free runtime thread among the turns' streaming work. Orphans: every heartbeat hands the jobs of
-//! workers whose heartbeat is `heartbeat × missed_heartbeats` old back to the queue (see
-//! [`super`]) — also a worker of the restarted process.
+//! a free runtime thread among the turns' streaming work.
+//!
+//! Orphans: every heartbeat hands the jobs of workers whose heartbeat is
+//! `heartbeat × missed_heartbeats` old back to the queue (see [`super`]) — also a worker
+//! of the restarted process.
 //!
 //! This replaces `apalis-sqlite` (DESIGN §1 names an apalis backend): it spent four
 //! statements on a job — a push, a fetch through a four-way `UNION` of sub-selects, a
