@@ -172,7 +172,9 @@ fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
 fn provider_breakers(
     settings: &Settings,
 ) -> anyhow::Result<Arc<dyn parley_runtime::breaker::Breakers>> {
-    use parley_runtime::breaker::{BreakerPolicy, memory::MemoryBreakers, redis::RedisBreakers};
+    use parley_runtime::breaker::{
+        BreakerPolicy, cached::CachedBreakers, memory::MemoryBreakers, redis::RedisBreakers,
+    };
     let open_for = Duration::from_secs(settings.worker.breaker_open_s);
     let policy = BreakerPolicy {
         failures_to_open: settings.worker.breaker_failures,
@@ -181,10 +183,15 @@ fn provider_breakers(
         probe_timeout: open_for,
     };
     Ok(match &settings.redis.url {
-        Some(url) => Arc::new(
-            RedisBreakers::connect(url.expose_secret(), policy)
-                .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?,
-        ),
+        // Shared by the workers; a breaker seen closed and clean costs no round trip for
+        // a second (`runtime::breaker::cached`).
+        Some(url) => Arc::new(CachedBreakers::new(
+            Arc::new(
+                RedisBreakers::connect(url.expose_secret(), policy)
+                    .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?,
+            ),
+            Duration::from_secs(1),
+        )),
         None => Arc::new(MemoryBreakers::new(policy)),
     })
 }

@@ -20,6 +20,7 @@
 use async_trait::async_trait;
 use std::time::Duration;
 
+pub mod cached;
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod memory;
