@@ -68,4 +68,6 @@ pub struct AppState {
     pub feed_tokens: Arc<FeedTokens>,
     pub limits: HttpLimits,
     pub streaming: Streaming,
+    /// The model providers and their breakers (`GET /v1/admin/providers`).
+    pub providers: parley_service::Providers,
 }

@@ -133,7 +133,7 @@ async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
     Ok(registry)
 }
 
-fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
+pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
     let providers: Vec<ProviderConfig> = settings
         .providers
         .iter()
@@ -158,28 +158,32 @@ fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
                 input_usd_per_mtok: m.input_usd_per_mtok.unwrap_or(0.0),
                 output_usd_per_mtok: m.output_usd_per_mtok.unwrap_or(0.0),
             },
+            fallback: m.fallback.clone(),
         })
         .collect();
     let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid setting `models`: {err}"))?;
-    Ok(Arc::new(
-        catalog.with_breakers(provider_breakers(settings)?),
-    ))
+    let w = &settings.worker;
+    let providers = breakers(settings, w.breaker_failures, w.breaker_open_s)?;
+    let users = breakers(settings, w.user_breaker_failures, w.user_breaker_open_s)?;
+    Ok(Arc::new(catalog.with_breakers(providers, users)))
 }
 
-/// The provider breakers every worker of the deployment shares: in Redis when there is
-/// one, else in this process.
-fn provider_breakers(
+/// Breakers every worker of the deployment shares (the providers', or the users'): in
+/// Redis when there is one, else in this process.
+fn breakers(
     settings: &Settings,
+    failures_to_open: u32,
+    open_s: u64,
 ) -> anyhow::Result<Arc<dyn parley_runtime::breaker::Breakers>> {
     use parley_runtime::breaker::{
         BreakerPolicy, cached::CachedBreakers, memory::MemoryBreakers, redis::RedisBreakers,
     };
-    let open_for = Duration::from_secs(settings.worker.breaker_open_s);
+    let open_for = Duration::from_secs(open_s);
     let policy = BreakerPolicy {
-        failures_to_open: settings.worker.breaker_failures,
+        failures_to_open,
         open_for,
-        // A probe is one provider call: it reports long before this.
+        // A probe is one provider call (or one turn): it reports long before this.
         probe_timeout: open_for,
     };
     Ok(match &settings.redis.url {
@@ -308,6 +312,27 @@ fn start_workers(
     (stop_tx, handle)
 }
 
+/// The configured providers with the models each serves, and the breakers the workers
+/// share, for `GET /v1/admin/providers`.
+fn providers(settings: &Settings, catalog: &Catalog) -> parley_service::Providers {
+    parley_service::Providers {
+        entries: settings
+            .providers
+            .iter()
+            .map(|p| parley_service::ProviderEntry {
+                name: p.name.clone(),
+                models: settings
+                    .models
+                    .iter()
+                    .filter(|m| m.provider == p.name)
+                    .map(|m| m.id.clone())
+                    .collect(),
+            })
+            .collect(),
+        breakers: catalog.provider_breakers().cloned(),
+    }
+}
+
 async fn serve_http(
     settings: &Settings,
     db: DatabaseConnection,
@@ -345,6 +370,7 @@ async fn serve_http(
             max_upload_bytes: settings.files.max_file_bytes + 64 * 1024,
         },
         streaming: Streaming::default(),
+        providers: providers(settings, &runtime.catalog),
     };
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await

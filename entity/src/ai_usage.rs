@@ -21,6 +21,8 @@ pub struct Model {
     pub cost_usd: f64,
     pub latency_ms: i64,
     pub ttft_ms: Option<i64>,
+    /// How the call failed; `None`: it did not.
+    pub error: Option<crate::enums::CallError>,
     pub created_at: DateTimeUtc,
 }
 

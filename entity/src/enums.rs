@@ -91,7 +91,7 @@ pub enum MessageRole {
 /// `prompts.state`, `blocks.type`, `prompts.error_code` and `tool_calls.state` are the
 /// protocol's own enums (stored through its `db` feature), so the database, the wire and
 /// the API document spell them from one definition.
-pub use parley_protocol::events::{BlockType, ErrorCode, PromptState, ToolCallState};
+pub use parley_protocol::events::{BlockType, CallError, ErrorCode, PromptState, ToolCallState};
 
 /// `module_events.outcome`: what a module decided at one hook.
 #[derive(

@@ -26,6 +26,7 @@ mod m20261123_000009_add_prompt_response;
 mod m20261123_000010_create_files;
 mod m20261123_000011_add_module_event_category;
 mod m20261123_000012_add_timer_pause;
+mod m20261124_000013_add_usage_error;
 
 #[cfg(test)]
 mod tests;
@@ -49,6 +50,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000010_create_files::Migration),
             Box::new(m20261123_000011_add_module_event_category::Migration),
             Box::new(m20261123_000012_add_timer_pause::Migration),
+            Box::new(m20261124_000013_add_usage_error::Migration),
         ]
     }
 }

@@ -106,6 +106,49 @@ impl PromptState {
 }
 
 shared_enum! {
+    /// Why a turn left the model it asked for for the next one in the model's fallback
+    /// chain (DESIGN §10): the `reason` of a `fallback` event and of `complete`.
+    pub enum FallbackReason {
+        /// The provider's circuit breaker is open: no call was made.
+        CircuitOpen = "circuit_open",
+        /// This user's turns failed repeatedly: their breaker sends them to the chain.
+        UserBreaker = "user_breaker",
+        /// The provider could not be reached.
+        Unreachable = "unreachable",
+        /// The provider answered with an error status (5xx), or its stream broke before
+        /// any output.
+        UpstreamError = "upstream_error",
+        /// The provider is rate limiting (429).
+        RateLimited = "rate_limited",
+        /// Nothing came within the provider's first-token timeout.
+        NoFirstToken = "no_first_token",
+        /// The provider refused the request (4xx other than 429).
+        Refused = "refused",
+    }
+}
+
+shared_enum! {
+    /// How one provider call failed (`ai_usage.error`; absent: it did not fail), for the
+    /// providers' error rates and last errors (`GET /v1/admin/providers`).
+    pub enum CallError {
+        /// The provider could not be reached (connect, TLS, DNS).
+        Unreachable = "unreachable",
+        /// An HTTP 5xx.
+        ServerError = "server_error",
+        /// An HTTP 429.
+        RateLimited = "rate_limited",
+        /// Another HTTP 4xx: the provider refused the request.
+        Refused = "refused",
+        /// The stream broke or carried something unreadable.
+        BrokenStream = "broken_stream",
+        /// Nothing came within the first-token timeout.
+        NoFirstToken = "no_first_token",
+        /// No token for the stall window after the first.
+        Stalled = "stalled",
+    }
+}
+
+shared_enum! {
     /// The kind of a content block.
     pub enum BlockType {
         Text = "text",
@@ -236,6 +279,16 @@ pub struct ResponseExtras {
     /// What modules did to the answer (absent: nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub moderation: Option<Moderation>,
+    /// Another model of the fallback chain answered (absent: the model asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
+}
+
+/// The model asked for did not answer a turn, and why (`prompts.response`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fallback {
+    pub from: String,
+    pub reason: FallbackReason,
 }
 
 /// What modules did to a turn's answer: blocked it (the message or the answer), or
@@ -342,6 +395,13 @@ pub enum EventKind {
         payload: Option<CustomPayload>,
         duration_ms: u64,
     },
+    /// The model asked for failed before answering (or may not be called); the next
+    /// model of its fallback chain answers instead. Nothing was streamed by `from`.
+    Fallback {
+        from: String,
+        to: String,
+        reason: FallbackReason,
+    },
     /// The turn starts over (a new attempt); readers drop this prompt's partial blocks.
     Retry {
         attempt: u32,
@@ -362,6 +422,12 @@ pub enum EventKind {
         /// An after_ai module replaced text that had already been streamed.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         replaced: bool,
+        /// The model asked for, when another one of its fallback chain answered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback_from: Option<String>,
+        /// Why the model asked for did not answer (with `fallback_from`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback_reason: Option<FallbackReason>,
     },
     /// Terminal: the turn failed.
     Error {
@@ -397,6 +463,7 @@ impl EventKind {
             Self::ToolStart { .. } => "tool_start",
             Self::ToolProgress { .. } => "tool_progress",
             Self::ToolComplete { .. } => "tool_complete",
+            Self::Fallback { .. } => "fallback",
             Self::Retry { .. } => "retry",
             Self::Complete { .. } => "complete",
             Self::Error { .. } => "error",

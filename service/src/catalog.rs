@@ -1,4 +1,25 @@
-//! What a deployment serves and accepts: its models and its input limits.
+//! What a deployment serves and accepts: its models and its input limits; and its
+//! providers, as operators see them.
+
+use std::sync::Arc;
+
+use parley_runtime::breaker::Breakers;
+
+/// The deployment's model providers (`GET /v1/admin/providers`): each with the models
+/// it serves, and the breakers the workers share.
+#[derive(Clone, Default)]
+pub struct Providers {
+    pub entries: Arc<[ProviderEntry]>,
+    /// The provider breakers (keyed by name); none with the offline demo model only.
+    pub breakers: Option<Arc<dyn Breakers>>,
+}
+
+/// One provider and the model ids it serves.
+#[derive(Debug, Clone)]
+pub struct ProviderEntry {
+    pub name: String,
+    pub models: Vec<String>,
+}
 
 /// The models clients may ask for.
 #[derive(Debug, Clone)]

@@ -26,6 +26,6 @@ pub mod payloads;
 pub mod respond;
 pub mod turns;
 
-pub use catalog::{Limits, Models};
+pub use catalog::{Limits, Models, ProviderEntry, Providers};
 pub use functions::{FunctionCatalog, FunctionSpec};
 pub use turns::TurnService;

@@ -8,7 +8,8 @@
 //! parses as its documented schema.
 
 use parley_protocol::events::{
-    ActionHandler, BlockType, ChatResponsePayload, ErrorCode, PromptState, ToolCallState, Usage,
+    ActionHandler, BlockType, ChatResponsePayload, ErrorCode, FallbackReason, PromptState,
+    ToolCallState, Usage,
 };
 use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;
@@ -43,6 +44,8 @@ pub enum StreamEventDoc {
     ToolProgress(ToolProgressEvent),
     #[oai(mapping = "tool_complete")]
     ToolComplete(ToolCompleteEvent),
+    #[oai(mapping = "fallback")]
+    Fallback(FallbackEvent),
     #[oai(mapping = "retry")]
     Retry(RetryEvent),
     #[oai(mapping = "complete")]
@@ -244,6 +247,22 @@ pub struct CompleteEvent {
     pub block_category: Option<String>,
     /// Text already streamed was replaced after the fact; `payload.message` is final.
     pub replaced: Option<bool>,
+    /// The model asked for, when another model of its fallback chain answered (`model`).
+    pub fallback_from: Option<String>,
+    /// Why the model asked for did not answer (with `fallback_from`).
+    pub fallback_reason: Option<FallbackReason>,
+}
+
+/// The model asked for failed before answering, or may not be called now (its
+/// provider's breaker, or this user's, is open); the next model of its fallback chain
+/// answers. `from` streamed nothing.
+#[derive(Debug, Object)]
+pub struct FallbackEvent {
+    pub seq: u64,
+    pub prompt_id: Uuid,
+    pub from: String,
+    pub to: String,
+    pub reason: FallbackReason,
 }
 
 /// Terminal: the turn failed.
@@ -284,6 +303,7 @@ pub enum EventName {
     ToolStart,
     ToolProgress,
     ToolComplete,
+    Fallback,
     Retry,
     Complete,
     Error,

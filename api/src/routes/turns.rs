@@ -7,7 +7,7 @@ use parley_entity::{
     query::{self, prompts as q, sessions},
 };
 use parley_protocol::{
-    events::{BlockType, EventKind},
+    events::{BlockType, EventKind, FallbackReason},
     turn::TurnInput,
 };
 use parley_service::turns::{Ending, Submission};
@@ -99,6 +99,10 @@ pub struct FinishedTurn {
     pub block_category: Option<String>,
     /// A module replaced the answer after it was streamed; `payload.message` is final.
     pub replaced: Option<bool>,
+    /// The model asked for, when another model of its fallback chain answered (`model`).
+    pub fallback_from: Option<String>,
+    /// Why the model asked for did not answer (with `fallback_from`).
+    pub fallback_reason: Option<FallbackReason>,
 }
 
 #[derive(ApiResponse)]
@@ -326,6 +330,8 @@ async fn finished(
                 blocked,
                 block_category,
                 replaced,
+                fallback_from,
+                fallback_reason,
             } => {
                 return Ok(FinishedTurn {
                     prompt_id,
@@ -338,6 +344,8 @@ async fn finished(
                     blocked,
                     block_category,
                     replaced: replaced.then_some(true),
+                    fallback_from,
+                    fallback_reason,
                 });
             }
             EventKind::Error { code, message, .. } => {

@@ -215,6 +215,11 @@ impl Settings {
                 "invalid setting `worker.breaker_failures` / `worker.breaker_open_s`: must be at least 1"
             );
         }
+        if self.worker.user_breaker_failures == 0 || self.worker.user_breaker_open_s == 0 {
+            anyhow::bail!(
+                "invalid setting `worker.user_breaker_failures` / `worker.user_breaker_open_s`: must be at least 1"
+            );
+        }
         for (i, provider) in self.providers.iter().enumerate() {
             if provider.connect_timeout_ms == 0 || provider.first_token_timeout_ms == 0 {
                 anyhow::bail!(

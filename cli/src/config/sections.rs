@@ -124,6 +124,10 @@ pub struct ModelSettings {
     pub input_usd_per_mtok: Option<f64>,
     /// What a million output (completion) tokens cost, in US dollars; absent: 0.
     pub output_usd_per_mtok: Option<f64>,
+    /// Model ids that answer, in order, when this one fails before its first token or
+    /// its provider's breaker is open (not followed further: each model lists its own).
+    #[serde(default)]
+    pub fallback: Vec<String>,
 }
 
 /// How workers run turns (`[worker]`).
@@ -146,6 +150,13 @@ pub struct WorkerSettings {
     /// How long an open provider breaker refuses calls before one probe call may go.
     #[serde(default = "default_breaker_open_s")]
     pub breaker_open_s: u64,
+    /// Consecutive failed turns of one user that open the user's breaker: their turns
+    /// then start with the model's fallback chain.
+    #[serde(default = "default_breaker_failures")]
+    pub user_breaker_failures: u32,
+    /// How long an open user breaker sends the user's turns to the fallback chain.
+    #[serde(default = "default_breaker_open_s")]
+    pub user_breaker_open_s: u64,
     /// How long a worker owns a prompt without renewing its lease.
     #[serde(default = "default_lease_s")]
     pub lease_s: u64,
@@ -215,6 +226,8 @@ impl Default for WorkerSettings {
             max_attempts: default_max_attempts(),
             breaker_failures: default_breaker_failures(),
             breaker_open_s: default_breaker_open_s(),
+            user_breaker_failures: default_breaker_failures(),
+            user_breaker_open_s: default_breaker_open_s(),
             lease_s: default_lease_s(),
             checkpoint_ms: default_checkpoint_ms(),
             event_retention_s: default_retention_s(),

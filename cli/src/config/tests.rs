@@ -230,9 +230,42 @@ fn provider_breakers_default_to_three_failures_and_thirty_seconds() {
             (s.worker.breaker_failures, s.worker.breaker_open_s),
             (3, 30)
         );
+        assert_eq!(
+            (s.worker.user_breaker_failures, s.worker.user_breaker_open_s),
+            (3, 30)
+        );
         jail.set_env("PARLEY_WORKER__BREAKER_FAILURES", "0");
         let err = load_in(jail).expect_err("a breaker that opens at 0 failures is refused");
         assert!(err.to_string().contains("worker.breaker_failures"), "{err}");
+        jail.set_env("PARLEY_WORKER__BREAKER_FAILURES", "3");
+        jail.set_env("PARLEY_WORKER__USER_BREAKER_OPEN_S", "0");
+        let err = load_in(jail).expect_err("a user breaker open for 0 s is refused");
+        assert!(
+            err.to_string().contains("worker.user_breaker_open_s"),
+            "{err}"
+        );
+        Ok(())
+    });
+}
+
+#[test]
+fn a_fallback_to_a_model_that_is_not_configured_is_refused_at_start_up() {
+    Jail::expect_with(|jail| {
+        jail.create_file(
+            "parley.toml",
+            "[[providers]]\nname = \"p\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n\
+             [[models]]\nid = \"a\"\nprovider = \"p\"\nfallback = [\"b\"]\n",
+        )?;
+        let settings = load_in(jail).expect("the file parses");
+        assert_eq!(settings.models[0].fallback, ["b"]);
+        let err = match crate::serve::catalog(&settings) {
+            Ok(_) => panic!("a chain naming an unknown model is refused"),
+            Err(err) => err.to_string(),
+        };
+        assert!(
+            err.contains("`models`") && err.contains("`b`"),
+            "the error names the setting and the model: {err}"
+        );
         Ok(())
     });
 }

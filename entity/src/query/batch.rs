@@ -202,6 +202,7 @@ mod tests {
                 cost_usd: 0.0,
                 latency_ms: 5,
                 ttft_ms: Some(1),
+                error: None,
             }],
         };
         (outcome, writes)

@@ -369,6 +369,8 @@ pub struct UsageRow {
     pub cost_usd: f64,
     pub latency_ms: i64,
     pub ttft_ms: Option<i64>,
+    /// How the call failed; `None`: it did not.
+    pub error: Option<crate::enums::CallError>,
 }
 
 /// One row per LLM call, in one statement.
@@ -399,6 +401,7 @@ pub(crate) fn usage_insert(rows: Vec<UsageRow>, now: DateTimeUtc) -> Option<Inse
         cost_usd: Set(row.cost_usd),
         latency_ms: Set(row.latency_ms),
         ttft_ms: Set(row.ttft_ms),
+        error: Set(row.error),
         created_at: Set(now),
     });
     Some(ai_usage::Entity::insert_many(models).into_query())

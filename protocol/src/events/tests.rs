@@ -71,6 +71,13 @@ fn every_type_name_matches_the_serde_tag() {
             blocked: false,
             block_category: None,
             replaced: false,
+            fallback_from: Some("m0".into()),
+            fallback_reason: Some(FallbackReason::Unreachable),
+        },
+        EventKind::Fallback {
+            from: "m0".into(),
+            to: "m".into(),
+            reason: FallbackReason::CircuitOpen,
         },
     ];
     for kind in kinds {

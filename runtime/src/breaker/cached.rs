@@ -17,6 +17,9 @@ use async_trait::async_trait;
 
 use super::{Admission, BreakerState, Breakers, Result, millis};
 
+/// Keys remembered before the stale ones are dropped.
+const REMEMBERED: usize = 4096;
+
 pub struct CachedBreakers {
     store: Arc<dyn Breakers>,
     refresh: Duration,
@@ -43,10 +46,14 @@ impl CachedBreakers {
         self.clean().get(key).is_some_and(|until| now_ms < *until)
     }
 
-    /// Remembers what the store said of `key`.
-    fn learn(&self, key: &str, state: BreakerState, now_ms: i64) {
+    /// Remembers whether the store said `key`'s breaker is closed with no failures.
+    /// Keys of users come and go: past [`REMEMBERED`] keys the stale ones are forgotten.
+    fn remember(&self, key: &str, is_clean: bool, now_ms: i64) {
         let mut clean = self.clean();
-        if state == (BreakerState::Closed { failures: 0 }) {
+        if is_clean {
+            if clean.len() >= REMEMBERED {
+                clean.retain(|_, until| now_ms < *until);
+            }
             clean.insert(key.to_owned(), now_ms + millis(self.refresh));
         } else {
             clean.remove(key);
@@ -60,13 +67,16 @@ impl Breakers for CachedBreakers {
         if self.known_clean(key, now_ms) {
             return Ok(Admission::Go);
         }
-        let admission = self.store.admit(key, now_ms).await?;
-        if admission == Admission::Go {
-            // Closed; with no failures? Only the state says.
-            let state = self.store.state(key, now_ms).await?;
-            self.learn(key, state, now_ms);
+        Ok(self.admit_noting_clean(key, now_ms).await?.0)
+    }
+
+    async fn admit_noting_clean(&self, key: &str, now_ms: i64) -> Result<(Admission, bool)> {
+        if self.known_clean(key, now_ms) {
+            return Ok((Admission::Go, true));
         }
-        Ok(admission)
+        let (admission, clean) = self.store.admit_noting_clean(key, now_ms).await?;
+        self.remember(key, clean, now_ms);
+        Ok((admission, clean))
     }
 
     async fn record(&self, key: &str, ok: bool, now_ms: i64) -> Result<BreakerState> {
@@ -74,7 +84,7 @@ impl Breakers for CachedBreakers {
             return Ok(BreakerState::Closed { failures: 0 });
         }
         let state = self.store.record(key, ok, now_ms).await?;
-        self.learn(key, state, now_ms);
+        self.remember(key, state == (BreakerState::Closed { failures: 0 }), now_ms);
         Ok(state)
     }
 
@@ -103,6 +113,10 @@ mod tests {
             self.calls.fetch_add(1, Ordering::SeqCst);
             self.inner.admit(key, now_ms).await
         }
+        async fn admit_noting_clean(&self, key: &str, now_ms: i64) -> Result<(Admission, bool)> {
+            self.calls.fetch_add(1, Ordering::SeqCst);
+            self.inner.admit_noting_clean(key, now_ms).await
+        }
         async fn record(&self, key: &str, ok: bool, now_ms: i64) -> Result<BreakerState> {
             self.calls.fetch_add(1, Ordering::SeqCst);
             self.inner.record(key, ok, now_ms).await
@@ -126,6 +140,7 @@ mod tests {
         let other = CachedBreakers::new(store.clone(), Duration::from_secs(1));
         assert_eq!(worker.admit("p", T).await.unwrap(), Admission::Go);
         let learnt = calls();
+        assert_eq!(learnt, 1, "one round trip to learn that it is clean");
         for i in 0..10 {
             assert_eq!(worker.admit("p", T + i).await.unwrap(), Admission::Go);
             worker.record("p", true, T + i).await.unwrap();
@@ -159,6 +174,24 @@ mod tests {
             store.inner.state(key, T + 2).await.unwrap(),
             BreakerState::Closed { failures: 0 },
             "the success reset the count in the store"
+        );
+    }
+
+    #[tokio::test]
+    async fn keys_seen_clean_long_ago_are_forgotten_when_many_come() {
+        let worker = CachedBreakers::new(
+            Arc::new(MemoryBreakers::new(policy())),
+            Duration::from_secs(1),
+        );
+        for i in 0..REMEMBERED {
+            worker.admit(&format!("user:{i}"), T).await.unwrap();
+        }
+        assert_eq!(worker.clean().len(), REMEMBERED);
+        worker.admit("user:late", T + 1_000).await.unwrap();
+        assert_eq!(
+            worker.clean().len(),
+            1,
+            "the stale keys went when the next one came"
         );
     }
 }

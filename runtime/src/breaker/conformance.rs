@@ -277,6 +277,37 @@ where
 
 /// Generates one `#[tokio::test]` per check, for `$single` (an `async fn(BreakerPolicy) ->
 /// Box<dyn Breakers>`) and `$pair` (two handles on one store).
+pub async fn admission_notes_whether_the_breaker_is_clean(breakers: Box<dyn Breakers>) {
+    let key = fresh();
+    let admit = |at| breakers.admit_noting_clean(&key, at);
+    assert_eq!(
+        admit(T).await.expect("the store answers"),
+        (Admission::Go, true),
+        "never failed"
+    );
+    breakers.record(&key, false, T).await.expect("record");
+    assert_eq!(
+        admit(T).await.expect("the store answers"),
+        (Admission::Go, false),
+        "closed, with a failure"
+    );
+    breakers.record(&key, true, T).await.expect("record");
+    assert_eq!(
+        admit(T).await.expect("the store answers"),
+        (Admission::Go, true)
+    );
+    open(breakers.as_ref(), &key, T).await;
+    assert!(matches!(
+        admit(T + 1).await.expect("the store answers"),
+        (Admission::Refused { .. }, false)
+    ));
+    assert_eq!(
+        admit(T + 30_000).await.expect("the store answers"),
+        (Admission::Probe, false),
+        "half-open: the probe goes, and it is not clean"
+    );
+}
+
 #[cfg(test)]
 macro_rules! conformance_suite {
     ($single:path, $pair:path) => {
@@ -286,6 +317,7 @@ macro_rules! conformance_suite {
             a_failed_probe_opens_it_again_and_a_good_one_closes_it,
             a_probe_that_never_reports_stops_holding_the_breaker,
             breakers_of_different_keys_are_independent,
+            admission_notes_whether_the_breaker_is_clean,
         );
         #[tokio::test]
         async fn every_handle_sees_the_same_breakers() {

@@ -65,6 +65,11 @@ impl Breakers for MemoryBreakers {
         })
     }
 
+    async fn admit_noting_clean(&self, key: &str, now_ms: i64) -> Result<(Admission, bool)> {
+        let clean = !self.entries().contains_key(key);
+        Ok((self.admit(key, now_ms).await?, clean))
+    }
+
     async fn record(&self, key: &str, ok: bool, now_ms: i64) -> Result<BreakerState> {
         let mut entries = self.entries();
         if ok {

@@ -92,6 +92,10 @@ pub trait Breakers: Send + Sync {
     /// is half-open and none is out.
     async fn admit(&self, key: &str, now_ms: i64) -> Result<Admission>;
 
+    /// [`admit`](Self::admit), and whether the breaker is closed with no failures (what
+    /// a local view may remember so as not to ask again for a while), in one round trip.
+    async fn admit_noting_clean(&self, key: &str, now_ms: i64) -> Result<(Admission, bool)>;
+
     /// Reports how an admitted call through `key` ended; returns the state after it.
     async fn record(&self, key: &str, ok: bool, now_ms: i64) -> Result<BreakerState>;
 

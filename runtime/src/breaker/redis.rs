@@ -16,11 +16,11 @@ use super::{
 };
 
 /// KEYS[1] the hash; ARGV[1] now (ms), ARGV[2] the probe timeout (ms).
-/// Returns {0, 0} go, {1, 0} probe, {2, ms} refused for ms.
+/// Returns {0, failures} go, {1, 0} probe, {2, ms} refused for ms.
 const ADMIT: &str = r"
 local u = tonumber(redis.call('HGET', KEYS[1], 'u') or '0')
 local now = tonumber(ARGV[1])
-if u == 0 then return {0, 0} end
+if u == 0 then return {0, tonumber(redis.call('HGET', KEYS[1], 'f') or '0')} end
 if now < u then return {2, u - now} end
 local p = tonumber(redis.call('HGET', KEYS[1], 'p') or '0')
 if now >= p then
@@ -97,7 +97,11 @@ impl RedisBreakers {
 #[async_trait]
 impl Breakers for RedisBreakers {
     async fn admit(&self, name: &str, now_ms: i64) -> Result<Admission> {
-        let (decision, wait): (i64, i64) = self
+        Ok(self.admit_noting_clean(name, now_ms).await?.0)
+    }
+
+    async fn admit_noting_clean(&self, name: &str, now_ms: i64) -> Result<(Admission, bool)> {
+        let (decision, value): (i64, i64) = self
             .admit
             .key(key(name))
             .arg(now_ms)
@@ -106,11 +110,14 @@ impl Breakers for RedisBreakers {
             .await
             .map_err(|error| unavailable("asking a breaker", error))?;
         Ok(match decision {
-            0 => Admission::Go,
-            1 => Admission::Probe,
-            _ => Admission::Refused {
-                retry_in: Duration::from_millis(u64::try_from(wait.max(0)).unwrap_or(0)),
-            },
+            0 => (Admission::Go, value == 0),
+            1 => (Admission::Probe, false),
+            _ => (
+                Admission::Refused {
+                    retry_in: Duration::from_millis(u64::try_from(value.max(0)).unwrap_or(0)),
+                },
+                false,
+            ),
         })
     }
 

@@ -85,6 +85,10 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
         .response
         .as_ref()
         .and_then(|extras| extras.moderation.as_ref());
+    let fallback = prompt
+        .response
+        .as_ref()
+        .and_then(|extras| extras.fallback.as_ref());
     Some(match prompt.state {
         PromptState::Created | PromptState::InProgress | PromptState::WaitingForTools => {
             return None;
@@ -111,6 +115,8 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
             blocked: moderation.is_some_and(|m| m.blocked),
             block_category: moderation.and_then(|m| m.category.clone()),
             replaced: moderation.is_some_and(|m| m.replaced),
+            fallback_from: fallback.map(|f| f.from.clone()),
+            fallback_reason: fallback.map(|f| f.reason),
         },
         PromptState::Canceled => EventKind::Cancelled,
         PromptState::Failed | PromptState::Error => {

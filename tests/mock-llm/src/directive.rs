@@ -54,6 +54,10 @@ pub struct Directive {
     pub split_name: bool,
     /// `no_usage=1`: no usage chunk even when the request asks for one.
     pub no_usage: bool,
+    /// `model=NAME`: the faults (`status`, `stall_after`, `cut_after`, `malformed_after`
+    /// and the delays) only apply to requests for model NAME; others get the reply
+    /// without them — for fallback tests, where one message goes to several models.
+    pub model: Option<String>,
 }
 
 /// Finds the first `[[mock ...]]` in `text`. Returns the text with the directive cut out and
@@ -134,6 +138,21 @@ fn read_value(s: &str) -> Result<(String, bool, &str), String> {
 }
 
 impl Directive {
+    /// The directive as it applies to a request for `model`: without its faults when it
+    /// is scoped to another model.
+    pub fn for_model(mut self, model: &str) -> Self {
+        if self.model.as_deref().is_some_and(|m| m != model) {
+            self.status = None;
+            self.retry_after = None;
+            self.stall_after = None;
+            self.cut_after = None;
+            self.malformed_after = None;
+            self.first_token_delay = None;
+            self.token_delay = None;
+        }
+        self
+    }
+
     /// Options that only make sense together: a tool-call option without a call would
     /// silently do nothing.
     fn check(&self) -> Result<(), String> {
@@ -174,6 +193,7 @@ impl Directive {
                 self.token_delay = Some(Duration::from_millis(number(key, &value)?));
             }
             "no_usage" => self.no_usage = number::<u8>(key, &value)? != 0,
+            "model" => self.model = Some(value),
             "tool_call" | "tool_call_raw" => {
                 let raw = key == "tool_call_raw";
                 let default = if raw { "" } else { "{}" };
@@ -235,6 +255,20 @@ mod tests {
         assert_eq!(d.stall_after, Some(2));
         assert_eq!(d.reply.as_deref(), Some("a b"));
         assert!(d.no_usage);
+    }
+
+    #[test]
+    fn a_directive_scoped_to_a_model_keeps_its_faults_for_that_model_only() {
+        let (_, d) = extract("[[mock status=500 stall_after=1 tokens=2 model=a]]").unwrap();
+        let d = d.unwrap();
+        let for_a = d.clone().for_model("a");
+        assert_eq!((for_a.status, for_a.stall_after), (Some(500), Some(1)));
+        let for_b = d.for_model("b");
+        assert_eq!(
+            (for_b.status, for_b.stall_after, for_b.tokens),
+            (None, None, Some(2)),
+            "the reply stays, the faults go"
+        );
     }
 
     #[test]

@@ -130,7 +130,7 @@ async fn chat_completions(request: Request<Incoming>, state: &State) -> Response
         return rejected(&mut exchange, response);
     }
     let (directive, reply) = match derived {
-        Ok(d) => d,
+        Ok((directive, reply)) => (directive.for_model(&request.model), reply),
         Err(message) => {
             let message = format!("mock directive: {message}");
             let response = error(StatusCode::BAD_REQUEST, &message, Some("mock_directive"));

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use futures::StreamExt;
-use parley_protocol::events::ErrorCode;
+use parley_protocol::events::{CallError, ErrorCode, EventKind, Fallback, FallbackReason};
 
 use super::{CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
 use crate::{
@@ -19,11 +19,22 @@ use crate::{
 
 /// What one model call is made of.
 pub(super) struct Request<'a> {
-    pub route: &'a Route,
+    /// The models that may answer: the one asked for, then its fallback chain.
+    pub chain: &'a [Route],
     pub messages: &'a [ChatMessage],
     pub offers: &'a [FunctionOffer],
     pub settings: &'a LoopSettings,
     pub started: Instant,
+}
+
+/// Where a turn is in its chain of models, and how its calls went so far.
+pub(super) struct Position {
+    /// The model of the chain that answers now.
+    pub index: usize,
+    /// Calls of the turn that failed before any output, on this model.
+    pub failures: u32,
+    /// Calls per model that may fail before output before the turn fails.
+    pub max_attempts: u32,
 }
 
 /// A function call as the model asked for it.
@@ -34,24 +45,26 @@ pub(super) struct Requested {
     pub arguments: String,
 }
 
-/// Calls the model until it answers or the call fails for good; `failures` counts the
-/// turn's calls that failed before any output. Returns the function calls it asked for
-/// (none: it answered).
+/// Calls the model until it answers or the call fails for good. A call that fails
+/// before any output hands the turn to the next model of the chain, if there is one
+/// (no pause: another provider), else is retried on this one while it may help. Returns
+/// the function calls it asked for (none: it answered).
 pub(super) async fn with_retries(
     request: &Request<'_>,
-    failures: &mut u32,
+    position: &mut Position,
     sink: &mut dyn Sink,
     generation: &mut Generation,
 ) -> Result<Vec<Requested>, LoopEnd> {
     loop {
+        let route = &request.chain[position.index];
         let call_started = Instant::now();
-        let outcome = match admit(request.route).await {
+        let outcome = match admit(route).await {
             true => {
-                let outcome = once(request, sink, generation).await;
-                report(request.route, &outcome.end).await;
+                let outcome = once(request, route, sink, generation).await;
+                report(route, &outcome.end).await;
                 generation
                     .calls
-                    .push(usage_of(request, &outcome, call_started));
+                    .push(usage_of(request, route, &outcome, call_started));
                 outcome
             }
             // No call was made: nothing to record in usage.
@@ -59,13 +72,28 @@ pub(super) async fn with_retries(
         };
         match outcome.end {
             CallEnd::Failed(err)
+                if !outcome.produced && position.index + 1 < request.chain.len() =>
+            {
+                tracing::warn!(error = %err, "provider call failed before any output; falling back");
+                fall_back(
+                    position,
+                    request.chain,
+                    err.fallback_reason(),
+                    sink,
+                    generation,
+                )
+                .await
+                .map_err(LoopEnd::Internal)?;
+            }
+            CallEnd::Failed(err)
                 if !outcome.produced
                     && err.retryable()
-                    && *failures + 1 < request.settings.max_attempts =>
+                    && position.failures + 1 < position.max_attempts =>
             {
-                *failures += 1;
-                tracing::warn!(error = %err, failures = *failures, "provider call failed before any output; retrying");
-                let pause = backoff(request.settings.retry_backoff, *failures);
+                position.failures += 1;
+                let failures = position.failures;
+                tracing::warn!(error = %err, failures, "provider call failed before any output; retrying");
+                let pause = backoff(request.settings.retry_backoff, failures);
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => continue,
                     _ = sink.until_cancelled() => return Err(LoopEnd::Cancelled),
@@ -89,6 +117,32 @@ pub(super) async fn with_retries(
     }
 }
 
+/// Hands the turn to the next model of the chain, for `reason`, and tells readers.
+pub(super) async fn fall_back(
+    position: &mut Position,
+    chain: &[Route],
+    reason: FallbackReason,
+    sink: &mut dyn Sink,
+    generation: &mut Generation,
+) -> Result<(), SinkError> {
+    let from = &chain[position.index];
+    position.index += 1;
+    position.failures = 0;
+    let to = &chain[position.index];
+    tracing::warn!(from = %from.model, to = %to.model, %reason, "the next model of the fallback chain answers");
+    generation.answered_by = position.index;
+    generation.fallback.get_or_insert_with(|| Fallback {
+        from: chain[0].model.clone(),
+        reason,
+    });
+    sink.event(EventKind::Fallback {
+        from: from.model.clone(),
+        to: to.model.clone(),
+        reason,
+    })
+    .await
+}
+
 fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
@@ -96,7 +150,7 @@ fn now_ms() -> i64 {
 /// Whether the route's provider breaker lets a call go. A breaker store that cannot be
 /// reached lets it go (the provider may well be fine; the call's own failures still
 /// bound the turn).
-async fn admit(route: &crate::providers::Route) -> bool {
+async fn admit(route: &Route) -> bool {
     let Some(breakers) = &route.breakers else {
         return true;
     };
@@ -119,7 +173,7 @@ async fn admit(route: &crate::providers::Route) -> bool {
 /// 429, a broken stream, no first token), a failure. A refusal of the request itself
 /// (400, 401, 404), a cancelled call or one that failed on Parley's side says nothing
 /// about the provider's health.
-async fn report(route: &crate::providers::Route, end: &CallEnd) {
+async fn report(route: &Route, end: &CallEnd) {
     let Some(breakers) = &route.breakers else {
         return;
     };
@@ -157,9 +211,14 @@ fn failed(generation: &Generation, code: ErrorCode) -> LoopEnd {
 /// The usage of one call: as reported, or — when the provider reported none (a failed
 /// or cancelled call, or one without the usage chunk) — counted from what was sent and
 /// what came back.
-fn usage_of(request: &Request<'_>, outcome: &CallOutcome, call_started: Instant) -> CallUsage {
+fn usage_of(
+    request: &Request<'_>,
+    route: &Route,
+    outcome: &CallOutcome,
+    call_started: Instant,
+) -> CallUsage {
     let mut usage = outcome.usage.clone().unwrap_or_else(|| {
-        let upstream = &request.route.upstream;
+        let upstream = &route.upstream;
         CallUsage {
             input_tokens: request
                 .messages
@@ -172,6 +231,14 @@ fn usage_of(request: &Request<'_>, outcome: &CallOutcome, call_started: Instant)
     });
     usage.latency_ms = call_started.elapsed().as_millis() as u64;
     usage.ttft_ms = outcome.ttft_ms;
+    usage.error = match &outcome.end {
+        CallEnd::Failed(err) => Some(err.call_error()),
+        CallEnd::Stalled => Some(CallError::Stalled),
+        CallEnd::Done | CallEnd::Cancelled | CallEnd::Internal(_) => None,
+    };
+    usage.model = route.model.clone();
+    usage.vendor = route.vendor.clone();
+    usage.price = route.price;
     usage
 }
 
@@ -210,6 +277,7 @@ impl CallOutcome {
 /// turn is cancelled.
 async fn once(
     request: &Request<'_>,
+    route: &Route,
     sink: &mut dyn Sink,
     generation: &mut Generation,
 ) -> CallOutcome {
@@ -224,11 +292,11 @@ async fn once(
     let call_started = Instant::now();
     let stall = request.settings.stall_timeout;
     // Until the first output, one deadline from the start of the call.
-    let first_wait = stall.min(request.route.first_token_timeout);
+    let first_wait = stall.min(route.first_token_timeout);
     let no_first_token = || CallEnd::Failed(ProviderError::NoFirstToken(first_wait));
     let mut stall_at = tokio::time::Instant::now() + first_wait;
     let opened = tokio::select! {
-        opened = tokio::time::timeout_at(stall_at, request.route.stream(request.messages, request.offers)) => opened,
+        opened = tokio::time::timeout_at(stall_at, route.stream(request.messages, request.offers)) => opened,
         _ = sink.until_cancelled() => { outcome.end = CallEnd::Cancelled; return outcome; }
     };
     let mut stream = match opened {

@@ -17,10 +17,12 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
-use parley_protocol::events::{CustomPayload, ErrorCode, EventKind, ToolCallState};
+use parley_protocol::events::{
+    CustomPayload, ErrorCode, EventKind, Fallback, FallbackReason, ToolCallState,
+};
 use serde_json::Value;
 
-use crate::providers::{CallRequest, ChatMessage, FunctionOffer, Route};
+use crate::providers::{CallRequest, ChatMessage, FunctionOffer, Price, Route};
 
 /// Settings of the loop.
 #[derive(Debug, Clone)]
@@ -122,10 +124,16 @@ pub trait Tools: Send {
 /// One LLM call's figures, for `ai_usage`.
 #[derive(Debug, Clone, Default)]
 pub struct CallUsage {
+    /// The model called, its provider, and what its tokens cost.
+    pub model: String,
+    pub vendor: String,
+    pub price: Price,
     pub input_tokens: u64,
     pub output_tokens: u64,
     pub latency_ms: u64,
     pub ttft_ms: Option<u64>,
+    /// How the call failed; `None`: it did not (or was cancelled).
+    pub error: Option<parley_protocol::events::CallError>,
 }
 
 /// How a turn's generation ended.
@@ -154,6 +162,10 @@ pub struct Generation {
     pub ttft_ms: Option<u64>,
     /// The function calls made, in `[[tool:N]]` order.
     pub results: Vec<CallResult>,
+    /// The model of the chain that answered (0: the one asked for).
+    pub answered_by: usize,
+    /// Why the model asked for did not answer, when another one did.
+    pub fallback: Option<Fallback>,
     /// The text or thinking block deltas currently go to.
     open_block: Option<usize>,
 }
@@ -171,7 +183,11 @@ impl Generation {
 
 /// What a turn's loop starts from.
 pub struct Start<'a> {
-    pub route: &'a Route,
+    /// The models that may answer: the one asked for, then its fallback chain.
+    pub chain: &'a [Route],
+    /// Start with the fallback chain (the user's breaker is open): the first model is
+    /// skipped, or, with no other model, called once with no retries.
+    pub skip_first: Option<FallbackReason>,
     pub messages: Vec<ChatMessage>,
     pub settings: &'a LoopSettings,
     pub max_iterations: u32,
@@ -182,7 +198,7 @@ pub struct Start<'a> {
 }
 
 /// Runs the generation of one turn.
-#[tracing::instrument(skip_all, fields(model = %start.route.model, vendor = %start.route.vendor))]
+#[tracing::instrument(skip_all, fields(model = %start.chain[0].model, vendor = %start.chain[0].vendor))]
 pub async fn run(
     start: Start<'_>,
     sink: &mut dyn Sink,
@@ -190,7 +206,22 @@ pub async fn run(
 ) -> (Generation, LoopEnd) {
     let mut generation = Generation::default();
     let mut messages = start.messages;
-    let mut failures = 0;
+    let mut position = call::Position {
+        index: 0,
+        failures: 0,
+        max_attempts: start.settings.max_attempts,
+    };
+    match start.skip_first {
+        Some(reason) if start.chain.len() > 1 => {
+            let skipped =
+                call::fall_back(&mut position, start.chain, reason, sink, &mut generation).await;
+            if let Err(err) = skipped {
+                return (generation, LoopEnd::Internal(err));
+            }
+        }
+        Some(_) => position.max_attempts = 1,
+        None => {}
+    }
     if !start.replay.is_empty() {
         if let Err(err) = blocks::replay(&mut generation, &start.replay, sink).await {
             return (generation, LoopEnd::Internal(err));
@@ -201,13 +232,13 @@ pub async fn run(
         let text_before = generation.text().len();
         let called = call::with_retries(
             &call::Request {
-                route: start.route,
+                chain: start.chain,
                 messages: &messages,
                 offers: tools.offers(),
                 settings: start.settings,
                 started: start.started,
             },
-            &mut failures,
+            &mut position,
             sink,
             &mut generation,
         )

@@ -60,6 +60,9 @@ async fn record_generation(
     mut generated: Generated,
     from: Option<i32>,
 ) -> Result<Option<Uuid>, TurnError> {
+    if generated.user_breaker {
+        super::user_breaker::report(deps, generated.session.user_id, &generated.end).await;
+    }
     let (state, complete) = match generated.end {
         LoopEnd::Completed => (PromptState::Completed, true),
         LoopEnd::Cancelled => (PromptState::Canceled, false),
@@ -78,6 +81,11 @@ async fn record_generation(
         response
             .get_or_insert_with(ResponseExtras::default)
             .moderation = Some(moderation);
+    }
+    if complete && let Some(fallback) = generated.generation.fallback.clone() {
+        response
+            .get_or_insert_with(ResponseExtras::default)
+            .fallback = Some(fallback);
     }
     // Partial content is kept: a cancelled or broken answer is saved as incomplete.
     let keep_answer = complete || !generated.generation.drafts.is_empty();
@@ -201,15 +209,14 @@ fn usage_rows(
             session_id: generated.session.id,
             user_id: generated.session.user_id,
             tool_id: generated.session.tool_id,
-            model: generated.model.clone(),
-            vendor: generated.vendor.clone(),
+            model: call.model.clone(),
+            vendor: call.vendor.clone(),
             input_tokens: call.input_tokens as i64,
             output_tokens: call.output_tokens as i64,
-            cost_usd: generated
-                .price
-                .cost_usd(call.input_tokens, call.output_tokens),
+            cost_usd: call.price.cost_usd(call.input_tokens, call.output_tokens),
             latency_ms: call.latency_ms as i64,
             ttft_ms: call.ttft_ms.map(|t| t as i64),
+            error: call.error,
         })
         .collect()
 }

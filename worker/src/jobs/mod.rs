@@ -19,6 +19,7 @@
 mod claim;
 mod finish;
 mod run;
+mod user_breaker;
 
 use std::{sync::Arc, time::Duration};
 

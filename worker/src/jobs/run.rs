@@ -29,14 +29,13 @@ use parley_service::{
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::{Deps, TurnError};
+use super::{Deps, TurnError, user_breaker};
 use crate::{
     agent_loop::{self, CallResult, Generation, LoopEnd, Sink},
     attachments,
     context::{self, Window},
     hooks::{self, TurnHooks},
     persist::{Stop, TurnSink, Watcher},
-    providers::Price,
     tools::{CallContext, runner::TurnTools},
 };
 
@@ -53,8 +52,9 @@ pub(super) struct Generated {
     /// Who answered: the model and vendor, or the module that blocked (`vendor: module`).
     pub model: String,
     pub vendor: String,
-    /// What the model's calls cost (zero for a module's answer).
-    pub price: Price,
+    /// The turn's end is reported to the user's breaker (a model was called with it
+    /// closed, or as its probe).
+    pub user_breaker: bool,
     pub user_message_id: Uuid,
     /// The system prompt sent (recorded on the prompt); none when a skill answered.
     pub system: Option<String>,
@@ -94,10 +94,12 @@ pub(super) async fn run(
         state: PromptState::InProgress,
         attempt: record::attempt(prompt),
     };
-    let Some(route) = deps.catalog.resolve(prompt.model.as_deref()).cloned() else {
+    let Some(chain) = deps.catalog.chain(prompt.model.as_deref()) else {
         sink.event(in_progress).await?;
         return Ok(Produced::UnknownModel);
     };
+    // The context is assembled for the model asked for; a fallback gets the same.
+    let route = &chain[0];
     // The job carries the session as the api saw it (its config and owner never change);
     // a job without it (the reaper's, a resume's) reads it.
     let session = match known.filter(|s| s.id == prompt.session_id) {
@@ -109,6 +111,7 @@ pub(super) async fn run(
     // every later event still follows it (the sink waits for it before the next one).
     sink.event_soon(in_progress).await?;
     let read = crate::context::history_read(&route.upstream, crate::hooks::CONTEXT_MESSAGES);
+    let user = user_breaker::ask(deps, session.user_id);
     let recent = recent_history(deps, prompt, session.id, count, read).await;
     let input = prompt
         .input
@@ -155,7 +158,7 @@ pub(super) async fn run(
             session,
             model: skill,
             vendor: crate::skills::VENDOR.into(),
-            price: Price::default(),
+            user_breaker: false,
             user_message_id,
             system: None,
             generation,
@@ -191,8 +194,10 @@ pub(super) async fn run(
         sink.hold_back();
     }
     let mut tools = turn_tools(deps, prompt, &session).await?;
+    let user = user.answer().await;
     let start = agent_loop::Start {
-        route: &route,
+        chain: &chain,
+        skip_first: user.skips_first(),
         messages: context.messages,
         settings: &deps.settings.agent_loop,
         max_iterations: max_iterations(&session.config),
@@ -214,11 +219,12 @@ pub(super) async fn run(
             (None, None)
         }
     };
+    let answered = &chain[generation.answered_by];
     Ok(Produced::Generated(Box::new(Generated {
         session,
-        model: route.model,
-        vendor: route.vendor,
-        price: route.price,
+        model: answered.model.clone(),
+        vendor: answered.vendor.clone(),
+        user_breaker: user.reports(),
         user_message_id,
         system: Some(context.system),
         generation,
@@ -257,7 +263,7 @@ async fn answer_blocked(
         session,
         model: blocked.module.clone(),
         vendor: MODULE_VENDOR.into(),
-        price: Price::default(),
+        user_breaker: false,
         user_message_id,
         system: None,
         generation,

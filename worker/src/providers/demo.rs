@@ -26,6 +26,7 @@ pub(super) fn route() -> Route {
         price: super::Price::default(),
         first_token_timeout: std::time::Duration::from_secs(6),
         breakers: None,
+        fallback: Vec::new(),
         backend: Backend::Demo,
     }
 }

@@ -19,7 +19,7 @@ use std::{pin::Pin, sync::Arc, time::Duration};
 use parley_runtime::breaker::Breakers;
 
 use futures::Stream;
-use parley_protocol::events::ErrorCode;
+use parley_protocol::events::{CallError, ErrorCode, FallbackReason};
 use secrecy::SecretString;
 
 /// A piece of a streamed answer.
@@ -75,6 +75,32 @@ impl ProviderError {
         }
     }
 
+    /// How the call failed, as its usage row records it.
+    pub fn call_error(&self) -> CallError {
+        match self {
+            Self::Status { status: 429, .. } => CallError::RateLimited,
+            Self::Status { status, .. } if *status < 500 => CallError::Refused,
+            Self::Status { .. } => CallError::ServerError,
+            Self::Unreachable(_) => CallError::Unreachable,
+            Self::Broken(_) => CallError::BrokenStream,
+            Self::NoFirstToken(_) => CallError::NoFirstToken,
+            // Never recorded: a refused call is no call.
+            Self::CircuitOpen => CallError::Refused,
+        }
+    }
+
+    /// Why the turn leaves this call's model for the next of its fallback chain.
+    pub fn fallback_reason(&self) -> FallbackReason {
+        match self {
+            Self::Status { status: 429, .. } => FallbackReason::RateLimited,
+            Self::Status { status, .. } if *status < 500 => FallbackReason::Refused,
+            Self::Status { .. } | Self::Broken(_) => FallbackReason::UpstreamError,
+            Self::Unreachable(_) => FallbackReason::Unreachable,
+            Self::NoFirstToken(_) => FallbackReason::NoFirstToken,
+            Self::CircuitOpen => FallbackReason::CircuitOpen,
+        }
+    }
+
     /// Whether trying again later may help.
     pub fn retryable(&self) -> bool {
         match self {
@@ -114,6 +140,9 @@ pub struct ModelConfig {
     pub vision: bool,
     /// What its tokens cost.
     pub price: Price,
+    /// The models that answer, in order, when this one fails before its first token or
+    /// may not be called (DESIGN §10).
+    pub fallback: Vec<String>,
 }
 
 /// How to reach one model.
@@ -131,6 +160,8 @@ pub struct Route {
     pub first_token_timeout: Duration,
     /// The deployment's provider breakers (none for the offline demo model).
     pub breakers: Option<Arc<dyn Breakers>>,
+    /// The models that answer when this one cannot, in order.
+    pub fallback: Vec<String>,
     backend: Backend,
 }
 
@@ -147,6 +178,21 @@ impl Route {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
     ) -> Result<DeltaStream, ProviderError> {
+        // A fallback without vision gets the text (the first model of the chain may have
+        // been sent images).
+        let stripped: Vec<ChatMessage>;
+        let messages = if !self.vision && messages.iter().any(|m| !m.images.is_empty()) {
+            stripped = messages
+                .iter()
+                .map(|m| ChatMessage {
+                    images: Vec::new(),
+                    ..m.clone()
+                })
+                .collect();
+            &stripped
+        } else {
+            messages
+        };
         match &self.backend {
             Backend::OpenAi(provider) => provider.stream(&self.upstream, messages, functions).await,
             Backend::Demo => Ok(demo::stream(messages, functions)),
@@ -164,6 +210,8 @@ impl Route {
 pub struct Catalog {
     routes: Vec<Route>,
     default: String,
+    /// The per-user breakers: a user whose turns keep failing goes to the fallback chain.
+    users: Option<Arc<dyn Breakers>>,
 }
 
 /// A configuration that names a provider that does not exist, or no model.
@@ -175,6 +223,10 @@ pub enum CatalogError {
     NoModels,
     #[error("the default model `{0}` is not among the configured models")]
     UnknownDefault(String),
+    #[error("model `{model}` falls back to `{fallback}`, which is not a configured model")]
+    UnknownFallback { model: String, fallback: String },
+    #[error("model `{model}` names `{fallback}` in its fallback chain twice, or itself")]
+    RepeatedFallback { model: String, fallback: String },
 }
 
 impl Catalog {
@@ -189,6 +241,7 @@ impl Catalog {
             return Ok(Self {
                 routes: vec![demo::route()],
                 default: demo::MODEL.to_owned(),
+                users: None,
             });
         }
         if models.is_empty() {
@@ -216,8 +269,25 @@ impl Catalog {
                 price: model.price,
                 first_token_timeout: provider.first_token_timeout,
                 breakers: None,
+                fallback: model.fallback.clone(),
                 backend: Backend::OpenAi(client.clone()),
             });
+        }
+        for model in models {
+            for (i, fallback) in model.fallback.iter().enumerate() {
+                if !models.iter().any(|m| m.id == *fallback) {
+                    return Err(CatalogError::UnknownFallback {
+                        model: model.id.clone(),
+                        fallback: fallback.clone(),
+                    });
+                }
+                if *fallback == model.id || model.fallback[..i].contains(fallback) {
+                    return Err(CatalogError::RepeatedFallback {
+                        model: model.id.clone(),
+                        fallback: fallback.clone(),
+                    });
+                }
+            }
         }
         let default = default
             .map(str::to_owned)
@@ -225,24 +295,57 @@ impl Catalog {
         if !routes.iter().any(|r| r.model == default) {
             return Err(CatalogError::UnknownDefault(default));
         }
-        Ok(Self { routes, default })
+        Ok(Self {
+            routes,
+            default,
+            users: None,
+        })
     }
 
-    /// The route of a model id, or of the default model when none is asked for.
-    /// Every provider call of these routes asks `breakers` first (keyed by the
-    /// provider's name) and reports how it ended.
-    pub fn with_breakers(mut self, breakers: Arc<dyn Breakers>) -> Self {
+    /// Every provider call of these routes asks `providers` first (keyed by the
+    /// provider's name) and reports how it ended; every turn answered by a model asks
+    /// `users` (keyed by the user) whether to skip to the fallback chain, and reports
+    /// how it ended.
+    pub fn with_breakers(mut self, providers: Arc<dyn Breakers>, users: Arc<dyn Breakers>) -> Self {
         for route in &mut self.routes {
             if !route.is_demo() {
-                route.breakers = Some(breakers.clone());
+                route.breakers = Some(providers.clone());
             }
+        }
+        if !self.routes.iter().all(Route::is_demo) {
+            self.users = Some(users);
         }
         self
     }
 
+    /// The provider breakers (none with the offline demo model only).
+    pub fn provider_breakers(&self) -> Option<&Arc<dyn Breakers>> {
+        self.routes.iter().find_map(|r| r.breakers.as_ref())
+    }
+
+    /// The per-user breakers (none with the offline demo model only).
+    pub fn user_breakers(&self) -> Option<&Arc<dyn Breakers>> {
+        self.users.as_ref()
+    }
+
+    /// The route of a model id, or of the default model when none is asked for.
     pub fn resolve(&self, model: Option<&str>) -> Option<&Route> {
         let wanted = model.unwrap_or(&self.default);
         self.routes.iter().find(|r| r.model == wanted)
+    }
+
+    /// The routes that may answer a turn for a model id (or the default model): its own,
+    /// then those of its fallback chain, in order.
+    pub fn chain(&self, model: Option<&str>) -> Option<Vec<Route>> {
+        let first = self.resolve(model)?;
+        let mut chain = vec![first.clone()];
+        chain.extend(
+            first
+                .fallback
+                .iter()
+                .filter_map(|id| self.resolve(Some(id)).cloned()),
+        );
+        Some(chain)
     }
 
     /// Every model id, the default first.
@@ -284,6 +387,7 @@ mod tests {
             max_context: 8192,
             vision: false,
             price: Price::default(),
+            fallback: Vec::new(),
         }
     }
 
@@ -326,6 +430,56 @@ mod tests {
             Catalog::new(&[provider("x")], &[model("a", "x")], Some("b")),
             Err(CatalogError::UnknownDefault(_))
         ));
+        let falling_back = |to: &[&str]| ModelConfig {
+            fallback: to.iter().map(|m| (*m).to_owned()).collect(),
+            ..model("a", "x")
+        };
+        assert!(matches!(
+            Catalog::new(&[provider("x")], &[falling_back(&["b"])], None),
+            Err(CatalogError::UnknownFallback { .. })
+        ));
+        for chain in [&["a"][..], &["b", "b"]] {
+            assert!(matches!(
+                Catalog::new(
+                    &[provider("x")],
+                    &[falling_back(chain), model("b", "x")],
+                    None
+                ),
+                Err(CatalogError::RepeatedFallback { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn a_chain_is_the_model_then_its_fallbacks_in_order() {
+        let models = [
+            ModelConfig {
+                fallback: vec!["c".into(), "b".into()],
+                ..model("a", "x")
+            },
+            ModelConfig {
+                fallback: vec!["a".into()],
+                ..model("b", "y")
+            },
+            model("c", "y"),
+        ];
+        let catalog = Catalog::new(&[provider("x"), provider("y")], &models, None).unwrap();
+        let ids = |model| {
+            catalog
+                .chain(model)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.model)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(None), ["a", "c", "b"], "the default model's chain");
+        assert_eq!(
+            ids(Some("b")),
+            ["b", "a"],
+            "a chain is not followed further"
+        );
+        assert_eq!(ids(Some("c")), ["c"]);
+        assert!(catalog.chain(Some("nope")).is_none());
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //!
 //! One module per resource: users and their tokens, groups and their members, tools,
 //! classes and their enrolments, assignments; and the dashboard's figures: usage, block
-//! metrics and prompt statistics ([`metrics`]), a session's moderation record
-//! ([`audit`]). Lists are cursor-paginated, creates answer
+//! metrics and prompt statistics ([`metrics`]), the model providers and their
+//! breakers ([`providers`]), a session's moderation record ([`audit`]). Lists are cursor-paginated, creates answer
 //! 201 with a `Location` header, deletes answer 204 ([`Deleted`]).
 
 pub mod assignments;
@@ -12,6 +12,7 @@ pub mod audit;
 pub mod classes;
 pub mod groups;
 pub mod metrics;
+pub mod providers;
 pub mod tools;
 pub mod users;
 
@@ -33,6 +34,7 @@ pub type AdminApi = (
     classes::ClassesAdminApi,
     assignments::AssignmentsAdminApi,
     metrics::MetricsAdminApi,
+    providers::ProvidersAdminApi,
     audit::AuditAdminApi,
 );
 
@@ -44,6 +46,7 @@ pub fn api() -> AdminApi {
         classes::ClassesAdminApi,
         assignments::AssignmentsAdminApi,
         metrics::MetricsAdminApi,
+        providers::ProvidersAdminApi,
         audit::AuditAdminApi,
     )
 }

@@ -56,6 +56,11 @@ fn every_protocol_event_fits_its_documented_schema() {
             payload: None,
             duration_ms: 3,
         },
+        EventKind::Fallback {
+            from: "a".into(),
+            to: "b".into(),
+            reason: FallbackReason::CircuitOpen,
+        },
         EventKind::Retry {
             attempt: 2,
             reason: "r".into(),
@@ -76,6 +81,8 @@ fn every_protocol_event_fits_its_documented_schema() {
             blocked: true,
             block_category: Some("self_harm".into()),
             replaced: true,
+            fallback_from: Some("a".into()),
+            fallback_reason: Some(FallbackReason::NoFirstToken),
         },
         EventKind::Error {
             code: ErrorCode::RateLimited,

@@ -1,6 +1,7 @@
 //! The admin dashboard's metrics (DESIGN §7): usage of models ([`usage`]), what modules
-//! blocked or changed ([`blocks`]), the prompts' state distribution ([`prompt_stats`])
-//! and one session's moderation record ([`audit`]).
+//! blocked or changed ([`blocks`]), the prompts' state distribution ([`prompt_stats`]),
+//! the providers' recent calls and failures ([`providers`]) and one session's
+//! moderation record ([`audit`]).
 //!
 //! Aggregates are computed here in Rust from the rows of the requested window rather
 //! than in SQL: SQLite has no percentile function, and one computation serves both
@@ -9,6 +10,7 @@
 pub mod audit;
 pub mod blocks;
 pub mod prompt_stats;
+pub mod providers;
 pub mod usage;
 
 use sea_orm::prelude::DateTimeUtc;

@@ -89,6 +89,8 @@ pub fn complete() -> EventKind {
         blocked: false,
         block_category: None,
         replaced: false,
+        fallback_from: None,
+        fallback_reason: None,
     }
 }
 

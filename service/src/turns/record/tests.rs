@@ -50,6 +50,8 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
         blocked,
         block_category,
         replaced,
+        fallback_from,
+        fallback_reason,
     }) = event
     else {
         panic!("not a complete: {event:?}");
@@ -61,6 +63,7 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
     assert_eq!(latency_ms, 1234);
     assert!(!blocked && !replaced && block_category.is_none());
     assert_eq!(payload.custom_payload, None);
+    assert_eq!((fallback_from, fallback_reason), (None, None));
 }
 
 #[test]
@@ -78,19 +81,37 @@ fn the_recorded_payload_and_suggestions_are_in_complete() {
         }]),
         suggested_actions: None,
         moderation: None,
+        fallback: Some(parley_protocol::events::Fallback {
+            from: "primary".into(),
+            reason: parley_protocol::events::FallbackReason::RateLimited,
+        }),
     };
     prompt.response = Some(extras.clone());
-    let Some(EventKind::Complete { payload, .. }) = terminal_event(TurnRecord {
+    let Some(EventKind::Complete {
+        payload,
+        fallback_from,
+        fallback_reason,
+        ..
+    }) = terminal_event(TurnRecord {
         prompt: &prompt,
         answer: "ok",
         usage: Usage::default(),
         tool_calls: &[],
-    }) else {
+    })
+    else {
         panic!("not a complete");
     };
     assert_eq!(payload.custom_payload, extras.custom_payload);
     assert_eq!(payload.suggested_values, extras.suggested_values);
     assert_eq!(payload.suggested_actions, None);
+    assert_eq!(
+        (fallback_from.as_deref(), fallback_reason),
+        (
+            Some("primary"),
+            Some(parley_protocol::events::FallbackReason::RateLimited)
+        ),
+        "a rebuilt complete says which model did not answer, and why"
+    );
 }
 
 #[test]

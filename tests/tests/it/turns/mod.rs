@@ -18,6 +18,7 @@
 
 mod access;
 mod cancel;
+mod fallback;
 mod faults;
 mod persistence;
 mod policies;
