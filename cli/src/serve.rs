@@ -290,6 +290,8 @@ fn start_workers(
     });
     let config = ConsumerConfig {
         concurrency: settings.worker.concurrency,
+        heartbeat: Duration::from_secs(settings.worker.heartbeat_s),
+        missed_heartbeats: settings.worker.missed_heartbeats,
         ..ConsumerConfig::default()
     };
     let backend = runtime.queue.clone();

@@ -173,6 +173,11 @@ impl Settings {
         if self.worker.lease_s < 3 {
             anyhow::bail!("invalid setting `worker.lease_s`: must be at least 3");
         }
+        if self.worker.heartbeat_s == 0 || self.worker.missed_heartbeats == 0 {
+            anyhow::bail!(
+                "invalid setting `worker.heartbeat_s` / `worker.missed_heartbeats`: must be at least 1"
+            );
+        }
         for (i, model) in self.models.iter().enumerate() {
             let prices = [
                 ("input_usd_per_mtok", model.input_usd_per_mtok),

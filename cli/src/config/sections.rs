@@ -157,9 +157,16 @@ pub struct WorkerSettings {
     /// How long an open user breaker sends the user's turns to the fallback chain.
     #[serde(default = "default_breaker_open_s")]
     pub user_breaker_open_s: u64,
-    /// How long a worker owns a prompt without renewing its lease.
+    /// How long a worker owns a prompt without renewing its lease (renewed every third
+    /// of it): a dead worker's prompt may be taken over this long after its last renewal.
     #[serde(default = "default_lease_s")]
     pub lease_s: u64,
+    /// Every this many seconds a worker tells the job queue it is alive.
+    #[serde(default = "default_heartbeat_s")]
+    pub heartbeat_s: u64,
+    /// Heartbeats a worker may miss before the queue hands its jobs to others.
+    #[serde(default = "default_missed_heartbeats")]
+    pub missed_heartbeats: u32,
     /// The most often partial blocks are written to the database.
     #[serde(default = "default_checkpoint_ms")]
     pub checkpoint_ms: u64,
@@ -229,6 +236,8 @@ impl Default for WorkerSettings {
             user_breaker_failures: default_breaker_failures(),
             user_breaker_open_s: default_breaker_open_s(),
             lease_s: default_lease_s(),
+            heartbeat_s: default_heartbeat_s(),
+            missed_heartbeats: default_missed_heartbeats(),
             checkpoint_ms: default_checkpoint_ms(),
             event_retention_s: default_retention_s(),
             memory_event_retention_s: default_memory_retention_s(),
@@ -260,7 +269,13 @@ fn default_breaker_open_s() -> u64 {
     30
 }
 pub(super) fn default_lease_s() -> u64 {
-    30
+    4
+}
+fn default_heartbeat_s() -> u64 {
+    1
+}
+fn default_missed_heartbeats() -> u32 {
+    3
 }
 pub(super) fn default_checkpoint_ms() -> u64 {
     100

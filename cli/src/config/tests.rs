@@ -293,3 +293,22 @@ fn the_in_process_event_log_keeps_finished_turns_briefly() {
         Ok(())
     });
 }
+
+#[test]
+fn takeover_defaults_hand_a_dead_workers_turn_on_within_seconds() {
+    Jail::expect_with(|jail| {
+        let s = load_in(jail).expect("defaults load");
+        assert_eq!(
+            (
+                s.worker.lease_s,
+                s.worker.heartbeat_s,
+                s.worker.missed_heartbeats
+            ),
+            (4, 1, 3)
+        );
+        jail.set_env("PARLEY_WORKER__HEARTBEAT_S", "0");
+        let err = load_in(jail).expect_err("a heartbeat of 0 s is refused");
+        assert!(err.to_string().contains("worker.heartbeat_s"), "{err}");
+        Ok(())
+    });
+}

@@ -29,12 +29,12 @@ use crate::fixtures::api::{self, uuid};
 
 /// The most one event (or one turn's end) may keep a reader waiting.
 const WAIT: Duration = Duration::from_secs(20);
-/// `worker.lease_s` of the test config: how long a dead worker keeps its prompt.
-const LEASE: Duration = Duration::from_secs(3);
-/// The most a turn whose worker died may take to complete elsewhere. The survivors'
-/// reaper looks for lapsed leases every 30 s and the queue re-delivers a dead worker's jobs
-/// after 3 missed 10 s heartbeats; neither is configurable yet.
-const TAKEOVER: Duration = Duration::from_secs(75);
+/// `worker.lease_s` of the test config (the default): how long a dead worker keeps its
+/// prompt.
+const LEASE: Duration = Duration::from_secs(4);
+/// The most a turn whose worker died may take to start again elsewhere (#10), with the
+/// default lease and queue heartbeat.
+const TAKEOVER: Duration = Duration::from_secs(10);
 
 /// A cluster whose provider is the mock, and a student with a session.
 struct Distributed {
@@ -53,8 +53,9 @@ fn worker_settings(lease: Duration) -> String {
     )
 }
 
+/// A cluster with the default lease and queue heartbeat (what takeover times assume).
 async fn distributed() -> Distributed {
-    distributed_with_lease(LEASE).await
+    distributed_with("stall_timeout_ms = 5000\nmax_attempts = 2").await
 }
 
 async fn distributed_with_lease(lease: Duration) -> Distributed {
@@ -456,8 +457,8 @@ async fn a_cancel_reaches_the_worker_process_as_a_signal() {
 /// Kills the worker streaming a turn after a few tokens (with `kill_all`, every worker,
 /// then starts a fresh one once the lease has lapsed), follows the turn until it
 /// completes elsewhere, and checks what readers saw and what was stored. Returns the
-/// time from the kill to the turn's end.
-async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> Duration {
+/// time from the kill to the `retry` that starts the turn again, and to the turn's end.
+async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> (Duration, Duration) {
     const TOKENS: usize = 40;
     let student = d.student();
     let prompt_id = typed::send_in_background(
@@ -518,7 +519,19 @@ async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> Duration {
         d.cluster.start_worker().await;
     }
 
-    let rest = to_terminal(&mut reader, TAKEOVER, "the reader of the orphaned turn").await;
+    let mut rest = Vec::new();
+    let restarted = loop {
+        let event = reader
+            .next(TAKEOVER + WAIT)
+            .await
+            .expect("the feed of the orphaned turn ended without a retry");
+        let retry = event.event == "retry";
+        rest.push(event);
+        if retry {
+            break killed_at.elapsed();
+        }
+    };
+    rest.extend(to_terminal(&mut reader, WAIT, "the reader of the orphaned turn").await);
     let took = killed_at.elapsed();
     let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
     assert_gap_free(&all);
@@ -576,15 +589,21 @@ async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> Duration {
         [Outcome::ClientDisconnected, Outcome::Completed],
         "the turn was streamed once more, in full"
     );
-    took
+    (restarted, took)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_whose_worker_is_killed_completes_on_the_other_worker() {
     run_test(Backend::Postgres, |_| async {
         let mut d = distributed().await;
-        let took = worker_dies_mid_turn(&mut d, false).await;
-        eprintln!("killed worker → turn completed by the survivor after {took:?}");
+        let (restarted, took) = worker_dies_mid_turn(&mut d, false).await;
+        eprintln!(
+            "killed worker → turn started again after {restarted:?}, completed by the survivor after {took:?}"
+        );
+        assert!(
+            restarted < TAKEOVER,
+            "the survivor took the turn over within {TAKEOVER:?} of the kill: {restarted:?}"
+        );
         // The survivor serves the next turn as usual.
         let next = typed::send_message(&d.student(), d.session_id, "still there?")
             .await
@@ -598,11 +617,13 @@ async fn a_turn_whose_worker_is_killed_completes_on_the_other_worker() {
 async fn when_every_worker_dies_a_fresh_one_takes_the_turn_over() {
     run_test(Backend::Postgres, |_| async {
         let mut d = distributed().await;
-        let took = worker_dies_mid_turn(&mut d, true).await;
-        eprintln!("all workers killed → turn completed by a fresh worker after {took:?}");
+        let (restarted, took) = worker_dies_mid_turn(&mut d, true).await;
+        eprintln!(
+            "all workers killed → turn started again after {restarted:?}, completed by a fresh worker after {took:?}"
+        );
         assert!(
-            took < LEASE + Duration::from_secs(20),
-            "a fresh worker takes a lapsed prompt over at start-up, took {took:?}"
+            restarted < LEASE + TAKEOVER,
+            "a fresh worker takes a lapsed prompt over at start-up, took {restarted:?}"
         );
     })
     .await;
