@@ -9,10 +9,14 @@
 //! A reader that already holds a finished prompt's terminal event gets no feed but
 //! `204 No Content`, which tells a WHATWG `EventSource` to stop reconnecting.
 //!
+//! When the server shuts down ([`Streaming::closing`](crate::state::Streaming)), every
+//! open feed ends with a `reconnect` event (not stored): the turn goes on, and the
+//! client resumes with `Last-Event-ID` wherever it reconnects.
+//!
 //! Events that are ready together (a backlog read at once, a burst of notifications) go
 //! to the connection as one chunk — one write, not one per event.
 
-use std::{fmt::Write as _, pin::Pin, time::Duration};
+use std::{fmt::Write as _, pin::Pin};
 
 use futures::{Stream, StreamExt, stream};
 use parley_entity::{
@@ -88,6 +92,10 @@ impl Stream for Chunks {
             match self.0.poll_next_unpin(cx) {
                 Poll::Ready(Some(event)) => {
                     // Written in place: no String per event.
+                    if let EventKind::Reconnect { retry_ms } = event.kind {
+                        // The client's reconnection delay, in a field of its own.
+                        let _ = write!(chunk, "{}", Event::retry(retry_ms));
+                    }
                     let _ = write!(chunk, "{}", to_sse(event));
                 }
                 Poll::Ready(None) if chunk.is_empty() => return Poll::Ready(None),
@@ -100,11 +108,12 @@ impl Stream for Chunks {
     }
 }
 
-/// The SSE form of one event: `id: seq`, `event: type`, JSON `data`.
+/// The SSE form of one event: `id: seq`, `event: type`, JSON `data`. The events that
+/// are never stored (`ping`, `reconnect`) have no `id:` and carry the bare event.
 fn to_sse(event: StreamEvent) -> Event {
-    if let EventKind::Ping { .. } = event.kind {
+    if let EventKind::Ping { .. } | EventKind::Reconnect { .. } = event.kind {
         let data = serde_json::to_string(&event.kind).unwrap_or_default();
-        return Event::message(data).event_type("ping");
+        return Event::message(data).event_type(event.type_name());
     }
     let data = serde_json::to_string(&event).unwrap_or_default();
     Event::message(data)
@@ -151,7 +160,7 @@ pub async fn join(state: &AppState, prompt: &prompts::Model, after: u64) -> Resu
         Joined::UpToDate
     } else {
         let events = stream::iter(rest.into_iter().map(Ok)).boxed();
-        Joined::Feed(with_pings(events, prompt.id, state.streaming.ping_every))
+        Joined::Feed(with_pings(events, prompt.id, &state.streaming))
     })
 }
 
@@ -170,23 +179,40 @@ pub async fn from_start(state: &AppState, prompt: &prompts::Model) -> Result<Fee
 /// The live feed of the prompt's log.
 pub fn live(state: &AppState, prompt_id: Uuid, after: u64) -> Feed {
     let events = state.turns.events.subscribe(prompt_id, after);
-    with_pings(events, prompt_id, state.streaming.ping_every)
+    with_pings(events, prompt_id, &state.streaming)
 }
 
-/// Interleaves `ping`s every `every` until `events` ends or fails.
+/// How long a client told to `reconnect` waits first.
+const RECONNECT_AFTER_MS: u64 = 1000;
+
+/// Interleaves `ping`s every `streaming.ping_every` until `events` ends or fails, or the
+/// server closes its feeds.
 fn with_pings(
     events: futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>,
     prompt_id: Uuid,
-    every: Duration,
+    streaming: &crate::state::Streaming,
 ) -> Feed {
+    let every = streaming.ping_every;
     let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let closing = streaming.closing.clone().map(|mut closing| {
+        Box::pin(async move {
+            // A server that is not closing may drop its switch: that is no close.
+            if closing.wait_for(|closing| *closing).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }) as Closing
+    });
     Feed(Box::pin(Pinged {
         events: Some(events),
         pings,
         prompt_id,
+        closing,
     }))
 }
+
+/// Resolves when the server closes its feeds.
+type Closing = Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// A feed's events with a `ping` whenever `pings` ticks. One small struct rather than a
 /// chain of stream combinators: every open feed holds one, and with thousands open the
@@ -196,6 +222,7 @@ struct Pinged {
     events: Option<futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>>,
     pings: tokio::time::Interval,
     prompt_id: Uuid,
+    closing: Option<Closing>,
 }
 
 impl Stream for Pinged {
@@ -221,6 +248,18 @@ impl Stream for Pinged {
                 return Poll::Ready(None);
             }
             Poll::Pending => {}
+        }
+        if let Some(closing) = self.closing.as_mut()
+            && closing.as_mut().poll(cx).is_ready()
+        {
+            self.events = None;
+            return Poll::Ready(Some(StreamEvent {
+                seq: 0,
+                prompt_id: self.prompt_id,
+                kind: EventKind::Reconnect {
+                    retry_ms: RECONNECT_AFTER_MS,
+                },
+            }));
         }
         match self.pings.poll_tick(cx) {
             Poll::Ready(_) => Poll::Ready(Some(StreamEvent {

@@ -45,6 +45,9 @@ pub struct Streaming {
     pub ping_every: Duration,
     /// How long `Accept: application/json` waits for a turn before answering 504.
     pub wait_timeout: Duration,
+    /// Turns true when the server shuts down: every open feed then ends with a
+    /// `reconnect` event. None: feeds end only with their prompt.
+    pub closing: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl Default for Streaming {
@@ -52,6 +55,7 @@ impl Default for Streaming {
         Self {
             ping_every: Duration::from_secs(8),
             wait_timeout: Duration::from_secs(300),
+            closing: None,
         }
     }
 }

@@ -239,22 +239,52 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
         Role::AllInOne | Role::Worker => Some(start_workers(&settings, &db, &runtime)),
         Role::Api => None,
     };
-    let result = match role {
-        Role::Worker => {
-            tracing::info!(
-                concurrency = settings.worker.concurrency,
-                "parley worker started"
-            );
-            println!("parley worker running");
-            shutdown_signal().await;
-            Ok(())
+    // SIGTERM or SIGINT: stop accepting connections and claiming jobs at once; let the
+    // turns in flight finish until the drain deadline (then hand them back to the
+    // queue); then end every open feed with `reconnect` and exit.
+    let (signalled_tx, signalled) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        let _ = signalled_tx.send(true);
+    });
+    let on_signal = || {
+        let mut signalled = signalled.clone();
+        async move {
+            let _ = signalled.wait_for(|s| *s).await;
         }
-        Role::AllInOne | Role::Api => serve_http(&settings, db, &runtime, role).await,
     };
-    if let Some((stop, handle)) = workers {
-        let _ = stop.send(true);
-        let _ = handle.await;
-    }
+    let (closing_tx, closing) = tokio::sync::watch::channel(false);
+    let drain = async {
+        on_signal().await;
+        if let Some((stop, handle)) = workers {
+            let started = std::time::Instant::now();
+            let _ = stop.send(true);
+            let _ = handle.await;
+            tracing::info!(
+                took_ms = started.elapsed().as_millis() as u64,
+                "workers drained"
+            );
+        }
+        let _ = closing_tx.send(true);
+    };
+    let serve = async {
+        match role {
+            Role::Worker => {
+                tracing::info!(
+                    concurrency = settings.worker.concurrency,
+                    "parley worker started"
+                );
+                println!("parley worker running");
+                on_signal().await;
+                Ok(())
+            }
+            Role::AllInOne | Role::Api => {
+                serve_http(&settings, db, &runtime, role, on_signal(), closing).await
+            }
+        }
+    };
+    let (result, ()) = tokio::join!(serve, drain);
+    tracing::info!("parley stopped");
     result
 }
 
@@ -290,6 +320,7 @@ fn start_workers(
     });
     let config = ConsumerConfig {
         concurrency: settings.worker.concurrency,
+        shutdown_timeout: Duration::from_secs(settings.worker.drain_s),
         heartbeat: Duration::from_secs(settings.worker.heartbeat_s),
         missed_heartbeats: settings.worker.missed_heartbeats,
         ..ConsumerConfig::default()
@@ -335,11 +366,16 @@ fn providers(settings: &Settings, catalog: &Catalog) -> parley_service::Provider
     }
 }
 
+/// Serves the API until `shutdown`; then stops accepting, and waits for open
+/// connections: feeds end when `closing` turns true (with the workers drained, in
+/// `serve`), and the rest get [`GRACE`] after that.
 async fn serve_http(
     settings: &Settings,
     db: DatabaseConnection,
     runtime: &Runtime,
     role: Role,
+    shutdown: impl std::future::Future<Output = ()>,
+    closing: tokio::sync::watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     let redis = match &settings.redis.url {
         Some(url) => {
@@ -371,7 +407,10 @@ async fn serve_http(
             max_body_bytes: settings.limits.max_body_bytes,
             max_upload_bytes: settings.files.max_file_bytes + 64 * 1024,
         },
-        streaming: Streaming::default(),
+        streaming: Streaming {
+            closing: Some(closing),
+            ..Streaming::default()
+        },
         providers: providers(settings, &runtime.catalog),
     };
     let listener = tokio::net::TcpListener::bind(settings.listen)
@@ -380,7 +419,12 @@ async fn serve_http(
     let addr = listener.local_addr().context("reading the bound address")?;
     tracing::info!(%addr, database = %db::describe(settings), ?role, "parley started");
     println!("parley listening on http://{addr}");
-    crate::http::serve(listener, parley_api::app(state), shutdown_signal(), GRACE)
+    // In `serve` the feeds of the turns draining here stay open until the drain ends.
+    let grace = match role {
+        Role::AllInOne => Duration::from_secs(settings.worker.drain_s) + GRACE,
+        _ => GRACE,
+    };
+    crate::http::serve(listener, parley_api::app(state), shutdown, grace)
         .await
         .context("serving HTTP")
 }

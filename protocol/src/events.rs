@@ -441,6 +441,12 @@ pub enum EventKind {
     Ping {
         ts: i64,
     },
+    /// The server is shutting down: the feed ends here, the turn does not. Reconnect
+    /// after `retry_ms` with the last `id` received as `Last-Event-ID` (another server, or
+    /// this one restarted) to get what follows. Never stored.
+    Reconnect {
+        retry_ms: u64,
+    },
 }
 
 impl EventKind {
@@ -469,6 +475,7 @@ impl EventKind {
             Self::Error { .. } => "error",
             Self::Cancelled => "cancelled",
             Self::Ping { .. } => "ping",
+            Self::Reconnect { .. } => "reconnect",
         }
     }
 }

@@ -133,6 +133,21 @@ impl Cluster {
         self.workers.remove(at).server.kill().await;
     }
 
+    /// Sends one worker SIGTERM and waits up to `within` for it to exit: its exit status,
+    /// or `None` if it had not (it is killed then).
+    pub async fn terminate_worker(
+        &mut self,
+        pid: u32,
+        within: std::time::Duration,
+    ) -> Option<std::process::ExitStatus> {
+        let at = self
+            .workers
+            .iter()
+            .position(|w| w.pid == pid)
+            .unwrap_or_else(|| panic!("no running worker has PID {pid}"));
+        self.workers.remove(at).server.terminate(within).await
+    }
+
     /// The running workers holding an open TCP connection to `addr` (e.g. the mock LLM
     /// they stream from). Linux only: reads `/proc`.
     pub fn workers_connected_to(&self, addr: SocketAddr) -> Vec<u32> {

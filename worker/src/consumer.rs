@@ -31,6 +31,23 @@ impl JobHandler for GenerateHandler {
             Err(err) => Err(JobFailure::Retry(err.to_string())),
         }
     }
+
+    /// The drain deadline interrupted the turn: its lease ends now, so the worker that
+    /// takes the job next claims the prompt at once (and tells readers `retry`).
+    async fn hand_back(&self, job: &Generate) {
+        let deps = &self.deps;
+        match parley_entity::query::prompts::release_lease(&deps.db, job.prompt_id, &deps.worker_id)
+            .await
+        {
+            Ok(true) => {
+                tracing::info!(prompt_id = %job.prompt_id, "released the lease of an interrupted turn")
+            }
+            Ok(false) => {}
+            Err(err) => {
+                tracing::warn!(prompt_id = %job.prompt_id, error = %err, "cannot release the lease of an interrupted turn; it lapses on its own")
+            }
+        }
+    }
 }
 
 /// How the reaper works.

@@ -56,6 +56,8 @@ pub enum StreamEventDoc {
     Cancelled(CancelledEvent),
     #[oai(mapping = "ping")]
     Ping(PingEvent),
+    #[oai(mapping = "reconnect")]
+    Reconnect(ReconnectEvent),
 }
 
 /// Every state transition of the prompt.
@@ -290,6 +292,15 @@ pub struct PingEvent {
     pub ts: i64,
 }
 
+/// The server is shutting down: the feed ends after this event, the turn goes on.
+/// Reconnect after `retry_ms` (also the SSE `retry:` field) with the last `id` received
+/// as `Last-Event-ID`, to this service again (another instance, or this one restarted).
+/// Not stored, no `id:` line.
+#[derive(Debug, Object)]
+pub struct ReconnectEvent {
+    pub retry_ms: u64,
+}
+
 /// The `event:` names of the feed: each is the `type` of the event in `data`.
 #[derive(Debug, Clone, Copy, Enum)]
 #[oai(rename_all = "snake_case")]
@@ -309,6 +320,7 @@ pub enum EventName {
     Error,
     Cancelled,
     Ping,
+    Reconnect,
 }
 
 /// One Server-Sent Event of a prompt's feed, as an SSE client sees it.

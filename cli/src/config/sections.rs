@@ -161,6 +161,10 @@ pub struct WorkerSettings {
     /// of it): a dead worker's prompt may be taken over this long after its last renewal.
     #[serde(default = "default_lease_s")]
     pub lease_s: u64,
+    /// On SIGTERM or SIGINT, how long the turns in flight get to finish before they are
+    /// handed back to the queue (their lease released) for another worker.
+    #[serde(default = "default_drain_s")]
+    pub drain_s: u64,
     /// Every this many seconds a worker tells the job queue it is alive.
     #[serde(default = "default_heartbeat_s")]
     pub heartbeat_s: u64,
@@ -236,6 +240,7 @@ impl Default for WorkerSettings {
             user_breaker_failures: default_breaker_failures(),
             user_breaker_open_s: default_breaker_open_s(),
             lease_s: default_lease_s(),
+            drain_s: default_drain_s(),
             heartbeat_s: default_heartbeat_s(),
             missed_heartbeats: default_missed_heartbeats(),
             checkpoint_ms: default_checkpoint_ms(),
@@ -270,6 +275,9 @@ fn default_breaker_open_s() -> u64 {
 }
 pub(super) fn default_lease_s() -> u64 {
     4
+}
+fn default_drain_s() -> u64 {
+    30
 }
 fn default_heartbeat_s() -> u64 {
     1

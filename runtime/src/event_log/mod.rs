@@ -118,8 +118,8 @@ pub trait EventWriter: Send + Sync {
 /// The error for an attempt to store a keep-alive.
 pub(crate) fn refuse_ping(kind: &EventKind) -> Result<()> {
     match kind {
-        EventKind::Ping { .. } => Err(EventLogError::Internal(
-            "ping events are never stored in the event log".into(),
+        EventKind::Ping { .. } | EventKind::Reconnect { .. } => Err(EventLogError::Internal(
+            "ping and reconnect events are never stored in the event log".into(),
         )),
         _ => Ok(()),
     }

@@ -97,6 +97,9 @@ pub(crate) struct JobContext {
     max_attempts: u32,
     backoff: Backoff,
     stop: watch::Receiver<bool>,
+    /// Turns true at the drain deadline: running jobs are interrupted and handed back.
+    abandon: watch::Receiver<bool>,
+    abandon_all: Arc<watch::Sender<bool>>,
 }
 
 impl JobContext {
@@ -112,11 +115,27 @@ impl JobContext {
         config: &ConsumerConfig,
         stop: watch::Receiver<bool>,
     ) -> Self {
+        let (abandon_all, abandon) = watch::channel(false);
         Self {
             handler,
             max_attempts: config.max_attempts,
             backoff: config.backoff,
             stop,
+            abandon,
+            abandon_all: Arc::new(abandon_all),
+        }
+    }
+
+    /// Runs `job` until it is over (`true`: acknowledge), or until the drain deadline
+    /// interrupts it (`false`: hand it back, after the handler let go of it).
+    async fn run_or_hand_back(&self, job: Generate) -> bool {
+        tokio::select! {
+            done = run_one(self, job.clone()) => done,
+            () = stopped(&self.abandon) => {
+                warn!(prompt_id = %job.prompt_id, "the drain deadline interrupted a job; handing it back");
+                self.handler.hand_back(&job).await;
+                false
+            }
         }
     }
 }
@@ -234,7 +253,7 @@ pub(crate) async fn fetch_loop<P: ConsumerPool>(
         jobs.spawn(async move {
             let _slot = slot;
             let done = match serde_json::from_str::<Generate>(&payload) {
-                Ok(job) => run_one(&context, job).await,
+                Ok(job) => context.run_or_hand_back(job).await,
                 Err(e) => {
                     error!(error = %e, "an undecodable job; dropping it");
                     true
@@ -249,18 +268,41 @@ pub(crate) async fn fetch_loop<P: ConsumerPool>(
     }
 }
 
-/// Waits for running jobs, up to `timeout`; abandons the rest (they run again after
-/// their worker is found dead).
-pub(crate) async fn drain(jobs: &mut JoinSet<()>, timeout: Duration, name: &str) {
-    let finished =
-        tokio::time::timeout(timeout, async { while jobs.join_next().await.is_some() {} });
-    if finished.await.is_err() {
+/// How long jobs interrupted at the drain deadline get to let go and go back.
+const HAND_BACK: Duration = Duration::from_secs(5);
+
+/// Waits for running jobs, up to `timeout` (the drain deadline); then interrupts the
+/// rest and hands them back to the queue. A job that cannot even be handed back within
+/// a few seconds is abandoned (it runs again once its worker is found dead).
+pub(crate) async fn drain(
+    jobs: &mut JoinSet<()>,
+    timeout: Duration,
+    name: &str,
+    context: &JobContext,
+) {
+    if all_done(jobs, timeout).await {
+        return;
+    }
+    warn!(
+        worker = name,
+        running = jobs.len(),
+        "running jobs outlived the drain deadline; handing them back"
+    );
+    let _ = context.abandon_all.send(true);
+    if !all_done(jobs, HAND_BACK).await {
         warn!(
             worker = name,
-            "running jobs outlived the shutdown timeout; abandoning them (they run again later)"
+            "jobs could not be handed back; abandoning them"
         );
         jobs.abort_all();
     }
+}
+
+/// Waits for every job of `jobs` to end, up to `limit`; whether they all did.
+async fn all_done(jobs: &mut JoinSet<()>, limit: Duration) -> bool {
+    tokio::time::timeout(limit, async { while jobs.join_next().await.is_some() {} })
+        .await
+        .is_ok()
 }
 
 #[cfg(test)]

@@ -22,8 +22,11 @@
 //!   Given-up jobs are acknowledged like finished ones and never re-delivered.
 //! * **Concurrency** per consumer pool is at most [`ConsumerConfig::concurrency`].
 //! * **Graceful shutdown.** When the shutdown future resolves, no new job is taken,
-//!   running ones finish (for up to [`ConsumerConfig::shutdown_timeout`]), and jobs a
-//!   worker had fetched but not started go back to the queue.
+//!   running ones finish (for up to [`ConsumerConfig::shutdown_timeout`], the drain
+//!   deadline), and jobs a worker had fetched but not started go back to the queue. Jobs
+//!   still running at the deadline are interrupted (their run is dropped), told to let go
+//!   of what they hold ([`JobHandler::hand_back`]) and go back to the front of the
+//!   queue, so another worker runs them at once.
 //!
 //! Orphans — a job whose worker died mid-run. Both backends keep a per-worker heartbeat
 //! (every [`ConsumerConfig::heartbeat`]); once a worker has missed
@@ -101,6 +104,11 @@ pub enum JobFailure {
 #[async_trait]
 pub trait JobHandler: Send + Sync {
     async fn handle(&self, job: Generate) -> Result<(), JobFailure>;
+
+    /// A shutdown's drain deadline interrupted `job` mid-run (its run was dropped): let
+    /// go of what it holds, so that whoever takes it next need not wait. The job itself
+    /// goes back to the queue.
+    async fn hand_back(&self, _job: &Generate) {}
 }
 
 /// Exponential backoff between the attempts of one job: `initial`, `2 × initial`, …,
@@ -146,8 +154,8 @@ pub struct ConsumerConfig {
     /// written by another process into the file). Redis needs none: a push wakes a
     /// waiting worker, whose wait lasts a heartbeat at most.
     pub poll_interval: Duration,
-    /// How long a shutdown waits for running jobs before abandoning them (they become
-    /// orphans and run again after a restart).
+    /// How long a shutdown waits for running jobs before handing them back to the
+    /// queue (the drain deadline).
     pub shutdown_timeout: Duration,
     /// Pause before a worker that failed (backend unreachable) is started again, and
     /// between two fetches that failed.

@@ -174,7 +174,7 @@ impl SqliteQueue {
             let mut jobs = JoinSet::new();
             let mut wake = pool.queue.wake.subscribe();
             fetch_loop(&pool, &mut wake, config, context, stop, &mut jobs).await;
-            drain(&mut jobs, config.shutdown_timeout, name).await;
+            drain(&mut jobs, config.shutdown_timeout, name, context).await;
         };
         tokio::select! {
             () = work => {}

@@ -842,3 +842,68 @@ async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_told_to_stop_hands_its_unfinished_turn_to_another_at_the_drain_deadline() {
+    run_test(Backend::Postgres, |_| async {
+        let mut d =
+            distributed_with("stall_timeout_ms = 5000\nmax_attempts = 2\ndrain_s = 1").await;
+        const TOKENS: usize = 60;
+        let student = d.student();
+        let prompt_id = typed::send_in_background(
+            &student,
+            d.session_id,
+            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] stop gently"),
+        )
+        .await
+        .prompt_id;
+        let mut reader = d.feed(prompt_id).await;
+        let head = until_deltas(&mut reader, 3).await;
+        let streaming = d.cluster.workers_connected_to(d.mock.addr());
+        assert_eq!(streaming.len(), 1, "{streaming:?}");
+        let signalled = Instant::now();
+        let status = d
+            .cluster
+            .terminate_worker(streaming[0], Duration::from_secs(15))
+            .await;
+        let exited = signalled.elapsed();
+        assert!(
+            status.is_some_and(|s| s.success()),
+            "the worker exited 0: {status:?}"
+        );
+        assert!(
+            exited < Duration::from_secs(1) + Duration::from_secs(4),
+            "it waited for the drain deadline (1 s), not for the turn: {exited:?}"
+        );
+        let mut rest = Vec::new();
+        let restarted = loop {
+            let event = reader
+                .next(WAIT)
+                .await
+                .expect("the feed ended without a retry");
+            let retry = event.event == "retry";
+            rest.push(event);
+            if retry {
+                break signalled.elapsed();
+            }
+        };
+        eprintln!(
+            "SIGTERM → worker exited after {exited:?}, the turn started again after {restarted:?}"
+        );
+        assert!(
+            restarted < exited + Duration::from_secs(3),
+            "the released lease let the other worker claim at once: {restarted:?}"
+        );
+        rest.extend(to_terminal(&mut reader, WAIT, "the reader").await);
+        let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
+        assert_gap_free(&all);
+        assert_eq!(all.last().map(|e| e.event.as_str()), Some("complete"));
+        let prompt = typed::prompt(&student, prompt_id).await;
+        assert_eq!(
+            (prompt.state, prompt.attempt),
+            (PromptState::Completed, 2),
+            "{prompt:?}"
+        );
+    })
+    .await;
+}

@@ -49,8 +49,13 @@ impl Served {
 /// `parley serve` with the mock as provider and `concurrency` turns at a time, and a
 /// student with a session.
 async fn served(backend: Backend, concurrency: usize) -> Served {
+    served_with(backend, concurrency, "").await
+}
+
+/// Like [`served`], with more `[worker]` lines.
+async fn served_with(backend: Backend, concurrency: usize, more: &str) -> Served {
     let mock = MockLlm::start(MockConfig::default()).await;
-    let worker = format!("max_attempts = 2\nlease_s = 3\nconcurrency = {concurrency}");
+    let worker = format!("max_attempts = 2\nlease_s = 3\nconcurrency = {concurrency}\n{more}");
     let config = mock_provider_config(&mock.base_url(), &worker);
     let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
     let student = api::student_with_tool(&app, "survivor@example.com").await;
@@ -256,4 +261,88 @@ async fn concurrent_turns_all_complete(backend: Backend) {
 both_backends!(
     concurrent_turns_on_one_server_all_complete,
     |backend: Backend| async move { concurrent_turns_all_complete(backend).await }
+);
+
+both_backends!(
+    sigterm_lets_turns_finish_until_the_drain_deadline_hands_the_rest_back_and_exits_0,
+    |backend: Backend| async move {
+        const DRAIN: Duration = Duration::from_secs(2);
+        let mut s = served_with(backend, 8, "drain_s = 2").await;
+        let student = s.student();
+        // Three turns that end within the drain deadline, three that cannot.
+        let mut turns = Vec::new();
+        for (i, tokens) in [20, 20, 20, 120, 120, 120].into_iter().enumerate() {
+            let session = api::session(&student, s.tool_id).await.id;
+            let content = format!("[[mock tokens={tokens} token_delay_ms=50]] turn {i}");
+            let prompt = typed::send_in_background(&student, session, &content)
+                .await
+                .prompt_id;
+            turns.push((session, prompt, tokens));
+        }
+        let mut feeds = Vec::new();
+        for (_, prompt, _) in &turns {
+            let mut feed = s
+                .app
+                .prompt_events(&s.token, &prompt.to_string(), None)
+                .await;
+            let mut head = Vec::new();
+            loop {
+                let event = feed.next(WAIT).await.expect("the feed ended early");
+                let delta = event.event == "text_delta";
+                head.push(event);
+                if delta {
+                    break;
+                }
+            }
+            feeds.push((feed, head));
+        }
+
+        let signalled = Instant::now();
+        let status = s.app.terminate(Duration::from_secs(20)).await;
+        let took = signalled.elapsed();
+        eprintln!("{backend:?}: SIGTERM with 6 turns in flight → exited after {took:?}");
+        assert!(
+            status.is_some_and(|s| s.success()),
+            "exited 0 within 20 s: {status:?}"
+        );
+        assert!(
+            took >= DRAIN && took < DRAIN + Duration::from_secs(4),
+            "waited for the drain deadline, then handed back and exited: {took:?}"
+        );
+        for ((feed, head), (_, prompt, tokens)) in feeds.iter_mut().zip(&turns) {
+            let rest = feed.until_terminal(WAIT).await;
+            let last = rest.last().unwrap_or_else(|| head.last().expect("events"));
+            if *tokens == 20 {
+                assert_eq!(last.event, "complete", "{prompt}: finished in the drain");
+            } else {
+                assert_eq!(
+                    (last.event.as_str(), &last.data["retry_ms"]),
+                    ("reconnect", &json!(1000)),
+                    "{prompt}: the feed ends telling the client to reconnect"
+                );
+                assert!(last.data.get("seq").is_none(), "not stored: {last:?}");
+                // No `id:` line: the client's last event id stays that of the last stored
+                // event, which is what it resumes from.
+                let stored = rest.iter().rev().find(|e| e.event != "reconnect");
+                let stored = stored.unwrap_or_else(|| head.last().expect("events"));
+                assert_eq!(last.id, stored.seq().to_string(), "{prompt}");
+            }
+        }
+        let released = s
+            .app
+            .count(
+                "SELECT COUNT(*) FROM prompts WHERE state = 'in_progress' \
+                 AND lease_expires_at < '2000-01-01'",
+            )
+            .await;
+        assert_eq!(released, 3, "the unfinished turns' leases were released");
+
+        // Restarted, the handed-back turns run again at once and complete.
+        s.app.start().await;
+        for (session, prompt, tokens) in turns.iter().filter(|t| t.2 == 120) {
+            let (_, done) =
+                completes_after_restart(&s, *session, *prompt, &mock_tokens(*tokens)).await;
+            assert_eq!(done.attempt, 2, "{done:?}");
+        }
+    }
 );

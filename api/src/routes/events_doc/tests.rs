@@ -112,8 +112,19 @@ fn every_protocol_event_fits_its_documented_schema() {
         let name = EventName::parse_from_json(Some(json!(event.type_name())));
         assert!(name.is_ok(), "{} is an `event:` name", event.type_name());
     }
-    let ping = serde_json::json!({"type": "ping", "ts": 1});
-    assert!(StreamEventDoc::parse_from_json(Some(ping)).is_ok());
+    for unstored in [
+        EventKind::Ping { ts: 1 },
+        EventKind::Reconnect { retry_ms: 1000 },
+    ] {
+        // Written as the bare event (`crate::sse::to_sse`): no `seq`, no `prompt_id`.
+        let json = serde_json::to_value(&unstored).unwrap();
+        assert!(
+            StreamEventDoc::parse_from_json(Some(json.clone())).is_ok(),
+            "{json}"
+        );
+        let name = EventName::parse_from_json(Some(json!(unstored.type_name())));
+        assert!(name.is_ok(), "{} is an `event:` name", unstored.type_name());
+    }
 }
 
 #[test]

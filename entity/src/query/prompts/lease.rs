@@ -190,6 +190,24 @@ pub async fn renew_lease<C: ConnectionTrait>(
     Ok(renewed.rows_affected == 1)
 }
 
+/// Lets go of a prompt this worker holds without finishing it (a shutdown's drain
+/// deadline): its lease ends now, so the next worker's claim need not wait for it.
+/// False when this worker did not hold it.
+pub async fn release_lease<C: ConnectionTrait>(db: &C, id: Uuid, worker: &str) -> Result<bool> {
+    let released = prompts::Entity::update_many()
+        .col_expr(
+            prompts::Column::LeaseExpiresAt,
+            Expr::value(DateTimeUtc::UNIX_EPOCH),
+        )
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::LeaseOwner.eq(worker))
+        .filter(prompts::Column::State.is_in(UNFINISHED))
+        .exec(db)
+        .await
+        .context("releasing a prompt lease")?;
+    Ok(released.rows_affected == 1)
+}
+
 /// Moves a running prompt between `in_progress` and `waiting_for_tools` (while its
 /// function calls run). Guarded by the lease: false when this worker no longer owns it
 /// or it is not running.

@@ -23,7 +23,9 @@ pub use finish::{
     Finished, Outcome, TurnWrites, abandon, finish, hand_over_after_cancel, resume,
     save_user_message, set_user_message,
 };
-pub use lease::{Claim, cancel_requested, claim, renew_lease, request_cancel, set_state, stranded};
+pub use lease::{
+    Claim, cancel_requested, claim, release_lease, renew_lease, request_cancel, set_state, stranded,
+};
 pub use turn::{NewTurn, OnActive, Turn, create_turn};
 
 use sea_orm::{ConnectionTrait, EntityTrait};

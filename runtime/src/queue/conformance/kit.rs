@@ -75,6 +75,7 @@ pub struct Recorder {
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
     finished: AtomicUsize,
+    handed_back: Mutex<Vec<Uuid>>,
     behavior: Behavior,
 }
 
@@ -89,6 +90,7 @@ impl Recorder {
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
             finished: AtomicUsize::new(0),
+            handed_back: Mutex::default(),
             behavior: Box::new(move |id, n| behavior(id, n).boxed()),
         })
     }
@@ -119,6 +121,11 @@ impl Recorder {
         self.finished.load(Ordering::SeqCst)
     }
 
+    /// The jobs the drain deadline interrupted, in order.
+    pub fn handed_back(&self) -> Vec<Uuid> {
+        self.handed_back.lock().expect("recorder lock").clone()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, u32>> {
         self.calls.lock().expect("recorder lock")
     }
@@ -139,6 +146,13 @@ impl JobHandler for Recorder {
         let result = (self.behavior)(job.prompt_id, nth).await;
         self.finished.fetch_add(1, Ordering::SeqCst);
         result
+    }
+
+    async fn hand_back(&self, job: &Generate) {
+        self.handed_back
+            .lock()
+            .expect("recorder lock")
+            .push(job.prompt_id);
     }
 }
 

@@ -31,6 +31,7 @@ macro_rules! conformance_suite {
             concurrency_limit_is_respected,
             jobs_wait_for_a_consumer,
             graceful_shutdown_lets_running_jobs_finish,
+            a_job_running_past_the_drain_deadline_is_handed_back,
             orphaned_job_runs_again,
         );
     };
@@ -233,6 +234,44 @@ pub async fn graceful_shutdown_lets_running_jobs_finish(h: &Harness) {
         1,
         "the finished job was acknowledged"
     );
+}
+
+pub async fn a_job_running_past_the_drain_deadline_is_handed_back(h: &Harness) {
+    let queue = h.open().await;
+    // A worker is found dead only after 100 missed heartbeats: only the hand-back can
+    // bring the job back within the test's time.
+    let config = ConsumerConfig {
+        shutdown_timeout: Duration::from_millis(300),
+        missed_heartbeats: 100,
+        ..test_config()
+    };
+    let hangs = Recorder::new(|_, _| futures::future::pending());
+    let draining = Consumers::start(&queue, config.clone(), hangs.clone());
+    let id = enqueue_new(&queue).await;
+    wait_until("the job started", Duration::from_secs(10), || {
+        hangs.calls(id) == 1
+    })
+    .await;
+    let stopping = std::time::Instant::now();
+    draining.stop().await;
+    assert!(
+        stopping.elapsed() < Duration::from_secs(3),
+        "the pool returned soon after the drain deadline: {:?}",
+        stopping.elapsed()
+    );
+    assert_eq!(hangs.handed_back(), [id], "the handler was told to let go");
+    assert_eq!(hangs.finished(), 0);
+    assert_eq!(depth(&queue).await, 1, "the job is back in the queue");
+
+    let recorder = Recorder::succeeding();
+    let consumers = Consumers::start(&queue, config, recorder.clone());
+    wait_until(
+        "the handed-back job ran at once elsewhere",
+        Duration::from_secs(5),
+        || recorder.calls(id) == 1,
+    )
+    .await;
+    consumers.stop().await;
 }
 
 pub async fn orphaned_job_runs_again(h: &Harness) {

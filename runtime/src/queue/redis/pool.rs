@@ -185,7 +185,7 @@ pub(super) async fn run(
     let work = async {
         let mut jobs = JoinSet::new();
         fetch_loop(&pool, &mut fetcher, config, context, stop, &mut jobs).await;
-        drain(&mut jobs, config.shutdown_timeout, name).await;
+        drain(&mut jobs, config.shutdown_timeout, name, context).await;
     };
     tokio::select! {
         () = work => {}
