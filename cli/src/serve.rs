@@ -57,6 +57,9 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
     let (events, queue): (Arc<dyn EventLog>, QueueBackend) = match &settings.redis.url {
         Some(url) => {
             let url = url.expose_secret();
+            parley_runtime::check_redis_topology(url)
+                .await
+                .map_err(|problem| anyhow::anyhow!("invalid setting `redis.url`: {problem}"))?;
             let events = RedisEventLog::connect(url)
                 .await
                 .context("invalid setting `redis.url`")?;

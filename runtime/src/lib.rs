@@ -24,3 +24,49 @@ pub fn redis_client(url: &str) -> redis::RedisResult<redis::Client> {
         .set_tcp_settings(redis::io::tcp::TcpSettings::default().set_nodelay(true));
     redis::Client::open(info)
 }
+
+/// Refuses a Redis in cluster mode: the job queue's scripts touch keys in several hash
+/// slots (its pending list, each worker's running list, the workers' heartbeats), which
+/// Redis Cluster does not allow, so Parley needs one Redis — standalone, or a primary
+/// with replicas (and Sentinel for failover). A Redis that cannot be reached passes:
+/// Parley starts while Redis is down (and reports not-ready), and a cluster is refused
+/// at the next start.
+pub async fn check_redis_topology(url: &str) -> Result<(), String> {
+    let client = redis_client(url).map_err(|err| format!("invalid Redis URL: {err}"))?;
+    let connected = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        client.get_multiplexed_async_connection(),
+    )
+    .await;
+    let mut connection = match connected {
+        Ok(Ok(connection)) => connection,
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "Redis is not reachable: its topology is not checked");
+            return Ok(());
+        }
+        Err(_) => {
+            tracing::warn!("Redis did not answer within 2 s: its topology is not checked");
+            return Ok(());
+        }
+    };
+    let info: String = match redis::cmd("INFO")
+        .arg("cluster")
+        .query_async(&mut connection)
+        .await
+    {
+        Ok(info) => info,
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot read Redis's INFO: its topology is not checked");
+            return Ok(());
+        }
+    };
+    if info.lines().any(|line| line.trim() == "cluster_enabled:1") {
+        return Err(
+            "Redis runs in cluster mode, which Parley does not support: the job queue's \
+             scripts use keys in several hash slots. Use a standalone Redis, or a primary \
+             with replicas (Sentinel for failover); see docs/decisions.md, \"Redis topologies\""
+                .into(),
+        );
+    }
+    Ok(())
+}

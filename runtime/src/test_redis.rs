@@ -70,3 +70,46 @@ pub(crate) async fn command_counts(url: &str, commands: &[&str]) -> Vec<u64> {
     };
     commands.iter().map(|command| calls(command)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_redis_in_cluster_mode_is_refused_and_a_standalone_one_passes() {
+        let standalone = OwnServer::start();
+        wait_for(&standalone.url()).await;
+        assert_eq!(crate::check_redis_topology(&standalone.url()).await, Ok(()));
+
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let _cluster = tokio::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
+            .args(["--cluster-enabled", "yes", "--cluster-config-file"])
+            .arg(dir.path().join("nodes.conf"))
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server on PATH");
+        let url = format!("redis://127.0.0.1:{port}/");
+        wait_for(&url).await;
+        let refused = crate::check_redis_topology(&url).await.unwrap_err();
+        assert!(refused.contains("cluster mode"), "{refused}");
+
+        // Not reachable: not checked (Parley starts while Redis is down).
+        let down = format!("redis://127.0.0.1:{}/", free_port());
+        assert_eq!(crate::check_redis_topology(&down).await, Ok(()));
+    }
+
+    async fn wait_for(url: &str) {
+        let client = ::redis::Client::open(url).unwrap();
+        for _ in 0..100 {
+            if client.get_multiplexed_async_connection().await.is_ok() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("{url} did not start");
+    }
+}
