@@ -26,6 +26,7 @@
 //!    top of the generated file. With the document of this writing:
 //!      - `send_message`: 200 (SSE; the client asks for JSON) and 202 (`AcceptedTurn`, the
 //!        answer to `?background=true`) are removed; 201 (`FinishedTurn`) stays.
+//!      - `ask`: 200 (SSE) is removed; 201 (`AskAnswer`) stays.
 //!      - `get_prompt_events`: 200 (SSE) is removed; the operation is left with no
 //!        documented success, which progenitor answers as a raw byte stream for any 2xx.
 //! 4. **`Accept`, `Content-Type` and `Authorization` header parameters** are dropped: OpenAPI

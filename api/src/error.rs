@@ -255,6 +255,10 @@ pub mod statuses {
         CreateSession = [400, 401, 404, 409, 413, 415, 422, 500, 503];
         /// Sending a message: the turn's own failures in JSON mode too.
         SendMessage = [400, 401, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
+        /// `POST /v1/ask`: sending a message, and the `chat:write` permission.
+        Ask = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
+        /// `GET /v1/ask/replay/{rid}`: a path parameter with a pattern, the permission.
+        AskReplay = [400, 401, 403, 404, 500, 503];
         /// Running a suggested action: a body, the session's state, a turn it may start.
         RunAction = [400, 401, 404, 409, 413, 415, 422, 429, 500, 503];
         /// Uploading a file: too large, a type Parley cannot use, unreadable.

@@ -27,6 +27,8 @@ pub struct Model {
     pub config: Json,
     pub active_prompt_id: Option<Uuid>,
     pub end_reason: Option<String>,
+    /// The `/v1/ask` conversation this session is (its request id), if any.
+    pub rid: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -3,6 +3,7 @@
 
 pub mod actions;
 pub mod admin;
+pub mod ask;
 pub mod catalog;
 pub mod events_doc;
 pub mod files;
@@ -35,6 +36,7 @@ pub enum ApiTags {
 pub type Api = (
     sessions::SessionsApi,
     turns::TurnsApi,
+    ask::AskApi,
     actions::ActionsApi,
     prompts::PromptsApi,
     catalog::CatalogApi,
@@ -49,6 +51,7 @@ pub fn api() -> Api {
     (
         sessions::SessionsApi,
         turns::TurnsApi,
+        ask::AskApi,
         actions::ActionsApi,
         prompts::PromptsApi,
         catalog::CatalogApi,

@@ -149,7 +149,7 @@ pub enum CreatedSession {
     Created(Json<Session>, #[oai(header = "Location")] String),
 }
 
-fn opener(caller: &Caller) -> q::Opener {
+pub(super) fn opener(caller: &Caller) -> q::Opener {
     q::Opener {
         user_id: caller.user_id,
         is_admin: caller.is_admin(),
@@ -176,6 +176,7 @@ impl SessionsApi {
             tool_id: body.tool_id,
             assignment_id: body.assignment_id,
             submission_id: body.submission_id,
+            rid: None,
         };
         let session = q::open(&state.db, opener(&auth.0), req, parley_entity::query::now()).await?;
         session_hook(&state, &session, Hook::SessionStart);
@@ -248,7 +249,7 @@ impl SessionsApi {
 }
 
 /// Fires `session:start` / `session:end` for the session's modules (never waited for).
-fn session_hook(state: &AppState, session: &sessions::Model, hook: Hook) {
+pub(super) fn session_hook(state: &AppState, session: &sessions::Model, hook: Hook) {
     parley_service::modules::runner::session_hook(
         state.db.clone(),
         &state.turns.modules,

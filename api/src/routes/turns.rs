@@ -313,10 +313,10 @@ impl AcceptedTurn {
 
 /// Waits for the end of a turn: the finished turn, or the problem it ended with (its
 /// `instance` names the prompt, which may be resumed).
-async fn finished(
+pub(super) async fn finished<S: crate::error::Statuses>(
     state: &AppState,
     prompt_id: Uuid,
-) -> Result<FinishedTurn, ApiError<statuses::SendMessage>> {
+) -> Result<FinishedTurn, ApiError<S>> {
     let timeout = state.streaming.wait_timeout;
     let problem = match state.turns.wait_for_end(prompt_id, timeout).await? {
         Ending::Ended(kind) => match *kind {

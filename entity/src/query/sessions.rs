@@ -31,6 +31,8 @@ pub struct OpenSession {
     pub tool_id: Uuid,
     pub assignment_id: Option<Uuid>,
     pub submission_id: Option<Uuid>,
+    /// The `/v1/ask` request id the session answers to (unique per user).
+    pub rid: Option<String>,
 }
 
 /// Finds a tool the opener may use. A tool outside the opener's groups answers as missing.
@@ -85,10 +87,26 @@ pub async fn open<C: ConnectionTrait>(
         config: Set(config),
         active_prompt_id: Set(None),
         end_reason: Set(None),
+        rid: Set(req.rid),
     }
     .insert(db)
     .await
     .context("creating a session")
+}
+
+/// The user's `/v1/ask` conversation `rid`; another user's, or none: not found.
+pub async fn by_rid<C: ConnectionTrait>(
+    db: &C,
+    user_id: Uuid,
+    rid: &str,
+) -> Result<sessions::Model> {
+    sessions::Entity::find()
+        .filter(sessions::Column::UserId.eq(user_id))
+        .filter(sessions::Column::Rid.eq(rid))
+        .one(db)
+        .await
+        .context("finding a conversation by request id")?
+        .ok_or(Error::not_found("conversation"))
 }
 
 async fn open_assignment<C: ConnectionTrait>(

@@ -195,6 +195,7 @@ pub async fn session(db: &DatabaseConnection, user_id: Uuid) -> sessions::Model 
         tool_id: tool.id,
         assignment_id: None,
         submission_id: None,
+        rid: None,
     };
     super::sessions::open(db, who, req, super::now())
         .await

@@ -20,6 +20,7 @@ use crate::{
 /// same defaults as students for now; what sets them apart is their role, not these.
 pub const ROLE_DEFAULTS: &[&str] = &[
     "assignments:read:self",
+    "chat:write",
     "notes:write:self",
     "sessions:read:self",
     "todos:write:self",

@@ -27,7 +27,7 @@ pub enum ActionOutcome {
     /// `send_message`: the turn it started (a repeated run returns the same prompt).
     Sent(Box<prompts::Model>),
     /// `end_session`: the session, now completed.
-    Ended(session_rows::Model),
+    Ended(Box<session_rows::Model>),
 }
 
 impl TurnService {
@@ -99,7 +99,7 @@ impl TurnService {
                     query::now(),
                 )
                 .await?;
-                Ok(ActionOutcome::Ended(ended))
+                Ok(ActionOutcome::Ended(Box::new(ended)))
             }
         }
     }

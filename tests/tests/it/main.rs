@@ -9,6 +9,7 @@ mod admin_groups;
 mod admin_metrics;
 mod admin_tools;
 mod admin_users;
+mod ask;
 mod attachments;
 mod auth;
 mod contract;
