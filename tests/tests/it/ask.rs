@@ -170,42 +170,39 @@ both_backends!(
     }
 );
 
-both_backends!(
-    ask_needs_the_chat_write_permission,
-    |app| async move {
-        let student = api::student_with_tool(&app, "muted@example.com").await;
-        let client = app.client_as(&student.token);
-        let asked = client
+both_backends!(ask_needs_the_chat_write_permission, |app| async move {
+    let student = api::student_with_tool(&app, "muted@example.com").await;
+    let client = app.client_as(&student.token);
+    let asked = client
+        .ask()
+        .body_map(|b| b.prompt("hello").stream(false))
+        .send()
+        .await
+        .assert_status(201)
+        .into_inner();
+    app.admin_client()
+        .admin_update_user()
+        .id(student.user_id)
+        .body_map(|b| b.permissions(vec!["-chat:write".to_owned()]))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(
+        client
             .ask()
             .body_map(|b| b.prompt("hello").stream(false))
             .send()
             .await
-            .assert_status(201)
-            .into_inner();
-        app.admin_client()
-            .admin_update_user()
-            .id(student.user_id)
-            .body_map(|b| b.permissions(vec!["-chat:write".to_owned()]))
+            .assert_problem(403),
+        "forbidden"
+    );
+    assert_eq!(
+        client
+            .ask_replay()
+            .rid(&asked.rid)
             .send()
             .await
-            .assert_status(200);
-        assert_eq!(
-            client
-                .ask()
-                .body_map(|b| b.prompt("hello").stream(false))
-                .send()
-                .await
-                .assert_problem(403),
-            "forbidden"
-        );
-        assert_eq!(
-            client
-                .ask_replay()
-                .rid(&asked.rid)
-                .send()
-                .await
-                .assert_problem(403),
-            "forbidden"
-        );
-    }
-);
+            .assert_problem(403),
+        "forbidden"
+    );
+});
