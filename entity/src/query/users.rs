@@ -237,6 +237,7 @@ mod tests {
             effective_permissions(&u),
             [
                 "assignments:read:self",
+                "chat:write",
                 "notes:write:self",
                 "reports:read:class",
                 "sessions:read:self",
