@@ -210,7 +210,7 @@ include-operation-id = ["admin_usage"]
 parameters = { "query.user_id" = { dictionary = "users", probability = 0.5 }, "query.tool_id" = { dictionary = "tools", probability = 0.5 } }
 
 [[operations]]
-include-operation-id = ["create_session", "list_sessions"]
+include-operation-id = ["create_session", "list_sessions", "ask"]
 parameters = { "body.tool_id" = { dictionary = "tools", probability = 0.5 }, "query.tool_id" = { dictionary = "tools", probability = 0.5 } }
 
 [[operations]]
