@@ -166,40 +166,47 @@ pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
         .collect();
     let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid setting `models`: {err}"))?;
-    let w = &settings.worker;
-    let providers = breakers(settings, w.breaker_failures, w.breaker_open_s)?;
-    let users = breakers(settings, w.user_breaker_failures, w.user_breaker_open_s)?;
+    let (providers, users) = breakers(settings)?;
     Ok(Arc::new(catalog.with_breakers(providers, users)))
 }
 
-/// Breakers every worker of the deployment shares (the providers', or the users'): in
-/// Redis when there is one, else in this process.
-fn breakers(
-    settings: &Settings,
-    failures_to_open: u32,
-    open_s: u64,
-) -> anyhow::Result<Arc<dyn parley_runtime::breaker::Breakers>> {
+type SharedBreakers = Arc<dyn parley_runtime::breaker::Breakers>;
+
+/// The breakers every worker of the deployment shares — the providers' and the users',
+/// each with its policy: in Redis (one connection for both) when there is one, else in
+/// this process.
+fn breakers(settings: &Settings) -> anyhow::Result<(SharedBreakers, SharedBreakers)> {
     use parley_runtime::breaker::{
         BreakerPolicy, cached::CachedBreakers, memory::MemoryBreakers, redis::RedisBreakers,
     };
-    let open_for = Duration::from_secs(open_s);
-    let policy = BreakerPolicy {
-        failures_to_open,
-        open_for,
-        // A probe is one provider call (or one turn): it reports long before this.
-        probe_timeout: open_for,
+    let policy = |failures_to_open, open_s| {
+        let open_for = Duration::from_secs(open_s);
+        BreakerPolicy {
+            failures_to_open,
+            open_for,
+            // A probe is one provider call (or one turn): it reports long before this.
+            probe_timeout: open_for,
+        }
     };
+    let w = &settings.worker;
+    let providers = policy(w.breaker_failures, w.breaker_open_s);
+    let users = policy(w.user_breaker_failures, w.user_breaker_open_s);
     Ok(match &settings.redis.url {
         // Shared by the workers; a breaker seen closed and clean costs no round trip for
         // a second (`runtime::breaker::cached`).
-        Some(url) => Arc::new(CachedBreakers::new(
-            Arc::new(
-                RedisBreakers::connect(url.expose_secret(), policy)
-                    .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?,
-            ),
-            Duration::from_secs(1),
-        )),
-        None => Arc::new(MemoryBreakers::new(policy)),
+        Some(url) => {
+            let store = RedisBreakers::connect(url.expose_secret(), providers)
+                .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?;
+            let cached = |store: RedisBreakers| -> SharedBreakers {
+                Arc::new(CachedBreakers::new(Arc::new(store), Duration::from_secs(1)))
+            };
+            let users = store.with_policy(users);
+            (cached(store), cached(users))
+        }
+        None => (
+            Arc::new(MemoryBreakers::new(providers)),
+            Arc::new(MemoryBreakers::new(users)),
+        ),
     })
 }
 

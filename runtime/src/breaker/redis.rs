@@ -89,6 +89,15 @@ impl RedisBreakers {
         })
     }
 
+    /// Breakers with another policy on the same connection (the providers' and the
+    /// users' breakers of one process share it).
+    pub fn with_policy(&self, policy: BreakerPolicy) -> Self {
+        Self {
+            policy,
+            ..self.clone()
+        }
+    }
+
     fn lifetime(&self) -> i64 {
         millis(self.policy.open_for.max(Duration::from_secs(1))).saturating_mul(10)
     }

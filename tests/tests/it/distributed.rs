@@ -110,6 +110,27 @@ async fn until_deltas(feed: &mut parley_tests::SseReader, n: usize) -> Vec<SseEv
     seen
 }
 
+/// Reads a feed up to and including its `retry` event (waiting up to `within` for each
+/// event); returns the events and how long after `since` the `retry` came.
+async fn until_retry(
+    feed: &mut parley_tests::SseReader,
+    since: Instant,
+    within: Duration,
+) -> (Vec<SseEvent>, Duration) {
+    let mut events = Vec::new();
+    loop {
+        let event = feed
+            .next(within)
+            .await
+            .expect("the feed ended without a retry");
+        let retry = event.event == "retry";
+        events.push(event);
+        if retry {
+            return (events, since.elapsed());
+        }
+    }
+}
+
 /// Reads a feed to its terminal event, failing after `limit` in all.
 async fn to_terminal(
     feed: &mut parley_tests::SseReader,
@@ -519,18 +540,7 @@ async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> (Duration,
         d.cluster.start_worker().await;
     }
 
-    let mut rest = Vec::new();
-    let restarted = loop {
-        let event = reader
-            .next(TAKEOVER + WAIT)
-            .await
-            .expect("the feed of the orphaned turn ended without a retry");
-        let retry = event.event == "retry";
-        rest.push(event);
-        if retry {
-            break killed_at.elapsed();
-        }
-    };
+    let (mut rest, restarted) = until_retry(&mut reader, killed_at, TAKEOVER + WAIT).await;
     rest.extend(to_terminal(&mut reader, WAIT, "the reader of the orphaned turn").await);
     let took = killed_at.elapsed();
     let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
@@ -875,18 +885,7 @@ async fn a_worker_told_to_stop_hands_its_unfinished_turn_to_another_at_the_drain
             exited < Duration::from_secs(1) + Duration::from_secs(4),
             "it waited for the drain deadline (1 s), not for the turn: {exited:?}"
         );
-        let mut rest = Vec::new();
-        let restarted = loop {
-            let event = reader
-                .next(WAIT)
-                .await
-                .expect("the feed ended without a retry");
-            let retry = event.event == "retry";
-            rest.push(event);
-            if retry {
-                break signalled.elapsed();
-            }
-        };
+        let (mut rest, restarted) = until_retry(&mut reader, signalled, WAIT).await;
         eprintln!(
             "SIGTERM → worker exited after {exited:?}, the turn started again after {restarted:?}"
         );

@@ -61,17 +61,7 @@ async fn fallback_chat(backend: Backend, worker_settings: &[(&str, &str)]) -> Ch
     .expect("writing the config");
     let path = config_path(&config);
     let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &path)]).await;
-    let student = api::student_with_tool(&app, "fallback@example.com").await;
-    let client = app.client_as(&student.token);
-    let session = api::session(&client, student.tool.id).await;
-    Chat {
-        session_id: session.id,
-        token: student.token,
-        client,
-        app,
-        mock,
-        _config: config,
-    }
+    Chat::open(app, mock, config, "fallback@example.com").await
 }
 
 /// The models the mock was asked for, in order.

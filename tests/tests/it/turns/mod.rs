@@ -98,16 +98,29 @@ async fn chat_with_provider(
     let mut env = env.to_vec();
     env.push(("PARLEY_CONFIG", &path));
     let app = TestApp::spawn_with_env(backend, &env).await;
-    let student = api::student_with_tool(&app, "chatter@example.com").await;
-    let client = app.client_as(&student.token);
-    let session = api::session(&client, student.tool.id).await;
-    Chat {
-        session_id: session.id,
-        token: student.token,
-        client,
-        app,
-        mock,
-        _config: config,
+    Chat::open(app, mock, config, "chatter@example.com").await
+}
+
+impl Chat {
+    /// A student (`email`) with a tool and a session on `app`, whose provider is `mock`
+    /// (configured in `config`).
+    async fn open(
+        app: TestApp,
+        mock: MockLlm,
+        config: tempfile::NamedTempFile,
+        email: &str,
+    ) -> Chat {
+        let student = api::student_with_tool(&app, email).await;
+        let client = app.client_as(&student.token);
+        let session = api::session(&client, student.tool.id).await;
+        Chat {
+            session_id: session.id,
+            token: student.token,
+            client,
+            app,
+            mock,
+            _config: config,
+        }
     }
 }
 
