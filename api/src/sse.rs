@@ -4,7 +4,10 @@
 //! `?after=`) and ends after the terminal event; a `ping` (not stored, no `id:`) goes out
 //! every few seconds while it is open. Closing a feed never touches the generation.
 //! After the retention window the log is gone, and the events are rebuilt from the
-//! database (`parley_service::turns::record::rebuild`).
+//! database (`parley_service::turns::record::rebuild`): a `reset`, then the prompt's
+//! state, blocks and terminal event, numbered on after the prompt's `seq_ceiling` (the
+//! seq of its terminal event), so a reader that held part of the original feed starts
+//! over and one that holds part of the rebuilt feed gets the rest.
 //!
 //! A reader that already holds a finished prompt's terminal event gets no feed but
 //! `204 No Content`, which tells a WHATWG `EventSource` to stop reconnecting.
@@ -154,6 +157,14 @@ pub async fn join(state: &AppState, prompt: &prompts::Model, after: u64) -> Resu
             Joined::Feed(live(state, prompt.id, after))
         });
     }
+    // The log is gone: the rebuilt feed is numbered after the prompt's ceiling, which is
+    // its terminal event's seq (or a bound above it when the worker could not tell).
+    let ceiling = u64::try_from(prompt.seq_ceiling).unwrap_or(0);
+    if ceiling > 0 && after == ceiling {
+        return Ok(Joined::UpToDate);
+    }
+    // A reader below the ceiling gets all of it, `reset` first; one that holds part of a
+    // rebuilt feed gets the rest.
     let rebuilt = record::rebuild(&state.db, prompt).await?;
     let rest: Vec<StreamEvent> = rebuilt.into_iter().filter(|e| e.seq > after).collect();
     Ok(if rest.is_empty() {

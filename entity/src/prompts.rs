@@ -49,6 +49,10 @@ pub struct Model {
     /// What the finished answer carries besides its text: payload and suggestions.
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub response: Option<ResponseExtras>,
+    /// No event of the prompt has a `seq` above this (DESIGN §6): raised a block at a
+    /// time while it runs, set to the terminal event's seq when it finishes. A lost event
+    /// log starts again above it; a rebuilt feed numbers after it.
+    pub seq_ceiling: i64,
 }
 
 /// Two relations lead to `messages` (the user's message and the answer), so this entity

@@ -28,6 +28,7 @@ mod m20261123_000011_add_module_event_category;
 mod m20261123_000012_add_timer_pause;
 mod m20261124_000013_add_usage_error;
 mod m20261124_000014_add_session_rid;
+mod m20261124_000015_add_prompt_seq_ceiling;
 
 #[cfg(test)]
 mod tests;
@@ -53,6 +54,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000012_add_timer_pause::Migration),
             Box::new(m20261124_000013_add_usage_error::Migration),
             Box::new(m20261124_000014_add_session_rid::Migration),
+            Box::new(m20261124_000015_add_prompt_seq_ceiling::Migration),
         ]
     }
 }

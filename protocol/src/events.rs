@@ -1,8 +1,10 @@
 //! The event stream of one generation (DESIGN §6).
 //!
-//! Every prompt has one ordered log of [`StreamEvent`]s: `seq` is gap-free from 1 and
-//! assigned by the event log when an event is appended; the payload is an [`EventKind`],
-//! a `type`-tagged union. On the wire (SSE) an event is
+//! Every prompt has one ordered log of [`StreamEvent`]s: `seq` is assigned by the event
+//! log when an event is appended, gap-free from 1 — a log lost with its backend starts
+//! again above every seq it gave out, and a feed rebuilt from the database numbers on
+//! after it, behind a [`EventKind::Reset`] — so a reader's last seq always says where it
+//! is; the payload is an [`EventKind`], a `type`-tagged union. On the wire (SSE) an event is
 //!
 //! ```text
 //! id: <seq>
@@ -10,7 +12,8 @@
 //! data: {"type":"<type>","seq":<seq>,"prompt_id":"…", …fields}
 //! ```
 //!
-//! `ping` is the one kind that is never stored and carries no `id`.
+//! `ping` and `reconnect` are never stored and carry no `id`; `reset` is never stored
+//! either, but has its place in a rebuilt feed's numbering.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -447,6 +450,12 @@ pub enum EventKind {
     Reconnect {
         retry_ms: u64,
     },
+    /// The events that follow replace everything the reader holds of this prompt: drop
+    /// its blocks and state and build them again. The first event of a feed rebuilt from
+    /// the database once the event log is gone (after its retention); it has a `seq`,
+    /// above every seq the prompt's log gave out, like the rebuilt events after it, but
+    /// it is never stored.
+    Reset,
 }
 
 impl EventKind {
@@ -476,6 +485,7 @@ impl EventKind {
             Self::Cancelled => "cancelled",
             Self::Ping { .. } => "ping",
             Self::Reconnect { .. } => "reconnect",
+            Self::Reset => "reset",
         }
     }
 }

@@ -27,6 +27,28 @@ mod watcher;
 pub use coalesce::Coalescer;
 pub use watcher::{DbRow, PromptRow, Stop, Watcher};
 
+/// How one attempt's events are numbered (DESIGN §6, `prompts.seq_ceiling`).
+#[derive(Debug, Clone, Copy)]
+pub struct Seqs {
+    /// The log's last seq if known ([`EventLog::writer`]: `Some(0)` for an empty log).
+    pub last: Option<u64>,
+    /// An empty log (a lost one) starts above this.
+    pub floor: u64,
+    /// The prompt's `seq_ceiling`: the sink raises it before its events pass it.
+    pub ceiling: u64,
+}
+
+impl Seqs {
+    /// Numbering that never touches the database (tests).
+    pub fn unbounded() -> Self {
+        Self {
+            last: Some(0),
+            floor: 0,
+            ceiling: u64::MAX,
+        }
+    }
+}
+
 /// The agent loop's sink for one turn: the event log, block checkpoints, the watcher.
 pub struct TurnSink {
     /// The attempt's writer; `None` while [`TurnSink::event_soon`]'s append holds it.
@@ -55,21 +77,22 @@ pub struct TurnSink {
     held: Option<Vec<EventKind>>,
     /// Merges fast deltas before they are appended.
     coalescer: Coalescer,
+    /// The prompt's `seq_ceiling` as this attempt knows it.
+    ceiling: u64,
 }
 
 impl TurnSink {
-    /// A sink for one attempt at the prompt; `last_seq` is its log's last seq if known
-    /// (see [`EventLog::writer`]).
+    /// A sink for one attempt at the prompt, numbering its events by `seqs`.
     pub fn new(
         events: &Arc<dyn EventLog>,
-        last_seq: Option<u64>,
+        seqs: Seqs,
         db: DatabaseConnection,
         prompt_id: Uuid,
         checkpoint_interval: Duration,
         watcher: &Watcher,
     ) -> Self {
         Self {
-            events: Some(events.writer(prompt_id, last_seq)),
+            events: Some(events.writer(prompt_id, seqs.last, seqs.floor)),
             in_flight: None,
             db,
             prompt_id,
@@ -82,6 +105,7 @@ impl TurnSink {
             last_event: None,
             held: None,
             coalescer: Coalescer::new(Duration::ZERO, 1),
+            ceiling: seqs.ceiling,
         }
     }
 
@@ -118,8 +142,37 @@ impl TurnSink {
 
     async fn append(&mut self, kind: EventKind) -> Result<(), SinkError> {
         let event = self.writer().await?.append(kind).await?;
+        self.below_ceiling(event.seq).await?;
         self.last_event = Some(event);
         Ok(())
+    }
+
+    /// Raises the prompt's `seq_ceiling` a block above `seq` when the next event would
+    /// pass it: no event may be given out above the ceiling the database holds.
+    async fn below_ceiling(&mut self, seq: u64) -> Result<(), SinkError> {
+        if seq < self.ceiling {
+            return Ok(());
+        }
+        let to = seq.saturating_add(query::prompts::SEQ_BLOCK as u64);
+        let bound = i64::try_from(to).unwrap_or(i64::MAX);
+        query::prompts::raise_seq_ceiling(&self.db, self.prompt_id, bound).await?;
+        self.ceiling = to;
+        Ok(())
+    }
+
+    /// The seq the `n`th event appended from now will have (1: the next), once what
+    /// waits went out; `None` while events are held back, or when the writer does not
+    /// know the log's end. Another appender (a background function call) may come first:
+    /// the caller checks the seq it gets.
+    pub async fn seq_ahead(&mut self, n: u64) -> Result<Option<u64>, SinkError> {
+        if self.held.is_some() {
+            return Ok(None);
+        }
+        if let Some(waiting) = self.coalescer.take(Instant::now()) {
+            self.append(waiting).await?;
+        }
+        let next = self.writer().await?.next_seq();
+        Ok(next.map(|next| next + n.saturating_sub(1)))
     }
 
     /// Appends `kind` without waiting for the event log: the append runs on its own
@@ -152,7 +205,9 @@ impl TurnSink {
                 EventLogError::Internal(format!("an event-log append did not finish: {err}"))
             })?;
             self.events = Some(writer);
-            self.last_event = Some(appended?);
+            let appended = appended?;
+            self.below_ceiling(appended.seq).await?;
+            self.last_event = Some(appended);
         }
         self.events.as_mut().ok_or_else(|| lost_writer().into())
     }
@@ -306,7 +361,14 @@ mod tests {
         let lease = Duration::from_secs(30);
         let watcher = Watcher::start(QuietRow, log.listen_cancel(prompt_id), lease);
         let db = DatabaseConnection::default();
-        let sink = TurnSink::new(log, Some(0), db, prompt_id, Duration::MAX, &watcher);
+        let sink = TurnSink::new(
+            log,
+            Seqs::unbounded(),
+            db,
+            prompt_id,
+            Duration::MAX,
+            &watcher,
+        );
         (sink, watcher)
     }
 

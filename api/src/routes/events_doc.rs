@@ -58,6 +58,8 @@ pub enum StreamEventDoc {
     Ping(PingEvent),
     #[oai(mapping = "reconnect")]
     Reconnect(ReconnectEvent),
+    #[oai(mapping = "reset")]
+    Reset(ResetEvent),
 }
 
 /// Every state transition of the prompt.
@@ -301,6 +303,17 @@ pub struct ReconnectEvent {
     pub retry_ms: u64,
 }
 
+/// The events that follow replace everything the reader holds of this prompt: drop its
+/// blocks and state and build them again from what follows. It opens a feed rebuilt from
+/// the database once the prompt's event log is gone (after its retention), when the reader
+/// may hold part of the original events. Its `seq` and those after it are above every seq
+/// the original feed gave out, so `Last-Event-ID` goes on working; it is never stored.
+#[derive(Debug, Object)]
+pub struct ResetEvent {
+    pub seq: u64,
+    pub prompt_id: Uuid,
+}
+
 /// The `event:` names of the feed: each is the `type` of the event in `data`.
 #[derive(Debug, Clone, Copy, Enum)]
 #[oai(rename_all = "snake_case")]
@@ -321,6 +334,7 @@ pub enum EventName {
     Cancelled,
     Ping,
     Reconnect,
+    Reset,
 }
 
 /// One Server-Sent Event of a prompt's feed, as an SSE client sees it.

@@ -246,6 +246,7 @@ pub async fn prompt(db: &DatabaseConnection, session_id: Uuid) -> prompts::Model
         lease_owner: Set(None),
         lease_expires_at: Set(None),
         response: Set(None),
+        seq_ceiling: Set(0),
     }
     .insert(db)
     .await

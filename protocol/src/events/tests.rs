@@ -56,6 +56,7 @@ fn every_type_name_matches_the_serde_tag() {
         EventKind::Cancelled,
         EventKind::Ping { ts: 1 },
         EventKind::Reconnect { retry_ms: 1000 },
+        EventKind::Reset,
         EventKind::Complete {
             message_id: Uuid::now_v7(),
             payload: ChatResponsePayload {

@@ -3,7 +3,8 @@
 //! Each prompt's log is a `Vec` of events inside a [`tokio::sync::watch`] channel: an
 //! append pushes under the channel's lock and wakes every receiver, and a subscriber is
 //! nothing more than a watch receiver and a cursor, so thousands of them cost a few
-//! hundred bytes each. `seq` is the position in the `Vec` plus one, assigned under the
+//! hundred bytes each. `seq` is the log's base (the floor its first append gave; 0 for a
+//! log that starts at 1) plus the position in the `Vec` plus one, assigned under the
 //! registry lock, so concurrent appenders cannot leave a gap.
 //!
 //! Expiry is lazy: every lookup treats a log past its deadline as gone, and a sweep run
@@ -15,7 +16,8 @@
 //! finished logs: past it the oldest one nobody reads goes early, so memory follows the
 //! turns in flight however high the traffic. The log is not durable: a restart
 //! loses it, and the api then synthesizes the events from the database as it does after
-//! retention.
+//! retention; a prompt that runs again after the restart starts a log above the ceiling
+//! the database kept for it, so its readers' `Last-Event-ID`s stay below the new seqs.
 //!
 //! Cancel signals go straight to the listeners of the process (the api and the workers of
 //! `parley serve` share one log), so none is ever lost.
@@ -58,6 +60,8 @@ struct Registry {
 
 #[derive(Default)]
 struct LogState {
+    /// The seq before the first event's.
+    base: u64,
     events: Vec<StreamEvent>,
     expires_at: Option<Instant>,
     /// Set when the log is dropped from the registry, so waiting subscribers end.
@@ -67,6 +71,11 @@ struct LogState {
 impl LogState {
     fn is_expired(&self, now: Instant) -> bool {
         self.expires_at.is_some_and(|at| at <= now)
+    }
+
+    /// The seq of the last event (the base when there is none).
+    fn last_seq(&self) -> u64 {
+        self.base + self.events.len() as u64
     }
 }
 
@@ -189,7 +198,12 @@ fn retire(log: &watch::Sender<LogState>) {
 
 #[async_trait]
 impl EventLog for MemoryEventLog {
-    async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent> {
+    async fn append_above(
+        &self,
+        prompt_id: Uuid,
+        floor: u64,
+        kind: EventKind,
+    ) -> Result<StreamEvent> {
         refuse_ping(&kind)?;
         let now = Instant::now();
         let mut registry = self.lock();
@@ -199,8 +213,11 @@ impl EventLog for MemoryEventLog {
         // Under the registry lock: the sweep cannot retire the log between the lookup and
         // the push, and the seq is the log's length, so appends are serialized per prompt.
         log.send_modify(|state| {
+            if state.events.is_empty() {
+                state.base = floor;
+            }
             let event = StreamEvent {
-                seq: state.events.len() as u64 + 1,
+                seq: state.last_seq() + 1,
                 prompt_id,
                 kind,
             };
@@ -211,11 +228,13 @@ impl EventLog for MemoryEventLog {
         stored.ok_or_else(|| EventLogError::Internal("the append did not run".into()))
     }
 
-    fn writer(&self, prompt_id: Uuid, _last_seq: Option<u64>) -> Box<dyn EventWriter> {
-        // Appending is already one step under a lock: a writer has nothing to save.
+    fn writer(&self, prompt_id: Uuid, _last_seq: Option<u64>, floor: u64) -> Box<dyn EventWriter> {
+        // Appending is already one step under a lock: a writer keeps only its floor.
         Box::new(Writer {
             log: self.clone(),
             prompt_id,
+            floor,
+            next: None,
         })
     }
 
@@ -281,17 +300,30 @@ impl EventLog for MemoryEventLog {
 struct Writer {
     log: MemoryEventLog,
     prompt_id: Uuid,
+    /// Above the writer's floor and every seq it appended.
+    floor: u64,
+    next: Option<u64>,
 }
 
 #[async_trait]
 impl EventWriter for Writer {
     async fn append(&mut self, kind: EventKind) -> Result<StreamEvent> {
-        self.log.append(self.prompt_id, kind).await
+        let event = self
+            .log
+            .append_above(self.prompt_id, self.floor, kind)
+            .await?;
+        self.floor = self.floor.max(event.seq);
+        self.next = Some(event.seq + 1);
+        Ok(event)
+    }
+
+    fn next_seq(&self) -> Option<u64> {
+        self.next
     }
 }
 
 fn slice_after(state: &LogState, after: u64, limit: usize) -> Vec<StreamEvent> {
-    let start = usize::try_from(after)
+    let start = usize::try_from(after.saturating_sub(state.base))
         .unwrap_or(usize::MAX)
         .min(state.events.len());
     let end = start.saturating_add(limit).min(state.events.len());

@@ -9,7 +9,12 @@
 //!
 //! Guarantees every backend keeps (checked by [`conformance`] against each of them):
 //!
-//! * `seq` is assigned by the log, gap-free from 1, even with concurrent appenders;
+//! * `seq` is assigned by the log, gap-free from 1, even with concurrent appenders —
+//!   except above a *floor*: a log that is empty (new, or lost with its backend: an
+//!   embedded restart, a Redis without persistence) starts after the floor its appender
+//!   gives, so a reader holding a seq from before the loss is not handed that seq again
+//!   for another event (the database keeps each prompt's ceiling,
+//!   `prompts.seq_ceiling`); a log that holds events ignores the floor;
 //! * a subscriber sees every event after its starting point exactly once, in order, and
 //!   its stream ends right after a terminal event (`complete`, `error`, `cancelled`)
 //!   that is the last stored event — a resumed prompt's log goes on after the terminal
@@ -65,17 +70,31 @@ pub type Result<T, E = EventLogError> = std::result::Result<T, E>;
 /// `Arc<dyn EventLog>` chosen at start-up.
 #[async_trait]
 pub trait EventLog: Send + Sync {
-    /// Stores `kind` as the next event of the prompt's log and returns it with its `seq`.
-    /// Appending [`EventKind::Ping`] is refused: keep-alives are never stored.
-    async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent>;
+    /// Stores `kind` as the next event of the prompt's log and returns it with its `seq`:
+    /// the log's last seq plus one, or `floor + 1` when the log is empty. Appending the
+    /// events that are never stored ([`EventKind::Ping`], `reconnect`, `reset`) is
+    /// refused.
+    async fn append_above(
+        &self,
+        prompt_id: Uuid,
+        floor: u64,
+        kind: EventKind,
+    ) -> Result<StreamEvent>;
+
+    /// [`append_above`](EventLog::append_above) with no floor: a log that starts at 1.
+    async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent> {
+        self.append_above(prompt_id, 0, kind).await
+    }
 
     /// The appender of one attempt at the prompt, for the worker that owns it. It appends
-    /// as [`append`](EventLog::append) does — gap-free, alongside any other appender —
-    /// and may be cheaper. `last_seq` is the log's last `seq` if the caller knows it (`0`
-    /// for a prompt's first attempt: nothing has been appended yet), else the writer
-    /// learns it. The log must not expire while the writer is in use: the worker expires
-    /// it once the attempt is over.
-    fn writer(&self, prompt_id: Uuid, last_seq: Option<u64>) -> Box<dyn EventWriter>;
+    /// as [`append_above`](EventLog::append_above) does — gap-free, alongside any other
+    /// appender, above `floor` when the log is empty — and may be cheaper. `last_seq` is
+    /// the log's last `seq` if the caller knows it (`0` for a prompt's first attempt:
+    /// nothing has been appended yet), else the writer learns it. A log that vanishes
+    /// under the writer starts again above everything the writer appended. The log must
+    /// not expire while the writer is in use: the worker expires it once the attempt is
+    /// over.
+    fn writer(&self, prompt_id: Uuid, last_seq: Option<u64>, floor: u64) -> Box<dyn EventWriter>;
 
     /// Up to `limit` stored events with `seq > after`, in order. Empty for an unknown or
     /// expired log.
@@ -113,14 +132,20 @@ pub trait EventLog: Send + Sync {
 pub trait EventWriter: Send + Sync {
     /// Stores `kind` as the next event of the prompt's log and returns it with its `seq`.
     async fn append(&mut self, kind: EventKind) -> Result<StreamEvent>;
+
+    /// The seq the next append takes unless another appender comes first; `None` when
+    /// the writer does not know the log's end (before its first append, after a failure).
+    fn next_seq(&self) -> Option<u64>;
 }
 
 /// The error for an attempt to store a keep-alive.
 pub(crate) fn refuse_ping(kind: &EventKind) -> Result<()> {
     match kind {
-        EventKind::Ping { .. } | EventKind::Reconnect { .. } => Err(EventLogError::Internal(
-            "ping and reconnect events are never stored in the event log".into(),
-        )),
+        EventKind::Ping { .. } | EventKind::Reconnect { .. } | EventKind::Reset => {
+            Err(EventLogError::Internal(
+                "ping, reconnect and reset events are never stored in the event log".into(),
+            ))
+        }
         _ => Ok(()),
     }
 }

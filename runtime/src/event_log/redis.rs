@@ -149,9 +149,14 @@ fn redis_error(doing: &str, error: RedisError) -> EventLogError {
 
 #[async_trait]
 impl EventLog for RedisEventLog {
-    async fn append(&self, prompt_id: Uuid, kind: EventKind) -> Result<StreamEvent> {
+    async fn append_above(
+        &self,
+        prompt_id: Uuid,
+        floor: u64,
+        kind: EventKind,
+    ) -> Result<StreamEvent> {
         let json = to_json(&kind)?;
-        let seq = self.inner.append_anywhere(prompt_id, &json).await?;
+        let seq = self.inner.append_anywhere(prompt_id, floor, &json).await?;
         Ok(StreamEvent {
             seq,
             prompt_id,
@@ -159,11 +164,15 @@ impl EventLog for RedisEventLog {
         })
     }
 
-    fn writer(&self, prompt_id: Uuid, last_seq: Option<u64>) -> Box<dyn EventWriter> {
+    fn writer(&self, prompt_id: Uuid, last_seq: Option<u64>, floor: u64) -> Box<dyn EventWriter> {
+        // An empty log starts above the floor; one that holds events goes on from its end.
+        let next = last_seq.map(|last| if last == 0 { floor + 1 } else { last + 1 });
         Box::new(Writer {
             inner: self.inner.clone(),
             prompt_id,
-            next: last_seq.map(|seq| seq + 1),
+            next,
+            fresh: last_seq == Some(0),
+            floor,
         })
     }
 

@@ -70,8 +70,11 @@ impl TurnService {
             state: PromptState::Created,
             attempt: u32::try_from(prompt.attempt).unwrap_or(0),
         };
+        // The resume raised the ceiling a block: a log that is gone starts just below it,
+        // above a rebuilt feed's numbers.
+        let floor = u64::try_from(prompt.seq_ceiling - 1).unwrap_or(0);
         self.events
-            .append(prompt.id, created)
+            .append_above(prompt.id, floor, created)
             .await
             .map_err(|err| {
                 tracing::warn!(error = %err, "cannot record the resume on the event log");

@@ -212,13 +212,14 @@ fn tool_call_events(
 }
 
 /// Rebuilds a finished prompt's events from the database (after the event log's
-/// retention): its final `prompt_state`, each block whole (one delta per block), and
-/// the terminal event — the same kinds of events, with fresh `seq`s from 1.
+/// retention): a `reset` (what follows replaces whatever a reader holds), its final
+/// `prompt_state`, each block whole (one delta per block), and the terminal event —
+/// numbered on from the prompt's `seq_ceiling`, above every seq its log gave out.
 pub async fn rebuild<C: ConnectionTrait>(
     db: &C,
     prompt: &prompts::Model,
 ) -> Result<Vec<StreamEvent>> {
-    let mut kinds = vec![state_event(prompt)];
+    let mut kinds = vec![EventKind::Reset, state_event(prompt)];
     let calls = query::tool_calls::of_prompt(db, prompt.id).await?;
     for block in query::conversation::blocks_of(db, prompt.id).await? {
         let index = block.index.max(0) as u32;
@@ -248,9 +249,10 @@ pub async fn rebuild<C: ConnectionTrait>(
             tool_calls: &calls,
         }));
     }
+    let first = u64::try_from(prompt.seq_ceiling).unwrap_or(0) + 1;
     Ok(kinds
         .into_iter()
-        .zip(1..)
+        .zip(first..)
         .map(|(kind, seq)| StreamEvent {
             seq,
             prompt_id: prompt.id,

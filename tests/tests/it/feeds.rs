@@ -97,7 +97,7 @@ impl Reader {
     }
 }
 
-/// An event's data without its `seq` (rebuilt logs number events afresh).
+/// An event's data without its `seq` (a rebuilt feed numbers its events after the log's).
 fn without_seq(event: &SseEvent) -> Value {
     let mut data = event.data.clone();
     data.as_object_mut().expect("an object").remove("seq");
@@ -135,6 +135,63 @@ both_backends!(
             assert_eq!(response.status().as_u16(), 204, "{pass}");
             tokio::time::sleep(Duration::from_millis(4500)).await;
         }
+    }
+);
+
+both_backends!(
+    after_retention_a_resuming_reader_gets_exactly_what_it_lacks,
+    |backend: Backend| async move {
+        let reader = reader(backend, "event_retention_s = 1").await;
+        let prompt_id = reader.finished_turn("[[mock tokens=6]] hi").await;
+        let live = reader.all_events(prompt_id).await;
+        let terminal = live.last().expect("events").seq();
+        let ceiling = reader
+            .app
+            .count(&format!(
+                "SELECT seq_ceiling FROM prompts WHERE id = {}",
+                reader.app.sql_uuid(&prompt_id.to_string())
+            ))
+            .await;
+        assert_eq!(
+            ceiling, terminal as i64,
+            "the finish recorded the terminal's seq"
+        );
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+
+        // Holding the terminal event: nothing is missing.
+        let up_to_date = reader.events(prompt_id, Some(terminal)).await;
+        assert_eq!(up_to_date.status, 204);
+        // From the start: `reset`, then the rebuilt feed, numbered on after the original.
+        let rebuilt = reader.all_events(prompt_id).await;
+        assert_eq!(rebuilt[0].event, "reset", "{rebuilt:?}");
+        assert_eq!(rebuilt[0].data["prompt_id"], json!(prompt_id));
+        let seqs: Vec<u64> = rebuilt.iter().map(SseEvent::seq).collect();
+        let expected: Vec<u64> = (terminal + 1..=terminal + rebuilt.len() as u64).collect();
+        assert_eq!(seqs, expected);
+        assert_eq!(
+            without_seq(rebuilt.last().unwrap()),
+            without_seq(live.last().unwrap()),
+            "the same end"
+        );
+        // Holding part of the original feed: all of the rebuilt one, `reset` first.
+        for held in [1, terminal / 2, terminal - 1] {
+            let mut feed = reader.events(prompt_id, Some(held)).await;
+            assert_eq!(feed.status, 200);
+            assert_eq!(feed.until_terminal(WAIT).await, rebuilt, "holding {held}");
+        }
+        // Holding part of the rebuilt feed: the rest of it; all of it: 204.
+        for cut in [1, 3, rebuilt.len() - 1] {
+            let held = rebuilt[cut - 1].seq();
+            let mut feed = reader.events(prompt_id, Some(held)).await;
+            assert_eq!(feed.status, 200);
+            assert_eq!(
+                feed.until_terminal(WAIT).await,
+                rebuilt[cut..],
+                "holding {held}"
+            );
+        }
+        let all = rebuilt.last().unwrap().seq();
+        assert_eq!(reader.events(prompt_id, Some(all)).await.status, 204);
     }
 );
 

@@ -128,19 +128,29 @@ both_backends!(
             .app
             .prompt_events(&s.token, &prompt_id.to_string(), None)
             .await;
-        let mut deltas = 0;
+        let (mut deltas, mut held) = (0, 0);
         while deltas < 5 {
             let event = feed.next(WAIT).await.expect("the feed ended early");
             assert!(!event.is_terminal(), "the turn ended too soon: {event:?}");
             deltas += usize::from(event.event == "text_delta");
+            held = event.seq();
         }
         drop(feed);
         s.app.kill().await;
         let killed_at = Instant::now();
         s.app.start().await;
 
+        // A reader that resumes with the last id it got before the kill gets the whole
+        // new attempt: the in-process log started over above every seq given out before.
+        let mut resumed = s
+            .app
+            .prompt_events(&s.token, &prompt_id.to_string(), Some(held))
+            .await;
+        let resumed = resumed.until_terminal(RESUME).await;
         let (attempt, prompt) =
             completes_after_restart(&s, s.session_id, prompt_id, &mock_tokens(100)).await;
+        assert!(resumed.iter().all(|e| e.seq() > held), "{resumed:?}");
+        assert!(resumed.ends_with(&attempt), "{resumed:?}");
         eprintln!(
             "{backend:?}: killed mid-turn → completed {:?} after the kill",
             killed_at.elapsed()
@@ -163,6 +173,28 @@ both_backends!(
             2,
             "the interrupted call and the one that completed"
         );
+
+        // Restarted again, the finished turn's log is gone: a reader holding its terminal
+        // event gets 204, one holding the pre-kill id gets the rebuilt feed, `reset` first.
+        let terminal = attempt.last().unwrap().clone();
+        s.app.kill().await;
+        s.app.start().await;
+        let feed = |last: u64| {
+            let request = s
+                .app
+                .client
+                .get(s.app.url(&format!("/v1/prompts/{prompt_id}/events")))
+                .bearer_auth(&s.token)
+                .header("last-event-id", last.to_string());
+            async move { SseReader::new(request.send().await.expect("a response")) }
+        };
+        assert_eq!(feed(terminal.seq()).await.status, 204);
+        let rebuilt = feed(held).await.until_terminal(WAIT).await;
+        assert_eq!(rebuilt[0].event, "reset", "{rebuilt:?}");
+        assert_eq!(rebuilt[0].seq(), terminal.seq() + 1);
+        let end = rebuilt.last().unwrap();
+        assert_eq!(end.data["message_id"], terminal.data["message_id"]);
+        assert_eq!(text_of(&rebuilt), mock_tokens(100));
     }
 );
 

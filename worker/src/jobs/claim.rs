@@ -4,13 +4,14 @@ use parley_entity::{
     prompts,
     query::{
         self,
-        prompts::{Claim, claim as claim_prompt},
+        prompts::{CANCEL_EVENTS, Claim, SEQ_BLOCK, claim as claim_prompt},
     },
 };
 use parley_service::turns::record::{self, TurnRecord};
 use uuid::Uuid;
 
 use super::{Deps, Handled, TurnError, finish::expire};
+use crate::persist::Seqs;
 
 /// What the claim found.
 pub(super) enum Start {
@@ -35,14 +36,32 @@ pub(super) async fn claim(deps: &Deps, prompt_id: Uuid) -> Result<Start, TurnErr
     })
 }
 
+/// How the claimed attempt numbers its events: a first attempt starts an empty log (its
+/// writer need not look for the end); any log that is empty — lost since an earlier
+/// attempt — starts above the ceiling the claim found, which bounds every seq given out
+/// before.
+pub(super) fn seqs(prompt: &prompts::Model) -> Seqs {
+    let ceiling = u64::try_from(prompt.seq_ceiling).unwrap_or(0);
+    Seqs {
+        last: (prompt.attempt == 1).then_some(0),
+        floor: ceiling.saturating_sub(SEQ_BLOCK as u64),
+        ceiling,
+    }
+}
+
 /// A cancel arrived before any worker ran the prompt: tell readers and hand over.
 async fn cancelled_before_start(
     deps: &Deps,
     prompt: &prompts::Model,
 ) -> Result<Handled, TurnError> {
-    deps.events
-        .append(prompt.id, record::state_event(prompt))
-        .await?;
+    // The claim raised the ceiling by the events appended here.
+    let ceiling = u64::try_from(prompt.seq_ceiling).unwrap_or(0);
+    let mut events = (deps.events).writer(
+        prompt.id,
+        None,
+        ceiling.saturating_sub(CANCEL_EVENTS as u64),
+    );
+    events.append(record::state_event(prompt)).await?;
     let finished = TurnRecord {
         prompt,
         answer: "",
@@ -50,7 +69,7 @@ async fn cancelled_before_start(
         tool_calls: &[],
     };
     if let Some(terminal) = record::terminal_event(finished) {
-        deps.events.append(prompt.id, terminal).await?;
+        events.append(terminal).await?;
     }
     expire(deps, prompt.id).await;
     let next = query::prompts::hand_over_after_cancel(&deps.db, prompt, query::now()).await?;

@@ -239,6 +239,10 @@ async fn end(
         outcome.user_message_id = Some(user.id);
         writes.messages.insert(0, user);
     }
+    // The finish records the seq the terminal event will have (its `prompt_state`
+    // comes first): a feed rebuilt after the log is gone knows a reader holding it holds
+    // everything. Unknown (the writer failed): the ceiling stays the bound it is.
+    outcome.terminal_seq = sink.seq_ahead(2).await.ok().flatten();
     let now = query::now();
     let session_id = prompt.session_id;
     let own = match from {
@@ -247,6 +251,7 @@ async fn end(
         }
         _ => None,
     };
+    let outcome_seq = outcome.terminal_seq;
     let finished =
         query::prompts::finish(&deps.db, prompt, &deps.worker_id, outcome, writes, now).await;
     let (prompt, next) = match finished {
@@ -293,6 +298,12 @@ async fn end(
     };
     if let Some(terminal) = record::terminal_event(ended) {
         sink.event(terminal).await?;
+        let seq = sink.last_event.as_ref().map_or(0, |event| event.seq);
+        if Some(seq) != outcome_seq {
+            // Another appender came first: the ceiling must not stay below the terminal.
+            let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+            query::prompts::raise_seq_ceiling(&deps.db, prompt.id, seq).await?;
+        }
     }
     expire(deps, prompt.id).await;
     Ok(next)

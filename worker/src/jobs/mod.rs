@@ -175,11 +175,9 @@ pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> 
         lease: deps.settings.lease,
     };
     let watcher = Watcher::start(row, cancel, deps.settings.lease);
-    // A first attempt starts an empty log: its writer need not look for the end.
-    let last_seq = (prompt.attempt == 1).then_some(0);
     let mut sink = TurnSink::new(
         &deps.events,
-        last_seq,
+        claim::seqs(&prompt),
         deps.db.clone(),
         prompt.id,
         deps.settings.checkpoint_interval,

@@ -83,10 +83,17 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
         let calls = rows::of_prompt(&deps.db, prompt_id).await?;
         if let Some(n) = calls.iter().position(|c| c.id == row.id) {
             let result = deps.registry.result_of_row(finished);
-            deps.events
-                .append(prompt_id, blocks::tool_complete(n as u32, &result))
+            // A log lost meanwhile starts above the turn's ceiling; the ceiling then
+            // follows it.
+            let ceiling = u64::try_from(prompt.seq_ceiling).unwrap_or(0);
+            let event = (deps.events)
+                .append_above(prompt_id, ceiling, blocks::tool_complete(n as u32, &result))
                 .await
                 .map_err(TurnError::from)?;
+            if event.seq > ceiling {
+                let seq = i64::try_from(event.seq).unwrap_or(i64::MAX);
+                query::prompts::raise_seq_ceiling(&deps.db, prompt_id, seq).await?;
+            }
         }
     }
     Ok(Handled::Done { next: None })

@@ -90,6 +90,7 @@ fn every_protocol_event_fits_its_documented_schema() {
             retryable: true,
         },
         EventKind::Cancelled,
+        EventKind::Reset,
     ];
     for (i, kind) in kinds.into_iter().enumerate() {
         let event = StreamEvent {

@@ -41,6 +41,9 @@ pub struct Outcome {
     pub response: Option<ResponseExtras>,
     /// The skill router's decision, when the turn was routed.
     pub route: Option<RouteDecision>,
+    /// The seq the turn's terminal event will have, when the worker knows it: the
+    /// prompt's `seq_ceiling` from now on (else the ceiling stays the bound it is).
+    pub terminal_seq: Option<u64>,
 }
 
 impl Outcome {
@@ -57,6 +60,7 @@ impl Outcome {
             error: None,
             response: None,
             route: None,
+            terminal_seq: None,
         }
     }
 
@@ -237,6 +241,9 @@ fn finish_update(
     }
     if let Some(system) = outcome.system_message {
         update = update.col_expr(prompts::Column::SystemMessage, Expr::value(system));
+    }
+    if let Some(seq) = outcome.terminal_seq.and_then(|seq| i64::try_from(seq).ok()) {
+        update = update.col_expr(prompts::Column::SeqCeiling, Expr::value(seq));
     }
     update
         .filter(prompts::Column::Id.eq(prompt.id))
@@ -537,7 +544,9 @@ async fn hand_over<C: ConnectionTrait>(
 }
 
 /// Puts a `failed` or `error` prompt back to `created` so its job can run again
-/// (409 `not_resumable` otherwise). The session must not be running another prompt.
+/// (409 `not_resumable` otherwise). The session must not be running another prompt. Its
+/// `seq_ceiling` goes up a block: the resume's event (appended above the ceiling less
+/// one) and the next attempt's stay above the numbers a feed rebuilt before gave out.
 pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Result<prompts::Model> {
     let txn = crate::query::begin_write(db, "starting a resume").await?;
     let prompt = get(&txn, id).await?;
@@ -574,6 +583,10 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
             Expr::value(Option::<ErrorCode>::None),
         )
         .col_expr(prompts::Column::Error, Expr::value(Option::<String>::None))
+        .col_expr(
+            prompts::Column::SeqCeiling,
+            Expr::col(prompts::Column::SeqCeiling).add(super::SEQ_BLOCK),
+        )
         .filter(prompts::Column::Id.eq(id))
         .filter(prompts::Column::State.is_in([PromptState::Failed, PromptState::Error]))
         .exec(&txn)

@@ -51,14 +51,35 @@ pub async fn request_cancel<C: ConnectionTrait>(
     Ok(prompt)
 }
 
+/// How far each attempt's claim raises the prompt's `seq_ceiling` (and a resume, so a
+/// rebuilt feed's numbers, just above the old ceiling, stay below the new events'): a
+/// block no attempt's events fill in practice; one that does raises the ceiling again
+/// ([`raise_seq_ceiling`]) before it passes it.
+pub const SEQ_BLOCK: i64 = 1 << 20;
+
+/// Raises the prompt's `seq_ceiling` to `to` unless it is there already. Unguarded:
+/// raising a bound never misleads a reader.
+pub async fn raise_seq_ceiling<C: ConnectionTrait>(db: &C, id: Uuid, to: i64) -> Result<()> {
+    prompts::Entity::update_many()
+        .col_expr(prompts::Column::SeqCeiling, Expr::value(to))
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::SeqCeiling.lt(to))
+        .exec(db)
+        .await
+        .context("raising a prompt's seq ceiling")?;
+    Ok(())
+}
+
 /// The outcome of a worker's [`claim`].
 #[derive(Debug, Clone)]
 pub enum Claim {
-    /// The worker owns the prompt now (`in_progress`, attempt incremented); with its
+    /// The worker owns the prompt now (`in_progress`, attempt incremented, its
+    /// `seq_ceiling` raised by [`SEQ_BLOCK`] for this attempt's events); with its
     /// session's message counter as the claim found it (`sessions.message_count`, which
     /// every append of a message raises).
     Claimed(prompts::Model, i32),
-    /// A cancel was recorded before any worker ran it: the prompt is `canceled` now.
+    /// A cancel was recorded before any worker ran it: the prompt is `canceled` now, its
+    /// `seq_ceiling` raised by [`CANCEL_EVENTS`] for the events that tell it.
     Canceled(prompts::Model),
     /// Nothing to do: the prompt finished already (a repeated job).
     Finished(prompts::Model),
@@ -103,6 +124,10 @@ async fn write_claim(
         .col_expr(prompts::Column::StartedAt, Expr::value(now))
         .col_expr(prompts::Column::LeaseOwner, Expr::value(worker))
         .col_expr(prompts::Column::LeaseExpiresAt, Expr::value(now + lease))
+        .col_expr(
+            prompts::Column::SeqCeiling,
+            Expr::col(prompts::Column::SeqCeiling).add(SEQ_BLOCK),
+        )
         .filter(prompts::Column::Id.eq(id))
         .filter(prompts::Column::CancelRequestedAt.is_null())
         .filter(
@@ -143,6 +168,9 @@ async fn write_claim(
     })
 }
 
+/// The events that tell a cancel at claim time: the `prompt_state` and `cancelled`.
+pub const CANCEL_EVENTS: i64 = 2;
+
 /// A cancel was recorded before this worker could run the prompt: end it `canceled`
 /// unless another worker holds a live lease.
 async fn cancel_at_claim(
@@ -154,6 +182,10 @@ async fn cancel_at_claim(
     let canceled = prompts::Entity::update_many()
         .col_expr(prompts::Column::State, Expr::value(PromptState::Canceled))
         .col_expr(prompts::Column::CompletedAt, Expr::value(now))
+        .col_expr(
+            prompts::Column::SeqCeiling,
+            Expr::col(prompts::Column::SeqCeiling).add(CANCEL_EVENTS),
+        )
         .filter(prompts::Column::Id.eq(id))
         .filter(prompts::Column::State.is_in(UNFINISHED))
         .filter(

@@ -24,7 +24,8 @@ pub use finish::{
     save_user_message, set_user_message,
 };
 pub use lease::{
-    Claim, cancel_requested, claim, release_lease, renew_lease, request_cancel, set_state, stranded,
+    CANCEL_EVENTS, Claim, SEQ_BLOCK, cancel_requested, claim, raise_seq_ceiling, release_lease,
+    renew_lease, request_cancel, set_state, stranded,
 };
 pub use turn::{NewTurn, OnActive, Turn, create_turn};
 

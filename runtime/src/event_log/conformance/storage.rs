@@ -1,6 +1,6 @@
 //! Checks of what a log stores: `seq` gap-free from 1 (also under concurrent
-//! appenders, and with the worker's writer among them), reads after any offset, expiry,
-//! and `ping` refused.
+//! appenders, and with the worker's writer among them) or from a floor, reads after any
+//! offset, expiry, and `ping` refused.
 
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use parley_protocol::events::{EventKind, StreamEvent};
 use uuid::Uuid;
 
 use super::Backend;
-use super::kit::{append, append_deltas, complete, delta, read_all, seqs};
+use super::kit::{append, append_deltas, collect, complete, delta, read_all, seqs};
 use crate::event_log::EventLogError;
 
 pub async fn seq_is_gap_free_from_one(backend: &Backend) {
@@ -105,7 +105,7 @@ pub async fn ping_is_refused(backend: &Backend) {
 pub async fn a_writer_appends_gap_free_alongside_other_appenders(backend: &Backend) {
     let log = &*backend.log;
     let prompt_id = Uuid::now_v7();
-    let mut writer = log.writer(prompt_id, Some(0));
+    let mut writer = log.writer(prompt_id, Some(0), 0);
     let mut appended = vec![writer.append(delta(0)).await.expect("append")];
     assert_eq!(appended[0].seq, 1, "a first attempt starts the log");
     appended.push(append(log, prompt_id, delta(1)).await);
@@ -126,7 +126,7 @@ pub async fn a_writer_appends_gap_free_alongside_other_appenders(backend: &Backe
 
     // Told wrong, or told nothing: a writer still appends after the last event.
     for last_seq in [Some(0), Some(7), None] {
-        let mut writer = log.writer(prompt_id, last_seq);
+        let mut writer = log.writer(prompt_id, last_seq, 0);
         let next = appended.len() as u64 + 1;
         appended.push(writer.append(delta(0)).await.expect("append"));
         appended.push(writer.append(delta(1)).await.expect("append"));
@@ -138,4 +138,63 @@ pub async fn a_writer_appends_gap_free_alongside_other_appenders(backend: &Backe
         matches!(refused, Err(EventLogError::Internal(_))),
         "{refused:?}"
     );
+}
+
+/// A log that starts above a floor (a prompt whose log was lost runs again): the first
+/// seq follows the floor, later floors are ignored, reads and subscriptions from any
+/// seq below it get everything; a writer starts above its floor, goes on from a live
+/// log's end whatever its floor, and starts again above everything it appended when the
+/// log vanishes under it.
+pub async fn an_empty_log_starts_above_its_floor(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let waiting = log.subscribe(prompt_id, 60);
+    let mut appended = vec![
+        log.append_above(prompt_id, 100, delta(0))
+            .await
+            .expect("append"),
+    ];
+    appended.push(
+        log.append_above(prompt_id, 5, delta(1))
+            .await
+            .expect("append"),
+    );
+    appended.push(append(log, prompt_id, delta(2)).await);
+    assert_eq!(
+        seqs(&appended),
+        [101, 102, 103],
+        "above the first floor only"
+    );
+    assert_eq!(read_all(log, prompt_id).await, appended);
+    let read = |after| async move { log.read(prompt_id, after, 10).await.expect("read") };
+    assert_eq!(read(50).await, appended);
+    assert_eq!(read(101).await, appended[1..]);
+    assert!(read(103).await.is_empty());
+    // A writer on a live log goes on from its end, whatever its floor.
+    let mut writer = log.writer(prompt_id, None, 5000);
+    appended.push(writer.append(complete()).await.expect("append"));
+    assert_eq!(appended[3].seq, 104);
+    assert_eq!(writer.next_seq(), Some(105));
+    assert_eq!(
+        collect(waiting).await,
+        appended,
+        "a reader holding seq 60 gets all"
+    );
+
+    // A first attempt's writer, told the log is empty, starts above its floor; so does
+    // one told nothing.
+    for last_seq in [Some(0), None] {
+        let fresh = Uuid::now_v7();
+        let mut writer = log.writer(fresh, last_seq, 1000);
+        let first = writer.append(delta(0)).await.expect("append");
+        assert_eq!(first.seq, 1001, "{last_seq:?}");
+        assert_eq!(writer.append(delta(1)).await.expect("append").seq, 1002);
+        // The log vanishes under the writer (its backend lost it): it starts again above
+        // everything the writer appended, not above the writer's first floor.
+        log.expire(fresh, Duration::ZERO).await.expect("expire");
+        assert!(!log.exists(fresh).await.expect("exists"));
+        let again = writer.append(delta(2)).await.expect("append");
+        assert_eq!(again.seq, 1003, "{last_seq:?}");
+        assert_eq!(read_all(log, fresh).await, [again]);
+    }
 }

@@ -192,7 +192,7 @@ pub async fn subscribers_follow_a_writer_among_other_appenders(backend: &Backend
     let prompt_id = Uuid::now_v7();
     let readers = join_all((0..3).map(|_| collect(log.subscribe(prompt_id, 0))));
     let writing = async {
-        let mut writer = log.writer(prompt_id, Some(0));
+        let mut writer = log.writer(prompt_id, Some(0), 0);
         let others = async {
             for n in 100..110 {
                 tokio::time::sleep(Duration::from_millis(3)).await;

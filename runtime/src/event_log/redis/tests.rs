@@ -188,7 +188,7 @@ async fn a_turn_costs_two_commands_per_event_and_three_per_reader() {
     let reader = log.subscribe(prompt_id, 0);
     let writing = async {
         eventually("the reader to subscribe", async || holds(&log, prompt_id)).await;
-        let mut writer = log.writer(prompt_id, Some(0));
+        let mut writer = log.writer(prompt_id, Some(0), 0);
         for n in 0..6 {
             writer.append(conformance::delta(n)).await.unwrap();
         }
@@ -218,7 +218,7 @@ async fn slow_readers_catch_up_without_reading_the_stream_again() {
     let counted = ["xrange", "xrevrange"];
     let before = command_counts(&server.url(), &counted).await;
     let mut readers: Vec<_> = (0..20).map(|_| log.subscribe(prompt_id, 0)).collect();
-    let mut writer = log.writer(prompt_id, Some(0));
+    let mut writer = log.writer(prompt_id, Some(0), 0);
     writer.append(conformance::delta(0)).await.unwrap();
     // Every reader has read the stored event and joined the topic.
     for reader in &mut readers {

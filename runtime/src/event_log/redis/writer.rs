@@ -12,7 +12,8 @@
 //! api resuming the prompt, a background function call reporting its result) moved the
 //! tail meanwhile, the `XADD` fails and the writer appends with the script instead,
 //! learning the tail again. `NOMKSTREAM` keeps a log that vanished under the writer (a
-//! Redis restart) from being recreated with a gap; the script then starts it over at 1.
+//! Redis restart) from being recreated where the writer left it; the script then starts
+//! it over above the writer's floor, which is above every seq the writer appended.
 //!
 //! What the pipeline gives up: its `PUBLISH` goes out even when its `XADD` was refused,
 //! announcing an event that was not stored. That notification is harmless: the seq it
@@ -34,10 +35,11 @@ use uuid::Uuid;
 use super::{Inner, redis_error};
 use crate::event_log::{EventLogError, EventWriter, Result, refuse_ping};
 
-/// KEYS[1] the stream, ARGV[1] the kind as JSON, ARGV[2] the notify channel.
+/// KEYS[1] the stream, ARGV[1] the kind as JSON, ARGV[2] the notify channel, ARGV[3]
+/// the floor (an empty stream starts above it).
 const APPEND_SCRIPT: &str = r"
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local seq = 1
+local seq = tonumber(ARGV[3]) + 1
 if #last > 0 then
   seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
 end
@@ -57,23 +59,30 @@ pub(super) fn to_json(kind: &EventKind) -> Result<String> {
 }
 
 impl Inner {
-    /// Appends with the script; returns the seq it took.
-    pub(super) async fn append_anywhere(&self, prompt_id: Uuid, json: &str) -> Result<u64> {
+    /// Appends with the script (above `floor` if the log is empty); returns the seq it
+    /// took.
+    pub(super) async fn append_anywhere(
+        &self,
+        prompt_id: Uuid,
+        floor: u64,
+        json: &str,
+    ) -> Result<u64> {
         self.append
             .key(keys::events(prompt_id))
             .arg(json)
             .arg(keys::notify(prompt_id))
+            .arg(floor)
             .invoke_async(&mut self.connection.clone())
             .await
             .map_err(|error| redis_error("appending to the event log", error))
     }
 
-    /// Appends at `seq` if that is the log's next seq (seq 1: if the log is empty); false
-    /// if it is not.
-    async fn append_at(&self, prompt_id: Uuid, seq: u64, json: &str) -> Result<bool> {
+    /// Appends at `seq` if that is the log's next seq (`fresh`: the log is empty, and
+    /// `seq` is its first); false if it is not.
+    async fn append_at(&self, prompt_id: Uuid, seq: u64, fresh: bool, json: &str) -> Result<bool> {
         let mut pipe = ::redis::pipe();
         let xadd = pipe.cmd("XADD").arg(keys::events(prompt_id));
-        if seq > 1 {
+        if !fresh {
             xadd.arg("NOMKSTREAM");
         }
         let stored: ::redis::RedisResult<(Option<String>, i64)> = xadd
@@ -110,21 +119,42 @@ pub(super) struct Writer {
     pub(super) prompt_id: Uuid,
     /// The seq the next append takes, when known; unknown after a failure.
     pub(super) next: Option<u64>,
+    /// Whether `next` starts an empty log (the caller said so; nothing appended yet).
+    pub(super) fresh: bool,
+    /// Above the writer's floor and every seq it appended.
+    pub(super) floor: u64,
 }
 
 #[async_trait]
 impl EventWriter for Writer {
     async fn append(&mut self, kind: EventKind) -> Result<StreamEvent> {
         let json = to_json(&kind)?;
+        let fresh = std::mem::take(&mut self.fresh);
         let seq = match self.next.take() {
-            Some(seq) if self.inner.append_at(self.prompt_id, seq, &json).await? => seq,
-            _ => self.inner.append_anywhere(self.prompt_id, &json).await?,
+            Some(seq)
+                if self
+                    .inner
+                    .append_at(self.prompt_id, seq, fresh, &json)
+                    .await? =>
+            {
+                seq
+            }
+            _ => {
+                (self.inner)
+                    .append_anywhere(self.prompt_id, self.floor, &json)
+                    .await?
+            }
         };
         self.next = Some(seq + 1);
+        self.floor = self.floor.max(seq);
         Ok(StreamEvent {
             seq,
             prompt_id: self.prompt_id,
             kind,
         })
+    }
+
+    fn next_seq(&self) -> Option<u64> {
+        self.next
     }
 }

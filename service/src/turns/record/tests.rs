@@ -27,6 +27,7 @@ fn prompt(state: PromptState) -> prompts::Model {
         lease_owner: None,
         lease_expires_at: None,
         response: None,
+        seq_ceiling: 0,
     }
 }
 

@@ -75,11 +75,18 @@ both_backends!(
             .await
             .until_terminal(WAIT)
             .await;
-        assert_gap_free(&rebuilt);
+        // Numbered on, gap-free, after the live feed's terminal event.
+        let after = live.last().unwrap().seq();
+        let seqs: Vec<u64> = rebuilt.iter().map(|e| e.seq()).collect();
+        assert_eq!(
+            seqs,
+            (after + 1..=after + rebuilt.len() as u64).collect::<Vec<_>>()
+        );
         let kinds: Vec<&str> = rebuilt.iter().map(|e| e.event.as_str()).collect();
         assert_eq!(
             kinds,
             [
+                "reset",
                 "prompt_state",
                 "block_start",
                 "thinking_delta",
