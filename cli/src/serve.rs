@@ -14,9 +14,10 @@ use parley_runtime::{
 use parley_service::{Limits, Models, TurnService};
 use parley_worker::{
     agent_loop::LoopSettings,
-    consumer::{GenerateHandler, ReaperSettings, reap_forever},
+    consumer::GenerateHandler,
     jobs::{Deps, TurnSettings},
     providers::{Catalog, ModelConfig, Price, ProviderConfig},
+    schedule::ScheduleSettings,
     tools::{
         Registry,
         mcp::{self, McpServerConfig, McpTransport},
@@ -298,7 +299,7 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
     result
 }
 
-/// Starts the consumers and the reaper; returns a stop switch and the task to await.
+/// Starts the consumers and the schedule; returns a stop switch and the task to await.
 fn start_workers(
     settings: &Settings,
     db: &DatabaseConnection,
@@ -338,14 +339,21 @@ fn start_workers(
     let backend = runtime.queue.clone();
     // A lapsed lease is noticed within one lease period.
     let lease = Duration::from_secs(settings.worker.lease_s);
-    let reaper = ReaperSettings {
-        every: lease,
-        grace: ReaperSettings::default().grace.max(2 * lease),
-        session_idle: Duration::from_secs(settings.worker.session_idle_s),
+    let worker = &settings.worker;
+    let schedule = ScheduleSettings {
+        reap_every: lease,
+        grace: ScheduleSettings::default().grace.max(2 * lease),
+        session_idle: Duration::from_secs(worker.session_idle_s),
+        // Every minute, or as often as the idle timeout when it is shorter.
+        close_idle_every: Duration::from_secs(worker.session_idle_s.clamp(1, 60)),
+        archive_every: Duration::from_secs(worker.archive_every_s.max(1)),
+        payload_retention: (worker.tool_payload_retention_s > 0)
+            .then(|| Duration::from_secs(worker.tool_payload_retention_s)),
+        ..ScheduleSettings::default()
     };
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let handle = tokio::spawn(async move {
-        let reaper = tokio::spawn(reap_forever(deps, queue, reaper));
+        let reaper = tokio::spawn(parley_worker::schedule::run(deps, queue, schedule));
         let shutdown = async move {
             let _ = stop_rx.wait_for(|stop| *stop).await;
         };

@@ -32,6 +32,9 @@ pub struct Model {
     pub completed_at: Option<DateTimeUtc>,
     pub duration_ms: Option<i64>,
     pub created_at: DateTimeUtc,
+    /// When `tool_args` and `tool_result` moved to `tool_call_archive` (they are JSON
+    /// `null` here since).
+    pub archived_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

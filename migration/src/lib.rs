@@ -29,6 +29,7 @@ mod m20261123_000012_add_timer_pause;
 mod m20261124_000013_add_usage_error;
 mod m20261124_000014_add_session_rid;
 mod m20261124_000015_add_prompt_seq_ceiling;
+mod m20261124_000016_create_schedule_and_archive;
 
 #[cfg(test)]
 mod tests;
@@ -55,6 +56,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000013_add_usage_error::Migration),
             Box::new(m20261124_000014_add_session_rid::Migration),
             Box::new(m20261124_000015_add_prompt_seq_ceiling::Migration),
+            Box::new(m20261124_000016_create_schedule_and_archive::Migration),
         ]
     }
 }

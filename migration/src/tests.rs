@@ -12,7 +12,7 @@ use sea_orm_migration::sea_orm::{
 
 use crate::{Migrator, MigratorTrait};
 
-const TABLES: [&str; 24] = [
+const TABLES: [&str; 26] = [
     "groups",
     "users",
     "group_members",
@@ -37,6 +37,8 @@ const TABLES: [&str; 24] = [
     "server_secrets",
     "messages_fts",
     "files",
+    "scheduled_tasks",
+    "tool_call_archive",
 ];
 
 async fn sqlite() -> DatabaseConnection {

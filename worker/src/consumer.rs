@@ -1,8 +1,9 @@
 //! The worker side of the job queue: runs `Generate` jobs through [`jobs::generate`],
-//! starts the session's next waiting prompt when a turn ends, and reaps prompts that
-//! lost their job (a crashed process, a queue that dropped a job): those are enqueued
-//! again, which is safe because every job is idempotent; and completes sessions idle for
-//! longer than the configured timeout.
+//! starts the session's next waiting prompt when a turn ends, and the passes the
+//! [schedule](crate::schedule) runs: reaping prompts that lost their job (a crashed
+//! process, a queue that dropped a job) — enqueued again, which is safe because every
+//! job is idempotent — and completing sessions idle for longer than the configured
+//! timeout.
 
 use std::{sync::Arc, time::Duration};
 
@@ -46,27 +47,6 @@ impl JobHandler for GenerateHandler {
             Err(err) => {
                 tracing::warn!(prompt_id = %job.prompt_id, error = %err, "cannot release the lease of an interrupted turn; it lapses on its own")
             }
-        }
-    }
-}
-
-/// How the reaper works.
-#[derive(Debug, Clone)]
-pub struct ReaperSettings {
-    pub every: Duration,
-    /// How long a `created` active prompt may wait for its job before it is re-enqueued.
-    pub grace: Duration,
-    /// An active session without activity for this long is completed (`end_reason`
-    /// `idle`, firing `session:end`).
-    pub session_idle: Duration,
-}
-
-impl Default for ReaperSettings {
-    fn default() -> Self {
-        Self {
-            every: Duration::from_secs(30),
-            grace: Duration::from_secs(60),
-            session_idle: Duration::from_secs(24 * 3600),
         }
     }
 }
@@ -131,23 +111,4 @@ pub async fn reap_once(deps: &Deps, queue: &dyn JobQueue, grace: Duration) -> us
         tracing::info!(enqueued, "reaper: re-enqueued stranded prompts");
     }
     enqueued
-}
-
-/// Reaps forever, every `settings.every` (a first pass at once: a restart resumes the
-/// turns the previous process had accepted).
-pub async fn reap_forever(deps: Deps, queue: Arc<dyn JobQueue>, settings: ReaperSettings) {
-    let mut first = true;
-    loop {
-        if !first {
-            tokio::time::sleep(settings.every).await;
-        }
-        let grace = if first {
-            Duration::ZERO
-        } else {
-            settings.grace
-        };
-        first = false;
-        reap_once(&deps, queue.as_ref(), grace).await;
-        close_idle_once(&deps, settings.session_idle).await;
-    }
 }

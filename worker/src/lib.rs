@@ -28,5 +28,6 @@ pub mod hooks;
 pub mod jobs;
 pub mod persist;
 pub mod providers;
+pub mod schedule;
 pub mod skills;
 pub mod tools;

@@ -196,9 +196,16 @@ pub struct WorkerSettings {
     #[serde(default = "default_delta_max_bytes")]
     pub delta_max_bytes: usize,
     /// An active session without activity for this long is completed (`end_reason`
-    /// `idle`) and its `session:end` hook fires; checked every lease period.
+    /// `idle`) and its `session:end` hook fires; checked every minute.
     #[serde(default = "default_session_idle_s")]
     pub session_idle_s: u64,
+    /// Function-call arguments and results older than this move from `tool_calls` to
+    /// `tool_call_archive` (0: never); checked every `archive_every_s`.
+    #[serde(default = "default_tool_payload_retention_s")]
+    pub tool_payload_retention_s: u64,
+    /// How often the archive pass runs (one worker of the deployment runs it).
+    #[serde(default = "default_archive_every_s")]
+    pub archive_every_s: u64,
     /// The most message text (MiB) a worker keeps of recent conversations, so the next
     /// turn of one need not read its history again (0: read every turn).
     #[serde(default = "default_history_cache_mb")]
@@ -229,6 +236,14 @@ fn default_session_idle_s() -> u64 {
     24 * 3600
 }
 
+fn default_tool_payload_retention_s() -> u64 {
+    90 * 24 * 3600
+}
+
+fn default_archive_every_s() -> u64 {
+    3600
+}
+
 impl Default for WorkerSettings {
     fn default() -> Self {
         Self {
@@ -250,6 +265,8 @@ impl Default for WorkerSettings {
             delta_window_ms: default_delta_window_ms(),
             delta_max_bytes: default_delta_max_bytes(),
             session_idle_s: default_session_idle_s(),
+            tool_payload_retention_s: default_tool_payload_retention_s(),
+            archive_every_s: default_archive_every_s(),
             history_cache_mb: default_history_cache_mb(),
         }
     }

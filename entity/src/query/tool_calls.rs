@@ -8,17 +8,17 @@
 //! twice.
 
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, Set,
     prelude::DateTimeUtc,
-    sea_query::{Expr, OnConflict},
+    sea_query::{Expr, OnConflict, Query},
 };
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::{
-    enums::ToolCallState,
+    enums::{PromptState, ToolCallState},
     error::{Context, Error, Result},
-    tool_calls,
+    prompts, tool_call_archive, tool_calls,
 };
 
 /// A call the model asked for.
@@ -57,6 +57,7 @@ pub async fn start<C: ConnectionTrait>(
         completed_at: Set(None),
         duration_ms: Set(None),
         created_at: Set(now),
+        archived_at: Set(None),
     };
     let inserted = tool_calls::Entity::insert(row)
         .on_conflict(
@@ -132,13 +133,110 @@ pub async fn of_prompt<C: ConnectionTrait>(
     prompt_id: Uuid,
 ) -> Result<Vec<tool_calls::Model>> {
     use tool_calls::Column as T;
-    tool_calls::Entity::find()
+    let calls = tool_calls::Entity::find()
         .filter(T::PromptId.eq(prompt_id))
         .order_by_asc(T::CreatedAt)
         .order_by_asc(T::Id)
         .all(db)
         .await
-        .context("reading a prompt's tool calls")
+        .context("reading a prompt's tool calls")?;
+    restore_archived(db, calls).await
+}
+
+/// Puts archived calls' payloads back from `tool_call_archive` (one read, only when
+/// some call was archived).
+async fn restore_archived<C: ConnectionTrait>(
+    db: &C,
+    mut calls: Vec<tool_calls::Model>,
+) -> Result<Vec<tool_calls::Model>> {
+    let archived: Vec<Uuid> = calls
+        .iter()
+        .filter(|call| call.archived_at.is_some())
+        .map(|call| call.id)
+        .collect();
+    if archived.is_empty() {
+        return Ok(calls);
+    }
+    let payloads = tool_call_archive::Entity::find()
+        .filter(tool_call_archive::Column::Id.is_in(archived))
+        .all(db)
+        .await
+        .context("reading archived tool-call payloads")?;
+    for payload in payloads {
+        if let Some(call) = calls.iter_mut().find(|call| call.id == payload.id) {
+            call.tool_args = payload.tool_args;
+            call.tool_result = payload.tool_result;
+        }
+    }
+    Ok(calls)
+}
+
+/// Moves the payloads (arguments and result) of up to `limit` calls that finished
+/// before `before`, of prompts that can no longer run (`completed`, `canceled`: a
+/// `failed` or `error` prompt may be resumed and reuse its calls), into
+/// `tool_call_archive`, in one transaction: the copy, then the hot rows emptied (JSON
+/// `null`) and marked `archived_at`. Returns how many it moved.
+pub async fn archive_payloads(
+    db: &DatabaseConnection,
+    before: DateTimeUtc,
+    limit: u64,
+    now: DateTimeUtc,
+) -> Result<u64> {
+    use sea_orm::{JoinType, QuerySelect, RelationTrait};
+    use tool_calls::Column as T;
+    let ids: Vec<Uuid> = tool_calls::Entity::find()
+        .select_only()
+        .column(T::Id)
+        .join(JoinType::InnerJoin, tool_calls::Relation::Prompt.def())
+        .filter(T::ArchivedAt.is_null())
+        .filter(T::CompletedAt.lt(before))
+        .filter(prompts::Column::State.is_in([PromptState::Completed, PromptState::Canceled]))
+        .order_by_asc(T::CompletedAt)
+        .limit(limit)
+        .into_tuple()
+        .all(db)
+        .await
+        .context("finding tool calls to archive")?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    let txn = crate::query::begin_write(db, "starting to archive tool calls").await?;
+    let copy = Query::insert()
+        .into_table(tool_call_archive::Entity)
+        .columns([
+            tool_call_archive::Column::Id,
+            tool_call_archive::Column::ToolArgs,
+            tool_call_archive::Column::ToolResult,
+            tool_call_archive::Column::ArchivedAt,
+        ])
+        .select_from(
+            Query::select()
+                .columns([T::Id, T::ToolArgs, T::ToolResult])
+                .expr(Expr::value(now))
+                .from(tool_calls::Entity)
+                .and_where(T::Id.is_in(ids.clone()))
+                .and_where(T::ArchivedAt.is_null())
+                .to_owned(),
+        )
+        .map_err(|err| Error::internal("archiving tool calls", err.to_string()))?
+        .to_owned();
+    let backend = txn.get_database_backend();
+    txn.execute_raw(backend.build(&copy))
+        .await
+        .context("copying tool-call payloads to the archive")?;
+    let emptied = tool_calls::Entity::update_many()
+        .col_expr(T::ToolArgs, Expr::value(Value::Null))
+        .col_expr(T::ToolResult, Expr::value(Option::<Value>::None))
+        .col_expr(T::ArchivedAt, Expr::value(now))
+        .filter(T::Id.is_in(ids))
+        .filter(T::ArchivedAt.is_null())
+        .exec(&txn)
+        .await
+        .context("emptying archived tool calls")?;
+    txn.commit()
+        .await
+        .context("committing archived tool calls")?;
+    Ok(emptied.rows_affected)
 }
 
 /// Attaches all of a prompt's calls to the message that answers it.
@@ -357,5 +455,72 @@ mod tests {
             None,
             "other prompts untouched"
         );
+    });
+
+    on_both_backends!(old_payloads_of_finished_turns_move_to_the_archive, |db| {
+        use crate::enums::PromptState;
+        let user = testing::user(&db, UserRole::Student).await;
+        let session = testing::session(&db, user).await;
+        let t0 = crate::query::now();
+        let mut prompts = Vec::new();
+        for state in [
+            PromptState::Completed,
+            PromptState::Error,
+            PromptState::Completed,
+        ] {
+            let prompt = testing::prompt(&db, session.id).await;
+            crate::prompts::Entity::update_many()
+                .col_expr(crate::prompts::Column::State, Expr::value(state))
+                .filter(crate::prompts::Column::Id.eq(prompt.id))
+                .exec(&db)
+                .await
+                .unwrap();
+            prompts.push(prompt.id);
+        }
+        let mut calls = Vec::new();
+        for (n, prompt_id) in prompts.iter().enumerate() {
+            let (row, _) = start(&db, call(session.id, *prompt_id, "call_1"), t0)
+                .await
+                .unwrap();
+            // The third finished later than the cutoff.
+            let at = t0 + Duration::seconds(if n == 2 { 100 } else { 10 });
+            finish(
+                &db,
+                row.id,
+                ToolCallState::Success,
+                Some(json!({"n": n})),
+                None,
+                at,
+            )
+            .await
+            .unwrap();
+            calls.push(row.id);
+        }
+        let cutoff = t0 + Duration::seconds(50);
+        let now = t0 + Duration::seconds(200);
+        assert_eq!(archive_payloads(&db, cutoff, 100, now).await.unwrap(), 1);
+        assert_eq!(
+            archive_payloads(&db, cutoff, 100, now).await.unwrap(),
+            0,
+            "done once"
+        );
+        let hot = tool_calls::Entity::find_by_id(calls[0])
+            .one(&db)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!((hot.tool_args, hot.tool_result), (Value::Null, None));
+        assert_eq!(hot.archived_at, Some(now));
+        assert_eq!(hot.state, ToolCallState::Success, "the rest stays");
+        // Read through the prompt, the payload is whole again.
+        let read = of_prompt(&db, prompts[0]).await.unwrap();
+        assert_eq!(read[0].tool_args, json!({"title": "Read chapter 3"}));
+        assert_eq!(read[0].tool_result, Some(json!({"n": 0})));
+        // A resumable prompt's call and a recent one stay.
+        for (prompt_id, n) in [(prompts[1], 1), (prompts[2], 2)] {
+            let read = of_prompt(&db, prompt_id).await.unwrap();
+            assert_eq!(read[0].archived_at, None);
+            assert_eq!(read[0].tool_result, Some(json!({"n": n})));
+        }
     });
 }

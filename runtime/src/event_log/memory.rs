@@ -9,9 +9,10 @@
 //!
 //! Expiry is lazy: every lookup treats a log past its deadline as gone, and a sweep run
 //! at most every [`SWEEP_EVERY`] by `append`/`expire` drops dead logs (and logs that a
-//! subscriber created while waiting, once nobody waits any more). A subscriber whose log
-//! expires under it ends its stream. A log nobody expires stays (the worker expires every
-//! finished log; the stuck-prompt reaper the rest). A log built
+//! subscriber created while waiting, once nobody waits any more); the schedule also
+//! [prunes](EventLog::prune) every minute, so an idle process frees them too. A
+//! subscriber whose log expires under it ends its stream. A log nobody expires goes
+//! after [`MAX_AGE`](super::MAX_AGE) (the worker expires every finished log). A log built
 //! [with a limit](MemoryEventLog::with_finished_limit) also keeps at most that many
 //! finished logs: past it the oldest one nobody reads goes early, so memory follows the
 //! turns in flight however high the traffic. The log is not durable: a restart
@@ -138,7 +139,10 @@ impl Registry {
         if let Some(log) = self.live(prompt_id, now) {
             return log.clone();
         }
-        let log = Arc::new(watch::Sender::new(LogState::default()));
+        let log = Arc::new(watch::Sender::new(LogState {
+            expires_at: Some(now + super::MAX_AGE),
+            ..LogState::default()
+        }));
         self.logs.insert(prompt_id, log.clone());
         log
     }
@@ -174,7 +178,13 @@ impl Registry {
         {
             return;
         }
+        self.sweep(now);
+    }
+
+    /// Drops expired logs and empty logs nobody waits on; returns how many.
+    fn sweep(&mut self, now: Instant) -> usize {
         self.last_sweep = Some(now);
+        let before = self.logs.len();
         self.logs.retain(|_, log| {
             let state = log.borrow();
             let dead =
@@ -185,6 +195,7 @@ impl Registry {
             }
             !dead
         });
+        before - self.logs.len()
     }
 }
 
@@ -285,6 +296,10 @@ impl EventLog for MemoryEventLog {
 
     async fn ready(&self) -> Result<()> {
         Ok(())
+    }
+
+    async fn prune(&self) -> Result<usize> {
+        Ok(self.lock().sweep(Instant::now()))
     }
 
     async fn signal_cancel(&self, prompt_id: Uuid) -> Result<()> {
@@ -430,6 +445,28 @@ mod tests {
         log.append(kept, conformance::delta(1)).await.unwrap();
         assert_eq!(log.log_count(), 1);
         assert_eq!(log.read(kept, 0, 10).await.unwrap().len(), 2);
+    }
+
+    /// A log nobody expires goes after `MAX_AGE`; `prune` drops expired logs at once,
+    /// without waiting for the next append's sweep.
+    #[tokio::test(start_paused = true)]
+    async fn a_log_nobody_expires_goes_after_max_age_and_prune_drops_it() {
+        let log = MemoryEventLog::new();
+        let (forgotten, finished) = (Uuid::now_v7(), Uuid::now_v7());
+        log.append(forgotten, conformance::delta(0)).await.unwrap();
+        log.append(finished, conformance::complete()).await.unwrap();
+        log.expire(finished, Duration::from_secs(60)).await.unwrap();
+        tokio::time::advance(Duration::from_secs(61)).await;
+        assert_eq!(
+            log.prune().await.unwrap(),
+            1,
+            "the finished log's retention ended"
+        );
+        assert_eq!(log.log_count(), 1);
+        tokio::time::advance(crate::event_log::MAX_AGE).await;
+        assert_eq!(log.prune().await.unwrap(), 1, "a day old, never expired");
+        assert_eq!(log.log_count(), 0);
+        assert!(!log.exists(forgotten).await.unwrap());
     }
 
     /// Past the limit of finished logs the oldest unread one goes before its retention

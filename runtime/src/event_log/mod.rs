@@ -49,6 +49,14 @@ pub use self::cancel::{CancelHeard, CancelListener};
 pub use self::memory::MemoryEventLog;
 pub use self::redis::RedisEventLog;
 
+/// How long a log lives that nobody [expires](EventLog::expire): each log gets this
+/// deadline when it is created, and the finish of its turn replaces it with the
+/// retention. A log whose turn never finished normally (its worker died between the
+/// last event and the retention, its session was deleted under it) so goes on its own
+/// instead of staying forever; a turn that runs longer finds its log gone and starts it
+/// again above its floor, and its readers reconnect.
+pub const MAX_AGE: Duration = Duration::from_secs(24 * 3600);
+
 /// How many events a subscriber fetches from storage at a time.
 pub(crate) const READ_BATCH: usize = 256;
 
@@ -116,6 +124,13 @@ pub trait EventLog: Send + Sync {
 
     /// Whether the backend answers (for `/readyz`).
     async fn ready(&self) -> Result<()>;
+
+    /// Drops the logs past their deadline now; returns how many. A backend whose storage
+    /// drops them on its own (Redis: key expiry) has nothing to do. Run on a schedule, so
+    /// an idle process frees them too.
+    async fn prune(&self) -> Result<usize> {
+        Ok(0)
+    }
 
     /// Tells the prompt's [listeners](EventLog::listen_cancel), in any process, that a
     /// cancel was recorded on its row. Best effort: a signal can be lost, and listeners

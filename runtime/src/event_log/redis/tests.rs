@@ -86,15 +86,40 @@ async fn entries_are_seq_ids_with_the_kind_as_json() {
         .unwrap();
     let kind = serde_json::to_string(&event.kind).unwrap();
     assert_eq!(entries, [("1-0".to_owned(), vec![("k".to_owned(), kind)])]);
+    let ttl = || async {
+        ::redis::cmd("PTTL")
+            .arg(keys::events(prompt_id))
+            .query_async::<i64>(&mut raw().await)
+            .await
+            .unwrap()
+    };
+    // A new log lives at most a day (its finish sets the retention instead); the
+    // writer's first append sets the same.
+    let day = crate::event_log::MAX_AGE.as_millis() as i64;
+    assert!(
+        (day - 60_000..=day).contains(&ttl().await),
+        "{}",
+        ttl().await
+    );
+    log.append(prompt_id, conformance::delta(3)).await.unwrap();
     log.expire(prompt_id, Duration::from_secs(30))
         .await
         .unwrap();
-    let ttl: i64 = ::redis::cmd("PTTL")
-        .arg(keys::events(prompt_id))
+    assert!((1..=30_000).contains(&ttl().await));
+    // Appending to a log with its retention keeps the retention.
+    log.append(prompt_id, conformance::delta(4)).await.unwrap();
+    assert!((1..=30_000).contains(&ttl().await));
+    let fresh = Uuid::now_v7();
+    log.writer(fresh, Some(0), 0)
+        .append(conformance::delta(0))
+        .await
+        .unwrap();
+    let fresh_ttl: i64 = ::redis::cmd("PTTL")
+        .arg(keys::events(fresh))
         .query_async(&mut raw().await)
         .await
         .unwrap();
-    assert!((1..=30_000).contains(&ttl), "{ttl}");
+    assert!((day - 60_000..=day).contains(&fresh_ttl), "{fresh_ttl}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -175,14 +200,23 @@ async fn readers_survive_a_lost_pubsub_connection() {
 }
 
 /// What one turn costs the log in Redis: each append of the worker's writer is one
-/// `XADD` and one `PUBLISH` (no script, no read), and a reader from the start one
-/// `SUBSCRIBE`, one `XRANGE` and one `UNSUBSCRIBE`.
+/// `XADD` and one `PUBLISH` (no script, no read), plus the new log's `PEXPIRE` in its
+/// first append's round trip, and a reader from the start one `SUBSCRIBE`, one `XRANGE`
+/// and one `UNSUBSCRIBE`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_costs_two_commands_per_event_and_three_per_reader() {
     let server = OwnServer::start();
     let log = log_on(&server).await;
     let prompt_id = Uuid::now_v7();
-    let counted = ["xadd", "publish", "evalsha", "eval", "xrevrange", "xrange"];
+    let counted = [
+        "xadd",
+        "publish",
+        "evalsha",
+        "eval",
+        "xrevrange",
+        "xrange",
+        "pexpire",
+    ];
     let counted = counted.as_slice();
     let before = command_counts(&server.url(), counted).await;
     let reader = log.subscribe(prompt_id, 0);
@@ -198,7 +232,8 @@ async fn a_turn_costs_two_commands_per_event_and_three_per_reader() {
     assert_eq!(seen.len(), 7);
     let after = command_counts(&server.url(), counted).await;
     let spent: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
-    assert_eq!(spent, [7, 7, 0, 0, 0, 1], "{counted:?}");
+    // The new log's deadline is the one command more than two per event.
+    assert_eq!(spent, [7, 7, 0, 0, 0, 1, 1], "{counted:?}");
     eventually("the channel to be unsubscribed", async || {
         !holds(&log, prompt_id)
     })

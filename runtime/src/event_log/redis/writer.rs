@@ -36,7 +36,7 @@ use super::{Inner, redis_error};
 use crate::event_log::{EventLogError, EventWriter, Result, refuse_ping};
 
 /// KEYS[1] the stream, ARGV[1] the kind as JSON, ARGV[2] the notify channel, ARGV[3]
-/// the floor (an empty stream starts above it).
+/// the floor (an empty stream starts above it), ARGV[4] a new stream's deadline (ms).
 const APPEND_SCRIPT: &str = r"
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = tonumber(ARGV[3]) + 1
@@ -44,6 +44,9 @@ if #last > 0 then
   seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
 end
 redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'k', ARGV[1])
+if #last == 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+end
 redis.call('PUBLISH', ARGV[2], string.format('%d:', seq) .. ARGV[1])
 return seq
 ";
@@ -72,6 +75,7 @@ impl Inner {
             .arg(json)
             .arg(keys::notify(prompt_id))
             .arg(floor)
+            .arg(max_age_ms())
             .invoke_async(&mut self.connection.clone())
             .await
             .map_err(|error| redis_error("appending to the event log", error))
@@ -85,10 +89,15 @@ impl Inner {
         if !fresh {
             xadd.arg("NOMKSTREAM");
         }
-        let stored: ::redis::RedisResult<(Option<String>, i64)> = xadd
-            .arg(format!("{seq}-0"))
-            .arg("k")
-            .arg(json)
+        xadd.arg(format!("{seq}-0")).arg("k").arg(json);
+        if fresh {
+            // A new log's deadline, until its turn's finish sets the retention.
+            pipe.cmd("PEXPIRE")
+                .arg(keys::events(prompt_id))
+                .arg(max_age_ms())
+                .ignore();
+        }
+        let stored: ::redis::RedisResult<(Option<String>, i64)> = pipe
             .cmd("PUBLISH")
             .arg(keys::notify(prompt_id))
             .arg(format!("{seq}:{json}"))
@@ -100,6 +109,10 @@ impl Inner {
             Err(error) => Err(redis_error("appending to the event log", error)),
         }
     }
+}
+
+fn max_age_ms() -> u64 {
+    crate::event_log::MAX_AGE.as_millis() as u64
 }
 
 /// Whether Redis refused an `XADD` because its id is not above the stream's last one.

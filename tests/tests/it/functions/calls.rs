@@ -115,10 +115,10 @@ both_backends!(
 );
 
 both_backends!(
-    the_rebuilt_feed_shows_the_same_calls,
+    the_rebuilt_feed_shows_the_same_calls_after_their_payloads_are_archived,
     |backend: Backend| async move {
         let setup = Setup {
-            worker: "event_retention_s = 1",
+            worker: "event_retention_s = 1\ntool_payload_retention_s = 1\narchive_every_s = 1",
             ..Setup::default()
         };
         let agent = agent(backend, setup).await;
@@ -135,7 +135,29 @@ both_backends!(
             "todo"
         );
         let prompt = live[0].data["prompt_id"].as_str().unwrap().to_owned();
-        tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+        // The scheduled archive pass moves the call's payload out of `tool_calls` a
+        // second after the call (one worker runs it; its row counts the runs).
+        let app = &agent.app;
+        let of_prompt = format!("prompt_id = {}", app.sql_uuid(&prompt));
+        let archived = format!(
+            "SELECT COUNT(*) FROM tool_calls WHERE {of_prompt} AND archived_at IS NOT NULL"
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while app.count(&archived).await == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not archived within 10 s"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        let emptied =
+            format!("SELECT COUNT(*) FROM tool_calls WHERE {of_prompt} AND tool_result IS NULL");
+        assert_eq!(app.count(&emptied).await, 1, "the hot row keeps no payload");
+        let moved = "SELECT COUNT(*) FROM tool_call_archive WHERE tool_result IS NOT NULL";
+        assert_eq!(app.count(moved).await, 1);
+        let runs = "SELECT runs FROM scheduled_tasks WHERE name = 'archive_tool_payloads'";
+        assert!(app.count(runs).await >= 1);
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
         let mut feed = agent.app.prompt_events(&agent.token, &prompt, None).await;
         let rebuilt = feed.until_terminal(WAIT).await;
         let strip = |events: &[SseEvent], kind: &str| -> Vec<Value> {
