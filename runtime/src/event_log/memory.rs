@@ -294,6 +294,13 @@ impl EventLog for MemoryEventLog {
             .is_some_and(|log| !log.borrow().events.is_empty()))
     }
 
+    async fn last(&self, prompt_id: Uuid) -> Result<Option<StreamEvent>> {
+        let mut registry = self.lock();
+        Ok(registry
+            .live(prompt_id, Instant::now())
+            .and_then(|log| log.borrow().events.last().cloned()))
+    }
+
     async fn ready(&self) -> Result<()> {
         Ok(())
     }

@@ -122,6 +122,9 @@ pub trait EventLog: Send + Sync {
     /// Whether the prompt's log holds events (false once it has expired).
     async fn exists(&self, prompt_id: Uuid) -> Result<bool>;
 
+    /// The log's last event; `None` for an unknown or expired log.
+    async fn last(&self, prompt_id: Uuid) -> Result<Option<StreamEvent>>;
+
     /// Whether the backend answers (for `/readyz`).
     async fn ready(&self) -> Result<()>;
 

@@ -181,6 +181,10 @@ impl EventLog for RedisEventLog {
         Ok(events)
     }
 
+    async fn last(&self, prompt_id: Uuid) -> Result<Option<StreamEvent>> {
+        self.inner.last(prompt_id).await
+    }
+
     fn subscribe(&self, prompt_id: Uuid, after: u64) -> BoxStream<'static, Result<StreamEvent>> {
         Reader::new(self.inner.clone(), prompt_id, after).into_stream()
     }

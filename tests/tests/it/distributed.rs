@@ -906,3 +906,65 @@ async fn a_worker_told_to_stop_hands_its_unfinished_turn_to_another_at_the_drain
     })
     .await;
 }
+
+/// A worker that dies after recording a turn's end and before telling its readers (its
+/// job is then not acknowledged, and the queue hands it out again): the job's next run
+/// finds the prompt finished, sees that the log's last event is not terminal, and tells
+/// the end — the same `prompt_state` and `complete` — so a reader waiting on the log
+/// gets its terminal event instead of pings for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_get_the_end_a_dead_worker_recorded_but_never_told() {
+    use parley_runtime::queue::{JobQueue, RedisQueue};
+    run_test(Backend::Postgres, |_| async {
+        let d = distributed().await;
+        let finished = typed::send_message(&d.student(), d.session_id, "[[mock tokens=3]] hi")
+            .await
+            .assert_status(201);
+        let prompt_id = finished.prompt_id;
+        let all = to_terminal(&mut d.feed(prompt_id).await, WAIT, "the turn").await;
+        assert_eq!(all[all.len() - 2].event, "prompt_state");
+        // The log as the dead worker left it: everything but the end's two events.
+        let told = all.len() - 2;
+        let url = d.cluster.redis_url();
+        let key = format!("parley:{{{prompt_id}}}:events");
+        redis_cli(&url, &["DEL", &key]);
+        for event in &all[..told] {
+            let mut kind = event.data.clone();
+            let fields = kind.as_object_mut().expect("an object");
+            fields.remove("seq");
+            fields.remove("prompt_id");
+            let id = format!("{}-0", event.seq());
+            redis_cli(&url, &["XADD", &key, &id, "k", &kind.to_string()]);
+        }
+        let mut reader = d
+            .cluster
+            .prompt_events(&d.token, &prompt_id.to_string(), Some(told as u64))
+            .await;
+        let queue = RedisQueue::connect(&url).expect("the queue");
+        queue
+            .enqueue(parley_protocol::jobs::Generate::new(prompt_id))
+            .await
+            .expect("enqueued again");
+        let end = to_terminal(&mut reader, WAIT, "the end told again").await;
+        let seqs: Vec<u64> = end.iter().map(SseEvent::seq).collect();
+        assert_eq!(seqs, [told as u64 + 1, told as u64 + 2]);
+        assert_eq!(end[0].data, all[told].data, "the same prompt_state");
+        assert_eq!(end[1].data, all[told + 1].data, "the same complete");
+        assert!(
+            d.cluster.worker_logs().contains("never told its end"),
+            "the worker says what it did"
+        );
+    })
+    .await;
+}
+
+fn redis_cli(url: &str, args: &[&str]) {
+    let status = std::process::Command::new("redis-cli")
+        .arg("-u")
+        .arg(url)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("redis-cli runs");
+    assert!(status.success(), "redis-cli {args:?}");
+}

@@ -7,6 +7,7 @@ use parley_entity::{
         prompts::{CANCEL_EVENTS, Claim, SEQ_BLOCK, claim as claim_prompt},
     },
 };
+use parley_protocol::events::EventKind;
 use parley_service::turns::record::{self, TurnRecord};
 use uuid::Uuid;
 
@@ -30,7 +31,10 @@ pub(super) async fn claim(deps: &Deps, prompt_id: Uuid) -> Result<Start, TurnErr
     let claim = claim_prompt(&deps.db, prompt_id, &deps.worker_id, lease, query::now()).await?;
     Ok(match claim {
         Claim::Claimed(prompt, count) => Start::Run(Box::new(prompt), count),
-        Claim::Finished(_) => Start::Skip(Handled::Done { next: None }),
+        Claim::Finished(prompt) => {
+            tell_the_end_again(deps, &prompt).await;
+            Start::Skip(Handled::Done { next: None })
+        }
         Claim::Busy => Start::Skip(Handled::Busy),
         Claim::Canceled(prompt) => Start::Skip(cancelled_before_start(deps, &prompt).await?),
     })
@@ -47,6 +51,63 @@ pub(super) fn seqs(prompt: &prompts::Model) -> Seqs {
         floor: ceiling.saturating_sub(SEQ_BLOCK as u64),
         ceiling,
     }
+}
+
+/// How long after a prompt's end its own worker surely told readers (it appends the
+/// end's two events right after the finish commits).
+const TELLING: chrono::TimeDelta = chrono::TimeDelta::seconds(3);
+
+/// A repeated job found its prompt finished. The worker that finished it may have died,
+/// or lost the event log, between recording the end and telling readers — its job was
+/// then not acknowledged, so it runs again here. If the log's last event is not
+/// terminal, the end is told again (the `prompt_state` and terminal event, built from
+/// what was recorded by the one rule), so readers do not wait for ever. A prompt that
+/// ended moments ago is given the time its own worker needs first, so a living worker
+/// and this job never both tell it.
+async fn tell_the_end_again(deps: &Deps, prompt: &prompts::Model) {
+    if let Some(ended) = prompt.completed_at {
+        let wait = (ended + TELLING - query::now())
+            .to_std()
+            .unwrap_or_default();
+        tokio::time::sleep(wait).await;
+    }
+    let last = match deps.events.last(prompt.id).await {
+        Ok(Some(last)) if !last.kind.is_terminal() => last,
+        // Told, or the log is gone (readers get the end from the database).
+        Ok(_) => return,
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot check that readers were told the end");
+            return;
+        }
+    };
+    let end = match record::rebuild(&deps.db, prompt).await {
+        Ok(events) => events.into_iter().last().map(|event| event.kind),
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot rebuild the end of a finished prompt");
+            return;
+        }
+    };
+    let Some(terminal) = end.filter(EventKind::is_terminal) else {
+        return;
+    };
+    tracing::warn!(
+        last_seq = last.seq,
+        "a finished prompt's readers were never told its end; telling them now"
+    );
+    let mut events = deps.events.writer(prompt.id, Some(last.seq), 0);
+    let told = async {
+        events.append(record::state_event(prompt)).await?;
+        let terminal = events.append(terminal).await?;
+        if terminal.seq > u64::try_from(prompt.seq_ceiling).unwrap_or(0) {
+            let seq = i64::try_from(terminal.seq).unwrap_or(i64::MAX);
+            query::prompts::raise_seq_ceiling(&deps.db, prompt.id, seq).await?;
+        }
+        Ok::<_, TurnError>(())
+    };
+    if let Err(err) = told.await {
+        tracing::warn!(error = %err, "cannot tell readers the end of a finished prompt");
+    }
+    expire(deps, prompt.id).await;
 }
 
 /// A cancel arrived before any worker ran the prompt: tell readers and hand over.

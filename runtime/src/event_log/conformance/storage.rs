@@ -16,12 +16,21 @@ pub async fn seq_is_gap_free_from_one(backend: &Backend) {
     let log = &*backend.log;
     let prompt_id = Uuid::now_v7();
     assert!(!log.exists(prompt_id).await.expect("exists"));
+    assert_eq!(
+        log.last(prompt_id).await.expect("last"),
+        None,
+        "an unknown log"
+    );
     let mut appended = append_deltas(log, prompt_id, 5).await;
     appended.push(append(log, prompt_id, complete()).await);
     assert_eq!(seqs(&appended), (1..=6).collect::<Vec<_>>());
     assert!(appended.iter().all(|event| event.prompt_id == prompt_id));
     assert_eq!(read_all(log, prompt_id).await, appended);
     assert!(log.exists(prompt_id).await.expect("exists"));
+    assert_eq!(
+        log.last(prompt_id).await.expect("last"),
+        appended.last().cloned()
+    );
     // Logs are per prompt.
     let other = Uuid::now_v7();
     assert_eq!(append(log, other, delta(0)).await.seq, 1);
@@ -96,6 +105,7 @@ pub async fn ping_is_refused(backend: &Backend) {
     );
     assert!(read_all(log, prompt_id).await.is_empty());
     assert!(!log.exists(prompt_id).await.expect("exists"));
+    assert_eq!(log.last(prompt_id).await.expect("last"), None);
     assert_eq!(append(log, prompt_id, delta(0)).await.seq, 1);
 }
 

@@ -91,6 +91,26 @@ impl Inner {
     }
 }
 
+impl Inner {
+    /// The stream's last entry (`XREVRANGE … COUNT 1`).
+    pub(super) async fn last(&self, prompt_id: Uuid) -> Result<Option<StreamEvent>> {
+        let entries: Vec<Entry> = ::redis::cmd("XREVRANGE")
+            .arg(keys::events(prompt_id))
+            .arg("+")
+            .arg("-")
+            .arg("COUNT")
+            .arg(1)
+            .query_async(&mut self.connection.clone())
+            .await
+            .map_err(|error| redis_error("reading the event log", error))?;
+        entries
+            .into_iter()
+            .next()
+            .map(|entry| decode(prompt_id, entry))
+            .transpose()
+    }
+}
+
 /// What a fetch learned about the end of the log.
 pub(super) enum Tail {
     NotChecked,
