@@ -65,20 +65,28 @@ const TELLING: chrono::TimeDelta = chrono::TimeDelta::seconds(3);
 /// ended moments ago is given the time its own worker needs first, so a living worker
 /// and this job never both tell it.
 async fn tell_the_end_again(deps: &Deps, prompt: &prompts::Model) {
+    let untold = || async {
+        match deps.events.last(prompt.id).await {
+            Ok(Some(last)) if !last.kind.is_terminal() => Some(last),
+            // Told, or the log is gone (readers get the end from the database).
+            Ok(_) => None,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot check that readers were told the end");
+                None
+            }
+        }
+    };
+    if untold().await.is_none() {
+        return;
+    }
     if let Some(ended) = prompt.completed_at {
         let wait = (ended + TELLING - query::now())
             .to_std()
             .unwrap_or_default();
         tokio::time::sleep(wait).await;
     }
-    let last = match deps.events.last(prompt.id).await {
-        Ok(Some(last)) if !last.kind.is_terminal() => last,
-        // Told, or the log is gone (readers get the end from the database).
-        Ok(_) => return,
-        Err(err) => {
-            tracing::warn!(error = %err, "cannot check that readers were told the end");
-            return;
-        }
+    let Some(last) = untold().await else {
+        return;
     };
     let end = match record::rebuild(&deps.db, prompt).await {
         Ok(events) => events.into_iter().last().map(|event| event.kind),
