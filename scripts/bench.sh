@@ -81,17 +81,6 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-wait_for_line() {
-    local file=$1 pattern=$2 pid=$3 name=$4
-    for _ in $(seq "${BENCH_START_TRIES:-300}"); do
-        grep -q "$pattern" "$file" 2>/dev/null && return 0
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    tail -n 50 "$file" >&2 || true
-    die "$name did not start"
-}
-
 start_mock() {
     local port=$1
     "$BIN/parley-mock-llm" --listen "127.0.0.1:$port" --first-token-delay-ms 0 --token-delay-ms 0 \

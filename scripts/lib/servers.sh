@@ -1,4 +1,4 @@
-# Shared by scripts/test.sh and scripts/bench.sh: installing, starting and stopping the
+# Shared by scripts/test.sh, scripts/bench.sh and scripts/drill.sh: installing, starting and stopping the
 # throwaway PostgreSQL and Redis servers. The sourcing script defines `log` and `die`
 # first. Servers run on free loopback ports inside $TMP and are stopped by PID.
 as_root() { if [[ $EUID -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
@@ -67,6 +67,19 @@ stop_servers() {
     stop_pid "$PG_PID" INT postgres
     stop_pid "$REDIS_PID" TERM redis-server
     for pid in $PG_WRAPPER $REDIS_PID; do wait "$pid" 2>/dev/null || true; done
+}
+
+# Waits until a line matching PATTERN is in FILE (a process's log), while PID lives;
+# tenths of a second: BENCH_START_TRIES (300).
+wait_for_line() {
+    local file=$1 pattern=$2 pid=$3 name=$4
+    for _ in $(seq "${BENCH_START_TRIES:-300}"); do
+        grep -q "$pattern" "$file" 2>/dev/null && return 0
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    tail -n 50 "$file" >&2 || true
+    die "$name did not start"
 }
 
 start_postgres() {

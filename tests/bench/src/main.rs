@@ -13,12 +13,14 @@
 //! `--readers N` is the memory mode instead: one slow turn, N SSE readers of its events
 //! on the api process, and the api's RSS before and with them. `--cost N` counts what N
 //! turns cost on the servers (statements, transactions, Redis commands, SSE events);
-//! `--growth 500,5000` reads the RSS after that many turns. `--session-per-turn` makes
+//! `--growth 500,5000` reads the RSS after that many turns; `--drill SECONDS` is the
+//! fault drills' load (`scripts/drill.sh`). `--session-per-turn` makes
 //! every turn open a session of its own. In embedded mode the one process is
 //! `--proc serve=PID` (API, workers, SQLite and the in-process event log).
 
 mod cost;
 mod counters;
+mod drill;
 mod growth;
 mod load;
 mod procs;
@@ -130,6 +132,20 @@ struct Args {
     /// Memory-growth mode: a user opens a new session after this many turns.
     #[arg(long, default_value_t = 20)]
     turns_per_session: usize,
+    /// Fault-drill mode (scripts/drill.sh injects the faults): C = the first level users
+    /// run function-calling turns for this many seconds, as careful clients (retries with
+    /// an Idempotency-Key, feeds followed again with Last-Event-ID).
+    #[arg(long)]
+    drill: Option<f64>,
+    /// Fault-drill mode: when the load starts (epoch ms).
+    #[arg(long)]
+    drill_start: Option<u64>,
+    /// Fault-drill mode: seconds the last turns may take to end after the load.
+    #[arg(long, default_value_t = 120.0)]
+    drill_settle: f64,
+    /// Fault-drill mode: where the per-turn records go (JSON lines).
+    #[arg(long, default_value = "drill.jsonl")]
+    drill_out: std::path::PathBuf,
 }
 
 #[tokio::main]
@@ -173,6 +189,22 @@ async fn main() -> anyhow::Result<()> {
             options,
         )
         .await;
+    }
+
+    if let Some(seconds) = args.drill {
+        let users = args.levels.first().copied().unwrap_or(32);
+        let fixtures = api
+            .fixtures(users, &["createTodo"], &[])
+            .await
+            .context("creating fixtures")?;
+        let options = drill::Options {
+            users,
+            seconds,
+            start_ms: args.drill_start,
+            settle: Duration::from_secs_f64(args.drill_settle),
+            out: args.drill_out.clone(),
+        };
+        return drill::run(&api, &fixtures, options).await;
     }
 
     if let Some(turns) = args.timeline {

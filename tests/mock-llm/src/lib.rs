@@ -79,10 +79,7 @@ impl MockLlm {
     pub async fn start_on(addr: SocketAddr, config: MockConfig) -> std::io::Result<MockLlm> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
-        let state = Arc::new(server::State {
-            log: record::Log::new(config.record_requests),
-            config,
-        });
+        let state = Arc::new(server::State::new(config));
         let (shutdown, stop) = oneshot::channel();
         tokio::spawn(server::serve(listener, state.clone(), stop));
         Ok(MockLlm {

@@ -34,6 +34,28 @@ type Response = hyper::Response<Body>;
 pub(crate) struct State {
     pub config: MockConfig,
     pub log: Log,
+    /// A provider outage (`POST /_mock/outage`): every completion request answers this
+    /// status until then.
+    pub outage: std::sync::Mutex<Option<(StatusCode, Instant)>>,
+}
+
+impl State {
+    pub fn new(config: MockConfig) -> Self {
+        Self {
+            log: Log::new(config.record_requests),
+            config,
+            outage: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The status of the outage under way, if one is.
+    fn outage(&self) -> Option<StatusCode> {
+        let outage = self
+            .outage
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        outage.and_then(|(status, until)| (Instant::now() < until).then_some(status))
+    }
 }
 
 /// Accepts connections until `stop` fires (or its sender is dropped), then drops every open
@@ -73,6 +95,7 @@ async fn route(request: Request<Incoming>, state: &State) -> Response {
     match (request.method(), request.uri().path()) {
         (&Method::POST, "/v1/chat/completions") => chat_completions(request, state).await,
         (&Method::GET, "/v1/models") => models(state),
+        (&Method::POST, "/_mock/outage") => start_outage(request, state).await,
         _ => error(StatusCode::NOT_FOUND, "no such route", None),
     }
 }
@@ -87,7 +110,39 @@ fn models(state: &State) -> Response {
     json_response(StatusCode::OK, &json!({ "object": "list", "data": data }))
 }
 
+/// `POST /_mock/outage {"status": 500, "for_ms": 20000}`: every completion request
+/// answers `status` (an error body, nothing logged) for `for_ms`, as a provider that is
+/// down does, whatever the requests say. For fault drills across many turns.
+async fn start_outage(request: Request<Incoming>, state: &State) -> Response {
+    let body = match request.into_body().collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) => return error(StatusCode::BAD_REQUEST, &e.to_string(), None),
+    };
+    let parsed: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let status = parsed["status"]
+        .as_u64()
+        .and_then(|s| u16::try_from(s).ok())
+        .and_then(|s| StatusCode::from_u16(s).ok())
+        .filter(|s| s.is_client_error() || s.is_server_error());
+    let (Some(status), Some(for_ms)) = (status, parsed["for_ms"].as_u64()) else {
+        let message = "expected {\"status\": 4xx or 5xx, \"for_ms\": N}";
+        return error(StatusCode::BAD_REQUEST, message, None);
+    };
+    let until = Instant::now() + std::time::Duration::from_millis(for_ms);
+    *state
+        .outage
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((status, until));
+    json_response(
+        StatusCode::OK,
+        &json!({"status": status.as_u16(), "for_ms": for_ms}),
+    )
+}
+
 async fn chat_completions(request: Request<Incoming>, state: &State) -> Response {
+    if let Some(status) = state.outage() {
+        return error(status, "the provider is down (mock outage)", None);
+    }
     let body = match request.into_body().collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(e) => return error(StatusCode::BAD_REQUEST, &e.to_string(), None),

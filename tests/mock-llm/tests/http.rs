@@ -957,3 +957,40 @@ async fn async_openai_reads_the_stream() {
     let request = last_request(&mock, Outcome::ClientDisconnected).await;
     assert_eq!(request.tokens_sent, 1);
 }
+
+/// `POST /_mock/outage`: every completion request answers the status until the outage
+/// ends, whatever it asks for; a malformed outage is refused.
+#[tokio::test]
+async fn an_outage_answers_every_request_with_its_status_until_it_ends() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let root = mock.base_url().trim_end_matches("/v1").to_owned();
+    let client = reqwest::Client::new();
+    let outage = |body: Value| {
+        client
+            .post(format!("{root}/_mock/outage"))
+            .json(&body)
+            .send()
+    };
+    let refused = outage(json!({"status": 200, "for_ms": 10})).await.unwrap();
+    assert_eq!(refused.status(), 400);
+    let started = outage(json!({"status": 503, "for_ms": 400})).await.unwrap();
+    assert_eq!(started.status(), 200);
+    let during = post(
+        &mock,
+        json!({"model": MODEL, "stream": true, "messages": [{"role": "user", "content": "[[mock tokens=3]] hi"}]}),
+    )
+    .await;
+    assert_eq!(during.status(), 503);
+    let body: Value = during.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "server_error");
+    tokio::time::sleep(std::time::Duration::from_millis(450)).await;
+    let (chunks, done, _) = stream_all(&mut stream(&mock, "[[mock tokens=3]] hi").await).await;
+    assert!(done, "answered again after the outage");
+    assert_eq!(
+        delta_texts(&chunks, "content")
+            .concat()
+            .split_whitespace()
+            .count(),
+        3
+    );
+}
