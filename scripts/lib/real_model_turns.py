@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Whole turns through Parley against a real model (scripts/real-model.sh).
+
+Arguments: API_BASE_URL ADMIN_TOKEN
+
+Creates a group, a chat tool offering `getCurrentTime`, a student with a token, then:
+a streamed turn (text deltas, `complete` with the provider's usage), a turn cancelled
+while it streams (`cancelled`, the prompt `canceled`, its partial answer kept), and a
+turn in which the model calls the function (up to five tries: a small model does not
+always choose to). Prints what it saw; exits 1 when a check fails.
+"""
+
+import json
+import sys
+import time
+import urllib.error
+import urllib.request
+
+BASE, ADMIN = sys.argv[1].rstrip("/"), sys.argv[2]
+FAILED = []
+
+
+def call(method, path, token, body=None, accept="application/json"):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(BASE + path, data=data, method=method)
+    request.add_header("authorization", f"Bearer {token}")
+    request.add_header("accept", accept)
+    if data is not None:
+        request.add_header("content-type", "application/json")
+    return urllib.request.urlopen(request, timeout=600)
+
+
+def json_call(method, path, token, body=None):
+    with call(method, path, token, body) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+
+def events(response):
+    """The SSE events of a response, as (type, data) pairs, pings left out."""
+    kind, data = None, []
+    for raw in response:
+        line = raw.decode().rstrip("\n")
+        if line.startswith("event:"):
+            kind = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].strip())
+        elif line == "":
+            if kind and kind != "ping":
+                yield kind, json.loads("\n".join(data))
+            kind, data = None, []
+
+
+def check(ok, what):
+    print(("  ok    " if ok else "  FAIL  ") + what)
+    if not ok:
+        FAILED.append(what)
+
+
+def fixtures():
+    group = json_call("POST", "/v1/admin/groups", ADMIN, {"name": "Real model", "parent_id": None, "settings": {}})
+    tool = json_call("POST", "/v1/admin/tools", ADMIN, {
+        "group_id": group["id"], "name": "Real model", "type": "chat",
+        "definition": {"behavior": "You are a helpful assistant. Answer briefly.", "functions": ["getCurrentTime"]},
+    })
+    user = json_call("POST", "/v1/admin/users", ADMIN, {"email": "real@model.example", "name": "Real", "role": "student"})
+    json_call("PUT", f"/v1/admin/groups/{group['id']}/members/{user['id']}", ADMIN, {"role": "member"})
+    token = json_call("POST", f"/v1/admin/users/{user['id']}/tokens", ADMIN, {"name": "real-model"})["secret"]
+    return tool["id"], token
+
+
+def session(tool_id, token):
+    return json_call("POST", "/v1/sessions", token, {"tool_id": tool_id})["id"]
+
+
+def streamed_turn(tool_id, token):
+    print("a streamed turn")
+    sid = session(tool_id, token)
+    sent = time.monotonic()
+    first, deltas, end = None, 0, None
+    with call("POST", f"/v1/sessions/{sid}/messages", token,
+              {"content": "What is the capital of France? Answer in one sentence."},
+              accept="text/event-stream") as response:
+        for kind, data in events(response):
+            if kind == "text_delta":
+                deltas += 1
+                first = first or time.monotonic() - sent
+            if kind in ("complete", "error", "cancelled"):
+                end = (kind, data)
+                break
+    took = time.monotonic() - sent
+    check(end is not None and end[0] == "complete", f"ends with complete ({end and end[0]})")
+    if not end or end[0] != "complete":
+        print("   ", json.dumps(end and end[1])[:300])
+        return
+    usage = end[1]["usage"]
+    print(f"    answer: {end[1]['payload']['message'][:200]!r}")
+    print(f"    first text after {first:.2f} s, {deltas} text_delta events, {took:.2f} s in all; usage {usage}")
+    check(deltas >= 2, "the text streamed in several events")
+    check(usage["input_tokens"] > 0 and usage["output_tokens"] > 0, "usage from the provider")
+
+
+def cancelled_turn(tool_id, token):
+    print("a turn cancelled while it streams")
+    sid = session(tool_id, token)
+    accepted = json_call("POST", f"/v1/sessions/{sid}/messages?background=true", token,
+                         {"content": "Write a long story about a dragon who learns to read, at least 600 words."})
+    prompt_id = accepted["prompt_id"]
+    end, deltas = None, 0
+    with call("GET", f"/v1/prompts/{prompt_id}/events", token, accept="text/event-stream") as response:
+        for kind, _ in events(response):
+            if kind == "text_delta":
+                deltas += 1
+                if deltas == 3:
+                    json_call("POST", f"/v1/prompts/{prompt_id}/cancel", token)
+            if kind in ("complete", "error", "cancelled"):
+                end = kind
+                break
+    check(end == "cancelled", f"the feed ends with cancelled ({end}) after {deltas} text deltas")
+    prompt = json_call("GET", f"/v1/prompts/{prompt_id}", token)
+    check(prompt["state"] == "canceled", f"the prompt is canceled ({prompt['state']})")
+    messages = json_call("GET", f"/v1/sessions/{sid}/messages", token)
+    items = messages["items"] if isinstance(messages, dict) else messages
+    partial = [m for m in items if m["role"] == "assistant"]
+    check(bool(partial) and not partial[0]["is_complete"], "the partial answer is kept, marked incomplete")
+
+
+def function_turn(tool_id, token):
+    print("a turn that calls a function")
+    for attempt in range(1, 6):
+        sid = session(tool_id, token)
+        with call("POST", f"/v1/sessions/{sid}/messages", token,
+                  {"content": "What time is it right now? Use the getCurrentTime function to find out."},
+                  accept="text/event-stream") as response:
+            kinds, end = [], None
+            for kind, data in events(response):
+                kinds.append(kind)
+                if kind in ("complete", "error", "cancelled"):
+                    end = (kind, data)
+                    break
+        history = (end[1].get("payload", {}).get("tool_history") or []) if end else []
+        if "tool_complete" in kinds and end and end[0] == "complete":
+            print(f"    try {attempt}: called {[h['tool_name'] for h in history]}; answer: {end[1]['payload']['message'][:160]!r}")
+            check(bool(history) and history[0]["tool_name"] == "getCurrentTime", "the model called getCurrentTime and answered")
+            return
+        print(f"    try {attempt}: no function call ({end and end[0]})")
+    check(False, "the model called a function within five tries")
+
+
+def main():
+    tool_id, token = fixtures()
+    streamed_turn(tool_id, token)
+    cancelled_turn(tool_id, token)
+    function_turn(tool_id, token)
+    if FAILED:
+        print(f"{len(FAILED)} check(s) failed")
+        sys.exit(1)
+    print("every check passed")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except urllib.error.HTTPError as error:
+        print(f"HTTP {error.code} on {error.url}: {error.read()[:500]!r}")
+        sys.exit(1)
