@@ -109,8 +109,10 @@ else
 fi
 LLAMA_PORT=$(free_port)
 API_PORT=$(free_port)
-# --jinja: the model's chat template, with tool calls.
-"$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$LLAMA_PORT" --jinja -c 8192 -np 2 \
+# --jinja with a chat template that describes functions: the GGUF's own does not, and
+# llama.cpp then drops a request's tools before the model sees them.
+"$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$LLAMA_PORT" --jinja \
+    --chat-template-file scripts/lib/smollm2-tools.jinja -c 8192 -np 2 \
     >"$TMP/llama.log" 2>&1 &
 LLAMA_PID=$!
 for _ in $(seq 600); do
