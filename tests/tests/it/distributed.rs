@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use parley_mock_llm::{MockConfig, MockLlm, Outcome};
 use parley_tests::client::Client;
-use parley_tests::client::types::{MessageRole, PromptState};
+use parley_tests::client::types::{BreakerStateName, MessageRole, PromptState};
 use parley_tests::turns::{
     assert_gap_free, assert_one_text_block_completed, config_path, kinds_of, mock_provider_config,
     mock_tokens, prompt_id_of, text_of,
@@ -675,6 +675,19 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
             .await;
         assert_eq!(sse.assert_problem(503), "unavailable", "{sse}");
         assert_eq!(mock.requests().len(), 0, "nothing reached the provider");
+        // The providers' view cannot ask Redis for the breaker, and says so.
+        let providers = cluster
+            .admin_client()
+            .admin_providers()
+            .send()
+            .await
+            .assert_status(200);
+        let states: Vec<_> = providers
+            .providers
+            .iter()
+            .map(|p| p.breaker.state)
+            .collect();
+        assert_eq!(states, [BreakerStateName::Unknown], "{:?}", *providers);
 
         // Nothing was lost: each message is a `failed` (resumable) prompt, and the
         // session is free again.
@@ -722,6 +735,18 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
         cluster.switch_redis(&redis).await;
         // A new client: the restarted api listens elsewhere.
         let me = cluster.client_as(&token);
+        let providers = cluster
+            .admin_client()
+            .admin_providers()
+            .send()
+            .await
+            .assert_status(200);
+        assert_eq!(
+            providers.providers[0].breaker.state,
+            BreakerStateName::Closed,
+            "{:?}",
+            *providers
+        );
         me.resume_prompt()
             .id(failed[0])
             .send()
@@ -967,4 +992,134 @@ fn redis_cli(url: &str, args: &[&str]) {
         .status()
         .expect("redis-cli runs");
     assert!(status.success(), "redis-cli {args:?}");
+}
+
+/// `parley api` told to stop does not wait for the turns its feeds follow (workers run
+/// them): every open feed ends at once with `reconnect` (not stored, no `id:`), the api
+/// exits 0, and the turn goes on in its worker; a reader that reconnects to the
+/// restarted api with its last event id gets exactly the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_told_to_stop_ends_its_feeds_at_once_and_the_turn_goes_on() {
+    run_test(Backend::Postgres, |_| async {
+        let mut d = distributed().await;
+        // About 10 s of streaming: far longer than the api may take to stop.
+        const TOKENS: usize = 200;
+        let student = d.student();
+        let prompt_id = typed::send_in_background(
+            &student,
+            d.session_id,
+            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] keep going"),
+        )
+        .await
+        .prompt_id;
+        let mut reader = d.feed(prompt_id).await;
+        let mut seen = until_deltas(&mut reader, 3).await;
+
+        let signalled = Instant::now();
+        let status = d.cluster.terminate(Duration::from_secs(15)).await;
+        let exited = signalled.elapsed();
+        assert!(status.is_some_and(|s| s.success()), "exited 0: {status:?}");
+        let rest = to_terminal(&mut reader, WAIT, "the reader of the stopped api").await;
+        let last = rest.last().expect("the feed ended with an event").clone();
+        assert_eq!(
+            (last.event.as_str(), &last.data["retry_ms"]),
+            ("reconnect", &json!(1000)),
+            "{rest:?}"
+        );
+        assert!(last.data.get("seq").is_none(), "not stored: {last:?}");
+        seen.extend(rest.into_iter().filter(|e| e.event != "reconnect"));
+        let resume_from = seen.last().expect("events").seq();
+        assert_eq!(last.id, resume_from.to_string(), "no id of its own");
+        assert!(
+            exited < Duration::from_secs(5),
+            "the api waited for the turn ({TOKENS} tokens, 50 ms apart): {exited:?}"
+        );
+
+        d.cluster.start().await;
+        let mut resumed = d
+            .cluster
+            .prompt_events(&d.token, &prompt_id.to_string(), Some(resume_from))
+            .await;
+        seen.extend(to_terminal(&mut resumed, WAIT, "the reader that reconnected").await);
+        assert_gap_free(&seen);
+        assert_eq!(seen.last().map(|e| e.event.as_str()), Some("complete"));
+        assert_eq!(text_of(&seen), mock_tokens(TOKENS));
+        // The same attempt: the worker went on while the api was away.
+        let done = typed::prompt(&d.student(), prompt_id).await;
+        assert_eq!(
+            (done.state, done.attempt),
+            (PromptState::Completed, 1),
+            "{done:?}"
+        );
+    })
+    .await;
+}
+
+/// A provider's breaker lives in Redis: failures seen by one worker open it for every
+/// worker, including one started afterwards that never saw a failure (it refuses the
+/// call without reaching the provider); the api reports it, and after the open period
+/// one probe closes it for all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_breaker_opened_by_one_worker_stops_calls_from_a_worker_that_never_failed() {
+    run_test(Backend::Postgres, |_| async {
+        let mut d = distributed_with(
+            "stall_timeout_ms = 5000\nmax_attempts = 1\nbreaker_failures = 3\nbreaker_open_s = 3",
+        )
+        .await;
+        let breaker = |d: &Distributed| {
+            let admin = d.cluster.admin_client();
+            async move {
+                let report = admin.admin_providers().send().await.assert_status(200);
+                assert_eq!(report.providers.len(), 1, "{:?}", *report);
+                report.providers[0].breaker.clone()
+            }
+        };
+        // One worker makes the three failed calls.
+        let workers = d.cluster.worker_pids();
+        for pid in &workers[1..] {
+            d.cluster.terminate_worker(*pid, WAIT).await;
+        }
+        let student = d.student();
+        for i in 0..3 {
+            let failed =
+                typed::send_message(&student, d.session_id, &format!("[[mock status=500]] {i}"))
+                    .await;
+            assert_eq!(failed.assert_problem(502), "upstream_error");
+        }
+        assert_eq!(d.mock.requests().len(), 3);
+        let open = breaker(&d).await;
+        assert_eq!(open.state, BreakerStateName::Open, "{open:?}");
+        let open_until = open.open_until.expect("an open breaker says until when");
+
+        // That worker goes; a new one, which never saw a failure, gets the next turn.
+        d.cluster.start_worker().await;
+        d.cluster.terminate_worker(workers[0], WAIT).await;
+        let refused =
+            typed::send_message(&student, d.session_id, "[[mock tokens=3]] refused").await;
+        assert_eq!(refused.assert_problem(502), "upstream_error");
+        assert_eq!(d.mock.requests().len(), 3, "refused without a call");
+        assert!(
+            chrono::Utc::now() < open_until,
+            "the refusal came while the breaker was open"
+        );
+
+        // After the open period one probe goes; it works, and the breaker closes.
+        let wait = (open_until - chrono::Utc::now())
+            .to_std()
+            .unwrap_or_default();
+        tokio::time::sleep(wait + Duration::from_millis(100)).await;
+        let half = breaker(&d).await;
+        assert_eq!(half.state, BreakerStateName::HalfOpen, "{half:?}");
+        typed::send_message(&student, d.session_id, "[[mock tokens=3]] probe")
+            .await
+            .assert_status(201);
+        assert_eq!(d.mock.requests().len(), 4);
+        let closed = breaker(&d).await;
+        assert_eq!(
+            (closed.state, closed.consecutive_failures),
+            (BreakerStateName::Closed, Some(0)),
+            "{closed:?}"
+        );
+    })
+    .await;
 }
