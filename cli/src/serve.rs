@@ -147,6 +147,7 @@ pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
             api_key: p.api_key.clone(),
             connect_timeout: Duration::from_millis(p.connect_timeout_ms),
             first_token_timeout: Duration::from_millis(p.first_token_timeout_ms),
+            continue_partial: p.continue_partial,
         })
         .collect();
     let models: Vec<ModelConfig> = settings

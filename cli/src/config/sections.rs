@@ -23,6 +23,13 @@ pub struct ProviderSettings {
     /// token, `worker.stall_timeout_ms` bounds the wait for each next one.
     #[serde(default = "default_first_token_timeout_ms")]
     pub first_token_timeout_ms: u64,
+    /// Whether the provider continues a final assistant message
+    /// (`continue_final_message`: vLLM, llama.cpp's server). A turn that starts again
+    /// after its worker died, or is resumed after its stream broke, then asks the model
+    /// to continue the answer it had persisted instead of answering from scratch.
+    /// OpenAI and OpenRouter do not: leave it off for them.
+    #[serde(default)]
+    pub continue_partial: bool,
 }
 
 fn default_connect_timeout_ms() -> u64 {

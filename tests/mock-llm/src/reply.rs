@@ -19,6 +19,8 @@ pub(crate) struct ChatRequest {
     pub include_usage: bool,
     pub messages: Vec<RecordedMessage>,
     pub tools: Vec<Value>,
+    /// `continue_final_message`: continue the final assistant message (vLLM, llama.cpp).
+    pub continue_final: bool,
 }
 
 /// Reads a request body (already valid JSON); `Err` says what is missing.
@@ -45,6 +47,7 @@ pub(crate) fn read_request(body: &Value) -> Result<ChatRequest, String> {
             .unwrap_or(false),
         messages,
         tools: body["tools"].as_array().cloned().unwrap_or_default(),
+        continue_final: body["continue_final_message"].as_bool().unwrap_or(false),
     })
 }
 
@@ -79,6 +82,43 @@ pub(crate) struct Reply {
     pub first_call_id: usize,
     /// `split_name=1`: each function name streams in two chunks.
     pub split_name: bool,
+}
+
+/// Derives the directive and the reply of a request: [`derive`], except that a request
+/// continuing its final assistant message (`continue_final_message`, a message without
+/// calls) gets the rest of the reply that message began — its content tokens after the
+/// message's text, no reasoning. A message the reply does not begin with is continued
+/// with the whole reply.
+pub(crate) fn derive_for(request: &ChatRequest) -> Result<(Directive, Reply), String> {
+    let continued = request
+        .messages
+        .last()
+        .filter(|m| request.continue_final && m.role == "assistant" && m.tool_calls.is_empty());
+    let Some(partial) = continued else {
+        return derive(&request.messages);
+    };
+    let (directive, mut reply) = derive(&request.messages[..request.messages.len() - 1])?;
+    reply.content = rest_after(&reply.content, &partial.content);
+    reply.reasoning.clear();
+    Ok((directive, reply))
+}
+
+/// The tokens of `content` after `prefix` (a token it ends inside is cut there); all of
+/// them when their text does not begin with `prefix`.
+fn rest_after(content: &[String], prefix: &str) -> Vec<String> {
+    if !content.concat().starts_with(prefix) {
+        return content.to_vec();
+    }
+    let mut at = 0;
+    let mut rest = Vec::new();
+    for token in content {
+        let end = at + token.len();
+        if end > prefix.len() {
+            rest.push(token[prefix.len().saturating_sub(at)..].to_owned());
+        }
+        at = end;
+    }
+    rest
 }
 
 /// Derives the directive and the reply from the messages (see README.md for the rules).
@@ -187,6 +227,25 @@ fn tokenize_lines(text: &str) -> Vec<String> {
         }
     }
     joined
+}
+
+#[cfg(test)]
+mod continuation_tests {
+    use super::rest_after;
+
+    fn tokens(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_continuation_sends_what_the_partial_message_lacks() {
+        let reply = tokens(&["t1", " t2", " t3", " t4"]);
+        assert_eq!(rest_after(&reply, "t1 t2"), [" t3", " t4"]);
+        assert_eq!(rest_after(&reply, "t1 t"), ["2", " t3", " t4"]);
+        assert_eq!(rest_after(&reply, ""), reply);
+        assert!(rest_after(&reply, "t1 t2 t3 t4").is_empty());
+        assert_eq!(rest_after(&reply, "something else"), reply);
+    }
 }
 
 #[cfg(test)]

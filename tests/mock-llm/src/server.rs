@@ -159,7 +159,7 @@ async fn chat_completions(request: Request<Incoming>, state: &State) -> Response
         Err(message) => return error(StatusCode::BAD_REQUEST, &message, None),
     };
     let prompt_tokens = reply::count_prompt_tokens(&request.messages);
-    let derived = reply::derive(&request.messages);
+    let derived = reply::derive_for(&request);
     let mut exchange = state.log.start(RecordedRequest {
         seq: 0,
         model: request.model.clone(),

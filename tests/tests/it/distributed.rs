@@ -16,7 +16,7 @@ use parley_tests::client::Client;
 use parley_tests::client::types::{BreakerStateName, MessageRole, PromptState};
 use parley_tests::turns::{
     assert_gap_free, assert_one_text_block_completed, config_path, kinds_of, mock_provider_config,
-    mock_tokens, prompt_id_of, text_of,
+    mock_provider_config_with, mock_tokens, prompt_id_of, text_of,
 };
 use parley_tests::{
     ApiResult, Backend, CLUSTER_WORKERS, Cluster, SseEvent, fresh_redis_database, run_test, typed,
@@ -64,8 +64,13 @@ async fn distributed_with_lease(lease: Duration) -> Distributed {
 
 /// A cluster whose workers run with these `[worker]` settings.
 async fn distributed_with(worker: &str) -> Distributed {
+    distributed_with_provider("first_token_timeout_ms = 60000", worker).await
+}
+
+/// A cluster with `provider` (TOML lines) in the mock's `[[providers]]` entry.
+async fn distributed_with_provider(provider: &str, worker: &str) -> Distributed {
     let mock = MockLlm::start(MockConfig::default()).await;
-    let config = mock_provider_config(&mock.base_url(), worker);
+    let config = mock_provider_config_with(&mock.base_url(), provider, worker);
     let cluster = Cluster::spawn(&[("PARLEY_CONFIG", &config_path(&config))]).await;
     let student = api::student_with_tool(&cluster, "far@example.com").await;
     let tool_id = student.tool.id;
@@ -593,11 +598,17 @@ async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> (Duration,
         ))
         .await;
     assert_eq!(blocks, 1, "the first attempt's partial block was dropped");
-    let outcomes: Vec<Outcome> = d.mock.requests().iter().map(|r| r.outcome).collect();
+    let requests = d.mock.requests();
+    let outcomes: Vec<Outcome> = requests.iter().map(|r| r.outcome).collect();
     assert_eq!(
         outcomes,
         [Outcome::ClientDisconnected, Outcome::Completed],
         "the turn was streamed once more, in full"
+    );
+    assert!(
+        requests[1].body.get("continue_final_message").is_none(),
+        "a provider that does not continue partial answers is not asked to: {:?}",
+        requests[1].body
     );
     (restarted, took)
 }
@@ -1120,6 +1131,82 @@ async fn a_breaker_opened_by_one_worker_stops_calls_from_a_worker_that_never_fai
             (BreakerStateName::Closed, Some(0)),
             "{closed:?}"
         );
+    })
+    .await;
+}
+
+/// Where the provider continues a partial answer (`continue_partial`, e.g. vLLM or
+/// llama.cpp's server), a turn taken over after its worker died goes on from the text
+/// the dead worker had persisted: the model is sent that text as the final assistant
+/// message with `continue_final_message`, writes only the rest, and readers see the
+/// new attempt show the persisted text, then the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_taken_over_turn_continues_the_persisted_answer_where_the_provider_can() {
+    run_test(Backend::Postgres, |_| async {
+        let mut d = distributed_with_provider(
+            "first_token_timeout_ms = 60000\ncontinue_partial = true",
+            "stall_timeout_ms = 5000\nmax_attempts = 2",
+        )
+        .await;
+        const TOKENS: usize = 40;
+        let student = d.student();
+        let prompt_id = typed::send_in_background(
+            &student,
+            d.session_id,
+            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] carry on"),
+        )
+        .await
+        .prompt_id;
+        let mut reader = d.feed(prompt_id).await;
+        let head = until_deltas(&mut reader, 10).await;
+        let streaming = d.cluster.workers_connected_to(d.mock.addr());
+        assert_eq!(streaming.len(), 1, "{streaming:?}");
+        d.cluster.kill_worker(streaming[0]).await;
+        let killed_at = Instant::now();
+        let (mut rest, restarted) = until_retry(&mut reader, killed_at, TAKEOVER + WAIT).await;
+        rest.extend(to_terminal(&mut reader, WAIT, "the reader").await);
+        eprintln!("killed → continued after {restarted:?}");
+        let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
+        assert_gap_free(&all);
+        let retry = all
+            .iter()
+            .position(|e| e.event == "retry")
+            .expect("a retry");
+        let answer = mock_tokens(TOKENS);
+        let second_attempt = &all[retry + 1..];
+        assert_one_text_block_completed(second_attempt);
+        assert_eq!(text_of(second_attempt), answer, "the whole answer, once");
+
+        let requests = d.mock.requests();
+        assert_eq!(requests.len(), 2, "{requests:?}");
+        let again = &requests[1];
+        assert_eq!(
+            (
+                &again.body["continue_final_message"],
+                &again.body["add_generation_prompt"]
+            ),
+            (&json!(true), &json!(false)),
+            "{:?}",
+            again.body
+        );
+        let last = again.messages.last().expect("messages");
+        assert_eq!(last.role, "assistant", "{:?}", again.messages);
+        let persisted = last.content.split_whitespace().count();
+        assert!(
+            persisted >= 3 && answer.starts_with(&last.content),
+            "the continued text is the answer's persisted start: {:?}",
+            last.content
+        );
+        assert_eq!(
+            (again.outcome, again.tokens_sent),
+            (Outcome::Completed, TOKENS - persisted),
+            "only the rest was written again"
+        );
+        let prompt = typed::prompt(&student, prompt_id).await;
+        assert_eq!((prompt.state, prompt.attempt), (PromptState::Completed, 2));
+        let messages = typed::messages(&student, d.session_id).await;
+        assert_eq!(messages[1].content, answer, "{messages:?}");
+        assert!(messages[1].is_complete);
     })
     .await;
 }

@@ -25,6 +25,15 @@ pub(super) struct Request<'a> {
     pub offers: &'a [FunctionOffer],
     pub settings: &'a LoopSettings,
     pub started: Instant,
+    /// An earlier attempt's partial answer, continued by a model whose provider can.
+    pub partial: Option<&'a str>,
+}
+
+impl Request<'_> {
+    /// The partial answer `route` is asked to continue, if any.
+    fn continued_on(&self, route: &Route) -> Option<&str> {
+        self.partial.filter(|_| route.continue_partial)
+    }
 }
 
 /// Where a turn is in its chain of models, and how its calls went so far.
@@ -223,7 +232,9 @@ fn usage_of(
             input_tokens: request
                 .messages
                 .iter()
-                .map(|m| context::count_tokens(upstream, &m.content) + 4)
+                .map(|m| m.content.as_str())
+                .chain(request.continued_on(route))
+                .map(|content| context::count_tokens(upstream, content) + 4)
                 .sum(),
             output_tokens: context::count_tokens(upstream, &outcome.produced_text),
             ..CallUsage::default()
@@ -295,8 +306,13 @@ async fn once(
     let first_wait = stall.min(route.first_token_timeout);
     let no_first_token = || CallEnd::Failed(ProviderError::NoFirstToken(first_wait));
     let mut stall_at = tokio::time::Instant::now() + first_wait;
+    // A continued answer shows what it continues when the model's first output comes
+    // (or when it ends, having nothing to add): a call that fails before that leaves
+    // no trace, and the next model of the chain may answer from scratch.
+    let mut prefix = request.continued_on(route);
+    let stream = route.stream(request.messages, request.offers, prefix);
     let opened = tokio::select! {
-        opened = tokio::time::timeout_at(stall_at, route.stream(request.messages, request.offers)) => opened,
+        opened = tokio::time::timeout_at(stall_at, stream) => opened,
         _ = sink.until_cancelled() => { outcome.end = CallEnd::Cancelled; return outcome; }
     };
     let mut stream = match opened {
@@ -361,10 +377,22 @@ async fn once(
                 .ttft_ms
                 .get_or_insert(request.started.elapsed().as_millis() as u64);
         }
+        if !matches!(delta, Delta::Usage { .. })
+            && let Err(err) = continue_from(prefix.take(), &mut outcome, sink, generation).await
+        {
+            outcome.end = CallEnd::Internal(err);
+            return outcome;
+        }
         if let Err(err) = take(delta, &mut outcome, sink, generation).await {
             outcome.end = CallEnd::Internal(err);
             return outcome;
         }
+    }
+    if matches!(outcome.end, CallEnd::Done)
+        && let Err(err) = continue_from(prefix.take(), &mut outcome, sink, generation).await
+    {
+        outcome.end = CallEnd::Internal(err);
+        return outcome;
     }
     if let Err(err) = blocks::close(generation, sink).await {
         outcome.end = CallEnd::Internal(err);
@@ -387,6 +415,21 @@ async fn until(at: Option<Instant>) {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
     }
+}
+
+/// Writes the partial answer a call continues into the answer (once; `None`: nothing
+/// to write). It is the model's output as much as what it adds.
+async fn continue_from(
+    prefix: Option<&str>,
+    outcome: &mut CallOutcome,
+    sink: &mut dyn Sink,
+    generation: &mut Generation,
+) -> Result<(), SinkError> {
+    let Some(prefix) = prefix else {
+        return Ok(());
+    };
+    outcome.produced = true;
+    blocks::write(generation, sink, blocks::Kind::Text, prefix.to_owned()).await
 }
 
 /// Adds one delta to the call's outcome and the answer's blocks.

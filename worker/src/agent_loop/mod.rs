@@ -194,6 +194,10 @@ pub struct Start<'a> {
     /// Calls an earlier attempt of this turn finished: shown again and fed to the model
     /// instead of being run twice.
     pub replay: Vec<CallResult>,
+    /// The text an earlier attempt's last model call had written (after the replayed
+    /// calls) when it stopped: a model whose provider continues a partial answer is
+    /// asked to go on from it; any other answers from scratch.
+    pub partial: Option<String>,
     pub started: Instant,
 }
 
@@ -228,6 +232,8 @@ pub async fn run(
         }
         messages.extend(transcript("", start.replay));
     }
+    // Only the first model call of the attempt continues the earlier one's answer.
+    let mut partial = start.partial.filter(|p| !p.trim().is_empty());
     for iteration in 1..=start.max_iterations.max(1) {
         let text_before = generation.text().len();
         let called = call::with_retries(
@@ -237,6 +243,7 @@ pub async fn run(
                 offers: tools.offers(),
                 settings: start.settings,
                 started: start.started,
+                partial: partial.take().as_deref(),
             },
             &mut position,
             sink,

@@ -8,6 +8,7 @@
 use std::time::Instant;
 
 use parley_entity::{
+    blocks,
     enums::{BlockType, MessageRole, ModuleOutcome},
     error::Error,
     prompts,
@@ -82,12 +83,14 @@ pub(super) async fn run(
     known: Option<sessions::Model>,
     count: i32,
 ) -> Result<Produced, TurnError> {
+    let mut partial = None;
     if prompt.attempt > 1 {
         sink.event(EventKind::Retry {
             attempt: record::attempt(prompt),
             reason: "the turn starts over".into(),
         })
         .await?;
+        partial = partial_answer(&conversation::blocks_of(&deps.db, prompt.id).await?);
         conversation::discard_blocks(&deps.db, prompt.id).await?;
     }
     let in_progress = EventKind::PromptState {
@@ -202,6 +205,7 @@ pub(super) async fn run(
         settings: &deps.settings.agent_loop,
         max_iterations: max_iterations(&session.config),
         replay: replay(deps, prompt).await?,
+        partial,
         started,
     };
     let (mut generation, end) = agent_loop::run(start, sink, &mut tools).await;
@@ -394,6 +398,26 @@ fn max_iterations(config: &Value) -> u32 {
         .unwrap_or(agent_loop::DEFAULT_MAX_ITERATIONS)
 }
 
+/// What an earlier attempt's model was writing when it stopped: the text after its
+/// last function call (whose `[[tool:N]]` markers the replay writes again), as far as it
+/// was persisted; `None` when it stopped elsewhere (thinking, or making a call).
+fn partial_answer(blocks: &[blocks::Model]) -> Option<String> {
+    let trailing = blocks
+        .iter()
+        .rev()
+        .take_while(|b| b.r#type == BlockType::Text)
+        .collect::<Vec<_>>();
+    let mut text: String = trailing.iter().rev().map(|b| b.content.as_str()).collect();
+    while let Some(rest) = text.strip_prefix("[[tool:")
+        && let Some((n, after)) = rest.split_once("]]")
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        text = after.to_owned();
+    }
+    (!text.trim().is_empty()).then_some(text)
+}
+
 /// The calls an earlier attempt of this turn finished, to replay instead of running
 /// them again.
 async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>, TurnError> {
@@ -486,4 +510,55 @@ async fn write_user_message(
     conversation::attach_files(&deps.db, prompt.id, id, &blocks, now).await?;
     hooks::record(deps, prompt.session_id, Some(id), before).await?;
     Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(kind: BlockType, content: &str) -> blocks::Model {
+        blocks::Model {
+            id: Uuid::nil(),
+            message_id: None,
+            prompt_id: Uuid::nil(),
+            index: 0,
+            r#type: kind,
+            content: content.into(),
+            metadata: serde_json::json!({}),
+            is_finalized: false,
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+        }
+    }
+
+    #[test]
+    fn the_partial_answer_is_the_text_after_the_last_call_without_its_markers() {
+        use BlockType::{Text, Thinking, ToolCall};
+        let of = |blocks: &[(BlockType, &str)]| {
+            let blocks: Vec<_> = blocks.iter().map(|(k, c)| block(*k, c)).collect();
+            partial_answer(&blocks)
+        };
+        assert_eq!(of(&[(Text, "Once upon")]).as_deref(), Some("Once upon"));
+        assert_eq!(
+            of(&[
+                (Text, "Let me look. "),
+                (ToolCall, "{}"),
+                (ToolCall, "{}"),
+                (Text, "[[tool:0]][[tool:1]]It is "),
+                (Text, "noon"),
+            ])
+            .as_deref(),
+            Some("It is noon")
+        );
+        // Stopped while making a call, thinking, or before writing: nothing to continue.
+        assert_eq!(of(&[(Text, "Let me look. "), (ToolCall, "{}")]), None);
+        assert_eq!(of(&[(Text, "Hm"), (Thinking, "so…")]), None);
+        assert_eq!(of(&[(ToolCall, "{}"), (Text, "[[tool:0]]")]), None);
+        assert_eq!(of(&[]), None);
+        // Text that merely looks like a marker stays.
+        assert_eq!(
+            of(&[(Text, "[[tool:x]] is how markers look")]).as_deref(),
+            Some("[[tool:x]] is how markers look")
+        );
+    }
 }

@@ -25,6 +25,7 @@ pub(super) fn route() -> Route {
         vision: false,
         price: super::Price::default(),
         first_token_timeout: std::time::Duration::from_secs(6),
+        continue_partial: false,
         breakers: None,
         fallback: Vec::new(),
         backend: Backend::Demo,

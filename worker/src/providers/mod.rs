@@ -123,6 +123,8 @@ pub struct ProviderConfig {
     pub connect_timeout: Duration,
     /// How long a call may take to its first output.
     pub first_token_timeout: Duration,
+    /// Whether it continues a final assistant message (`continue_final_message`).
+    pub continue_partial: bool,
 }
 
 /// A model clients may ask for.
@@ -158,6 +160,8 @@ pub struct Route {
     pub price: Price,
     /// How long a call may take to its first output (its provider's setting).
     pub first_token_timeout: Duration,
+    /// Whether its provider continues a partial answer (its provider's setting).
+    pub continue_partial: bool,
     /// The deployment's provider breakers (none for the offline demo model).
     pub breakers: Option<Arc<dyn Breakers>>,
     /// The models that answer when this one cannot, in order.
@@ -172,11 +176,13 @@ enum Backend {
 }
 
 impl Route {
-    /// Starts streaming an answer to `messages`, offering `functions`.
+    /// Starts streaming an answer to `messages`, offering `functions`; with `partial`
+    /// (only when [`Route::continue_partial`]), the continuation of that answer.
     pub async fn stream(
         &self,
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
+        partial: Option<&str>,
     ) -> Result<DeltaStream, ProviderError> {
         // A fallback without vision gets the text (the first model of the chain may have
         // been sent images).
@@ -194,7 +200,12 @@ impl Route {
             messages
         };
         match &self.backend {
-            Backend::OpenAi(provider) => provider.stream(&self.upstream, messages, functions).await,
+            Backend::OpenAi(provider) => {
+                let partial = partial.filter(|_| self.continue_partial);
+                provider
+                    .stream(&self.upstream, messages, functions, partial)
+                    .await
+            }
             Backend::Demo => Ok(demo::stream(messages, functions)),
         }
     }
@@ -268,6 +279,7 @@ impl Catalog {
                 vision: model.vision,
                 price: model.price,
                 first_token_timeout: provider.first_token_timeout,
+                continue_partial: provider.continue_partial,
                 breakers: None,
                 fallback: model.fallback.clone(),
                 backend: Backend::OpenAi(client.clone()),
@@ -376,6 +388,7 @@ mod tests {
             api_key: None,
             connect_timeout: Duration::from_secs(1),
             first_token_timeout: Duration::from_secs(1),
+            continue_partial: false,
         }
     }
 

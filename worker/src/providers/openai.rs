@@ -45,6 +45,7 @@ impl OpenAiProvider {
         upstream_model: &str,
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
+        partial: Option<&str>,
     ) -> Result<DeltaStream, ProviderError> {
         let mut request = json!({
             "model": upstream_model,
@@ -52,6 +53,15 @@ impl OpenAiProvider {
             "stream": true,
             "stream_options": {"include_usage": true},
         });
+        // The answer so far as the final assistant message, which the model continues
+        // (vLLM's and llama.cpp's `continue_final_message`).
+        if let Some(partial) = partial {
+            if let Some(list) = request["messages"].as_array_mut() {
+                list.push(json!({"role": "assistant", "content": partial}));
+            }
+            request["continue_final_message"] = true.into();
+            request["add_generation_prompt"] = false.into();
+        }
         if !functions.is_empty() {
             let tools: Vec<_> = functions.iter().map(FunctionOffer::to_wire).collect();
             request["tools"] = tools.into();
