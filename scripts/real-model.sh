@@ -128,6 +128,9 @@ name = "llama"
 base_url = "http://127.0.0.1:$LLAMA_PORT/v1"
 # A CPU reads the prompt before the first token.
 first_token_timeout_ms = 120000
+# llama-server continues a final assistant message: a turn taken over goes on from
+# the answer it had persisted.
+continue_partial = true
 
 [[models]]
 id = "smollm2"
@@ -140,9 +143,27 @@ EOF
 export PARLEY_CONFIG=$TMP/parley.toml PARLEY_LOG=warn
 PARLEY_BOOTSTRAP_ADMIN_TOKEN="real-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 export PARLEY_BOOTSTRAP_ADMIN_TOKEN
-"$PARLEY" serve --listen "127.0.0.1:$API_PORT" --data-dir "$TMP/data" >"$TMP/serve.log" 2>&1 &
-PARLEY_PID=$!
-wait_for_line "$TMP/serve.log" 'parley listening' "$PARLEY_PID" "parley serve"
-log "parley serve on 127.0.0.1:$API_PORT, model smollm2 through llama-server"
+serve() { # LOG
+    "$PARLEY" serve --listen "127.0.0.1:$API_PORT" --data-dir "$TMP/data" >"$TMP/$1" 2>&1 &
+    PARLEY_PID=$!
+    wait_for_line "$TMP/$1" 'parley listening' "$PARLEY_PID" "parley serve"
+    log "parley serve on 127.0.0.1:$API_PORT (pid $PARLEY_PID), model smollm2 through llama-server"
+}
+serve serve.log
 
-python3 scripts/lib/real_model_turns.py "http://127.0.0.1:$API_PORT" "$PARLEY_BOOTSTRAP_ADMIN_TOKEN"
+# The turns; the last one is left streaming a long story, its state in $TMP/takeover.json.
+status=0
+python3 scripts/lib/real_model_turns.py "http://127.0.0.1:$API_PORT" "$PARLEY_BOOTSTRAP_ADMIN_TOKEN" \
+    "$TMP/takeover.json" || status=$?
+# Parley dies mid-turn; restarted, it takes the turn over and continues the answer.
+if [[ -s $TMP/takeover.json ]]; then
+    log "kill -9 parley serve (pid $PARLEY_PID) while the story streams; restarting it"
+    kill -9 "$PARLEY_PID"
+    wait "$PARLEY_PID" 2>/dev/null || true
+    PARLEY_PID=""
+    API_PORT=$(free_port)
+    serve serve-2.log
+    python3 scripts/lib/real_model_turns.py "http://127.0.0.1:$API_PORT" "$PARLEY_BOOTSTRAP_ADMIN_TOKEN" \
+        --takeover "$TMP/takeover.json" || status=$?
+fi
+exit "$status"

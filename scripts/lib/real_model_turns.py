@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Whole turns through Parley against a real model (scripts/real-model.sh).
 
-Arguments: API_BASE_URL ADMIN_TOKEN
+Arguments: API_BASE_URL ADMIN_TOKEN STATE_FILE, then API_BASE_URL ADMIN_TOKEN --takeover
+STATE_FILE after the caller killed and restarted `parley serve`.
 
 Creates a group, a chat tool offering `getCurrentTime`, a student with a token, then:
 a streamed turn (text deltas, `complete` with the provider's usage), a turn cancelled
 while it streams (`cancelled`, the prompt `canceled`, its partial answer kept), and a
 turn in which the model calls the function (up to five tries: a small model does not
-always choose to). Prints what it saw; exits 1 when a check fails.
+always choose to); last, it starts a long story and writes the prompt, the student's
+token and the text seen so far to STATE_FILE, and the caller kills Parley mid-turn. Run
+again with --takeover, it follows that prompt on the restarted server: the turn is taken
+over (`retry`) and, the provider continuing partial answers (`continue_partial`), the new
+attempt's answer begins with the text the reader had seen. Prints what it saw; exits 1
+when a check fails.
 """
 
 import json
@@ -176,11 +182,56 @@ def function_turn(tool_id, token):
     check(False, "the model called a function within five tries")
 
 
+def story_left_streaming(tool_id, token, state_file):
+    print("a turn whose server dies while it streams")
+    sid = session(tool_id, token)
+    accepted = json_call("POST", f"/v1/sessions/{sid}/messages?background=true", token,
+                         {"content": "Write a long story about a lighthouse keeper, at least 800 words."})
+    prompt_id, seen, deltas = accepted["prompt_id"], "", 0
+    with call("GET", f"/v1/prompts/{prompt_id}/events", token, accept="text/event-stream") as response:
+        for kind, data in events(response):
+            if kind == "text_delta":
+                seen += data["text"]
+                deltas += 1
+            if kind in ("complete", "error", "cancelled") or len(seen.split()) >= 25:
+                break
+    check(len(seen.split()) >= 25, f"the story streams ({deltas} text deltas, {len(seen.split())} words seen)")
+    # Half a second more: the worker checkpoints the partial answer every 100 ms.
+    time.sleep(0.5)
+    with open(state_file, "w") as f:
+        json.dump({"prompt_id": prompt_id, "token": token, "seen": seen}, f)
+
+
+def taken_over(state_file):
+    with open(state_file) as f:
+        state = json.load(f)
+    prompt_id, token, seen = state["prompt_id"], state["token"], state["seen"]
+    print(f"the restarted server takes the turn over ({len(seen.split())} words were seen before the kill)")
+    attempt, text, end = 1, "", None
+    with call("GET", f"/v1/prompts/{prompt_id}/events", token, accept="text/event-stream") as response:
+        for kind, data in events(response):
+            if kind == "retry":
+                attempt, text = data["attempt"], ""
+            elif kind == "text_delta":
+                text += data["text"]
+            elif kind in ("complete", "error", "cancelled"):
+                end = kind
+                break
+    check(attempt == 2 and end == "complete", f"attempt {attempt} ends with {end}")
+    print(f"    attempt 2 answer ({len(text.split())} words): {text[:160]!r}…")
+    check(text.startswith(seen), "it begins with the text seen before the kill: the model continued it")
+    check(len(text) > len(seen), "and goes on")
+
+
 def main():
-    chat, clock, token = fixtures()
-    streamed_turn(chat, token)
-    cancelled_turn(chat, token)
-    function_turn(clock, token)
+    if sys.argv[3] == "--takeover":
+        taken_over(sys.argv[4])
+    else:
+        chat, clock, token = fixtures()
+        streamed_turn(chat, token)
+        cancelled_turn(chat, token)
+        function_turn(clock, token)
+        story_left_streaming(chat, token, sys.argv[3])
     if FAILED:
         print(f"{len(FAILED)} check(s) failed")
         sys.exit(1)
