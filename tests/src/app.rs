@@ -154,6 +154,12 @@ impl TestApp {
         server.terminate(within).await
     }
 
+    /// Like [`TestApp::terminate`] with SIGINT (Ctrl-C).
+    pub async fn interrupt(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let server = self.server.take().expect("the server is not running");
+        server.signal("INT", within).await
+    }
+
     /// Stops and starts the server on the same storage; `base_url` changes.
     pub async fn restart(&mut self) {
         self.stop().await;

@@ -214,10 +214,19 @@ impl Server {
 
     /// Sends SIGTERM by PID and waits up to `within` for the process to exit; its exit
     /// status, or `None` if it was still running (then it is killed).
-    pub(crate) async fn terminate(mut self, within: Duration) -> Option<std::process::ExitStatus> {
+    pub(crate) async fn terminate(self, within: Duration) -> Option<std::process::ExitStatus> {
+        self.signal("TERM", within).await
+    }
+
+    /// Like [`Server::terminate`] with another signal (`"INT"`, …).
+    pub(crate) async fn signal(
+        mut self,
+        signal: &str,
+        within: Duration,
+    ) -> Option<std::process::ExitStatus> {
         let pid = self.child.id()?;
         let _ = std::process::Command::new("kill")
-            .args(["-TERM", &pid.to_string()])
+            .args([&format!("-{signal}"), &pid.to_string()])
             .status();
         match tokio::time::timeout(within, self.child.wait()).await {
             Ok(status) => status.ok(),

@@ -295,6 +295,32 @@ both_backends!(
     |backend: Backend| async move { concurrent_turns_all_complete(backend).await }
 );
 
+both_backends!(sigint_drains_like_sigterm, |backend: Backend| async move {
+    let mut s = served_with(backend, 2, "drain_s = 10").await;
+    let student = s.student();
+    let session = api::session(&student, s.tool_id).await.id;
+    let prompt = typed::send_in_background(
+        &student,
+        session,
+        "[[mock tokens=20 token_delay_ms=50]] ctrl-c",
+    )
+    .await
+    .prompt_id;
+    let mut feed = s
+        .app
+        .prompt_events(&s.token, &prompt.to_string(), None)
+        .await;
+    while feed.next(WAIT).await.expect("events").event != "text_delta" {}
+    let status = s.app.interrupt(Duration::from_secs(20)).await;
+    assert!(status.is_some_and(|s| s.success()), "exited 0: {status:?}");
+    let rest = feed.until_terminal(WAIT).await;
+    assert_eq!(
+        rest.last().map(|e| e.event.as_str()),
+        Some("complete"),
+        "the turn in flight finished in the drain: {rest:?}"
+    );
+});
+
 both_backends!(
     sigterm_lets_turns_finish_until_the_drain_deadline_hands_the_rest_back_and_exits_0,
     |backend: Backend| async move {
