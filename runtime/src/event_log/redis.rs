@@ -47,7 +47,7 @@ use uuid::Uuid;
 use self::cancels::Cancels;
 use self::listener::Listener;
 use self::reader::Reader;
-use self::writer::{Writer, append_script, to_json};
+use self::writer::{Writer, append_script, new_tag, to_json};
 use super::{CancelListener, EventLog, EventLogError, EventWriter, Result};
 
 /// How long a reader waits for a notification before looking at the stream itself.
@@ -156,7 +156,9 @@ impl EventLog for RedisEventLog {
         kind: EventKind,
     ) -> Result<StreamEvent> {
         let json = to_json(&kind)?;
-        let seq = self.inner.append_anywhere(prompt_id, floor, &json).await?;
+        let seq = (self.inner)
+            .append_anywhere(prompt_id, floor, &json, &new_tag())
+            .await?;
         Ok(StreamEvent {
             seq,
             prompt_id,

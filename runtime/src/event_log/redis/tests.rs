@@ -85,7 +85,16 @@ async fn entries_are_seq_ids_with_the_kind_as_json() {
         .await
         .unwrap();
     let kind = serde_json::to_string(&event.kind).unwrap();
-    assert_eq!(entries, [("1-0".to_owned(), vec![("k".to_owned(), kind)])]);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let (id, fields) = &entries[0];
+    assert_eq!(id, "1-0");
+    // The kind, and the append's tag (what a writer that lost the reply looks for).
+    assert_eq!(fields[0], ("k".to_owned(), kind), "{fields:?}");
+    assert_eq!(fields[1].0, "n", "{fields:?}");
+    assert!(
+        fields[1].1.len() == 16 && fields[1].1.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{fields:?}"
+    );
     let ttl = || async {
         ::redis::cmd("PTTL")
             .arg(keys::events(prompt_id))
@@ -450,4 +459,89 @@ async fn redis_going_down_is_unavailable_until_it_is_back() {
     };
     let (last, ()) = tokio::join!(tokio::time::timeout(POLL_EVERY * 2, reader.next()), writer);
     assert_eq!(last.unwrap().unwrap().unwrap().seq, 2);
+}
+
+/// A writer rides out a Redis restart shorter than [`writer::APPEND_PATIENCE`]: the
+/// append made while Redis is down waits, and lands once it is back — in a log started
+/// over above the writer's floor, since this Redis keeps nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_appends_through_a_short_redis_restart() {
+    let mut server = OwnServer::start();
+    let log = log_on(&server).await;
+    let prompt_id = Uuid::now_v7();
+    let mut writer = log.writer(prompt_id, Some(0), 0);
+    assert_eq!(writer.append(conformance::delta(0)).await.unwrap().seq, 1);
+
+    server.stop().await;
+    let down = std::time::Instant::now();
+    let (appended, ()) = tokio::join!(writer.append(conformance::delta(1)), async {
+        tokio::time::sleep(Duration::from_millis(1_000)).await;
+        server.restart();
+    });
+    let appended = appended.expect("the append waited for Redis");
+    assert!(down.elapsed() >= Duration::from_millis(1_000));
+    assert_eq!(appended.seq, 2, "above everything the writer appended");
+    let mut reader = log.subscribe(prompt_id, 0);
+    let first = reader.next().await.unwrap().unwrap();
+    assert_eq!((first.seq, first.kind), (2, conformance::delta(1)));
+}
+
+/// An outage longer than the patience fails the append as unavailable.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_gives_up_after_its_patience() {
+    let mut server = OwnServer::start();
+    let log = log_on(&server).await;
+    let prompt_id = Uuid::now_v7();
+    let mut writer = log.writer(prompt_id, Some(0), 0);
+    writer.append(conformance::delta(0)).await.unwrap();
+    server.stop().await;
+    let started = std::time::Instant::now();
+    let failed = writer.append(conformance::delta(1)).await;
+    assert!(
+        matches!(failed, Err(EventLogError::Unavailable(_))),
+        "{failed:?}"
+    );
+    let waited = started.elapsed();
+    assert!(
+        waited >= writer::APPEND_PATIENCE - Duration::from_secs(1)
+            && waited < writer::APPEND_PATIENCE + Duration::from_secs(2),
+        "{waited:?}"
+    );
+}
+
+/// What a writer that did not learn an append's outcome reads back: the entry with its
+/// tag among the newest, wherever other appenders put theirs after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_append_is_found_by_its_tag() {
+    let log = connect().await;
+    let prompt_id = Uuid::now_v7();
+    log.append(prompt_id, conformance::delta(0)).await.unwrap();
+    let mut writer = log.writer(prompt_id, None, 0);
+    let mine = writer.append(conformance::delta(1)).await.unwrap().seq;
+    for i in 2..10 {
+        log.append(prompt_id, conformance::delta(i)).await.unwrap();
+    }
+    let entries: Vec<(String, Vec<(String, String)>)> = ::redis::cmd("XRANGE")
+        .arg(keys::events(prompt_id))
+        .arg("-")
+        .arg("+")
+        .query_async(&mut raw().await)
+        .await
+        .unwrap();
+    let tag = &entries[mine as usize - 1].1[1].1;
+    assert_eq!(log.inner.tagged(prompt_id, tag).await.unwrap(), Some(mine));
+    assert_eq!(
+        log.inner
+            .tagged(prompt_id, "0000000000000000")
+            .await
+            .unwrap(),
+        None
+    );
+    let tags: std::collections::HashSet<&String> =
+        entries.iter().map(|(_, fields)| &fields[1].1).collect();
+    assert_eq!(
+        tags.len(),
+        entries.len(),
+        "every append has a tag of its own"
+    );
 }

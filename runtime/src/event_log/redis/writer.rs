@@ -23,8 +23,17 @@
 //! event and ignores the stale seq.
 //! Two writers both pipelining the same seq would need two owners of one attempt, which
 //! the lease prevents.
+//!
+//! A writer rides out a short Redis outage (a restart, a failover): an append that
+//! fails because Redis cannot be reached is tried again for up to [`APPEND_PATIENCE`],
+//! backing off. Whether the failed try landed (the connection dropped after Redis ran
+//! it) is read back, not guessed: every entry carries a random tag (`n`) beside its
+//! kind, and before trying again the writer looks for its tag among the log's newest
+//! entries. A Redis that lost the log (no persistence) has no tag, and the append
+//! starts the log over above the writer's floor.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use ::redis::Script;
 use async_trait::async_trait;
@@ -35,15 +44,24 @@ use uuid::Uuid;
 use super::{Inner, redis_error};
 use crate::event_log::{EventLogError, EventWriter, Result, refuse_ping};
 
+/// How long a writer keeps trying an append Redis cannot take (it is down or failing
+/// over) before the append fails.
+pub const APPEND_PATIENCE: Duration = Duration::from_secs(5);
+
+/// How many of the log's newest entries a writer searches for the tag of an append
+/// whose outcome it did not learn (other appenders may have added a few after it).
+const TAG_LOOKBACK: usize = 32;
+
 /// KEYS[1] the stream, ARGV[1] the kind as JSON, ARGV[2] the notify channel, ARGV[3]
-/// the floor (an empty stream starts above it), ARGV[4] a new stream's deadline (ms).
+/// the floor (an empty stream starts above it), ARGV[4] a new stream's deadline (ms),
+/// ARGV[5] the entry's tag.
 const APPEND_SCRIPT: &str = r"
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = tonumber(ARGV[3]) + 1
 if #last > 0 then
   seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
 end
-redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'k', ARGV[1])
+redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'k', ARGV[1], 'n', ARGV[5])
 if #last == 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
 end
@@ -53,6 +71,11 @@ return seq
 
 pub(super) fn append_script() -> Script {
     Script::new(APPEND_SCRIPT)
+}
+
+/// A fresh entry tag: the random half of a UUIDv7 (62 random bits).
+pub(super) fn new_tag() -> String {
+    format!("{:016x}", Uuid::now_v7().as_u64_pair().1)
 }
 
 pub(super) fn to_json(kind: &EventKind) -> Result<String> {
@@ -69,6 +92,7 @@ impl Inner {
         prompt_id: Uuid,
         floor: u64,
         json: &str,
+        tag: &str,
     ) -> Result<u64> {
         self.append
             .key(keys::events(prompt_id))
@@ -76,6 +100,7 @@ impl Inner {
             .arg(keys::notify(prompt_id))
             .arg(floor)
             .arg(max_age_ms())
+            .arg(tag)
             .invoke_async(&mut self.connection.clone())
             .await
             .map_err(|error| redis_error("appending to the event log", error))
@@ -83,13 +108,24 @@ impl Inner {
 
     /// Appends at `seq` if that is the log's next seq (`fresh`: the log is empty, and
     /// `seq` is its first); false if it is not.
-    async fn append_at(&self, prompt_id: Uuid, seq: u64, fresh: bool, json: &str) -> Result<bool> {
+    async fn append_at(
+        &self,
+        prompt_id: Uuid,
+        seq: u64,
+        fresh: bool,
+        json: &str,
+        tag: &str,
+    ) -> Result<bool> {
         let mut pipe = ::redis::pipe();
         let xadd = pipe.cmd("XADD").arg(keys::events(prompt_id));
         if !fresh {
             xadd.arg("NOMKSTREAM");
         }
-        xadd.arg(format!("{seq}-0")).arg("k").arg(json);
+        xadd.arg(format!("{seq}-0"))
+            .arg("k")
+            .arg(json)
+            .arg("n")
+            .arg(tag);
         if fresh {
             // A new log's deadline, until its turn's finish sets the retention.
             pipe.cmd("PEXPIRE")
@@ -108,6 +144,23 @@ impl Inner {
             Err(error) if refused_id(&error) => Ok(false),
             Err(error) => Err(redis_error("appending to the event log", error)),
         }
+    }
+
+    /// The seq of the entry tagged `tag` among the log's newest, if it is there.
+    pub(super) async fn tagged(&self, prompt_id: Uuid, tag: &str) -> Result<Option<u64>> {
+        let newest: Vec<(String, Vec<(String, String)>)> = ::redis::cmd("XREVRANGE")
+            .arg(keys::events(prompt_id))
+            .arg("+")
+            .arg("-")
+            .arg("COUNT")
+            .arg(TAG_LOOKBACK)
+            .query_async(&mut self.connection.clone())
+            .await
+            .map_err(|error| redis_error("reading the event log", error))?;
+        Ok(newest
+            .iter()
+            .find(|(_, fields)| fields.iter().any(|(k, v)| k == "n" && v == tag))
+            .and_then(|(id, _)| id.split('-').next()?.parse().ok()))
     }
 }
 
@@ -138,24 +191,50 @@ pub(super) struct Writer {
     pub(super) floor: u64,
 }
 
+impl Writer {
+    /// One try at appending `json` tagged `tag`; the seq it took.
+    async fn try_append(&mut self, json: &str, tag: &str) -> Result<u64> {
+        let fresh = std::mem::take(&mut self.fresh);
+        match self.next.take() {
+            Some(seq)
+                if self
+                    .inner
+                    .append_at(self.prompt_id, seq, fresh, json, tag)
+                    .await? =>
+            {
+                Ok(seq)
+            }
+            _ => {
+                (self.inner)
+                    .append_anywhere(self.prompt_id, self.floor, json, tag)
+                    .await
+            }
+        }
+    }
+}
+
 #[async_trait]
 impl EventWriter for Writer {
     async fn append(&mut self, kind: EventKind) -> Result<StreamEvent> {
         let json = to_json(&kind)?;
-        let fresh = std::mem::take(&mut self.fresh);
-        let seq = match self.next.take() {
-            Some(seq)
-                if self
-                    .inner
-                    .append_at(self.prompt_id, seq, fresh, &json)
-                    .await? =>
-            {
-                seq
+        let tag = new_tag();
+        let give_up = tokio::time::Instant::now() + APPEND_PATIENCE;
+        let mut pause = Duration::from_millis(50);
+        let seq = loop {
+            let error = match self.try_append(&json, &tag).await {
+                Ok(seq) => break seq,
+                Err(error @ EventLogError::Unavailable(_)) => error,
+                Err(error) => return Err(error),
+            };
+            if tokio::time::Instant::now() + pause > give_up {
+                return Err(error);
             }
-            _ => {
-                (self.inner)
-                    .append_anywhere(self.prompt_id, self.floor, &json)
-                    .await?
+            tracing::warn!(prompt_id = %self.prompt_id, %error, "appending to the event log again");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+            // The failed try may have landed before the connection went.
+            if let Ok(Some(seq)) = self.inner.tagged(self.prompt_id, &tag).await {
+                break seq;
             }
         };
         self.next = Some(seq + 1);
