@@ -8,7 +8,9 @@
 //! there are, a dead runner's task is run by another one period later, and the row
 //! tells operators when each task last ran and how. The shared tasks:
 //!
-//! * `reap` — re-enqueues prompts that lost their job (every lease period);
+//! * `reap` — re-enqueues prompts that lost their job (every lease period), after a
+//!   grace, since a prompt may just be waiting in the queue; and each worker at once
+//!   when the queue's epoch changes (its Redis lost the queued jobs);
 //! * `close_idle_sessions` — completes sessions idle past `worker.session_idle_s`;
 //! * `archive_tool_payloads` — moves the arguments and results of function calls older
 //!   than `worker.tool_payload_retention_s` to `tool_call_archive`.
@@ -74,6 +76,7 @@ pub async fn run(deps: Deps, queue: Arc<dyn JobQueue>, settings: ScheduleSetting
         // shared runs, and the next start tries again.
         tracing::warn!(error = %err, "cannot create the scheduled tasks' rows");
     }
+    let lost_jobs = reap_when_the_queue_is_lost(deps.clone(), queue.clone(), settings.reap_every);
     let reap = {
         let (deps, queue, grace) = (deps.clone(), queue.clone(), settings.grace);
         shared(deps.clone(), "reap", settings.reap_every, move || {
@@ -112,7 +115,7 @@ pub async fn run(deps: Deps, queue: Arc<dyn JobQueue>, settings: ScheduleSetting
         let events = deps.events.clone();
         move || prune_once(events.clone())
     });
-    tokio::join!(reap, idle, archive, prune);
+    tokio::join!(reap, idle, archive, prune, lost_jobs);
 }
 
 /// Tries `name`'s slot four times every `every`, from a random phase, and runs `pass`
@@ -192,5 +195,35 @@ async fn prune_once(events: Arc<dyn EventLog>) {
         Ok(0) => {}
         Ok(pruned) => tracing::debug!(pruned, "pruned expired event logs"),
         Err(err) => tracing::warn!(error = %err, "cannot prune the event log"),
+    }
+}
+
+/// Watches the queue's [epoch](JobQueue::epoch) every `every`: when it changes, the
+/// queue lost its jobs (a Redis restarted without persistence), and the prompts they
+/// stood for would wait for the reaper's grace; this process reaps at once, with no
+/// grace. A prompt that was only waiting in the queue gets a second job, which finds it
+/// taken or finished (jobs are at-least-once and idempotent).
+async fn reap_when_the_queue_is_lost(deps: Deps, queue: Arc<dyn JobQueue>, every: Duration) {
+    let mut known: Option<String> = None;
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        let epoch = match queue.epoch().await {
+            Ok(Some(epoch)) => epoch,
+            // A backend that keeps its jobs: nothing to watch.
+            Ok(None) => return,
+            Err(err) => {
+                tracing::debug!(error = %err, "cannot read the queue's epoch");
+                continue;
+            }
+        };
+        if known.as_ref().is_some_and(|k| *k != epoch) {
+            tracing::warn!(
+                "the job queue lost its jobs (Redis restarted without persistence?); re-enqueueing waiting prompts now"
+            );
+            reap_once(&deps, queue.as_ref(), Duration::ZERO).await;
+        }
+        known = Some(epoch);
     }
 }

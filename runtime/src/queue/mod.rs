@@ -88,6 +88,12 @@ pub trait JobQueue: Send + Sync {
 
     /// Whether the backend answers (for `/readyz`).
     async fn ready(&self) -> Result<(), QueueError>;
+
+    /// The identity of the queue's stored state: it changes when the backend lost what
+    /// it held (a Redis restarted without persistence, or flushed), which takes queued
+    /// jobs with it. Workers reap at once when it changes. `None`: a backend that does
+    /// not lose its jobs on its own (SQLite).
+    async fn epoch(&self) -> Result<Option<String>, QueueError>;
 }
 
 /// What a job handler reports when a run did not succeed.
@@ -205,6 +211,13 @@ impl JobQueue for QueueBackend {
         match self {
             Self::Redis(q) => q.ready().await,
             Self::Sqlite(q) => q.ready().await,
+        }
+    }
+
+    async fn epoch(&self) -> Result<Option<String>, QueueError> {
+        match self {
+            Self::Redis(q) => q.epoch().await,
+            Self::Sqlite(q) => q.epoch().await,
         }
     }
 }

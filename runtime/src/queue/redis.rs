@@ -84,6 +84,10 @@ impl RedisQueue {
         format!("{{{}}}:pending", self.queue)
     }
 
+    fn epoch_key(&self) -> String {
+        format!("{{{}}}:epoch", self.queue)
+    }
+
     fn workers_key(&self) -> String {
         format!("{{{}}}:workers", self.queue)
     }
@@ -133,6 +137,22 @@ impl JobQueue for RedisQueue {
             .await
             .map(drop)
             .map_err(|e| redis_error("pinging Redis", e))
+    }
+
+    /// A marker key, written by the first to look: as long as Redis keeps its data the
+    /// marker stays; one that lost it (restarted without persistence, flushed) gets a
+    /// new one from the next look. One command (`SET … NX GET`, Redis 7).
+    async fn epoch(&self) -> Result<Option<String>, QueueError> {
+        let fresh = uuid::Uuid::now_v7().to_string();
+        let kept: Option<String> = redis::cmd("SET")
+            .arg(self.epoch_key())
+            .arg(&fresh)
+            .arg("NX")
+            .arg("GET")
+            .query_async(&mut self.conn.clone())
+            .await
+            .map_err(|e| redis_error("reading the queue's epoch", e))?;
+        Ok(Some(kept.unwrap_or(fresh)))
     }
 }
 

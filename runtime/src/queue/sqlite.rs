@@ -230,6 +230,11 @@ impl JobQueue for SqliteQueue {
         })
         .await
     }
+
+    /// The queue is a file beside the database: it does not lose jobs on its own.
+    async fn epoch(&self) -> Result<Option<String>, QueueError> {
+        Ok(None)
+    }
 }
 
 /// One pool of consumers: what its fetch loop, job tasks and heartbeat share.

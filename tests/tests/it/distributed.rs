@@ -1210,3 +1210,140 @@ async fn a_taken_over_turn_continues_the_persisted_answer_where_the_provider_can
     })
     .await;
 }
+
+/// A `redis-server` of the test's own, which it may restart (without persistence: the
+/// restarted server is empty, as a Redis without AOF or RDB is after a crash).
+struct OwnRedis {
+    port: u16,
+    process: std::process::Child,
+}
+
+impl OwnRedis {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        Self {
+            port,
+            process: Self::spawn(port),
+        }
+    }
+
+    fn spawn(port: u16) -> std::process::Child {
+        std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server on PATH (scripts/test.sh installs it)")
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Kills it (by PID) and starts an empty one on the same port.
+    async fn restart(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+        self.process = Self::spawn(self.port);
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+                .await
+                .is_ok()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the restarted redis-server does not listen");
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// A Redis restarted without persistence loses the queued jobs; the prompts they stood
+/// for run within seconds (each worker sees the queue's epoch change and reaps at
+/// once), not after the reaper's 60 s grace. Turns in flight ride the restart out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_whose_jobs_a_restarted_redis_lost_run_within_seconds() {
+    run_test(Backend::Postgres, |_| async {
+        let mut redis = OwnRedis::start();
+        let mock = MockLlm::start(MockConfig::default()).await;
+        let config = mock_provider_config(&mock.base_url(), "stall_timeout_ms = 5000");
+        let mut cluster =
+            Cluster::spawn_on_redis(&redis.url(), &[("PARLEY_CONFIG", &config_path(&config))])
+                .await;
+        // One worker, its four slots busy with long turns: a fifth waits in the queue.
+        for pid in &cluster.worker_pids()[1..] {
+            cluster.terminate_worker(*pid, WAIT).await;
+        }
+        let student = api::student_with_tool(&cluster, "epoch@example.com").await;
+        let me = cluster.client_as(&student.token);
+        let mut busy = Vec::new();
+        for i in 0..parley_tests::WORKER_CONCURRENCY {
+            let session = api::session(&me, student.tool.id).await.id;
+            let content = format!("[[mock tokens=80 token_delay_ms=50]] busy {i}");
+            busy.push(
+                typed::send_in_background(&me, session, &content)
+                    .await
+                    .prompt_id,
+            );
+        }
+        d_wait_requests(&mock, parley_tests::WORKER_CONCURRENCY).await;
+        let session = api::session(&me, student.tool.id).await.id;
+        let waiting = typed::send_in_background(&me, session, "[[mock tokens=3]] queued")
+            .await
+            .prompt_id;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            mock.requests().len(),
+            parley_tests::WORKER_CONCURRENCY,
+            "the fifth turn waits in the queue"
+        );
+
+        redis.restart().await;
+        let restarted = Instant::now();
+        let me = cluster.client_as(&student.token);
+        loop {
+            let prompt = typed::prompt(&me, waiting).await;
+            if prompt.state == PromptState::Completed {
+                break;
+            }
+            assert!(
+                restarted.elapsed() < Duration::from_secs(30),
+                "the queued turn is still {:?} 30 s after Redis lost its job",
+                prompt.state
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        eprintln!(
+            "the turn whose job Redis lost completed {:?} after the restart",
+            restarted.elapsed()
+        );
+        for prompt_id in busy {
+            let prompt = typed::prompt(&me, prompt_id).await;
+            assert_eq!(prompt.state, PromptState::Completed, "{prompt:?}");
+        }
+    })
+    .await;
+}
+
+/// Waits until the mock has received `n` requests.
+async fn d_wait_requests(mock: &MockLlm, n: usize) {
+    let deadline = Instant::now() + WAIT;
+    while mock.requests().len() < n {
+        assert!(
+            Instant::now() < deadline,
+            "the mock got {} requests",
+            mock.requests().len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

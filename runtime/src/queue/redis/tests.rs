@@ -182,3 +182,37 @@ async fn a_job_whose_fetch_reply_was_lost_runs() {
     consumers.stop().await;
     assert_eq!(queue.depth().await.unwrap(), 0);
 }
+
+/// The epoch stays while Redis keeps its data and changes once it lost it, for every
+/// handle on the queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_epoch_changes_when_redis_loses_its_data() {
+    let mut server = OwnServer::start();
+    let a = queue_on(&server).await;
+    let b = queue_on(&server).await;
+    let first = a.epoch().await.unwrap().expect("Redis has an epoch");
+    assert_eq!(a.epoch().await.unwrap().as_ref(), Some(&first));
+    assert_eq!(b.epoch().await.unwrap().as_ref(), Some(&first), "shared");
+
+    server.stop().await;
+    server.restart();
+    let mut after = None;
+    for _ in 0..100 {
+        if let Ok(epoch) = b.epoch().await {
+            after = epoch;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let after = after.expect("Redis answers again");
+    assert_ne!(after, first, "a restart without persistence is a new epoch");
+    let mut seen_by_a = None;
+    for _ in 0..100 {
+        if let Ok(epoch) = a.epoch().await {
+            seen_by_a = epoch;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(seen_by_a, Some(after), "shared again");
+}
