@@ -91,6 +91,15 @@ impl Distributed {
         self.cluster.client_as(&self.token)
     }
 
+    /// Sends `content` in the student's session in the background and opens the turn's
+    /// feed from its start.
+    async fn start_turn(&self, content: &str) -> (Uuid, parley_tests::SseReader) {
+        let prompt_id = typed::send_in_background(&self.student(), self.session_id, content)
+            .await
+            .prompt_id;
+        (prompt_id, self.feed(prompt_id).await)
+    }
+
     /// Opens the feed of a prompt from its start.
     async fn feed(&self, prompt_id: Uuid) -> parley_tests::SseReader {
         self.cluster
@@ -487,14 +496,11 @@ async fn a_cancel_reaches_the_worker_process_as_a_signal() {
 async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> (Duration, Duration) {
     const TOKENS: usize = 40;
     let student = d.student();
-    let prompt_id = typed::send_in_background(
-        &student,
-        d.session_id,
-        &format!("[[mock tokens={TOKENS} token_delay_ms=50]] survive this"),
-    )
-    .await
-    .prompt_id;
-    let mut reader = d.feed(prompt_id).await;
+    let (prompt_id, mut reader) = d
+        .start_turn(&format!(
+            "[[mock tokens={TOKENS} token_delay_ms=50]] survive this"
+        ))
+        .await;
     let head = until_deltas(&mut reader, 3).await;
 
     let streaming = d.cluster.workers_connected_to(d.mock.addr());
@@ -896,14 +902,11 @@ async fn a_worker_told_to_stop_hands_its_unfinished_turn_to_another_at_the_drain
             distributed_with("stall_timeout_ms = 5000\nmax_attempts = 2\ndrain_s = 1").await;
         const TOKENS: usize = 60;
         let student = d.student();
-        let prompt_id = typed::send_in_background(
-            &student,
-            d.session_id,
-            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] stop gently"),
-        )
-        .await
-        .prompt_id;
-        let mut reader = d.feed(prompt_id).await;
+        let (prompt_id, mut reader) = d
+            .start_turn(&format!(
+                "[[mock tokens={TOKENS} token_delay_ms=50]] stop gently"
+            ))
+            .await;
         let head = until_deltas(&mut reader, 3).await;
         let streaming = d.cluster.workers_connected_to(d.mock.addr());
         assert_eq!(streaming.len(), 1, "{streaming:?}");
@@ -1015,15 +1018,11 @@ async fn an_api_told_to_stop_ends_its_feeds_at_once_and_the_turn_goes_on() {
         let mut d = distributed().await;
         // About 10 s of streaming: far longer than the api may take to stop.
         const TOKENS: usize = 200;
-        let student = d.student();
-        let prompt_id = typed::send_in_background(
-            &student,
-            d.session_id,
-            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] keep going"),
-        )
-        .await
-        .prompt_id;
-        let mut reader = d.feed(prompt_id).await;
+        let (prompt_id, mut reader) = d
+            .start_turn(&format!(
+                "[[mock tokens={TOKENS} token_delay_ms=50]] keep going"
+            ))
+            .await;
         let mut seen = until_deltas(&mut reader, 3).await;
 
         let signalled = Instant::now();
@@ -1150,14 +1149,11 @@ async fn a_taken_over_turn_continues_the_persisted_answer_where_the_provider_can
         .await;
         const TOKENS: usize = 40;
         let student = d.student();
-        let prompt_id = typed::send_in_background(
-            &student,
-            d.session_id,
-            &format!("[[mock tokens={TOKENS} token_delay_ms=50]] carry on"),
-        )
-        .await
-        .prompt_id;
-        let mut reader = d.feed(prompt_id).await;
+        let (prompt_id, mut reader) = d
+            .start_turn(&format!(
+                "[[mock tokens={TOKENS} token_delay_ms=50]] carry on"
+            ))
+            .await;
         let head = until_deltas(&mut reader, 10).await;
         let streaming = d.cluster.workers_connected_to(d.mock.addr());
         assert_eq!(streaming.len(), 1, "{streaming:?}");
@@ -1296,7 +1292,10 @@ async fn prompts_whose_jobs_a_restarted_redis_lost_run_within_seconds() {
                     .prompt_id,
             );
         }
-        d_wait_requests(&mock, parley_tests::WORKER_CONCURRENCY).await;
+        let streaming = mock
+            .wait_for(WAIT, |r| r.len() == parley_tests::WORKER_CONCURRENCY)
+            .await;
+        assert!(streaming.is_some(), "the four turns stream");
         let session = api::session(&me, student.tool.id).await.id;
         let waiting = typed::send_in_background(&me, session, "[[mock tokens=3]] queued")
             .await
@@ -1333,17 +1332,4 @@ async fn prompts_whose_jobs_a_restarted_redis_lost_run_within_seconds() {
         }
     })
     .await;
-}
-
-/// Waits until the mock has received `n` requests.
-async fn d_wait_requests(mock: &MockLlm, n: usize) {
-    let deadline = Instant::now() + WAIT;
-    while mock.requests().len() < n {
-        assert!(
-            Instant::now() < deadline,
-            "the mock got {} requests",
-            mock.requests().len()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }

@@ -176,8 +176,9 @@ enum Backend {
 }
 
 impl Route {
-    /// Starts streaming an answer to `messages`, offering `functions`; with `partial`
-    /// (only when [`Route::continue_partial`]), the continuation of that answer.
+    /// Starts streaming an answer to `messages`, offering `functions`; with `partial`,
+    /// the continuation of that answer (the caller passes one only when
+    /// [`Route::continue_partial`]).
     pub async fn stream(
         &self,
         messages: &[ChatMessage],
@@ -201,7 +202,6 @@ impl Route {
         };
         match &self.backend {
             Backend::OpenAi(provider) => {
-                let partial = partial.filter(|_| self.continue_partial);
                 provider
                     .stream(&self.upstream, messages, functions, partial)
                     .await

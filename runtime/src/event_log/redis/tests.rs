@@ -62,6 +62,17 @@ async fn numsub(prompt_id: Uuid) -> u64 {
     count
 }
 
+/// A prompt's stream entries as stored: `(id, [(field, value)])`.
+async fn entries_of(prompt_id: Uuid) -> Vec<(String, Vec<(String, String)>)> {
+    ::redis::cmd("XRANGE")
+        .arg(keys::events(prompt_id))
+        .arg("-")
+        .arg("+")
+        .query_async(&mut raw().await)
+        .await
+        .unwrap()
+}
+
 async fn eventually(what: &str, mut condition: impl AsyncFnMut() -> bool) {
     for _ in 0..250 {
         if condition().await {
@@ -77,13 +88,7 @@ async fn entries_are_seq_ids_with_the_kind_as_json() {
     let log = connect().await;
     let prompt_id = Uuid::now_v7();
     let event = log.append(prompt_id, conformance::delta(2)).await.unwrap();
-    let entries: Vec<(String, Vec<(String, String)>)> = ::redis::cmd("XRANGE")
-        .arg(keys::events(prompt_id))
-        .arg("-")
-        .arg("+")
-        .query_async(&mut raw().await)
-        .await
-        .unwrap();
+    let entries = entries_of(prompt_id).await;
     let kind = serde_json::to_string(&event.kind).unwrap();
     assert_eq!(entries.len(), 1, "{entries:?}");
     let (id, fields) = &entries[0];
@@ -521,13 +526,7 @@ async fn an_append_is_found_by_its_tag() {
     for i in 2..10 {
         log.append(prompt_id, conformance::delta(i)).await.unwrap();
     }
-    let entries: Vec<(String, Vec<(String, String)>)> = ::redis::cmd("XRANGE")
-        .arg(keys::events(prompt_id))
-        .arg("-")
-        .arg("+")
-        .query_async(&mut raw().await)
-        .await
-        .unwrap();
+    let entries = entries_of(prompt_id).await;
     let tag = &entries[mine as usize - 1].1[1].1;
     assert_eq!(log.inner.tagged(prompt_id, tag).await.unwrap(), Some(mine));
     assert_eq!(

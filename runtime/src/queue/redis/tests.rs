@@ -196,23 +196,18 @@ async fn the_epoch_changes_when_redis_loses_its_data() {
 
     server.stop().await;
     server.restart();
-    let mut after = None;
-    for _ in 0..100 {
-        if let Ok(epoch) = b.epoch().await {
-            after = epoch;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let after = after.expect("Redis answers again");
+    let after = epoch_once_back(&b).await;
     assert_ne!(after, first, "a restart without persistence is a new epoch");
-    let mut seen_by_a = None;
+    assert_eq!(epoch_once_back(&a).await, after, "shared again");
+}
+
+/// The queue's epoch once its (restarted) Redis answers again.
+async fn epoch_once_back(queue: &RedisQueue) -> String {
     for _ in 0..100 {
-        if let Ok(epoch) = a.epoch().await {
-            seen_by_a = epoch;
-            break;
+        if let Ok(Some(epoch)) = queue.epoch().await {
+            return epoch;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert_eq!(seen_by_a, Some(after), "shared again");
+    panic!("Redis does not answer again");
 }
