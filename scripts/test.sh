@@ -19,6 +19,8 @@ die() { log "error: $*"; exit 1; }
 
 # shellcheck source=scripts/lib/servers.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/servers.sh"
+# shellcheck source=scripts/lib/tools.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tools.sh"
 
 cleanup() {
     local status=$?
@@ -32,6 +34,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 install_servers
+# The metrics tests check each scrape with `promtool check metrics`.
+install_promtool
 PG_BIN=$(pg_bin_dir) || die "no PostgreSQL found under /usr/lib/postgresql/*/bin"
 command -v redis-server >/dev/null || die "redis-server not found"
 

@@ -10,6 +10,7 @@
 pub mod auth;
 pub mod error;
 pub mod feed_token;
+pub mod metrics;
 pub mod middleware;
 pub mod pagination;
 pub mod routes;
@@ -59,6 +60,7 @@ pub fn app(state: AppState) -> impl Endpoint {
             }),
         )
         .at("/docs", make_sync(move |_| Html(docs_page.clone())))
+        .at("/metrics", poem::get(metrics::scrape))
         .nest("/", service)
         .data(state)
         .around(move |ep, req| {

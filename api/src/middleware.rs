@@ -50,6 +50,7 @@ pub async fn guard<E: Endpoint>(
     REQUEST_ID
         .scope(request_id.clone(), async move {
             let path = req.uri().path().to_owned();
+            let method = req.method().clone();
             let mut resp = match read_body(&mut req, max_body).await {
                 Err(problem) => problem_response(problem),
                 Ok(malformed) => match ep.call(req).await {
@@ -70,10 +71,17 @@ pub async fn guard<E: Endpoint>(
             if let Ok(value) = HeaderValue::from_str(&request_id) {
                 resp.headers_mut().insert(REQUEST_ID_HEADER, value);
             }
+            let elapsed = started.elapsed();
             tracing::info!(
                 status = resp.status().as_u16(),
-                latency_ms = started.elapsed().as_millis() as u64,
+                latency_ms = elapsed.as_millis() as u64,
                 "served"
+            );
+            parley_runtime::metrics::metrics().http_request(
+                method.as_str(),
+                routes.template(&path).unwrap_or("unmatched"),
+                resp.status().as_u16(),
+                elapsed.as_secs_f64(),
             );
             Ok(resp)
         })

@@ -171,7 +171,8 @@ fn make_nullable(property: &mut Value) {
 /// The document's paths and the methods each accepts.
 #[derive(Debug, Clone, Default)]
 pub struct Routes {
-    routes: Vec<(Vec<String>, BTreeSet<String>)>,
+    /// Each path of the document: as written, its segments, and its methods.
+    routes: Vec<(String, Vec<String>, BTreeSet<String>)>,
 }
 
 impl Routes {
@@ -192,7 +193,8 @@ impl Routes {
                     // poem answers HEAD with the GET endpoint.
                     methods.insert("HEAD".into());
                 }
-                (segments(path).map(str::to_owned).collect(), methods)
+                let parts = segments(path).map(str::to_owned).collect();
+                (path.clone(), parts, methods)
             })
             .collect();
         Self { routes }
@@ -200,17 +202,26 @@ impl Routes {
 
     /// The `Allow` header value for `path`, if the document has it.
     pub fn allow(&self, path: &str) -> Option<String> {
+        self.matching(path)
+            .map(|(_, _, methods)| methods.iter().cloned().collect::<Vec<_>>().join(", "))
+    }
+
+    /// The document's path template that `path` matches (`/v1/sessions/{id}`): a label
+    /// for metrics that does not grow with the ids in requests.
+    pub fn template(&self, path: &str) -> Option<&str> {
+        self.matching(path)
+            .map(|(template, _, _)| template.as_str())
+    }
+
+    fn matching(&self, path: &str) -> Option<&(String, Vec<String>, BTreeSet<String>)> {
         let wanted: Vec<&str> = segments(path).collect();
-        self.routes
-            .iter()
-            .find(|(pattern, _)| {
-                pattern.len() == wanted.len()
-                    && pattern
-                        .iter()
-                        .zip(&wanted)
-                        .all(|(p, w)| p == w || (p.starts_with('{') && !w.is_empty()))
-            })
-            .map(|(_, methods)| methods.iter().cloned().collect::<Vec<_>>().join(", "))
+        self.routes.iter().find(|(_, pattern, _)| {
+            pattern.len() == wanted.len()
+                && pattern
+                    .iter()
+                    .zip(&wanted)
+                    .all(|(p, w)| p == w || (p.starts_with('{') && !w.is_empty()))
+        })
     }
 }
 

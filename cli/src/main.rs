@@ -48,6 +48,10 @@ enum Command {
         /// Turns run at the same time (config `worker.concurrency`).
         #[arg(long)]
         concurrency: Option<usize>,
+        /// Serve `GET /metrics` and `GET /healthz` on this address (config
+        /// `worker.metrics_listen`, env PARLEY_WORKER__METRICS_LISTEN).
+        #[arg(long)]
+        metrics_listen: Option<std::net::SocketAddr>,
     },
     /// Apply, roll back or list schema migrations.
     Migrate {
@@ -153,11 +157,17 @@ async fn main() -> anyhow::Result<()> {
     };
     let mut settings = load_settings(cli.config, overrides)?;
     if let Command::Worker {
-        concurrency: Some(n),
+        concurrency,
+        metrics_listen,
     } = &cli.command
     {
-        anyhow::ensure!(*n > 0, "--concurrency must be at least 1");
-        settings.worker.concurrency = *n;
+        if let Some(n) = concurrency {
+            anyhow::ensure!(*n > 0, "--concurrency must be at least 1");
+            settings.worker.concurrency = *n;
+        }
+        if metrics_listen.is_some() {
+            settings.worker.metrics_listen = *metrics_listen;
+        }
     }
     telemetry::init(&settings.log);
     match cli.command {

@@ -287,8 +287,13 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
                     "parley worker started"
                 );
                 println!("parley worker running");
-                on_signal().await;
-                Ok(())
+                match settings.worker.metrics_listen {
+                    Some(addr) => serve_metrics(addr, &runtime, on_signal()).await,
+                    None => {
+                        on_signal().await;
+                        Ok(())
+                    }
+                }
             }
             Role::AllInOne | Role::Api => {
                 serve_http(&settings, db, &runtime, role, on_signal(), closing).await
@@ -446,6 +451,52 @@ async fn serve_http(
     crate::http::serve(listener, parley_api::app(state), shutdown, grace)
         .await
         .context("serving HTTP")
+}
+
+/// A worker's own HTTP listener: `GET /metrics` (what this process recorded, with the
+/// queue's depth read at each scrape) and `GET /healthz`, until `shutdown`.
+async fn serve_metrics(
+    addr: std::net::SocketAddr,
+    runtime: &Runtime,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> anyhow::Result<()> {
+    use parley_runtime::metrics::{CONTENT_TYPE, metrics};
+    use poem::{EndpointExt, Response, Route, get, handler, web::Data};
+
+    #[handler]
+    async fn scrape(queue: Data<&QueueBackend>) -> Response {
+        let depth = tokio::time::timeout(Duration::from_secs(2), queue.depth()).await;
+        match depth {
+            Ok(Ok(depth)) => {
+                metrics()
+                    .queue_depth
+                    .set(i64::try_from(depth).unwrap_or(i64::MAX));
+            }
+            _ => tracing::warn!("metrics: cannot read the queue depth"),
+        }
+        Response::builder()
+            .content_type(CONTENT_TYPE)
+            .body(metrics().render())
+    }
+
+    #[handler]
+    fn healthz() -> &'static str {
+        "ok"
+    }
+
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr} (worker.metrics_listen)"))?;
+    let bound = listener.local_addr().context("reading the bound address")?;
+    tracing::info!(addr = %bound, "worker metrics listening");
+    println!("parley worker metrics on http://{bound}/metrics");
+    let app = Route::new()
+        .at("/metrics", get(scrape))
+        .at("/healthz", get(healthz))
+        .data(runtime.queue.clone());
+    crate::http::serve(listener, app, shutdown, GRACE)
+        .await
+        .context("serving worker metrics")
 }
 
 /// Feed tokens signed with the deployment's shared key (created by the first process

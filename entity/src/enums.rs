@@ -111,3 +111,16 @@ pub enum ModuleOutcome {
     #[sea_orm(string_value = "timeout")]
     Timeout,
 }
+
+impl ModuleOutcome {
+    /// The stored value (`continue`, `modify`, `block`, `error`, `timeout`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Continue => "continue",
+            Self::Modify => "modify",
+            Self::Block => "block",
+            Self::Error => "error",
+            Self::Timeout => "timeout",
+        }
+    }
+}

@@ -10,6 +10,7 @@
 
 pub mod breaker;
 pub mod event_log;
+pub mod metrics;
 pub mod queue;
 #[cfg(test)]
 mod test_redis;

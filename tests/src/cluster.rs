@@ -94,13 +94,19 @@ impl Cluster {
     /// Starts one more `parley worker --concurrency` [`WORKER_CONCURRENCY`] and waits for
     /// its ready line; returns its PID.
     pub async fn start_worker(&mut self) -> u32 {
+        self.start_worker_with(&[]).await
+    }
+
+    /// Like [`Cluster::start_worker`], with more arguments for `parley worker`.
+    pub async fn start_worker_with(&mut self, more_args: &[&str]) -> u32 {
         self.started += 1;
         let number = self.started;
-        let args: Vec<OsString> = vec![
+        let mut args: Vec<OsString> = vec![
             "worker".into(),
             "--concurrency".into(),
             WORKER_CONCURRENCY.to_string().into(),
         ];
+        args.extend(more_args.iter().map(OsString::from));
         let server = Server::start(
             self.api.env(),
             &args,

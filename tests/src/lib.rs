@@ -38,6 +38,7 @@ pub mod client;
 mod client_ext;
 mod cluster;
 mod http;
+pub mod metrics;
 mod server;
 mod sse;
 pub mod turns;

@@ -13,7 +13,6 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::query::{self, catalog, page::PageRequest, sessions as q};
-use parley_protocol::hooks::Hook;
 use parley_protocol::turn::TurnInput;
 use parley_service::turns::Submission;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
@@ -22,7 +21,7 @@ use uuid::Uuid;
 use super::{
     ApiTags,
     prompts::trace_context,
-    sessions::{opener, session_hook},
+    sessions::{opened, opener},
     turns::{FinishedTurn, finished},
     views::MessageRole,
 };
@@ -240,6 +239,6 @@ async fn open_conversation(
         rid: Some(rid),
     };
     let session = q::open(&state.db, who, request, query::now()).await?;
-    session_hook(state, &session, Hook::SessionStart);
+    opened(state, &session);
     Ok(session)
 }

@@ -179,7 +179,7 @@ impl SessionsApi {
             rid: None,
         };
         let session = q::open(&state.db, opener(&auth.0), req, parley_entity::query::now()).await?;
-        session_hook(&state, &session, Hook::SessionStart);
+        opened(&state, &session);
         let location = format!("/v1/sessions/{}", session.id);
         Ok(CreatedSession::Created(Json(session.into()), location))
     }
@@ -249,6 +249,12 @@ impl SessionsApi {
 }
 
 /// Fires `session:start` / `session:end` for the session's modules (never waited for).
+/// A session was opened: count it and fire `session:start`.
+pub(super) fn opened(state: &AppState, session: &sessions::Model) {
+    parley_runtime::metrics::metrics().sessions_created.inc();
+    session_hook(state, session, Hook::SessionStart);
+}
+
 pub(super) fn session_hook(state: &AppState, session: &sessions::Model, hook: Hook) {
     parley_service::modules::runner::session_hook(
         state.db.clone(),

@@ -194,3 +194,14 @@ fn the_allow_header_lists_a_paths_methods() {
     assert_eq!(routes.allow("/v1/nothing/here"), None);
     assert_eq!(routes.allow("/healthz").as_deref(), Some("GET, HEAD"));
 }
+
+#[test]
+fn a_path_maps_to_its_template_for_metrics() {
+    let routes = Routes::from_document(&crate::spec());
+    assert_eq!(
+        routes.template("/v1/sessions/0197/messages"),
+        Some("/v1/sessions/{id}/messages")
+    );
+    assert_eq!(routes.template("/v1/sessions"), Some("/v1/sessions"));
+    assert_eq!(routes.template("/v1/nothing/here"), None);
+}

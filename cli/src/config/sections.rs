@@ -217,6 +217,10 @@ pub struct WorkerSettings {
     /// turn of one need not read its history again (0: read every turn).
     #[serde(default = "default_history_cache_mb")]
     pub history_cache_mb: usize,
+    /// `parley worker` only: where to serve `GET /metrics` (Prometheus) and
+    /// `GET /healthz` (none: not served). `parley serve` serves both on its API port.
+    #[serde(default)]
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 fn default_history_cache_mb() -> usize {
@@ -275,6 +279,7 @@ impl Default for WorkerSettings {
             tool_payload_retention_s: default_tool_payload_retention_s(),
             archive_every_s: default_archive_every_s(),
             history_cache_mb: default_history_cache_mb(),
+            metrics_listen: None,
         }
     }
 }

@@ -76,6 +76,17 @@ pub enum BreakerState {
     HalfOpen,
 }
 
+impl BreakerState {
+    /// The state's name: `closed`, `open` or `half_open`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Closed { .. } => "closed",
+            Self::Open { .. } => "open",
+            Self::HalfOpen => "half_open",
+        }
+    }
+}
+
 /// A breaker store could not be reached or answered nonsense.
 #[derive(Debug, thiserror::Error)]
 pub enum BreakerError {

@@ -65,12 +65,13 @@ pub async fn run_blocking(modules: &[Enabled], mut ctx: HookContext) -> HookOutc
         ctx.request.request_id = Uuid::now_v7();
         let started = Instant::now();
         let ran = run_one(module, &ctx).await;
+        let took = started.elapsed();
         let mut event = ModuleEvent {
             prompt_id: ctx.request.prompt_id,
             module: module.name().to_owned(),
             hook: hook.as_str().to_owned(),
             outcome: ModuleOutcome::Continue,
-            duration_ms: started.elapsed().as_millis() as i64,
+            duration_ms: took.as_millis() as i64,
             category: None,
         };
         let result = match ran {
@@ -80,6 +81,7 @@ pub async fn run_blocking(modules: &[Enabled], mut ctx: HookContext) -> HookOutc
                 if module.registered.fail_closed {
                     event.category = Some(FAILURE_CATEGORY.into());
                 }
+                observe(&event, hook, took);
                 outcome.events.push(event);
                 tracing::warn!(module = module.name(), hook = hook.as_str(), error = %failure, "a module failed");
                 if module.registered.fail_closed {
@@ -104,12 +106,24 @@ pub async fn run_blocking(modules: &[Enabled], mut ctx: HookContext) -> HookOutc
         } else if event.outcome == ModuleOutcome::Continue {
             event.category = None;
         }
+        observe(&event, hook, took);
         outcome.events.push(event);
         if outcome.blocked.is_some() {
             return outcome;
         }
     }
     outcome
+}
+
+/// Counts one module run in the metrics (its latency, and its outcome: the block rate by
+/// module is the share of `block`).
+fn observe(event: &ModuleEvent, hook: Hook, took: std::time::Duration) {
+    parley_runtime::metrics::metrics().hook_ran(
+        &event.module,
+        hook.as_str(),
+        event.outcome.as_str(),
+        took.as_secs_f64(),
+    );
 }
 
 /// Runs an asynchronous hook on a task of its own: records each module's run and
@@ -178,14 +192,17 @@ async fn run_async(
                     failure.outcome()
                 }
             };
-            events.push(ModuleEvent {
+            let took = started.elapsed();
+            let event = ModuleEvent {
                 prompt_id: ctx.request.prompt_id,
                 module: module.name().to_owned(),
                 hook: hook.as_str().to_owned(),
                 outcome,
-                duration_ms: started.elapsed().as_millis() as i64,
+                duration_ms: took.as_millis() as i64,
                 category: None,
-            });
+            };
+            observe(&event, hook, took);
+            events.push(event);
         }
         let now = query::now();
         if let Err(err) = query::moderation::record_events(&db, &events, now).await {

@@ -22,6 +22,7 @@ mod functions;
 mod memory;
 mod migrations;
 mod modules;
+mod observability;
 mod ops;
 mod restart;
 mod session_rules;

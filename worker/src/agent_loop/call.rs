@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use futures::StreamExt;
 use parley_protocol::events::{CallError, ErrorCode, EventKind, Fallback, FallbackReason};
+use parley_runtime::metrics::{LlmCall, ProviderCallLabels};
 
 use super::{CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
 use crate::{
@@ -167,6 +168,13 @@ async fn admit(route: &Route) -> bool {
         Ok(admission) => {
             if !admission.allowed() {
                 tracing::warn!(provider = %route.vendor, ?admission, "the provider's circuit breaker is open; no call");
+                parley_runtime::metrics::metrics()
+                    .provider_calls
+                    .get_or_create(&ProviderCallLabels {
+                        provider: route.vendor.clone(),
+                        outcome: "breaker_open",
+                    })
+                    .inc();
             }
             admission.allowed()
         }
@@ -250,6 +258,20 @@ fn usage_of(
     usage.model = route.model.clone();
     usage.vendor = route.vendor.clone();
     usage.price = route.price;
+    let outcome = match &outcome.end {
+        CallEnd::Done => "ok",
+        CallEnd::Cancelled => "cancelled",
+        CallEnd::Internal(_) => "internal",
+        CallEnd::Failed(_) | CallEnd::Stalled => usage.error.map_or("failed", CallError::as_str),
+    };
+    parley_runtime::metrics::metrics().llm_call(LlmCall {
+        provider: &usage.vendor,
+        model: &usage.model,
+        outcome,
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        ttft_seconds: usage.ttft_ms.map(|ms| ms as f64 / 1000.0),
+    });
     usage
 }
 

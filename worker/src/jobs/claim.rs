@@ -141,6 +141,8 @@ async fn cancelled_before_start(
         events.append(terminal).await?;
     }
     expire(deps, prompt.id).await;
-    let next = query::prompts::hand_over_after_cancel(&deps.db, prompt, query::now()).await?;
+    let now = query::now();
+    super::finish::observe(prompt, now, "queued");
+    let next = query::prompts::hand_over_after_cancel(&deps.db, prompt, now).await?;
     Ok(Handled::Done { next })
 }

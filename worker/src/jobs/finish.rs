@@ -266,6 +266,7 @@ async fn end(
                 }
                 _ => deps.history.forget(session_id),
             }
+            observe(&prompt, now, "running");
             (*prompt, next)
         }
         Ok(Finished::LeaseLost) => {
@@ -307,6 +308,25 @@ async fn end(
     }
     expire(deps, prompt.id).await;
     Ok(next)
+}
+
+/// Counts the turn's end in the metrics (once per turn: only the attempt whose end was
+/// recorded gets here); `stage` is where a cancelled turn was (`queued`, `running`).
+pub(super) fn observe(
+    prompt: &prompts::Model,
+    now: chrono::DateTime<chrono::Utc>,
+    stage: &'static str,
+) {
+    let elapsed = (now - prompt.created_at).num_milliseconds() as f64 / 1000.0;
+    let m = parley_runtime::metrics::metrics();
+    m.turn_ended(
+        prompt.state.as_str(),
+        prompt.error_code.map(ErrorCode::as_str),
+        elapsed,
+    );
+    if prompt.state == PromptState::Canceled {
+        m.cancelled(stage);
+    }
 }
 
 /// The turn could not be recorded normally (the database or the event log failed): end

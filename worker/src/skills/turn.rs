@@ -58,6 +58,13 @@ pub async fn route_turn(
         prompt_id = %prompt.id,
         "skill routing"
     );
+    // Labelled by the skill that answered, `none` when none did (the confidence is
+    // then the best near miss's, 0 with no match at all).
+    parley_runtime::metrics::metrics().skill_routed(
+        routing.winner.as_ref().map_or("none", |w| w.skill.name()),
+        routing.decision.confidence,
+        routing.winner.is_some(),
+    );
     let Some(winner) = routing.winner else {
         return Ok(Routed {
             decision: Some(routing.decision),

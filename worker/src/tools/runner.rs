@@ -63,6 +63,8 @@ type Running = BoxFuture<
 enum Prepared {
     Run(Running),
     Done(CallResult),
+    /// An earlier attempt of the turn made this call: its result, counted then.
+    Reused(CallResult),
 }
 
 #[async_trait]
@@ -88,6 +90,10 @@ impl Tools for TurnTools {
             match prepared {
                 Prepared::Run(future) => running.push(future),
                 Prepared::Done(result) => {
+                    count(&self.registry, &result);
+                    results[i] = Some(self.record(row_id, call, result, sink).await?);
+                }
+                Prepared::Reused(result) => {
                     results[i] = Some(self.record(row_id, call, result, sink).await?);
                 }
             }
@@ -98,6 +104,7 @@ impl Tools for TurnTools {
                 Some(update) = progress.recv() => sink.event(progress_event(calls, update)).await?,
                 Some((i, started, ended)) = running.next() => {
                     let result = self.with_payload(outcome(&calls[i], started, ended));
+                    count(&self.registry, &result);
                     results[i] = Some(self.record(row_ids[&i], &calls[i], result, sink).await?);
                 }
                 _ = sink.until_cancelled() => break,
@@ -112,6 +119,7 @@ impl Tools for TurnTools {
                     "the turn was cancelled while the call ran".into(),
                     0,
                 );
+                count(&self.registry, &result);
                 results[i] = Some(self.record(row_ids[&i], call, result, sink).await?);
             }
         }
@@ -168,7 +176,7 @@ impl TurnTools {
                 ..ended(call, row.state, String::new(), 0)
             };
             let reused = self.with_payload(CallResult { output, ..reused });
-            return Ok((row.id, Prepared::Done(reused)));
+            return Ok((row.id, Prepared::Reused(reused)));
         }
         let checked = self.check(call, parsed);
         let (function, args) = match checked {
@@ -303,6 +311,24 @@ impl TurnTools {
         }
         Ok(())
     }
+}
+
+/// Counts a call's end in the metrics, by function (`other` for a name the model made
+/// up) and state. An asynchronous call still running is counted when its job ends it.
+fn count(registry: &Registry, result: &CallResult) {
+    count_call(registry, &result.name, result.state);
+}
+
+pub(super) fn count_call(registry: &Registry, name: &str, state: ToolCallState) {
+    if state == ToolCallState::Running {
+        return;
+    }
+    let function = if registry.get(name).is_some() {
+        name
+    } else {
+        parley_runtime::metrics::OTHER
+    };
+    parley_runtime::metrics::metrics().function_called(function, state.as_str());
 }
 
 /// A call's result from how its run ended.

@@ -101,3 +101,30 @@ pub async fn prompt_stats<C: ConnectionTrait>(
         stuck,
     })
 }
+
+/// The unfinished prompts: how many are in each unfinished state, and when the oldest
+/// was created. One query over the partial index of unfinished prompts, cheap enough
+/// for every scrape of `/metrics`.
+pub async fn unfinished<C: ConnectionTrait>(
+    db: &C,
+) -> Result<(Vec<(PromptState, i64)>, Option<DateTimeUtc>)> {
+    let rows: Vec<(PromptState, i64, Option<DateTimeUtc>)> = prompts::Entity::find()
+        .select_only()
+        .column(prompts::Column::State)
+        .column_as(
+            Expr::from(Func::count(Expr::col(prompts::Column::Id))),
+            "count",
+        )
+        .column_as(
+            Expr::from(Func::min(Expr::col(prompts::Column::CreatedAt))),
+            "oldest",
+        )
+        .filter(prompts::Column::State.is_in(UNFINISHED))
+        .group_by(prompts::Column::State)
+        .into_tuple()
+        .all(db)
+        .await
+        .context("counting unfinished prompts")?;
+    let oldest = rows.iter().filter_map(|(_, _, at)| *at).min();
+    Ok((rows.into_iter().map(|(s, n, _)| (s, n)).collect(), oldest))
+}

@@ -1,0 +1,99 @@
+//! `GET /metrics`: the process's Prometheus metrics (`parley_runtime::metrics`), with
+//! the gauges of shared state read at each scrape — the unfinished prompts by state and
+//! the oldest one's age (one query over the partial index of unfinished prompts), the
+//! queue's depth and the providers' breakers. A gauge whose source does not answer
+//! keeps its last reading; the scrape still succeeds, with the failure logged.
+//!
+//! The route is not part of the OpenAPI document (it is for Prometheus, not for API
+//! clients) and asks for no credentials, like `/healthz`: keep it off the public
+//! ingress (the Kubernetes manifests under `deploy/` expose it to the cluster only).
+
+use std::time::Duration;
+
+use parley_entity::query::{self, metrics::prompt_stats};
+use parley_runtime::metrics::{CONTENT_TYPE, metrics};
+use poem::{Response, handler, http::header, web::Data};
+
+use crate::state::AppState;
+
+/// The longest a scrape waits for one source.
+const SOURCE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The unfinished states, as the `state` label of `parley_prompts`.
+const UNFINISHED: [&str; 3] = ["created", "in_progress", "waiting_for_tools"];
+
+#[handler]
+pub async fn scrape(state: Data<&AppState>) -> Response {
+    let (prompts, depth, breakers) = tokio::join!(
+        read_prompts(&state),
+        read_depth(&state),
+        read_breakers(&state)
+    );
+    let m = metrics();
+    if let Some((counts, oldest)) = prompts {
+        let counts: Vec<(&str, i64)> = counts.iter().map(|(s, n)| (s.as_str(), *n)).collect();
+        m.set_prompts(&UNFINISHED, &counts, oldest);
+    }
+    if let Some(depth) = depth {
+        m.queue_depth.set(i64::try_from(depth).unwrap_or(i64::MAX));
+    }
+    m.set_breakers(breakers.iter().map(|(p, s)| (p.as_str(), *s)));
+    Response::builder()
+        .content_type(CONTENT_TYPE)
+        .header(header::CACHE_CONTROL, "no-store")
+        .body(m.render())
+}
+
+type Unfinished = (Vec<(parley_entity::enums::PromptState, i64)>, f64);
+
+async fn read_prompts(state: &AppState) -> Option<Unfinished> {
+    match tokio::time::timeout(SOURCE_TIMEOUT, prompt_stats::unfinished(&state.db)).await {
+        Ok(Ok((counts, oldest))) => {
+            let age = oldest.map_or(0.0, |at| {
+                (query::now() - at).num_milliseconds() as f64 / 1000.0
+            });
+            Some((counts, age))
+        }
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "metrics: cannot count unfinished prompts");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("metrics: counting unfinished prompts timed out");
+            None
+        }
+    }
+}
+
+async fn read_depth(state: &AppState) -> Option<u64> {
+    match tokio::time::timeout(SOURCE_TIMEOUT, state.turns.queue.depth()).await {
+        Ok(Ok(depth)) => Some(depth),
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "metrics: cannot read the queue depth");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("metrics: reading the queue depth timed out");
+            None
+        }
+    }
+}
+
+/// Each configured provider's breaker state name (`unknown`: the store did not answer).
+async fn read_breakers(state: &AppState) -> Vec<(String, &'static str)> {
+    let now = query::now().timestamp_millis();
+    let mut states = Vec::with_capacity(state.providers.entries.len());
+    for entry in state.providers.entries.iter() {
+        let name = match &state.providers.breakers {
+            None => "closed",
+            Some(breakers) => {
+                match tokio::time::timeout(SOURCE_TIMEOUT, breakers.state(&entry.name, now)).await {
+                    Ok(Ok(s)) => s.name(),
+                    _ => "unknown",
+                }
+            }
+        };
+        states.push((entry.name.clone(), name));
+    }
+    states
+}

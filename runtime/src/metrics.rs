@@ -1,0 +1,590 @@
+//! The process's Prometheus metrics (DESIGN §11).
+//!
+//! One [`Metrics`] per process ([`metrics()`]): the api and the workers record into it
+//! where things happen, and `GET /metrics` (the api) or the worker's metrics listener
+//! renders it in Prometheus's text format. Gauges that describe shared state — prompts
+//! by state, the oldest prompt still running, the queue's depth, the providers'
+//! breakers — are read when a scrape asks ([`Metrics::set_prompts`] and friends), not
+//! kept up to date on every change.
+//!
+//! Names and labels follow Prometheus's conventions: base units (seconds), `_total` on
+//! counters (the encoder adds it), snake_case. Every label takes its values from a
+//! bounded set — states, codes, hooks, or names from the deployment's configuration
+//! (modules, models, providers, functions, skills) — never a user, session or prompt id,
+//! so a series count does not grow with traffic. A name that may come from outside the
+//! configuration (a function the model made up) is recorded as `other`.
+
+use std::sync::LazyLock;
+
+use prometheus_client::{
+    encoding::EncodeLabelSet,
+    metrics::{
+        counter::Counter,
+        family::Family,
+        gauge::Gauge,
+        histogram::{Histogram, linear_buckets},
+    },
+    registry::{Registry, Unit},
+};
+
+/// The content type of [`Metrics::render`]'s output.
+pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
+
+/// The label value of a name outside the configured set.
+pub const OTHER: &str = "other";
+
+/// This process's metrics.
+pub fn metrics() -> &'static Metrics {
+    static METRICS: LazyLock<Metrics> = LazyLock::new(Metrics::new);
+    &METRICS
+}
+
+type HistogramFamily<S> = Family<S, Histogram, fn() -> Histogram>;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TurnLabels {
+    /// The prompt's terminal state (`completed`, `failed`, `error`, `canceled`).
+    pub state: &'static str,
+    /// The error code of a turn that did not complete; `none` otherwise.
+    pub code: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StateLabels {
+    pub state: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ModelLabels {
+    pub model: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TokenLabels {
+    pub model: String,
+    /// `input` or `output`.
+    pub kind: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ProviderCallLabels {
+    pub provider: String,
+    /// `ok`, `cancelled`, `breaker_open`, or how the call failed (`server_error`, …).
+    pub outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BreakerLabels {
+    pub provider: String,
+    /// `closed`, `half_open`, `open` or `unknown` (the shared store did not answer).
+    pub state: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HookLabels {
+    pub module: String,
+    pub hook: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HookRunLabels {
+    pub module: String,
+    pub hook: &'static str,
+    /// `continue`, `modify`, `block`, `error`, `timeout`, …
+    pub outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CancelLabels {
+    /// `queued` (ended before a worker ran it) or `running` (a worker stopped it).
+    pub stage: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct SkillLabels {
+    pub skill: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FunctionLabels {
+    pub function: String,
+    /// The call's end: `success`, `error` or `canceled`.
+    pub state: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LimitLabels {
+    /// Which limit refused the turn: `turns_per_minute` or `tokens_per_day`.
+    pub limit: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HttpLabels {
+    pub method: String,
+    /// The operation's path template (`/v1/sessions/{id}`), `unmatched` for others.
+    pub route: String,
+    pub status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct HttpRouteLabels {
+    pub method: String,
+    pub route: String,
+}
+
+/// Every metric Parley records, registered in one registry.
+pub struct Metrics {
+    registry: Registry,
+    pub sessions_created: Counter,
+    pub turns: Family<TurnLabels, Counter>,
+    pub turn_duration: HistogramFamily<StateLabels>,
+    pub ttft: HistogramFamily<ModelLabels>,
+    pub tokens: Family<TokenLabels, Counter>,
+    pub provider_calls: Family<ProviderCallLabels, Counter>,
+    pub breaker_state: Family<BreakerLabels, Gauge>,
+    pub hook_duration: HistogramFamily<HookLabels>,
+    pub hook_runs: Family<HookRunLabels, Counter>,
+    pub cancellations: Family<CancelLabels, Counter>,
+    pub skill_confidence: HistogramFamily<SkillLabels>,
+    pub skill_hits: Family<SkillLabels, Counter>,
+    pub function_calls: Family<FunctionLabels, Counter>,
+    pub prompts: Family<StateLabels, Gauge>,
+    pub oldest_active_prompt: Gauge,
+    pub queue_depth: Gauge,
+    pub rate_limited: Family<LimitLabels, Counter>,
+    pub http_requests: Family<HttpLabels, Counter>,
+    pub http_duration: HistogramFamily<HttpRouteLabels>,
+}
+
+fn seconds_buckets() -> Histogram {
+    Histogram::new([
+        0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+    ])
+}
+
+fn ttft_buckets() -> Histogram {
+    Histogram::new([0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0])
+}
+
+fn fast_buckets() -> Histogram {
+    Histogram::new([
+        0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+    ])
+}
+
+fn share_buckets() -> Histogram {
+    Histogram::new(linear_buckets(0.1, 0.1, 10))
+}
+
+impl Metrics {
+    /// A registry with every metric, none recorded yet.
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("parley");
+        let sessions_created = Counter::default();
+        registry.register(
+            "sessions_created",
+            "Chat sessions opened",
+            sessions_created.clone(),
+        );
+        let turns = Family::default();
+        registry.register(
+            "turns",
+            "Turns ended, by terminal state and error code",
+            turns.clone(),
+        );
+        let turn_duration = HistogramFamily::new_with_constructor(seconds_buckets as fn() -> _);
+        registry.register_with_unit(
+            "turn_duration",
+            "Turn latency from the message's arrival to the turn's end, by terminal state",
+            Unit::Seconds,
+            turn_duration.clone(),
+        );
+        let ttft = HistogramFamily::new_with_constructor(ttft_buckets as fn() -> _);
+        registry.register_with_unit(
+            "llm_time_to_first_token",
+            "Time from an LLM call's start to its first token, by model",
+            Unit::Seconds,
+            ttft.clone(),
+        );
+        let tokens = Family::default();
+        registry.register(
+            "llm_tokens",
+            "Tokens sent to and received from models, by model and kind (input, output)",
+            tokens.clone(),
+        );
+        let provider_calls = Family::default();
+        registry.register(
+            "provider_calls",
+            "LLM calls by provider and outcome (ok, cancelled, breaker_open, or the failure)",
+            provider_calls.clone(),
+        );
+        let breaker_state = Family::default();
+        registry.register(
+            "provider_breaker_state",
+            "1 for each provider's current circuit-breaker state, 0 for the others",
+            breaker_state.clone(),
+        );
+        let hook_duration = HistogramFamily::new_with_constructor(fast_buckets as fn() -> _);
+        registry.register_with_unit(
+            "hook_duration",
+            "How long a module took at a hook",
+            Unit::Seconds,
+            hook_duration.clone(),
+        );
+        let hook_runs = Family::default();
+        registry.register(
+            "hook_runs",
+            "Module runs at a hook, by outcome (block: the module stopped the turn)",
+            hook_runs.clone(),
+        );
+        let cancellations = Family::default();
+        registry.register(
+            "stream_cancellations",
+            "Turns cancelled, by stage (queued: before a worker ran it; running)",
+            cancellations.clone(),
+        );
+        let skill_confidence = HistogramFamily::new_with_constructor(share_buckets as fn() -> _);
+        registry.register(
+            "skill_confidence",
+            "The skill router's confidence per routed message, by the skill that answered (none: the model did)",
+            skill_confidence.clone(),
+        );
+        let skill_hits = Family::default();
+        registry.register(
+            "skill_hits",
+            "Messages a skill answered instead of the model",
+            skill_hits.clone(),
+        );
+        let function_calls = Family::default();
+        registry.register(
+            "function_calls",
+            "Function calls by function and end state (success, error, canceled)",
+            function_calls.clone(),
+        );
+        let prompts = Family::default();
+        registry.register(
+            "prompts",
+            "Prompts not yet ended, by state, when scraped",
+            prompts.clone(),
+        );
+        let oldest_active_prompt = Gauge::default();
+        registry.register_with_unit(
+            "oldest_active_prompt_age",
+            "Age of the oldest prompt not yet ended, when scraped (0: none)",
+            Unit::Seconds,
+            oldest_active_prompt.clone(),
+        );
+        let queue_depth = Gauge::default();
+        registry.register(
+            "queue_depth",
+            "Jobs waiting in the queue for a worker, when scraped",
+            queue_depth.clone(),
+        );
+        let rate_limited = Family::default();
+        registry.register(
+            "rate_limited",
+            "Turns refused by a quota, by limit",
+            rate_limited.clone(),
+        );
+        let http_requests = Family::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by method, route and status",
+            http_requests.clone(),
+        );
+        let http_duration = HistogramFamily::new_with_constructor(fast_buckets as fn() -> _);
+        registry.register_with_unit(
+            "http_request_duration",
+            "Time to an HTTP response's head, by method and route",
+            Unit::Seconds,
+            http_duration.clone(),
+        );
+        Self {
+            registry,
+            sessions_created,
+            turns,
+            turn_duration,
+            ttft,
+            tokens,
+            provider_calls,
+            breaker_state,
+            hook_duration,
+            hook_runs,
+            cancellations,
+            skill_confidence,
+            skill_hits,
+            function_calls,
+            prompts,
+            oldest_active_prompt,
+            queue_depth,
+            rate_limited,
+            http_requests,
+            http_duration,
+        }
+    }
+
+    /// Everything recorded, in Prometheus's text format ([`CONTENT_TYPE`]).
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(16 * 1024);
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry);
+        out
+    }
+
+    /// A turn ended in `state` (with `code` when it did not complete), `elapsed` after
+    /// its message arrived.
+    pub fn turn_ended(&self, state: &'static str, code: Option<&'static str>, elapsed: f64) {
+        self.turns
+            .get_or_create(&TurnLabels {
+                state,
+                code: code.unwrap_or("none"),
+            })
+            .inc();
+        self.turn_duration
+            .get_or_create(&StateLabels { state })
+            .observe(elapsed.max(0.0));
+    }
+
+    /// One LLM call: its provider's outcome, the model's tokens and time to first token.
+    pub fn llm_call(&self, call: LlmCall<'_>) {
+        self.provider_calls
+            .get_or_create(&ProviderCallLabels {
+                provider: call.provider.to_owned(),
+                outcome: call.outcome,
+            })
+            .inc();
+        for (kind, n) in [("input", call.input_tokens), ("output", call.output_tokens)] {
+            self.tokens
+                .get_or_create(&TokenLabels {
+                    model: call.model.to_owned(),
+                    kind,
+                })
+                .inc_by(n);
+        }
+        if let Some(ttft) = call.ttft_seconds {
+            self.ttft
+                .get_or_create(&ModelLabels {
+                    model: call.model.to_owned(),
+                })
+                .observe(ttft);
+        }
+    }
+
+    /// A module ran at `hook`.
+    pub fn hook_ran(&self, module: &str, hook: &'static str, outcome: &'static str, secs: f64) {
+        self.hook_duration
+            .get_or_create(&HookLabels {
+                module: module.to_owned(),
+                hook,
+            })
+            .observe(secs);
+        self.hook_runs
+            .get_or_create(&HookRunLabels {
+                module: module.to_owned(),
+                hook,
+                outcome,
+            })
+            .inc();
+    }
+
+    /// The skill router looked at a message: `skill` answered it (`none`: no skill
+    /// did), with `confidence`.
+    pub fn skill_routed(&self, skill: &str, confidence: f64, answered: bool) {
+        let labels = SkillLabels {
+            skill: skill.to_owned(),
+        };
+        self.skill_confidence
+            .get_or_create(&labels)
+            .observe(confidence);
+        if answered {
+            self.skill_hits.get_or_create(&labels).inc();
+        }
+    }
+
+    pub fn function_called(&self, function: &str, state: &'static str) {
+        self.function_calls
+            .get_or_create(&FunctionLabels {
+                function: function.to_owned(),
+                state,
+            })
+            .inc();
+    }
+
+    pub fn cancelled(&self, stage: &'static str) {
+        self.cancellations
+            .get_or_create(&CancelLabels { stage })
+            .inc();
+    }
+
+    /// The prompts not yet ended, by state (every state in `states` is set, 0 when
+    /// absent from `counts`), and the age of the oldest.
+    pub fn set_prompts(&self, states: &[&'static str], counts: &[(&str, i64)], oldest: f64) {
+        for &state in states {
+            let n = counts
+                .iter()
+                .filter(|(s, _)| *s == state)
+                .map(|(_, n)| *n)
+                .sum();
+            self.prompts.get_or_create(&StateLabels { state }).set(n);
+        }
+        // Whole seconds: the alert's threshold is minutes.
+        self.oldest_active_prompt.set(oldest.max(0.0) as i64);
+    }
+
+    /// The providers' breakers: `states` pairs each provider with its state's name.
+    pub fn set_breakers<'a>(&self, states: impl IntoIterator<Item = (&'a str, &'static str)>) {
+        const ALL: [&str; 4] = ["closed", "half_open", "open", "unknown"];
+        for (provider, current) in states {
+            for state in ALL {
+                self.breaker_state
+                    .get_or_create(&BreakerLabels {
+                        provider: provider.to_owned(),
+                        state,
+                    })
+                    .set(i64::from(state == current));
+            }
+        }
+    }
+
+    pub fn http_request(&self, method: &str, route: &str, status: u16, secs: f64) {
+        self.http_requests
+            .get_or_create(&HttpLabels {
+                method: method.to_owned(),
+                route: route.to_owned(),
+                status,
+            })
+            .inc();
+        self.http_duration
+            .get_or_create(&HttpRouteLabels {
+                method: method.to_owned(),
+                route: route.to_owned(),
+            })
+            .observe(secs);
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What [`Metrics::llm_call`] records of one call.
+#[derive(Debug, Clone, Copy)]
+pub struct LlmCall<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub outcome: &'static str,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub ttft_seconds: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of the sample `series` (name with labels, as rendered) in `text`.
+    fn sample(text: &str, series: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    #[test]
+    fn renders_recorded_samples_with_conventional_names() {
+        let m = Metrics::new();
+        m.sessions_created.inc();
+        m.turn_ended("completed", None, 1.5);
+        m.turn_ended("failed", Some("provider_error"), 0.2);
+        m.llm_call(LlmCall {
+            provider: "openai",
+            model: "gpt",
+            outcome: "ok",
+            input_tokens: 12,
+            output_tokens: 3,
+            ttft_seconds: Some(0.3),
+        });
+        m.hook_ran("pii", "chat:before_ai", "modify", 0.004);
+        m.skill_routed("math", 0.9, true);
+        m.function_called("getCurrentTime", "success");
+        m.cancelled("running");
+        let text = m.render();
+        assert_eq!(sample(&text, "parley_sessions_created_total"), Some(1.0));
+        assert_eq!(
+            sample(
+                &text,
+                "parley_turns_total{state=\"failed\",code=\"provider_error\"}"
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "parley_turn_duration_seconds_bucket{le=\"2.5\",state=\"completed\"}"
+            )
+            .or_else(|| sample(
+                &text,
+                "parley_turn_duration_seconds_bucket{state=\"completed\",le=\"2.5\"}"
+            )),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "parley_llm_tokens_total{model=\"gpt\",kind=\"input\"}"
+            ),
+            Some(12.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "parley_hook_runs_total{module=\"pii\",hook=\"chat:before_ai\",outcome=\"modify\"}"
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&text, "parley_skill_hits_total{skill=\"math\"}"),
+            Some(1.0)
+        );
+        assert!(text.contains("# TYPE parley_llm_time_to_first_token_seconds histogram"));
+    }
+
+    #[test]
+    fn gauges_read_at_scrape_time_replace_the_last_reading() {
+        let m = Metrics::new();
+        let states = ["queued", "running"];
+        m.set_prompts(&states, &[("running", 2)], 130.4);
+        m.set_breakers([("openai", "open")]);
+        let text = m.render();
+        assert_eq!(
+            sample(&text, "parley_prompts{state=\"running\"}"),
+            Some(2.0)
+        );
+        assert_eq!(sample(&text, "parley_prompts{state=\"queued\"}"), Some(0.0));
+        assert_eq!(
+            sample(&text, "parley_oldest_active_prompt_age_seconds"),
+            Some(130.0)
+        );
+        m.set_prompts(&states, &[], 0.0);
+        m.set_breakers([("openai", "closed")]);
+        let text = m.render();
+        assert_eq!(
+            sample(&text, "parley_prompts{state=\"running\"}"),
+            Some(0.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "parley_provider_breaker_state{provider=\"openai\",state=\"open\"}"
+            ),
+            Some(0.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "parley_provider_breaker_state{provider=\"openai\",state=\"closed\"}"
+            ),
+            Some(1.0)
+        );
+    }
+}
