@@ -47,6 +47,8 @@ pub async fn guard<E: Endpoint>(
         .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     let started = std::time::Instant::now();
     let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
+    // A caller's trace context makes this request a span of its trace.
+    parley_runtime::trace::adopt(&span, &crate::routes::prompts::carried_headers(&req));
     REQUEST_ID
         .scope(request_id.clone(), async move {
             let path = req.uri().path().to_owned();

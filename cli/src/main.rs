@@ -169,8 +169,21 @@ async fn main() -> anyhow::Result<()> {
             settings.worker.metrics_listen = *metrics_listen;
         }
     }
-    telemetry::init(&settings.log);
-    match cli.command {
+    let service = match &cli.command {
+        Command::Serve(_) => Some("parley"),
+        Command::Api(_) => Some("parley-api"),
+        Command::Worker { .. } => Some("parley-worker"),
+        _ => None,
+    };
+    let telemetry = telemetry::init(&settings.log, &settings.telemetry, service);
+    let result = run(cli.command, settings).await;
+    // The last spans go out before the process ends (a blocking flush).
+    let _ = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
+    result
+}
+
+async fn run(command: Command, settings: Settings) -> anyhow::Result<()> {
+    match command {
         Command::Serve(_) => serve::run(settings, serve::Role::AllInOne).await,
         Command::Api(_) => serve::run(settings, serve::Role::Api).await,
         Command::Worker { .. } => serve::run(settings, serve::Role::Worker).await,

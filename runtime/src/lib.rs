@@ -14,6 +14,7 @@ pub mod metrics;
 pub mod queue;
 #[cfg(test)]
 mod test_redis;
+pub mod trace;
 
 /// A Redis client for `url` whose connections send small writes at once (`TCP_NODELAY`):
 /// every event is one small command, and Nagle's algorithm would hold it for the peer's

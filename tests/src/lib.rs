@@ -39,6 +39,7 @@ mod client_ext;
 mod cluster;
 mod http;
 pub mod metrics;
+pub mod otlp;
 mod server;
 mod sse;
 pub mod turns;

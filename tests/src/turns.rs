@@ -48,10 +48,26 @@ pub fn config_path(config: &NamedTempFile) -> String {
 impl TestApp {
     /// `POST /v1/sessions/{session_id}/messages` asking for the SSE feed.
     pub async fn stream_message(&self, token: &str, session_id: &str, content: &str) -> SseReader {
-        let response = self
+        self.stream_message_with(token, session_id, content, &[])
+            .await
+    }
+
+    /// Like [`TestApp::stream_message`], with more request headers.
+    pub async fn stream_message_with(
+        &self,
+        token: &str,
+        session_id: &str,
+        content: &str,
+        headers: &[(&str, &str)],
+    ) -> SseReader {
+        let mut request = self
             .client
             .post(self.url(&format!("/v1/sessions/{session_id}/messages")))
-            .bearer_auth(token)
+            .bearer_auth(token);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request
             .header("accept", "text/event-stream")
             .timeout(FEED_TIMEOUT)
             .json(&json!({"content": content}))

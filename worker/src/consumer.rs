@@ -12,6 +12,8 @@ use parley_protocol::jobs::Generate;
 use parley_runtime::queue::{JobFailure, JobHandler, JobQueue};
 use parley_service::turns::handoff;
 
+use tracing::Instrument;
+
 use crate::jobs::{self, Deps, Handled};
 
 /// Runs `Generate` jobs.
@@ -23,7 +25,10 @@ pub struct GenerateHandler {
 #[async_trait::async_trait]
 impl JobHandler for GenerateHandler {
     async fn handle(&self, job: Generate) -> Result<(), JobFailure> {
-        match jobs::generate(&self.deps, &job).await {
+        // The turn's span joins the trace of the request that queued it.
+        let span = tracing::info_span!("turn", prompt_id = %job.prompt_id);
+        parley_runtime::trace::adopt(&span, &job.trace_context);
+        match jobs::generate(&self.deps, &job).instrument(span).await {
             Ok(Handled::Done { next }) => {
                 handoff::start_next(self.queue.as_ref(), next).await;
                 Ok(())

@@ -109,9 +109,20 @@ pub enum PromptAccepted {
     Accepted(Json<Prompt>),
 }
 
-/// The W3C trace context of a request, carried in the job so the worker's spans join
-/// the request's trace.
+/// The W3C trace context to carry in a request's job, so the worker's spans join the
+/// request's trace: the request span's own when traces are exported, else what the
+/// caller sent (passed on for a tracer downstream).
 pub fn trace_context(request: &poem::Request) -> HashMap<String, String> {
+    let exported = parley_runtime::trace::context_of(&tracing::Span::current());
+    if exported.is_empty() {
+        carried_headers(request)
+    } else {
+        exported
+    }
+}
+
+/// The caller's `traceparent` and `tracestate` headers (at most 512 bytes each).
+pub fn carried_headers(request: &poem::Request) -> HashMap<String, String> {
     ["traceparent", "tracestate"]
         .into_iter()
         .filter_map(|name| {

@@ -43,6 +43,8 @@ pub struct Settings {
     pub limits: LimitSettings,
     #[serde(default)]
     pub log: LogSettings,
+    #[serde(default)]
+    pub telemetry: TelemetrySettings,
     /// Used as the first admin's token on an empty database instead of a random one.
     pub bootstrap_admin_token: Option<SecretString>,
     /// OpenAI-compatible endpoints. None: the offline demo model answers.
@@ -254,6 +256,21 @@ impl Settings {
             .is_err()
         {
             anyhow::bail!("invalid setting `log.filter`: not a tracing filter");
+        }
+        if self
+            .telemetry
+            .filter
+            .parse::<tracing_subscriber::EnvFilter>()
+            .is_err()
+        {
+            anyhow::bail!("invalid setting `telemetry.filter`: not a tracing filter");
+        }
+        if let Some(endpoint) = &self.telemetry.otlp_endpoint
+            && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
+        {
+            anyhow::bail!(
+                "invalid setting `telemetry.otlp_endpoint`: an http:// or https:// URL (OTLP over HTTP)"
+            );
         }
         Ok(())
     }

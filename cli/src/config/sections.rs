@@ -436,6 +436,32 @@ pub(super) fn default_feed_token_ttl_s() -> u64 {
     600
 }
 
+/// OpenTelemetry trace export (DESIGN §11).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    /// The OTLP/HTTP endpoint of a collector (`http://otel-collector:4318`); traces go to
+    /// its `/v1/traces`. None: OpenTelemetry's own `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+    /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) when set, else no export.
+    pub otlp_endpoint: Option<String>,
+    /// The `service.name` of the traces. None: `OTEL_SERVICE_NAME` when set, else
+    /// `parley-api`, `parley-worker` or `parley` (all-in-one) by role.
+    pub service_name: Option<String>,
+    /// Which spans are exported, as a `tracing` filter (apart from `log.filter`).
+    #[serde(default = "default_log_filter")]
+    pub filter: String,
+}
+
+impl Default for TelemetrySettings {
+    fn default() -> Self {
+        Self {
+            otlp_endpoint: None,
+            service_name: None,
+            filter: default_log_filter(),
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogSettings {

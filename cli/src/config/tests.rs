@@ -87,6 +87,24 @@ fn bad_values_name_their_key() {
         assert!(err.contains("listen"), "{err}");
         Ok(())
     });
+    Jail::expect_with(|jail| {
+        jail.set_env("PARLEY_TELEMETRY__OTLP_ENDPOINT", "otel-collector:4317");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("telemetry.otlp_endpoint"), "{err}");
+        Ok(())
+    });
+    Jail::expect_with(|jail| {
+        jail.set_env("PARLEY_TELEMETRY__FILTER", "info,[[[");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("telemetry.filter"), "{err}");
+        Ok(())
+    });
+    Jail::expect_with(|jail| {
+        jail.set_env("PARLEY_WORKER__METRICS_LISTEN", "127.0.0.1:9464");
+        let s = load_in(jail).expect("loads");
+        assert_eq!(s.worker.metrics_listen.map(|a| a.port()), Some(9464));
+        Ok(())
+    });
 }
 
 #[test]

@@ -6,8 +6,10 @@
 use std::time::Duration;
 
 use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::client::Client;
 use parley_tests::client::types::{ToolDefinition, ToolModule};
 use parley_tests::metrics::Scrape;
+use parley_tests::otlp::{OtlpReceiver, ReceivedSpan};
 use parley_tests::turns::{config_path, mock_provider_config, prompt_id_of};
 use parley_tests::{ApiResult, Backend, Cluster, SseEvent, TestApp, both_backends, run_test};
 use serde_json::json;
@@ -72,6 +74,27 @@ fn promtool_accepts(text: &str) {
     );
 }
 
+/// A student's session on a tool with `getCurrentTime` and the PII redactor: returns
+/// the student's token, client and session id.
+async fn observed_session(app: &TestApp) -> (String, Client, String) {
+    let admin = app.admin_client();
+    let (user_id, token) = app.create_user("observed@example.com", "student").await;
+    let group = api::group(&admin, "Observed", None, json!({})).await;
+    api::add_member(&admin, group.id, uuid(&user_id)).await;
+    let definition = ToolDefinition {
+        functions: Some(vec!["getCurrentTime".into()]),
+        modules: Some(vec![ToolModule {
+            name: "pii_redactor".into(),
+            config: None,
+        }]),
+        ..api::definition("Help with homework.")
+    };
+    let tool = api::tool_with(&admin, group.id, "Observed", definition).await;
+    let client = app.client_as(&token);
+    let session = api::session(&client, tool.id).await.id.to_string();
+    (token, client, session)
+}
+
 async fn until_terminal(app: &TestApp, token: &str, session: &str, content: &str) -> Vec<SseEvent> {
     let mut feed = app.stream_message(token, session, content).await;
     assert_eq!(feed.status, 200);
@@ -86,21 +109,7 @@ both_backends!(
         let app =
             TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
         let before = scrape(&app).await;
-        let admin = app.admin_client();
-        let (user_id, token) = app.create_user("observed@example.com", "student").await;
-        let group = api::group(&admin, "Observed", None, json!({})).await;
-        api::add_member(&admin, group.id, uuid(&user_id)).await;
-        let definition = ToolDefinition {
-            functions: Some(vec!["getCurrentTime".into()]),
-            modules: Some(vec![ToolModule {
-                name: "pii_redactor".into(),
-                config: None,
-            }]),
-            ..api::definition("Help with homework.")
-        };
-        let tool = api::tool_with(&admin, group.id, "Observed", definition).await;
-        let client = app.client_as(&token);
-        let session = api::session(&client, tool.id).await.id.to_string();
+        let (token, client, session) = observed_session(&app).await;
 
         // A function call (the PII redactor rewrites the message first), a skill's
         // answer, and a turn cancelled mid-stream.
@@ -285,6 +294,113 @@ async fn a_worker_serves_its_own_metrics() {
             "the api process runs no turn"
         );
         promtool_accepts(&worker.text);
+    })
+    .await;
+}
+
+/// The spans of `trace`, and the one named `name` of `service` among them.
+fn span<'a>(spans: &'a [ReceivedSpan], service: &str, name: &str) -> Option<&'a ReceivedSpan> {
+    spans
+        .iter()
+        .find(|s| s.service == service && s.name == name)
+}
+
+/// Whether `child` descends from `ancestor` within `spans`.
+fn descends(spans: &[ReceivedSpan], child: &ReceivedSpan, ancestor: &ReceivedSpan) -> bool {
+    let mut at = child;
+    for _ in 0..64 {
+        if at.parent_span_id == ancestor.span_id {
+            return true;
+        }
+        match spans.iter().find(|s| s.span_id == at.parent_span_id) {
+            Some(parent) => at = parent,
+            None => return false,
+        }
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_turn_is_one_trace_from_the_api_through_the_queue_to_the_worker() {
+    run_test(Backend::Postgres, |_| async move {
+        let receiver = OtlpReceiver::start().await;
+        let mock = MockLlm::start(MockConfig::default()).await;
+        let config = mock_provider_config(&mock.base_url(), "");
+        let path = config_path(&config);
+        let endpoint = receiver.endpoint();
+        let cluster = Cluster::spawn(&[
+            ("PARLEY_CONFIG", &path),
+            ("PARLEY_TELEMETRY__OTLP_ENDPOINT", &endpoint),
+            ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+        ])
+        .await;
+        let (token, _, session) = observed_session(&cluster).await;
+        // The caller's trace: every span of the turn joins it.
+        let trace_id = "4bf92f3577b34da6a3ce929d0e0e4736";
+        let traceparent = format!("00-{trace_id}-00f067aa0ba902b7-01");
+        let mut feed = cluster
+            .stream_message_with(
+                &token,
+                &session,
+                "[[mock tool_call='getCurrentTime:{}']] what time is it?",
+                &[("traceparent", &traceparent)],
+            )
+            .await;
+        let events = feed.until_terminal(WAIT).await;
+        assert_eq!(events.last().map(|e| e.event.as_str()), Some("complete"));
+
+        let of_trace = |spans: &[ReceivedSpan]| -> Vec<ReceivedSpan> {
+            spans
+                .iter()
+                .filter(|s| s.trace_id == trace_id)
+                .cloned()
+                .collect()
+        };
+        let spans = receiver
+            .wait_for(WAIT, |spans| {
+                let spans = of_trace(spans);
+                spans.iter().filter(|s| s.name == "llm_call").count() >= 2
+                    && span(&spans, "parley-worker", "generate").is_some()
+                    && span(&spans, "parley-api", "request").is_some()
+            })
+            .await
+            .map(|spans| of_trace(&spans))
+            .unwrap_or_else(|| panic!("the turn's spans did not arrive: {:#?}", receiver.spans()));
+        let request = span(&spans, "parley-api", "request").expect("the api's request span");
+        assert_eq!(
+            request.parent_span_id, "00f067aa0ba902b7",
+            "the caller's span is the parent"
+        );
+        assert_eq!(request.attribute("method"), Some("POST"));
+        let turn = span(&spans, "parley-worker", "turn").expect("the worker's turn span");
+        assert!(
+            descends(&spans, turn, request),
+            "the worker's turn continues the request through the queue: {spans:#?}"
+        );
+        let generate = span(&spans, "parley-worker", "generate").expect("generate");
+        assert_eq!(generate.parent_span_id, turn.span_id);
+        let calls: Vec<&ReceivedSpan> = spans.iter().filter(|s| s.name == "llm_call").collect();
+        assert_eq!(
+            calls.len(),
+            2,
+            "the call and the answer after it: {spans:#?}"
+        );
+        for call in &calls {
+            assert!(descends(&spans, call, generate), "{call:?}");
+            assert_eq!(call.attribute("provider"), Some("mock"));
+        }
+        let function = span(&spans, "parley-worker", "function_call").expect("function_call");
+        assert!(descends(&spans, function, generate));
+        assert_eq!(function.attribute("function"), Some("getCurrentTime"));
+        // No secret or message text rides on a span.
+        for s in &spans {
+            for (key, value) in &s.attributes {
+                assert!(
+                    !value.contains(&token) && !value.contains("what time is it"),
+                    "{key}={value} on {s:?}"
+                );
+            }
+        }
     })
     .await;
 }

@@ -308,6 +308,7 @@ impl CallOutcome {
 
 /// One call: stream deltas into blocks until the provider finishes, fails, stalls or the
 /// turn is cancelled.
+#[tracing::instrument(name = "llm_call", skip_all, fields(model = %route.model, provider = %route.vendor))]
 async fn once(
     request: &Request<'_>,
     route: &Route,

@@ -21,6 +21,7 @@ use parley_entity::query::{
 use parley_protocol::events::{EventKind, PromptState, ToolCallState};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 use parley_protocol::jobs::Generate;
 use parley_service::functions::Mode;
@@ -200,11 +201,13 @@ impl TurnTools {
         };
         let progress = Progress::new(call.n, tx.clone());
         let timeout = function.spec().timeout;
+        let span = tracing::info_span!("function_call", function = %call.name, n = call.n);
         let future = async move {
             let started = Instant::now();
             let result = tokio::time::timeout(timeout, function.call(&ctx, args, &progress)).await;
             (i, started, result)
-        };
+        }
+        .instrument(span);
         Ok((row.id, Prepared::Run(future.boxed())))
     }
 
