@@ -50,6 +50,10 @@ pub struct Problem {
     /// The resource this occurrence concerns, when there is one (e.g. the prompt of a
     /// failed turn, which can be resumed).
     pub instance: Option<String>,
+    /// Seconds until the request may succeed: the `Retry-After` header of a 429, not a
+    /// body field.
+    #[oai(skip)]
+    pub retry_after_s: Option<u64>,
 }
 
 impl Problem {
@@ -62,6 +66,7 @@ impl Problem {
             code: code.to_owned(),
             request_id: current_request_id(),
             instance: None,
+            retry_after_s: None,
         }
     }
 
@@ -81,6 +86,15 @@ impl From<Error> for Problem {
             Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
             Error::Forbidden { .. } => (StatusCode::FORBIDDEN, "forbidden"),
             Error::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            Error::RateLimited { retry_after_s, .. } => {
+                let mut problem = Problem::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "quota_exceeded",
+                    err.to_string(),
+                );
+                problem.retry_after_s = Some(*retry_after_s);
+                return problem;
+            }
             Error::Internal(context) => {
                 tracing::error!(error = %context, request_id = %current_request_id(), "internal error");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal_error")
@@ -186,7 +200,11 @@ impl<S: Statuses> ApiResponse for ApiError<S> {
                     content_type: "application/problem+json",
                     schema: Problem::schema_ref(),
                 }],
-                headers: vec![],
+                headers: if status == 429 {
+                    vec![retry_after_header()]
+                } else {
+                    vec![]
+                },
             })
             .collect();
         MetaResponses { responses }
@@ -194,6 +212,20 @@ impl<S: Statuses> ApiResponse for ApiError<S> {
 
     fn register(registry: &mut Registry) {
         Problem::register(registry);
+    }
+}
+
+/// The `Retry-After` header of a 429 (delay-seconds, RFC 9110 §10.2.3).
+fn retry_after_header() -> poem_openapi::registry::MetaHeader {
+    poem_openapi::registry::MetaHeader {
+        name: "Retry-After".into(),
+        description: Some(
+            "Seconds until a new turn may be accepted (a quota's window ends); absent when the model provider's limit is unknown."
+                .into(),
+        ),
+        required: false,
+        deprecated: false,
+        schema: u64::schema_ref(),
     }
 }
 
@@ -208,7 +240,9 @@ fn describe(status: u16) -> &'static str {
         413 => "The request body is larger than the configured limit.",
         415 => "The request body is not `application/json`.",
         422 => "The body is JSON but does not fit the schema, or its values are not acceptable.",
-        429 => "The model provider is rate limiting; try again later.",
+        429 => {
+            "Over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day; `Retry-After` says when to try again), or the model provider is rate limiting."
+        }
         500 => "Something failed on our side; the request id helps find it in the logs.",
         502 => "The model provider failed.",
         503 => "A dependency (database, job queue, event log) cannot serve the request now.",

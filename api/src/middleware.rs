@@ -252,8 +252,11 @@ fn default_code(status: StatusCode) -> &'static str {
 /// A problem as a response, with the right status and content type.
 pub fn problem_response(problem: Problem) -> Response {
     let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    Response::builder()
+    let mut response = Response::builder()
         .status(status)
-        .content_type(PROBLEM_JSON)
-        .body(problem.to_json_string())
+        .content_type(PROBLEM_JSON);
+    if let Some(seconds) = problem.retry_after_s {
+        response = response.header(header::RETRY_AFTER, seconds.max(1));
+    }
+    response.body(problem.to_json_string())
 }

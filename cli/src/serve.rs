@@ -51,6 +51,8 @@ struct Runtime {
     /// The modules: the API checks tool definitions against them and fires session
     /// hooks; the workers run the chat hooks.
     modules: parley_service::modules::ModuleCatalog,
+    /// The quotas: the API admits turns, the workers count their tokens (one store).
+    quotas: parley_service::quota::Quotas,
 }
 
 async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
@@ -91,7 +93,25 @@ async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
         catalog,
         functions: functions(settings).await?,
         modules: settings.module_catalog()?,
+        quotas: quotas(settings)?,
     })
+}
+
+/// The quota policy over its counters: in Redis (shared by every process) when there
+/// is one, else in this process.
+fn quotas(settings: &Settings) -> anyhow::Result<parley_service::quota::Quotas> {
+    use parley_runtime::quota::{QuotaStore, memory::MemoryQuotas, redis::RedisQuotas};
+    let store: Arc<dyn QuotaStore> = match &settings.redis.url {
+        Some(url) => Arc::new(
+            RedisQuotas::connect(url.expose_secret(), &settings.redis.queue)
+                .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?,
+        ),
+        None => Arc::new(MemoryQuotas::new()),
+    };
+    Ok(parley_service::quota::Quotas::new(
+        settings.quota_policy(),
+        store,
+    ))
 }
 
 /// The built-in functions and those of the configured MCP servers. A server that cannot
@@ -330,6 +350,7 @@ fn start_workers(
         queue: queue.clone(),
         settings: turn_settings(settings),
         worker_id,
+        quotas: runtime.quotas.clone(),
     };
     let handler = Arc::new(GenerateHandler {
         deps: deps.clone(),
@@ -421,6 +442,7 @@ async fn serve_http(
         payloads: runtime.functions.payloads().clone(),
         files: file_limits(settings),
         modules: runtime.modules.clone(),
+        quotas: runtime.quotas.clone(),
     };
     let state = AppState {
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),

@@ -28,6 +28,14 @@ pub enum Error {
     /// A dependency (database, queue, event log) cannot serve the request now.
     #[error("{what} is unavailable")]
     Unavailable { what: String },
+    /// Over a quota: try again after `retry_after_s` seconds.
+    #[error("{message}")]
+    RateLimited {
+        /// Which limit (`turns_per_minute`, `tokens_per_day`).
+        limit: &'static str,
+        message: String,
+        retry_after_s: u64,
+    },
     /// A bug or an unexpected failure; the context is for logs only.
     #[error("internal error")]
     Internal(#[source] InternalContext),

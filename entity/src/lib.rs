@@ -29,6 +29,7 @@ pub mod messages;
 pub mod module_events;
 pub mod notes;
 pub mod prompts;
+pub mod quota_refusals;
 pub mod scheduled_tasks;
 pub mod server_secrets;
 pub mod sessions;

@@ -30,6 +30,7 @@ mod m20261124_000013_add_usage_error;
 mod m20261124_000014_add_session_rid;
 mod m20261124_000015_add_prompt_seq_ceiling;
 mod m20261124_000016_create_schedule_and_archive;
+mod m20261124_000017_create_quota_refusals;
 
 #[cfg(test)]
 mod tests;
@@ -57,6 +58,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000014_add_session_rid::Migration),
             Box::new(m20261124_000015_add_prompt_seq_ceiling::Migration),
             Box::new(m20261124_000016_create_schedule_and_archive::Migration),
+            Box::new(m20261124_000017_create_quota_refusals::Migration),
         ]
     }
 }

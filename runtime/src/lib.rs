@@ -6,12 +6,15 @@
 //! Redis backend (distributed mode) and an in-process one (embedded mode), and each has
 //! one conformance suite that runs against both, so the code above a seam cannot tell
 //! which backend it talks to. A third seam, the circuit **breakers** (#10), follows the
-//! same shape: state every worker of a deployment shares.
+//! same shape: state every worker of a deployment shares; and a fourth, the **quota**
+//! counters (#11), state every api process shares. Beside the seams: the process's
+//! Prometheus [`metrics`] and the trace context a job carries ([`trace`]).
 
 pub mod breaker;
 pub mod event_log;
 pub mod metrics;
 pub mod queue;
+pub mod quota;
 #[cfg(test)]
 mod test_redis;
 pub mod trace;

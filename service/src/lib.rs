@@ -23,6 +23,7 @@ pub mod files;
 pub mod functions;
 pub mod modules;
 pub mod payloads;
+pub mod quota;
 pub mod respond;
 pub mod turns;
 

@@ -50,6 +50,8 @@ pub struct Cluster {
     api: TestApp,
     workers: Vec<Worker>,
     started: usize,
+    /// More `parley api` processes ([`Cluster::start_api`]).
+    more_apis: Vec<Server>,
 }
 
 impl Cluster {
@@ -73,6 +75,7 @@ impl Cluster {
             api,
             workers: Vec::new(),
             started: 0,
+            more_apis: Vec::new(),
         };
         for _ in 0..CLUSTER_WORKERS {
             cluster.start_worker().await;
@@ -122,6 +125,21 @@ impl Cluster {
             server,
         });
         pid
+    }
+
+    /// Starts one more `parley api` on the cluster's database and Redis (a second
+    /// replica behind a load balancer); returns its base URL. It runs until the cluster
+    /// is dropped.
+    pub async fn start_api(&mut self) -> String {
+        let number = self.more_apis.len() + 2;
+        let log = self.api.root_dir().join(format!("api-{number}.log"));
+        let args: Vec<OsString> = vec!["api".into(), "--listen".into(), "127.0.0.1:0".into()];
+        let server = Server::start(self.api.env(), &args, crate::server::LISTENING, &log)
+            .await
+            .unwrap_or_else(|err| panic!("api {number}: {err:#}"));
+        let url = server.ready.clone();
+        self.more_apis.push(server);
+        url
     }
 
     /// The PIDs of the running workers, in start order.

@@ -45,6 +45,8 @@ pub struct Settings {
     pub log: LogSettings,
     #[serde(default)]
     pub telemetry: TelemetrySettings,
+    #[serde(default)]
+    pub quotas: QuotaSettings,
     /// Used as the first admin's token on an empty database instead of a random one.
     pub bootstrap_admin_token: Option<SecretString>,
     /// OpenAI-compatible endpoints. None: the offline demo model answers.
@@ -128,7 +130,44 @@ impl Settings {
         Ok(settings)
     }
 
+    /// The quota policy: overrides filled in from the defaults.
+    pub fn quota_policy(&self) -> parley_service::quota::QuotaPolicy {
+        use parley_service::quota::{GroupLimits, Limits, QuotaPolicy};
+        let q = &self.quotas;
+        let limits = |set: &QuotaLimits, default: &QuotaLimits| Limits {
+            turns_per_minute: set.turns_per_minute.or(default.turns_per_minute),
+            tokens_per_day: set.tokens_per_day.or(default.tokens_per_day),
+        };
+        let none = QuotaLimits::default();
+        QuotaPolicy {
+            defaults: GroupLimits {
+                user: limits(&q.user, &none),
+                group: limits(&q.group, &none),
+            },
+            overrides: q
+                .overrides
+                .iter()
+                .map(|o| {
+                    let group_limits = GroupLimits {
+                        user: limits(&o.user, &q.user),
+                        group: limits(&o.group, &q.group),
+                    };
+                    (o.group_id, group_limits)
+                })
+                .collect(),
+        }
+    }
+
     fn validate(&self) -> anyhow::Result<()> {
+        let mut groups = std::collections::HashSet::new();
+        for o in &self.quotas.overrides {
+            if !groups.insert(o.group_id) {
+                anyhow::bail!(
+                    "invalid setting `quotas.overrides`: group {} is overridden twice",
+                    o.group_id
+                );
+            }
+        }
         if let Some(url) = &self.database.url {
             let url = url.expose_secret();
             if !(url.starts_with("postgres://")

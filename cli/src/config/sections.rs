@@ -436,6 +436,43 @@ pub(super) fn default_feed_token_ttl_s() -> u64 {
     600
 }
 
+/// Limits of one subject (`quotas.user`, `quotas.group`); absent: unlimited.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaLimits {
+    pub turns_per_minute: Option<u64>,
+    pub tokens_per_day: Option<u64>,
+}
+
+/// Turns per minute and tokens per day (issue #11).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaSettings {
+    /// Each user's limits.
+    #[serde(default)]
+    pub user: QuotaLimits,
+    /// Each group's users' limits together (the group of the session's tool).
+    #[serde(default)]
+    pub group: QuotaLimits,
+    /// Other limits for the turns on tools of one group and its subgroups (the deepest
+    /// overriding group on a tool group's path wins, and is the group counted).
+    #[serde(default)]
+    pub overrides: Vec<QuotaOverride>,
+}
+
+/// One group's limits; a field left out keeps the default of `quotas.user` or
+/// `quotas.group`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuotaOverride {
+    /// The group's id (`GET /v1/admin/groups`).
+    pub group_id: uuid::Uuid,
+    #[serde(default)]
+    pub user: QuotaLimits,
+    #[serde(default)]
+    pub group: QuotaLimits,
+}
+
 /// OpenTelemetry trace export (DESIGN §11).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

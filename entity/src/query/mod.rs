@@ -16,6 +16,7 @@ pub mod moderation;
 pub mod notes;
 pub mod page;
 pub mod prompts;
+pub mod quotas;
 pub mod schedule;
 pub mod search;
 pub mod secrets;

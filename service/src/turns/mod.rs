@@ -45,4 +45,6 @@ pub struct TurnService {
     pub files: crate::files::FileLimits,
     /// The deployment's modules (tool definitions are checked against them).
     pub modules: crate::modules::ModuleCatalog,
+    /// Turns per minute and tokens per day, per user and per group.
+    pub quotas: crate::quota::Quotas,
 }

@@ -15,6 +15,7 @@ use parley_protocol::{jobs::Generate, turn::TurnInput};
 use uuid::Uuid;
 
 use super::{TurnService, handoff};
+use crate::quota;
 
 /// A message a user sends to a session.
 #[derive(Debug, Clone)]
@@ -38,9 +39,10 @@ impl TurnService {
     #[tracing::instrument(skip_all, fields(session_id = %submission.session_id), err(level = "debug"))]
     pub async fn submit(&self, submission: Submission) -> Result<prompts::Model> {
         self.check_input(&submission.input)?;
-        let model = self.check_model(submission.model)?;
+        let model = self.check_model(submission.model.clone())?;
         self.check_attachments(submission.user_id, &submission.input)
             .await?;
+        let counted = self.check_quota(&submission, model.as_deref()).await?;
         let turn = NewTurn {
             session_id: submission.session_id,
             user_id: submission.user_id,
@@ -52,7 +54,15 @@ impl TurnService {
             on_active: submission.on_active,
         };
         let session_id = turn.session_id;
-        let turn = match q::create_turn(&self.db, turn, query::now()).await {
+        let created = q::create_turn(&self.db, turn, query::now()).await;
+        // A turn the quota counted that was not recorded (or was a replay) gives its
+        // place back.
+        if let Some(counted) = &counted
+            && created.as_ref().map_or(true, |turn| turn.replayed)
+        {
+            self.quotas.refund(counted, query::now()).await;
+        }
+        let turn = match created {
             Ok(turn) => turn,
             Err(err) => {
                 if let Error::Conflict { code, .. } = &err
@@ -80,6 +90,56 @@ impl TurnService {
             handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;
         }
         Ok(turn.prompt)
+    }
+
+    /// Counts the turn against its user's and group's quotas (nothing when none is
+    /// configured); 429 `quota_exceeded` over one, unless it replays an accepted turn.
+    async fn check_quota(
+        &self,
+        submission: &Submission,
+        model: Option<&str>,
+    ) -> Result<Option<quota::Counted>> {
+        if !self.quotas.is_enabled() {
+            return Ok(None);
+        }
+        let (user_id, session_id) = (submission.user_id, submission.session_id);
+        // Not the user's session: the turn's own checks answer 404.
+        let Some(scope) = query::quotas::scope_of_session(&self.db, user_id, session_id).await?
+        else {
+            return Ok(None);
+        };
+        let counted = self.quotas.counted(user_id, &scope);
+        let now = query::now();
+        let Err(refused) = self.quotas.admit(&counted, now).await else {
+            return Ok(Some(counted));
+        };
+        if let Some(key) = &submission.idempotency_key
+            && query::quotas::is_replay(&self.db, session_id, key).await?
+        {
+            return Ok(None);
+        }
+        parley_runtime::metrics::metrics()
+            .rate_limited
+            .get_or_create(&parley_runtime::metrics::LimitLabels {
+                limit: refused.kind.as_str(),
+            })
+            .inc();
+        let refusal = query::quotas::Refusal {
+            user_id,
+            tool_id: scope.tool_id,
+            group_id: counted.group_id,
+            model: model.unwrap_or(self.models.default_model()).to_owned(),
+            limit_kind: refused.kind.as_str().to_owned(),
+        };
+        if let Err(err) = query::quotas::record_refusal(&self.db, refusal, now).await {
+            tracing::warn!(error = %err, "cannot record a refused turn");
+        }
+        tracing::info!(
+            limit = refused.kind.as_str(),
+            retry_after_s = refused.retry_after_s,
+            "a quota refused a turn"
+        );
+        Err(refused.error())
     }
 
     fn check_input(&self, input: &TurnInput) -> Result<()> {

@@ -24,6 +24,7 @@ mod migrations;
 mod modules;
 mod observability;
 mod ops;
+mod quotas;
 mod restart;
 mod session_rules;
 mod sessions;

@@ -118,6 +118,7 @@ async fn record_generation(
         after_ai: generated.after_ai.take(),
         session_id: generated.session.id,
         attach_calls: !generated.generation.results.is_empty(),
+        quota: Some((generated.session.user_id, generated.session.tool_id)),
     };
     let mut outcome = match generated.end {
         LoopEnd::Failed { code, .. } => Outcome::failure(state, code),
@@ -191,6 +192,8 @@ struct Afterwards {
     session_id: Uuid,
     /// The turn called functions: attach their rows to the answer, and tell them.
     attach_calls: bool,
+    /// The user and tool whose quotas count the turn's tokens.
+    quota: Option<(Uuid, Uuid)>,
 }
 
 /// One `ai_usage` row per LLM call of the turn.
@@ -306,8 +309,32 @@ async fn end(
             query::prompts::raise_seq_ceiling(&deps.db, prompt.id, seq).await?;
         }
     }
+    if let Some((user_id, tool_id)) = after.quota {
+        let tokens = recorded.usage.input_tokens + recorded.usage.output_tokens;
+        charge_tokens(deps, user_id, tool_id, tokens).await;
+    }
     expire(deps, prompt.id).await;
     Ok(next)
+}
+
+/// Counts a turn's tokens against its user's and group's daily quotas (when any is
+/// configured: else no query). A failure is logged: the turn is recorded already.
+async fn charge_tokens(deps: &Deps, user_id: Uuid, tool_id: Uuid, tokens: u64) {
+    if !deps.quotas.is_enabled() || tokens == 0 {
+        return;
+    }
+    match query::quotas::scope_of_tool(&deps.db, tool_id).await {
+        Ok(Some(scope)) => {
+            let counted = deps.quotas.counted(user_id, &scope);
+            deps.quotas
+                .charge_tokens(&counted, tokens, query::now())
+                .await;
+        }
+        Ok(None) => {}
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot count a turn's tokens: its tool's group is unknown")
+        }
+    }
 }
 
 /// Counts the turn's end in the metrics (once per turn: only the attempt whose end was

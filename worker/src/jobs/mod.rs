@@ -57,6 +57,8 @@ pub struct Deps {
     pub settings: TurnSettings,
     /// This worker's identity, recorded as the lease owner.
     pub worker_id: String,
+    /// The quotas a turn's tokens count against.
+    pub quotas: parley_service::quota::Quotas,
 }
 
 #[derive(Debug, Clone)]

@@ -93,6 +93,8 @@ pub struct UsageGroup {
     pub latency_p50_ms: Option<i64>,
     /// 95th percentile of the duration of a call, in ms.
     pub latency_p95_ms: Option<i64>,
+    /// Turns a quota refused (429 `quota_exceeded`); they made no call.
+    pub refused_turns: u64,
 }
 
 impl From<u::UsageGroup> for UsageGroup {
@@ -107,6 +109,7 @@ impl From<u::UsageGroup> for UsageGroup {
             ttft_p95_ms: g.ttft_ms.map(|p| p.p95),
             latency_p50_ms: g.latency_ms.map(|p| p.p50),
             latency_p95_ms: g.latency_ms.map(|p| p.p95),
+            refused_turns: g.refused_turns,
         }
     }
 }

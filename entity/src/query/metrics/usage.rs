@@ -47,6 +47,8 @@ pub struct UsageGroup {
     pub ttft_ms: Option<Percentiles>,
     /// Whole call duration.
     pub latency_ms: Option<Percentiles>,
+    /// Turns a quota refused (`quota_refusals`): they made no call.
+    pub refused_turns: u64,
 }
 
 /// The columns of `ai_usage` the figures need.
@@ -83,12 +85,55 @@ pub async fn usage<C: ConnectionTrait>(
         }
         groups.entry(key).or_default().add(&row);
     }
+    for refusal in refusals(db, filter).await? {
+        let key = key_of(&refusal, grouping);
+        if page.after.as_ref().is_some_and(|after| key <= *after) {
+            continue;
+        }
+        groups.entry(key).or_default().refused_turns += 1;
+    }
     let first: Vec<UsageGroup> = groups
         .into_iter()
         .take(page.limit as usize + 1)
         .map(|(key, acc)| acc.finish(key))
         .collect();
     Ok(Page::from_overfetch(first, page.limit, |g| g.key.clone()))
+}
+
+/// The refused turns that match `filter`, shaped as calls without figures (so they
+/// group by the same keys).
+async fn refusals<C: ConnectionTrait>(db: &C, filter: &UsageFilter) -> Result<Vec<UsageFields>> {
+    use crate::quota_refusals as r;
+    let mut query = r::Entity::find().select_only().columns([
+        r::Column::CreatedAt,
+        r::Column::Model,
+        r::Column::UserId,
+        r::Column::ToolId,
+    ]);
+    if let Some(from) = filter.window.from {
+        query = query.filter(r::Column::CreatedAt.gte(from));
+    }
+    if let Some(to) = filter.window.to {
+        query = query.filter(r::Column::CreatedAt.lt(to));
+    }
+    if let Some(model) = &filter.model {
+        query = query.filter(r::Column::Model.eq(model.as_str()));
+    }
+    if let Some(user_id) = filter.user_id {
+        query = query.filter(r::Column::UserId.eq(user_id));
+    }
+    if let Some(tool_id) = filter.tool_id {
+        query = query.filter(r::Column::ToolId.eq(tool_id));
+    }
+    let rows: Vec<(DateTimeUtc, String, Uuid, Uuid)> = query
+        .into_tuple()
+        .all(db)
+        .await
+        .context("reading refused turns")?;
+    Ok(rows
+        .into_iter()
+        .map(|(at, model, user, tool)| (at, model, user, tool, 0, 0, 0.0, 0, None))
+        .collect())
 }
 
 /// `SELECT` the needed columns of the calls that match `filter`.
@@ -141,6 +186,7 @@ struct Accumulator {
     cost_usd: f64,
     ttft_ms: Vec<i64>,
     latency_ms: Vec<i64>,
+    refused_turns: u64,
 }
 
 impl Accumulator {
@@ -163,6 +209,7 @@ impl Accumulator {
             cost_usd: self.cost_usd,
             ttft_ms: Percentiles::of(self.ttft_ms),
             latency_ms: Percentiles::of(self.latency_ms),
+            refused_turns: self.refused_turns,
         }
     }
 }
