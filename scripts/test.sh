@@ -6,7 +6,8 @@
 # Installs postgresql and redis-server with apt-get when they are missing, starts a
 # private PostgreSQL cluster and Redis on free loopback ports inside a temp dir, exports
 # PARLEY_TEST_PG_URL / PARLEY_TEST_REDIS_URL for the parley-tests harness, builds every
-# target, then runs `cargo test --workspace -- "$@"`, then the schema fuzzer against a real
+# target (after validating deploy/, scripts/check-deploy.sh), then runs
+# `cargo test --workspace -- "$@"`, then the schema fuzzer against a real
 # `parley serve` (scripts/fuzz.sh; PARLEY_TEST_FUZZ=0 skips it). Both servers are stopped
 # (by PID) and the temp dir removed on exit, whatever happens. Exits with cargo test's
 # status, or the fuzzer's when the tests passed.
@@ -89,6 +90,9 @@ install_sse_client() {
     fi
 }
 install_sse_client
+
+# deploy/: manifests, compose file, Dockerfile, alert rules and their tests, the dashboard.
+scripts/check-deploy.sh
 
 log "cargo build --workspace --all-targets"
 cargo build --workspace --all-targets

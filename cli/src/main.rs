@@ -68,6 +68,12 @@ enum Command {
         #[command(subcommand)]
         action: TokenAction,
     },
+    /// Exit 0 when `URL` answers 2xx within 3 s, else 1: the health check of an image
+    /// without curl (`parley probe http://127.0.0.1:8080/readyz`).
+    Probe {
+        /// The URL to GET (http:// only: a probe inside the container).
+        url: String,
+    },
     /// Print the OpenAPI document (or write it to a file).
     Openapi {
         /// Write here instead of stdout.
@@ -148,6 +154,9 @@ async fn main() -> anyhow::Result<()> {
     if let Command::Openapi { out } = &cli.command {
         return write_openapi(out.as_deref());
     }
+    if let Command::Probe { url } = &cli.command {
+        return probe(url).await;
+    }
     let overrides = match &cli.command {
         Command::Serve(args) | Command::Api(args) => Overrides {
             listen: args.listen.clone(),
@@ -200,7 +209,9 @@ async fn run(command: Command, settings: Settings) -> anyhow::Result<()> {
             let db = db::connect(&settings).await?;
             admin::create_token(&db, &user, name).await
         }
-        Command::Openapi { .. } => unreachable!("handled before settings are loaded"),
+        Command::Openapi { .. } | Command::Probe { .. } => {
+            unreachable!("handled before settings are loaded")
+        }
     }
 }
 
@@ -224,6 +235,28 @@ async fn migrate(settings: &Settings, action: MigrateAction) -> anyhow::Result<(
             Ok(())
         }
     }
+}
+
+async fn probe(url: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        url.starts_with("http://"),
+        "probe: {url} is not an http:// URL"
+    );
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(3))
+        .build()
+        .context("building the HTTP client")?;
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .with_context(|| format!("probe: {url}"))?;
+    anyhow::ensure!(
+        response.status().is_success(),
+        "probe: {url} answered {}",
+        response.status()
+    );
+    Ok(())
 }
 
 fn write_openapi(out: Option<&std::path::Path>) -> anyhow::Result<()> {

@@ -114,16 +114,31 @@ fn every_shipped_config_file_parses() {
         let manifest = std::env::var("CARGO_MANIFEST_DIR")
             .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
         let deploy = Path::new(&manifest).join("../deploy");
-        let mut seen = 0;
-        for entry in std::fs::read_dir(&deploy).expect("deploy/ exists") {
-            let path = entry.expect("readable entry").path();
-            if path.extension().is_some_and(|ext| ext == "toml") {
-                Settings::load(&path, true, Overrides::default())
-                    .unwrap_or_else(|err| panic!("{} does not load: {err}", path.display()));
-                seen += 1;
+        // deploy/ and its subdirectories (the compose stack's, the Kubernetes one's).
+        let mut dirs = vec![deploy];
+        let mut seen = Vec::new();
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a readable directory") {
+                let path = entry.expect("readable entry").path();
+                if path.is_dir() && !path.ends_with("node_modules") {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|ext| ext == "toml") {
+                    Settings::load(&path, true, Overrides::default())
+                        .unwrap_or_else(|err| panic!("{} does not load: {err}", path.display()));
+                    seen.push(path);
+                }
             }
         }
-        assert!(seen > 0, "no config files found under deploy/");
+        for expected in [
+            "parley.example.toml",
+            "compose/parley.toml",
+            "k8s/parley.toml",
+        ] {
+            assert!(
+                seen.iter().any(|p| p.ends_with(expected)),
+                "deploy/{expected} was not checked: {seen:?}"
+            );
+        }
         Ok(())
     });
 }

@@ -248,3 +248,14 @@ both_backends!(
         );
     }
 );
+
+both_backends!(parley_probe_is_the_images_health_check, |app| async move {
+    // What the image's HEALTHCHECK and the compose file run: exit 0 on a 2xx.
+    app.cli_ok(&["probe", &app.url("/readyz")]).await;
+    let missing = app.cli(&["probe", &app.url("/no-such-path")]).await;
+    assert!(!missing.status.success(), "a 404 is unhealthy");
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.contains("404"), "{stderr}");
+    let nobody = app.cli(&["probe", "http://127.0.0.1:1/healthz"]).await;
+    assert!(!nobody.status.success(), "nothing listening is unhealthy");
+});

