@@ -101,6 +101,12 @@ log "cargo test --workspace -- $*"
 status=0
 cargo test --workspace --no-fail-fast -- "$@" || status=$?
 
+# The TypeScript client and the pages, against the binaries built above.
+log "scripts/test-client.sh"
+client_status=0
+scripts/test-client.sh || client_status=$?
+[[ $status -ne 0 ]] || status=$client_status
+
 # schemathesis against a real `parley serve` built above (its own server, not the ones here).
 if [[ ${PARLEY_TEST_FUZZ:-1} == 0 ]]; then
     log "PARLEY_TEST_FUZZ=0: skipping scripts/fuzz.sh"

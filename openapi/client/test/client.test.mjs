@@ -1,0 +1,239 @@
+// The TypeScript client against a live `parley serve` (the mock LLM as its model): a
+// session, a streamed turn, a tool turn, cancel, and resuming a feed whose connection
+// dropped. Runs the bundle (`npm run build`) that the pages use too.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { FeedError, createParley, followPrompt, streamTurn } from "../dist/parley.js";
+import { startParley } from "../test-support/harness.mjs";
+
+const LONG = "[[mock tokens=200 token_delay_ms=10]] tell me a long story";
+
+let parley;
+let client;
+let toolId;
+
+before(async () => {
+  parley = await startParley();
+  client = createParley({ baseUrl: parley.baseUrl, token: parley.adminToken });
+  const { data, error } = await client.GET("/v1/tools");
+  assert.equal(error, undefined);
+  toolId = data.items.find((tool) => tool.name === "Demo tutor").id;
+});
+
+after(async () => {
+  await parley?.stop();
+});
+
+async function newSession() {
+  const { data, error, response } = await client.POST("/v1/sessions", { body: { tool_id: toolId } });
+  assert.equal(response.status, 201, JSON.stringify(error));
+  return data.id;
+}
+
+async function collect(events) {
+  const out = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+function text(events) {
+  return events
+    .filter((e) => e.type === "text_delta")
+    .map((e) => e.text)
+    .join("");
+}
+
+/** Seqs 1, 2, 3, … with none missing and none twice. */
+function assertGapFree(events) {
+  const seqs = events.map((e) => e.seq);
+  assert.deepEqual(
+    seqs,
+    seqs.map((_, i) => i + 1),
+  );
+}
+
+/** A fetch whose first feed connection breaks after `chunks` chunks of its body. */
+function droppingFetch(chunks, seen) {
+  let dropped = false;
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    seen.push({ url: String(input), lastEventId: new Headers(init?.headers).get("Last-Event-ID") });
+    if (dropped || !response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) {
+      return response;
+    }
+    dropped = true;
+    const reader = response.body.getReader();
+    let n = 0;
+    const body = new ReadableStream({
+      async pull(controller) {
+        if (n++ >= chunks) {
+          await reader.cancel();
+          controller.error(new TypeError("the connection dropped"));
+          return;
+        }
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+    });
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+}
+
+test("a session: opened, read, listed; another id is a 404 problem", async () => {
+  const id = await newSession();
+  const got = await client.GET("/v1/sessions/{id}", { params: { path: { id } } });
+  assert.equal(got.data.id, id);
+  assert.equal(got.data.tool_id, toolId);
+  const list = await client.GET("/v1/sessions", { params: { query: { limit: 100 } } });
+  assert.ok(list.data.items.some((s) => s.id === id));
+  const missing = await client.GET("/v1/sessions/{id}", {
+    params: { path: { id: "01900000-0000-7000-8000-000000000000" } },
+  });
+  assert.equal(missing.response.status, 404);
+  assert.equal(missing.error.code, "not_found");
+});
+
+test("a streamed turn yields its events in order and ends with complete", async () => {
+  const sessionId = await newSession();
+  const events = await collect(
+    streamTurn({ baseUrl: parley.baseUrl, token: parley.adminToken, sessionId, content: "Hello!" }),
+  );
+  assertGapFree(events);
+  const last = events.at(-1);
+  assert.equal(last.type, "complete");
+  assert.ok(text(events).length > 0);
+  assert.equal(last.payload.message, text(events));
+  assert.equal(last.model, "mock-model");
+  const prompt = await client.GET("/v1/prompts/{id}", { params: { path: { id: last.prompt_id } } });
+  assert.equal(prompt.data.state, "completed");
+});
+
+test("a tool turn shows the function call and its result", async () => {
+  const sessionId = await newSession();
+  const events = await collect(
+    streamTurn({
+      baseUrl: parley.baseUrl,
+      token: parley.adminToken,
+      sessionId,
+      content: "[[mock tool_call='getCurrentTime:{}']] what time is it?",
+    }),
+  );
+  assertGapFree(events);
+  const start = events.find((e) => e.type === "tool_start");
+  const done = events.find((e) => e.type === "tool_complete");
+  assert.equal(start.tool, "getCurrentTime");
+  assert.equal(done.state, "success");
+  assert.equal(done.tool_use_id, start.tool_use_id);
+  const last = events.at(-1);
+  assert.equal(last.type, "complete");
+  assert.equal(last.payload.tool_history.length, 1);
+  assert.equal(last.payload.tool_history[0].tool_name, "getCurrentTime");
+  assert.ok(text(events).startsWith("[[tool:0]]"), text(events));
+});
+
+test("cancel stops the stream with cancelled and keeps the partial answer", async () => {
+  const sessionId = await newSession();
+  const events = [];
+  let cancelled = false;
+  for await (const event of streamTurn({
+    baseUrl: parley.baseUrl,
+    token: parley.adminToken,
+    sessionId,
+    content: LONG,
+  })) {
+    events.push(event);
+    if (event.type === "text_delta" && !cancelled) {
+      cancelled = true;
+      const { response } = await client.POST("/v1/prompts/{id}/cancel", {
+        params: { path: { id: event.prompt_id } },
+      });
+      assert.equal(response.status, 202);
+    }
+  }
+  assertGapFree(events);
+  assert.equal(events.at(-1).type, "cancelled");
+  assert.ok(text(events).split(" ").length < 200, "the stream stopped early");
+  const prompt = await client.GET("/v1/prompts/{id}", {
+    params: { path: { id: events[0].prompt_id } },
+  });
+  assert.equal(prompt.data.state, "canceled");
+});
+
+test("a dropped feed resumes with Last-Event-ID and a fresh feed token", async () => {
+  const sessionId = await newSession();
+  const accepted = await client.POST("/v1/sessions/{id}/messages", {
+    params: { path: { id: sessionId }, query: { background: true } },
+    body: { content: LONG },
+  });
+  assert.equal(accepted.response.status, 202);
+  const promptId = accepted.data.prompt_id;
+  let tokens = 0;
+  const feedToken = async () => {
+    tokens += 1;
+    const { data } = await client.POST("/v1/prompts/{id}/feed-token", {
+      params: { path: { id: promptId } },
+    });
+    return data.token;
+  };
+  const seen = [];
+  const events = await collect(
+    followPrompt({
+      baseUrl: parley.baseUrl,
+      promptId,
+      feedToken,
+      retryDelayMs: 50,
+      fetch: droppingFetch(3, seen),
+    }),
+  );
+  assertGapFree(events);
+  assert.equal(events.at(-1).type, "complete");
+  assert.ok(seen.length >= 2, "it connected again");
+  assert.equal(seen[0].lastEventId, null);
+  assert.ok(Number(seen[1].lastEventId) > 0, "the second connection resumed after what it had");
+  assert.ok(tokens >= 2, "each connection got a fresh feed token");
+  assert.ok(seen.every((s) => s.url.includes("access_token=")));
+
+  // A reader that holds the last event gets 204: nothing more to follow.
+  const rest = await collect(
+    followPrompt({
+      baseUrl: parley.baseUrl,
+      promptId,
+      token: parley.adminToken,
+      after: events.at(-1).seq,
+    }),
+  );
+  assert.deepEqual(rest, []);
+});
+
+test("a turn whose POST stream drops continues through the prompt's feed", async () => {
+  const sessionId = await newSession();
+  const seen = [];
+  const events = await collect(
+    streamTurn({
+      baseUrl: parley.baseUrl,
+      token: parley.adminToken,
+      sessionId,
+      content: LONG,
+      retryDelayMs: 50,
+      fetch: droppingFetch(4, seen),
+    }),
+  );
+  assertGapFree(events);
+  assert.equal(events.at(-1).type, "complete");
+  assert.ok(seen.some((s) => s.url.includes("/events")), "the rest came from the feed");
+});
+
+test("a feed of someone else's prompt is a FeedError with its problem", async () => {
+  await assert.rejects(
+    collect(
+      followPrompt({
+        baseUrl: parley.baseUrl,
+        promptId: "01900000-0000-7000-8000-000000000000",
+        token: parley.adminToken,
+      }),
+    ),
+    (err) => err instanceof FeedError && err.status === 404 && err.problem.code === "not_found",
+  );
+});
