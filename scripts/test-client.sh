@@ -3,8 +3,11 @@
 #
 # * the generated types match openapi/openapi.json (openapi-typescript; a drift fails);
 # * the sources typecheck (tsc) and bundle (esbuild);
+# * the chat and admin pages' committed bundles (api/assets) match their sources;
 # * node's test runner drives the client against a live `parley serve` with the mock LLM
-#   (PARLEY_BIN, PARLEY_MOCK_LLM_BIN: the workspace's debug builds by default).
+#   (PARLEY_BIN, PARLEY_MOCK_LLM_BIN: the workspace's debug builds by default), then the
+#   pages in headless Chromium (Debian's `chromium`, CHROMIUM), with screenshots under
+#   target/screenshots/.
 #
 # scripts/test.sh runs it after building the workspace.
 set -euo pipefail
@@ -20,7 +23,7 @@ export PARLEY_MOCK_LLM_BIN=${PARLEY_MOCK_LLM_BIN:-$target/debug/parley-mock-llm}
 [[ -x $PARLEY_BIN && -x $PARLEY_MOCK_LLM_BIN ]] || die "build the workspace first (cargo build --workspace)"
 
 cd openapi/client
-if [[ ! -f node_modules/openapi-fetch/package.json ]]; then
+if [[ ! -f node_modules/openapi-fetch/package.json || ! -f node_modules/puppeteer-core/package.json || ! -f node_modules/marked/package.json ]]; then
     log "installing openapi/client (npm ci)"
     npm ci --no-audit --no-fund --loglevel=error
 fi
@@ -37,7 +40,22 @@ npx --no-install tsc --noEmit
 npx --no-install esbuild src/index.ts --bundle --format=esm --platform=neutral --target=es2022 \
     --outfile=dist/parley.js --log-level=warning
 
+log "the pages' bundles in api/assets match their sources"
+npx --no-install esbuild pages/chat.ts pages/admin.ts --bundle --format=esm --platform=browser \
+    --target=es2022 --minify --legal-comments=none --outdir="$work/pages" --log-level=warning
+for page in chat admin; do
+    cmp -s "$work/pages/$page.js" "../../api/assets/$page.js" \
+        || die "api/assets/$page.js is out of date: run \`npm run build:pages\` in openapi/client (then rebuild parley)"
+done
+
 log "node --test (against a live parley serve)"
 started=$(date +%s)
 node --test test/
 log "client tests took $(( $(date +%s) - started )) s"
+
+log "the pages in headless Chromium (screenshots: ${PARLEY_SCREENSHOTS:-target/screenshots})"
+export CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}
+[[ -n $CHROMIUM ]] || die "chromium is not installed (scripts/test.sh installs it)"
+started=$(date +%s)
+node --test test-pages/
+log "browser tests took $(( $(date +%s) - started )) s"

@@ -91,6 +91,13 @@ install_sse_client() {
 }
 install_sse_client
 
+# The pages' browser tests drive Debian's chromium (no browser downloads).
+if ! command -v chromium >/dev/null; then
+    log "installing chromium"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+fi
+
 # deploy/: manifests, compose file, Dockerfile, alert rules and their tests, the dashboard.
 scripts/check-deploy.sh
 

@@ -12,6 +12,7 @@ pub mod error;
 pub mod feed_token;
 pub mod metrics;
 pub mod middleware;
+pub mod pages;
 pub mod pagination;
 pub mod routes;
 pub mod spec;
@@ -49,7 +50,7 @@ pub fn app(state: AppState) -> impl Endpoint {
     let docs_page = service.swagger_ui_html().replace(&raw, &document);
     let routes = Arc::new(spec::Routes::from_document(&document));
     let limits = state.limits.clone();
-    Route::new()
+    pages::routes(Route::new())
         .at(
             "/openapi.json",
             make_sync(move |_| {

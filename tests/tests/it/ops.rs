@@ -259,3 +259,27 @@ both_backends!(parley_probe_is_the_images_health_check, |app| async move {
     let nobody = app.cli(&["probe", "http://127.0.0.1:1/healthz"]).await;
     assert!(!nobody.status.success(), "nothing listening is unhealthy");
 });
+
+both_backends!(
+    the_pages_are_served_with_their_assets_and_a_strict_csp,
+    |app| async move {
+        for (path, script) in [("/chat", "/assets/chat.js"), ("/admin", "/assets/admin.js")] {
+            let page = app.get(path, None).await;
+            page.assert_status(200);
+            assert!(page.content_type().starts_with("text/html"), "{path}");
+            assert!(page.text.contains(script), "{path} loads {script}");
+            let csp = page.header("content-security-policy").unwrap_or_default();
+            assert!(
+                csp.contains("script-src 'self'") && csp.contains("connect-src 'self'"),
+                "{csp}"
+            );
+            let js = app.get(script, None).await;
+            js.assert_status(200);
+            assert!(js.content_type().starts_with("text/javascript"));
+            assert!(js.text.len() > 1000, "{script} is the bundle");
+        }
+        let css = app.get("/assets/pages.css", None).await;
+        css.assert_status(200);
+        assert!(css.content_type().starts_with("text/css"));
+    }
+);
