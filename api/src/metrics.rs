@@ -19,23 +19,21 @@ use crate::state::AppState;
 /// The longest a scrape waits for one source.
 const SOURCE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// The unfinished states, as the `state` label of `parley_prompts`.
-const UNFINISHED: [&str; 3] = ["created", "in_progress", "waiting_for_tools"];
-
 #[handler]
 pub async fn scrape(state: Data<&AppState>) -> Response {
-    let (prompts, depth, breakers) = tokio::join!(
+    let m = metrics();
+    let (prompts, (), breakers) = tokio::join!(
         read_prompts(&state),
-        read_depth(&state),
+        m.read_queue_depth(state.turns.queue.as_ref()),
         read_breakers(&state)
     );
-    let m = metrics();
     if let Some((counts, oldest)) = prompts {
         let counts: Vec<(&str, i64)> = counts.iter().map(|(s, n)| (s.as_str(), *n)).collect();
-        m.set_prompts(&UNFINISHED, &counts, oldest);
-    }
-    if let Some(depth) = depth {
-        m.queue_depth.set(i64::try_from(depth).unwrap_or(i64::MAX));
+        m.set_prompts(
+            &prompt_stats::UNFINISHED.map(|s| s.as_str()),
+            &counts,
+            oldest,
+        );
     }
     m.set_breakers(breakers.iter().map(|(p, s)| (p.as_str(), *s)));
     Response::builder()
@@ -65,33 +63,15 @@ async fn read_prompts(state: &AppState) -> Option<Unfinished> {
     }
 }
 
-async fn read_depth(state: &AppState) -> Option<u64> {
-    match tokio::time::timeout(SOURCE_TIMEOUT, state.turns.queue.depth()).await {
-        Ok(Ok(depth)) => Some(depth),
-        Ok(Err(err)) => {
-            tracing::warn!(error = %err, "metrics: cannot read the queue depth");
-            None
-        }
-        Err(_) => {
-            tracing::warn!("metrics: reading the queue depth timed out");
-            None
-        }
-    }
-}
-
 /// Each configured provider's breaker state name (`unknown`: the store did not answer).
 async fn read_breakers(state: &AppState) -> Vec<(String, &'static str)> {
     let now = query::now().timestamp_millis();
     let mut states = Vec::with_capacity(state.providers.entries.len());
     for entry in state.providers.entries.iter() {
-        let name = match &state.providers.breakers {
-            None => "closed",
-            Some(breakers) => {
-                match tokio::time::timeout(SOURCE_TIMEOUT, breakers.state(&entry.name, now)).await {
-                    Ok(Ok(s)) => s.name(),
-                    _ => "unknown",
-                }
-            }
+        let read = state.providers.breaker_state(&entry.name, now);
+        let name = match tokio::time::timeout(SOURCE_TIMEOUT, read).await {
+            Ok(Ok(s)) => s.name(),
+            _ => "unknown",
         };
         states.push((entry.name.clone(), name));
     }

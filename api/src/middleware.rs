@@ -8,7 +8,7 @@
 //! both as one error kind). Either is answered only when the operation parses its body,
 //! after the credentials and the role were checked.
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc};
 
 use poem::{
     Endpoint, IntoResponse, Request, Response,
@@ -48,7 +48,7 @@ pub async fn guard<E: Endpoint>(
     let started = std::time::Instant::now();
     let span = tracing::info_span!("request", request_id = %request_id, method = %req.method(), path = %req.uri().path());
     // A caller's trace context makes this request a span of its trace.
-    parley_runtime::trace::adopt(&span, &crate::routes::prompts::carried_headers(&req));
+    parley_runtime::trace::adopt(&span, &carried_headers(&req));
     REQUEST_ID
         .scope(request_id.clone(), async move {
             let path = req.uri().path().to_owned();
@@ -89,6 +89,17 @@ pub async fn guard<E: Endpoint>(
         })
         .instrument(span)
         .await
+}
+
+/// The caller's `traceparent` and `tracestate` headers (at most 512 bytes each).
+pub fn carried_headers(request: &poem::Request) -> HashMap<String, String> {
+    ["traceparent", "tracestate"]
+        .into_iter()
+        .filter_map(|name| {
+            let value = request.header(name).filter(|v| v.len() <= 512)?;
+            Some((name.to_owned(), value.to_owned()))
+        })
+        .collect()
 }
 
 /// Reads the body (413 above `max_body`). Returns the 400 `malformed_json` problem to

@@ -487,15 +487,7 @@ async fn serve_metrics(
 
     #[handler]
     async fn scrape(queue: Data<&QueueBackend>) -> Response {
-        let depth = tokio::time::timeout(Duration::from_secs(2), queue.depth()).await;
-        match depth {
-            Ok(Ok(depth)) => {
-                metrics()
-                    .queue_depth
-                    .set(i64::try_from(depth).unwrap_or(i64::MAX));
-            }
-            _ => tracing::warn!("metrics: cannot read the queue depth"),
-        }
+        metrics().read_queue_depth(*queue).await;
         Response::builder()
             .content_type(CONTENT_TYPE)
             .body(metrics().render())

@@ -30,6 +30,19 @@ pub fn redis_client(url: &str) -> redis::RedisResult<redis::Client> {
     redis::Client::open(info)
 }
 
+/// A lazily connected Redis connection for state every process shares (the breakers,
+/// the quota counters): short timeouts and one retry, so a call fails fast and its
+/// caller decides (a breaker lets the call go, a quota lets the turn through).
+pub(crate) fn shared_state_connection(
+    url: &str,
+) -> redis::RedisResult<redis::aio::ConnectionManager> {
+    let config = redis::aio::ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(std::time::Duration::from_secs(2)))
+        .set_response_timeout(Some(std::time::Duration::from_secs(2)))
+        .set_number_of_retries(1);
+    redis::aio::ConnectionManager::new_lazy_with_config(redis_client(url)?, config)
+}
+
 /// Refuses a Redis in cluster mode: the job queue's scripts touch keys in several hash
 /// slots (its pending list, each worker's running list, the workers' heartbeats), which
 /// Redis Cluster does not allow, so Parley needs one Redis — standalone, or a primary

@@ -446,6 +446,19 @@ impl Metrics {
         }
     }
 
+    /// Sets `parley_queue_depth` from `queue` (at most 2 s; a queue that does not answer
+    /// keeps the last reading, logged).
+    pub async fn read_queue_depth(&self, queue: &dyn crate::queue::JobQueue) {
+        match tokio::time::timeout(std::time::Duration::from_secs(2), queue.depth()).await {
+            Ok(Ok(depth)) => {
+                self.queue_depth
+                    .set(i64::try_from(depth).unwrap_or(i64::MAX));
+            }
+            Ok(Err(err)) => tracing::warn!(error = %err, "metrics: cannot read the queue depth"),
+            Err(_) => tracing::warn!("metrics: reading the queue depth timed out"),
+        }
+    }
+
     pub fn http_request(&self, method: &str, route: &str, status: u16, secs: f64) {
         self.http_requests
             .get_or_create(&HttpLabels {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use parley_runtime::breaker::Breakers;
+use parley_runtime::breaker::{BreakerError, BreakerState, Breakers};
 
 /// The deployment's model providers (`GET /v1/admin/providers`): each with the models
 /// it serves, and the breakers the workers share.
@@ -12,6 +12,21 @@ pub struct Providers {
     pub entries: Arc<[ProviderEntry]>,
     /// The provider breakers (keyed by name); none with the offline demo model only.
     pub breakers: Option<Arc<dyn Breakers>>,
+}
+
+impl Providers {
+    /// The breaker of provider `name` at `now_ms`, as the shared store says; closed when
+    /// there are no breakers (the offline demo model only).
+    pub async fn breaker_state(
+        &self,
+        name: &str,
+        now_ms: i64,
+    ) -> Result<BreakerState, BreakerError> {
+        match &self.breakers {
+            None => Ok(BreakerState::Closed { failures: 0 }),
+            Some(breakers) => breakers.state(name, now_ms).await,
+        }
+    }
 }
 
 /// One provider and the model ids it serves.

@@ -249,35 +249,39 @@ fn windows_of(turn: &Counted, now_ms: i64, kind: LimitKind) -> Vec<Window> {
 
 /// The windows a turn at `now_ms` counts in or is capped by, user's first.
 fn slots(turn: &Counted, now_ms: i64) -> Vec<Slot> {
-    let minute = now_ms.div_euclid(MINUTE_MS);
-    let day = now_ms.div_euclid(DAY_MS);
     let subjects = [
         (Subject::User, "u", turn.user_id, turn.limits.user),
         (Subject::Group, "g", turn.group_id, turn.limits.group),
     ];
     let mut slots = Vec::new();
     for (subject, tag, id, limits) in subjects {
-        if let Some(limit) = limits.turns_per_minute {
+        let measures = [
+            (
+                LimitKind::TurnsPerMinute,
+                "turns",
+                limits.turns_per_minute,
+                MINUTE_MS,
+                true,
+            ),
+            (
+                LimitKind::TokensPerDay,
+                "tokens",
+                limits.tokens_per_day,
+                DAY_MS,
+                false,
+            ),
+        ];
+        for (kind, measure, limit, period_ms, counts_turns) in measures {
+            let Some(limit) = limit else { continue };
+            let window = now_ms.div_euclid(period_ms);
             slots.push(Slot {
                 window: Window {
-                    key: format!("turns:{tag}:{id}:{minute}"),
+                    key: format!("{measure}:{tag}:{id}:{window}"),
                     limit,
-                    ends_at_ms: (minute + 1) * MINUTE_MS,
-                    counts_turns: true,
+                    ends_at_ms: (window + 1) * period_ms,
+                    counts_turns,
                 },
-                kind: LimitKind::TurnsPerMinute,
-                subject,
-            });
-        }
-        if let Some(limit) = limits.tokens_per_day {
-            slots.push(Slot {
-                window: Window {
-                    key: format!("tokens:{tag}:{id}:{day}"),
-                    limit,
-                    ends_at_ms: (day + 1) * DAY_MS,
-                    counts_turns: false,
-                },
-                kind: LimitKind::TokensPerDay,
+                kind,
                 subject,
             });
         }

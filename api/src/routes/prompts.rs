@@ -115,21 +115,10 @@ pub enum PromptAccepted {
 pub fn trace_context(request: &poem::Request) -> HashMap<String, String> {
     let exported = parley_runtime::trace::context_of(&tracing::Span::current());
     if exported.is_empty() {
-        carried_headers(request)
+        crate::middleware::carried_headers(request)
     } else {
         exported
     }
-}
-
-/// The caller's `traceparent` and `tracestate` headers (at most 512 bytes each).
-pub fn carried_headers(request: &poem::Request) -> HashMap<String, String> {
-    ["traceparent", "tracestate"]
-        .into_iter()
-        .filter_map(|name| {
-            let value = request.header(name).filter(|v| v.len() <= 512)?;
-            Some((name.to_owned(), value.to_owned()))
-        })
-        .collect()
 }
 
 pub struct PromptsApi;

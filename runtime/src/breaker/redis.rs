@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use ::redis::Script;
-use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use ::redis::aio::ConnectionManager;
 use async_trait::async_trait;
 
 use super::{
@@ -73,13 +73,7 @@ impl RedisBreakers {
     /// Breakers in the Redis at `url` (connected lazily: a worker starts while Redis is
     /// down, and each call's `admit` then fails as unavailable).
     pub fn connect(url: &str, policy: BreakerPolicy) -> Result<Self> {
-        let client = crate::redis_client(url)
-            .map_err(|error| BreakerError::Unavailable(format!("invalid Redis URL: {error}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(2)))
-            .set_number_of_retries(1);
-        let connection = ConnectionManager::new_lazy_with_config(client, config)
+        let connection = crate::shared_state_connection(url)
             .map_err(|error| unavailable("connecting to Redis", error))?;
         Ok(Self {
             policy,

@@ -1,10 +1,8 @@
 //! The distributed quota store: one Redis counter per window, checked and counted by a
 //! script (atomic across every api process), expiring a minute after its window ends.
 
-use std::time::Duration;
-
 use async_trait::async_trait;
-use redis::{Script, aio::ConnectionManager, aio::ConnectionManagerConfig};
+use redis::{Script, aio::ConnectionManager};
 
 use super::{Decision, QuotaError, QuotaStore, Result, Window};
 
@@ -58,13 +56,7 @@ impl RedisQuotas {
     /// A store on `url` whose keys start with `prefix` (the deployment's queue name, so
     /// deployments sharing a Redis keep apart).
     pub fn connect(url: &str, prefix: &str) -> Result<Self> {
-        let client = crate::redis_client(url)
-            .map_err(|error| QuotaError::Unavailable(format!("invalid Redis URL: {error}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(2)))
-            .set_number_of_retries(1);
-        let connection = ConnectionManager::new_lazy_with_config(client, config)
+        let connection = crate::shared_state_connection(url)
             .map_err(|error| unavailable("connecting to Redis", error))?;
         Ok(Self {
             connection,

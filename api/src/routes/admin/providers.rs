@@ -149,10 +149,11 @@ impl ProvidersAdminApi {
 
 /// A provider's breaker as the store says; `unknown` when it cannot be asked.
 async fn breaker(state: &AppState, name: &str, now: DateTime<Utc>) -> ProviderBreaker {
-    let Some(breakers) = &state.providers.breakers else {
-        return BreakerState::Closed { failures: 0 }.into();
-    };
-    match breakers.state(name, now.timestamp_millis()).await {
+    match state
+        .providers
+        .breaker_state(name, now.timestamp_millis())
+        .await
+    {
         Ok(state) => state.into(),
         Err(err) => {
             tracing::warn!(provider = name, error = %err, "cannot read a provider's breaker");
