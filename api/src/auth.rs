@@ -21,7 +21,10 @@ use rand::RngCore;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::{error::Problem, feed_token::FeedGrant, middleware::problem_response, state::AppState};
+use crate::{
+    error::Problem, feed_token::FeedGrant, gate::Authenticated, middleware::problem_response,
+    revocations::Credential, state::AppState,
+};
 
 const TOKEN_PREFIX: &str = "prl_";
 
@@ -79,6 +82,14 @@ impl Caller {
         self.role == UserRole::Admin
     }
 
+    /// The credential feeds opened by this caller watch (`crate::revocations`).
+    pub fn credential(&self) -> Credential {
+        Credential {
+            user_id: self.user_id,
+            token_id: self.token_id,
+        }
+    }
+
     /// The ownership check: another user's data answers exactly like missing data.
     pub fn owns(&self, owner_id: Uuid, what: &'static str) -> Result<()> {
         if owner_id == self.user_id {
@@ -113,6 +124,10 @@ fn app_state(req: &Request) -> poem::Result<&AppState> {
 }
 
 async fn check_bearer(req: &Request, bearer: Bearer) -> poem::Result<Caller> {
+    // The gate authenticated the request before its body was read (`crate::gate`).
+    if let Some(Authenticated::Bearer(caller)) = req.extensions().get::<Authenticated>() {
+        return Ok(caller.clone());
+    }
     let state = app_state(req)?;
     let hash = hash_token(&bearer.token);
     match tokens::authenticate(&state.db, &hash, chrono::Utc::now()).await {
@@ -170,10 +185,14 @@ impl<'a> ApiExtractor<'a> for AdminAuth {
 pub struct FeedTokenAuth(pub FeedGrant);
 
 async fn check_feed_token(req: &Request, key: ApiKey) -> poem::Result<FeedGrant> {
+    if let Some(Authenticated::FeedToken(grant)) = req.extensions().get::<Authenticated>() {
+        return Ok(*grant);
+    }
     let state = app_state(req)?;
     state
         .feed_tokens
         .verify(&key.key, chrono::Utc::now())
+        .filter(|grant| !state.revocations.is_revoked(grant.token_id, grant.user_id))
         .ok_or_else(|| poem_openapi::error::AuthorizationError.into())
 }
 
@@ -185,12 +204,15 @@ pub enum FeedAuth {
 }
 
 impl FeedAuth {
-    /// The user reading `prompt_id`'s feed; a feed token for another prompt answers 404
-    /// like a prompt that does not exist.
-    pub fn reader_of(&self, prompt_id: Uuid) -> Result<Uuid> {
+    /// The credential of the reader of `prompt_id`'s feed; a feed token for another
+    /// prompt answers 404 like a prompt that does not exist.
+    pub fn reader_of(&self, prompt_id: Uuid) -> Result<Credential> {
         match self {
-            Self::Bearer(bearer) => Ok(bearer.0.user_id),
-            Self::FeedToken(token) if token.0.prompt_id == prompt_id => Ok(token.0.user_id),
+            Self::Bearer(bearer) => Ok(bearer.0.credential()),
+            Self::FeedToken(token) if token.0.prompt_id == prompt_id => Ok(Credential {
+                user_id: token.0.user_id,
+                token_id: token.0.token_id,
+            }),
             Self::FeedToken(_) => Err(Error::not_found("prompt")),
         }
     }

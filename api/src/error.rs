@@ -190,9 +190,15 @@ impl<S: Statuses> From<ApiError<S>> for poem::Error {
 
 impl<S: Statuses> ApiResponse for ApiError<S> {
     fn meta() -> MetaResponses {
-        let responses = S::LIST
-            .iter()
-            .map(|&status| MetaResponse {
+        // Every operation that takes credentials can be throttled (`crate::gate`).
+        let mut list = S::LIST.to_vec();
+        if list.contains(&401) && !list.contains(&429) {
+            list.push(429);
+            list.sort_unstable();
+        }
+        let responses = list
+            .into_iter()
+            .map(|status| MetaResponse {
                 description: describe(status),
                 status: Some(status),
                 status_range: None,
@@ -220,7 +226,7 @@ fn retry_after_header() -> poem_openapi::registry::MetaHeader {
     poem_openapi::registry::MetaHeader {
         name: "Retry-After".into(),
         description: Some(
-            "Seconds until a new turn may be accepted (a quota's window ends); absent when the model provider's limit is unknown."
+            "Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown."
                 .into(),
         ),
         required: false,
@@ -241,7 +247,7 @@ fn describe(status: u16) -> &'static str {
         415 => "The request body is not `application/json`.",
         422 => "The body is JSON but does not fit the schema, or its values are not acceptable.",
         429 => {
-            "Over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day; `Retry-After` says when to try again), or the model provider is rate limiting."
+            "Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known."
         }
         500 => "Something failed on our side; the request id helps find it in the logs.",
         502 => "The model provider failed.",
@@ -369,6 +375,6 @@ mod tests {
             .iter()
             .filter_map(|r| r.status)
             .collect();
-        assert_eq!(declared, [401, 404, 500, 503]);
+        assert_eq!(declared, [401, 404, 429, 500, 503]);
     }
 }

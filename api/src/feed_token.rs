@@ -3,10 +3,12 @@
 //! A browser's `EventSource` cannot send an `Authorization` header, so a client mints a
 //! feed token with its bearer token (`POST /v1/prompts/{id}/feed-token`) and passes it
 //! as `?access_token=` to `GET /v1/prompts/{id}/events`. The token is stateless: the
-//! prompt, the user and the expiry, signed with HMAC-SHA256 under a key every api
-//! process shares (kept in the database, see `parley_entity::query::secrets`). It opens
-//! nothing but that one feed, for its owner, until it expires; it is never logged
-//! (request logs carry the path, not the query).
+//! prompt, the user, the API token it was minted with and the expiry, signed with
+//! HMAC-SHA256 under a key every api process shares (kept in the database, see
+//! `parley_entity::query::secrets`). It opens nothing but that one feed, for its
+//! owner, until it expires or its API token is revoked (or its user disabled:
+//! `crate::revocations`); it is never logged (request logs carry the path, not the
+//! query).
 
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use chrono::{DateTime, Duration, Utc};
@@ -15,15 +17,17 @@ use sha2::Sha256;
 use uuid::Uuid;
 
 const PREFIX: &str = "pft_";
-const CONTEXT: &[u8] = b"parley/feed-token/v1";
-const PAYLOAD_LEN: usize = 16 + 16 + 8;
+const CONTEXT: &[u8] = b"parley/feed-token/v2";
+const PAYLOAD_LEN: usize = 16 + 16 + 16 + 8;
 const MAC_LEN: usize = 32;
 
-/// The right a valid feed token grants: reading `prompt_id`'s feed as `user_id`.
+/// The right a valid feed token grants: reading `prompt_id`'s feed as `user_id`, for as
+/// long as `token_id` (the API token that minted it) is not revoked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeedGrant {
     pub prompt_id: Uuid,
     pub user_id: Uuid,
+    pub token_id: Uuid,
 }
 
 /// Mints and checks feed tokens.
@@ -62,6 +66,7 @@ impl FeedTokens {
         let mut bytes = Vec::with_capacity(PAYLOAD_LEN + MAC_LEN);
         bytes.extend_from_slice(grant.prompt_id.as_bytes());
         bytes.extend_from_slice(grant.user_id.as_bytes());
+        bytes.extend_from_slice(grant.token_id.as_bytes());
         bytes.extend_from_slice(&expires_at.timestamp().to_be_bytes());
         let tag = self.mac(&bytes).finalize().into_bytes();
         bytes.extend_from_slice(&tag);
@@ -79,13 +84,14 @@ impl FeedTokens {
         }
         let (payload, tag) = bytes.split_at(PAYLOAD_LEN);
         self.mac(payload).verify_slice(tag).ok()?;
-        let expires = i64::from_be_bytes(payload[32..40].try_into().ok()?);
+        let expires = i64::from_be_bytes(payload[48..56].try_into().ok()?);
         if now.timestamp() >= expires {
             return None;
         }
         Some(FeedGrant {
             prompt_id: Uuid::from_slice(&payload[..16]).ok()?,
             user_id: Uuid::from_slice(&payload[16..32]).ok()?,
+            token_id: Uuid::from_slice(&payload[32..48]).ok()?,
         })
     }
 }
@@ -103,6 +109,7 @@ mod tests {
         let grant = FeedGrant {
             prompt_id: Uuid::now_v7(),
             user_id: Uuid::now_v7(),
+            token_id: Uuid::now_v7(),
         };
         let now = Utc::now();
         let (token, expires_at) = tokens(b"k1").mint(grant, now);
@@ -118,6 +125,7 @@ mod tests {
         let grant = FeedGrant {
             prompt_id: Uuid::now_v7(),
             user_id: Uuid::now_v7(),
+            token_id: Uuid::now_v7(),
         };
         let now = Utc::now();
         let (token, _) = tokens(b"k").mint(grant, now);

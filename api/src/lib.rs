@@ -8,12 +8,15 @@
 //! `openapi/`.
 
 pub mod auth;
+pub mod cors;
 pub mod error;
 pub mod feed_token;
+pub mod gate;
 pub mod metrics;
 pub mod middleware;
 pub mod pages;
 pub mod pagination;
+pub mod revocations;
 pub mod routes;
 pub mod spec;
 pub mod sse;
@@ -26,7 +29,7 @@ use poem::{Endpoint, EndpointExt, Response, Route, endpoint::make_sync, http::he
 use poem_openapi::OpenApiService;
 
 pub use feed_token::FeedTokens;
-pub use state::{AppState, HttpLimits, Streaming};
+pub use state::{AppState, Edge, HttpLimits, MetricsAccess, Streaming};
 
 /// The title and version the OpenAPI document carries.
 pub const API_TITLE: &str = "Parley";
@@ -48,8 +51,11 @@ pub fn app(state: AppState) -> impl Endpoint {
     let document = spec::document(&raw);
     // Swagger UI embeds the document it shows: show the one clients get.
     let docs_page = service.swagger_ui_html().replace(&raw, &document);
-    let routes = Arc::new(spec::Routes::from_document(&document));
-    let limits = state.limits.clone();
+    let guard = Arc::new(middleware::Guard {
+        routes: Arc::new(spec::Routes::from_document(&document)),
+        limits: state.limits.clone(),
+        state: state.clone(),
+    });
     pages::routes(Route::new())
         .at(
             "/openapi.json",
@@ -61,11 +67,15 @@ pub fn app(state: AppState) -> impl Endpoint {
             }),
         )
         .at("/docs", make_sync(move |_| Html(docs_page.clone())))
-        .at("/metrics", poem::get(metrics::scrape))
+        .at("/metrics", poem::get(metrics::scrape_guarded))
         .nest("/", service)
         .data(state)
-        .around(move |ep, req| {
-            let max_body = limits.body_limit(req.method(), req.uri().path());
-            middleware::guard(ep, req, max_body, routes.clone())
-        })
+        .around(move |ep, req| middleware::guard(ep, req, guard.clone()))
+}
+
+/// `/metrics` alone, for a listener of its own (`http.metrics_listen`).
+pub fn metrics_app(state: AppState) -> impl Endpoint {
+    Route::new()
+        .at("/metrics", poem::get(metrics::scrape))
+        .data(state)
 }

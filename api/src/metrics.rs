@@ -5,8 +5,10 @@
 //! keeps its last reading; the scrape still succeeds, with the failure logged.
 //!
 //! The route is not part of the OpenAPI document (it is for Prometheus, not for API
-//! clients) and asks for no credentials, like `/healthz`: keep it off the public
-//! ingress (the Kubernetes manifests under `deploy/` expose it to the cluster only).
+//! clients). On the API's port it is open by default, like `/healthz`; with
+//! `http.metrics_token` it needs that bearer token, and with `http.metrics_listen` it
+//! is served on a listener of its own instead (the compose and Kubernetes files under
+//! `deploy/` do that, and expose the API's port only).
 
 use std::time::Duration;
 
@@ -19,13 +21,51 @@ use crate::state::AppState;
 /// The longest a scrape waits for one source.
 const SOURCE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// `/metrics` on the API's port: open, behind `http.metrics_token`, or not here at all
+/// (404 when a listener of its own serves it).
+#[handler]
+pub async fn scrape_guarded(request: &poem::Request, state: Data<&AppState>) -> Response {
+    use crate::{error::Problem, middleware::problem_response, state::MetricsAccess};
+    use poem::http::StatusCode;
+    match &state.edge.metrics {
+        MetricsAccess::Open => {}
+        MetricsAccess::Elsewhere => {
+            return problem_response(Problem::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "no such route",
+            ));
+        }
+        MetricsAccess::Token(expected) => {
+            // Hashes are compared: what a guess's timing could tell is of no use.
+            let given = request
+                .header(header::AUTHORIZATION)
+                .and_then(|value| value.strip_prefix("Bearer "))
+                .map(crate::auth::hash_token);
+            if given.as_ref() != Some(expected) {
+                return problem_response(Problem::new(
+                    StatusCode::UNAUTHORIZED,
+                    "unauthenticated",
+                    "`/metrics` needs the bearer token `http.metrics_token`",
+                ));
+            }
+        }
+    }
+    render(&state).await
+}
+
+/// `/metrics` on its own listener: open (the listener's network is the access rule).
 #[handler]
 pub async fn scrape(state: Data<&AppState>) -> Response {
+    render(&state).await
+}
+
+async fn render(state: &AppState) -> Response {
     let m = metrics();
     let (prompts, (), breakers) = tokio::join!(
-        read_prompts(&state),
+        read_prompts(state),
         m.read_queue_depth(state.turns.queue.as_ref()),
-        read_breakers(&state)
+        read_breakers(state)
     );
     if let Some((counts, oldest)) = prompts {
         let counts: Vec<(&str, i64)> = counts.iter().map(|(s, n)| (s.as_str(), *n)).collect();

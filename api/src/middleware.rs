@@ -1,12 +1,15 @@
-//! The outer layer every request passes through: request id, body limit and JSON
-//! syntax check, and the mapping of poem's own errors to problem+json (a 405 with the
-//! `Allow` header RFC 9110 asks for).
+//! The outer layer every request passes through: request id, CORS (`crate::cors`),
+//! credentials before the body (`crate::gate`), body limit and JSON syntax check, and
+//! the mapping of poem's own errors to problem+json (a 405 with the `Allow` header RFC
+//! 9110 asks for).
 //!
-//! The body is read here (at most `max_body_bytes`) so that an oversized body is a 413
-//! whether or not it announced its length, and so that unparsable JSON is a 400 while a
-//! JSON value that does not fit an operation's schema is a 422 (poem-openapi reports
-//! both as one error kind). Either is answered only when the operation parses its body,
-//! after the credentials and the role were checked.
+//! An operation that needs credentials is authenticated before its body is read: a
+//! request without valid ones is answered 401 with the body unread. The body is then
+//! read here (at most `max_body_bytes`) so that an oversized body is a 413 whether or
+//! not it announced its length, and so that unparsable JSON is a 400 while a JSON value
+//! that does not fit an operation's schema is a 422 (poem-openapi reports both as one
+//! error kind). Either is answered only when the operation parses its body, after the
+//! credentials and the role were checked.
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -26,9 +29,19 @@ use poem_openapi::{
 use tracing::Instrument;
 
 use crate::{
+    cors::CorsPolicy,
     error::{Problem, REQUEST_ID},
     spec::Routes,
+    state::{AppState, HttpLimits},
 };
+
+/// What the outer layer needs: the document's routes, the body limits and the state
+/// (credentials, CORS, throttle).
+pub struct Guard {
+    pub routes: Arc<Routes>,
+    pub limits: HttpLimits,
+    pub state: AppState,
+}
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
 const PROBLEM_JSON: &str = "application/problem+json";
@@ -36,9 +49,8 @@ const PROBLEM_JSON: &str = "application/problem+json";
 /// Serves one request inside the request-id scope, with the body guarded.
 pub async fn guard<E: Endpoint>(
     ep: Arc<E>,
-    mut req: Request,
-    max_body: usize,
-    routes: Arc<Routes>,
+    req: Request,
+    guard: Arc<Guard>,
 ) -> poem::Result<Response> {
     let request_id = req
         .header(REQUEST_ID_HEADER)
@@ -53,23 +65,21 @@ pub async fn guard<E: Endpoint>(
         .scope(request_id.clone(), async move {
             let path = req.uri().path().to_owned();
             let method = req.method().clone();
-            let mut resp = match read_body(&mut req, max_body).await {
-                Err(problem) => problem_response(problem),
-                Ok(malformed) => match ep.call(req).await {
-                    Ok(output) => output.into_response(),
-                    Err(err) if err.is::<MethodNotAllowedError>() => {
-                        method_not_allowed(routes.allow(&path))
-                    }
-                    // The body is parsed after credentials and the role are checked, so
-                    // a malformed body is reported only to a caller who may send it.
-                    Err(err) => match malformed {
-                        Some(problem) if err.is::<ParseRequestPayloadError>() => {
-                            problem_response(problem)
-                        }
-                        _ => problem_for(err).await,
-                    },
-                },
+            let origin = req.header(header::ORIGIN).map(str::to_owned);
+            let routes = &guard.routes;
+            let cors = &guard.state.edge.cors;
+            let mut resp = if CorsPolicy::is_preflight(&req) {
+                cors.preflight(&req, routes.allow(&path)).unwrap_or_else(|| {
+                    problem_response(Problem::new(
+                        StatusCode::FORBIDDEN,
+                        "cors_origin_refused",
+                        "cross-origin requests from this origin are not allowed (`http.cors_origins`)",
+                    ))
+                })
+            } else {
+                serve(&*ep, req, &guard, &path, &method).await
             };
+            cors.decorate(origin.as_deref(), &mut resp);
             if let Ok(value) = HeaderValue::from_str(&request_id) {
                 resp.headers_mut().insert(REQUEST_ID_HEADER, value);
             }
@@ -90,6 +100,46 @@ pub async fn guard<E: Endpoint>(
         .instrument(span)
         .await
 }
+
+/// Credentials first (an operation that needs them), then the body, then the endpoint.
+async fn serve<E: Endpoint>(
+    ep: &E,
+    mut req: Request,
+    guard: &Guard,
+    path: &str,
+    method: &poem::http::Method,
+) -> Response {
+    if let Some(security) = guard.routes.security(method.as_str(), path)
+        && let Err(problem) = crate::gate::admit(&mut req, &guard.state, security).await
+    {
+        // Drop what the client has already sent, within a small bound of bytes and time,
+        // so a short body's sender reads the answer rather than a reset; a large one is
+        // cut off, and a client that sends nothing is not waited for.
+        discard(req.take_body(), UNREAD_BODY_DRAIN, UNREAD_BODY_WAIT).await;
+        return problem_response(problem);
+    }
+    let max_body = guard.limits.body_limit(method, path);
+    match read_body(&mut req, max_body).await {
+        Err(problem) => problem_response(problem),
+        Ok(malformed) => match ep.call(req).await {
+            Ok(output) => output.into_response(),
+            Err(err) if err.is::<MethodNotAllowedError>() => {
+                method_not_allowed(guard.routes.allow(path))
+            }
+            // The body is parsed after credentials and the role are checked, so
+            // a malformed body is reported only to a caller who may send it.
+            Err(err) => match malformed {
+                Some(problem) if err.is::<ParseRequestPayloadError>() => problem_response(problem),
+                _ => problem_for(err).await,
+            },
+        },
+    }
+}
+
+/// How much of a refused request's body is read and dropped (64 KiB at a time), and for
+/// how long at most.
+const UNREAD_BODY_DRAIN: usize = 256 * 1024;
+const UNREAD_BODY_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// The caller's `traceparent` and `tracestate` headers (at most 512 bytes each).
 pub fn carried_headers(request: &poem::Request) -> HashMap<String, String> {
@@ -118,7 +168,12 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>
     if announced.is_some_and(|len| len > max_body) {
         // Read (and drop) what the client is already sending, within bounds, so it sees
         // the 413 rather than a connection reset while it is still writing.
-        discard(req.take_body(), max_body.saturating_mul(16)).await;
+        discard(
+            req.take_body(),
+            max_body.saturating_mul(16),
+            std::time::Duration::from_secs(5),
+        )
+        .await;
         return Err(too_large());
     }
     let bytes = req
@@ -150,8 +205,8 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>
     Ok(malformed)
 }
 
-/// Reads and drops up to `limit` bytes of a body, for at most a few seconds.
-async fn discard(body: poem::Body, limit: usize) {
+/// Reads and drops up to `limit` bytes of a body, for at most `within`.
+async fn discard(body: poem::Body, limit: usize, within: std::time::Duration) {
     use tokio::io::AsyncReadExt;
     let mut reader = body.into_async_read();
     let mut buf = vec![0u8; 64 * 1024];
@@ -164,7 +219,7 @@ async fn discard(body: poem::Body, limit: usize) {
             }
         }
     };
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), drain).await;
+    let _ = tokio::time::timeout(within, drain).await;
 }
 
 /// Turns an error raised by poem or poem-openapi into a problem+json response. Responses
@@ -197,14 +252,11 @@ pub async fn problem_for(err: poem::Error) -> Response {
     } else if err.is::<ParsePathError>() {
         Problem::new(StatusCode::NOT_FOUND, "not_found", "no such resource")
     } else if err.is::<AuthorizationError>() {
-        let mut resp = problem_response(Problem::new(
+        Problem::new(
             StatusCode::UNAUTHORIZED,
             "unauthenticated",
             "missing, invalid, expired or revoked bearer token",
-        ));
-        resp.headers_mut()
-            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-        return resp;
+        )
     } else if let Some(e) = err.downcast_ref::<ContentTypeError>() {
         Problem::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -268,6 +320,9 @@ pub fn problem_response(problem: Problem) -> Response {
         .content_type(PROBLEM_JSON);
     if let Some(seconds) = problem.retry_after_s {
         response = response.header(header::RETRY_AFTER, seconds.max(1));
+    }
+    if status == StatusCode::UNAUTHORIZED {
+        response = response.header(header::WWW_AUTHENTICATE, "Bearer");
     }
     response.body(problem.to_json_string())
 }

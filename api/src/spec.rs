@@ -15,10 +15,18 @@
 //! an `x-content-schema` extension (OpenAPI 3.0 has no `contentSchema`). The module hook
 //! contract (`HookContext`, `HookResult`) is added the same way, for webhook authors.
 //!
+//! Last, [`for_generators`] says two things the way every mainstream client generator
+//! reads them (openapi-python-client, openapi-generator's `python` and
+//! `typescript-fetch`, progenitor; `scripts/check-generators.sh` runs them all): a
+//! property that is a `$ref` with a description (or a default) is `allOf: [$ref]` with
+//! the description beside it — poem-openapi writes the description as a second `allOf`
+//! element, which openapi-python-client reads as an object to merge and drops the schema
+//! over — and a free-form object names its values (`additionalProperties: {}`).
+//!
 //! [`Routes`] is the document's table of paths and methods, for the `Allow` header of
-//! a 405.
+//! a 405, with the credentials each operation needs (`crate::gate`).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use poem_openapi::{registry::Registry, types::Type};
 use serde_json::{Map, Value, json};
@@ -32,7 +40,81 @@ pub fn document(raw: &str) -> String {
     let mut doc: Value = serde_json::from_str(raw).expect("poem-openapi emits JSON");
     harden(&mut doc);
     add_stream_events(&mut doc);
+    for_generators(&mut doc);
     serde_json::to_string_pretty(&doc).expect("a JSON value serializes")
+}
+
+/// The keys an `allOf` element may hold that only annotate the reference beside it.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "default",
+    "example",
+    "title",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "nullable",
+];
+
+/// Rewrites, everywhere in the document, (1) `allOf: [{$ref}, {annotations…}]` as
+/// `allOf: [{$ref}]` with the annotations on the enclosing schema (where it does not
+/// already say them), and (2) `type: object` without properties or composition as a map
+/// of anything (`additionalProperties: {}`).
+pub fn for_generators(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            collapse_annotated_ref(map);
+            let free_form = map.get("type").and_then(Value::as_str) == Some("object")
+                && [
+                    "properties",
+                    "additionalProperties",
+                    "allOf",
+                    "oneOf",
+                    "anyOf",
+                ]
+                .iter()
+                .all(|key| !map.contains_key(*key));
+            if free_form {
+                map.insert("additionalProperties".into(), json!({}));
+            }
+            map.values_mut().for_each(for_generators);
+        }
+        Value::Array(items) => items.iter_mut().for_each(for_generators),
+        _ => {}
+    }
+}
+
+fn collapse_annotated_ref(map: &mut Map<String, Value>) {
+    let Some(Value::Array(parts)) = map.get("allOf") else {
+        return;
+    };
+    let is_ref = |part: &Value| {
+        part.as_object()
+            .is_some_and(|o| o.len() == 1 && o.contains_key("$ref"))
+    };
+    let is_annotation = |part: &Value| {
+        part.as_object()
+            .is_some_and(|o| !o.is_empty() && o.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
+    };
+    let refs = parts.iter().filter(|p| is_ref(p)).count();
+    if parts.len() < 2 || refs != 1 || !parts.iter().all(|p| is_ref(p) || is_annotation(p)) {
+        return;
+    }
+    let parts = match map.remove("allOf") {
+        Some(Value::Array(parts)) => parts,
+        _ => return,
+    };
+    let mut reference = Value::Null;
+    for part in parts {
+        if is_ref(&part) {
+            reference = part;
+        } else if let Value::Object(annotations) = part {
+            for (key, value) in annotations {
+                map.entry(key).or_insert(value);
+            }
+        }
+    }
+    map.insert("allOf".into(), json!([reference]));
 }
 
 /// Adds the `StreamEvent` union (and what it uses) to the components and links it from
@@ -168,11 +250,23 @@ fn make_nullable(property: &mut Value) {
     property["nullable"] = Value::Bool(true);
 }
 
-/// The document's paths and the methods each accepts.
+/// What credentials an operation of the document needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Security {
+    /// A bearer token.
+    Bearer,
+    /// A bearer token or a feed token (`?access_token=`): a prompt's event feed.
+    BearerOrFeedToken,
+}
+
+/// One path of the document: as written, its segments, and its methods with the
+/// credentials each needs (None: open).
+type RouteEntry = (String, Vec<String>, BTreeMap<String, Option<Security>>);
+
+/// The document's paths, the methods each accepts and the credentials they need.
 #[derive(Debug, Clone, Default)]
 pub struct Routes {
-    /// Each path of the document: as written, its segments, and its methods.
-    routes: Vec<(String, Vec<String>, BTreeSet<String>)>,
+    routes: Vec<RouteEntry>,
 }
 
 impl Routes {
@@ -183,15 +277,15 @@ impl Routes {
             .into_iter()
             .flatten()
             .map(|(path, item)| {
-                let mut methods: BTreeSet<String> = item
+                let mut methods: BTreeMap<String, Option<Security>> = item
                     .as_object()
                     .into_iter()
-                    .flat_map(Map::keys)
-                    .map(|m| m.to_ascii_uppercase())
+                    .flatten()
+                    .map(|(method, op)| (method.to_ascii_uppercase(), security_of(op)))
                     .collect();
-                if methods.contains("GET") {
+                if let Some(get) = methods.get("GET").copied() {
                     // poem answers HEAD with the GET endpoint.
-                    methods.insert("HEAD".into());
+                    methods.insert("HEAD".into(), get);
                 }
                 let parts = segments(path).map(str::to_owned).collect();
                 (path.clone(), parts, methods)
@@ -203,7 +297,7 @@ impl Routes {
     /// The `Allow` header value for `path`, if the document has it.
     pub fn allow(&self, path: &str) -> Option<String> {
         self.matching(path)
-            .map(|(_, _, methods)| methods.iter().cloned().collect::<Vec<_>>().join(", "))
+            .map(|(_, _, methods)| methods.keys().cloned().collect::<Vec<_>>().join(", "))
     }
 
     /// The document's path template that `path` matches (`/v1/sessions/{id}`): a label
@@ -213,7 +307,14 @@ impl Routes {
             .map(|(template, _, _)| template.as_str())
     }
 
-    fn matching(&self, path: &str) -> Option<&(String, Vec<String>, BTreeSet<String>)> {
+    /// The credentials `method` on `path` needs; None for an open operation or one the
+    /// document lacks.
+    pub fn security(&self, method: &str, path: &str) -> Option<Security> {
+        self.matching(path)
+            .and_then(|(_, _, methods)| methods.get(method).copied().flatten())
+    }
+
+    fn matching(&self, path: &str) -> Option<&RouteEntry> {
         let wanted: Vec<&str> = segments(path).collect();
         self.routes.iter().find(|(_, pattern, _)| {
             pattern.len() == wanted.len()
@@ -222,6 +323,23 @@ impl Routes {
                     .zip(&wanted)
                     .all(|(p, w)| p == w || (p.starts_with('{') && !w.is_empty()))
         })
+    }
+}
+
+/// An operation's `security`: none, a bearer token, or a bearer or a feed token.
+fn security_of(op: &Value) -> Option<Security> {
+    let schemes: Vec<&str> = op["security"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_object)
+        .flat_map(|requirement| requirement.keys().map(String::as_str))
+        .collect();
+    if schemes.contains(&"feed_token") {
+        Some(Security::BearerOrFeedToken)
+    } else if schemes.is_empty() {
+        None
+    } else {
+        Some(Security::Bearer)
     }
 }
 

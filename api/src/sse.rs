@@ -14,7 +14,9 @@
 //!
 //! When the server shuts down ([`Streaming::closing`](crate::state::Streaming)), every
 //! open feed ends with a `reconnect` event (not stored): the turn goes on, and the
-//! client resumes with `Last-Event-ID` wherever it reconnects.
+//! client resumes with `Last-Event-ID` wherever it reconnects. A feed whose credential
+//! is revoked (its API token, or its user disabled: `crate::revocations`) ends within
+//! seconds, without a terminal event; the client's reconnection is refused.
 //!
 //! Events that are ready together (a backlog read at once, a burst of notifications) go
 //! to the connection as one chunk — one write, not one per event.
@@ -39,6 +41,7 @@ use poem_openapi::{
 use uuid::Uuid;
 
 use crate::{
+    revocations::Credential,
     routes::events_doc::{SseEvent, StreamEventDoc},
     state::AppState,
 };
@@ -138,12 +141,17 @@ fn unavailable(err: EventLogError) -> Error {
     }
 }
 
-/// Joins `prompt`'s events after `after`.
-pub async fn join(state: &AppState, prompt: &prompts::Model, after: u64) -> Result<Joined> {
+/// Joins `prompt`'s events after `after`, for a reader with `credential`.
+pub async fn join(
+    state: &AppState,
+    prompt: &prompts::Model,
+    after: u64,
+    credential: Credential,
+) -> Result<Joined> {
     let events = &state.turns.events;
     let finished = !UNFINISHED.contains(&prompt.state);
     if !finished {
-        return Ok(Joined::Feed(live(state, prompt.id, after)));
+        return Ok(Joined::Feed(live(state, prompt.id, after, credential)));
     }
     if events.exists(prompt.id).await.map_err(unavailable)? {
         // The last event the reader holds, and whatever follows it.
@@ -154,7 +162,7 @@ pub async fn join(state: &AppState, prompt: &prompts::Model, after: u64) -> Resu
         return Ok(if holds_terminal {
             Joined::UpToDate
         } else {
-            Joined::Feed(live(state, prompt.id, after))
+            Joined::Feed(live(state, prompt.id, after, credential))
         });
     }
     // The log is gone: the rebuilt feed is numbered after the prompt's ceiling, which is
@@ -171,14 +179,18 @@ pub async fn join(state: &AppState, prompt: &prompts::Model, after: u64) -> Resu
         Joined::UpToDate
     } else {
         let events = stream::iter(rest.into_iter().map(Ok)).boxed();
-        Joined::Feed(with_pings(events, prompt.id, &state.streaming))
+        Joined::Feed(with_pings(events, prompt.id, state, credential))
     })
 }
 
 /// The prompt's events from the start (the feed of `POST …/messages`; a replayed
 /// prompt may have finished, even past retention).
-pub async fn from_start(state: &AppState, prompt: &prompts::Model) -> Result<Feed> {
-    match join(state, prompt, 0).await? {
+pub async fn from_start(
+    state: &AppState,
+    prompt: &prompts::Model,
+    credential: Credential,
+) -> Result<Feed> {
+    match join(state, prompt, 0, credential).await? {
         Joined::Feed(feed) => Ok(feed),
         Joined::UpToDate => Err(Error::internal(
             "opening a feed from the start",
@@ -188,21 +200,23 @@ pub async fn from_start(state: &AppState, prompt: &prompts::Model) -> Result<Fee
 }
 
 /// The live feed of the prompt's log.
-pub fn live(state: &AppState, prompt_id: Uuid, after: u64) -> Feed {
+pub fn live(state: &AppState, prompt_id: Uuid, after: u64, credential: Credential) -> Feed {
     let events = state.turns.events.subscribe(prompt_id, after);
-    with_pings(events, prompt_id, &state.streaming)
+    with_pings(events, prompt_id, state, credential)
 }
 
 /// How long a client told to `reconnect` waits first.
 const RECONNECT_AFTER_MS: u64 = 1000;
 
-/// Interleaves `ping`s every `streaming.ping_every` until `events` ends or fails, or the
-/// server closes its feeds.
+/// Interleaves `ping`s every `streaming.ping_every` until `events` ends or fails, the
+/// server closes its feeds, or the reader's credential is revoked.
 fn with_pings(
     events: futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>,
     prompt_id: Uuid,
-    streaming: &crate::state::Streaming,
+    state: &AppState,
+    credential: Credential,
 ) -> Feed {
+    let streaming = &state.streaming;
     let every = streaming.ping_every;
     let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -219,6 +233,7 @@ fn with_pings(
         pings,
         prompt_id,
         closing,
+        revoked: Box::pin(state.revocations.revoked(credential)),
     }))
 }
 
@@ -234,6 +249,8 @@ struct Pinged {
     pings: tokio::time::Interval,
     prompt_id: Uuid,
     closing: Option<Closing>,
+    /// Resolves when the reader's credential is revoked: the feed ends.
+    revoked: Closing,
 }
 
 impl Stream for Pinged {
@@ -259,6 +276,11 @@ impl Stream for Pinged {
                 return Poll::Ready(None);
             }
             Poll::Pending => {}
+        }
+        if self.revoked.as_mut().poll(cx).is_ready() {
+            tracing::info!(prompt_id = %self.prompt_id, "a feed's credential was revoked: closing it");
+            self.events = None;
+            return Poll::Ready(None);
         }
         if let Some(closing) = self.closing.as_mut()
             && closing.as_mut().poll(cx).is_ready()

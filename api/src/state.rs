@@ -6,7 +6,30 @@ use std::{sync::Arc, time::Duration};
 use parley_service::TurnService;
 use sea_orm::DatabaseConnection;
 
-use crate::feed_token::FeedTokens;
+use crate::{cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations};
+
+/// How the HTTP edge behaves (`[http]` settings).
+#[derive(Debug, Clone, Default)]
+pub struct Edge {
+    /// Which browser origins may call the API.
+    pub cors: CorsPolicy,
+    /// Who may read `/metrics` on the API's port.
+    pub metrics: MetricsAccess,
+    /// Proxies in front whose `X-Forwarded-For` entries are trusted.
+    pub trusted_proxy_hops: u8,
+}
+
+/// Who may read `/metrics` on the API's port.
+#[derive(Debug, Clone, Default)]
+pub enum MetricsAccess {
+    /// Anyone who reaches the port (a network where only Prometheus does).
+    #[default]
+    Open,
+    /// Callers with this bearer token (its SHA-256, compared in constant time).
+    Token(String),
+    /// Not here: a listener of its own serves it (`http.metrics_listen`).
+    Elsewhere,
+}
 
 /// Limits the HTTP layer enforces before a handler runs.
 #[derive(Debug, Clone)]
@@ -74,4 +97,10 @@ pub struct AppState {
     pub streaming: Streaming,
     /// The model providers and their breakers (`GET /v1/admin/providers`).
     pub providers: parley_service::Providers,
+    /// CORS, `/metrics` access and the authentication throttle.
+    pub edge: Edge,
+    /// Failed authentications per client address (see `crate::gate`).
+    pub throttle: Arc<Throttle>,
+    /// Tokens revoked and users disabled lately (feed tokens and open feeds).
+    pub revocations: Arc<Revocations>,
 }

@@ -1,5 +1,6 @@
-//! Admin helpers: the first-admin bootstrap of an empty database, and the
-//! `parley user create` / `parley token create` commands.
+//! Admin helpers: the first-admin bootstrap of an empty database, and the `parley user`
+//! and `parley token` commands (create, list, revoke). Tokens are printed in full only
+//! when created; lists show their prefixes.
 
 use anyhow::Context;
 use parley_api::auth;
@@ -17,11 +18,19 @@ pub const BOOTSTRAP_ADMIN_EMAIL: &str = "admin@parley.local";
 /// On a database without users, creates the first administrator and a token for them.
 /// The token is `configured` when given (automation), else random and printed once on
 /// stdout — never logged. Several processes starting together create one admin.
+///
+/// `data_dir` is the embedded database's directory (None: a configured database), for
+/// the hint on how to mint another token, printed on every later start too.
 pub async fn bootstrap(
     db: &DatabaseConnection,
     configured: Option<&SecretString>,
+    data_dir: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     if users::count(db).await.context("counting users")? > 0 {
+        println!(
+            "admin tokens are printed on the first start only; another one: {}",
+            token_hint(data_dir)
+        );
         return Ok(());
     }
     let minted = match configured {
@@ -64,8 +73,21 @@ pub async fn bootstrap(
     if configured.is_none() {
         println!("first administrator: {BOOTSTRAP_ADMIN_EMAIL}");
         println!("admin token (shown once, store it now): {}", minted.secret);
+        println!("  export TOKEN={}", minted.secret);
+        println!("another one later: {}", token_hint(data_dir));
     }
     Ok(())
+}
+
+/// The command that mints another admin token for this deployment.
+pub fn token_hint(data_dir: Option<&std::path::Path>) -> String {
+    let dir = data_dir
+        .map(|dir| {
+            let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+            format!(" --data-dir {}", dir.display())
+        })
+        .unwrap_or_default();
+    format!("parley token create --user {BOOTSTRAP_ADMIN_EMAIL}{dir}")
 }
 
 /// The name of the chat tool a fresh deployment starts with.
@@ -152,4 +174,91 @@ pub async fn create_token(
         .map_err(|err| anyhow::anyhow!("{err}"))?;
     println!("{}", minted.secret);
     Ok(())
+}
+
+/// `parley user list`: one line per user, tab-separated: id, email, role, name.
+pub async fn list_users(db: &DatabaseConnection) -> anyhow::Result<()> {
+    let mut after = None;
+    loop {
+        let page = parley_entity::query::page::PageRequest { limit: 500, after };
+        let rows = users::list(db, page)
+            .await
+            .map_err(|err| anyhow::anyhow!("{err}"))?;
+        for user in &rows.items {
+            println!(
+                "{}\t{}\t{}\t{}",
+                user.id,
+                user.email,
+                role_name(user.role),
+                user.name
+            );
+        }
+        match rows.next {
+            Some(next) => after = Some(next),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// `parley token list`: one line per token, tab-separated: id, prefix, user, name,
+/// state (`active`, `revoked <time>` or `expires <time>`), last use. Never the secret.
+pub async fn list_tokens(db: &DatabaseConnection, email: Option<&str>) -> anyhow::Result<()> {
+    let rows = tokens::list_with_owners(db, email)
+        .await
+        .map_err(|err| anyhow::anyhow!("{err}"))?;
+    for (token, owner) in rows {
+        let state = match (token.revoked_at, token.expires_at) {
+            (Some(at), _) => format!("revoked {}", at.to_rfc3339()),
+            (None, Some(at)) => format!("expires {}", at.to_rfc3339()),
+            (None, None) => "active".to_owned(),
+        };
+        let used = token.last_used_at.map_or_else(
+            || "never used".to_owned(),
+            |at| format!("used {}", at.to_rfc3339()),
+        );
+        println!(
+            "{}\t{}\t{}\t{}\t{}\t{}",
+            token.id, token.prefix, owner, token.name, state, used
+        );
+    }
+    Ok(())
+}
+
+/// `parley token revoke ID|PREFIX`: revokes one token; a prefix shared by several
+/// tokens is refused (name it by id).
+pub async fn revoke_token(db: &DatabaseConnection, which: &str) -> anyhow::Result<()> {
+    let id = match uuid::Uuid::parse_str(which) {
+        Ok(id) => id,
+        Err(_) => {
+            let found = tokens::find_by_prefix(db, which)
+                .await
+                .map_err(|err| anyhow::anyhow!("{err}"))?;
+            match found.as_slice() {
+                [one] => one.id,
+                [] => anyhow::bail!("no token with id or prefix {which}"),
+                _ => anyhow::bail!(
+                    "{} tokens have the prefix {which}: name one by its id (`parley token list`)",
+                    found.len()
+                ),
+            }
+        }
+    };
+    let token = tokens::revoke(db, id).await.map_err(|err| match err {
+        Error::NotFound { .. } => anyhow::anyhow!("no token with id {id}"),
+        other => anyhow::anyhow!("{other}"),
+    })?;
+    let at = token
+        .revoked_at
+        .map(|at| at.to_rfc3339())
+        .unwrap_or_default();
+    println!("revoked {} ({}) at {at}", token.id, token.prefix);
+    Ok(())
+}
+
+fn role_name(role: UserRole) -> &'static str {
+    match role {
+        UserRole::Student => "student",
+        UserRole::Teacher => "teacher",
+        UserRole::Admin => "admin",
+    }
 }

@@ -122,9 +122,44 @@ fn spawn_checkpointer(db: &DatabaseConnection) {
     parley_runtime::queue::sqlite::spawn_wal_checkpointer(options, CHECKPOINT_EVERY, || true);
 }
 
-/// Applies pending migrations.
+/// Opens the database of an existing deployment, for the admin commands: an embedded
+/// database must already exist (a mistyped `--data-dir` must not create an empty one),
+/// and its schema must be migrated.
+pub async fn open_existing(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    if settings.database.url.is_none() {
+        let file = settings.data_dir.join("parley.db");
+        anyhow::ensure!(
+            file.exists(),
+            "no database at {}: run `parley serve` first, or name the data directory with --data-dir",
+            file.display()
+        );
+    }
+    let db = connect(settings).await?;
+    ensure_migrated(&db).await?;
+    Ok(db)
+}
+
+/// Applies pending migrations: one line at info with how many, each at debug.
 pub async fn migrate_up(db: &DatabaseConnection) -> anyhow::Result<()> {
-    Migrator::up(db, None).await.context("applying migrations")
+    let pending = Migrator::get_pending_migrations(db)
+        .await
+        .context("reading migration status")?;
+    if pending.is_empty() {
+        tracing::debug!("the database schema is up to date");
+        return Ok(());
+    }
+    for migration in &pending {
+        tracing::debug!(migration = migration.name(), "applying a migration");
+    }
+    Migrator::up(db, None)
+        .await
+        .context("applying migrations")?;
+    tracing::info!(
+        applied = pending.len(),
+        latest = pending.last().map(|m| m.name()).unwrap_or_default(),
+        "migrated the database"
+    );
+    Ok(())
 }
 
 /// Fails when migrations are pending (for roles that must not change the schema).

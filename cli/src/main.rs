@@ -23,6 +23,10 @@ struct Cli {
     /// The config file (default: parley.toml in the working directory, if present).
     #[arg(long, global = true, env = "PARLEY_CONFIG")]
     config: Option<PathBuf>,
+    /// Directory of the embedded database, for every command that opens it (config
+    /// `data_dir`, env PARLEY_DATA_DIR; default ./parley-data).
+    #[arg(long, global = true)]
+    data_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -32,9 +36,6 @@ struct ServeArgs {
     /// Address to listen on (config `listen`, env PARLEY_LISTEN).
     #[arg(long)]
     listen: Option<String>,
-    /// Directory for the embedded database (config `data_dir`, env PARLEY_DATA_DIR).
-    #[arg(long)]
-    data_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -67,6 +68,11 @@ enum Command {
     Token {
         #[command(subcommand)]
         action: TokenAction,
+    },
+    /// Check the configuration.
+    Config {
+        #[command(subcommand)]
+        action: ConfigAction,
     },
     /// Exit 0 when `URL` answers 2xx within 3 s, else 1: the health check of an image
     /// without curl (`parley probe http://127.0.0.1:8080/readyz`).
@@ -110,6 +116,8 @@ enum UserAction {
         #[arg(long, value_enum)]
         role: RoleArg,
     },
+    /// List users, one per line: id, email, role, name.
+    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,6 +131,24 @@ enum TokenAction {
         #[arg(long, default_value = "cli")]
         name: String,
     },
+    /// List tokens (never their secrets), one per line: id, prefix, user, name, state.
+    List {
+        /// Only this user's tokens (their email).
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// Revoke a token, named by its id or its prefix (as `token list` shows them).
+    Revoke {
+        /// The token's id, or its displayed prefix (`prl_abcdef`).
+        token: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigAction {
+    /// Parse and validate the configuration (file, environment, flags) and print the
+    /// effective settings as TOML, secrets masked; exit 1 naming the bad key if invalid.
+    Check,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -148,21 +174,38 @@ fn load_settings(config: Option<PathBuf>, overrides: Overrides) -> anyhow::Resul
     Settings::load(&path, required, overrides)
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => return fail(anyhow::anyhow!(err).context("starting the async runtime")),
+    };
+    match runtime.block_on(start(cli)) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => fail(err),
+    }
+}
+
+/// Reports a failure as one line on stderr (what it was doing, then why) and exits 1.
+fn fail(err: anyhow::Error) -> std::process::ExitCode {
+    eprintln!("parley: {err:#}");
+    std::process::ExitCode::FAILURE
+}
+
+async fn start(cli: Cli) -> anyhow::Result<()> {
     if let Command::Openapi { out } = &cli.command {
         return write_openapi(out.as_deref());
     }
     if let Command::Probe { url } = &cli.command {
         return probe(url).await;
     }
-    let overrides = match &cli.command {
-        Command::Serve(args) | Command::Api(args) => Overrides {
-            listen: args.listen.clone(),
-            data_dir: args.data_dir.clone(),
-        },
-        _ => Overrides::default(),
+    let listen = match &cli.command {
+        Command::Serve(args) | Command::Api(args) => args.listen.clone(),
+        _ => None,
+    };
+    let overrides = Overrides {
+        listen,
+        data_dir: cli.data_dir.clone(),
     };
     let mut settings = load_settings(cli.config, overrides)?;
     if let Command::Worker {
@@ -177,6 +220,13 @@ async fn main() -> anyhow::Result<()> {
         if metrics_listen.is_some() {
             settings.worker.metrics_listen = *metrics_listen;
         }
+    }
+    if let Command::Config {
+        action: ConfigAction::Check,
+    } = &cli.command
+    {
+        print!("{}", settings.effective_toml()?);
+        return Ok(());
     }
     let service = match &cli.command {
         Command::Serve(_) => Some("parley"),
@@ -197,20 +247,25 @@ async fn run(command: Command, settings: Settings) -> anyhow::Result<()> {
         Command::Api(_) => serve::run(settings, serve::Role::Api).await,
         Command::Worker { .. } => serve::run(settings, serve::Role::Worker).await,
         Command::Migrate { action } => migrate(&settings, action).await,
-        Command::User {
-            action: UserAction::Create { email, name, role },
-        } => {
-            let db = db::connect(&settings).await?;
-            admin::create_user(&db, email, name, role.into()).await
+        Command::User { action } => {
+            let db = db::open_existing(&settings).await?;
+            match action {
+                UserAction::Create { email, name, role } => {
+                    admin::create_user(&db, email, name, role.into()).await
+                }
+                UserAction::List => admin::list_users(&db).await,
+            }
         }
-        Command::Token {
-            action: TokenAction::Create { user, name },
-        } => {
-            let db = db::connect(&settings).await?;
-            admin::create_token(&db, &user, name).await
+        Command::Token { action } => {
+            let db = db::open_existing(&settings).await?;
+            match action {
+                TokenAction::Create { user, name } => admin::create_token(&db, &user, name).await,
+                TokenAction::List { user } => admin::list_tokens(&db, user.as_deref()).await,
+                TokenAction::Revoke { token } => admin::revoke_token(&db, &token).await,
+            }
         }
-        Command::Openapi { .. } | Command::Probe { .. } => {
-            unreachable!("handled before settings are loaded")
+        Command::Openapi { .. } | Command::Probe { .. } | Command::Config { .. } => {
+            unreachable!("handled before the commands that use the database")
         }
     }
 }

@@ -257,7 +257,48 @@ fn turn_settings(settings: &Settings) -> TurnSettings {
     }
 }
 
+/// The listeners of a server role, bound before anything is created or changed, so a
+/// taken port fails the start at once and leaves nothing behind.
+struct Listeners {
+    /// The API (`serve`, `api`).
+    http: Option<tokio::net::TcpListener>,
+    /// `/metrics` (and a worker's `/healthz`) on a port of its own: the worker's
+    /// `worker.metrics_listen`, the API's `http.metrics_listen`.
+    metrics: Option<tokio::net::TcpListener>,
+}
+
+impl Listeners {
+    async fn bind(settings: &Settings, role: Role) -> anyhow::Result<Self> {
+        let http = match role {
+            Role::AllInOne | Role::Api => Some(bind(settings.listen, "listen").await?),
+            Role::Worker => None,
+        };
+        let metrics = match role {
+            Role::Worker => settings
+                .worker
+                .metrics_listen
+                .map(|a| (a, "worker.metrics_listen")),
+            Role::AllInOne | Role::Api => settings
+                .http
+                .metrics_listen
+                .map(|a| (a, "http.metrics_listen")),
+        };
+        let metrics = match metrics {
+            Some((addr, key)) => Some(bind(addr, key).await?),
+            None => None,
+        };
+        Ok(Self { http, metrics })
+    }
+}
+
+async fn bind(addr: std::net::SocketAddr, key: &str) -> anyhow::Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr} (`{key}`)"))
+}
+
 pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
+    let listeners = Listeners::bind(&settings, role).await?;
     let db = db::connect(&settings).await?;
     match role {
         Role::AllInOne => db::migrate_up(&db).await?,
@@ -265,7 +306,12 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
     }
     let runtime = runtime(&settings, role).await?;
     if role != Role::Worker {
-        admin::bootstrap(&db, settings.bootstrap_admin_token.as_ref()).await?;
+        let data_dir = settings
+            .database
+            .url
+            .is_none()
+            .then_some(settings.data_dir.as_path());
+        admin::bootstrap(&db, settings.bootstrap_admin_token.as_ref(), data_dir).await?;
     }
     let workers = match role {
         Role::AllInOne | Role::Worker => Some(start_workers(&settings, &db, &runtime)),
@@ -273,11 +319,14 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
     };
     // SIGTERM or SIGINT: stop accepting connections and claiming jobs at once; let the
     // turns in flight finish until the drain deadline (then hand them back to the
-    // queue); then end every open feed with `reconnect` and exit.
+    // queue); then end every open feed with `reconnect` and exit. A listener that fails
+    // stops the process the same way.
     let (signalled_tx, signalled) = tokio::sync::watch::channel(false);
+    let signalled_tx = Arc::new(signalled_tx);
+    let on_signal_tx = signalled_tx.clone();
     tokio::spawn(async move {
         shutdown_signal().await;
-        let _ = signalled_tx.send(true);
+        let _ = on_signal_tx.send(true);
     });
     let on_signal = || {
         let mut signalled = signalled.clone();
@@ -300,25 +349,33 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
         let _ = closing_tx.send(true);
     };
     let serve = async {
-        match role {
-            Role::Worker => {
+        let result = match listeners.http {
+            None => {
                 tracing::info!(
                     concurrency = settings.worker.concurrency,
                     "parley worker started"
                 );
                 println!("parley worker running");
-                match settings.worker.metrics_listen {
-                    Some(addr) => serve_metrics(addr, &runtime, on_signal()).await,
+                match listeners.metrics {
+                    Some(listener) => serve_metrics(listener, &runtime, on_signal()).await,
                     None => {
                         on_signal().await;
                         Ok(())
                     }
                 }
             }
-            Role::AllInOne | Role::Api => {
-                serve_http(&settings, db, &runtime, role, on_signal(), closing).await
+            Some(api) => {
+                let http = HttpListeners {
+                    api,
+                    metrics: listeners.metrics,
+                };
+                serve_http(&settings, db, &runtime, role, http, (on_signal(), closing)).await
             }
+        };
+        if result.is_err() {
+            let _ = signalled_tx.send(true);
         }
+        result
     };
     let (result, ()) = tokio::join!(serve, drain);
     tracing::info!("parley stopped");
@@ -411,6 +468,13 @@ fn providers(settings: &Settings, catalog: &Catalog) -> parley_service::Provider
     }
 }
 
+/// The API's listeners: its port, and `/metrics` on a port of its own when
+/// `http.metrics_listen` is set.
+struct HttpListeners {
+    api: tokio::net::TcpListener,
+    metrics: Option<tokio::net::TcpListener>,
+}
+
 /// Serves the API until `shutdown`; then stops accepting, and waits for open
 /// connections: feeds end when `closing` turns true (with the workers drained, in
 /// `serve`), and the rest get [`GRACE`] after that.
@@ -419,8 +483,11 @@ async fn serve_http(
     db: DatabaseConnection,
     runtime: &Runtime,
     role: Role,
-    shutdown: impl std::future::Future<Output = ()>,
-    closing: tokio::sync::watch::Receiver<bool>,
+    listeners: HttpListeners,
+    (shutdown, closing): (
+        impl std::future::Future<Output = ()>,
+        tokio::sync::watch::Receiver<bool>,
+    ),
 ) -> anyhow::Result<()> {
     let redis = match &settings.redis.url {
         Some(url) => {
@@ -444,8 +511,17 @@ async fn serve_http(
         modules: runtime.modules.clone(),
         quotas: runtime.quotas.clone(),
     };
+    let revocations = parley_api::revocations::Revocations::new(Duration::from_secs(
+        settings.auth.feed_token_ttl_s,
+    ));
+    revocations.spawn_poller(db.clone());
     let state = AppState {
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),
+        edge: edge(settings),
+        throttle: Arc::new(parley_api::gate::Throttle::new(
+            settings.http.auth_failures_per_minute,
+        )),
+        revocations,
         db,
         redis,
         turns,
@@ -459,10 +535,10 @@ async fn serve_http(
         },
         providers: providers(settings, &runtime.catalog),
     };
-    let listener = tokio::net::TcpListener::bind(settings.listen)
-        .await
-        .with_context(|| format!("listening on {}", settings.listen))?;
-    let addr = listener.local_addr().context("reading the bound address")?;
+    let addr = listeners
+        .api
+        .local_addr()
+        .context("reading the bound address")?;
     tracing::info!(%addr, database = %db::describe(settings), ?role, "parley started");
     println!("parley listening on http://{addr}");
     // In `serve` the feeds of the turns draining here stay open until the drain ends.
@@ -470,15 +546,41 @@ async fn serve_http(
         Role::AllInOne => Duration::from_secs(settings.worker.drain_s) + GRACE,
         _ => GRACE,
     };
-    crate::http::serve(listener, parley_api::app(state), shutdown, grace)
+    let shutdown = futures::future::FutureExt::shared(Box::pin(shutdown));
+    let metrics = async {
+        let Some(listener) = listeners.metrics else {
+            return Ok(());
+        };
+        let bound = listener.local_addr().context("reading the bound address")?;
+        tracing::info!(addr = %bound, "metrics listening");
+        println!("parley metrics on http://{bound}/metrics");
+        crate::http::serve(
+            listener,
+            parley_api::metrics_app(state.clone()),
+            shutdown.clone(),
+            GRACE,
+        )
+        .await
+        .context("serving metrics")
+    };
+    let api = async {
+        crate::http::serve(
+            listeners.api,
+            parley_api::app(state.clone()),
+            shutdown.clone(),
+            grace,
+        )
         .await
         .context("serving HTTP")
+    };
+    let (api, metrics) = tokio::join!(api, metrics);
+    api.and(metrics)
 }
 
 /// A worker's own HTTP listener: `GET /metrics` (what this process recorded, with the
 /// queue's depth read at each scrape) and `GET /healthz`, until `shutdown`.
 async fn serve_metrics(
-    addr: std::net::SocketAddr,
+    listener: tokio::net::TcpListener,
     runtime: &Runtime,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> anyhow::Result<()> {
@@ -498,12 +600,9 @@ async fn serve_metrics(
         "ok"
     }
 
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr} (worker.metrics_listen)"))?;
     let bound = listener.local_addr().context("reading the bound address")?;
-    tracing::info!(addr = %bound, "worker metrics listening");
-    println!("parley worker metrics on http://{bound}/metrics");
+    tracing::info!(addr = %bound, "metrics listening");
+    println!("parley metrics on http://{bound}/metrics");
     let app = Route::new()
         .at("/metrics", get(scrape))
         .at("/healthz", get(healthz))
@@ -511,6 +610,28 @@ async fn serve_metrics(
     crate::http::serve(listener, app, shutdown, GRACE)
         .await
         .context("serving worker metrics")
+}
+
+/// The HTTP edge from `[http]`: CORS, who reads `/metrics` here, the throttle's knobs.
+fn edge(settings: &Settings) -> parley_api::Edge {
+    use parley_api::MetricsAccess;
+    let http = &settings.http;
+    let metrics = match (&http.metrics_listen, &http.metrics_token) {
+        (Some(_), _) => MetricsAccess::Elsewhere,
+        (None, Some(token)) => {
+            MetricsAccess::Token(parley_api::auth::hash_token(token.expose_secret()))
+        }
+        (None, None) => MetricsAccess::Open,
+    };
+    parley_api::Edge {
+        cors: parley_api::cors::CorsPolicy::new(
+            &http.cors_origins,
+            http.cors_credentials,
+            http.cors_max_age_s,
+        ),
+        metrics,
+        trusted_proxy_hops: http.trusted_proxy_hops,
+    }
 }
 
 /// Feed tokens signed with the deployment's shared key (created by the first process

@@ -20,6 +20,8 @@ pub struct Model {
     pub permissions: Json,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// Set when an admin disabled the user: they authenticate nobody until enabled.
+    pub disabled_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

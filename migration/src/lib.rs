@@ -31,6 +31,7 @@ mod m20261124_000014_add_session_rid;
 mod m20261124_000015_add_prompt_seq_ceiling;
 mod m20261124_000016_create_schedule_and_archive;
 mod m20261124_000017_create_quota_refusals;
+mod m20261126_000018_add_user_disabled;
 
 #[cfg(test)]
 mod tests;
@@ -59,6 +60,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000015_add_prompt_seq_ceiling::Migration),
             Box::new(m20261124_000016_create_schedule_and_archive::Migration),
             Box::new(m20261124_000017_create_quota_refusals::Migration),
+            Box::new(m20261126_000018_add_user_disabled::Migration),
         ]
     }
 }

@@ -119,6 +119,13 @@ pub struct LimitLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct AuthFailureLabels {
+    /// `refused`: wrong credentials (answered 401); `throttled`: a client address over
+    /// its failures per minute (answered 429 without looking at the credentials).
+    pub outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct HttpLabels {
     pub method: String,
     /// The operation's path template (`/v1/sessions/{id}`), `unmatched` for others.
@@ -152,6 +159,7 @@ pub struct Metrics {
     pub oldest_active_prompt: Gauge,
     pub queue_depth: Gauge,
     pub rate_limited: Family<LimitLabels, Counter>,
+    pub auth_failures: Family<AuthFailureLabels, Counter>,
     pub http_requests: Family<HttpLabels, Counter>,
     pub http_duration: HistogramFamily<HttpRouteLabels>,
 }
@@ -286,6 +294,12 @@ impl Metrics {
             "Turns refused by a quota, by limit",
             rate_limited.clone(),
         );
+        let auth_failures = Family::default();
+        registry.register(
+            "auth_failures",
+            "Requests with wrong credentials (refused) and from client addresses over their limit of them (throttled)",
+            auth_failures.clone(),
+        );
         let http_requests = Family::default();
         registry.register(
             "http_requests",
@@ -318,6 +332,7 @@ impl Metrics {
             oldest_active_prompt,
             queue_depth,
             rate_limited,
+            auth_failures,
             http_requests,
             http_duration,
         }

@@ -69,6 +69,12 @@ impl TestApp {
         app
     }
 
+    /// An app on fresh storage that is not started: nothing is created on it yet (an
+    /// SQLite data dir does not exist; a PostgreSQL database is empty).
+    pub async fn unstarted(backend: Backend, extra_env: &[(&str, &str)]) -> Self {
+        Self::prepare(backend, extra_env, HttpRole::Serve).await
+    }
+
     /// An app on fresh storage whose HTTP API `role` serves, not started yet.
     pub(crate) async fn prepare(
         backend: Backend,

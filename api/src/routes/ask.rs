@@ -143,7 +143,11 @@ impl AskApi {
         let prompt = state.turns.submit(submission).await?;
         let location = format!("/v1/prompts/{}", prompt.id);
         Ok(if body.stream.unwrap_or(true) {
-            AskResponse::Stream(sse::from_start(&state, &prompt).await?, rid, location)
+            AskResponse::Stream(
+                sse::from_start(&state, &prompt, auth.0.credential()).await?,
+                rid,
+                location,
+            )
         } else {
             let turn = finished(&state, prompt.id).await?;
             AskResponse::Finished(

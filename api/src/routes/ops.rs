@@ -33,6 +33,14 @@ pub struct Readiness {
     pub checks: std::collections::BTreeMap<String, String>,
 }
 
+/// The front door's answer.
+#[derive(ApiResponse)]
+pub enum FrontDoor {
+    /// See the chat page.
+    #[oai(status = 303)]
+    SeeOther(#[oai(header = "Location")] String),
+}
+
 #[derive(ApiResponse)]
 pub enum ReadyResponse {
     /// Ready to serve.
@@ -44,6 +52,13 @@ pub struct OpsApi;
 
 #[OpenApi(prefix_path = "/", tag = "ApiTags::Ops")]
 impl OpsApi {
+    /// The front door: leads to the chat page (not an operation of the document; a
+    /// route of the API's own nest, which takes `/`).
+    #[oai(path = "/", method = "get", hidden)]
+    async fn front_door(&self) -> FrontDoor {
+        FrontDoor::SeeOther("/chat".into())
+    }
+
     /// Liveness
     ///
     /// Answers 200 as long as the process serves HTTP; checks no dependency.
@@ -57,8 +72,9 @@ impl OpsApi {
 
     /// Readiness
     ///
-    /// Checks the database, the job queue, the event log and, when configured, Redis;
-    /// 503 with a problem body naming what failed otherwise.
+    /// Checks the database (that it answers and takes a write), the job queue, the
+    /// event log and, when configured, Redis; 503 with a problem body naming what failed
+    /// otherwise.
     #[oai(path = "/readyz", method = "get", operation_id = "readyz")]
     async fn readyz(&self, state: Data<&AppState>) -> ApiResult<ReadyResponse, statuses::NotReady> {
         let mut checks = std::collections::BTreeMap::new();
@@ -108,15 +124,26 @@ fn outcome<E: std::fmt::Display>(
     }
 }
 
+/// The database answers and takes a write (a full disk or a read-only database
+/// answers reads and fails every turn).
 async fn check_database(state: &AppState) -> String {
     let ping = state.db.execute_unprepared("SELECT 1");
     match tokio::time::timeout(CHECK_TIMEOUT, ping).await {
-        Ok(Ok(_)) => "ok".into(),
+        Ok(Ok(_)) => {}
         Ok(Err(err)) => {
             tracing::warn!(error = %err, "readiness: database check failed");
-            "unreachable".into()
+            return "unreachable".into();
         }
-        Err(_) => "timed out".into(),
+        Err(_) => return "timed out".into(),
+    }
+    let write = parley_entity::query::secrets::write_probe(&state.db);
+    match tokio::time::timeout(CHECK_TIMEOUT, write).await {
+        Ok(Ok(())) => "ok".into(),
+        Ok(Err(err)) => {
+            tracing::warn!(error = %err, "readiness: the database refuses writes");
+            "refuses writes".into()
+        }
+        Err(_) => "timed out writing".into(),
     }
 }
 

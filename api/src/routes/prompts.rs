@@ -140,7 +140,8 @@ impl PromptsApi {
     /// Follow a prompt's events
     ///
     /// Server-Sent Events from the start, or after `Last-Event-ID` / `?after=SEQ`, during
-    /// or after the turn; any number of readers. Closing the feed does not stop the
+    /// or after the turn; any number of readers. A reconnecting `EventSource` sends
+    /// `Last-Event-ID` on the URL it first opened, so the header wins over `after`. Closing the feed does not stop the
     /// generation. A reader that already has a finished prompt's last event gets 204.
     /// Authenticates with a bearer token or with `?access_token=` (a feed token).
     #[oai(
@@ -156,15 +157,15 @@ impl PromptsApi {
         /// Resume after this event (the last `id:` received).
         #[oai(name = "Last-Event-ID")]
         last_event_id: Header<Option<EventId>>,
-        /// Resume after this `seq` (wins over `Last-Event-ID`).
+        /// Start after this `seq` (when no `Last-Event-ID` is sent).
         #[oai(validator(minimum(value = "0"), maximum(value = "9007199254740991")))]
         after: Query<Option<u64>>,
     ) -> ApiResult<EventsResponse, statuses::Follow> {
         let reader = auth.reader_of(id.0)?;
-        let prompt = q::get_readable(&state.db, reader, id.0).await?;
+        let prompt = q::get_readable(&state.db, reader.user_id, id.0).await?;
         let held = last_event_id.0.map(|id| id.0);
         Ok(
-            match sse::join(&state, &prompt, after.0.or(held).unwrap_or(0)).await? {
+            match sse::join(&state, &prompt, held.or(after.0).unwrap_or(0), reader).await? {
                 Joined::Feed(feed) => EventsResponse::Stream(feed),
                 Joined::UpToDate => EventsResponse::UpToDate,
             },
@@ -190,6 +191,7 @@ impl PromptsApi {
         let grant = FeedGrant {
             prompt_id: prompt.id,
             user_id: auth.0.user_id,
+            token_id: auth.0.token_id,
         };
         let (token, expires_at) = state.feed_tokens.mint(grant, Utc::now());
         Ok(Json(FeedToken {

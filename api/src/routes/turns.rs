@@ -107,10 +107,10 @@ pub struct FinishedTurn {
 
 #[derive(ApiResponse)]
 pub enum TurnResponse {
-    /// `Accept: text/event-stream` (the default): the turn's events from seq 1.
+    /// `Accept: text/event-stream`: the turn's events from seq 1.
     #[oai(status = 200)]
     Stream(Feed, #[oai(header = "Location")] String),
-    /// `Accept: application/json`: the finished turn.
+    /// `Accept: application/json` (or any other, or none): the finished turn.
     #[oai(status = 201)]
     Finished(Json<Box<FinishedTurn>>, #[oai(header = "Location")] String),
     /// `?background=true`: the turn runs; follow `events_url`.
@@ -156,14 +156,16 @@ enum Reply {
     Background,
 }
 
+/// A feed only for a client that asks for one: a client that accepts anything (`*/*`,
+/// or no `Accept`) gets the finished turn, which every generated client can read.
 fn reply_mode(request: &poem::Request, background: Option<bool>) -> Reply {
     let accept = request.header("accept").unwrap_or_default();
     if background.unwrap_or(false) {
         Reply::Background
-    } else if accept.contains("application/json") && !accept.contains("text/event-stream") {
-        Reply::Json
-    } else {
+    } else if accept.contains("text/event-stream") {
         Reply::Stream
+    } else {
+        Reply::Json
     }
 }
 
@@ -173,11 +175,11 @@ pub struct TurnsApi;
 impl TurnsApi {
     /// Send a message
     ///
-    /// Records a prompt and starts the turn. With `Accept: text/event-stream` (the
-    /// default) the answer streams as Server-Sent Events (`Location` names the prompt);
-    /// with `Accept: application/json` the finished turn is returned (a failed turn is a
-    /// problem whose `instance` names the prompt); with `?background=true` it answers
-    /// 202 at once. A repeated `Idempotency-Key` returns the same prompt. While another
+    /// Records a prompt and starts the turn. With `Accept: text/event-stream` the answer
+    /// streams as Server-Sent Events (`Location` names the prompt); otherwise
+    /// (`application/json`, `*/*` or no `Accept`) the finished turn is returned (a failed
+    /// turn is a problem whose `instance` names the prompt); with `?background=true` it
+    /// answers 202 at once. A repeated `Idempotency-Key` returns the same prompt. While another
     /// message of the session is being answered: 409, unless `on_active` says
     /// `interrupt` or `enqueue`.
     #[oai(path = "/:id/messages", method = "post", operation_id = "send_message")]
@@ -218,9 +220,10 @@ impl TurnsApi {
             Reply::Json => {
                 TurnResponse::Finished(Json(Box::new(finished(&state, prompt.id).await?)), location)
             }
-            Reply::Stream => {
-                TurnResponse::Stream(sse::from_start(&state, &prompt).await?, location)
-            }
+            Reply::Stream => TurnResponse::Stream(
+                sse::from_start(&state, &prompt, auth.0.credential()).await?,
+                location,
+            ),
         })
     }
 

@@ -205,3 +205,66 @@ fn a_path_maps_to_its_template_for_metrics() {
     assert_eq!(routes.template("/v1/sessions"), Some("/v1/sessions"));
     assert_eq!(routes.template("/v1/nothing/here"), None);
 }
+
+#[test]
+fn annotated_references_and_free_form_objects_read_the_same_in_every_generator() {
+    let mut doc = json!({
+        "a": {"allOf": [{"$ref": "#/components/schemas/E"}, {"description": "D"}], "description": "D"},
+        "b": {"allOf": [{"$ref": "#/components/schemas/E"}, {"default": "x"}]},
+        "c": {"allOf": [{"$ref": "#/components/schemas/E"}, {"description": "D"}], "nullable": true},
+        "keep": {"allOf": [{"$ref": "#/components/schemas/E"}, {"type": "object", "properties": {}}]},
+        "free": {"type": "object", "description": "F"},
+        "map": {"type": "object", "additionalProperties": {"type": "string"}},
+    });
+    for_generators(&mut doc);
+    assert_eq!(
+        doc["a"],
+        json!({"allOf": [{"$ref": "#/components/schemas/E"}], "description": "D"})
+    );
+    assert_eq!(
+        doc["b"],
+        json!({"allOf": [{"$ref": "#/components/schemas/E"}], "default": "x"})
+    );
+    assert_eq!(
+        doc["c"],
+        json!({"allOf": [{"$ref": "#/components/schemas/E"}], "description": "D", "nullable": true})
+    );
+    assert_eq!(
+        doc["keep"]["allOf"].as_array().map(Vec::len),
+        Some(2),
+        "a composition is left alone"
+    );
+    assert_eq!(
+        doc["free"],
+        json!({"type": "object", "description": "F", "additionalProperties": {}})
+    );
+    assert_eq!(
+        doc["map"]["additionalProperties"],
+        json!({"type": "string"})
+    );
+    // The whole document has no annotation-only `allOf` element left.
+    let text = crate::spec();
+    let generated: Value = serde_json::from_str(&text).expect("JSON");
+    fn annotated(value: &Value) -> bool {
+        match value {
+            Value::Object(map) => {
+                map.get("allOf")
+                    .and_then(Value::as_array)
+                    .is_some_and(|parts| {
+                        parts.iter().any(|p| {
+                            p.as_object().is_some_and(|o| {
+                                o.keys().all(|k| ANNOTATIONS.contains(&k.as_str()))
+                            })
+                        })
+                    })
+                    || map.values().any(annotated)
+            }
+            Value::Array(items) => items.iter().any(annotated),
+            _ => false,
+        }
+    }
+    assert!(
+        !annotated(&generated),
+        "an annotation-only allOf element is left"
+    );
+}

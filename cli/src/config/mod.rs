@@ -14,8 +14,11 @@ use std::{
     path::{Path, PathBuf},
 };
 
+mod http;
+pub(crate) mod mask;
 mod sections;
 
+pub use http::*;
 pub use sections::*;
 
 use figment::{
@@ -23,10 +26,10 @@ use figment::{
     providers::{Env, Format, Serialized, Toml},
 };
 use secrecy::{ExposeSecret, SecretString};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Every setting of Parley.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Where the HTTP API listens.
@@ -48,6 +51,7 @@ pub struct Settings {
     #[serde(default)]
     pub quotas: QuotaSettings,
     /// Used as the first admin's token on an empty database instead of a random one.
+    #[serde(serialize_with = "mask::secret_opt")]
     pub bootstrap_admin_token: Option<SecretString>,
     /// OpenAI-compatible endpoints. None: the offline demo model answers.
     #[serde(default)]
@@ -72,6 +76,10 @@ pub struct Settings {
     pub auth: AuthSettings,
     #[serde(default)]
     pub files: FileSettings,
+    #[serde(default)]
+    pub http: HttpSettings,
+    #[serde(default)]
+    pub outbound: OutboundSettings,
 }
 
 /// Environment variables whose name is not simply the key in upper case.
@@ -128,6 +136,14 @@ impl Settings {
         }
         settings.validate()?;
         Ok(settings)
+    }
+
+    /// The effective settings as TOML, with every default filled in and every secret
+    /// masked (`parley config check`).
+    pub fn effective_toml(&self) -> anyhow::Result<String> {
+        let mut value = serde_json::to_value(self)?;
+        mask::drop_nulls(&mut value);
+        Ok(toml::to_string_pretty(&value)?)
     }
 
     /// The quota policy: overrides filled in from the defaults.
@@ -311,6 +327,7 @@ impl Settings {
                 "invalid setting `telemetry.otlp_endpoint`: an http:// or https:// URL (OTLP over HTTP)"
             );
         }
+        self.http.validate()?;
         Ok(())
     }
 }

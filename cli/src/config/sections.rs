@@ -3,16 +3,19 @@
 use std::{net::SocketAddr, path::PathBuf};
 
 use secrecy::SecretString;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+
+use super::mask;
 
 /// An OpenAI-compatible provider (`[[providers]]`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
     /// Also the `vendor` recorded with usage.
     pub name: String,
     /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
     pub base_url: String,
+    #[serde(serialize_with = "mask::secret_opt")]
     pub api_key: Option<SecretString>,
     /// How long establishing a connection (TCP and TLS) may take; past it the call fails
     /// as unreachable (and is retried, within `worker.max_attempts`).
@@ -42,7 +45,7 @@ fn default_first_token_timeout_ms() -> u64 {
 
 /// An MCP server whose tools become functions (`[[mcp_servers]]`): either `command`
 /// (stdio, a child process) or `url` (streamable HTTP).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerSettings {
     /// Its functions are named `<name>_<tool>`; letters, digits, `-` and `_`.
@@ -53,10 +56,12 @@ pub struct McpServerSettings {
     pub args: Vec<String>,
     /// Environment of the child process (values are secrets: never logged).
     #[serde(default)]
+    #[serde(serialize_with = "mask::secret_map")]
     pub env: std::collections::BTreeMap<String, SecretString>,
     /// The streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
     pub url: Option<String>,
     /// Sent as `Authorization: Bearer …` to `url`.
+    #[serde(serialize_with = "mask::secret_opt")]
     pub bearer_token: Option<SecretString>,
     /// Permissions a caller needs for any of its functions (default: none beyond the
     /// tool offering the function).
@@ -78,7 +83,7 @@ pub struct McpServerSettings {
 }
 
 /// Where a configured payload type comes from.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PayloadSourceSetting {
     Tool,
@@ -86,7 +91,7 @@ pub enum PayloadSourceSetting {
 }
 
 /// A payload type (`[[payload_types]]`), beside the built-in ones.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PayloadTypeSettings {
     /// `snake_case`; an `llm` type's marker is the name in upper case.
@@ -111,7 +116,7 @@ fn default_mcp_connect_timeout_ms() -> u64 {
 }
 
 /// A model (`[[models]]`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSettings {
     /// The id clients use.
@@ -138,7 +143,7 @@ pub struct ModelSettings {
 }
 
 /// How workers run turns (`[worker]`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorkerSettings {
     /// Turns one process runs at the same time (`parley serve` and `parley worker`).
@@ -321,10 +326,11 @@ pub(super) fn default_retention_s() -> u64 {
     24 * 3600
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct DatabaseSettings {
     /// `postgres://…` for distributed mode; absent: SQLite in `data_dir`.
+    #[serde(serialize_with = "mask::url_opt")]
     pub url: Option<SecretString>,
     /// Pool size. Absent: 10 on PostgreSQL, 2 on SQLite — SQLite has one writer at a
     /// time, and a connection waiting for the lock sleeps in steps of up to 100 ms
@@ -344,10 +350,11 @@ impl Default for DatabaseSettings {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedisSettings {
     /// `redis://…`; absent in embedded mode.
+    #[serde(serialize_with = "mask::url_opt")]
     pub url: Option<SecretString>,
     /// The job queue's name: deployments sharing one Redis use different names.
     #[serde(default = "default_queue")]
@@ -367,7 +374,7 @@ pub(super) fn default_queue() -> String {
     parley_runtime::queue::DEFAULT_QUEUE.to_owned()
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitSettings {
     /// The largest request body accepted, in bytes.
@@ -393,7 +400,7 @@ pub(super) fn default_max_message_chars() -> usize {
 }
 
 /// Uploads and attachments (`[files]`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FileSettings {
     /// The largest upload, in bytes.
@@ -416,7 +423,7 @@ impl Default for FileSettings {
 }
 
 /// Credentials (`[auth]`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthSettings {
     /// How long a feed token (`POST /v1/prompts/{id}/feed-token`) opens its feed.
@@ -437,7 +444,7 @@ pub(super) fn default_feed_token_ttl_s() -> u64 {
 }
 
 /// Limits of one subject (`quotas.user`, `quotas.group`); absent: unlimited.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuotaLimits {
     pub turns_per_minute: Option<u64>,
@@ -445,7 +452,7 @@ pub struct QuotaLimits {
 }
 
 /// Turns per minute and tokens per day (issue #11).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuotaSettings {
     /// Each user's limits.
@@ -462,7 +469,7 @@ pub struct QuotaSettings {
 
 /// One group's limits; a field left out keeps the default of `quotas.user` or
 /// `quotas.group`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct QuotaOverride {
     /// The group's id (`GET /v1/admin/groups`).
@@ -474,7 +481,7 @@ pub struct QuotaOverride {
 }
 
 /// OpenTelemetry trace export (DESIGN §11).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct TelemetrySettings {
     /// The OTLP/HTTP endpoint of a collector (`http://otel-collector:4318`); traces go to
@@ -499,7 +506,7 @@ impl Default for TelemetrySettings {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogSettings {
     /// A `tracing` filter, e.g. `info` or `parley=debug,sqlx=warn`.
@@ -518,7 +525,7 @@ impl Default for LogSettings {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LogFormat {
     #[default]
@@ -538,13 +545,15 @@ pub(super) fn default_connect_timeout_s() -> u64 {
 pub(super) fn default_max_body_bytes() -> usize {
     1024 * 1024
 }
+/// Parley's own lines at info; the migrator's step-by-step lines only when asked for
+/// (`sea_orm_migration=info`): `parley` reports migrations itself.
 pub(super) fn default_log_filter() -> String {
-    "info".into()
+    "info,sea_orm_migration=warn".into()
 }
 
 /// A module (`[[modules]]`): code that runs at a session's hooks. Tools name the modules
 /// they use and may override their `config`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModuleSettingsEntry {
     /// How tools name it (`snake_case`); a built-in module of that name is replaced.
@@ -563,6 +572,7 @@ pub struct ModuleSettingsEntry {
     /// Kind `webhook`: where the hook context is POSTed.
     pub url: Option<String>,
     /// Kind `webhook`: the HMAC-SHA256 signing key (a secret: never printed or logged).
+    #[serde(serialize_with = "mask::secret_opt")]
     pub secret: Option<secrecy::SecretString>,
     /// Kind-specific settings (a table), which a tool may override key by key.
     #[serde(default = "empty_table")]

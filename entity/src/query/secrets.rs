@@ -42,3 +42,28 @@ async fn find<C: ConnectionTrait>(db: &C, name: &str) -> Result<Option<server_se
         .await
         .context("reading a server secret")
 }
+
+/// The row [`write_probe`] rewrites.
+const WRITE_PROBE: &str = "readiness_write_probe";
+
+/// Proves the database takes writes (`/readyz`): upserts one row of `server_secrets`
+/// with the current time. A database that refuses writes — a full disk, a read-only
+/// transaction mode, a replica — fails it while reads still succeed.
+pub async fn write_probe<C: ConnectionTrait>(db: &C) -> Result<()> {
+    use sea_orm::sea_query::OnConflict;
+    let now = super::now();
+    server_secrets::Entity::insert(server_secrets::ActiveModel {
+        name: Set(WRITE_PROBE.to_owned()),
+        value: Set(now.to_rfc3339()),
+        created_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(server_secrets::Column::Name)
+            .update_column(server_secrets::Column::Value)
+            .to_owned(),
+    )
+    .exec(db)
+    .await
+    .context("writing the readiness probe")?;
+    Ok(())
+}

@@ -32,7 +32,7 @@ impl TokenOwner {
 }
 
 /// Finds the live token with this hash and its user, and records the use.
-/// Revoked and expired tokens authenticate nobody.
+/// Revoked and expired tokens, and the tokens of a disabled user, authenticate nobody.
 pub async fn authenticate<C: ConnectionTrait>(
     db: &C,
     token_hash: &str,
@@ -47,7 +47,10 @@ pub async fn authenticate<C: ConnectionTrait>(
     let Some((token, Some(user))) = found else {
         return Ok(None);
     };
-    if token.revoked_at.is_some() || token.expires_at.is_some_and(|at| at <= now) {
+    if token.revoked_at.is_some()
+        || token.expires_at.is_some_and(|at| at <= now)
+        || user.disabled_at.is_some()
+    {
         return Ok(None);
     }
     if token
@@ -109,6 +112,37 @@ pub async fn list_for_user<C: ConnectionTrait>(
         .context("listing tokens")
 }
 
+/// Every token with its user's email, newest first; only `email`'s when given.
+pub async fn list_with_owners<C: ConnectionTrait>(
+    db: &C,
+    email: Option<&str>,
+) -> Result<Vec<(api_tokens::Model, String)>> {
+    let mut query = api_tokens::Entity::find()
+        .find_also_related(users::Entity)
+        .order_by_desc(api_tokens::Column::Id);
+    if let Some(email) = email {
+        query = query.filter(users::Column::Email.eq(email));
+    }
+    let rows = query.all(db).await.context("listing tokens")?;
+    Ok(rows
+        .into_iter()
+        .map(|(token, user)| (token, user.map(|u| u.email).unwrap_or_default()))
+        .collect())
+}
+
+/// The tokens whose displayed prefix is `prefix` (prefixes are not unique: a caller
+/// tells the matches apart).
+pub async fn find_by_prefix<C: ConnectionTrait>(
+    db: &C,
+    prefix: &str,
+) -> Result<Vec<api_tokens::Model>> {
+    api_tokens::Entity::find()
+        .filter(api_tokens::Column::Prefix.eq(prefix))
+        .all(db)
+        .await
+        .context("finding a token by its prefix")
+}
+
 pub async fn get<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<api_tokens::Model> {
     api_tokens::Entity::find_by_id(id)
         .one(db)
@@ -126,4 +160,37 @@ pub async fn revoke<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<api_tokens::
     let mut active: api_tokens::ActiveModel = token.into();
     active.revoked_at = Set(Some(super::now()));
     active.update(db).await.context("revoking a token")
+}
+
+/// What was revoked or disabled at or after `since`: the ids of revoked tokens and of
+/// disabled users, and the latest time seen (the next poll's `since`).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Revoked {
+    pub tokens: Vec<Uuid>,
+    pub users: Vec<Uuid>,
+    pub latest: Option<DateTimeUtc>,
+}
+
+/// The tokens revoked and the users disabled at or after `since` (two indexed reads).
+pub async fn revoked_since<C: ConnectionTrait>(db: &C, since: DateTimeUtc) -> Result<Revoked> {
+    let tokens = api_tokens::Entity::find()
+        .filter(api_tokens::Column::RevokedAt.gte(since))
+        .all(db)
+        .await
+        .context("reading revoked tokens")?;
+    let users = users::Entity::find()
+        .filter(users::Column::DisabledAt.gte(since))
+        .all(db)
+        .await
+        .context("reading disabled users")?;
+    let latest = tokens
+        .iter()
+        .filter_map(|t| t.revoked_at)
+        .chain(users.iter().filter_map(|u| u.disabled_at))
+        .max();
+    Ok(Revoked {
+        tokens: tokens.into_iter().map(|t| t.id).collect(),
+        users: users.into_iter().map(|u| u.id).collect(),
+        latest,
+    })
 }

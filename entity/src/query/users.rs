@@ -88,6 +88,7 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewUser) -> Result<users::M
         permissions: Set(serde_json::json!(new.permissions)),
         created_at: Set(now),
         updated_at: Set(now),
+        disabled_at: Set(None),
     }
     .insert(db)
     .await
@@ -149,6 +150,8 @@ pub struct UserChanges {
     pub name: Option<String>,
     pub role: Option<UserRole>,
     pub permissions: Option<Vec<String>>,
+    /// `Some(true)` disables the user (from now), `Some(false)` enables them again.
+    pub disabled: Option<bool>,
 }
 
 pub async fn update<C: ConnectionTrait>(
@@ -156,7 +159,9 @@ pub async fn update<C: ConnectionTrait>(
     id: Uuid,
     changes: UserChanges,
 ) -> Result<users::Model> {
-    let mut user: users::ActiveModel = get(db, id).await?.into();
+    let current = get(db, id).await?;
+    let disabled = current.disabled_at.is_some();
+    let mut user: users::ActiveModel = current.into();
     if let Some(name) = changes.name {
         user.name = Set(name);
     }
@@ -165,6 +170,12 @@ pub async fn update<C: ConnectionTrait>(
     }
     if let Some(permissions) = changes.permissions {
         user.permissions = Set(serde_json::json!(permissions));
+    }
+    // Disabling a disabled user keeps the first time.
+    match changes.disabled {
+        Some(true) if !disabled => user.disabled_at = Set(Some(super::now())),
+        Some(false) => user.disabled_at = Set(None),
+        _ => {}
     }
     user.updated_at = Set(super::now());
     user.update(db).await.context("updating a user")
@@ -202,6 +213,7 @@ mod tests {
             permissions,
             created_at: now,
             updated_at: now,
+            disabled_at: None,
         }
     }
 

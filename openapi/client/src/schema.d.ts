@@ -33,8 +33,9 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Checks the database, the job queue, the event log and, when configured, Redis;
-         *     503 with a problem body naming what failed otherwise.
+         * @description Checks the database (that it answers and takes a write), the job queue, the
+         *     event log and, when configured, Redis; 503 with a problem body naming what failed
+         *     otherwise.
          */
         get: operations["readyz"];
         put?: never;
@@ -387,8 +388,10 @@ export interface paths {
         post?: never;
         /**
          * Revoke a token
-         * @description The token stops authenticating at once. Revoking twice is harmless; revoking the
-         *     token the request itself uses answers 409 `token_in_use`.
+         * @description The token stops authenticating at once; the feed tokens minted with it stop
+         *     opening feeds and the feeds it opened close, within seconds, on every api
+         *     process. Revoking twice is harmless; revoking the token the request itself uses
+         *     answers 409 `token_in_use`.
          */
         delete: operations["admin_revoke_token"];
         options?: never;
@@ -758,7 +761,8 @@ export interface paths {
         /**
          * Follow a prompt's events
          * @description Server-Sent Events from the start, or after `Last-Event-ID` / `?after=SEQ`, during
-         *     or after the turn; any number of readers. Closing the feed does not stop the
+         *     or after the turn; any number of readers. A reconnecting `EventSource` sends
+         *     `Last-Event-ID` on the URL it first opened, so the header wins over `after`. Closing the feed does not stop the
          *     generation. A reader that already has a finished prompt's last event gets 204.
          *     Authenticates with a bearer token or with `?access_token=` (a feed token).
          */
@@ -936,11 +940,11 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description Records a prompt and starts the turn. With `Accept: text/event-stream` (the
-         *     default) the answer streams as Server-Sent Events (`Location` names the prompt);
-         *     with `Accept: application/json` the finished turn is returned (a failed turn is a
-         *     problem whose `instance` names the prompt); with `?background=true` it answers
-         *     202 at once. A repeated `Idempotency-Key` returns the same prompt. While another
+         * @description Records a prompt and starts the turn. With `Accept: text/event-stream` the answer
+         *     streams as Server-Sent Events (`Location` names the prompt); otherwise
+         *     (`application/json`, `*\/*` or no `Accept`) the finished turn is returned (a failed
+         *     turn is a problem whose `instance` names the prompt); with `?background=true` it
+         *     answers 202 at once. A repeated `Idempotency-Key` returns the same prompt. While another
          *     message of the session is being answered: 409, unless `on_active` says
          *     `interrupt` or `enqueue`.
          */
@@ -1046,7 +1050,7 @@ export interface components {
              */
             prompt_id?: string;
             /** @description The session's state afterwards (`completed` after `end_session`). */
-            session_state: components["schemas"]["SessionState"] & unknown;
+            session_state: components["schemas"]["SessionState"];
         };
         /**
          * AskAnswer
@@ -1100,7 +1104,9 @@ export interface components {
              */
             closes_at?: string;
             /** @description Overrides of the tool's definition for sessions of this assignment (a JSON object). */
-            config: Record<string, never>;
+            config: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             created_at: string;
             /** Format: uuid */
@@ -1272,7 +1278,7 @@ export interface components {
          */
         ChatResponsePayload: {
             /** @description A structured payload (validated against the payload registry). */
-            custom_payload?: components["schemas"]["CustomPayload"] & unknown;
+            custom_payload?: components["schemas"]["CustomPayload"];
             /** @description The answer's text. */
             message: string;
             /** @description Buttons the client shows. */
@@ -1318,14 +1324,14 @@ export interface components {
             /** @description The model asked for, when another model of its fallback chain answered (`model`). */
             fallback_from?: string;
             /** @description Why the model asked for did not answer (with `fallback_from`). */
-            fallback_reason?: components["schemas"]["FallbackReason"] & unknown;
+            fallback_reason?: components["schemas"]["FallbackReason"];
             /** Format: uint64 */
             latency_ms: number;
             /** Format: uuid */
             message_id: string;
             model: string;
             /** @description The final response. */
-            payload: components["schemas"]["ChatResponsePayload"] & unknown;
+            payload: components["schemas"]["ChatResponsePayload"];
             /** Format: uuid */
             prompt_id: string;
             /** @description Text already streamed was replaced after the fact; `payload.message` is final. */
@@ -1341,7 +1347,7 @@ export interface components {
          */
         ConversationContext: {
             /** @description The user's message of this turn (chat hooks), as the earlier modules left it. */
-            current_message?: components["schemas"]["ConversationMessage"] & unknown;
+            current_message?: components["schemas"]["ConversationMessage"];
             messages: components["schemas"]["ConversationMessage"][];
         };
         /** ConversationMessage */
@@ -1372,7 +1378,9 @@ export interface components {
              */
             closes_at?: string | null;
             /** @description Overrides of the tool's definition (a JSON object, default `{}`). */
-            config?: Record<string, never> | null;
+            config?: {
+                [key: string]: unknown;
+            } | null;
             /** @default  */
             instructions: string | null;
             title: string;
@@ -1400,7 +1408,9 @@ export interface components {
              */
             parent_id?: string | null;
             /** @description A JSON object (default `{}`). */
-            settings?: Record<string, never> | null;
+            settings?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * CreateMessage
@@ -1661,7 +1671,7 @@ export interface components {
             /** @description The model asked for, when another model of its fallback chain answered (`model`). */
             fallback_from?: string;
             /** @description Why the model asked for did not answer (with `fallback_from`). */
-            fallback_reason?: components["schemas"]["FallbackReason"] & unknown;
+            fallback_reason?: components["schemas"]["FallbackReason"];
             /** Format: uint64 */
             latency_ms: number;
             /** Format: uuid */
@@ -1684,7 +1694,9 @@ export interface components {
             mode: components["schemas"]["FunctionMode"];
             name: string;
             /** @description The JSON schema of its arguments. */
-            parameters: Record<string, never>;
+            parameters: {
+                [key: string]: unknown;
+            };
             /** @description The payload type its results carry (see `GET /v1/payload-types`). */
             payload_type?: string;
             /** @description What a caller needs to call it. */
@@ -1725,7 +1737,9 @@ export interface components {
             /** @description The ids from the root down to this group: `/<root>/…/<id>/`. */
             path: string;
             /** @description Settings merged down the tree into the config of sessions (a JSON object). */
-            settings: Record<string, never>;
+            settings: {
+                [key: string]: unknown;
+            };
             /** Format: date-time */
             updated_at: string;
         };
@@ -1802,9 +1816,9 @@ export interface components {
          */
         HookResult: {
             /** @default continue */
-            action: components["schemas"]["HookAction"] & unknown;
+            action: components["schemas"]["HookAction"];
             /** @description The audit record of a change the module made (`message_audit`, admin-only). */
-            audit?: components["schemas"]["HookAudit"] & unknown;
+            audit?: components["schemas"]["HookAudit"];
             /**
              * @description A short category for what the module did: a block's (e.g. `self_harm`, default
              *     `policy`), shown in `complete` and the block metrics, or a modification's (e.g.
@@ -1821,7 +1835,7 @@ export interface components {
              */
             extractions: components["schemas"]["HookExtraction"][];
             /** @description Changes to apply when the turn continues. */
-            modifications?: components["schemas"]["Modifications"] & unknown;
+            modifications?: components["schemas"]["Modifications"];
         };
         /**
          * @description A member's part in a group.
@@ -2108,12 +2122,16 @@ export interface components {
         PayloadTypeInfo: {
             description: string;
             /** @description What a frontend needs to render it (title, icon, panel width…), as configured. */
-            frontend_config?: Record<string, never>;
+            frontend_config?: {
+                [key: string]: unknown;
+            };
             /** @description What the model is told about it. */
             llm_instructions: string;
             name: string;
             /** @description The JSON schema its `data` fits. */
-            schema: Record<string, never>;
+            schema: {
+                [key: string]: unknown;
+            };
             source: components["schemas"]["PayloadSourceKind"];
         };
         /**
@@ -2181,7 +2199,7 @@ export interface components {
             /** @description The failure, for a person to read. */
             error?: string;
             /** @description Why it failed (`failed` or `error`). */
-            error_code?: components["schemas"]["ErrorCode"] & unknown;
+            error_code?: components["schemas"]["ErrorCode"];
             /** @description Where its event feed is (`GET`, SSE). */
             events_url: string;
             /** Format: uuid */
@@ -2192,7 +2210,7 @@ export interface components {
              *     or the turn has not been routed yet). A skill that won answered instead of the
              *     model: `model` is the skill, `vendor` is `skill`.
              */
-            route?: components["schemas"]["RouteDecision"] & unknown;
+            route?: components["schemas"]["RouteDecision"];
             /** Format: uuid */
             session_id: string;
             /** Format: date-time */
@@ -2288,7 +2306,7 @@ export interface components {
              */
             failed_calls: number;
             /** @description Its latest failed call, whenever it was. */
-            last_error?: components["schemas"]["ProviderFailure"] & unknown;
+            last_error?: components["schemas"]["ProviderFailure"];
             /** @description The model ids (as clients ask for them) it serves. */
             models: string[];
             /** @description Its name in the configuration (the `vendor` of its usage). */
@@ -2464,7 +2482,7 @@ export interface components {
              * @description The `action` of a `suggested_actions` entry with `handler: server` of the
              *     session's last answer.
              */
-            action: components["schemas"]["ServerActionName"] & unknown;
+            action: components["schemas"]["ServerActionName"];
         };
         /**
          * ScopeContext
@@ -2497,7 +2515,9 @@ export interface components {
              * @description The resolved configuration cascade (organisation → tool → assignment), frozen
              *     when the session started.
              */
-            config: Record<string, never>;
+            config: {
+                [key: string]: unknown;
+            };
             end_reason?: string;
             /** Format: date-time */
             ended_at?: string;
@@ -2824,7 +2844,7 @@ export interface components {
             /** @description Its content blocks so far (checkpointed at most every 100 ms). */
             blocks: components["schemas"]["Block"][];
             /** @description The active prompt; absent when the session is idle. */
-            prompt?: components["schemas"]["Prompt"] & unknown;
+            prompt?: components["schemas"]["Prompt"];
         };
         /**
          * StuckPrompt
@@ -2961,7 +2981,7 @@ export interface components {
             index: number;
             output: unknown;
             /** @description The result as a payload of the function's payload type (`GET /v1/payload-types`). */
-            payload?: components["schemas"]["CustomPayload"] & unknown;
+            payload?: components["schemas"]["CustomPayload"];
             /** Format: uuid */
             prompt_id: string;
             /** Format: uint64 */
@@ -3004,7 +3024,7 @@ export interface components {
             /** @description The core behavior: the "Core Behavior" section of the system prompt. */
             behavior: string;
             /** @description What the tool must stay within. */
-            constraints?: (components["schemas"]["ToolConstraints"] & unknown) | null;
+            constraints?: components["schemas"]["ToolConstraints"] | null;
             /** @description Names of the functions the model may call. */
             functions?: string[] | null;
             /**
@@ -3069,7 +3089,9 @@ export interface components {
              * @description Settings for this tool, merged key by key over the deployment's settings of the
              *     module (its priority cannot be changed here).
              */
-            config?: Record<string, never> | null;
+            config?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * @description The module's name (e.g. `pii_redactor`, `safety_filter`, `analytics`, or one
              *     defined in the deployment's configuration).
@@ -3146,7 +3168,9 @@ export interface components {
              */
             closes_at?: string | null;
             /** @description Replaces the config as a whole (a JSON object). */
-            config?: Record<string, never> | null;
+            config?: {
+                [key: string]: unknown;
+            } | null;
             instructions?: string | null;
             title?: string | null;
         };
@@ -3164,7 +3188,9 @@ export interface components {
         UpdateGroup: {
             name?: string | null;
             /** @description Replaces the settings as a whole (a JSON object). */
-            settings?: Record<string, never> | null;
+            settings?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * UpdateTool
@@ -3172,7 +3198,7 @@ export interface components {
          */
         UpdateTool: {
             /** @description Replaces the definition as a whole. */
-            definition?: (components["schemas"]["ToolDefinition"] & unknown) | null;
+            definition?: components["schemas"]["ToolDefinition"] | null;
             name?: string | null;
             type?: string | null;
         };
@@ -3181,6 +3207,11 @@ export interface components {
          * @description Changes to a user; absent fields stay as they are.
          */
         UpdateUser: {
+            /**
+             * @description `true` disables the user: their tokens stop working at once and their open
+             *     feeds close within seconds; `false` enables them again.
+             */
+            disabled?: boolean | null;
             name?: string | null;
             /**
              * @description Extra permissions on top of the role; an entry `-name` revokes `name`. Replaces
@@ -3262,6 +3293,12 @@ export interface components {
         User: {
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the user was disabled (absent: enabled). A disabled user's tokens
+             *     authenticate nobody and their open feeds close.
+             */
+            disabled_at?: string;
             email: string;
             /** Format: uuid */
             id: string;
@@ -3400,6 +3437,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -3515,6 +3563,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -3575,6 +3634,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3649,6 +3719,17 @@ export interface operations {
             /** @description The request clashes with the resource's current state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3770,6 +3851,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -3841,6 +3933,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -3904,6 +4007,17 @@ export interface operations {
             /** @description The caller's role does not allow this. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4025,6 +4139,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -4085,6 +4210,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4159,6 +4295,17 @@ export interface operations {
             /** @description The request clashes with the resource's current state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4280,6 +4427,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -4354,6 +4512,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4476,6 +4645,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -4551,6 +4731,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -4614,6 +4805,17 @@ export interface operations {
             /** @description The caller's role does not allow this. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4735,6 +4937,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -4795,6 +5008,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4869,6 +5093,17 @@ export interface operations {
             /** @description The request clashes with the resource's current state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4990,6 +5225,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -5064,6 +5310,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5186,6 +5443,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -5255,6 +5523,17 @@ export interface operations {
             /** @description The request clashes with the resource's current state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5331,6 +5610,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -5392,6 +5682,17 @@ export interface operations {
             /** @description The caller's role does not allow this. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5464,6 +5765,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -5524,6 +5836,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5605,6 +5928,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -5668,6 +6002,17 @@ export interface operations {
             /** @description The caller's role does not allow this. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5789,6 +6134,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -5849,6 +6205,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5923,6 +6290,17 @@ export interface operations {
             /** @description The request clashes with the resource's current state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6044,6 +6422,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -6125,6 +6514,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -6188,6 +6588,17 @@ export interface operations {
             /** @description The caller's role does not allow this. */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6309,6 +6720,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -6369,6 +6791,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6443,6 +6876,17 @@ export interface operations {
             /** @description The request clashes with the resource's current state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6564,6 +7008,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -6624,6 +7079,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6740,6 +7206,17 @@ export interface operations {
             /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6875,10 +7352,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day; `Retry-After` says when to try again), or the model provider is rate limiting. */
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
             429: {
                 headers: {
-                    /** @description Seconds until a new turn may be accepted (a quota's window ends); absent when the model provider's limit is unknown. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -6979,6 +7456,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7073,6 +7561,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7130,6 +7629,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7176,6 +7686,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7216,6 +7737,17 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked credentials. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7282,6 +7814,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7322,6 +7865,17 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked credentials. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7379,6 +7933,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7455,6 +8020,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7478,7 +8054,7 @@ export interface operations {
     get_prompt_events: {
         parameters: {
             query?: {
-                /** @description Resume after this `seq` (wins over `Last-Event-ID`). */
+                /** @description Start after this `seq` (when no `Last-Event-ID` is sent). */
                 after?: number;
             };
             header?: {
@@ -7538,6 +8114,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7589,6 +8176,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7665,6 +8263,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7723,6 +8332,17 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked credentials. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7835,6 +8455,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -7886,6 +8517,17 @@ export interface operations {
             /** @description No such resource, or it belongs to someone else. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7998,10 +8640,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day; `Retry-After` says when to try again), or the model provider is rate limiting. */
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
             429: {
                 headers: {
-                    /** @description Seconds until a new turn may be accepted (a quota's window ends); absent when the model provider's limit is unknown. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8079,6 +8721,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -8139,6 +8792,17 @@ export interface operations {
             /** @description The request clashes with the resource's current state. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8216,6 +8880,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -8259,7 +8934,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `Accept: text/event-stream` (the default): the turn's events from seq 1. */
+            /** @description `Accept: text/event-stream`: the turn's events from seq 1. */
             200: {
                 headers: {
                     LOCATION: string;
@@ -8269,7 +8944,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["SseEvent"];
                 };
             };
-            /** @description `Accept: application/json`: the finished turn. */
+            /** @description `Accept: application/json` (or any other, or none): the finished turn. */
             201: {
                 headers: {
                     LOCATION: string;
@@ -8352,10 +9027,10 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day; `Retry-After` says when to try again), or the model provider is rate limiting. */
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
             429: {
                 headers: {
-                    /** @description Seconds until a new turn may be accepted (a quota's window ends); absent when the model provider's limit is unknown. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -8438,6 +9113,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -8498,6 +9184,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Something failed on our side; the request id helps find it in the logs. */
             500: {
                 headers: {
@@ -8552,6 +9249,17 @@ export interface operations {
             /** @description Missing, invalid, expired or revoked credentials. */
             401: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

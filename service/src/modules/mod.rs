@@ -28,7 +28,7 @@ use secrecy::SecretString;
 use serde_json::Value;
 
 /// What kind of module a configured one is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModuleKind {
     PiiRedactor,

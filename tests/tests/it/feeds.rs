@@ -21,6 +21,7 @@ const WAIT: Duration = Duration::from_secs(20);
 struct Reader {
     app: TestApp,
     _mock: MockLlm,
+    user_id: String,
     token: String,
     session_id: Uuid,
     _config: tempfile::NamedTempFile,
@@ -35,6 +36,7 @@ async fn reader(backend: Backend, worker: &str) -> Reader {
     let session = fixtures::session(&app, &student.token, &id(&student.tool)).await;
     Reader {
         session_id: uuid(&id(&session)),
+        user_id: student.user_id,
         token: student.token,
         app,
         _mock: mock,
@@ -120,19 +122,35 @@ both_backends!(
             let tail = rest.until_terminal(WAIT).await;
             assert_eq!(tail.len(), 1, "{pass}: only the terminal event: {tail:?}");
             assert_eq!(tail[0].seq(), last, "{pass}");
-            // `?after=` works the same way and wins over the header.
-            let request = reader
-                .app
-                .client
-                .get(
-                    reader
-                        .app
-                        .url(&format!("/v1/prompts/{prompt_id}/events?after={last}")),
-                )
-                .bearer_auth(&reader.token)
-                .header("last-event-id", "0");
-            let response = request.send().await.expect("a response");
-            assert_eq!(response.status().as_u16(), 204, "{pass}");
+            // `?after=` works the same way; `Last-Event-ID` (what a reconnecting
+            // EventSource sends on the URL it first opened) wins over it.
+            let get = |query: String, last_event_id: Option<u64>| {
+                let mut request = reader
+                    .app
+                    .client
+                    .get(
+                        reader
+                            .app
+                            .url(&format!("/v1/prompts/{prompt_id}/events{query}")),
+                    )
+                    .bearer_auth(&reader.token);
+                if let Some(id) = last_event_id {
+                    request = request.header("last-event-id", id.to_string());
+                }
+                request.send()
+            };
+            let response = get(format!("?after={last}"), None)
+                .await
+                .expect("a response");
+            assert_eq!(response.status().as_u16(), 204, "{pass}: after={last}");
+            let response = get("?after=0".into(), Some(last))
+                .await
+                .expect("a response");
+            assert_eq!(response.status().as_u16(), 204, "{pass}: the header wins");
+            let response = get(format!("?after={last}"), Some(last - 1))
+                .await
+                .expect("a response");
+            assert_eq!(response.status().as_u16(), 200, "{pass}: the header wins");
             tokio::time::sleep(Duration::from_millis(4500)).await;
         }
     }
@@ -359,5 +377,163 @@ both_backends!(
             );
             assert_eq!(report["closed"], true, "{phase}: {report}");
         }
+        // A URL that starts after an event: the reconnection's `Last-Event-ID` wins over
+        // `?after=`, so the client gets 204 when it comes back, not the turn again.
+        let token = reader.feed_token(prompt_id).await;
+        let url = app.url(&format!("{}&after=2", token.events_url));
+        let report = follow_with_eventsource(&url).await;
+        let events = report["events"].as_array().expect("events");
+        let seqs: Vec<u64> = events
+            .iter()
+            .filter_map(|e| e["data"]["seq"].as_u64())
+            .collect();
+        assert_eq!(seqs.first(), Some(&3), "{report}");
+        assert_eq!(
+            seqs,
+            (3..3 + seqs.len() as u64).collect::<Vec<_>>(),
+            "{report}"
+        );
+        let connections = report["connections"].as_array().expect("connections");
+        assert_eq!(connections.len(), 2, "{report}");
+        assert_eq!(connections[1]["status"], 204, "{report}");
+        assert_eq!(report["closed"], true, "{report}");
+    }
+);
+
+/// Reads a feed to its end and returns its events; `None` when it ended within
+/// `within` without a terminal event (closed by the server).
+async fn closed_without_an_end(feed: &mut SseReader, within: Duration) -> Option<Vec<SseEvent>> {
+    let mut events = Vec::new();
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match feed.next(left.max(Duration::from_millis(1))).await {
+            Some(event) if event.is_terminal() => return None,
+            Some(event) => events.push(event),
+            None => return Some(events),
+        }
+    }
+}
+
+both_backends!(
+    revoking_a_token_or_disabling_its_user_closes_their_feeds,
+    |backend: Backend| async move {
+        let reader = reader(backend, "").await;
+        let app = &reader.app;
+        let admin = app.admin_client();
+        let user_id = uuid(&reader.user_id);
+        // A second token of the same user, minted by an admin.
+        let second = admin
+            .admin_create_token()
+            .id(user_id)
+            .body_map(|b| b.name("phone"))
+            .send()
+            .await
+            .assert_status(201)
+            .secret
+            .clone();
+        let slow = json!({"content": "[[mock tokens=200 token_delay_ms=50]] slow"});
+        let start_turn = || async {
+            let accepted = app
+                .post_json(
+                    &format!(
+                        "/v1/sessions/{}/messages?background=true",
+                        reader.session_id
+                    ),
+                    Some(&second),
+                    &slow,
+                )
+                .await;
+            accepted.assert_status(202);
+            uuid(accepted.body["prompt_id"].as_str().expect("a prompt id"))
+        };
+        let prompt_id = start_turn().await;
+        // Three readers: a feed token minted with the first token, the first token
+        // itself, and the second token.
+        let token = reader.feed_token(prompt_id).await;
+        let by_feed_token = || async {
+            SseReader::new(
+                app.client
+                    .get(app.url(&token.events_url))
+                    .send()
+                    .await
+                    .expect("a feed"),
+            )
+        };
+        let mut minted = by_feed_token().await;
+        let mut first = reader.events(prompt_id, None).await;
+        let mut other = SseReader::new(
+            app.client
+                .get(app.url(&format!("/v1/prompts/{prompt_id}/events")))
+                .bearer_auth(&second)
+                .send()
+                .await
+                .expect("a feed"),
+        );
+        for feed in [&mut minted, &mut first, &mut other] {
+            assert_eq!(feed.status, 200);
+            feed.next(WAIT).await.expect("the feed runs");
+        }
+        let first_id = admin
+            .admin_list_tokens()
+            .id(user_id)
+            .send()
+            .await
+            .assert_status(200)
+            .items
+            .iter()
+            .find(|t| reader.token.starts_with(&t.prefix) && t.name != "phone")
+            .expect("the first token")
+            .id;
+        let revoked_at = std::time::Instant::now();
+        admin
+            .admin_revoke_token()
+            .id(first_id)
+            .send()
+            .await
+            .assert_status(200);
+        for (name, feed) in [("feed token", &mut minted), ("bearer", &mut first)] {
+            closed_without_an_end(feed, Duration::from_secs(5))
+                .await
+                .unwrap_or_else(|| panic!("the {name} feed ran to its end"));
+        }
+        assert!(revoked_at.elapsed() < Duration::from_secs(5));
+        let again = app.get(&token.events_url, None).await;
+        assert_eq!(
+            again.assert_problem(401),
+            "unauthenticated",
+            "the feed token is dead"
+        );
+        // The second token's feed goes on; disabling the user closes it too, and
+        // refuses the token.
+        other.next(WAIT).await.expect("the other feed still runs");
+        admin
+            .admin_update_user()
+            .id(user_id)
+            .body_map(|b| b.disabled(true))
+            .send()
+            .await
+            .assert_status(200);
+        closed_without_an_end(&mut other, Duration::from_secs(5))
+            .await
+            .expect("the disabled user's feed was closed");
+        app.client_as(&second)
+            .list_sessions()
+            .send()
+            .await
+            .assert_problem(401);
+        // Enabled again, the second token works.
+        admin
+            .admin_update_user()
+            .id(user_id)
+            .body_map(|b| b.disabled(false))
+            .send()
+            .await
+            .assert_status(200);
+        app.client_as(&second)
+            .list_sessions()
+            .send()
+            .await
+            .assert_status(200);
     }
 );

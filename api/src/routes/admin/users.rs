@@ -38,6 +38,9 @@ pub struct User {
     pub permissions: Vec<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// When the user was disabled (absent: enabled). A disabled user's tokens
+    /// authenticate nobody and their open feeds close.
+    pub disabled_at: Option<DateTime<Utc>>,
 }
 
 impl From<users::Model> for User {
@@ -50,6 +53,7 @@ impl From<users::Model> for User {
             role: u.role.into(),
             created_at: u.created_at,
             updated_at: u.updated_at,
+            disabled_at: u.disabled_at,
         }
     }
 }
@@ -78,6 +82,9 @@ pub struct UpdateUser {
     /// Extra permissions on top of the role; an entry `-name` revokes `name`. Replaces
     /// the stored list as a whole.
     pub permissions: Option<Vec<Text>>,
+    /// `true` disables the user: their tokens stop working at once and their open
+    /// feeds close within seconds; `false` enables them again.
+    pub disabled: Option<bool>,
 }
 
 /// An API token, without its secret.
@@ -227,12 +234,28 @@ impl UsersAdminApi {
             )
             .into());
         }
+        if admin.user_id == id.0 && body.disabled == Some(true) {
+            return Err(Error::conflict(
+                "cannot_disable_self",
+                "an administrator cannot disable themselves",
+            )
+            .into());
+        }
         let changes = q::UserChanges {
             name: body.name.map(Into::into),
             role: body.role.map(Into::into),
             permissions: body.permissions.map(texts),
+            disabled: body.disabled,
         };
-        Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
+        let user = q::update(&state.db, id.0, changes).await?;
+        if user.disabled_at.is_some() {
+            let disabled = tokens::Revoked {
+                users: vec![user.id],
+                ..Default::default()
+            };
+            state.revocations.note(&disabled, chrono::Utc::now());
+        }
+        Ok(Json(user.into()))
     }
 
     /// Delete a user
@@ -330,8 +353,10 @@ impl UsersAdminApi {
 
     /// Revoke a token
     ///
-    /// The token stops authenticating at once. Revoking twice is harmless; revoking the
-    /// token the request itself uses answers 409 `token_in_use`.
+    /// The token stops authenticating at once; the feed tokens minted with it stop
+    /// opening feeds and the feeds it opened close, within seconds, on every api
+    /// process. Revoking twice is harmless; revoking the token the request itself uses
+    /// answers 409 `token_in_use`.
     #[oai(
         path = "/tokens/:id",
         method = "delete",
@@ -350,6 +375,12 @@ impl UsersAdminApi {
             )
             .into());
         }
-        Ok(Json(tokens::revoke(&state.db, id.0).await?.into()))
+        let token = tokens::revoke(&state.db, id.0).await?;
+        let revoked = tokens::Revoked {
+            tokens: vec![token.id],
+            ..Default::default()
+        };
+        state.revocations.note(&revoked, chrono::Utc::now());
+        Ok(Json(token.into()))
     }
 }
