@@ -7,8 +7,10 @@
 # private PostgreSQL cluster and Redis on free loopback ports inside a temp dir, exports
 # PARLEY_TEST_PG_URL / PARLEY_TEST_REDIS_URL for the parley-tests harness, builds every
 # target (after validating deploy/, scripts/check-deploy.sh), then runs
-# `cargo test --workspace -- "$@"`, then the schema fuzzer against a real
-# `parley serve` (scripts/fuzz.sh; PARLEY_TEST_FUZZ=0 skips it). Both servers are stopped
+# `cargo test --workspace -- "$@"`, the TypeScript client's and the pages' tests
+# (scripts/test-client.sh), the client generators' check (scripts/check-generators.sh),
+# the Python client's tests (scripts/test-python-client.sh), then the schema fuzzer
+# against a real `parley serve` (scripts/fuzz.sh; PARLEY_TEST_FUZZ=0 skips it). Both servers are stopped
 # (by PID) and the temp dir removed on exit, whatever happens. Exits with cargo test's
 # status, or the fuzzer's when the tests passed.
 set -euo pipefail
@@ -113,6 +115,19 @@ log "scripts/test-client.sh"
 client_status=0
 scripts/test-client.sh || client_status=$?
 [[ $status -ne 0 ]] || status=$client_status
+
+# Every mainstream generator reads the document whole (openapi-python-client,
+# openapi-generator typescript-fetch and python; progenitor runs in the build).
+log "scripts/check-generators.sh"
+generators_status=0
+scripts/check-generators.sh || generators_status=$?
+[[ $status -ne 0 ]] || status=$generators_status
+
+# The Python client (openapi/python), against the binaries built above.
+log "scripts/test-python-client.sh"
+python_status=0
+scripts/test-python-client.sh || python_status=$?
+[[ $status -ne 0 ]] || status=$python_status
 
 # schemathesis against a real `parley serve` built above (its own server, not the ones here).
 if [[ ${PARLEY_TEST_FUZZ:-1} == 0 ]]; then

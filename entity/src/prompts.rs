@@ -53,6 +53,9 @@ pub struct Model {
     /// time while it runs, set to the terminal event's seq when it finishes. A lost event
     /// log starts again above it; a rebuilt feed numbers after it.
     pub seq_ceiling: i64,
+    /// The SHA-256 (hex) of what the request asked, for a request with an
+    /// `Idempotency-Key`: a replay of the key with another request is refused.
+    pub request_hash: Option<String>,
 }
 
 /// Two relations lead to `messages` (the user's message and the answer), so this entity

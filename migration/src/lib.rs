@@ -32,6 +32,7 @@ mod m20261124_000015_add_prompt_seq_ceiling;
 mod m20261124_000016_create_schedule_and_archive;
 mod m20261124_000017_create_quota_refusals;
 mod m20261126_000018_add_user_disabled;
+mod m20261126_000019_add_prompt_request_hash;
 
 #[cfg(test)]
 mod tests;
@@ -61,6 +62,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000016_create_schedule_and_archive::Migration),
             Box::new(m20261124_000017_create_quota_refusals::Migration),
             Box::new(m20261126_000018_add_user_disabled::Migration),
+            Box::new(m20261126_000019_add_prompt_request_hash::Migration),
         ]
     }
 }

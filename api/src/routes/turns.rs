@@ -179,7 +179,9 @@ impl TurnsApi {
     /// streams as Server-Sent Events (`Location` names the prompt); otherwise
     /// (`application/json`, `*/*` or no `Accept`) the finished turn is returned (a failed
     /// turn is a problem whose `instance` names the prompt); with `?background=true` it
-    /// answers 202 at once. A repeated `Idempotency-Key` returns the same prompt. While another
+    /// answers 202 at once. A repeated `Idempotency-Key` returns the same prompt; the key
+    /// with a different request (content, attachments, model) answers 422
+    /// `idempotency_key_reused`. While another
     /// message of the session is being answered: 409, unless `on_active` says
     /// `interrupt` or `enqueue`.
     #[oai(path = "/:id/messages", method = "post", operation_id = "send_message")]
@@ -191,7 +193,8 @@ impl TurnsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<CreateMessage>,
-        /// Return the same prompt when a request with this key was already accepted.
+        /// Return the same prompt when the same request with this key was already
+        /// accepted (another request with it: 422 `idempotency_key_reused`).
         #[oai(name = "Idempotency-Key", validator(min_length = 1, max_length = 200))]
         idempotency_key: Header<Option<String>>,
         /// Answer 202 at once and run the turn in the background.

@@ -135,6 +135,7 @@ mod tests {
             default_model: "mock".into(),
             served_models: vec!["mock".to_owned()].into(),
             idempotency_key: None,
+            request_hash: None,
             on_active: OnActive::Reject,
         }
     }

@@ -238,6 +238,7 @@ pub async fn prompt(db: &DatabaseConnection, session_id: Uuid) -> prompts::Model
         error_code: Set(None),
         error: Set(None),
         idempotency_key: Set(None),
+        request_hash: Set(None),
         cancel_requested_at: Set(None),
         created_at: Set(now),
         started_at: Set(Some(now)),

@@ -944,7 +944,9 @@ export interface paths {
          *     streams as Server-Sent Events (`Location` names the prompt); otherwise
          *     (`application/json`, `*\/*` or no `Accept`) the finished turn is returned (a failed
          *     turn is a problem whose `instance` names the prompt); with `?background=true` it
-         *     answers 202 at once. A repeated `Idempotency-Key` returns the same prompt. While another
+         *     answers 202 at once. A repeated `Idempotency-Key` returns the same prompt; the key
+         *     with a different request (content, attachments, model) answers 422
+         *     `idempotency_key_reused`. While another
          *     message of the session is being answered: 409, unless `on_active` says
          *     `interrupt` or `enqueue`.
          */
@@ -8920,7 +8922,10 @@ export interface operations {
                 on_active?: components["schemas"]["OnActive"];
             };
             header?: {
-                /** @description Return the same prompt when a request with this key was already accepted. */
+                /**
+                 * @description Return the same prompt when the same request with this key was already
+                 *     accepted (another request with it: 422 `idempotency_key_reused`).
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {

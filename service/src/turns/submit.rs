@@ -43,6 +43,10 @@ impl TurnService {
         self.check_attachments(submission.user_id, &submission.input)
             .await?;
         let counted = self.check_quota(&submission, model.as_deref()).await?;
+        let request_hash = submission
+            .idempotency_key
+            .as_ref()
+            .map(|_| request_hash(&submission.input, model.as_deref()));
         let turn = NewTurn {
             session_id: submission.session_id,
             user_id: submission.user_id,
@@ -51,6 +55,7 @@ impl TurnService {
             default_model: self.models.default_model().to_owned(),
             served_models: self.models.ids.clone(),
             idempotency_key: submission.idempotency_key,
+            request_hash,
             on_active: submission.on_active,
         };
         let session_id = turn.session_id;
@@ -204,4 +209,12 @@ impl TurnService {
             Err(err) => tracing::warn!(error = %err, "cannot fire session:end"),
         }
     }
+}
+
+/// The SHA-256 (hex) of what a turn's request asks: its input (content, attachments)
+/// and the model it names. A replayed `Idempotency-Key` must come with the same.
+fn request_hash(input: &TurnInput, model: Option<&str>) -> String {
+    use sha2::{Digest, Sha256};
+    let asked = serde_json::json!({ "input": input, "model": model });
+    hex::encode(Sha256::digest(asked.to_string().as_bytes()))
 }

@@ -42,6 +42,9 @@ pub struct NewTurn {
     pub default_model: String,
     pub served_models: std::sync::Arc<[String]>,
     pub idempotency_key: Option<String>,
+    /// What the request asked, hashed (with an idempotency key): a key replayed with a
+    /// different hash is refused.
+    pub request_hash: Option<String>,
     pub on_active: OnActive,
 }
 
@@ -107,6 +110,12 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
             .await
             .context("looking up an idempotency key")?
     {
+        if prompt.request_hash.is_some() && prompt.request_hash != turn.request_hash {
+            return Err(Error::invalid(
+                "idempotency_key_reused",
+                "this Idempotency-Key was sent with a different request; use a new key for a new request",
+            ));
+        }
         return Ok(Turn {
             prompt,
             replayed: true,
@@ -422,6 +431,7 @@ fn new_prompt(
         attempt: Set(0),
         model: Set(Some(model)),
         idempotency_key: Set(turn.idempotency_key.clone()),
+        request_hash: Set(turn.request_hash.clone()),
         input: Set(Some(turn.input.clone())),
         created_at: Set(now),
         ..Default::default()

@@ -28,6 +28,7 @@ fn prompt(state: PromptState) -> prompts::Model {
         lease_expires_at: None,
         response: None,
         seq_ceiling: 0,
+        request_hash: None,
     }
 }
 

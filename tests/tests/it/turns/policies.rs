@@ -19,6 +19,37 @@ both_backends!(
             again.prompt_id, first.prompt_id,
             "a repeated key returns the same prompt"
         );
+        // The key with another request is refused (the IETF draft's rule), and records
+        // nothing.
+        let prompts_before = chat.app.count("SELECT count(*) FROM prompts").await;
+        for (content, model) in [("something else", None), (slow, Some("mock-model"))] {
+            let mut body = serde_json::json!({ "content": content });
+            if let Some(model) = model {
+                body["model"] = model.into();
+            }
+            let reused = chat
+                .app
+                .send(
+                    chat.app
+                        .request(
+                            reqwest::Method::POST,
+                            &format!("/v1/sessions/{}/messages?background=true", chat.session_id),
+                            Some(&chat.token),
+                        )
+                        .header("idempotency-key", "turn-1")
+                        .json(&body),
+                )
+                .await;
+            assert_eq!(
+                reused.assert_problem(422),
+                "idempotency_key_reused",
+                "{body}"
+            );
+        }
+        assert_eq!(
+            chat.app.count("SELECT count(*) FROM prompts").await,
+            prompts_before
+        );
 
         let busy = chat.send_json("meanwhile").await;
         assert_eq!(busy.assert_problem(409), "prompt_active");

@@ -1,0 +1,259 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.enrollment import Enrollment
+from ...models.problem import Problem
+from ...models.put_enrollment import PutEnrollment
+from ...types import Response
+
+
+def _get_kwargs(
+    id: UUID,
+    user_id: UUID,
+    *,
+    body: PutEnrollment,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "put",
+        "url": "/v1/admin/classes/{id}/enrollments/{user_id}".format(
+            id=quote(str(id), safe=""),
+            user_id=quote(str(user_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json; charset=utf-8"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Enrollment | Problem | None:
+    if response.status_code == 200:
+        response_200 = Enrollment.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Enrollment | Problem]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: UUID,
+    user_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PutEnrollment,
+) -> Response[Enrollment | Problem]:
+    """Enrol a user in a class
+
+     Idempotent: enrols the user with this role, or changes their role. 404 when the
+    class or the user does not exist.
+
+    Args:
+        id (UUID):
+        user_id (UUID):
+        body (PutEnrollment): The role to give an enrolled person.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Enrollment | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        user_id=user_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: UUID,
+    user_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PutEnrollment,
+) -> Enrollment | Problem | None:
+    """Enrol a user in a class
+
+     Idempotent: enrols the user with this role, or changes their role. 404 when the
+    class or the user does not exist.
+
+    Args:
+        id (UUID):
+        user_id (UUID):
+        body (PutEnrollment): The role to give an enrolled person.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Enrollment | Problem
+    """
+
+    return sync_detailed(
+        id=id,
+        user_id=user_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: UUID,
+    user_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PutEnrollment,
+) -> Response[Enrollment | Problem]:
+    """Enrol a user in a class
+
+     Idempotent: enrols the user with this role, or changes their role. 404 when the
+    class or the user does not exist.
+
+    Args:
+        id (UUID):
+        user_id (UUID):
+        body (PutEnrollment): The role to give an enrolled person.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Enrollment | Problem]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        user_id=user_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: UUID,
+    user_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: PutEnrollment,
+) -> Enrollment | Problem | None:
+    """Enrol a user in a class
+
+     Idempotent: enrols the user with this role, or changes their role. 404 when the
+    class or the user does not exist.
+
+    Args:
+        id (UUID):
+        user_id (UUID):
+        body (PutEnrollment): The role to give an enrolled person.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Enrollment | Problem
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            user_id=user_id,
+            client=client,
+            body=body,
+        )
+    ).parsed

@@ -1,0 +1,262 @@
+"""A turn's Server-Sent Events as a Python iterator (hand-written; kept by generate.sh).
+
+- `stream_turn(client, session_id, content)` sends a message with
+  `Accept: text/event-stream` (`POST /v1/sessions/{id}/messages` then streams the turn's
+  events itself) and yields them; if that connection drops, the rest comes from the
+  prompt's feed (`follow_prompt`, resuming after the last event it yielded).
+- `follow_prompt(client, prompt_id)` follows `GET /v1/prompts/{id}/events`: every event
+  has a gap-free `seq` (its SSE `id`); when the connection drops, or the server says
+  `reconnect` (it is shutting down), it connects again with `Last-Event-ID`, so the
+  caller sees each event once, in order. With `feed_token=True` it authenticates each
+  connection with a fresh prompt-scoped feed token (`POST /v1/prompts/{id}/feed-token`,
+  whose `events_url` carries `?access_token=`) instead of the bearer token.
+
+Both yield each event as the dict its SSE `data:` holds (`{"type": "text_delta",
+"seq": 3, "prompt_id": …, "text": …}`; the `StreamEvent` schema of the document), skip
+`ping`s, stop after the terminal event (`complete`, `error`, `cancelled`) or when the
+server answers 204 (the caller already holds the finished prompt's last event), and raise
+`parley_client.problem.ParleyProblem` when Parley answers with a problem. `client` is the
+generated `AuthenticatedClient` (or `Client`, with a feed token): its base URL, headers
+and connection pool are used. SSE is parsed by `httpx-sse`.
+
+    from parley_client import AuthenticatedClient
+    from parley_client.feed import stream_turn
+
+    client = AuthenticatedClient(base_url="http://127.0.0.1:8080", token=token)
+    for event in stream_turn(client, session_id, "Hello!"):
+        if event["type"] == "text_delta":
+            print(event["text"], end="", flush=True)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+from uuid import UUID
+
+import httpx
+from httpx_sse import EventSource, SSEError
+
+from .client import AuthenticatedClient, Client
+from .models.feed_token import FeedToken
+from .problem import ParleyProblem
+
+#: The event types that end a prompt's feed.
+TERMINAL = frozenset({"complete", "error", "cancelled"})
+
+FeedTokenSource = str | FeedToken | Callable[[], "str | FeedToken"]
+
+
+class FeedDropped(Exception):
+    """The feed kept dropping without delivering an event (`max_retries` times in a row)."""
+
+
+class _Feed:
+    """Where a feed stands: the last seq the caller has, and how the last connection ended."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+        #: "ended" (terminal event), "dropped" (the connection broke or closed), or the
+        #: delay in seconds a `reconnect` event asked for.
+        self.outcome: str | float = "dropped"
+        self.prompt_id: str | None = None
+
+    def drain(self, response: httpx.Response) -> Iterator[dict[str, Any]]:
+        """Yields the new events of one SSE response; sets `outcome` when it stops."""
+        self.outcome = "dropped"
+        media = response.headers.get("content-type", "").split(";")[0].strip()
+        if media != "text/event-stream":
+            raise ParleyProblem(
+                status=response.status_code,
+                code="not_an_event_stream",
+                detail=f"expected text/event-stream, got {media or 'no content type'}",
+            )
+        try:
+            for sse in EventSource(response).iter_sse():
+                if not sse.data:
+                    continue
+                event = json.loads(sse.data)
+                kind = event.get("type")
+                if kind == "ping":
+                    continue
+                if kind == "reconnect":
+                    self.outcome = int(event.get("retry_ms", 1000)) / 1000
+                    return
+                self.prompt_id = self.prompt_id or event.get("prompt_id")
+                seq = event.get("seq")
+                if kind == "reset":
+                    # The feed was rebuilt from the database: what follows replaces what we hold.
+                    self.after = int(seq)
+                    yield event
+                    continue
+                if seq is not None:
+                    if seq <= self.after:
+                        continue
+                    self.after = int(seq)
+                yield event
+                if kind in TERMINAL:
+                    self.outcome = "ended"
+                    return
+        except (httpx.TransportError, SSEError):
+            # The connection dropped mid-stream (or the body is not SSE any more): resume.
+            self.outcome = "dropped"
+
+
+def _sse_headers(after: int) -> dict[str, str]:
+    headers = {"Accept": "text/event-stream"}
+    if after > 0:
+        headers["Last-Event-ID"] = str(after)
+    return headers
+
+
+def _feed_request(
+    http: httpx.Client,
+    client: AuthenticatedClient | Client,
+    prompt_id: str,
+    after: int,
+    feed_token: FeedTokenSource | bool | None,
+) -> httpx.Request:
+    """The request for the next connection: bearer-authenticated, or with a feed token."""
+    if feed_token is None or feed_token is False:
+        return http.build_request("GET", f"/v1/prompts/{prompt_id}/events", headers=_sse_headers(after))
+    if feed_token is True:
+        token: str | FeedToken = _mint_feed_token(client, prompt_id)
+    elif callable(feed_token):
+        token = feed_token()
+    else:
+        token = feed_token
+    if isinstance(token, FeedToken):
+        request = http.build_request("GET", token.events_url, headers=_sse_headers(after))
+    else:
+        request = http.build_request(
+            "GET",
+            f"/v1/prompts/{prompt_id}/events",
+            params={"access_token": token},
+            headers=_sse_headers(after),
+        )
+    # The feed token is the credential: the bearer token is not sent along.
+    request.headers.pop("Authorization", None)
+    return request
+
+
+def _mint_feed_token(client: AuthenticatedClient | Client, prompt_id: str) -> FeedToken:
+    from .api.sessions import create_feed_token
+    from .problem import expect
+
+    if not isinstance(client, AuthenticatedClient):
+        raise TypeError("feed_token=True needs an AuthenticatedClient to ask for feed tokens")
+    return expect(create_feed_token.sync_detailed(UUID(str(prompt_id)), client=client))
+
+
+def follow_prompt(
+    client: AuthenticatedClient | Client,
+    prompt_id: str | UUID,
+    *,
+    after: int = 0,
+    feed_token: FeedTokenSource | bool | None = None,
+    max_retries: int = 10,
+    retry_delay: float = 1.0,
+) -> Iterator[dict[str, Any]]:
+    """Yields a prompt's events after seq `after` until its terminal event (see the module doc).
+
+    `feed_token`: None (the client's bearer token), True (a fresh feed token for each
+    connection, asked for with the client's bearer token), a token or a `FeedToken`, or a
+    function that returns one for each connection. `max_retries`: connections that may
+    fail in a row (no new event) before giving up (`FeedDropped`, or the error);
+    `retry_delay`: seconds to wait before connecting again when the server did not say.
+    """
+    prompt_id = str(prompt_id)
+    http = client.get_httpx_client()
+    feed = _Feed(after)
+    failures = 0
+    while True:
+        request = _feed_request(http, client, prompt_id, feed.after, feed_token)
+        try:
+            response = http.send(request, stream=True)
+        except httpx.TransportError:
+            failures += 1
+            if failures > max_retries:
+                raise
+            time.sleep(retry_delay)
+            continue
+        before = feed.after
+        try:
+            if response.status_code == 204:
+                return
+            if response.status_code >= 400:
+                problem = ParleyProblem.from_response(response)
+                # A 5xx is worth another try; anything else will not get better.
+                if response.status_code < 500 or failures >= max_retries:
+                    raise problem
+                feed.outcome = "dropped"
+            else:
+                yield from feed.drain(response)
+        finally:
+            response.close()
+        if feed.outcome == "ended":
+            return
+        failures = 0 if feed.after > before else failures + 1
+        if failures > max_retries:
+            raise FeedDropped(f"the feed of {prompt_id} kept dropping without events")
+        time.sleep(feed.outcome if isinstance(feed.outcome, float) else retry_delay)
+
+
+def stream_turn(
+    client: AuthenticatedClient,
+    session_id: str | UUID,
+    content: str,
+    *,
+    body: dict[str, Any] | None = None,
+    idempotency_key: str | None = None,
+    params: dict[str, Any] | None = None,
+    max_retries: int = 10,
+    retry_delay: float = 1.0,
+) -> Iterator[dict[str, Any]]:
+    """Sends a message and yields its turn's events until the terminal one.
+
+    `body`: other fields of the message (`model`, `attachments`); `idempotency_key` is sent
+    as `Idempotency-Key` (a retried send returns the same turn); `params`: query
+    parameters (`on_active`). Raises `ParleyProblem` when Parley refuses the message.
+    """
+    http = client.get_httpx_client()
+    headers = {"Accept": "text/event-stream"}
+    if idempotency_key is not None:
+        headers["Idempotency-Key"] = idempotency_key
+    request = http.build_request(
+        "POST",
+        f"/v1/sessions/{session_id}/messages",
+        json={**(body or {}), "content": content},
+        params=params,
+        headers=headers,
+    )
+    response = http.send(request, stream=True)
+    feed = _Feed(0)
+    try:
+        if response.status_code >= 400:
+            raise ParleyProblem.from_response(response)
+        # `Location` names the prompt, so the turn can be followed even if the stream
+        # drops before its first event.
+        named = re.search(r"/prompts/([^/?#]+)", response.headers.get("location", ""))
+        feed.prompt_id = named.group(1) if named else None
+        yield from feed.drain(response)
+    finally:
+        response.close()
+    if feed.outcome == "ended":
+        return
+    if not feed.prompt_id:
+        raise FeedDropped("the turn's stream ended before naming its prompt")
+    if isinstance(feed.outcome, float):
+        time.sleep(feed.outcome)
+    yield from follow_prompt(
+        client,
+        feed.prompt_id,
+        after=feed.after,
+        max_retries=max_retries,
+        retry_delay=retry_delay,
+    )
+
+
+__all__ = ["TERMINAL", "FeedDropped", "follow_prompt", "stream_turn"]

@@ -1,0 +1,395 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .accepted_turn import AcceptedTurn
+from .action_handler import ActionHandler
+from .action_result import ActionResult
+from .ask_answer import AskAnswer
+from .ask_request import AskRequest
+from .assignment import Assignment
+from .assignment_config import AssignmentConfig
+from .assignment_scope import AssignmentScope
+from .attachment import Attachment
+from .block import Block
+from .block_category import BlockCategory
+from .block_group import BlockGroup
+from .block_report import BlockReport
+from .block_start_event import BlockStartEvent
+from .block_stop_event import BlockStopEvent
+from .block_type import BlockType
+from .blocks_group_by import BlocksGroupBy
+from .breaker_state_name import BreakerStateName
+from .call_error import CallError
+from .cancelled_event import CancelledEvent
+from .chat_response_payload import ChatResponsePayload
+from .class_ import Class
+from .class_scope import ClassScope
+from .complete_event import CompleteEvent
+from .conversation_context import ConversationContext
+from .conversation_message import ConversationMessage
+from .create_assignment import CreateAssignment
+from .create_assignment_config_type_0 import CreateAssignmentConfigType0
+from .create_class import CreateClass
+from .create_group import CreateGroup
+from .create_group_settings_type_0 import CreateGroupSettingsType0
+from .create_message import CreateMessage
+from .create_session import CreateSession
+from .create_token import CreateToken
+from .create_tool import CreateTool
+from .create_user import CreateUser
+from .created_token import CreatedToken
+from .custom_payload import CustomPayload
+from .delta_event import DeltaEvent
+from .enrollment import Enrollment
+from .enrollment_role import EnrollmentRole
+from .error_code import ErrorCode
+from .error_event import ErrorEvent
+from .event_name import EventName
+from .extraction import Extraction
+from .fallback_event import FallbackEvent
+from .fallback_reason import FallbackReason
+from .feed_token import FeedToken
+from .file import File
+from .file_kind import FileKind
+from .finished_turn import FinishedTurn
+from .function import Function
+from .function_list import FunctionList
+from .function_mode import FunctionMode
+from .function_parameters import FunctionParameters
+from .group import Group
+from .group_scope import GroupScope
+from .group_settings import GroupSettings
+from .health import Health
+from .hook import Hook
+from .hook_action import HookAction
+from .hook_audit import HookAudit
+from .hook_context import HookContext
+from .hook_extraction import HookExtraction
+from .hook_result import HookResult
+from .member_role import MemberRole
+from .membership import Membership
+from .message import Message
+from .message_audit import MessageAudit
+from .message_role import MessageRole
+from .model import Model
+from .model_list import ModelList
+from .modifications import Modifications
+from .module_event import ModuleEvent
+from .module_outcome import ModuleOutcome
+from .note import Note
+from .on_active import OnActive
+from .page_assignment import PageAssignment
+from .page_class import PageClass
+from .page_enrollment import PageEnrollment
+from .page_group import PageGroup
+from .page_membership import PageMembership
+from .page_message import PageMessage
+from .page_note import PageNote
+from .page_session import PageSession
+from .page_todo import PageTodo
+from .page_tool import PageTool
+from .page_tool_summary import PageToolSummary
+from .page_usage_group import PageUsageGroup
+from .page_user import PageUser
+from .payload_source_kind import PayloadSourceKind
+from .payload_type_info import PayloadTypeInfo
+from .payload_type_info_frontend_config import PayloadTypeInfoFrontendConfig
+from .payload_type_info_schema import PayloadTypeInfoSchema
+from .payload_type_list import PayloadTypeList
+from .ping_event import PingEvent
+from .problem import Problem
+from .prompt import Prompt
+from .prompt_state import PromptState
+from .prompt_state_event import PromptStateEvent
+from .prompt_stats import PromptStats
+from .provider_breaker import ProviderBreaker
+from .provider_failure import ProviderFailure
+from .provider_status import ProviderStatus
+from .providers_report import ProvidersReport
+from .put_enrollment import PutEnrollment
+from .put_member import PutMember
+from .readiness import Readiness
+from .readiness_checks import ReadinessChecks
+from .reconnect_event import ReconnectEvent
+from .replay import Replay
+from .replayed_message import ReplayedMessage
+from .request_context import RequestContext
+from .reset_event import ResetEvent
+from .retry_event import RetryEvent
+from .route_decision import RouteDecision
+from .run_action import RunAction
+from .scope_context import ScopeContext
+from .server_action_name import ServerActionName
+from .session import Session
+from .session_audit import SessionAudit
+from .session_config import SessionConfig
+from .session_context import SessionContext
+from .session_state import SessionState
+from .sse_event import SseEvent
+from .state_count import StateCount
+from .status_event import StatusEvent
+from .stream_event_block_start_event import StreamEventBlockStartEvent
+from .stream_event_block_start_event_type import StreamEventBlockStartEventType
+from .stream_event_block_stop_event import StreamEventBlockStopEvent
+from .stream_event_block_stop_event_type import StreamEventBlockStopEventType
+from .stream_event_cancelled_event import StreamEventCancelledEvent
+from .stream_event_cancelled_event_type import StreamEventCancelledEventType
+from .stream_event_complete_event import StreamEventCompleteEvent
+from .stream_event_complete_event_type import StreamEventCompleteEventType
+from .stream_event_delta_event import StreamEventDeltaEvent
+from .stream_event_delta_event_type import StreamEventDeltaEventType
+from .stream_event_error_event import StreamEventErrorEvent
+from .stream_event_error_event_type import StreamEventErrorEventType
+from .stream_event_fallback_event import StreamEventFallbackEvent
+from .stream_event_fallback_event_type import StreamEventFallbackEventType
+from .stream_event_ping_event import StreamEventPingEvent
+from .stream_event_ping_event_type import StreamEventPingEventType
+from .stream_event_prompt_state_event import StreamEventPromptStateEvent
+from .stream_event_prompt_state_event_type import StreamEventPromptStateEventType
+from .stream_event_reconnect_event import StreamEventReconnectEvent
+from .stream_event_reconnect_event_type import StreamEventReconnectEventType
+from .stream_event_reset_event import StreamEventResetEvent
+from .stream_event_reset_event_type import StreamEventResetEventType
+from .stream_event_retry_event import StreamEventRetryEvent
+from .stream_event_retry_event_type import StreamEventRetryEventType
+from .stream_event_status_event import StreamEventStatusEvent
+from .stream_event_status_event_type import StreamEventStatusEventType
+from .stream_event_thinking_delta_event import StreamEventThinkingDeltaEvent
+from .stream_event_thinking_delta_event_type import StreamEventThinkingDeltaEventType
+from .stream_event_tool_complete_event import StreamEventToolCompleteEvent
+from .stream_event_tool_complete_event_type import StreamEventToolCompleteEventType
+from .stream_event_tool_progress_event import StreamEventToolProgressEvent
+from .stream_event_tool_progress_event_type import StreamEventToolProgressEventType
+from .stream_event_tool_start_event import StreamEventToolStartEvent
+from .stream_event_tool_start_event_type import StreamEventToolStartEventType
+from .streaming_state import StreamingState
+from .stuck_prompt import StuckPrompt
+from .suggested_action import SuggestedAction
+from .suggested_value import SuggestedValue
+from .thinking_delta_event import ThinkingDeltaEvent
+from .todo import Todo
+from .token import Token
+from .token_list import TokenList
+from .tool import Tool
+from .tool_call_state import ToolCallState
+from .tool_complete_event import ToolCompleteEvent
+from .tool_constraints import ToolConstraints
+from .tool_context import ToolContext
+from .tool_definition import ToolDefinition
+from .tool_history_entry import ToolHistoryEntry
+from .tool_module import ToolModule
+from .tool_module_config_type_0 import ToolModuleConfigType0
+from .tool_progress_event import ToolProgressEvent
+from .tool_start_event import ToolStartEvent
+from .tool_summary import ToolSummary
+from .update_assignment import UpdateAssignment
+from .update_assignment_config_type_0 import UpdateAssignmentConfigType0
+from .update_class import UpdateClass
+from .update_group import UpdateGroup
+from .update_group_settings_type_0 import UpdateGroupSettingsType0
+from .update_tool import UpdateTool
+from .update_user import UpdateUser
+from .upload_file_body import UploadFileBody
+from .usage import Usage
+from .usage_group import UsageGroup
+from .usage_group_by import UsageGroupBy
+from .user import User
+from .user_context import UserContext
+from .user_role import UserRole
+
+__all__ = (
+    "AcceptedTurn",
+    "ActionHandler",
+    "ActionResult",
+    "AskAnswer",
+    "AskRequest",
+    "Assignment",
+    "AssignmentConfig",
+    "AssignmentScope",
+    "Attachment",
+    "Block",
+    "BlockCategory",
+    "BlockGroup",
+    "BlockReport",
+    "BlockStartEvent",
+    "BlockStopEvent",
+    "BlockType",
+    "BlocksGroupBy",
+    "BreakerStateName",
+    "CallError",
+    "CancelledEvent",
+    "ChatResponsePayload",
+    "Class",
+    "ClassScope",
+    "CompleteEvent",
+    "ConversationContext",
+    "ConversationMessage",
+    "CreateAssignment",
+    "CreateAssignmentConfigType0",
+    "CreateClass",
+    "CreateGroup",
+    "CreateGroupSettingsType0",
+    "CreateMessage",
+    "CreateSession",
+    "CreateToken",
+    "CreateTool",
+    "CreateUser",
+    "CreatedToken",
+    "CustomPayload",
+    "DeltaEvent",
+    "Enrollment",
+    "EnrollmentRole",
+    "ErrorCode",
+    "ErrorEvent",
+    "EventName",
+    "Extraction",
+    "FallbackEvent",
+    "FallbackReason",
+    "FeedToken",
+    "File",
+    "FileKind",
+    "FinishedTurn",
+    "Function",
+    "FunctionList",
+    "FunctionMode",
+    "FunctionParameters",
+    "Group",
+    "GroupScope",
+    "GroupSettings",
+    "Health",
+    "Hook",
+    "HookAction",
+    "HookAudit",
+    "HookContext",
+    "HookExtraction",
+    "HookResult",
+    "MemberRole",
+    "Membership",
+    "Message",
+    "MessageAudit",
+    "MessageRole",
+    "Model",
+    "ModelList",
+    "Modifications",
+    "ModuleEvent",
+    "ModuleOutcome",
+    "Note",
+    "OnActive",
+    "PageAssignment",
+    "PageClass",
+    "PageEnrollment",
+    "PageGroup",
+    "PageMembership",
+    "PageMessage",
+    "PageNote",
+    "PageSession",
+    "PageTodo",
+    "PageTool",
+    "PageToolSummary",
+    "PageUsageGroup",
+    "PageUser",
+    "PayloadSourceKind",
+    "PayloadTypeInfo",
+    "PayloadTypeInfoFrontendConfig",
+    "PayloadTypeInfoSchema",
+    "PayloadTypeList",
+    "PingEvent",
+    "Problem",
+    "Prompt",
+    "PromptState",
+    "PromptStateEvent",
+    "PromptStats",
+    "ProviderBreaker",
+    "ProviderFailure",
+    "ProviderStatus",
+    "ProvidersReport",
+    "PutEnrollment",
+    "PutMember",
+    "Readiness",
+    "ReadinessChecks",
+    "ReconnectEvent",
+    "Replay",
+    "ReplayedMessage",
+    "RequestContext",
+    "ResetEvent",
+    "RetryEvent",
+    "RouteDecision",
+    "RunAction",
+    "ScopeContext",
+    "ServerActionName",
+    "Session",
+    "SessionAudit",
+    "SessionConfig",
+    "SessionContext",
+    "SessionState",
+    "SseEvent",
+    "StateCount",
+    "StatusEvent",
+    "StreamEventBlockStartEvent",
+    "StreamEventBlockStartEventType",
+    "StreamEventBlockStopEvent",
+    "StreamEventBlockStopEventType",
+    "StreamEventCancelledEvent",
+    "StreamEventCancelledEventType",
+    "StreamEventCompleteEvent",
+    "StreamEventCompleteEventType",
+    "StreamEventDeltaEvent",
+    "StreamEventDeltaEventType",
+    "StreamEventErrorEvent",
+    "StreamEventErrorEventType",
+    "StreamEventFallbackEvent",
+    "StreamEventFallbackEventType",
+    "StreamEventPingEvent",
+    "StreamEventPingEventType",
+    "StreamEventPromptStateEvent",
+    "StreamEventPromptStateEventType",
+    "StreamEventReconnectEvent",
+    "StreamEventReconnectEventType",
+    "StreamEventResetEvent",
+    "StreamEventResetEventType",
+    "StreamEventRetryEvent",
+    "StreamEventRetryEventType",
+    "StreamEventStatusEvent",
+    "StreamEventStatusEventType",
+    "StreamEventThinkingDeltaEvent",
+    "StreamEventThinkingDeltaEventType",
+    "StreamEventToolCompleteEvent",
+    "StreamEventToolCompleteEventType",
+    "StreamEventToolProgressEvent",
+    "StreamEventToolProgressEventType",
+    "StreamEventToolStartEvent",
+    "StreamEventToolStartEventType",
+    "StreamingState",
+    "StuckPrompt",
+    "SuggestedAction",
+    "SuggestedValue",
+    "ThinkingDeltaEvent",
+    "Todo",
+    "Token",
+    "TokenList",
+    "Tool",
+    "ToolCallState",
+    "ToolCompleteEvent",
+    "ToolConstraints",
+    "ToolContext",
+    "ToolDefinition",
+    "ToolHistoryEntry",
+    "ToolModule",
+    "ToolModuleConfigType0",
+    "ToolProgressEvent",
+    "ToolStartEvent",
+    "ToolSummary",
+    "UpdateAssignment",
+    "UpdateAssignmentConfigType0",
+    "UpdateClass",
+    "UpdateGroup",
+    "UpdateGroupSettingsType0",
+    "UpdateTool",
+    "UpdateUser",
+    "UploadFileBody",
+    "Usage",
+    "UsageGroup",
+    "UsageGroupBy",
+    "User",
+    "UserContext",
+    "UserRole",
+)

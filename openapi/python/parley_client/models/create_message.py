@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar, cast
+from uuid import UUID
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="CreateMessage")
+
+
+@_attrs_define
+class CreateMessage:
+    """A message to the session's tool.
+
+    Attributes:
+        content (str): What the user says: at least one character that is not white space, at most
+            32768 characters (the deployment may set a lower limit).
+        attachments (list[UUID] | None | Unset): Files of the caller to attach (`POST /v1/files`), each once; the
+            deployment
+            bounds how many (`files.max_attachments`, 422 `too_many_attachments` above).
+        model (None | str | Unset): The model to answer with (see `GET /v1/models`); absent: the default model.
+    """
+
+    content: str
+    attachments: list[UUID] | None | Unset = UNSET
+    model: None | str | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        content = self.content
+
+        attachments: list[str] | None | Unset
+        if isinstance(self.attachments, Unset):
+            attachments = UNSET
+        elif isinstance(self.attachments, list):
+            attachments = []
+            for attachments_type_0_item_data in self.attachments:
+                attachments_type_0_item = str(attachments_type_0_item_data)
+                attachments.append(attachments_type_0_item)
+
+        else:
+            attachments = self.attachments
+
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "content": content,
+            }
+        )
+        if attachments is not UNSET:
+            field_dict["attachments"] = attachments
+        if model is not UNSET:
+            field_dict["model"] = model
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        content = d.pop("content")
+
+        def _parse_attachments(data: object) -> list[UUID] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                attachments_type_0 = []
+                _attachments_type_0 = data
+                for attachments_type_0_item_data in _attachments_type_0:
+                    attachments_type_0_item = UUID(attachments_type_0_item_data)
+
+                    attachments_type_0.append(attachments_type_0_item)
+
+                return attachments_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[UUID] | None | Unset, data)
+
+        attachments = _parse_attachments(d.pop("attachments", UNSET))
+
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+        create_message = cls(
+            content=content,
+            attachments=attachments,
+            model=model,
+        )
+
+        return create_message

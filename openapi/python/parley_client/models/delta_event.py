@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="DeltaEvent")
+
+
+@_attrs_define
+class DeltaEvent:
+    """Text of a text block (may carry a `[[tool:N]]` marker). Several tokens may come in
+    one event.
+
+        Attributes:
+            index (int):
+            prompt_id (UUID):
+            seq (int):
+            text (str):
+    """
+
+    index: int
+    prompt_id: UUID
+    seq: int
+    text: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        index = self.index
+
+        prompt_id = str(self.prompt_id)
+
+        seq = self.seq
+
+        text = self.text
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "index": index,
+                "prompt_id": prompt_id,
+                "seq": seq,
+                "text": text,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        index = d.pop("index")
+
+        prompt_id = UUID(d.pop("prompt_id"))
+
+        seq = d.pop("seq")
+
+        text = d.pop("text")
+
+        delta_event = cls(
+            index=index,
+            prompt_id=prompt_id,
+            seq=seq,
+            text=text,
+        )
+
+        delta_event.additional_properties = d
+        return delta_event
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.group_settings import GroupSettings
+
+
+T = TypeVar("T", bound="Group")
+
+
+@_attrs_define
+class Group:
+    """A group of the organisation tree (a school, a department, …).
+
+    Attributes:
+        created_at (datetime.datetime):
+        id (UUID):
+        name (str):
+        path (str): The ids from the root down to this group: `/<root>/…/<id>/`.
+        settings (GroupSettings): Settings merged down the tree into the config of sessions (a JSON object).
+        updated_at (datetime.datetime):
+        parent_id (UUID | Unset): Absent for a root group.
+    """
+
+    created_at: datetime.datetime
+    id: UUID
+    name: str
+    path: str
+    settings: GroupSettings
+    updated_at: datetime.datetime
+    parent_id: UUID | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        created_at = self.created_at.isoformat()
+
+        id = str(self.id)
+
+        name = self.name
+
+        path = self.path
+
+        settings = self.settings.to_dict()
+
+        updated_at = self.updated_at.isoformat()
+
+        parent_id: str | Unset = UNSET
+        if not isinstance(self.parent_id, Unset):
+            parent_id = str(self.parent_id)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "created_at": created_at,
+                "id": id,
+                "name": name,
+                "path": path,
+                "settings": settings,
+                "updated_at": updated_at,
+            }
+        )
+        if parent_id is not UNSET:
+            field_dict["parent_id"] = parent_id
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.group_settings import GroupSettings
+
+        d = dict(src_dict)
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        id = UUID(d.pop("id"))
+
+        name = d.pop("name")
+
+        path = d.pop("path")
+
+        settings = GroupSettings.from_dict(d.pop("settings"))
+
+        updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
+
+        _parent_id = d.pop("parent_id", UNSET)
+        parent_id: UUID | Unset
+        if isinstance(_parent_id, Unset):
+            parent_id = UNSET
+        else:
+            parent_id = UUID(_parent_id)
+
+        group = cls(
+            created_at=created_at,
+            id=id,
+            name=name,
+            path=path,
+            settings=settings,
+            updated_at=updated_at,
+            parent_id=parent_id,
+        )
+
+        group.additional_properties = d
+        return group
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

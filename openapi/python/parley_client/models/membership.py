@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.member_role import MemberRole
+
+T = TypeVar("T", bound="Membership")
+
+
+@_attrs_define
+class Membership:
+    """A user's membership of a group.
+
+    Attributes:
+        created_at (datetime.datetime): When the user first joined the group.
+        group_id (UUID):
+        role (MemberRole): A member's part in a group.
+        user_id (UUID):
+    """
+
+    created_at: datetime.datetime
+    group_id: UUID
+    role: MemberRole
+    user_id: UUID
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        created_at = self.created_at.isoformat()
+
+        group_id = str(self.group_id)
+
+        role = self.role.value
+
+        user_id = str(self.user_id)
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "created_at": created_at,
+                "group_id": group_id,
+                "role": role,
+                "user_id": user_id,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        group_id = UUID(d.pop("group_id"))
+
+        role = MemberRole(d.pop("role"))
+
+        user_id = UUID(d.pop("user_id"))
+
+        membership = cls(
+            created_at=created_at,
+            group_id=group_id,
+            role=role,
+            user_id=user_id,
+        )
+
+        membership.additional_properties = d
+        return membership
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="RetryEvent")
+
+
+@_attrs_define
+class RetryEvent:
+    """The turn starts over; drop this prompt's partial blocks.
+
+    Attributes:
+        attempt (int):
+        prompt_id (UUID):
+        reason (str):
+        seq (int):
+    """
+
+    attempt: int
+    prompt_id: UUID
+    reason: str
+    seq: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        attempt = self.attempt
+
+        prompt_id = str(self.prompt_id)
+
+        reason = self.reason
+
+        seq = self.seq
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "attempt": attempt,
+                "prompt_id": prompt_id,
+                "reason": reason,
+                "seq": seq,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        attempt = d.pop("attempt")
+
+        prompt_id = UUID(d.pop("prompt_id"))
+
+        reason = d.pop("reason")
+
+        seq = d.pop("seq")
+
+        retry_event = cls(
+            attempt=attempt,
+            prompt_id=prompt_id,
+            reason=reason,
+            seq=seq,
+        )
+
+        retry_event.additional_properties = d
+        return retry_event
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

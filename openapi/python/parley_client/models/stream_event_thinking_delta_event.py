@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.stream_event_thinking_delta_event_type import (
+    StreamEventThinkingDeltaEventType,
+)
+
+T = TypeVar("T", bound="StreamEventThinkingDeltaEvent")
+
+
+@_attrs_define
+class StreamEventThinkingDeltaEvent:
+    """Every event type, told apart by `type`.
+
+    Attributes:
+        index (int):
+        prompt_id (UUID):
+        seq (int):
+        text (str):
+        type_ (StreamEventThinkingDeltaEventType):  Example: thinking_delta.
+    """
+
+    index: int
+    prompt_id: UUID
+    seq: int
+    text: str
+    type_: StreamEventThinkingDeltaEventType
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        index = self.index
+
+        prompt_id = str(self.prompt_id)
+
+        seq = self.seq
+
+        text = self.text
+
+        type_ = self.type_.value
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "index": index,
+                "prompt_id": prompt_id,
+                "seq": seq,
+                "text": text,
+                "type": type_,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        index = d.pop("index")
+
+        prompt_id = UUID(d.pop("prompt_id"))
+
+        seq = d.pop("seq")
+
+        text = d.pop("text")
+
+        type_ = StreamEventThinkingDeltaEventType(d.pop("type"))
+
+        stream_event_thinking_delta_event = cls(
+            index=index,
+            prompt_id=prompt_id,
+            seq=seq,
+            text=text,
+            type_=type_,
+        )
+
+        stream_event_thinking_delta_event.additional_properties = d
+        return stream_event_thinking_delta_event
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

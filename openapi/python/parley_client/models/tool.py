@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.tool_definition import ToolDefinition
+
+
+T = TypeVar("T", bound="Tool")
+
+
+@_attrs_define
+class Tool:
+    """A chat tool with its full definition.
+
+    Attributes:
+        created_at (datetime.datetime):
+        definition (ToolDefinition): What a chat tool is: its behavior, model, constraints, modules and functions.
+
+            Absent options are not stored, so the organisation's settings stay in force for them
+            when a session's configuration is resolved (org → tool → assignment).
+        group_id (UUID):
+        id (UUID):
+        name (str):
+        type_ (str): The tool's kind (e.g. `chat`).
+        updated_at (datetime.datetime):
+    """
+
+    created_at: datetime.datetime
+    definition: ToolDefinition
+    group_id: UUID
+    id: UUID
+    name: str
+    type_: str
+    updated_at: datetime.datetime
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        created_at = self.created_at.isoformat()
+
+        definition = self.definition.to_dict()
+
+        group_id = str(self.group_id)
+
+        id = str(self.id)
+
+        name = self.name
+
+        type_ = self.type_
+
+        updated_at = self.updated_at.isoformat()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "created_at": created_at,
+                "definition": definition,
+                "group_id": group_id,
+                "id": id,
+                "name": name,
+                "type": type_,
+                "updated_at": updated_at,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.tool_definition import ToolDefinition
+
+        d = dict(src_dict)
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        definition = ToolDefinition.from_dict(d.pop("definition"))
+
+        group_id = UUID(d.pop("group_id"))
+
+        id = UUID(d.pop("id"))
+
+        name = d.pop("name")
+
+        type_ = d.pop("type")
+
+        updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
+
+        tool = cls(
+            created_at=created_at,
+            definition=definition,
+            group_id=group_id,
+            id=id,
+            name=name,
+            type_=type_,
+            updated_at=updated_at,
+        )
+
+        tool.additional_properties = d
+        return tool
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,142 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="UsageGroup")
+
+
+@_attrs_define
+class UsageGroup:
+    """The LLM calls of one group: a day, a model, a user or a tool.
+
+    Attributes:
+        calls (int): LLM calls (a turn makes one per round of its function-calling loop; cancelled
+            and failed calls count).
+        cost_usd (float): The calls' cost in US dollars, at the model's prices when each call was recorded.
+        input_tokens (int):
+        key (str): The day (`YYYY-MM-DD`, UTC), the model id, or the user's or tool's id, as
+            `group_by` asked.
+        output_tokens (int):
+        refused_turns (int): Turns a quota refused (429 `quota_exceeded`); they made no call.
+        latency_p50_ms (int | Unset): Median duration of a call, in ms.
+        latency_p95_ms (int | Unset): 95th percentile of the duration of a call, in ms.
+        ttft_p50_ms (int | Unset): Median time to the first token, in ms; absent when no call reported one.
+        ttft_p95_ms (int | Unset): 95th percentile of the time to the first token, in ms.
+    """
+
+    calls: int
+    cost_usd: float
+    input_tokens: int
+    key: str
+    output_tokens: int
+    refused_turns: int
+    latency_p50_ms: int | Unset = UNSET
+    latency_p95_ms: int | Unset = UNSET
+    ttft_p50_ms: int | Unset = UNSET
+    ttft_p95_ms: int | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        calls = self.calls
+
+        cost_usd = self.cost_usd
+
+        input_tokens = self.input_tokens
+
+        key = self.key
+
+        output_tokens = self.output_tokens
+
+        refused_turns = self.refused_turns
+
+        latency_p50_ms = self.latency_p50_ms
+
+        latency_p95_ms = self.latency_p95_ms
+
+        ttft_p50_ms = self.ttft_p50_ms
+
+        ttft_p95_ms = self.ttft_p95_ms
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "calls": calls,
+                "cost_usd": cost_usd,
+                "input_tokens": input_tokens,
+                "key": key,
+                "output_tokens": output_tokens,
+                "refused_turns": refused_turns,
+            }
+        )
+        if latency_p50_ms is not UNSET:
+            field_dict["latency_p50_ms"] = latency_p50_ms
+        if latency_p95_ms is not UNSET:
+            field_dict["latency_p95_ms"] = latency_p95_ms
+        if ttft_p50_ms is not UNSET:
+            field_dict["ttft_p50_ms"] = ttft_p50_ms
+        if ttft_p95_ms is not UNSET:
+            field_dict["ttft_p95_ms"] = ttft_p95_ms
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        calls = d.pop("calls")
+
+        cost_usd = d.pop("cost_usd")
+
+        input_tokens = d.pop("input_tokens")
+
+        key = d.pop("key")
+
+        output_tokens = d.pop("output_tokens")
+
+        refused_turns = d.pop("refused_turns")
+
+        latency_p50_ms = d.pop("latency_p50_ms", UNSET)
+
+        latency_p95_ms = d.pop("latency_p95_ms", UNSET)
+
+        ttft_p50_ms = d.pop("ttft_p50_ms", UNSET)
+
+        ttft_p95_ms = d.pop("ttft_p95_ms", UNSET)
+
+        usage_group = cls(
+            calls=calls,
+            cost_usd=cost_usd,
+            input_tokens=input_tokens,
+            key=key,
+            output_tokens=output_tokens,
+            refused_turns=refused_turns,
+            latency_p50_ms=latency_p50_ms,
+            latency_p95_ms=latency_p95_ms,
+            ttft_p50_ms=ttft_p50_ms,
+            ttft_p95_ms=ttft_p95_ms,
+        )
+
+        usage_group.additional_properties = d
+        return usage_group
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

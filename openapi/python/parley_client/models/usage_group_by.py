@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class UsageGroupBy(StrEnum):
+    DAY = "day"
+    MODEL = "model"
+    TOOL = "tool"
+    USER = "user"
+
+    def __str__(self) -> str:
+        return str(self.value)

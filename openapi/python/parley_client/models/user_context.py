@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="UserContext")
+
+
+@_attrs_define
+class UserContext:
+    """The user the session belongs to.
+
+    Attributes:
+        email (str):
+        id (UUID):
+        name (str):
+        role (str): `student`, `teacher` or `admin`.
+    """
+
+    email: str
+    id: UUID
+    name: str
+    role: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        email = self.email
+
+        id = str(self.id)
+
+        name = self.name
+
+        role = self.role
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "email": email,
+                "id": id,
+                "name": name,
+                "role": role,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        email = d.pop("email")
+
+        id = UUID(d.pop("id"))
+
+        name = d.pop("name")
+
+        role = d.pop("role")
+
+        user_context = cls(
+            email=email,
+            id=id,
+            name=name,
+            role=role,
+        )
+
+        user_context.additional_properties = d
+        return user_context
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

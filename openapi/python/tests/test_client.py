@@ -1,0 +1,222 @@
+"""The Python client against a live `parley serve` (the mock LLM as its model): the
+generated operations (a session, a JSON turn, a run action, problems), and the hand-written
+helpers (a streamed turn, a tool turn, cancel, resuming a feed whose connection dropped,
+problems as `ParleyProblem`). Mirrors openapi/client/test/client.test.mjs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from proxy import DroppingProxy
+
+from parley_client import AuthenticatedClient
+from parley_client.api.sessions import (
+    cancel_prompt,
+    create_feed_token,
+    get_prompt,
+    get_session,
+    list_sessions,
+    send_message,
+)
+from parley_client.feed import follow_prompt, stream_turn
+from parley_client.models import AcceptedTurn, CreateMessage, PromptState
+from parley_client.problem import ParleyProblem, expect
+
+# What a document that generators cannot read whole loses (`FinishedTurn`, `RunAction`,
+# the `run_action` operation) is imported by the tests that use it, so that the others
+# still run and the loss shows as those tests' failures.
+
+LONG = "[[mock tokens=200 token_delay_ms=10]] tell me a long story"
+NOBODY = uuid.UUID("01900000-0000-7000-8000-000000000000")
+
+
+def text(events: list[dict[str, Any]]) -> str:
+    return "".join(e["text"] for e in events if e["type"] == "text_delta")
+
+
+def assert_gap_free(events: list[dict[str, Any]]) -> None:
+    """Seqs 1, 2, 3, … with none missing and none twice."""
+    seqs = [e["seq"] for e in events]
+    assert seqs == list(range(1, len(seqs) + 1)), seqs
+
+
+def test_a_session_is_opened_read_and_listed(client: AuthenticatedClient, new_session, tool_id) -> None:
+    session_id = new_session()
+    session = expect(get_session.sync_detailed(session_id, client=client))
+    assert session.id == session_id
+    assert session.tool_id == tool_id
+    page = expect(list_sessions.sync_detailed(client=client, limit=100))
+    assert any(s.id == session_id for s in page.items)
+
+
+def test_another_sessions_id_is_a_not_found_problem(client: AuthenticatedClient) -> None:
+    with pytest.raises(ParleyProblem) as raised:
+        expect(get_session.sync_detailed(NOBODY, client=client))
+    assert raised.value.status == 404
+    assert raised.value.code == "not_found"
+    assert raised.value.detail
+
+
+def test_an_empty_message_is_a_validation_problem(json_client: AuthenticatedClient, new_session) -> None:
+    response = send_message.sync_detailed(new_session(), client=json_client, body=CreateMessage(content=""))
+    with pytest.raises(ParleyProblem) as raised:
+        expect(response)
+    assert raised.value.status == 422
+    assert raised.value.code == "validation_failed"
+
+
+def test_a_json_turn_answers_201_with_the_finished_turn(json_client: AuthenticatedClient, new_session) -> None:
+    from parley_client.models import FinishedTurn
+
+    response = send_message.sync_detailed(new_session(), client=json_client, body=CreateMessage(content="Hello there"))
+    assert response.status_code == 201, response.content
+    turn = expect(response)
+    assert isinstance(turn, FinishedTurn)
+    assert turn.payload.message == "Echo: Hello there"
+    assert turn.model == "mock-model"
+    prompt = expect(get_prompt.sync_detailed(turn.prompt_id, client=json_client))
+    assert prompt.state == PromptState.COMPLETED
+
+
+def test_a_send_without_an_accept_header_is_read_by_the_generated_client(
+    client: AuthenticatedClient, new_session
+) -> None:
+    """The generated client sends no `Accept` of its own: whatever Parley answers then
+    (the stream, or the finished turn), the generated code must read it without failing."""
+    from parley_client.models import FinishedTurn
+
+    response = send_message.sync_detailed(new_session(), client=client, body=CreateMessage(content="Hello"))
+    assert response.status_code in (200, 201), response.content
+    if response.status_code == 201:
+        assert isinstance(response.parsed, FinishedTurn)
+    else:
+        assert b"event: complete" in response.content
+
+
+def test_a_streamed_turn_yields_its_events_in_order_and_ends_with_complete(
+    client: AuthenticatedClient, new_session
+) -> None:
+    events = list(stream_turn(client, new_session(), "Hello!"))
+    assert_gap_free(events)
+    last = events[-1]
+    assert last["type"] == "complete"
+    assert text(events) == "Echo: Hello!"
+    assert last["payload"]["message"] == text(events)
+    assert last["model"] == "mock-model"
+    prompt = expect(get_prompt.sync_detailed(uuid.UUID(last["prompt_id"]), client=client))
+    assert prompt.state == PromptState.COMPLETED
+
+
+def test_a_tool_turn_shows_the_function_call_and_its_result(client: AuthenticatedClient, new_session) -> None:
+    events = list(stream_turn(client, new_session(), "[[mock tool_call='getCurrentTime:{}']] what time is it?"))
+    assert_gap_free(events)
+    start = next(e for e in events if e["type"] == "tool_start")
+    done = next(e for e in events if e["type"] == "tool_complete")
+    assert start["tool"] == "getCurrentTime"
+    assert done["state"] == "success"
+    assert done["tool_use_id"] == start["tool_use_id"]
+    last = events[-1]
+    assert last["type"] == "complete"
+    assert [h["tool_name"] for h in last["payload"]["tool_history"]] == ["getCurrentTime"]
+    assert text(events).startswith("[[tool:0]]"), text(events)
+
+
+def test_cancel_stops_the_stream_with_cancelled(client: AuthenticatedClient, new_session) -> None:
+    events = []
+    cancelled = False
+    for event in stream_turn(client, new_session(), LONG):
+        events.append(event)
+        if event["type"] == "text_delta" and not cancelled:
+            cancelled = True
+            response = cancel_prompt.sync_detailed(uuid.UUID(event["prompt_id"]), client=client)
+            assert response.status_code == 202, response.content
+    assert_gap_free(events)
+    assert events[-1]["type"] == "cancelled"
+    assert len(text(events).split(" ")) < 200, "the stream stopped early"
+    prompt = expect(get_prompt.sync_detailed(uuid.UUID(events[0]["prompt_id"]), client=client))
+    assert prompt.state == PromptState.CANCELED
+
+
+def test_a_dropped_feed_resumes_with_last_event_id_and_a_fresh_feed_token(
+    parley, client: AuthenticatedClient, json_client: AuthenticatedClient, new_session
+) -> None:
+    accepted = expect(
+        send_message.sync_detailed(new_session(), client=json_client, body=CreateMessage(content=LONG), background=True)
+    )
+    assert isinstance(accepted, AcceptedTurn)
+    proxy = DroppingProxy(parley.base_url, cut_after=1500, drops=2)
+    tokens = []
+
+    def feed_token() -> Any:
+        token = expect(create_feed_token.sync_detailed(accepted.prompt_id, client=client))
+        tokens.append(token)
+        return token
+
+    try:
+        with AuthenticatedClient(base_url=proxy.base_url, token="not-this-one") as through_proxy:
+            events = list(follow_prompt(through_proxy, accepted.prompt_id, feed_token=feed_token, retry_delay=0.05))
+    finally:
+        proxy.close()
+    assert_gap_free(events)
+    assert events[-1]["type"] == "complete"
+    assert text(events) == " ".join(f"t{i}" for i in range(1, 201))
+    assert proxy.dropped == 2, "both drops happened mid-stream"
+    feeds = [r for r in proxy.requests if "/events" in r.split("\r\n", 1)[0]]
+    assert len(feeds) == 3, feeds
+    assert "last-event-id" not in feeds[0].lower()
+    resumed = [int(_header(r, "last-event-id")) for r in feeds[1:]]
+    assert 0 < resumed[0] < resumed[1] < events[-1]["seq"], resumed
+    assert all("access_token=" in r.split("\r\n", 1)[0] for r in feeds), "each connection used a feed token"
+    assert all(_header(r, "authorization") is None for r in feeds), "and no bearer token"
+    assert len(tokens) == 3, "a fresh feed token for each connection"
+
+    # A reader that holds the last event gets 204: nothing more to follow.
+    assert list(follow_prompt(client, accepted.prompt_id, after=events[-1]["seq"])) == []
+
+
+def test_a_turn_whose_stream_drops_continues_through_the_prompts_feed(parley, new_session) -> None:
+    proxy = DroppingProxy(parley.base_url, cut_after=1200, drops=1)
+    try:
+        with AuthenticatedClient(base_url=proxy.base_url, token=parley.admin_token) as through_proxy:
+            events = list(stream_turn(through_proxy, new_session(), LONG, retry_delay=0.05))
+    finally:
+        proxy.close()
+    assert proxy.dropped == 1
+    assert_gap_free(events)
+    assert events[-1]["type"] == "complete"
+    assert text(events) == " ".join(f"t{i}" for i in range(1, 201))
+    feeds = [r for r in proxy.requests if r.startswith("GET ") and "/events" in r.split("\r\n", 1)[0]]
+    assert len(feeds) == 1, proxy.requests
+    assert int(_header(feeds[0], "last-event-id")) > 0
+
+
+def test_feeds_and_sends_that_fail_raise_parley_problem(client: AuthenticatedClient) -> None:
+    with pytest.raises(ParleyProblem) as raised:
+        list(follow_prompt(client, NOBODY))
+    assert (raised.value.status, raised.value.code) == (404, "not_found")
+    with pytest.raises(ParleyProblem) as raised:
+        list(stream_turn(client, NOBODY, "Hello?"))
+    assert (raised.value.status, raised.value.code) == (404, "not_found")
+
+
+def test_an_action_the_last_answer_did_not_offer_is_a_conflict(client: AuthenticatedClient, new_session) -> None:
+    from parley_client.api.sessions import run_action
+    from parley_client.models import RunAction, ServerActionName
+
+    response = run_action.sync_detailed(
+        new_session(), client=client, body=RunAction(action=ServerActionName.SEND_MESSAGE)
+    )
+    with pytest.raises(ParleyProblem) as raised:
+        expect(response)
+    assert (raised.value.status, raised.value.code) == (409, "action_not_offered")
+
+
+def _header(head: str, name: str) -> str | None:
+    for line in head.split("\r\n")[1:]:
+        key, _, value = line.partition(":")
+        if key.strip().lower() == name:
+            return value.strip()
+    return None
