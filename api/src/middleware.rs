@@ -77,9 +77,10 @@ pub async fn guard<E: Endpoint>(
                     ))
                 })
             } else {
-                serve(&*ep, req, &guard, &path, &method).await
+                let mut resp = serve(&*ep, req, &guard, &path, &method).await;
+                cors.decorate(origin.as_deref(), &mut resp);
+                resp
             };
-            cors.decorate(origin.as_deref(), &mut resp);
             if let Ok(value) = HeaderValue::from_str(&request_id) {
                 resp.headers_mut().insert(REQUEST_ID_HEADER, value);
             }

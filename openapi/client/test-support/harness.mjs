@@ -48,8 +48,12 @@ function stop(child) {
   }
 }
 
-/** A running Parley with the mock as its model; `stop()` ends both and removes the dir. */
-export async function startParley() {
+/**
+ * A running Parley with the mock as its model; `stop()` ends both and removes the dir.
+ * `options.env`: more environment variables for `parley serve` (settings such as
+ * `PARLEY_HTTP__CORS_ORIGINS`); they win over the harness's own.
+ */
+export async function startParley(options = {}) {
   const dir = mkdtempSync(join(tmpdir(), "parley-client-test-"));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
   const mock = await start(mockBin, ["--listen", "127.0.0.1:0"], "mock-llm listening on ", env);
@@ -66,7 +70,7 @@ export async function startParley() {
       parleyBin,
       ["serve", "--listen", "127.0.0.1:0", "--data-dir", join(dir, "data")],
       "parley listening on ",
-      { ...env, PARLEY_CONFIG: config, PARLEY_BOOTSTRAP_ADMIN_TOKEN: adminToken, PARLEY_LOG: "warn" },
+      { ...env, PARLEY_CONFIG: config, PARLEY_BOOTSTRAP_ADMIN_TOKEN: adminToken, PARLEY_LOG: "warn", ...options.env },
     );
   } catch (err) {
     stop(mock.child);
