@@ -9,7 +9,8 @@
 # target (after validating deploy/, scripts/check-deploy.sh), then runs
 # `cargo test --workspace -- "$@"`, the TypeScript client's and the pages' tests
 # (scripts/test-client.sh), the client generators' check (scripts/check-generators.sh),
-# the Python client's tests (scripts/test-python-client.sh), then the schema fuzzer
+# the Python client's tests (scripts/test-python-client.sh), the OpenAI-compatible
+# surface through the official SDKs (scripts/test-openai-sdk.sh), then the schema fuzzer
 # against a real `parley serve` (scripts/fuzz.sh; PARLEY_TEST_FUZZ=0 skips it). Both servers are stopped
 # (by PID) and the temp dir removed on exit, whatever happens. Exits with cargo test's
 # status, or the fuzzer's when the tests passed.
@@ -128,6 +129,12 @@ log "scripts/test-python-client.sh"
 python_status=0
 scripts/test-python-client.sh || python_status=$?
 [[ $status -ne 0 ]] || status=$python_status
+
+# The OpenAI-compatible surface through the official `openai` packages (PyPI and npm).
+log "scripts/test-openai-sdk.sh"
+openai_status=0
+scripts/test-openai-sdk.sh || openai_status=$?
+[[ $status -ne 0 ]] || status=$openai_status
 
 # schemathesis against a real `parley serve` built above (its own server, not the ones here).
 if [[ ${PARLEY_TEST_FUZZ:-1} == 0 ]]; then

@@ -104,6 +104,12 @@ impl From<Error> for Problem {
     }
 }
 
+impl From<Error> for Box<Problem> {
+    fn from(err: Error) -> Self {
+        Box::new(Problem::from(err))
+    }
+}
+
 /// The HTTP status of a turn that failed with `code`, when a client waited for it
 /// (`Accept: application/json`).
 pub fn status_of(code: parley_protocol::events::ErrorCode) -> StatusCode {
@@ -317,6 +323,12 @@ pub mod statuses {
         AdminWrite = [400, 401, 403, 404, 409, 413, 415, 422, 500, 503];
         /// An admin delete.
         AdminDelete = [401, 403, 404, 409, 500, 503];
+        /// `GET /openai/v1/models`.
+        OpenAiModels = [401, 500, 503];
+        /// A chat completion or a response: OpenAI's 400 for a body that does not fit.
+        OpenAiCreate = [400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504];
+        /// Reading or cancelling a response.
+        OpenAiRead = [400, 401, 404, 500, 503];
     }
 }
 

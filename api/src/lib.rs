@@ -14,6 +14,7 @@ pub mod feed_token;
 pub mod gate;
 pub mod metrics;
 pub mod middleware;
+pub mod openai;
 pub mod pages;
 pub mod pagination;
 pub mod revocations;

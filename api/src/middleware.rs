@@ -78,6 +78,9 @@ pub async fn guard<E: Endpoint>(
                 })
             } else {
                 let mut resp = serve(&*ep, req, &guard, &path, &method).await;
+                if path.starts_with(crate::openai::PREFIX) {
+                    resp = crate::openai::error::reshape(resp).await;
+                }
                 cors.decorate(origin.as_deref(), &mut resp);
                 resp
             };
@@ -228,9 +231,10 @@ async fn discard(body: poem::Body, limit: usize, within: std::time::Duration) {
 pub async fn problem_for(err: poem::Error) -> Response {
     if err.is_from_response() {
         let resp = err.into_response();
+        // A problem, or an error the OpenAI-compatible surface shaped its own way.
         if resp
             .content_type()
-            .is_some_and(|ct| ct.starts_with(PROBLEM_JSON))
+            .is_some_and(|ct| ct.starts_with(PROBLEM_JSON) || ct.starts_with("application/json"))
         {
             return resp;
         }

@@ -151,10 +151,14 @@ const SCHEMA_PREFIX: &str = "#/components/schemas/";
 /// Marks what request objects really accept (see the module docs).
 pub fn harden(doc: &mut Value) {
     let mut roots = Vec::new();
+    // The OpenAI-compatible surface takes OpenAI's requests as they are: unknown
+    // fields are accepted (and ignored), as OpenAI's clients send many.
     for item in doc["paths"]
         .as_object_mut()
         .into_iter()
-        .flat_map(|p| p.values_mut())
+        .flat_map(|p| p.iter_mut())
+        .filter(|(path, _)| !path.starts_with(crate::openai::PREFIX))
+        .map(|(_, item)| item)
     {
         for op in item
             .as_object_mut()

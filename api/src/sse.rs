@@ -46,11 +46,19 @@ use crate::{
     state::AppState,
 };
 
-type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
+pub type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
 
 /// An open SSE feed; documented as `text/event-stream` of `SseEvent`s, each carrying
 /// one `StreamEvent` as its `data`.
 pub struct Feed(Events);
+
+impl Feed {
+    /// The feed's events (with its `ping`s, and a `reconnect` when the server closes),
+    /// for a surface that frames them its own way (`crate::openai`).
+    pub fn into_events(self) -> Events {
+        self.0
+    }
+}
 
 impl Payload for Feed {
     const CONTENT_TYPE: &'static str = "text/event-stream";
@@ -197,6 +205,25 @@ pub async fn from_start(
             "a finished prompt without events",
         )),
     }
+}
+
+/// The most events a prompt's log is read at once for a snapshot.
+const SNAPSHOT_LIMIT: usize = 100_000;
+
+/// The prompt's events so far, without waiting: its log as it stands, or the feed
+/// rebuilt from the database once the log is gone (none for a prompt no worker started).
+pub async fn so_far(state: &AppState, prompt: &prompts::Model) -> Result<Vec<StreamEvent>> {
+    let events = &state.turns.events;
+    if events.exists(prompt.id).await.map_err(unavailable)? {
+        return events
+            .read(prompt.id, 0, SNAPSHOT_LIMIT)
+            .await
+            .map_err(unavailable);
+    }
+    if UNFINISHED.contains(&prompt.state) {
+        return Ok(Vec::new());
+    }
+    record::rebuild(&state.db, prompt).await
 }
 
 /// The live feed of the prompt's log.

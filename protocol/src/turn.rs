@@ -14,6 +14,42 @@ pub struct TurnInput {
     /// Files of the user attached to the message (`POST /v1/files`), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub attachments: Vec<uuid::Uuid>,
+    /// What the client asks of this turn's answer besides the message: an
+    /// OpenAI-compatible client's `system` / `developer` messages or `instructions`.
+    /// The worker adds it to the system prompt under "Additional Guidance", after the
+    /// tool's own sections (which it cannot replace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// The client surface the turn was asked through, when it is not Parley's own API:
+    /// what is needed to answer in that surface's shape later (`GET
+    /// /openai/v1/responses/{id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surface: Option<Surface>,
+}
+
+/// How an OpenAI-compatible client asked for a turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Surface {
+    /// Which OpenAI API the request used.
+    pub api: SurfaceApi,
+    /// The `model` the request named (a chat tool `tool:<id>`, or a model id).
+    pub model: String,
+    /// A Responses API request asked to run in the background.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub background: bool,
+    /// The prompt (response) whose conversation this one continues
+    /// (`previous_response_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<uuid::Uuid>,
+}
+
+/// The OpenAI-compatible APIs Parley answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SurfaceApi {
+    ChatCompletions,
+    Responses,
 }
 
 impl TurnInput {
@@ -21,6 +57,8 @@ impl TurnInput {
         Self {
             content: content.into(),
             attachments: Vec::new(),
+            instructions: None,
+            surface: None,
         }
     }
 }

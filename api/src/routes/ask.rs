@@ -131,10 +131,7 @@ impl AskApi {
         let submission = Submission {
             session_id: session.id,
             user_id: auth.0.user_id,
-            input: TurnInput {
-                content: body.prompt.0,
-                attachments: Vec::new(),
-            },
+            input: TurnInput::text(body.prompt.0),
             model,
             idempotency_key: None,
             on_active: query::prompts::OnActive::Reject,
@@ -196,7 +193,7 @@ impl AskApi {
     }
 }
 
-fn may_chat(caller: &Caller) -> Result<(), Box<Problem>> {
+pub(crate) fn may_chat(caller: &Caller) -> Result<(), Box<Problem>> {
     if caller.permissions.iter().any(|p| p == CHAT_WRITE) {
         Ok(())
     } else {

@@ -30,6 +30,10 @@ pub enum ApiTags {
     Admin,
     /// Health, readiness and the API document.
     Ops,
+    /// The OpenAI-compatible surface (`/openai/v1`): models, chat completions and
+    /// responses, for the official SDKs and the frontends built on them.
+    #[oai(rename = "OpenAI")]
+    OpenAi,
 }
 
 /// Every API of the document.
@@ -45,6 +49,7 @@ pub type Api = (
     files::FilesApi,
     admin::AdminApi,
     ops::OpsApi,
+    crate::openai::OpenAiApi,
 );
 
 pub fn api() -> Api {
@@ -60,5 +65,6 @@ pub fn api() -> Api {
         files::FilesApi,
         admin::api(),
         ops::OpsApi,
+        crate::openai::OpenAiApi,
     )
 }

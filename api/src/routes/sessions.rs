@@ -149,7 +149,7 @@ pub enum CreatedSession {
     Created(Json<Session>, #[oai(header = "Location")] String),
 }
 
-pub(super) fn opener(caller: &Caller) -> q::Opener {
+pub(crate) fn opener(caller: &Caller) -> q::Opener {
     q::Opener {
         user_id: caller.user_id,
         is_admin: caller.is_admin(),
@@ -250,7 +250,7 @@ impl SessionsApi {
 
 /// Fires `session:start` / `session:end` for the session's modules (never waited for).
 /// A session was opened: count it and fire `session:start`.
-pub(super) fn opened(state: &AppState, session: &sessions::Model) {
+pub(crate) fn opened(state: &AppState, session: &sessions::Model) {
     parley_runtime::metrics::metrics().sessions_created.inc();
     session_hook(state, session, Hook::SessionStart);
 }

@@ -206,8 +206,8 @@ impl TurnsApi {
             session_id: id.0,
             user_id: auth.0.user_id,
             input: TurnInput {
-                content: body.0.content.0,
                 attachments: body.0.attachments.unwrap_or_default(),
+                ..TurnInput::text(body.0.content.0)
             },
             model: body.0.model.map(Text::into_inner),
             idempotency_key: idempotency_key.0,

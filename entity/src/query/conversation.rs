@@ -444,3 +444,33 @@ pub async fn update_message<C: ConnectionTrait>(
     message.is_complete = Set(is_complete);
     message.update(db).await.context("updating a message")
 }
+
+/// Appends the earlier messages of a conversation a client brings with its first
+/// message (an OpenAI-compatible client sends the whole history with each request) to
+/// a new session, as complete messages of no prompt: context assembly reads them like
+/// the session's own. One transaction.
+pub async fn import_history(
+    db: &DatabaseConnection,
+    session_id: Uuid,
+    history: Vec<(MessageRole, String)>,
+    now: DateTimeUtc,
+) -> Result<()> {
+    if history.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<MessageRow> = history
+        .into_iter()
+        .map(|(role, content)| MessageRow {
+            id: Uuid::now_v7(),
+            role,
+            content,
+            prompt_id: None,
+            is_complete: true,
+        })
+        .collect();
+    let txn = super::begin_write(db, "starting to import a conversation's history").await?;
+    append_messages(&txn, session_id, &rows, now).await?;
+    txn.commit()
+        .await
+        .context("committing a conversation's history")
+}

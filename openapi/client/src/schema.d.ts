@@ -24,6 +24,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openai/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a chat completion (OpenAI-compatible)
+         * @description Runs the last (user) message as a Parley turn and answers with the completion, or
+         *     streams `chat.completion.chunk` events (`stream: true`). A new conversation each
+         *     time, its earlier messages imported as history; with `Parley-Conversation` the
+         *     conversation is kept on the server and only the last message is sent. Functions
+         *     run on the server and are shown in the text.
+         */
+        post: operations["openai_create_chat_completion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List models (OpenAI-compatible)
+         * @description The chat tools the caller may use (`tool:<id>`, named by the tool) and the
+         *     deployment's models, in OpenAI's list shape.
+         */
+        get: operations["openai_list_models"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a response (OpenAI-compatible)
+         * @description Runs the input's last (user) message as a Parley turn. `stream: true` streams the
+         *     response's events; `background: true` answers at once (`queued`) and the turn
+         *     runs on; otherwise it answers with the finished response. `previous_response_id`
+         *     continues that response's conversation; without it, a new one (earlier input
+         *     messages imported as history). Parley's functions appear as answered `mcp_call`
+         *     items (server `parley`).
+         */
+        post: operations["openai_create_response"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/responses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a response (OpenAI-compatible)
+         * @description The response as it stands; with `stream=true`, its events (again) from the start,
+         *     or after `starting_after` — numbered the same as when they were first streamed,
+         *     for as long as the prompt's events are kept.
+         */
+        get: operations["openai_get_response"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/responses/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a response (OpenAI-compatible)
+         * @description Cancels the turn (durably, like `POST /v1/prompts/{id}/cancel`) and answers with
+         *     the response once it ended (or as it stands after a few seconds). A cancelled
+         *     response answers again as it is; a finished one cannot be cancelled (400).
+         */
+        post: operations["openai_cancel_response"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -1275,6 +1389,127 @@ export interface components {
             seq: number;
         };
         /**
+         * ChatCompletion
+         * @description A finished chat completion.
+         */
+        ChatCompletion: {
+            choices: components["schemas"]["ChatCompletionChoice"][];
+            /** Format: int64 */
+            created: number;
+            /** @description `chatcmpl-<the Parley prompt's id>`. */
+            id: string;
+            model: string;
+            /** @description Always `chat.completion`. */
+            object: string;
+            usage: components["schemas"]["ChatCompletionUsage"];
+        };
+        /**
+         * ChatCompletionChoice
+         * @description One choice (there is always exactly one).
+         */
+        ChatCompletionChoice: {
+            /** @description `stop`, or `content_filter` when a module blocked the message or the answer. */
+            finish_reason: string;
+            /** Format: uint32 */
+            index: number;
+            /** @description Always null. */
+            logprobs?: unknown;
+            message: components["schemas"]["ChatCompletionMessage"];
+        };
+        /**
+         * ChatCompletionChunk
+         * @description One `data:` event of a streamed chat completion (the stream ends with
+         *     `data: [DONE]`).
+         */
+        ChatCompletionChunk: {
+            /** @description Empty in the usage chunk. */
+            choices: components["schemas"]["ChatCompletionChunkChoice"][];
+            /** Format: int64 */
+            created: number;
+            id: string;
+            model: string;
+            /** @description Always `chat.completion.chunk`. */
+            object: string;
+            /** @description In the last chunk with `stream_options.include_usage`; null otherwise. */
+            usage?: components["schemas"]["ChatCompletionUsage"];
+        };
+        /**
+         * ChatCompletionChunkChoice
+         * @description A choice of a chunk.
+         */
+        ChatCompletionChunkChoice: {
+            delta: components["schemas"]["ChatCompletionDelta"];
+            /** @description Set on the last content chunk only. */
+            finish_reason?: string;
+            /** Format: uint32 */
+            index: number;
+        };
+        /**
+         * ChatCompletionDelta
+         * @description What one chunk adds to the message.
+         */
+        ChatCompletionDelta: {
+            content?: string;
+            /** @description `assistant`, in the first chunk only. */
+            role?: string;
+        };
+        /**
+         * ChatCompletionMessage
+         * @description The assistant's message of a completion.
+         */
+        ChatCompletionMessage: {
+            content?: string;
+            /** @description Always null. */
+            refusal?: string;
+            /** @description Always `assistant`. */
+            role: string;
+        };
+        /**
+         * ChatCompletionRequest
+         * @description `POST /openai/v1/chat/completions`.
+         */
+        ChatCompletionRequest: {
+            /** @description The conversation; the last one is the user's message this turn answers. */
+            messages: components["schemas"]["ChatMessageInput"][];
+            /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
+            model: string;
+            /** @description Stream `chat.completion.chunk` events (Server-Sent Events). */
+            stream?: boolean;
+            stream_options?: components["schemas"]["ChatStreamOptions"];
+        };
+        /**
+         * ChatCompletionUsage
+         * @description Token counts of a completion.
+         */
+        ChatCompletionUsage: {
+            /** Format: uint64 */
+            completion_tokens: number;
+            /** Format: uint64 */
+            prompt_tokens: number;
+            /** Format: uint64 */
+            total_tokens: number;
+        };
+        /** @description A message's content: a string or text parts. */
+        ChatContent: string | components["schemas"]["ChatContentPart"][];
+        /**
+         * ChatContentPart
+         * @description A part of a message's content: only `text` parts are read.
+         */
+        ChatContentPart: {
+            text?: string;
+            /** @description `text` (other kinds — images, audio, files — are refused). */
+            type: string;
+        };
+        /**
+         * ChatMessageInput
+         * @description One message of a chat completion request.
+         */
+        ChatMessageInput: {
+            /** @description Absent or null on an assistant message that only called tools. */
+            content?: components["schemas"]["ChatContent"];
+            role: components["schemas"]["ChatRole"];
+        };
+        /**
          * ChatResponsePayload
          * @description The final response of a turn (seed `ChatResponsePayload`).
          */
@@ -1289,6 +1524,19 @@ export interface components {
             suggested_values?: components["schemas"]["SuggestedValue"][];
             /** @description The function calls of the turn, in the order of their markers. */
             tool_history?: components["schemas"]["ToolHistoryEntry"][];
+        };
+        /**
+         * @description Who wrote a chat message.
+         * @enum {string}
+         */
+        ChatRole: "system" | "developer" | "user" | "assistant" | "tool" | "function";
+        /**
+         * ChatStreamOptions
+         * @description `stream_options`.
+         */
+        ChatStreamOptions: {
+            /** @description Send a last chunk with `usage` and no choices. */
+            include_usage?: boolean;
         };
         /**
          * Class
@@ -1840,6 +2088,16 @@ export interface components {
             modifications?: components["schemas"]["Modifications"];
         };
         /**
+         * McpCallError
+         * @description Why a function call failed.
+         */
+        McpCallError: {
+            /** @description The function's error, as text parts. */
+            content: unknown[];
+            /** @description Always `mcp_tool_execution_error`. */
+            type: string;
+        };
+        /**
          * @description A member's part in a group.
          * @enum {string}
          */
@@ -1994,6 +2252,109 @@ export interface components {
          * @enum {string}
          */
         OnActive: "reject" | "interrupt" | "enqueue";
+        /**
+         * OpenAiError
+         * @description `{"error": {…}}`.
+         */
+        OpenAiError: {
+            error: components["schemas"]["OpenAiErrorDetail"];
+        };
+        /**
+         * OpenAiErrorDetail
+         * @description The error of a failed request, in OpenAI's shape.
+         */
+        OpenAiErrorDetail: {
+            /** @description Parley's error code (`model_not_found`, `rate_limit_exceeded`, …). */
+            code?: string;
+            message: string;
+            param?: string;
+            /**
+             * @description `invalid_request_error`, `authentication_error`, `permission_error`,
+             *     `not_found_error`, `rate_limit_error` (with `requests` or `tokens` limits) or
+             *     `server_error`.
+             */
+            type: string;
+        };
+        /**
+         * OpenAiModel
+         * @description One model (a chat tool or a model) the caller may name.
+         */
+        OpenAiModel: {
+            /**
+             * Format: int64
+             * @description When it was created (Unix seconds).
+             */
+            created: number;
+            /** @description `tool:<tool id>` for a chat tool, else a Parley model id. */
+            id: string;
+            /** @description A name to show: the tool's name, or the model id. */
+            name: string;
+            /** @description Always `model`. */
+            object: string;
+            /** @description Always `parley`. */
+            owned_by: string;
+        };
+        /**
+         * OpenAiModelList
+         * @description `GET /openai/v1/models`.
+         */
+        OpenAiModelList: {
+            data: components["schemas"]["OpenAiModel"][];
+            /** @description Always `list`. */
+            object: string;
+        };
+        /**
+         * OpenAiResponse
+         * @description A response: one Parley prompt, in the Responses API's shape.
+         */
+        OpenAiResponse: {
+            background: boolean;
+            /** Format: int64 */
+            completed_at?: number;
+            /** Format: int64 */
+            created_at: number;
+            error?: components["schemas"]["OpenAiResponseError"];
+            /** @description `resp_<the Parley prompt's id>`. */
+            id: string;
+            incomplete_details?: components["schemas"]["ResponseIncompleteDetails"];
+            instructions?: string;
+            metadata: {
+                [key: string]: string;
+            };
+            model: string;
+            /** @description Always `response`. */
+            object: string;
+            output: components["schemas"]["ResponseOutputItem"][];
+            parallel_tool_calls: boolean;
+            previous_response_id?: string;
+            /** @description `queued`, `in_progress`, `completed`, `failed`, `cancelled` or `incomplete`. */
+            status: string;
+            /** @description Always true: every response is kept (as a Parley prompt). */
+            store: boolean;
+            /** Format: double */
+            temperature?: number;
+            text: components["schemas"]["ResponseText"];
+            /** @description Always `auto`. */
+            tool_choice: string;
+            /** @description Always empty: Parley's functions are the chat tool's, run by Parley. */
+            tools: unknown[];
+            /** Format: double */
+            top_p?: number;
+            /** @description Always `disabled`. */
+            truncation: string;
+            usage?: components["schemas"]["ResponseUsage"];
+            user?: string;
+        };
+        /**
+         * OpenAiResponseError
+         * @description Why a response failed.
+         */
+        OpenAiResponseError: {
+            /** @description `server_error` or `rate_limit_exceeded`. */
+            code: string;
+            /** @description What failed, with Parley's error code. */
+            message: string;
+        };
         /**
          * Page_Assignment
          * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
@@ -2423,6 +2784,199 @@ export interface components {
             prompt_id: string;
             /** Format: uint64 */
             seq: number;
+        };
+        /**
+         * ResponseCreateRequest
+         * @description `POST /openai/v1/responses`.
+         */
+        ResponseCreateRequest: {
+            /**
+             * @description Answer at once (status `queued`) and run in the background; follow it with
+             *     `GET /openai/v1/responses/{id}`.
+             */
+            background?: boolean;
+            input: components["schemas"]["ResponseInput"];
+            /** @description Added to the tool's system prompt for this turn. */
+            instructions?: string;
+            /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
+            model: string;
+            /** @description Continue the conversation of this response (`resp_…`). */
+            previous_response_id?: string;
+            /** @description Stream the response's events (Server-Sent Events). */
+            stream?: boolean;
+        };
+        /**
+         * ResponseIncompleteDetails
+         * @description Why a response is incomplete.
+         */
+        ResponseIncompleteDetails: {
+            /** @description `content_filter`: a module blocked the message or the answer. */
+            reason: string;
+        };
+        /** @description A response's input: the user's message, or message items. */
+        ResponseInput: string | components["schemas"]["ResponseInputItem"][];
+        /** @description An input message's content: a string or text parts. */
+        ResponseInputContent: string | components["schemas"]["ResponseInputContentPart"][];
+        /**
+         * ResponseInputContentPart
+         * @description A content part of an input message item.
+         */
+        ResponseInputContentPart: {
+            text?: string;
+            /** @description `input_text` or `output_text` (others are refused). */
+            type: string;
+        };
+        /**
+         * ResponseInputItem
+         * @description One item of a response's input: a message.
+         */
+        ResponseInputItem: {
+            content: components["schemas"]["ResponseInputContent"];
+            role: components["schemas"]["ChatRole"];
+            /** @description `message` (the default; other item kinds are refused). */
+            type?: string;
+        };
+        /**
+         * ResponseInputTokensDetails
+         * @description Cached input tokens (always 0).
+         */
+        ResponseInputTokensDetails: {
+            /** Format: uint64 */
+            cache_write_tokens: number;
+            /** Format: uint64 */
+            cached_tokens: number;
+        };
+        /**
+         * ResponseMcpCall
+         * @description A function Parley ran for the model (a call already answered, in the shape of a
+         *     remote MCP tool call).
+         */
+        ResponseMcpCall: {
+            /** @description Its arguments, as a JSON string. */
+            arguments: string;
+            error?: components["schemas"]["McpCallError"];
+            id: string;
+            /** @description The function. */
+            name: string;
+            /** @description Its result, as a JSON string (null until it ran, or when it failed). */
+            output?: string;
+            /** @description Always `parley`. */
+            server_label: string;
+            /** @description `in_progress`, `completed`, `failed` or `incomplete`. */
+            status: string;
+            /** @description Always `mcp_call`. */
+            type: string;
+        };
+        /** @description One item of a response's output. */
+        ResponseOutputItem: components["schemas"]["ResponseOutputItem_ResponseOutputMessage"] | components["schemas"]["ResponseOutputItem_ResponseMcpCall"];
+        /** @description One item of a response's output. */
+        ResponseOutputItem_ResponseMcpCall: {
+            /**
+             * @example mcp_call
+             * @enum {string}
+             */
+            type: "mcp_call";
+        } & components["schemas"]["ResponseMcpCall"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "mcp_call";
+        };
+        /** @description One item of a response's output. */
+        ResponseOutputItem_ResponseOutputMessage: {
+            /**
+             * @example message
+             * @enum {string}
+             */
+            type: "message";
+        } & components["schemas"]["ResponseOutputMessage"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "message";
+        };
+        /**
+         * ResponseOutputMessage
+         * @description An assistant message of the output.
+         */
+        ResponseOutputMessage: {
+            content: components["schemas"]["ResponseOutputText"][];
+            id: string;
+            /** @description Always `assistant`. */
+            role: string;
+            /** @description `in_progress`, `completed` or `incomplete`. */
+            status: string;
+            /** @description Always `message`. */
+            type: string;
+        };
+        /**
+         * ResponseOutputText
+         * @description A text part of an output message.
+         */
+        ResponseOutputText: {
+            /** @description Always empty. */
+            annotations: unknown[];
+            /** @description Always empty. */
+            logprobs: unknown[];
+            text: string;
+            /** @description Always `output_text`. */
+            type: string;
+        };
+        /**
+         * ResponseOutputTokensDetails
+         * @description Reasoning output tokens (always 0).
+         */
+        ResponseOutputTokensDetails: {
+            /** Format: uint64 */
+            reasoning_tokens: number;
+        };
+        /**
+         * ResponseStreamEvent
+         * @description One event of a response's stream (`event: <type>`, `data: {…}`): `response.created`,
+         *     `response.queued`, `response.in_progress`, `response.output_item.added`,
+         *     `response.content_part.added`, `response.output_text.delta`,
+         *     `response.output_text.done`, `response.content_part.done`,
+         *     `response.output_item.done`, `response.mcp_call_arguments.delta`,
+         *     `response.mcp_call_arguments.done`, `response.mcp_call.in_progress`,
+         *     `response.mcp_call.completed`, `response.mcp_call.failed`, and one terminal event:
+         *     `response.completed`, `response.failed` or `response.incomplete` (a cancelled
+         *     response: `response.incomplete` with `response.status` `cancelled`). Numbered from 0,
+         *     the same on every replay while the prompt's events are kept.
+         */
+        ResponseStreamEvent: {
+            /** Format: uint64 */
+            sequence_number: number;
+            type: string;
+        };
+        /**
+         * ResponseText
+         * @description The response's text settings.
+         */
+        ResponseText: {
+            format: components["schemas"]["ResponseTextFormat"];
+        };
+        /**
+         * ResponseTextFormat
+         * @description The text format (always plain text).
+         */
+        ResponseTextFormat: {
+            type: string;
+        };
+        /**
+         * ResponseUsage
+         * @description Token counts of a response.
+         */
+        ResponseUsage: {
+            /** Format: uint64 */
+            input_tokens: number;
+            input_tokens_details: components["schemas"]["ResponseInputTokensDetails"];
+            /** Format: uint64 */
+            output_tokens: number;
+            output_tokens_details: components["schemas"]["ResponseOutputTokensDetails"];
+            /** Format: uint64 */
+            total_tokens: number;
         };
         /**
          * RetryEvent
@@ -3355,6 +3909,506 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    openai_create_chat_completion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A conversation kept on the server: the first request with a key opens it
+                 *     (with the history it brings), later ones send only their last message.
+                 */
+                "Parley-Conversation"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion (`stream` false), or `chat.completion.chunk` events ending with `data: [DONE]`. */
+            200: {
+                headers: {
+                    /** @description The Parley prompt (`/v1/prompts/{id}`). */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": components["schemas"]["ChatCompletionChunk"];
+                };
+            };
+            /** @description The request is malformed or its values are not acceptable (`invalid_request_error`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key (a Parley token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The caller may not chat (the `chat:write` permission). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model (`model_not_found`) or response, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The conversation is still answering an earlier message. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Over a quota, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Something failed on Parley's side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The model provider failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description A dependency cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The turn is still running after the wait, or the model provider stalled. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openai_list_models: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["OpenAiModelList"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key (a Parley token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Over a quota, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Something failed on Parley's side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description A dependency cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openai_create_response: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ResponseCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The response (`stream` false), or its events (`stream` true). */
+            200: {
+                headers: {
+                    /** @description The Parley prompt (`/v1/prompts/{id}`). */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiResponse"];
+                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
+                };
+            };
+            /** @description The request is malformed or its values are not acceptable (`invalid_request_error`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key (a Parley token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The caller may not chat (the `chat:write` permission). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model (`model_not_found`) or response, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The conversation is still answering an earlier message. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Over a quota, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Something failed on Parley's side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The model provider failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description A dependency cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The turn is still running after the wait, or the model provider stalled. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openai_get_response: {
+        parameters: {
+            query?: {
+                /** @description Stream the response's events. */
+                stream?: boolean;
+                /** @description Only the events after this `sequence_number`. */
+                starting_after?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The response (`stream` false), or its events (`stream` true). */
+            200: {
+                headers: {
+                    /** @description The Parley prompt (`/v1/prompts/{id}`). */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiResponse"];
+                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
+                };
+            };
+            /** @description The request is malformed or its values are not acceptable (`invalid_request_error`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key (a Parley token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model (`model_not_found`) or response, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Over a quota, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Something failed on Parley's side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description A dependency cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openai_cancel_response: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["OpenAiResponse"];
+                };
+            };
+            /** @description The request is malformed or its values are not acceptable (`invalid_request_error`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key (a Parley token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model (`model_not_found`) or response, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Over a quota, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Something failed on Parley's side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description A dependency cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
         };

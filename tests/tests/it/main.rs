@@ -25,6 +25,7 @@ mod memory;
 mod migrations;
 mod modules;
 mod observability;
+mod openai;
 mod ops;
 mod quotas;
 mod restart;

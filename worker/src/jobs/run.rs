@@ -135,6 +135,15 @@ pub(super) async fn run(
             answer_blocked(deps, prompt, sink, session, &input.content, before, blocked).await?;
         return Ok(Produced::Generated(generated));
     }
+    // What the client asked of this turn besides the message (an OpenAI-compatible
+    // client's system messages) joins the modules' additions, after the tool's own
+    // sections.
+    let additions: Vec<String> = before
+        .additions
+        .iter()
+        .cloned()
+        .chain(input.instructions.clone())
+        .collect();
     let content = before.message.clone().unwrap_or(input.content);
     let skills = crate::skills::route_turn(&deps.db, prompt, &session, &content, sink).await?;
     let user_message_id = save_user_message(
@@ -180,7 +189,7 @@ pub(super) async fn run(
     let current = attachments::message_text(&content, &files, route.vision);
     let mut context = context::assemble(
         &session.config,
-        &before.additions,
+        &additions,
         &formats,
         &history,
         &current,

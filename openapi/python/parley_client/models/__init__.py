@@ -20,7 +20,19 @@ from .blocks_group_by import BlocksGroupBy
 from .breaker_state_name import BreakerStateName
 from .call_error import CallError
 from .cancelled_event import CancelledEvent
+from .chat_completion import ChatCompletion
+from .chat_completion_choice import ChatCompletionChoice
+from .chat_completion_chunk import ChatCompletionChunk
+from .chat_completion_chunk_choice import ChatCompletionChunkChoice
+from .chat_completion_delta import ChatCompletionDelta
+from .chat_completion_message import ChatCompletionMessage
+from .chat_completion_request import ChatCompletionRequest
+from .chat_completion_usage import ChatCompletionUsage
+from .chat_content_part import ChatContentPart
+from .chat_message_input import ChatMessageInput
 from .chat_response_payload import ChatResponsePayload
+from .chat_role import ChatRole
+from .chat_stream_options import ChatStreamOptions
 from .class_ import Class
 from .class_scope import ClassScope
 from .complete_event import CompleteEvent
@@ -65,6 +77,7 @@ from .hook_audit import HookAudit
 from .hook_context import HookContext
 from .hook_extraction import HookExtraction
 from .hook_result import HookResult
+from .mcp_call_error import McpCallError
 from .member_role import MemberRole
 from .membership import Membership
 from .message import Message
@@ -77,6 +90,13 @@ from .module_event import ModuleEvent
 from .module_outcome import ModuleOutcome
 from .note import Note
 from .on_active import OnActive
+from .open_ai_error import OpenAiError
+from .open_ai_error_detail import OpenAiErrorDetail
+from .open_ai_model import OpenAiModel
+from .open_ai_model_list import OpenAiModelList
+from .open_ai_response import OpenAiResponse
+from .open_ai_response_error import OpenAiResponseError
+from .open_ai_response_metadata import OpenAiResponseMetadata
 from .page_assignment import PageAssignment
 from .page_class import PageClass
 from .page_enrollment import PageEnrollment
@@ -114,6 +134,29 @@ from .replay import Replay
 from .replayed_message import ReplayedMessage
 from .request_context import RequestContext
 from .reset_event import ResetEvent
+from .response_create_request import ResponseCreateRequest
+from .response_incomplete_details import ResponseIncompleteDetails
+from .response_input_content_part import ResponseInputContentPart
+from .response_input_item import ResponseInputItem
+from .response_input_tokens_details import ResponseInputTokensDetails
+from .response_mcp_call import ResponseMcpCall
+from .response_output_item_response_mcp_call import ResponseOutputItemResponseMcpCall
+from .response_output_item_response_mcp_call_type import (
+    ResponseOutputItemResponseMcpCallType,
+)
+from .response_output_item_response_output_message import (
+    ResponseOutputItemResponseOutputMessage,
+)
+from .response_output_item_response_output_message_type import (
+    ResponseOutputItemResponseOutputMessageType,
+)
+from .response_output_message import ResponseOutputMessage
+from .response_output_text import ResponseOutputText
+from .response_output_tokens_details import ResponseOutputTokensDetails
+from .response_stream_event import ResponseStreamEvent
+from .response_text import ResponseText
+from .response_text_format import ResponseTextFormat
+from .response_usage import ResponseUsage
 from .retry_event import RetryEvent
 from .route_decision import RouteDecision
 from .run_action import RunAction
@@ -217,7 +260,19 @@ __all__ = (
     "BreakerStateName",
     "CallError",
     "CancelledEvent",
+    "ChatCompletion",
+    "ChatCompletionChoice",
+    "ChatCompletionChunk",
+    "ChatCompletionChunkChoice",
+    "ChatCompletionDelta",
+    "ChatCompletionMessage",
+    "ChatCompletionRequest",
+    "ChatCompletionUsage",
+    "ChatContentPart",
+    "ChatMessageInput",
     "ChatResponsePayload",
+    "ChatRole",
+    "ChatStreamOptions",
     "Class",
     "ClassScope",
     "CompleteEvent",
@@ -262,6 +317,7 @@ __all__ = (
     "HookContext",
     "HookExtraction",
     "HookResult",
+    "McpCallError",
     "MemberRole",
     "Membership",
     "Message",
@@ -274,6 +330,13 @@ __all__ = (
     "ModuleOutcome",
     "Note",
     "OnActive",
+    "OpenAiError",
+    "OpenAiErrorDetail",
+    "OpenAiModel",
+    "OpenAiModelList",
+    "OpenAiResponse",
+    "OpenAiResponseError",
+    "OpenAiResponseMetadata",
     "PageAssignment",
     "PageClass",
     "PageEnrollment",
@@ -311,6 +374,23 @@ __all__ = (
     "ReplayedMessage",
     "RequestContext",
     "ResetEvent",
+    "ResponseCreateRequest",
+    "ResponseIncompleteDetails",
+    "ResponseInputContentPart",
+    "ResponseInputItem",
+    "ResponseInputTokensDetails",
+    "ResponseMcpCall",
+    "ResponseOutputItemResponseMcpCall",
+    "ResponseOutputItemResponseMcpCallType",
+    "ResponseOutputItemResponseOutputMessage",
+    "ResponseOutputItemResponseOutputMessageType",
+    "ResponseOutputMessage",
+    "ResponseOutputText",
+    "ResponseOutputTokensDetails",
+    "ResponseStreamEvent",
+    "ResponseText",
+    "ResponseTextFormat",
+    "ResponseUsage",
     "RetryEvent",
     "RouteDecision",
     "RunAction",

@@ -1,0 +1,225 @@
+//! How a stateless OpenAI-compatible request becomes a Parley turn
+//! (docs/decisions.md, "The OpenAI-compatible surface").
+//!
+//! * **The model** names a chat tool (`tool:<id>`, a session with that tool and its
+//!   model) or a model id (a session with the caller's first usable tool, answered by
+//!   that model; `auto`: the tool's own model). Anything else is `model_not_found`.
+//! * **The conversation**: a request opens a new session and the messages before its
+//!   last one are imported as that session's history (user and assistant text; tool
+//!   messages and calls are the client's business and left out). With a conversation
+//!   key (`Parley-Conversation`, or the Responses API's `previous_response_id`) the
+//!   session is found again and only the last message is sent: the server's history
+//!   wins over what the client sends.
+//! * **`system` / `developer` messages** (and `instructions`) are this turn's
+//!   instructions: the worker adds them to the system prompt after the tool's own
+//!   sections, which they cannot replace.
+//!
+//! Then it is a turn like any other (`TurnService::submit`): hooks, skills, functions,
+//! quotas, usage, audit and metrics apply.
+
+use parley_entity::{
+    enums::MessageRole,
+    error::Error,
+    prompts,
+    query::{self, catalog, conversation, page::PageRequest, sessions as q},
+    sessions,
+};
+use parley_protocol::turn::{Surface, TurnInput};
+use parley_service::turns::Submission;
+use uuid::Uuid;
+
+use crate::{
+    auth::Caller,
+    error::Problem,
+    routes::sessions::{opened, opener},
+    state::AppState,
+};
+
+/// What a request names as its model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A chat tool.
+    Tool(Uuid),
+    /// A model (None: `auto`, the tool's own).
+    Model(Option<String>),
+}
+
+/// Reads `model`: `tool:<uuid>`, `auto`, or a model id.
+pub fn target(model: &str) -> Target {
+    match model.strip_prefix("tool:").map(Uuid::parse_str) {
+        Some(Ok(id)) => Target::Tool(id),
+        Some(Err(_)) => Target::Model(Some(model.to_owned())),
+        None if model == "auto" => Target::Model(None),
+        None => Target::Model(Some(model.to_owned())),
+    }
+}
+
+/// A turn to submit: what the user says now, what came before, and how to answer.
+#[derive(Debug, Clone)]
+pub struct Ask {
+    pub model: String,
+    /// The last message: what this turn answers.
+    pub content: String,
+    /// The messages before it (imported into a new conversation only).
+    pub history: Vec<(MessageRole, String)>,
+    /// System / developer messages and `instructions`, joined.
+    pub instructions: Option<String>,
+    pub surface: Surface,
+}
+
+/// Where the turn goes.
+#[derive(Debug, Clone)]
+pub enum Conversation {
+    /// A new session (keyed with this `rid` when given).
+    New { key: Option<String> },
+    /// The session of an earlier prompt (`previous_response_id`).
+    Of(Uuid),
+}
+
+/// The problem for a model the caller cannot use.
+pub fn model_not_found(model: &str) -> Box<Problem> {
+    Box::new(Problem::new(
+        poem::http::StatusCode::NOT_FOUND,
+        "model_not_found",
+        format!(
+            "the model `{model}` does not exist or you do not have access to it; see GET /openai/v1/models"
+        ),
+    ))
+}
+
+/// Records the turn: finds or opens its session (importing the history into a new
+/// one), then submits it. Returns the prompt.
+pub async fn submit(
+    state: &AppState,
+    caller: &Caller,
+    ask: Ask,
+    conversation: Conversation,
+    trace_context: std::collections::HashMap<String, String>,
+) -> Result<prompts::Model, Box<Problem>> {
+    let target = target(&ask.model);
+    let model_override = match &target {
+        Target::Model(Some(model)) if !state.turns.models.contains(model) => {
+            return Err(model_not_found(&ask.model));
+        }
+        Target::Model(model) => model.clone(),
+        Target::Tool(_) => None,
+    };
+    let session = match conversation {
+        Conversation::Of(session_id) => q::get_owned(&state.db, caller.user_id, session_id).await?,
+        Conversation::New { key } => {
+            let existing = match &key {
+                Some(key) => match q::by_rid(&state.db, caller.user_id, key).await {
+                    Ok(session) => Some(session),
+                    Err(Error::NotFound { .. }) => None,
+                    Err(other) => return Err(other.into()),
+                },
+                None => None,
+            };
+            match existing {
+                Some(session) => session,
+                None => open(state, caller, &target, &ask, key).await?,
+            }
+        }
+    };
+    let submission = Submission {
+        session_id: session.id,
+        user_id: caller.user_id,
+        input: TurnInput {
+            instructions: ask.instructions,
+            surface: Some(ask.surface),
+            ..TurnInput::text(ask.content)
+        },
+        model: model_override,
+        idempotency_key: None,
+        on_active: query::prompts::OnActive::Reject,
+        trace_context,
+    };
+    Ok(state.turns.submit(submission).await?)
+}
+
+/// Opens the conversation's session and imports the history it brings.
+async fn open(
+    state: &AppState,
+    caller: &Caller,
+    target: &Target,
+    ask: &Ask,
+    key: Option<String>,
+) -> Result<sessions::Model, Box<Problem>> {
+    let who = opener(caller);
+    let tool_id = match target {
+        Target::Tool(id) => *id,
+        Target::Model(_) => first_tool(state, caller).await?,
+    };
+    let request = q::OpenSession {
+        tool_id,
+        assignment_id: None,
+        submission_id: None,
+        rid: key.clone(),
+    };
+    let session = match q::open(&state.db, who, request, query::now()).await {
+        Ok(session) => session,
+        // A tool the caller may not use is a model they cannot name.
+        Err(Error::NotFound { .. }) => return Err(model_not_found(&ask.model)),
+        // Another request opened the same keyed conversation at the same moment.
+        Err(Error::Conflict { .. }) if key.is_some() => {
+            let key = key.unwrap_or_default();
+            return Ok(q::by_rid(&state.db, caller.user_id, &key).await?);
+        }
+        Err(other) => return Err(other.into()),
+    };
+    opened(state, &session);
+    conversation::import_history(&state.db, session.id, ask.history.clone(), query::now()).await?;
+    Ok(session)
+}
+
+/// The first chat tool the caller may use (a model id names no tool).
+async fn first_tool(state: &AppState, caller: &Caller) -> Result<Uuid, Box<Problem>> {
+    let first = PageRequest {
+        limit: 1,
+        after: None,
+    };
+    catalog::usable_tools(&state.db, opener(caller), first)
+        .await?
+        .items
+        .first()
+        .map(|tool| tool.id)
+        .ok_or_else(|| {
+            Box::new(Problem::from(Error::invalid(
+                "no_tool",
+                "the caller may use no chat tool: name one as `tool:<id>`, or ask an administrator",
+            )))
+        })
+}
+
+/// A prompt's id from a response or completion id (`resp_<hex>`, `chatcmpl-<hex>`, or
+/// the bare uuid).
+pub fn prompt_id(id: &str) -> Option<Uuid> {
+    let hex = id
+        .strip_prefix("resp_")
+        .or_else(|| id.strip_prefix("chatcmpl-"))
+        .unwrap_or(id);
+    Uuid::parse_str(hex).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_name_tools_models_or_auto() {
+        let id = Uuid::now_v7();
+        assert_eq!(target(&format!("tool:{id}")), Target::Tool(id));
+        assert_eq!(target("auto"), Target::Model(None));
+        assert_eq!(target("gpt-4o"), Target::Model(Some("gpt-4o".into())));
+        assert_eq!(target("tool:nope"), Target::Model(Some("tool:nope".into())));
+    }
+
+    #[test]
+    fn response_ids_are_prompt_ids() {
+        let id = Uuid::now_v7();
+        assert_eq!(prompt_id(&format!("resp_{}", id.simple())), Some(id));
+        assert_eq!(prompt_id(&format!("chatcmpl-{}", id.simple())), Some(id));
+        assert_eq!(prompt_id(&id.to_string()), Some(id));
+        assert_eq!(prompt_id("resp_garbage"), None);
+    }
+}

@@ -1,0 +1,303 @@
+//! Errors in OpenAI's shape: `{"error": {"message", "type", "param", "code"}}`.
+//!
+//! Every error under `/openai/` leaves in this shape, whatever raised it: a handler's
+//! [`OpenAiError`], or a problem of the layers before it (the gate's 401 and 429, a body
+//! too large, poem-openapi's parse errors), which [`reshape`] rewrites. The official
+//! SDKs pick the exception class by status and read `type` and `code` from the inner
+//! object; a problem+json body would leave those undefined. Parley's 422 for a body that
+//! does not fit is OpenAI's 400. A 429 or 409 that a retry cannot help
+//! (`Retry-After` over a minute, or a conversation still answering) says
+//! `x-should-retry: false`, which both SDKs honour (they retry 409 and 429 otherwise,
+//! and one of them sleeps for any `Retry-After`).
+
+use std::marker::PhantomData;
+
+use parley_entity::error::Error;
+use poem::{
+    IntoResponse, Response,
+    http::{StatusCode, header},
+};
+use poem_openapi::{
+    ApiResponse,
+    registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry},
+    types::{ToJSON, Type},
+};
+
+use super::types::{OpenAiErrorBody, OpenAiErrorDetail};
+use crate::error::{Problem, Statuses};
+
+/// The longest `Retry-After` an SDK is told to wait out itself.
+const RETRY_WORTH_IT_S: u64 = 60;
+
+/// An error answer of an OpenAI-compatible operation whose statuses are `S`.
+pub struct OpenAiError<S: Statuses> {
+    problem: Box<Problem>,
+    _declared: PhantomData<fn() -> S>,
+}
+
+impl<S: Statuses> OpenAiError<S> {
+    pub fn from_problem(problem: Problem) -> Self {
+        let status = openai_status(problem.status);
+        if !S::LIST.contains(&status) {
+            tracing::error!(
+                status,
+                code = %problem.code,
+                declared = ?S::LIST,
+                "an OpenAI-compatible operation answered with an error status it does not declare"
+            );
+        }
+        Self {
+            problem: Box::new(problem),
+            _declared: PhantomData,
+        }
+    }
+
+    /// A 404 for an unknown model (OpenAI's `model_not_found`).
+    pub fn model_not_found(model: &str) -> Self {
+        Self::from_problem(Problem::new(
+            StatusCode::NOT_FOUND,
+            "model_not_found",
+            format!(
+                "The model `{model}` does not exist or you do not have access to it; see GET /openai/v1/models"
+            ),
+        ))
+    }
+
+    /// A 400 about the request (`param`, when known, names the field).
+    pub fn invalid(code: &str, detail: impl Into<String>) -> Self {
+        Self::from_problem(Problem::new(StatusCode::BAD_REQUEST, code, detail))
+    }
+}
+
+impl<S: Statuses> From<Error> for OpenAiError<S> {
+    fn from(err: Error) -> Self {
+        Self::from_problem(err.into())
+    }
+}
+
+impl<S: Statuses> From<Problem> for OpenAiError<S> {
+    fn from(problem: Problem) -> Self {
+        Self::from_problem(problem)
+    }
+}
+
+impl<S: Statuses> From<Box<Problem>> for OpenAiError<S> {
+    fn from(problem: Box<Problem>) -> Self {
+        Self::from_problem(*problem)
+    }
+}
+
+impl<S: Statuses> IntoResponse for OpenAiError<S> {
+    fn into_response(self) -> Response {
+        response_of(&self.problem)
+    }
+}
+
+impl<S: Statuses> From<OpenAiError<S>> for poem::Error {
+    fn from(err: OpenAiError<S>) -> Self {
+        poem::Error::from_response(err.into_response())
+    }
+}
+
+impl<S: Statuses> ApiResponse for OpenAiError<S> {
+    fn meta() -> MetaResponses {
+        let mut list = S::LIST.to_vec();
+        if list.contains(&401) && !list.contains(&429) {
+            list.push(429);
+            list.sort_unstable();
+        }
+        let responses = list
+            .into_iter()
+            .map(|status| MetaResponse {
+                description: describe(status),
+                status: Some(status),
+                status_range: None,
+                content: vec![MetaMediaType {
+                    content_type: "application/json",
+                    schema: OpenAiErrorBody::schema_ref(),
+                }],
+                headers: if status == 429 {
+                    vec![MetaHeader {
+                        name: "Retry-After".into(),
+                        description: Some("Seconds until the request may be accepted.".into()),
+                        required: false,
+                        deprecated: false,
+                        schema: u64::schema_ref(),
+                    }]
+                } else {
+                    vec![]
+                },
+            })
+            .collect();
+        MetaResponses { responses }
+    }
+
+    fn register(registry: &mut Registry) {
+        OpenAiErrorBody::register(registry);
+    }
+}
+
+fn describe(status: u16) -> &'static str {
+    match status {
+        400 => {
+            "The request is malformed or its values are not acceptable (`invalid_request_error`)."
+        }
+        401 => "Missing, invalid, expired or revoked API key (a Parley token).",
+        403 => "The caller may not chat (the `chat:write` permission).",
+        404 => "No such model (`model_not_found`) or response, or it belongs to someone else.",
+        409 => "The conversation is still answering an earlier message.",
+        413 => "The request body is larger than the configured limit.",
+        415 => "The request body is not `application/json`.",
+        429 => "Over a quota, or too many failed authentications from this address.",
+        500 => "Something failed on Parley's side.",
+        502 => "The model provider failed.",
+        503 => "A dependency cannot serve the request now.",
+        504 => "The turn is still running after the wait, or the model provider stalled.",
+        _ => "An error.",
+    }
+}
+
+/// OpenAI's status for a problem's: a body that does not fit is a 400 there.
+fn openai_status(status: u16) -> u16 {
+    match status {
+        422 => 400,
+        other => other,
+    }
+}
+
+/// OpenAI's error `type` for a status (and, for a 429, the limit).
+fn error_type(status: u16, code: &str) -> &'static str {
+    match status {
+        401 => "authentication_error",
+        403 => "permission_error",
+        404 => "not_found_error",
+        429 if code.contains("tokens") => "tokens",
+        429 => "requests",
+        s if s >= 500 => "server_error",
+        _ => "invalid_request_error",
+    }
+}
+
+/// OpenAI's error code for Parley's.
+fn error_code(problem: &Problem) -> String {
+    match problem.code.as_str() {
+        "unauthenticated" => "invalid_api_key".to_owned(),
+        "quota_exceeded" | "rate_limited" | "auth_throttled" => "rate_limit_exceeded".to_owned(),
+        "not_found" => "not_found".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+/// The OpenAI-shaped answer to a problem.
+pub fn response_of(problem: &Problem) -> Response {
+    let status = openai_status(problem.status);
+    let body = OpenAiErrorBody {
+        error: OpenAiErrorDetail {
+            message: problem.detail.clone(),
+            kind: error_type(status, &problem.detail).to_owned(),
+            param: None,
+            code: Some(error_code(problem)),
+        },
+    };
+    let mut response = Response::builder()
+        .status(StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .content_type("application/json; charset=utf-8");
+    if let Some(seconds) = problem.retry_after_s {
+        response = response.header(header::RETRY_AFTER, seconds.max(1));
+    }
+    let hopeless = problem.retry_after_s.is_some_and(|s| s > RETRY_WORTH_IT_S) || status == 409;
+    if hopeless {
+        response = response.header("x-should-retry", "false");
+    }
+    if status == 401 {
+        response = response.header(header::WWW_AUTHENTICATE, "Bearer");
+    }
+    response.body(body.to_json_string())
+}
+
+/// Rewrites a problem+json answer under `/openai/` in OpenAI's shape (the gate's, the
+/// body limit's, poem-openapi's); anything else passes unchanged.
+pub async fn reshape(response: Response) -> Response {
+    let is_problem = response
+        .content_type()
+        .is_some_and(|ct| ct.starts_with("application/problem+json"));
+    if !is_problem {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = body.into_bytes().await else {
+        return Response::from_parts(parts, poem::Body::empty());
+    };
+    #[derive(serde::Deserialize)]
+    struct Read {
+        status: u16,
+        code: String,
+        detail: String,
+    }
+    let Ok(read) = serde_json::from_slice::<Read>(&bytes) else {
+        return Response::from_parts(parts, poem::Body::from(bytes));
+    };
+    let mut problem = Problem::new(
+        StatusCode::from_u16(read.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        &read.code,
+        read.detail,
+    );
+    problem.retry_after_s = parts
+        .headers
+        .get(header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let mut reshaped = response_of(&problem);
+    // Headers the problem carried besides its own (the request id is added after).
+    if let Some(allow) = parts.headers.get(header::ALLOW) {
+        reshaped.headers_mut().insert(header::ALLOW, allow.clone());
+    }
+    reshaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn body_of(response: Response) -> serde_json::Value {
+        serde_json::from_slice(&response.into_body().into_bytes().await.unwrap()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn problems_become_openai_errors() {
+        let unauthenticated =
+            crate::middleware::problem_response(Problem::from(Error::Unauthenticated));
+        let reshaped = reshape(unauthenticated).await;
+        assert_eq!(reshaped.status(), StatusCode::UNAUTHORIZED);
+        let body = body_of(reshaped).await;
+        assert_eq!(body["error"]["type"], "authentication_error");
+        assert_eq!(body["error"]["code"], "invalid_api_key");
+        let mut quota = Problem::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "quota_exceeded",
+            "over the user's tokens_per_day",
+        );
+        quota.retry_after_s = Some(3600);
+        let reshaped = reshape(crate::middleware::problem_response(quota)).await;
+        assert_eq!(reshaped.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(reshaped.headers()[header::RETRY_AFTER], "3600");
+        assert_eq!(
+            reshaped.headers()["x-should-retry"],
+            "false",
+            "an hour is not worth a retry"
+        );
+        let body = body_of(reshaped).await;
+        assert_eq!(body["error"]["code"], "rate_limit_exceeded");
+        assert_eq!(body["error"]["type"], "tokens");
+        let unfit = Problem::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+            "messages: required",
+        );
+        let reshaped = reshape(crate::middleware::problem_response(unfit)).await;
+        assert_eq!(reshaped.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(
+            body_of(reshaped).await["error"]["type"],
+            "invalid_request_error"
+        );
+    }
+}

@@ -1,0 +1,492 @@
+//! A prompt's events as a response of the Responses API: the stream of its events
+//! (numbered from 0 with `sequence_number`) and the response object they build.
+//!
+//! The translation is a pure function of the prompt's event log, read from its start:
+//! a live stream, a `starting_after=N` resume and a full replay (what the SDKs' stream
+//! helpers send) number every event the same, and items keep their ids
+//! (`msg_<prompt>_<n>`, `mcp_<prompt>_<n>`, by output position). A text block is a
+//! `message` item; a function Parley ran for the model is an `mcp_call` item (server
+//! `parley`) with its arguments and its output or error; thinking is not shown. A
+//! module's block ends the response `incomplete` (`content_filter`), a failure
+//! `failed`, a cancel `response.incomplete` with status `cancelled` (the Responses API
+//! has no event of its own for it). A retried attempt's items are closed `incomplete`
+//! and the new attempt's items follow them: what was streamed is never taken back.
+//!
+//! The numbering holds while the prompt's event log is kept (`worker.event_retention_s`,
+//! a day by default); after that the response is replayed from the database, whole
+//! blocks at a time, and numbered anew.
+
+use std::collections::HashMap;
+
+use parley_protocol::events::{BlockType, ErrorCode, EventKind, StreamEvent, ToolCallState};
+use poem_openapi::types::ToJSON;
+use serde_json::{Value, json};
+
+use super::chat_events::strip_markers;
+use super::stream::{Translate, named};
+use super::types::{
+    McpCallError, OpenAiResponse, ResponseError, ResponseIncompleteDetails,
+    ResponseInputTokensDetails, ResponseMcpCall, ResponseOutputItem, ResponseOutputMessage,
+    ResponseOutputText, ResponseOutputTokensDetails, ResponseText, ResponseTextFormat,
+    ResponseUsage,
+};
+
+/// What a response says about itself besides its output.
+#[derive(Debug, Clone)]
+pub struct ResponseMeta {
+    /// The prompt's id as 32 hex digits.
+    pub hex: String,
+    pub created_at: i64,
+    /// The `model` the request named.
+    pub model: String,
+    pub background: bool,
+    pub previous_response_id: Option<String>,
+    pub instructions: Option<String>,
+}
+
+/// Turns a prompt's events into the Responses API's events and response.
+pub struct ResponsesTranslator {
+    meta: ResponseMeta,
+    next: u64,
+    started: bool,
+    items: Vec<ResponseOutputItem>,
+    /// The open message item of each text block, by block index.
+    texts: HashMap<u32, usize>,
+    /// The item of each function call, by call index.
+    calls: HashMap<u32, usize>,
+    /// `completed`, `failed`, `cancelled` or `incomplete` once the turn ended.
+    ended: Option<&'static str>,
+    usage: Option<ResponseUsage>,
+    error: Option<ResponseError>,
+    incomplete: Option<ResponseIncompleteDetails>,
+    completed_at: Option<i64>,
+}
+
+impl ResponsesTranslator {
+    pub fn new(meta: ResponseMeta) -> Self {
+        Self {
+            meta,
+            next: 0,
+            started: false,
+            items: Vec::new(),
+            texts: HashMap::new(),
+            calls: HashMap::new(),
+            ended: None,
+            usage: None,
+            error: None,
+            incomplete: None,
+            completed_at: None,
+        }
+    }
+
+    /// The response as the events so far build it; `running` is the status of one not
+    /// ended yet (`queued` or `in_progress`).
+    pub fn response(&self, running: &str) -> OpenAiResponse {
+        OpenAiResponse {
+            id: format!("resp_{}", self.meta.hex),
+            object: "response".into(),
+            created_at: self.meta.created_at,
+            status: self.ended.unwrap_or(running).to_owned(),
+            background: self.meta.background,
+            completed_at: self.completed_at,
+            error: self.error.clone(),
+            incomplete_details: self.incomplete.clone(),
+            instructions: self.meta.instructions.clone(),
+            metadata: HashMap::new(),
+            model: self.meta.model.clone(),
+            output: self.items.clone(),
+            parallel_tool_calls: true,
+            previous_response_id: self.meta.previous_response_id.clone(),
+            temperature: None,
+            top_p: None,
+            tool_choice: "auto".into(),
+            tools: vec![],
+            text: ResponseText {
+                format: ResponseTextFormat {
+                    kind: "text".into(),
+                },
+            },
+            truncation: "disabled".into(),
+            usage: self.usage.clone(),
+            user: None,
+            store: true,
+        }
+    }
+
+    /// Whether the turn has ended.
+    pub fn is_ended(&self) -> bool {
+        self.ended.is_some()
+    }
+
+    fn emit(&mut self, mut event: Value, out: &mut Vec<Value>) {
+        event["sequence_number"] = json!(self.next);
+        self.next += 1;
+        out.push(event);
+    }
+
+    fn item_json(&self, index: usize) -> Value {
+        self.items[index].to_json().unwrap_or_default()
+    }
+
+    fn with_response(&self, kind: &str, running: &str) -> Value {
+        json!({"type": kind, "response": self.response(running).to_json()})
+    }
+
+    /// The events `event` turns into, each a JSON object with its `sequence_number`.
+    pub fn events(&mut self, event: &StreamEvent) -> Vec<Value> {
+        let mut out = Vec::new();
+        if self.ended.is_some() {
+            return out;
+        }
+        if !self.started {
+            self.started = true;
+            let first = if self.meta.background {
+                "queued"
+            } else {
+                "in_progress"
+            };
+            let created = self.with_response("response.created", first);
+            self.emit(created, &mut out);
+            let in_progress = self.with_response("response.in_progress", "in_progress");
+            self.emit(in_progress, &mut out);
+        }
+        match &event.kind {
+            EventKind::BlockStart {
+                index,
+                block_type: BlockType::Text,
+            } => {
+                self.open_message(*index, &mut out);
+            }
+            EventKind::TextDelta { index, text } => {
+                let text = strip_markers(text);
+                if !text.is_empty() {
+                    let item = self.open_message(*index, &mut out);
+                    if let ResponseOutputItem::Message(message) = &mut self.items[item]
+                        && let Some(part) = message.content.first_mut()
+                    {
+                        part.text.push_str(&text);
+                    }
+                    let delta = json!({
+                        "type": "response.output_text.delta",
+                        "item_id": self.item_id(item),
+                        "output_index": item,
+                        "content_index": 0,
+                        "delta": text,
+                        "logprobs": [],
+                    });
+                    self.emit(delta, &mut out);
+                }
+            }
+            EventKind::BlockStop { index } => {
+                if let Some(item) = self.texts.remove(index) {
+                    self.close_message(item, "completed", &mut out);
+                }
+            }
+            EventKind::ToolStart {
+                index, tool, input, ..
+            } => self.start_call(*index, tool, input, &mut out),
+            EventKind::ToolComplete {
+                index,
+                state,
+                output,
+                ..
+            } => self.finish_call(*index, *state, output, &mut out),
+            EventKind::Retry { .. } => self.close_all("incomplete", &mut out),
+            EventKind::Complete {
+                payload,
+                usage,
+                blocked,
+                latency_ms,
+                ..
+            } => {
+                self.close_all("completed", &mut out);
+                let said_anything = self.items.iter().any(|item| {
+                    matches!(item, ResponseOutputItem::Message(m) if m.content.iter().any(|p| !p.text.is_empty()))
+                });
+                if !said_anything && !payload.message.is_empty() {
+                    // A blocked message (or an answer made of nothing but a module's
+                    // direct response) is said in one message item.
+                    let item = self.open_message(u32::MAX, &mut out);
+                    let text = strip_markers(&payload.message);
+                    if let ResponseOutputItem::Message(message) = &mut self.items[item]
+                        && let Some(part) = message.content.first_mut()
+                    {
+                        part.text.push_str(&text);
+                    }
+                    let delta = json!({
+                        "type": "response.output_text.delta",
+                        "item_id": self.item_id(item),
+                        "output_index": item,
+                        "content_index": 0,
+                        "delta": text,
+                        "logprobs": [],
+                    });
+                    self.emit(delta, &mut out);
+                    self.texts.remove(&u32::MAX);
+                    self.close_message(item, "completed", &mut out);
+                }
+                self.usage = Some(ResponseUsage {
+                    input_tokens: usage.input_tokens,
+                    input_tokens_details: ResponseInputTokensDetails {
+                        cached_tokens: 0,
+                        cache_write_tokens: 0,
+                    },
+                    output_tokens: usage.output_tokens,
+                    output_tokens_details: ResponseOutputTokensDetails {
+                        reasoning_tokens: 0,
+                    },
+                    total_tokens: usage.input_tokens + usage.output_tokens,
+                });
+                self.completed_at = Some(self.meta.created_at + (*latency_ms / 1000) as i64);
+                let kind = if *blocked {
+                    self.incomplete = Some(ResponseIncompleteDetails {
+                        reason: "content_filter".into(),
+                    });
+                    self.ended = Some("incomplete");
+                    "response.incomplete"
+                } else {
+                    self.ended = Some("completed");
+                    "response.completed"
+                };
+                let last = self.with_response(kind, "completed");
+                self.emit(last, &mut out);
+            }
+            EventKind::Error { code, message, .. } => {
+                self.close_all("incomplete", &mut out);
+                let openai_code = match code {
+                    ErrorCode::RateLimited => "rate_limit_exceeded",
+                    _ => "server_error",
+                };
+                self.error = Some(ResponseError {
+                    code: openai_code.into(),
+                    message: format!("{}: {message}", code.as_str()),
+                });
+                self.ended = Some("failed");
+                let last = self.with_response("response.failed", "failed");
+                self.emit(last, &mut out);
+            }
+            EventKind::Cancelled => {
+                self.close_all("incomplete", &mut out);
+                self.ended = Some("cancelled");
+                let last = self.with_response("response.incomplete", "cancelled");
+                self.emit(last, &mut out);
+            }
+            _ => {}
+        }
+        out
+    }
+
+    fn item_id(&self, item: usize) -> String {
+        match &self.items[item] {
+            ResponseOutputItem::Message(m) => m.id.clone(),
+            ResponseOutputItem::McpCall(c) => c.id.clone(),
+        }
+    }
+
+    /// The message item of text block `block`, opened (announced) if it is not yet.
+    fn open_message(&mut self, block: u32, out: &mut Vec<Value>) -> usize {
+        if let Some(item) = self.texts.get(&block) {
+            return *item;
+        }
+        let item = self.items.len();
+        self.items
+            .push(ResponseOutputItem::Message(ResponseOutputMessage {
+                id: format!("msg_{}_{item}", self.meta.hex),
+                kind: "message".into(),
+                role: "assistant".into(),
+                status: "in_progress".into(),
+                content: vec![],
+            }));
+        self.texts.insert(block, item);
+        let added = json!({
+            "type": "response.output_item.added",
+            "output_index": item,
+            "item": self.item_json(item),
+        });
+        self.emit(added, out);
+        if let ResponseOutputItem::Message(message) = &mut self.items[item] {
+            message.content.push(empty_text());
+        }
+        let part = json!({
+            "type": "response.content_part.added",
+            "item_id": self.item_id(item),
+            "output_index": item,
+            "content_index": 0,
+            "part": empty_text().to_json(),
+        });
+        self.emit(part, out);
+        item
+    }
+
+    fn close_message(&mut self, item: usize, status: &str, out: &mut Vec<Value>) {
+        let text = match &mut self.items[item] {
+            ResponseOutputItem::Message(message) => {
+                message.status = status.to_owned();
+                message
+                    .content
+                    .first()
+                    .map(|p| p.text.clone())
+                    .unwrap_or_default()
+            }
+            ResponseOutputItem::McpCall(_) => return,
+        };
+        let id = self.item_id(item);
+        self.emit(
+            json!({
+                "type": "response.output_text.done",
+                "item_id": id,
+                "output_index": item,
+                "content_index": 0,
+                "text": text,
+                "logprobs": [],
+            }),
+            out,
+        );
+        let part = ResponseOutputText {
+            text,
+            ..empty_text()
+        };
+        self.emit(
+            json!({
+                "type": "response.content_part.done",
+                "item_id": id,
+                "output_index": item,
+                "content_index": 0,
+                "part": part.to_json(),
+            }),
+            out,
+        );
+        let done = json!({
+            "type": "response.output_item.done",
+            "output_index": item,
+            "item": self.item_json(item),
+        });
+        self.emit(done, out);
+    }
+
+    fn start_call(&mut self, call: u32, tool: &str, input: &Value, out: &mut Vec<Value>) {
+        let item = self.items.len();
+        let arguments = input.to_string();
+        self.items
+            .push(ResponseOutputItem::McpCall(ResponseMcpCall {
+                id: format!("mcp_{}_{item}", self.meta.hex),
+                kind: "mcp_call".into(),
+                server_label: "parley".into(),
+                name: tool.to_owned(),
+                arguments: String::new(),
+                output: None,
+                error: None,
+                status: "in_progress".into(),
+            }));
+        self.calls.insert(call, item);
+        let id = self.item_id(item);
+        let added = json!({
+            "type": "response.output_item.added",
+            "output_index": item,
+            "item": self.item_json(item),
+        });
+        self.emit(added, out);
+        self.emit(
+            json!({"type": "response.mcp_call_arguments.delta", "item_id": id, "output_index": item, "delta": arguments}),
+            out,
+        );
+        if let ResponseOutputItem::McpCall(c) = &mut self.items[item] {
+            c.arguments = arguments.clone();
+        }
+        self.emit(
+            json!({"type": "response.mcp_call_arguments.done", "item_id": id, "output_index": item, "arguments": arguments}),
+            out,
+        );
+        self.emit(
+            json!({"type": "response.mcp_call.in_progress", "item_id": id, "output_index": item}),
+            out,
+        );
+    }
+
+    fn finish_call(
+        &mut self,
+        call: u32,
+        state: ToolCallState,
+        output: &Value,
+        out: &mut Vec<Value>,
+    ) {
+        let Some(item) = self.calls.remove(&call) else {
+            return;
+        };
+        let succeeded = state == ToolCallState::Success;
+        if let ResponseOutputItem::McpCall(c) = &mut self.items[item] {
+            if succeeded {
+                c.output = Some(output.to_string());
+                c.status = "completed".into();
+            } else {
+                let text = output
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| output.to_string());
+                c.error = Some(McpCallError {
+                    kind: "mcp_tool_execution_error".into(),
+                    content: vec![json!({"type": "text", "text": text})],
+                });
+                c.status = "failed".into();
+            }
+        }
+        let id = self.item_id(item);
+        let kind = if succeeded {
+            "response.mcp_call.completed"
+        } else {
+            "response.mcp_call.failed"
+        };
+        self.emit(
+            json!({"type": kind, "item_id": id, "output_index": item}),
+            out,
+        );
+        let done = json!({
+            "type": "response.output_item.done",
+            "output_index": item,
+            "item": self.item_json(item),
+        });
+        self.emit(done, out);
+    }
+
+    /// Closes every open item with `status` (`completed` at the end, `incomplete` for
+    /// an attempt dropped or a turn that failed).
+    fn close_all(&mut self, status: &str, out: &mut Vec<Value>) {
+        let mut texts: Vec<usize> = self.texts.drain().map(|(_, item)| item).collect();
+        texts.sort_unstable();
+        for item in texts {
+            self.close_message(item, status, out);
+        }
+        let mut calls: Vec<usize> = self.calls.drain().map(|(_, item)| item).collect();
+        calls.sort_unstable();
+        for item in calls {
+            if let ResponseOutputItem::McpCall(c) = &mut self.items[item] {
+                c.status = "incomplete".into();
+            }
+            let done = json!({
+                "type": "response.output_item.done",
+                "output_index": item,
+                "item": self.item_json(item),
+            });
+            self.emit(done, out);
+        }
+    }
+}
+
+fn empty_text() -> ResponseOutputText {
+    ResponseOutputText {
+        kind: "output_text".into(),
+        text: String::new(),
+        annotations: vec![],
+        logprobs: vec![],
+    }
+}
+
+impl Translate for ResponsesTranslator {
+    fn translate(&mut self, event: &StreamEvent) -> Vec<String> {
+        self.events(event).iter().map(named).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

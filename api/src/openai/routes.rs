@@ -1,0 +1,653 @@
+//! The operations of `/openai/v1`: models, chat completions, responses.
+
+use std::time::Duration;
+
+use futures::StreamExt;
+use parley_entity::{
+    enums::{MessageRole, PromptState},
+    prompts,
+    query::{catalog, page::PageRequest, prompts as q},
+};
+use parley_protocol::turn::{Surface, SurfaceApi};
+use poem::web::Data;
+use poem_openapi::{
+    ApiResponse, OpenApi,
+    param::{Header, Path, Query},
+    payload::Json,
+    registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry},
+    types::Type,
+};
+
+use super::{
+    chat_events::{ChatEnd, ChatTranslator},
+    conversation::{self, Ask, Conversation},
+    error::OpenAiError,
+    response_events::{ResponseMeta, ResponsesTranslator},
+    stream::{OpenAiStream, translated},
+    types::*,
+};
+use crate::{
+    auth::{BearerAuth, Caller},
+    error::{Problem, statuses},
+    routes::{ApiTags, ask::may_chat, prompts::trace_context, sessions::opener},
+    sse,
+    state::AppState,
+};
+
+type Created<T> = Result<T, OpenAiError<statuses::OpenAiCreate>>;
+type Read<T> = Result<T, OpenAiError<statuses::OpenAiRead>>;
+
+/// How long a cancel waits for the turn to end before answering.
+const CANCEL_WAIT: Duration = Duration::from_secs(5);
+/// The most chat tools `GET /models` lists.
+const MOST_TOOLS: u64 = 1000;
+
+/// A completion, or its stream.
+pub enum ChatReply {
+    Completion(Box<ChatCompletion>, String),
+    Stream(OpenAiStream<ChatCompletionChunk>, String),
+}
+
+/// A response object, or its stream.
+pub enum ResponseReply {
+    Object(Box<OpenAiResponse>, String),
+    Stream(OpenAiStream<ResponseStreamEvent>, String),
+}
+
+/// One 200 with a JSON body (`J`) or, when the request asked to stream, an event stream
+/// of `E`; `Location` names the Parley prompt.
+fn json_or_stream<J: Type, E: Type>(description: &'static str) -> MetaResponses {
+    MetaResponses {
+        responses: vec![MetaResponse {
+            description,
+            status: Some(200),
+            status_range: None,
+            content: vec![
+                MetaMediaType {
+                    content_type: "application/json",
+                    schema: J::schema_ref(),
+                },
+                MetaMediaType {
+                    content_type: "text/event-stream",
+                    schema: E::schema_ref(),
+                },
+            ],
+            headers: vec![MetaHeader {
+                name: "Location".into(),
+                description: Some("The Parley prompt (`/v1/prompts/{id}`).".into()),
+                required: true,
+                deprecated: false,
+                schema: String::schema_ref(),
+            }],
+        }],
+    }
+}
+
+fn with_location(mut response: poem::Response, location: String) -> poem::Response {
+    if let Ok(value) = poem::http::HeaderValue::from_str(&location) {
+        response
+            .headers_mut()
+            .insert(poem::http::header::LOCATION, value);
+    }
+    response
+}
+
+impl ApiResponse for ChatReply {
+    fn meta() -> MetaResponses {
+        json_or_stream::<ChatCompletion, ChatCompletionChunk>(
+            "The completion (`stream` false), or `chat.completion.chunk` events ending with `data: [DONE]`.",
+        )
+    }
+
+    fn register(registry: &mut Registry) {
+        ChatCompletion::register(registry);
+        ChatCompletionChunk::register(registry);
+    }
+}
+
+impl poem::IntoResponse for ChatReply {
+    fn into_response(self) -> poem::Response {
+        match self {
+            Self::Completion(completion, location) => {
+                with_location(Json(*completion).into_response(), location)
+            }
+            Self::Stream(stream, location) => with_location(stream.into_response(), location),
+        }
+    }
+}
+
+impl ApiResponse for ResponseReply {
+    fn meta() -> MetaResponses {
+        json_or_stream::<OpenAiResponse, ResponseStreamEvent>(
+            "The response (`stream` false), or its events (`stream` true).",
+        )
+    }
+
+    fn register(registry: &mut Registry) {
+        OpenAiResponse::register(registry);
+        ResponseStreamEvent::register(registry);
+    }
+}
+
+impl poem::IntoResponse for ResponseReply {
+    fn into_response(self) -> poem::Response {
+        match self {
+            Self::Object(response, location) => {
+                with_location(Json(*response).into_response(), location)
+            }
+            Self::Stream(stream, location) => with_location(stream.into_response(), location),
+        }
+    }
+}
+
+/// Text of a message's content (text parts joined; other parts refused).
+fn text_of(content: Option<ChatContent>) -> Result<String, Box<Problem>> {
+    match content {
+        None => Ok(String::new()),
+        Some(ChatContent::Text(text)) => Ok(text),
+        Some(ChatContent::Parts(parts)) => {
+            parts_text(parts.into_iter().map(|p| (p.kind, p.text)), "text")
+        }
+    }
+}
+
+fn parts_text(
+    parts: impl Iterator<Item = (String, Option<String>)>,
+    text_kinds: &str,
+) -> Result<String, Box<Problem>> {
+    let mut text = Vec::new();
+    for (kind, part) in parts {
+        if !text_kinds.split('|').any(|k| k == kind) {
+            return Err(invalid(
+                "unsupported_content",
+                format!("content parts of type `{kind}` are not supported; send text"),
+            ));
+        }
+        text.push(part.unwrap_or_default());
+    }
+    Ok(text.join("\n"))
+}
+
+fn invalid(code: &str, detail: impl Into<String>) -> Box<Problem> {
+    Box::new(Problem::new(
+        poem::http::StatusCode::BAD_REQUEST,
+        code,
+        detail,
+    ))
+}
+
+/// What a conversation says: its instructions, its history and the last message.
+type Split = (Option<String>, Vec<(MessageRole, String)>, String);
+
+/// Splits a conversation into its instructions, its history and the last message,
+/// which must be the user's.
+fn split(messages: Vec<(ChatRole, String)>) -> Result<Split, Box<Problem>> {
+    let mut instructions = Vec::new();
+    let mut history = Vec::new();
+    for (role, text) in messages {
+        match role {
+            ChatRole::System | ChatRole::Developer => instructions.push(text),
+            ChatRole::User => history.push((MessageRole::User, text)),
+            ChatRole::Assistant if !text.trim().is_empty() => {
+                history.push((MessageRole::Assistant, text))
+            }
+            // Tool results and calls are the client's; Parley runs its own functions.
+            ChatRole::Assistant | ChatRole::Tool | ChatRole::Function => {}
+        }
+    }
+    let last = match history.pop() {
+        Some((MessageRole::User, text)) if !text.trim().is_empty() => text,
+        _ => {
+            return Err(invalid(
+                "last_message_not_user",
+                "the last message must be the user's, with text",
+            ));
+        }
+    };
+    let instructions = instructions
+        .into_iter()
+        .filter(|i| !i.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    Ok((
+        (!instructions.is_empty()).then_some(instructions),
+        history,
+        last,
+    ))
+}
+
+/// The events of `prompt` from its start, as a stream (live, or rebuilt after the log's
+/// retention), closed when the reader's credential is revoked.
+async fn events_of(
+    state: &AppState,
+    prompt: &prompts::Model,
+    caller: &Caller,
+) -> Result<sse::Events, Box<Problem>> {
+    Ok(sse::from_start(state, prompt, caller.credential())
+        .await?
+        .into_events())
+}
+
+/// Feeds `translate` with the prompt's events until the terminal one (or the wait ends).
+async fn fold_until_end<F: FnMut(&parley_protocol::events::StreamEvent)>(
+    mut events: sse::Events,
+    wait: Duration,
+    mut translate: F,
+) -> bool {
+    let folded = async {
+        while let Some(event) = events.next().await {
+            translate(&event);
+            if event.kind.is_terminal() {
+                return true;
+            }
+        }
+        false
+    };
+    tokio::time::timeout(wait, folded).await.unwrap_or(false)
+}
+
+fn still_running() -> Box<Problem> {
+    Box::new(Problem::new(
+        poem::http::StatusCode::GATEWAY_TIMEOUT,
+        "timeout",
+        "the turn is still running; ask again with `stream: true`, or in the background",
+    ))
+}
+
+/// A response's facts, from its prompt.
+fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> ResponseMeta {
+    let surface = prompt
+        .input
+        .as_ref()
+        .and_then(|input| input.surface.clone());
+    ResponseMeta {
+        hex: prompt.id.simple().to_string(),
+        created_at: prompt.created_at.timestamp(),
+        model: surface
+            .as_ref()
+            .map(|s| s.model.clone())
+            .or_else(|| prompt.model.clone())
+            .unwrap_or_default(),
+        background: surface.as_ref().is_some_and(|s| s.background),
+        previous_response_id: surface
+            .and_then(|s| s.previous)
+            .map(|id| format!("resp_{}", id.simple())),
+        instructions: instructions
+            .or_else(|| prompt.input.as_ref().and_then(|i| i.instructions.clone())),
+    }
+}
+
+/// The status of a response that has not ended, from its prompt's state.
+fn running_status(state: PromptState) -> &'static str {
+    match state {
+        PromptState::Created => "queued",
+        _ => "in_progress",
+    }
+}
+
+fn location(prompt: &prompts::Model) -> String {
+    format!("/v1/prompts/{}", prompt.id)
+}
+
+pub struct OpenAiApi;
+
+#[OpenApi(prefix_path = "/openai/v1", tag = "ApiTags::OpenAi")]
+impl OpenAiApi {
+    /// List models (OpenAI-compatible)
+    ///
+    /// The chat tools the caller may use (`tool:<id>`, named by the tool) and the
+    /// deployment's models, in OpenAI's list shape.
+    #[oai(path = "/models", method = "get", operation_id = "openai_list_models")]
+    async fn models(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+    ) -> Result<Json<OpenAiModelList>, OpenAiError<statuses::OpenAiModels>> {
+        let page = PageRequest {
+            limit: MOST_TOOLS,
+            after: None,
+        };
+        let tools = catalog::usable_tools(&state.db, opener(&auth.0), page).await?;
+        let models = state.turns.models.ids.iter().map(|id| OpenAiModel {
+            id: id.clone(),
+            object: "model".into(),
+            created: 0,
+            owned_by: "parley".into(),
+            name: id.clone(),
+        });
+        let data = tools
+            .items
+            .into_iter()
+            .map(|tool| OpenAiModel {
+                id: format!("tool:{}", tool.id),
+                object: "model".into(),
+                created: tool.created_at.timestamp(),
+                owned_by: "parley".into(),
+                name: tool.name,
+            })
+            .chain(models)
+            .collect();
+        Ok(Json(OpenAiModelList {
+            object: "list".into(),
+            data,
+        }))
+    }
+
+    /// Create a chat completion (OpenAI-compatible)
+    ///
+    /// Runs the last (user) message as a Parley turn and answers with the completion, or
+    /// streams `chat.completion.chunk` events (`stream: true`). A new conversation each
+    /// time, its earlier messages imported as history; with `Parley-Conversation` the
+    /// conversation is kept on the server and only the last message is sent. Functions
+    /// run on the server and are shown in the text.
+    #[oai(
+        path = "/chat/completions",
+        method = "post",
+        operation_id = "openai_create_chat_completion"
+    )]
+    async fn chat(
+        &self,
+        auth: BearerAuth,
+        request: &poem::Request,
+        state: Data<&AppState>,
+        body: Json<ChatCompletionRequest>,
+        /// A conversation kept on the server: the first request with a key opens it
+        /// (with the history it brings), later ones send only their last message.
+        #[oai(
+            name = "Parley-Conversation",
+            validator(pattern = r"^[A-Za-z0-9_-]{1,64}$")
+        )]
+        conversation_key: Header<Option<String>>,
+    ) -> Created<ChatReply> {
+        may_chat(&auth.0).map_err(|p| OpenAiError::from_problem(*p))?;
+        let body = body.0;
+        let messages = body
+            .messages
+            .into_iter()
+            .map(|m| Ok((m.role, text_of(m.content)?)))
+            .collect::<Result<Vec<_>, Box<Problem>>>()?;
+        let (instructions, history, content) = split(messages)?;
+        let ask = Ask {
+            surface: Surface {
+                api: SurfaceApi::ChatCompletions,
+                model: body.model.clone(),
+                background: false,
+                previous: None,
+            },
+            model: body.model.clone(),
+            content,
+            history,
+            instructions,
+        };
+        let conversation = Conversation::New {
+            key: conversation_key.0,
+        };
+        let prompt =
+            conversation::submit(&state, &auth.0, ask, conversation, trace_context(request))
+                .await?;
+        let include_usage = body
+            .stream_options
+            .and_then(|o| o.include_usage)
+            .unwrap_or(false);
+        let mut translator = ChatTranslator::new(
+            format!("chatcmpl-{}", prompt.id.simple()),
+            prompt.created_at.timestamp(),
+            body.model,
+            include_usage,
+        );
+        let events = events_of(&state, &prompt, &auth.0).await?;
+        if body.stream.unwrap_or(false) {
+            let stream = OpenAiStream::new(translated(events, translator));
+            return Ok(ChatReply::Stream(stream, location(&prompt)));
+        }
+        let ended = fold_until_end(events, state.streaming.wait_timeout, |event| {
+            translator.chunks(event);
+        })
+        .await;
+        if !ended {
+            return Err(still_running().into());
+        }
+        match (translator.completion(), translator.end()) {
+            (Some(completion), _) => Ok(ChatReply::Completion(
+                Box::new(completion),
+                location(&prompt),
+            )),
+            (
+                None,
+                Some(ChatEnd::Failed {
+                    code,
+                    message,
+                    status,
+                }),
+            ) => Err(Problem::new(
+                poem::http::StatusCode::from_u16(*status)
+                    .unwrap_or(poem::http::StatusCode::BAD_GATEWAY),
+                code,
+                message.clone(),
+            )
+            .at(location(&prompt))
+            .into()),
+            _ => Err(still_running().into()),
+        }
+    }
+
+    /// Create a response (OpenAI-compatible)
+    ///
+    /// Runs the input's last (user) message as a Parley turn. `stream: true` streams the
+    /// response's events; `background: true` answers at once (`queued`) and the turn
+    /// runs on; otherwise it answers with the finished response. `previous_response_id`
+    /// continues that response's conversation; without it, a new one (earlier input
+    /// messages imported as history). Parley's functions appear as answered `mcp_call`
+    /// items (server `parley`).
+    #[oai(
+        path = "/responses",
+        method = "post",
+        operation_id = "openai_create_response"
+    )]
+    async fn create_response(
+        &self,
+        auth: BearerAuth,
+        request: &poem::Request,
+        state: Data<&AppState>,
+        body: Json<ResponseCreateRequest>,
+    ) -> Created<ResponseReply> {
+        may_chat(&auth.0).map_err(|p| OpenAiError::from_problem(*p))?;
+        let body = body.0;
+        let mut messages = match body.input {
+            ResponseInput::Text(text) => vec![(ChatRole::User, text)],
+            ResponseInput::Items(items) => items
+                .into_iter()
+                .map(|item| {
+                    if item.kind.as_deref().is_some_and(|k| k != "message") {
+                        return Err(invalid(
+                            "unsupported_input",
+                            "only message items are supported in `input`",
+                        ));
+                    }
+                    let text = match item.content {
+                        ResponseInputContent::Text(text) => text,
+                        ResponseInputContent::Parts(parts) => parts_text(
+                            parts.into_iter().map(|p| (p.kind, p.text)),
+                            "input_text|output_text",
+                        )?,
+                    };
+                    Ok((item.role, text))
+                })
+                .collect::<Result<Vec<_>, Box<Problem>>>()?,
+        };
+        if let Some(instructions) = &body.instructions {
+            messages.insert(0, (ChatRole::System, instructions.clone()));
+        }
+        let (instructions, history, content) = split(messages)?;
+        let previous = match &body.previous_response_id {
+            Some(id) => {
+                let not_found = || {
+                    Problem::new(
+                        poem::http::StatusCode::NOT_FOUND,
+                        "previous_response_not_found",
+                        format!("no response `{id}`"),
+                    )
+                };
+                let prompt_id = conversation::prompt_id(id).ok_or_else(not_found)?;
+                let prompt = q::get_readable(&state.db, auth.0.user_id, prompt_id)
+                    .await
+                    .map_err(|_| not_found())?;
+                Some(prompt)
+            }
+            None => None,
+        };
+        let background = body.background.unwrap_or(false);
+        let ask = Ask {
+            surface: Surface {
+                api: SurfaceApi::Responses,
+                model: body.model.clone(),
+                background,
+                previous: previous.as_ref().map(|p| p.id),
+            },
+            model: body.model.clone(),
+            content,
+            history,
+            instructions,
+        };
+        let conversation = match &previous {
+            Some(prompt) => Conversation::Of(prompt.session_id),
+            None => Conversation::New { key: None },
+        };
+        let prompt =
+            conversation::submit(&state, &auth.0, ask, conversation, trace_context(request))
+                .await?;
+        let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
+        if body.stream.unwrap_or(false) {
+            let events = events_of(&state, &prompt, &auth.0).await?;
+            let stream = OpenAiStream::new(translated(events, translator));
+            return Ok(ResponseReply::Stream(stream, location(&prompt)));
+        }
+        if background {
+            let response = translator.response("queued");
+            return Ok(ResponseReply::Object(Box::new(response), location(&prompt)));
+        }
+        let events = events_of(&state, &prompt, &auth.0).await?;
+        let ended = fold_until_end(events, state.streaming.wait_timeout, |event| {
+            translator.events(event);
+        })
+        .await;
+        if !ended {
+            return Err(still_running().into());
+        }
+        Ok(ResponseReply::Object(
+            Box::new(translator.response("completed")),
+            location(&prompt),
+        ))
+    }
+
+    /// Get a response (OpenAI-compatible)
+    ///
+    /// The response as it stands; with `stream=true`, its events (again) from the start,
+    /// or after `starting_after` — numbered the same as when they were first streamed,
+    /// for as long as the prompt's events are kept.
+    #[oai(
+        path = "/responses/:id",
+        method = "get",
+        operation_id = "openai_get_response"
+    )]
+    async fn get_response(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<String>,
+        /// Stream the response's events.
+        stream: Query<Option<bool>>,
+        /// Only the events after this `sequence_number`.
+        #[oai(validator(maximum(value = "9007199254740991")))]
+        starting_after: Query<Option<u64>>,
+    ) -> Read<ResponseReply> {
+        let prompt = readable(&state, &auth.0, &id.0).await?;
+        let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
+        if stream.0.unwrap_or(false) {
+            let events = events_of(&state, &prompt, &auth.0).await?;
+            let after = starting_after.0;
+            let stream = translated(events, translator).filter(move |chunk| {
+                let keep = after.is_none_or(|after| sequence_of(chunk).is_none_or(|n| n > after));
+                futures::future::ready(keep)
+            });
+            return Ok(ResponseReply::Stream(
+                OpenAiStream::new(stream),
+                location(&prompt),
+            ));
+        }
+        for event in sse::so_far(&state, &prompt).await? {
+            translator.events(&event);
+        }
+        let response = translator.response(running_status(prompt.state));
+        Ok(ResponseReply::Object(Box::new(response), location(&prompt)))
+    }
+
+    /// Cancel a response (OpenAI-compatible)
+    ///
+    /// Cancels the turn (durably, like `POST /v1/prompts/{id}/cancel`) and answers with
+    /// the response once it ended (or as it stands after a few seconds). A cancelled
+    /// response answers again as it is; a finished one cannot be cancelled (400).
+    #[oai(
+        path = "/responses/:id/cancel",
+        method = "post",
+        operation_id = "openai_cancel_response"
+    )]
+    async fn cancel_response(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<String>,
+    ) -> Read<Json<OpenAiResponse>> {
+        let prompt = readable(&state, &auth.0, &id.0).await?;
+        if !q::UNFINISHED.contains(&prompt.state) && prompt.state != PromptState::Canceled {
+            return Err(invalid(
+                "response_finished",
+                "Cannot cancel a response that has finished.",
+            )
+            .into());
+        }
+        if prompt.state != PromptState::Canceled {
+            match state.turns.cancel(auth.0.user_id, prompt.id).await {
+                Ok(_) => {}
+                // It finished in the meantime: answer with it as it ended.
+                Err(parley_entity::error::Error::Conflict { .. }) => {}
+                Err(other) => return Err(other.into()),
+            }
+            let _ = state.turns.wait_for_end(prompt.id, CANCEL_WAIT).await;
+        }
+        let prompt = q::get(&state.db, prompt.id).await?;
+        let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
+        for event in sse::so_far(&state, &prompt).await? {
+            translator.events(&event);
+        }
+        Ok(Json(translator.response(running_status(prompt.state))))
+    }
+}
+
+/// The caller's prompt a response id names (404 for anything else).
+async fn readable(
+    state: &AppState,
+    caller: &Caller,
+    id: &str,
+) -> Result<prompts::Model, Box<Problem>> {
+    let not_found = || {
+        Box::new(Problem::new(
+            poem::http::StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no response `{id}`"),
+        ))
+    };
+    let prompt_id = conversation::prompt_id(id).ok_or_else(not_found)?;
+    q::get_readable(&state.db, caller.user_id, prompt_id)
+        .await
+        .map_err(|err| match err {
+            parley_entity::error::Error::NotFound { .. } => not_found(),
+            other => other.into(),
+        })
+}
+
+/// The `sequence_number` of one SSE event of a response stream.
+fn sequence_of(chunk: &str) -> Option<u64> {
+    let data = chunk.lines().find_map(|line| line.strip_prefix("data: "))?;
+    serde_json::from_str::<serde_json::Value>(data).ok()?["sequence_number"].as_u64()
+}

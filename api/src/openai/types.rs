@@ -1,0 +1,444 @@
+//! The OpenAI wire shapes Parley answers in, as poem-openapi objects: the document
+//! describes them and the handlers serialize them, so the two cannot differ. Names
+//! follow OpenAI's own (`chat.completion`, `response`, …); fields the official SDKs
+//! require are always present (nullable ones as `null`), per `tests/openai-sdk/SHAPES.md`.
+//! Request objects accept and ignore the many fields of OpenAI's requests Parley does
+//! not use (`temperature`, `tools`, `store`, …): no `deny_unknown_fields` here.
+
+use std::collections::HashMap;
+
+use poem_openapi::{Enum, Object, Union};
+use serde_json::Value;
+
+/// One model (a chat tool or a model) the caller may name.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "OpenAiModel")]
+pub struct OpenAiModel {
+    /// `tool:<tool id>` for a chat tool, else a Parley model id.
+    pub id: String,
+    /// Always `model`.
+    pub object: String,
+    /// When it was created (Unix seconds).
+    pub created: i64,
+    /// Always `parley`.
+    pub owned_by: String,
+    /// A name to show: the tool's name, or the model id.
+    pub name: String,
+}
+
+/// `GET /openai/v1/models`.
+#[derive(Debug, Object)]
+#[oai(rename = "OpenAiModelList")]
+pub struct OpenAiModelList {
+    /// Always `list`.
+    pub object: String,
+    pub data: Vec<OpenAiModel>,
+}
+
+/// Who wrote a chat message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[oai(rename = "ChatRole", rename_all = "snake_case")]
+pub enum ChatRole {
+    System,
+    Developer,
+    User,
+    Assistant,
+    Tool,
+    Function,
+}
+
+/// A part of a message's content: only `text` parts are read.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatContentPart")]
+pub struct ChatContentPart {
+    /// `text` (other kinds — images, audio, files — are refused).
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub text: Option<String>,
+}
+
+/// A message's content: a string or text parts.
+#[derive(Debug, Clone, Union)]
+#[oai(rename = "ChatContent")]
+pub enum ChatContent {
+    Text(String),
+    Parts(Vec<ChatContentPart>),
+}
+
+/// One message of a chat completion request.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatMessageInput")]
+pub struct ChatMessageInput {
+    pub role: ChatRole,
+    /// Absent or null on an assistant message that only called tools.
+    pub content: Option<ChatContent>,
+}
+
+/// `stream_options`.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatStreamOptions")]
+pub struct ChatStreamOptions {
+    /// Send a last chunk with `usage` and no choices.
+    pub include_usage: Option<bool>,
+}
+
+/// `POST /openai/v1/chat/completions`.
+#[derive(Debug, Object)]
+#[oai(rename = "ChatCompletionRequest")]
+pub struct ChatCompletionRequest {
+    /// A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub model: String,
+    /// The conversation; the last one is the user's message this turn answers.
+    #[oai(validator(min_items = 1, max_items = 1000))]
+    pub messages: Vec<ChatMessageInput>,
+    /// Stream `chat.completion.chunk` events (Server-Sent Events).
+    pub stream: Option<bool>,
+    pub stream_options: Option<ChatStreamOptions>,
+}
+
+/// Token counts of a completion.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatCompletionUsage")]
+pub struct ChatCompletionUsage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_tokens: u64,
+}
+
+/// The assistant's message of a completion.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatCompletionMessage")]
+pub struct ChatCompletionMessage {
+    /// Always `assistant`.
+    pub role: String,
+    pub content: Option<String>,
+    /// Always null.
+    pub refusal: Option<String>,
+}
+
+/// One choice (there is always exactly one).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatCompletionChoice")]
+pub struct ChatCompletionChoice {
+    pub index: u32,
+    pub message: ChatCompletionMessage,
+    /// Always null.
+    pub logprobs: Option<Value>,
+    /// `stop`, or `content_filter` when a module blocked the message or the answer.
+    pub finish_reason: String,
+}
+
+/// A finished chat completion.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatCompletion")]
+pub struct ChatCompletion {
+    /// `chatcmpl-<the Parley prompt's id>`.
+    pub id: String,
+    /// Always `chat.completion`.
+    pub object: String,
+    pub created: i64,
+    pub model: String,
+    pub choices: Vec<ChatCompletionChoice>,
+    pub usage: ChatCompletionUsage,
+}
+
+/// What one chunk adds to the message.
+#[derive(Debug, Clone, Default, Object)]
+#[oai(rename = "ChatCompletionDelta", skip_serializing_if_is_none)]
+pub struct ChatCompletionDelta {
+    /// `assistant`, in the first chunk only.
+    pub role: Option<String>,
+    pub content: Option<String>,
+}
+
+/// A choice of a chunk.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatCompletionChunkChoice")]
+pub struct ChatCompletionChunkChoice {
+    pub index: u32,
+    pub delta: ChatCompletionDelta,
+    /// Set on the last content chunk only.
+    pub finish_reason: Option<String>,
+}
+
+/// One `data:` event of a streamed chat completion (the stream ends with
+/// `data: [DONE]`).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatCompletionChunk")]
+pub struct ChatCompletionChunk {
+    pub id: String,
+    /// Always `chat.completion.chunk`.
+    pub object: String,
+    pub created: i64,
+    pub model: String,
+    /// Empty in the usage chunk.
+    pub choices: Vec<ChatCompletionChunkChoice>,
+    /// In the last chunk with `stream_options.include_usage`; null otherwise.
+    pub usage: Option<ChatCompletionUsage>,
+}
+
+/// A content part of an input message item.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseInputContentPart")]
+pub struct ResponseInputContentPart {
+    /// `input_text` or `output_text` (others are refused).
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub text: Option<String>,
+}
+
+/// An input message's content: a string or text parts.
+#[derive(Debug, Clone, Union)]
+#[oai(rename = "ResponseInputContent")]
+pub enum ResponseInputContent {
+    Text(String),
+    Parts(Vec<ResponseInputContentPart>),
+}
+
+/// One item of a response's input: a message.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseInputItem")]
+pub struct ResponseInputItem {
+    /// `message` (the default; other item kinds are refused).
+    #[oai(rename = "type")]
+    pub kind: Option<String>,
+    pub role: ChatRole,
+    pub content: ResponseInputContent,
+}
+
+/// A response's input: the user's message, or message items.
+#[derive(Debug, Clone, Union)]
+#[oai(rename = "ResponseInput")]
+pub enum ResponseInput {
+    Text(String),
+    Items(Vec<ResponseInputItem>),
+}
+
+/// `POST /openai/v1/responses`.
+#[derive(Debug, Object)]
+#[oai(rename = "ResponseCreateRequest")]
+pub struct ResponseCreateRequest {
+    /// A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
+    #[oai(validator(min_length = 1, max_length = 200))]
+    pub model: String,
+    pub input: ResponseInput,
+    /// Added to the tool's system prompt for this turn.
+    #[oai(validator(max_length = 32768))]
+    pub instructions: Option<String>,
+    /// Continue the conversation of this response (`resp_…`).
+    #[oai(validator(max_length = 100))]
+    pub previous_response_id: Option<String>,
+    /// Answer at once (status `queued`) and run in the background; follow it with
+    /// `GET /openai/v1/responses/{id}`.
+    pub background: Option<bool>,
+    /// Stream the response's events (Server-Sent Events).
+    pub stream: Option<bool>,
+}
+
+/// A text part of an output message.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseOutputText")]
+pub struct ResponseOutputText {
+    /// Always `output_text`.
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub text: String,
+    /// Always empty.
+    pub annotations: Vec<Value>,
+    /// Always empty.
+    pub logprobs: Vec<Value>,
+}
+
+/// An assistant message of the output.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseOutputMessage")]
+pub struct ResponseOutputMessage {
+    pub id: String,
+    /// Always `message`.
+    #[oai(rename = "type")]
+    pub kind: String,
+    /// Always `assistant`.
+    pub role: String,
+    /// `in_progress`, `completed` or `incomplete`.
+    pub status: String,
+    pub content: Vec<ResponseOutputText>,
+}
+
+/// Why a function call failed.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "McpCallError")]
+pub struct McpCallError {
+    /// Always `mcp_tool_execution_error`.
+    #[oai(rename = "type")]
+    pub kind: String,
+    /// The function's error, as text parts.
+    pub content: Vec<Value>,
+}
+
+/// A function Parley ran for the model (a call already answered, in the shape of a
+/// remote MCP tool call).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseMcpCall")]
+pub struct ResponseMcpCall {
+    pub id: String,
+    /// Always `mcp_call`.
+    #[oai(rename = "type")]
+    pub kind: String,
+    /// Always `parley`.
+    pub server_label: String,
+    /// The function.
+    pub name: String,
+    /// Its arguments, as a JSON string.
+    pub arguments: String,
+    /// Its result, as a JSON string (null until it ran, or when it failed).
+    pub output: Option<String>,
+    pub error: Option<McpCallError>,
+    /// `in_progress`, `completed`, `failed` or `incomplete`.
+    pub status: String,
+}
+
+/// One item of a response's output.
+#[derive(Debug, Clone, Union)]
+#[oai(rename = "ResponseOutputItem", discriminator_name = "type", one_of)]
+pub enum ResponseOutputItem {
+    #[oai(mapping = "message")]
+    Message(ResponseOutputMessage),
+    #[oai(mapping = "mcp_call")]
+    McpCall(ResponseMcpCall),
+}
+
+/// Cached input tokens (always 0).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseInputTokensDetails")]
+pub struct ResponseInputTokensDetails {
+    pub cached_tokens: u64,
+    pub cache_write_tokens: u64,
+}
+
+/// Reasoning output tokens (always 0).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseOutputTokensDetails")]
+pub struct ResponseOutputTokensDetails {
+    pub reasoning_tokens: u64,
+}
+
+/// Token counts of a response.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseUsage")]
+pub struct ResponseUsage {
+    pub input_tokens: u64,
+    pub input_tokens_details: ResponseInputTokensDetails,
+    pub output_tokens: u64,
+    pub output_tokens_details: ResponseOutputTokensDetails,
+    pub total_tokens: u64,
+}
+
+/// Why a response failed.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "OpenAiResponseError")]
+pub struct ResponseError {
+    /// `server_error` or `rate_limit_exceeded`.
+    pub code: String,
+    /// What failed, with Parley's error code.
+    pub message: String,
+}
+
+/// Why a response is incomplete.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseIncompleteDetails")]
+pub struct ResponseIncompleteDetails {
+    /// `content_filter`: a module blocked the message or the answer.
+    pub reason: String,
+}
+
+/// The text format (always plain text).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseTextFormat")]
+pub struct ResponseTextFormat {
+    #[oai(rename = "type")]
+    pub kind: String,
+}
+
+/// The response's text settings.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseText")]
+pub struct ResponseText {
+    pub format: ResponseTextFormat,
+}
+
+/// A response: one Parley prompt, in the Responses API's shape.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "OpenAiResponse")]
+pub struct OpenAiResponse {
+    /// `resp_<the Parley prompt's id>`.
+    pub id: String,
+    /// Always `response`.
+    pub object: String,
+    pub created_at: i64,
+    /// `queued`, `in_progress`, `completed`, `failed`, `cancelled` or `incomplete`.
+    pub status: String,
+    pub background: bool,
+    pub completed_at: Option<i64>,
+    pub error: Option<ResponseError>,
+    pub incomplete_details: Option<ResponseIncompleteDetails>,
+    pub instructions: Option<String>,
+    pub metadata: HashMap<String, String>,
+    pub model: String,
+    pub output: Vec<ResponseOutputItem>,
+    pub parallel_tool_calls: bool,
+    pub previous_response_id: Option<String>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    /// Always `auto`.
+    pub tool_choice: String,
+    /// Always empty: Parley's functions are the chat tool's, run by Parley.
+    pub tools: Vec<Value>,
+    pub text: ResponseText,
+    /// Always `disabled`.
+    pub truncation: String,
+    pub usage: Option<ResponseUsage>,
+    pub user: Option<String>,
+    /// Always true: every response is kept (as a Parley prompt).
+    pub store: bool,
+}
+
+/// One event of a response's stream (`event: <type>`, `data: {…}`): `response.created`,
+/// `response.queued`, `response.in_progress`, `response.output_item.added`,
+/// `response.content_part.added`, `response.output_text.delta`,
+/// `response.output_text.done`, `response.content_part.done`,
+/// `response.output_item.done`, `response.mcp_call_arguments.delta`,
+/// `response.mcp_call_arguments.done`, `response.mcp_call.in_progress`,
+/// `response.mcp_call.completed`, `response.mcp_call.failed`, and one terminal event:
+/// `response.completed`, `response.failed` or `response.incomplete` (a cancelled
+/// response: `response.incomplete` with `response.status` `cancelled`). Numbered from 0,
+/// the same on every replay while the prompt's events are kept.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseStreamEvent")]
+pub struct ResponseStreamEvent {
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub sequence_number: u64,
+}
+
+/// The error of a failed request, in OpenAI's shape.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "OpenAiErrorDetail")]
+pub struct OpenAiErrorDetail {
+    pub message: String,
+    /// `invalid_request_error`, `authentication_error`, `permission_error`,
+    /// `not_found_error`, `rate_limit_error` (with `requests` or `tokens` limits) or
+    /// `server_error`.
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub param: Option<String>,
+    /// Parley's error code (`model_not_found`, `rate_limit_exceeded`, …).
+    pub code: Option<String>,
+}
+
+/// `{"error": {…}}`.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "OpenAiError")]
+pub struct OpenAiErrorBody {
+    pub error: OpenAiErrorDetail,
+}

@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.chat_role import ChatRole
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.chat_content_part import ChatContentPart
+
+
+T = TypeVar("T", bound="ChatMessageInput")
+
+
+@_attrs_define
+class ChatMessageInput:
+    """One message of a chat completion request.
+
+    Attributes:
+        role (ChatRole): Who wrote a chat message.
+        content (list[ChatContentPart] | str | Unset): A message's content: a string or text parts.
+    """
+
+    role: ChatRole
+    content: list[ChatContentPart] | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        role = self.role.value
+
+        content: list[dict[str, Any]] | str | Unset
+        if isinstance(self.content, Unset):
+            content = UNSET
+        elif isinstance(self.content, list):
+            content = []
+            for componentsschemas_chat_content_type_1_item_data in self.content:
+                componentsschemas_chat_content_type_1_item = (
+                    componentsschemas_chat_content_type_1_item_data.to_dict()
+                )
+                content.append(componentsschemas_chat_content_type_1_item)
+
+        else:
+            content = self.content
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "role": role,
+            }
+        )
+        if content is not UNSET:
+            field_dict["content"] = content
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.chat_content_part import ChatContentPart
+
+        d = dict(src_dict)
+        role = ChatRole(d.pop("role"))
+
+        def _parse_content(data: object) -> list[ChatContentPart] | str | Unset:
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                componentsschemas_chat_content_type_1 = []
+                _componentsschemas_chat_content_type_1 = data
+                for (
+                    componentsschemas_chat_content_type_1_item_data
+                ) in _componentsschemas_chat_content_type_1:
+                    componentsschemas_chat_content_type_1_item = (
+                        ChatContentPart.from_dict(
+                            componentsschemas_chat_content_type_1_item_data
+                        )
+                    )
+
+                    componentsschemas_chat_content_type_1.append(
+                        componentsschemas_chat_content_type_1_item
+                    )
+
+                return componentsschemas_chat_content_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ChatContentPart] | str | Unset, data)
+
+        content = _parse_content(d.pop("content", UNSET))
+
+        chat_message_input = cls(
+            role=role,
+            content=content,
+        )
+
+        chat_message_input.additional_properties = d
+        return chat_message_input
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.response_input_item import ResponseInputItem
+
+
+T = TypeVar("T", bound="ResponseCreateRequest")
+
+
+@_attrs_define
+class ResponseCreateRequest:
+    """`POST /openai/v1/responses`.
+
+    Attributes:
+        input_ (list[ResponseInputItem] | str): A response's input: the user's message, or message items.
+        model (str): A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
+        background (bool | Unset): Answer at once (status `queued`) and run in the background; follow it with
+            `GET /openai/v1/responses/{id}`.
+        instructions (str | Unset): Added to the tool's system prompt for this turn.
+        previous_response_id (str | Unset): Continue the conversation of this response (`resp_…`).
+        stream (bool | Unset): Stream the response's events (Server-Sent Events).
+    """
+
+    input_: list[ResponseInputItem] | str
+    model: str
+    background: bool | Unset = UNSET
+    instructions: str | Unset = UNSET
+    previous_response_id: str | Unset = UNSET
+    stream: bool | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        input_: list[dict[str, Any]] | str
+        if isinstance(self.input_, list):
+            input_ = []
+            for componentsschemas_response_input_type_1_item_data in self.input_:
+                componentsschemas_response_input_type_1_item = (
+                    componentsschemas_response_input_type_1_item_data.to_dict()
+                )
+                input_.append(componentsschemas_response_input_type_1_item)
+
+        else:
+            input_ = self.input_
+
+        model = self.model
+
+        background = self.background
+
+        instructions = self.instructions
+
+        previous_response_id = self.previous_response_id
+
+        stream = self.stream
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "input": input_,
+                "model": model,
+            }
+        )
+        if background is not UNSET:
+            field_dict["background"] = background
+        if instructions is not UNSET:
+            field_dict["instructions"] = instructions
+        if previous_response_id is not UNSET:
+            field_dict["previous_response_id"] = previous_response_id
+        if stream is not UNSET:
+            field_dict["stream"] = stream
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.response_input_item import ResponseInputItem
+
+        d = dict(src_dict)
+
+        def _parse_input_(data: object) -> list[ResponseInputItem] | str:
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                componentsschemas_response_input_type_1 = []
+                _componentsschemas_response_input_type_1 = data
+                for (
+                    componentsschemas_response_input_type_1_item_data
+                ) in _componentsschemas_response_input_type_1:
+                    componentsschemas_response_input_type_1_item = (
+                        ResponseInputItem.from_dict(
+                            componentsschemas_response_input_type_1_item_data
+                        )
+                    )
+
+                    componentsschemas_response_input_type_1.append(
+                        componentsschemas_response_input_type_1_item
+                    )
+
+                return componentsschemas_response_input_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ResponseInputItem] | str, data)
+
+        input_ = _parse_input_(d.pop("input"))
+
+        model = d.pop("model")
+
+        background = d.pop("background", UNSET)
+
+        instructions = d.pop("instructions", UNSET)
+
+        previous_response_id = d.pop("previous_response_id", UNSET)
+
+        stream = d.pop("stream", UNSET)
+
+        response_create_request = cls(
+            input_=input_,
+            model=model,
+            background=background,
+            instructions=instructions,
+            previous_response_id=previous_response_id,
+            stream=stream,
+        )
+
+        response_create_request.additional_properties = d
+        return response_create_request
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

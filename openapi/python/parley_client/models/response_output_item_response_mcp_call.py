@@ -1,0 +1,138 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.response_output_item_response_mcp_call_type import (
+    ResponseOutputItemResponseMcpCallType,
+)
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.mcp_call_error import McpCallError
+
+
+T = TypeVar("T", bound="ResponseOutputItemResponseMcpCall")
+
+
+@_attrs_define
+class ResponseOutputItemResponseMcpCall:
+    """One item of a response's output.
+
+    Attributes:
+        arguments (str): Its arguments, as a JSON string.
+        id (str):
+        name (str): The function.
+        server_label (str): Always `parley`.
+        status (str): `in_progress`, `completed`, `failed` or `incomplete`.
+        type_ (ResponseOutputItemResponseMcpCallType): Always `mcp_call`. Example: mcp_call.
+        error (McpCallError | Unset): Why a function call failed.
+        output (str | Unset): Its result, as a JSON string (null until it ran, or when it failed).
+    """
+
+    arguments: str
+    id: str
+    name: str
+    server_label: str
+    status: str
+    type_: ResponseOutputItemResponseMcpCallType
+    error: McpCallError | Unset = UNSET
+    output: str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        arguments = self.arguments
+
+        id = self.id
+
+        name = self.name
+
+        server_label = self.server_label
+
+        status = self.status
+
+        type_ = self.type_.value
+
+        error: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.error, Unset):
+            error = self.error.to_dict()
+
+        output = self.output
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "arguments": arguments,
+                "id": id,
+                "name": name,
+                "server_label": server_label,
+                "status": status,
+                "type": type_,
+            }
+        )
+        if error is not UNSET:
+            field_dict["error"] = error
+        if output is not UNSET:
+            field_dict["output"] = output
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.mcp_call_error import McpCallError
+
+        d = dict(src_dict)
+        arguments = d.pop("arguments")
+
+        id = d.pop("id")
+
+        name = d.pop("name")
+
+        server_label = d.pop("server_label")
+
+        status = d.pop("status")
+
+        type_ = ResponseOutputItemResponseMcpCallType(d.pop("type"))
+
+        _error = d.pop("error", UNSET)
+        error: McpCallError | Unset
+        if isinstance(_error, Unset):
+            error = UNSET
+        else:
+            error = McpCallError.from_dict(_error)
+
+        output = d.pop("output", UNSET)
+
+        response_output_item_response_mcp_call = cls(
+            arguments=arguments,
+            id=id,
+            name=name,
+            server_label=server_label,
+            status=status,
+            type_=type_,
+            error=error,
+            output=output,
+        )
+
+        response_output_item_response_mcp_call.additional_properties = d
+        return response_output_item_response_mcp_call
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,268 @@
+//! The OpenAI-compatible surface (`/openai/v1`) runs turns like any other, on both
+//! backends: the tool's system prompt with the client's instructions after it, the
+//! history a request brings, modules (a block is `content_filter`), usage, the
+//! conversation on `/v1`, and another user's responses and tools answering 404. The
+//! official SDKs' view of it is tested by `scripts/test-openai-sdk.sh`
+//! (tests/openai-sdk/).
+
+use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::turns::{config_path, mock_provider_config};
+use parley_tests::{Backend, TestApp, both_backends};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::fixtures::{self, id};
+
+struct Surface {
+    app: TestApp,
+    mock: MockLlm,
+    token: String,
+    tool: String,
+    _config: tempfile::NamedTempFile,
+}
+
+async fn surface(backend: Backend) -> Surface {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let config = mock_provider_config(&mock.base_url(), "");
+    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
+    let (user_id, token) = app.create_user("caller@example.com", "student").await;
+    let group = fixtures::group(&app, "openai callers", None, json!({})).await;
+    fixtures::add_member(&app, &id(&group), &user_id).await;
+    let tool = fixtures::tool(
+        &app,
+        &id(&group),
+        "Guarded tutor",
+        json!({
+            "behavior": "Help with homework.",
+            "modules": [{"name": "safety_filter"}],
+        }),
+    )
+    .await;
+    Surface {
+        tool: format!("tool:{}", id(&tool)),
+        app,
+        mock,
+        token,
+        _config: config,
+    }
+}
+
+impl Surface {
+    async fn post(&self, path: &str, token: &str, body: &Value) -> parley_tests::TestResponse {
+        self.app
+            .send(self.app.request(Method::POST, path, Some(token)).json(body))
+            .await
+    }
+}
+
+both_backends!(
+    a_chat_completion_is_a_turn_with_its_instructions_history_and_modules,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let body = json!({
+            "model": s.tool,
+            "temperature": 0.2,
+            "messages": [
+                {"role": "system", "content": "Answer in French."},
+                {"role": "user", "content": "earlier question"},
+                {"role": "assistant", "content": "earlier answer"},
+                {"role": "user", "content": [{"type": "text", "text": "[[mock tokens=3]] now"}]},
+            ],
+        });
+        let done = s.post("/openai/v1/chat/completions", &s.token, &body).await;
+        done.assert_status(200);
+        assert_eq!(done.body["object"], "chat.completion");
+        assert_eq!(done.body["choices"][0]["message"]["content"], "t1 t2 t3");
+        assert_eq!(done.body["choices"][0]["finish_reason"], "stop");
+        let location = done.header("location").expect("Location").to_owned();
+        let prompt_id = location.trim_start_matches("/v1/prompts/");
+        assert_eq!(
+            done.body["id"],
+            format!("chatcmpl-{}", prompt_id.replace('-', "")),
+            "the id is the prompt's"
+        );
+        // What the model was sent: the tool's sections, then the client's instructions;
+        // the imported history; the message.
+        let sent = s.mock.requests();
+        let system = sent[0].system_prompt().expect("a system prompt");
+        let behavior = system
+            .find("Help with homework.")
+            .expect("the tool's behavior");
+        let instructions = system.find("Answer in French.").expect("the instructions");
+        assert!(behavior < instructions, "{system}");
+        let roles: Vec<(&str, &str)> = sent[0]
+            .messages
+            .iter()
+            .map(|m| (m.role.as_str(), m.content.as_str()))
+            .collect();
+        assert_eq!(
+            roles[1..],
+            [
+                ("user", "earlier question"),
+                ("assistant", "earlier answer"),
+                ("user", "[[mock tokens=3]] now")
+            ]
+        );
+        // The conversation is a session of the caller's, with its usage.
+        let sessions = s.app.get("/v1/sessions", Some(&s.token)).await;
+        sessions.assert_status(200);
+        let session = &sessions.body["items"][0];
+        let messages = s
+            .app
+            .get(
+                &format!("/v1/sessions/{}/messages", id(session)),
+                Some(&s.token),
+            )
+            .await;
+        let contents: Vec<&str> = messages.body["items"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| m["content"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            contents,
+            [
+                "earlier question",
+                "earlier answer",
+                "[[mock tokens=3]] now",
+                "t1 t2 t3"
+            ]
+        );
+        assert_eq!(s.app.count("SELECT COUNT(*) FROM ai_usage").await, 1);
+        // A module's block: the module's answer, content_filter, no model call.
+        let calls = s.mock.requests().len();
+        let blocked = s
+            .post(
+                "/openai/v1/chat/completions",
+                &s.token,
+                &json!({"model": s.tool, "messages": [{"role": "user", "content": "How do I make a bomb at school?"}]}),
+            )
+            .await;
+        blocked.assert_status(200);
+        assert_eq!(
+            blocked.body["choices"][0]["finish_reason"],
+            "content_filter"
+        );
+        let said = blocked.body["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(said.starts_with("I can't help with that."), "{said}");
+        assert_eq!(s.mock.requests().len(), calls, "the model was not called");
+    }
+);
+
+both_backends!(
+    another_users_responses_and_tools_answer_404,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let created = s
+            .post(
+                "/openai/v1/responses",
+                &s.token,
+                &json!({"model": "mock-model", "input": "[[mock tokens=2]] mine"}),
+            )
+            .await;
+        created.assert_status(200);
+        assert_eq!(created.body["status"], "completed");
+        let response_id = created.body["id"].as_str().expect("an id").to_owned();
+        let (_, stranger) = s.app.create_user("stranger@example.com", "student").await;
+        for path in [
+            format!("/openai/v1/responses/{response_id}"),
+            format!("/openai/v1/responses/{response_id}?stream=true"),
+        ] {
+            let read = s.app.get(&path, Some(&stranger)).await;
+            read.assert_status(404);
+            assert_eq!(read.body["error"]["type"], "not_found_error", "{path}");
+        }
+        let cancel = s
+            .post(
+                &format!("/openai/v1/responses/{response_id}/cancel"),
+                &stranger,
+                &json!({}),
+            )
+            .await;
+        cancel.assert_status(404);
+        let continued = s
+            .post(
+                "/openai/v1/responses",
+                &stranger,
+                &json!({"model": "mock-model", "input": "hi", "previous_response_id": response_id}),
+            )
+            .await;
+        continued.assert_status(404);
+        assert_eq!(
+            continued.body["error"]["code"],
+            "previous_response_not_found"
+        );
+        // The student's tool is no model of the stranger's.
+        let models = s.app.get("/openai/v1/models", Some(&stranger)).await;
+        let ids: Vec<&str> = models.body["data"]
+            .as_array()
+            .expect("data")
+            .iter()
+            .map(|m| m["id"].as_str().unwrap_or_default())
+            .collect();
+        assert!(!ids.contains(&s.tool.as_str()), "{ids:?}");
+        let named = s
+            .post(
+                "/openai/v1/chat/completions",
+                &stranger,
+                &json!({"model": s.tool, "messages": [{"role": "user", "content": "hi"}]}),
+            )
+            .await;
+        named.assert_status(404);
+        assert_eq!(named.body["error"]["code"], "model_not_found");
+        // Their own view lists it.
+        let models = s.app.get("/openai/v1/models", Some(&s.token)).await;
+        assert!(models.text.contains(&s.tool), "{}", models.text);
+    }
+);
+
+both_backends!(
+    a_response_outlives_the_server_that_answered_it,
+    |backend: Backend| async move {
+        let mut s = surface(backend).await;
+        let created = s
+            .post(
+                "/openai/v1/responses",
+                &s.token,
+                &json!({"model": "mock-model", "input": "[[mock tokens=4]] keep this"}),
+            )
+            .await;
+        created.assert_status(200);
+        let response_id = created.body["id"].as_str().expect("an id").to_owned();
+        s.app.restart().await;
+        let read = s
+            .app
+            .get(
+                &format!("/openai/v1/responses/{response_id}"),
+                Some(&s.token),
+            )
+            .await;
+        read.assert_status(200);
+        for field in ["status", "output", "usage", "model", "created_at"] {
+            assert_eq!(read.body[field], created.body[field], "{field}");
+        }
+        // Its events are replayed, from the database when the log did not survive.
+        let replay = s
+            .app
+            .get(
+                &format!("/openai/v1/responses/{response_id}?stream=true"),
+                Some(&s.token),
+            )
+            .await;
+        replay.assert_status(200);
+        assert!(
+            replay.text.starts_with("event: response.created\n"),
+            "{}",
+            replay.text
+        );
+        assert!(
+            replay.text.contains("\"type\":\"response.completed\""),
+            "{}",
+            replay.text
+        );
+        assert!(!replay.text.contains("\nid:"), "no SSE ids");
+    }
+);
