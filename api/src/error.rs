@@ -129,25 +129,67 @@ pub trait Statuses: Send + Sync + 'static {
     const LIST: &'static [u16];
 }
 
-/// An error answer of an operation whose declared error statuses are `S`.
-pub struct ApiError<S: Statuses> {
-    problem: Box<Problem>,
-    _declared: PhantomData<fn() -> S>,
+/// How an error answer is written: problem+json ([`Problems`], Parley's own API) or
+/// another surface's shape (`crate::openai::error::OpenAiShape`). The status an
+/// operation declares is the shape's.
+pub trait ErrorShape: Send + Sync + 'static {
+    const CONTENT_TYPE: &'static str;
+    /// The document's schema of an error body.
+    fn schema_ref() -> poem_openapi::registry::MetaSchemaRef;
+    fn register(registry: &mut Registry);
+    /// The status this shape answers a problem of `status` with.
+    fn status(status: u16) -> u16 {
+        status
+    }
+    /// What the document says a status means.
+    fn describe(status: u16) -> &'static str;
+    fn render(problem: Problem) -> Response;
 }
 
-impl<S: Statuses> std::fmt::Debug for ApiError<S> {
+/// RFC 9457 problem details: every error of Parley's own API.
+pub struct Problems;
+
+impl ErrorShape for Problems {
+    const CONTENT_TYPE: &'static str = "application/problem+json";
+
+    fn schema_ref() -> poem_openapi::registry::MetaSchemaRef {
+        Problem::schema_ref()
+    }
+
+    fn register(registry: &mut Registry) {
+        Problem::register(registry);
+    }
+
+    fn describe(status: u16) -> &'static str {
+        describe(status)
+    }
+
+    fn render(problem: Problem) -> Response {
+        problem_response(problem)
+    }
+}
+
+/// An error answer of an operation whose declared error statuses are `S`, written in
+/// shape `F`.
+pub struct ApiError<S: Statuses, F: ErrorShape = Problems> {
+    problem: Box<Problem>,
+    _declared: PhantomData<fn() -> (S, F)>,
+}
+
+impl<S: Statuses, F: ErrorShape> std::fmt::Debug for ApiError<S, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.problem.fmt(f)
     }
 }
 
-impl<S: Statuses> ApiError<S> {
+impl<S: Statuses, F: ErrorShape> ApiError<S, F> {
     /// Wraps a problem. A status the operation does not declare is a bug: it is logged
     /// (and the schema fuzzer in the test suite fails on it), and still answered as is.
     pub fn from_problem(problem: Problem) -> Self {
-        if !S::LIST.contains(&problem.status) {
+        let status = F::status(problem.status);
+        if !S::LIST.contains(&status) {
             tracing::error!(
-                status = problem.status,
+                status,
                 code = %problem.code,
                 declared = ?S::LIST,
                 "an operation answered with an error status it does not declare"
@@ -164,37 +206,37 @@ impl<S: Statuses> ApiError<S> {
     }
 }
 
-impl<S: Statuses> From<Error> for ApiError<S> {
+impl<S: Statuses, F: ErrorShape> From<Error> for ApiError<S, F> {
     fn from(err: Error) -> Self {
         Self::from_problem(err.into())
     }
 }
 
-impl<S: Statuses> From<Problem> for ApiError<S> {
+impl<S: Statuses, F: ErrorShape> From<Problem> for ApiError<S, F> {
     fn from(problem: Problem) -> Self {
         Self::from_problem(problem)
     }
 }
 
-impl<S: Statuses> From<Box<Problem>> for ApiError<S> {
+impl<S: Statuses, F: ErrorShape> From<Box<Problem>> for ApiError<S, F> {
     fn from(problem: Box<Problem>) -> Self {
         Self::from_problem(*problem)
     }
 }
 
-impl<S: Statuses> IntoResponse for ApiError<S> {
+impl<S: Statuses, F: ErrorShape> IntoResponse for ApiError<S, F> {
     fn into_response(self) -> Response {
-        problem_response(*self.problem)
+        F::render(*self.problem)
     }
 }
 
-impl<S: Statuses> From<ApiError<S>> for poem::Error {
-    fn from(err: ApiError<S>) -> Self {
+impl<S: Statuses, F: ErrorShape> From<ApiError<S, F>> for poem::Error {
+    fn from(err: ApiError<S, F>) -> Self {
         poem::Error::from_response(err.into_response())
     }
 }
 
-impl<S: Statuses> ApiResponse for ApiError<S> {
+impl<S: Statuses, F: ErrorShape> ApiResponse for ApiError<S, F> {
     fn meta() -> MetaResponses {
         // Every operation that takes credentials can be throttled (`crate::gate`).
         let mut list = S::LIST.to_vec();
@@ -205,12 +247,12 @@ impl<S: Statuses> ApiResponse for ApiError<S> {
         let responses = list
             .into_iter()
             .map(|status| MetaResponse {
-                description: describe(status),
+                description: F::describe(status),
                 status: Some(status),
                 status_range: None,
                 content: vec![MetaMediaType {
-                    content_type: "application/problem+json",
-                    schema: Problem::schema_ref(),
+                    content_type: F::CONTENT_TYPE,
+                    schema: F::schema_ref(),
                 }],
                 headers: if status == 429 {
                     vec![retry_after_header()]
@@ -223,12 +265,12 @@ impl<S: Statuses> ApiResponse for ApiError<S> {
     }
 
     fn register(registry: &mut Registry) {
-        Problem::register(registry);
+        F::register(registry);
     }
 }
 
 /// The `Retry-After` header of a 429 (delay-seconds, RFC 9110 §10.2.3).
-fn retry_after_header() -> poem_openapi::registry::MetaHeader {
+pub fn retry_after_header() -> poem_openapi::registry::MetaHeader {
     poem_openapi::registry::MetaHeader {
         name: "Retry-After".into(),
         description: Some(

@@ -137,6 +137,20 @@ fn client_of(socket: Option<IpAddr>, forwarded_for: Option<&str>, hops: u8) -> O
 /// before its body is read: `Ok` keeps the caller in the request; `Err` is the answer
 /// (401 for missing or wrong credentials, 429 for an address over its limit).
 pub async fn admit(req: &mut Request, state: &AppState, security: Security) -> Result<(), Problem> {
+    let bearer = req
+        .header("authorization")
+        .and_then(|value| {
+            let (scheme, token) = value.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+        })
+        .map(str::to_owned);
+    let feed_token = (security == Security::BearerOrFeedToken && bearer.is_none())
+        .then(|| access_token(req))
+        .flatten();
+    if bearer.is_none() && feed_token.is_none() {
+        // No credentials: no guess either; nothing to throttle.
+        return Err(Problem::from(parley_entity::error::Error::Unauthenticated));
+    }
     let client = client_address(req, state.edge.trusted_proxy_hops);
     let now = Instant::now();
     if let Some(client) = client
@@ -151,45 +165,32 @@ pub async fn admit(req: &mut Request, state: &AppState, security: Security) -> R
         problem.retry_after_s = Some(retry_after_s);
         return Err(problem);
     }
-    let bearer = req
-        .header("authorization")
-        .and_then(|value| {
-            let (scheme, token) = value.split_once(' ')?;
-            scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-        })
-        .map(str::to_owned);
-    let feed_token = (security == Security::BearerOrFeedToken && bearer.is_none())
-        .then(|| access_token(req))
-        .flatten();
     let found = match (bearer, feed_token) {
         (Some(token), _) => {
             let owner = tokens::authenticate(&state.db, &hash_token(&token), chrono::Utc::now())
                 .await
                 .map_err(Problem::from)?;
-            Some(owner.map(|owner| Authenticated::Bearer(owner.into())))
+            owner.map(|owner| Authenticated::Bearer(owner.into()))
         }
-        (None, Some(token)) => Some(
-            state
-                .feed_tokens
-                .verify(&token, chrono::Utc::now())
-                .filter(|grant| !state.revocations.is_revoked(grant.token_id, grant.user_id))
-                .map(Authenticated::FeedToken),
-        ),
+        (None, Some(token)) => state
+            .feed_tokens
+            .verify(&token, chrono::Utc::now())
+            .filter(|grant| !state.revocations.is_revoked(grant.token_id, grant.user_id))
+            .map(Authenticated::FeedToken),
         (None, None) => None,
     };
     match found {
-        Some(Some(authenticated)) => {
+        Some(authenticated) => {
             req.extensions_mut().insert(authenticated);
             Ok(())
         }
-        Some(None) => {
+        None => {
             count("refused");
             if let Some(client) = client {
                 state.throttle.failed(client, now);
             }
             Err(Problem::from(parley_entity::error::Error::Unauthenticated))
         }
-        None => Err(Problem::from(parley_entity::error::Error::Unauthenticated)),
     }
 }
 

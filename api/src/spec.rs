@@ -40,6 +40,7 @@ pub fn document(raw: &str) -> String {
     let mut doc: Value = serde_json::from_str(raw).expect("poem-openapi emits JSON");
     harden(&mut doc);
     add_stream_events(&mut doc);
+    nullable_in(&mut doc, crate::openai::PREFIX);
     for_generators(&mut doc);
     serde_json::to_string_pretty(&doc).expect("a JSON value serializes")
 }
@@ -58,12 +59,26 @@ const ANNOTATIONS: &[&str] = &[
 
 /// Rewrites, everywhere in the document, (1) `allOf: [{$ref}, {annotations…}]` as
 /// `allOf: [{$ref}]` with the annotations on the enclosing schema (where it does not
-/// already say them), and (2) `type: object` without properties or composition as a map
-/// of anything (`additionalProperties: {}`).
+/// already say them), (2) `type: object` without properties or composition as a map
+/// of anything (`additionalProperties: {}`), and (3) drops the `type: object`
+/// poem-openapi puts beside an `anyOf` / `oneOf` whose members are not objects (a
+/// string or an array: OpenAI's `content`), which contradicts them.
 pub fn for_generators(value: &mut Value) {
     match value {
         Value::Object(map) => {
             collapse_annotated_ref(map);
+            let untyped_union = ["anyOf", "oneOf"].iter().any(|key| {
+                map.get(*key)
+                    .and_then(Value::as_array)
+                    .is_some_and(|members| {
+                        members
+                            .iter()
+                            .any(|m| m.get("type").is_some_and(|t| t != "object"))
+                    })
+            });
+            if untyped_union && map.get("type").and_then(Value::as_str) == Some("object") {
+                map.remove("type");
+            }
             let free_form = map.get("type").and_then(Value::as_str) == Some("object")
                 && [
                     "properties",
@@ -189,6 +204,45 @@ pub fn harden(doc: &mut Value) {
         };
         collect_refs(schema, &mut roots);
         harden_object(schema);
+    }
+}
+
+/// Marks every optional property of the schemas the operations under `prefix` use as
+/// `nullable`: the OpenAI-compatible surface writes an absent value as `null`, as
+/// OpenAI's own answers do (its SDKs read those fields as nullable).
+fn nullable_in(doc: &mut Value, prefix: &str) {
+    let mut roots = Vec::new();
+    for (_, item) in doc["paths"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(path, _)| path.starts_with(prefix))
+    {
+        collect_refs(item, &mut roots);
+    }
+    let mut seen = HashSet::new();
+    while let Some(name) = roots.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let Some(schema) = doc["components"]["schemas"].get_mut(&name) else {
+            continue;
+        };
+        collect_refs(schema, &mut roots);
+        let required: HashSet<String> = schema["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+        if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+            for (name, property) in properties.iter_mut() {
+                if !required.contains(name) {
+                    make_nullable(property);
+                }
+            }
+        }
     }
 }
 

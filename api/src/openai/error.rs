@@ -10,130 +10,48 @@
 //! `x-should-retry: false`, which both SDKs honour (they retry 409 and 429 otherwise,
 //! and one of them sleeps for any `Retry-After`).
 
-use std::marker::PhantomData;
-
-use parley_entity::error::Error;
 use poem::{
-    IntoResponse, Response,
+    Response,
     http::{StatusCode, header},
 };
 use poem_openapi::{
-    ApiResponse,
-    registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry},
+    registry::{MetaSchemaRef, Registry},
     types::{ToJSON, Type},
 };
 
 use super::types::{OpenAiErrorBody, OpenAiErrorDetail};
-use crate::error::{Problem, Statuses};
+use crate::error::{ApiError, ErrorShape, Problem};
 
 /// The longest `Retry-After` an SDK is told to wait out itself.
 const RETRY_WORTH_IT_S: u64 = 60;
 
+/// OpenAI's error shape, for [`ApiError`].
+pub struct OpenAiShape;
+
 /// An error answer of an OpenAI-compatible operation whose statuses are `S`.
-pub struct OpenAiError<S: Statuses> {
-    problem: Box<Problem>,
-    _declared: PhantomData<fn() -> S>,
-}
+pub type OpenAiError<S> = ApiError<S, OpenAiShape>;
 
-impl<S: Statuses> OpenAiError<S> {
-    pub fn from_problem(problem: Problem) -> Self {
-        let status = openai_status(problem.status);
-        if !S::LIST.contains(&status) {
-            tracing::error!(
-                status,
-                code = %problem.code,
-                declared = ?S::LIST,
-                "an OpenAI-compatible operation answered with an error status it does not declare"
-            );
-        }
-        Self {
-            problem: Box::new(problem),
-            _declared: PhantomData,
-        }
-    }
+impl ErrorShape for OpenAiShape {
+    const CONTENT_TYPE: &'static str = "application/json";
 
-    /// A 404 for an unknown model (OpenAI's `model_not_found`).
-    pub fn model_not_found(model: &str) -> Self {
-        Self::from_problem(Problem::new(
-            StatusCode::NOT_FOUND,
-            "model_not_found",
-            format!(
-                "The model `{model}` does not exist or you do not have access to it; see GET /openai/v1/models"
-            ),
-        ))
-    }
-
-    /// A 400 about the request (`param`, when known, names the field).
-    pub fn invalid(code: &str, detail: impl Into<String>) -> Self {
-        Self::from_problem(Problem::new(StatusCode::BAD_REQUEST, code, detail))
-    }
-}
-
-impl<S: Statuses> From<Error> for OpenAiError<S> {
-    fn from(err: Error) -> Self {
-        Self::from_problem(err.into())
-    }
-}
-
-impl<S: Statuses> From<Problem> for OpenAiError<S> {
-    fn from(problem: Problem) -> Self {
-        Self::from_problem(problem)
-    }
-}
-
-impl<S: Statuses> From<Box<Problem>> for OpenAiError<S> {
-    fn from(problem: Box<Problem>) -> Self {
-        Self::from_problem(*problem)
-    }
-}
-
-impl<S: Statuses> IntoResponse for OpenAiError<S> {
-    fn into_response(self) -> Response {
-        response_of(&self.problem)
-    }
-}
-
-impl<S: Statuses> From<OpenAiError<S>> for poem::Error {
-    fn from(err: OpenAiError<S>) -> Self {
-        poem::Error::from_response(err.into_response())
-    }
-}
-
-impl<S: Statuses> ApiResponse for OpenAiError<S> {
-    fn meta() -> MetaResponses {
-        let mut list = S::LIST.to_vec();
-        if list.contains(&401) && !list.contains(&429) {
-            list.push(429);
-            list.sort_unstable();
-        }
-        let responses = list
-            .into_iter()
-            .map(|status| MetaResponse {
-                description: describe(status),
-                status: Some(status),
-                status_range: None,
-                content: vec![MetaMediaType {
-                    content_type: "application/json",
-                    schema: OpenAiErrorBody::schema_ref(),
-                }],
-                headers: if status == 429 {
-                    vec![MetaHeader {
-                        name: "Retry-After".into(),
-                        description: Some("Seconds until the request may be accepted.".into()),
-                        required: false,
-                        deprecated: false,
-                        schema: u64::schema_ref(),
-                    }]
-                } else {
-                    vec![]
-                },
-            })
-            .collect();
-        MetaResponses { responses }
+    fn schema_ref() -> MetaSchemaRef {
+        OpenAiErrorBody::schema_ref()
     }
 
     fn register(registry: &mut Registry) {
         OpenAiErrorBody::register(registry);
+    }
+
+    fn status(status: u16) -> u16 {
+        openai_status(status)
+    }
+
+    fn describe(status: u16) -> &'static str {
+        describe(status)
+    }
+
+    fn render(problem: Problem) -> Response {
+        response_of(&problem)
     }
 }
 
@@ -165,13 +83,13 @@ fn openai_status(status: u16) -> u16 {
     }
 }
 
-/// OpenAI's error `type` for a status (and, for a 429, the limit).
-fn error_type(status: u16, code: &str) -> &'static str {
+/// OpenAI's error `type` for a status (and, for a 429, the limit its detail names).
+fn error_type(status: u16, detail: &str) -> &'static str {
     match status {
         401 => "authentication_error",
         403 => "permission_error",
         404 => "not_found_error",
-        429 if code.contains("tokens") => "tokens",
+        429 if detail.contains("tokens") => "tokens",
         429 => "requests",
         s if s >= 500 => "server_error",
         _ => "invalid_request_error",
@@ -257,6 +175,7 @@ pub async fn reshape(response: Response) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parley_entity::error::Error;
 
     async fn body_of(response: Response) -> serde_json::Value {
         serde_json::from_slice(&response.into_body().into_bytes().await.unwrap()).unwrap()

@@ -161,20 +161,7 @@ impl ResponsesTranslator {
                 let text = strip_markers(text);
                 if !text.is_empty() {
                     let item = self.open_message(*index, &mut out);
-                    if let ResponseOutputItem::Message(message) = &mut self.items[item]
-                        && let Some(part) = message.content.first_mut()
-                    {
-                        part.text.push_str(&text);
-                    }
-                    let delta = json!({
-                        "type": "response.output_text.delta",
-                        "item_id": self.item_id(item),
-                        "output_index": item,
-                        "content_index": 0,
-                        "delta": text,
-                        "logprobs": [],
-                    });
-                    self.emit(delta, &mut out);
+                    self.append_text(item, text, &mut out);
                 }
             }
             EventKind::BlockStop { index } => {
@@ -207,21 +194,7 @@ impl ResponsesTranslator {
                     // A blocked message (or an answer made of nothing but a module's
                     // direct response) is said in one message item.
                     let item = self.open_message(u32::MAX, &mut out);
-                    let text = strip_markers(&payload.message);
-                    if let ResponseOutputItem::Message(message) = &mut self.items[item]
-                        && let Some(part) = message.content.first_mut()
-                    {
-                        part.text.push_str(&text);
-                    }
-                    let delta = json!({
-                        "type": "response.output_text.delta",
-                        "item_id": self.item_id(item),
-                        "output_index": item,
-                        "content_index": 0,
-                        "delta": text,
-                        "logprobs": [],
-                    });
-                    self.emit(delta, &mut out);
+                    self.append_text(item, strip_markers(&payload.message), &mut out);
                     self.texts.remove(&u32::MAX);
                     self.close_message(item, "completed", &mut out);
                 }
@@ -316,6 +289,24 @@ impl ResponsesTranslator {
         });
         self.emit(part, out);
         item
+    }
+
+    /// Adds `text` to message item `item` and says so (`output_text.delta`).
+    fn append_text(&mut self, item: usize, text: String, out: &mut Vec<Value>) {
+        if let ResponseOutputItem::Message(message) = &mut self.items[item]
+            && let Some(part) = message.content.first_mut()
+        {
+            part.text.push_str(&text);
+        }
+        let delta = json!({
+            "type": "response.output_text.delta",
+            "item_id": self.item_id(item),
+            "output_index": item,
+            "content_index": 0,
+            "delta": text,
+            "logprobs": [],
+        });
+        self.emit(delta, out);
     }
 
     fn close_message(&mut self, item: usize, status: &str, out: &mut Vec<Value>) {

@@ -359,7 +359,7 @@ impl OpenAiApi {
         )]
         conversation_key: Header<Option<String>>,
     ) -> Created<ChatReply> {
-        may_chat(&auth.0).map_err(|p| OpenAiError::from_problem(*p))?;
+        may_chat(&auth.0)?;
         let body = body.0;
         let messages = body
             .messages
@@ -451,7 +451,7 @@ impl OpenAiApi {
         state: Data<&AppState>,
         body: Json<ResponseCreateRequest>,
     ) -> Created<ResponseReply> {
-        may_chat(&auth.0).map_err(|p| OpenAiError::from_problem(*p))?;
+        may_chat(&auth.0)?;
         let body = body.0;
         let mut messages = match body.input {
             ResponseInput::Text(text) => vec![(ChatRole::User, text)],

@@ -1431,7 +1431,7 @@ export interface components {
             /** @description Always `chat.completion.chunk`. */
             object: string;
             /** @description In the last chunk with `stream_options.include_usage`; null otherwise. */
-            usage?: components["schemas"]["ChatCompletionUsage"];
+            usage?: components["schemas"]["ChatCompletionUsage"] | null;
         };
         /**
          * ChatCompletionChunkChoice
@@ -1440,7 +1440,7 @@ export interface components {
         ChatCompletionChunkChoice: {
             delta: components["schemas"]["ChatCompletionDelta"];
             /** @description Set on the last content chunk only. */
-            finish_reason?: string;
+            finish_reason?: string | null;
             /** Format: uint32 */
             index: number;
         };
@@ -1449,18 +1449,18 @@ export interface components {
          * @description What one chunk adds to the message.
          */
         ChatCompletionDelta: {
-            content?: string;
+            content?: string | null;
             /** @description `assistant`, in the first chunk only. */
-            role?: string;
+            role?: string | null;
         };
         /**
          * ChatCompletionMessage
          * @description The assistant's message of a completion.
          */
         ChatCompletionMessage: {
-            content?: string;
+            content?: string | null;
             /** @description Always null. */
-            refusal?: string;
+            refusal?: string | null;
             /** @description Always `assistant`. */
             role: string;
         };
@@ -1474,8 +1474,8 @@ export interface components {
             /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
             model: string;
             /** @description Stream `chat.completion.chunk` events (Server-Sent Events). */
-            stream?: boolean;
-            stream_options?: components["schemas"]["ChatStreamOptions"];
+            stream?: boolean | null;
+            stream_options?: components["schemas"]["ChatStreamOptions"] | null;
         };
         /**
          * ChatCompletionUsage
@@ -1496,7 +1496,7 @@ export interface components {
          * @description A part of a message's content: only `text` parts are read.
          */
         ChatContentPart: {
-            text?: string;
+            text?: string | null;
             /** @description `text` (other kinds — images, audio, files — are refused). */
             type: string;
         };
@@ -1506,7 +1506,7 @@ export interface components {
          */
         ChatMessageInput: {
             /** @description Absent or null on an assistant message that only called tools. */
-            content?: components["schemas"]["ChatContent"];
+            content?: components["schemas"]["ChatContent"] | null;
             role: components["schemas"]["ChatRole"];
         };
         /**
@@ -1536,7 +1536,7 @@ export interface components {
          */
         ChatStreamOptions: {
             /** @description Send a last chunk with `usage` and no choices. */
-            include_usage?: boolean;
+            include_usage?: boolean | null;
         };
         /**
          * Class
@@ -2265,9 +2265,9 @@ export interface components {
          */
         OpenAiErrorDetail: {
             /** @description Parley's error code (`model_not_found`, `rate_limit_exceeded`, …). */
-            code?: string;
+            code?: string | null;
             message: string;
-            param?: string;
+            param?: string | null;
             /**
              * @description `invalid_request_error`, `authentication_error`, `permission_error`,
              *     `not_found_error`, `rate_limit_error` (with `requests` or `tokens` limits) or
@@ -2310,14 +2310,14 @@ export interface components {
         OpenAiResponse: {
             background: boolean;
             /** Format: int64 */
-            completed_at?: number;
+            completed_at?: number | null;
             /** Format: int64 */
             created_at: number;
-            error?: components["schemas"]["OpenAiResponseError"];
+            error?: components["schemas"]["OpenAiResponseError"] | null;
             /** @description `resp_<the Parley prompt's id>`. */
             id: string;
-            incomplete_details?: components["schemas"]["ResponseIncompleteDetails"];
-            instructions?: string;
+            incomplete_details?: components["schemas"]["ResponseIncompleteDetails"] | null;
+            instructions?: string | null;
             metadata: {
                 [key: string]: string;
             };
@@ -2326,24 +2326,24 @@ export interface components {
             object: string;
             output: components["schemas"]["ResponseOutputItem"][];
             parallel_tool_calls: boolean;
-            previous_response_id?: string;
+            previous_response_id?: string | null;
             /** @description `queued`, `in_progress`, `completed`, `failed`, `cancelled` or `incomplete`. */
             status: string;
             /** @description Always true: every response is kept (as a Parley prompt). */
             store: boolean;
             /** Format: double */
-            temperature?: number;
+            temperature?: number | null;
             text: components["schemas"]["ResponseText"];
             /** @description Always `auto`. */
             tool_choice: string;
             /** @description Always empty: Parley's functions are the chat tool's, run by Parley. */
             tools: unknown[];
             /** Format: double */
-            top_p?: number;
+            top_p?: number | null;
             /** @description Always `disabled`. */
             truncation: string;
-            usage?: components["schemas"]["ResponseUsage"];
-            user?: string;
+            usage?: components["schemas"]["ResponseUsage"] | null;
+            user?: string | null;
         };
         /**
          * OpenAiResponseError
@@ -2794,16 +2794,16 @@ export interface components {
              * @description Answer at once (status `queued`) and run in the background; follow it with
              *     `GET /openai/v1/responses/{id}`.
              */
-            background?: boolean;
+            background?: boolean | null;
             input: components["schemas"]["ResponseInput"];
             /** @description Added to the tool's system prompt for this turn. */
-            instructions?: string;
+            instructions?: string | null;
             /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
             model: string;
             /** @description Continue the conversation of this response (`resp_…`). */
-            previous_response_id?: string;
+            previous_response_id?: string | null;
             /** @description Stream the response's events (Server-Sent Events). */
-            stream?: boolean;
+            stream?: boolean | null;
         };
         /**
          * ResponseIncompleteDetails
@@ -2822,7 +2822,7 @@ export interface components {
          * @description A content part of an input message item.
          */
         ResponseInputContentPart: {
-            text?: string;
+            text?: string | null;
             /** @description `input_text` or `output_text` (others are refused). */
             type: string;
         };
@@ -2834,7 +2834,7 @@ export interface components {
             content: components["schemas"]["ResponseInputContent"];
             role: components["schemas"]["ChatRole"];
             /** @description `message` (the default; other item kinds are refused). */
-            type?: string;
+            type?: string | null;
         };
         /**
          * ResponseInputTokensDetails
@@ -2854,12 +2854,12 @@ export interface components {
         ResponseMcpCall: {
             /** @description Its arguments, as a JSON string. */
             arguments: string;
-            error?: components["schemas"]["McpCallError"];
+            error?: components["schemas"]["McpCallError"] | null;
             id: string;
             /** @description The function. */
             name: string;
             /** @description Its result, as a JSON string (null until it ran, or when it failed). */
-            output?: string;
+            output?: string | null;
             /** @description Always `parley`. */
             server_label: string;
             /** @description `in_progress`, `completed`, `failed` or `incomplete`. */
@@ -4010,7 +4010,7 @@ export interface operations {
             /** @description Over a quota, or too many failed authentications from this address. */
             429: {
                 headers: {
-                    /** @description Seconds until the request may be accepted. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4085,7 +4085,7 @@ export interface operations {
             /** @description Over a quota, or too many failed authentications from this address. */
             429: {
                 headers: {
-                    /** @description Seconds until the request may be accepted. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4204,7 +4204,7 @@ export interface operations {
             /** @description Over a quota, or too many failed authentications from this address. */
             429: {
                 headers: {
-                    /** @description Seconds until the request may be accepted. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4308,7 +4308,7 @@ export interface operations {
             /** @description Over a quota, or too many failed authentications from this address. */
             429: {
                 headers: {
-                    /** @description Seconds until the request may be accepted. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -4385,7 +4385,7 @@ export interface operations {
             /** @description Over a quota, or too many failed authentications from this address. */
             429: {
                 headers: {
-                    /** @description Seconds until the request may be accepted. */
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

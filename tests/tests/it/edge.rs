@@ -126,6 +126,14 @@ both_backends!(
             .expect("Retry-After");
         assert!((1..=60).contains(&retry), "Retry-After {retry}");
         assert!(started.elapsed() < Duration::from_secs(2));
+        // A request without credentials is no guess: 401, not 429.
+        let anonymous = app
+            .send(
+                app.request(Method::GET, "/v1/sessions", None)
+                    .header("x-forwarded-for", "203.0.113.7, 198.51.100.1"),
+            )
+            .await;
+        assert_eq!(anonymous.assert_problem(401), "unauthenticated");
         // Another address is not held; a request that needs no credentials neither.
         app.send(from("198.51.100.2", &app.admin_token))
             .await

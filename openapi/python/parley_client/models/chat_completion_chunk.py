@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -27,7 +27,8 @@ class ChatCompletionChunk:
             id (str):
             model (str):
             object_ (str): Always `chat.completion.chunk`.
-            usage (ChatCompletionUsage | Unset): Token counts of a completion.
+            usage (ChatCompletionUsage | None | Unset): In the last chunk with `stream_options.include_usage`; null
+                otherwise.
     """
 
     choices: list[ChatCompletionChunkChoice]
@@ -35,10 +36,12 @@ class ChatCompletionChunk:
     id: str
     model: str
     object_: str
-    usage: ChatCompletionUsage | Unset = UNSET
+    usage: ChatCompletionUsage | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.chat_completion_usage import ChatCompletionUsage
+
         choices = []
         for choices_item_data in self.choices:
             choices_item = choices_item_data.to_dict()
@@ -52,9 +55,13 @@ class ChatCompletionChunk:
 
         object_ = self.object_
 
-        usage: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.usage, Unset):
+        usage: dict[str, Any] | None | Unset
+        if isinstance(self.usage, Unset):
+            usage = UNSET
+        elif isinstance(self.usage, ChatCompletionUsage):
             usage = self.usage.to_dict()
+        else:
+            usage = self.usage
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -93,12 +100,22 @@ class ChatCompletionChunk:
 
         object_ = d.pop("object")
 
-        _usage = d.pop("usage", UNSET)
-        usage: ChatCompletionUsage | Unset
-        if isinstance(_usage, Unset):
-            usage = UNSET
-        else:
-            usage = ChatCompletionUsage.from_dict(_usage)
+        def _parse_usage(data: object) -> ChatCompletionUsage | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                usage_type_1 = ChatCompletionUsage.from_dict(data)
+
+                return usage_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChatCompletionUsage | None | Unset, data)
+
+        usage = _parse_usage(d.pop("usage", UNSET))
 
         chat_completion_chunk = cls(
             choices=choices,

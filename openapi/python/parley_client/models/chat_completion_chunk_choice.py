@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -22,12 +22,12 @@ class ChatCompletionChunkChoice:
     Attributes:
         delta (ChatCompletionDelta): What one chunk adds to the message.
         index (int):
-        finish_reason (str | Unset): Set on the last content chunk only.
+        finish_reason (None | str | Unset): Set on the last content chunk only.
     """
 
     delta: ChatCompletionDelta
     index: int
-    finish_reason: str | Unset = UNSET
+    finish_reason: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -35,7 +35,11 @@ class ChatCompletionChunkChoice:
 
         index = self.index
 
-        finish_reason = self.finish_reason
+        finish_reason: None | str | Unset
+        if isinstance(self.finish_reason, Unset):
+            finish_reason = UNSET
+        else:
+            finish_reason = self.finish_reason
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -59,7 +63,14 @@ class ChatCompletionChunkChoice:
 
         index = d.pop("index")
 
-        finish_reason = d.pop("finish_reason", UNSET)
+        def _parse_finish_reason(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        finish_reason = _parse_finish_reason(d.pop("finish_reason", UNSET))
 
         chat_completion_chunk_choice = cls(
             delta=delta,

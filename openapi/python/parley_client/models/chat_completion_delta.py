@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -16,18 +16,26 @@ class ChatCompletionDelta:
     """What one chunk adds to the message.
 
     Attributes:
-        content (str | Unset):
-        role (str | Unset): `assistant`, in the first chunk only.
+        content (None | str | Unset):
+        role (None | str | Unset): `assistant`, in the first chunk only.
     """
 
-    content: str | Unset = UNSET
-    role: str | Unset = UNSET
+    content: None | str | Unset = UNSET
+    role: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        content = self.content
+        content: None | str | Unset
+        if isinstance(self.content, Unset):
+            content = UNSET
+        else:
+            content = self.content
 
-        role = self.role
+        role: None | str | Unset
+        if isinstance(self.role, Unset):
+            role = UNSET
+        else:
+            role = self.role
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -42,9 +50,24 @@ class ChatCompletionDelta:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        content = d.pop("content", UNSET)
 
-        role = d.pop("role", UNSET)
+        def _parse_content(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        content = _parse_content(d.pop("content", UNSET))
+
+        def _parse_role(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        role = _parse_role(d.pop("role", UNSET))
 
         chat_completion_delta = cls(
             content=content,

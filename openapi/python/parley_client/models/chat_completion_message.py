@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -17,21 +17,29 @@ class ChatCompletionMessage:
 
     Attributes:
         role (str): Always `assistant`.
-        content (str | Unset):
-        refusal (str | Unset): Always null.
+        content (None | str | Unset):
+        refusal (None | str | Unset): Always null.
     """
 
     role: str
-    content: str | Unset = UNSET
-    refusal: str | Unset = UNSET
+    content: None | str | Unset = UNSET
+    refusal: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         role = self.role
 
-        content = self.content
+        content: None | str | Unset
+        if isinstance(self.content, Unset):
+            content = UNSET
+        else:
+            content = self.content
 
-        refusal = self.refusal
+        refusal: None | str | Unset
+        if isinstance(self.refusal, Unset):
+            refusal = UNSET
+        else:
+            refusal = self.refusal
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -52,9 +60,23 @@ class ChatCompletionMessage:
         d = dict(src_dict)
         role = d.pop("role")
 
-        content = d.pop("content", UNSET)
+        def _parse_content(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        refusal = d.pop("refusal", UNSET)
+        content = _parse_content(d.pop("content", UNSET))
+
+        def _parse_refusal(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        refusal = _parse_refusal(d.pop("refusal", UNSET))
 
         chat_completion_message = cls(
             role=role,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -23,17 +23,19 @@ class ChatCompletionRequest:
     Attributes:
         messages (list[ChatMessageInput]): The conversation; the last one is the user's message this turn answers.
         model (str): A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
-        stream (bool | Unset): Stream `chat.completion.chunk` events (Server-Sent Events).
-        stream_options (ChatStreamOptions | Unset): `stream_options`.
+        stream (bool | None | Unset): Stream `chat.completion.chunk` events (Server-Sent Events).
+        stream_options (ChatStreamOptions | None | Unset):
     """
 
     messages: list[ChatMessageInput]
     model: str
-    stream: bool | Unset = UNSET
-    stream_options: ChatStreamOptions | Unset = UNSET
+    stream: bool | None | Unset = UNSET
+    stream_options: ChatStreamOptions | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.chat_stream_options import ChatStreamOptions
+
         messages = []
         for messages_item_data in self.messages:
             messages_item = messages_item_data.to_dict()
@@ -41,11 +43,19 @@ class ChatCompletionRequest:
 
         model = self.model
 
-        stream = self.stream
+        stream: bool | None | Unset
+        if isinstance(self.stream, Unset):
+            stream = UNSET
+        else:
+            stream = self.stream
 
-        stream_options: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.stream_options, Unset):
+        stream_options: dict[str, Any] | None | Unset
+        if isinstance(self.stream_options, Unset):
+            stream_options = UNSET
+        elif isinstance(self.stream_options, ChatStreamOptions):
             stream_options = self.stream_options.to_dict()
+        else:
+            stream_options = self.stream_options
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -77,14 +87,31 @@ class ChatCompletionRequest:
 
         model = d.pop("model")
 
-        stream = d.pop("stream", UNSET)
+        def _parse_stream(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        _stream_options = d.pop("stream_options", UNSET)
-        stream_options: ChatStreamOptions | Unset
-        if isinstance(_stream_options, Unset):
-            stream_options = UNSET
-        else:
-            stream_options = ChatStreamOptions.from_dict(_stream_options)
+        stream = _parse_stream(d.pop("stream", UNSET))
+
+        def _parse_stream_options(data: object) -> ChatStreamOptions | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                stream_options_type_1 = ChatStreamOptions.from_dict(data)
+
+                return stream_options_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChatStreamOptions | None | Unset, data)
+
+        stream_options = _parse_stream_options(d.pop("stream_options", UNSET))
 
         chat_completion_request = cls(
             messages=messages,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -17,17 +17,21 @@ class ChatContentPart:
 
     Attributes:
         type_ (str): `text` (other kinds — images, audio, files — are refused).
-        text (str | Unset):
+        text (None | str | Unset):
     """
 
     type_: str
-    text: str | Unset = UNSET
+    text: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_
 
-        text = self.text
+        text: None | str | Unset
+        if isinstance(self.text, Unset):
+            text = UNSET
+        else:
+            text = self.text
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -46,7 +50,14 @@ class ChatContentPart:
         d = dict(src_dict)
         type_ = d.pop("type")
 
-        text = d.pop("text", UNSET)
+        def _parse_text(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        text = _parse_text(d.pop("text", UNSET))
 
         chat_content_part = cls(
             type_=type_,

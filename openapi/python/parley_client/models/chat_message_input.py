@@ -22,17 +22,18 @@ class ChatMessageInput:
 
     Attributes:
         role (ChatRole): Who wrote a chat message.
-        content (list[ChatContentPart] | str | Unset): A message's content: a string or text parts.
+        content (list[ChatContentPart] | None | str | Unset): Absent or null on an assistant message that only called
+            tools.
     """
 
     role: ChatRole
-    content: list[ChatContentPart] | str | Unset = UNSET
+    content: list[ChatContentPart] | None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         role = self.role.value
 
-        content: list[dict[str, Any]] | str | Unset
+        content: list[dict[str, Any]] | None | str | Unset
         if isinstance(self.content, Unset):
             content = UNSET
         elif isinstance(self.content, list):
@@ -65,7 +66,9 @@ class ChatMessageInput:
         d = dict(src_dict)
         role = ChatRole(d.pop("role"))
 
-        def _parse_content(data: object) -> list[ChatContentPart] | str | Unset:
+        def _parse_content(data: object) -> list[ChatContentPart] | None | str | Unset:
+            if data is None:
+                return data
             if isinstance(data, Unset):
                 return data
             try:
@@ -89,7 +92,7 @@ class ChatMessageInput:
                 return componentsschemas_chat_content_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(list[ChatContentPart] | str | Unset, data)
+            return cast(list[ChatContentPart] | None | str | Unset, data)
 
         content = _parse_content(d.pop("content", UNSET))
 

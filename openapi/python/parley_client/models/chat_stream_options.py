@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -16,14 +16,18 @@ class ChatStreamOptions:
     """`stream_options`.
 
     Attributes:
-        include_usage (bool | Unset): Send a last chunk with `usage` and no choices.
+        include_usage (bool | None | Unset): Send a last chunk with `usage` and no choices.
     """
 
-    include_usage: bool | Unset = UNSET
+    include_usage: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        include_usage = self.include_usage
+        include_usage: bool | None | Unset
+        if isinstance(self.include_usage, Unset):
+            include_usage = UNSET
+        else:
+            include_usage = self.include_usage
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -36,7 +40,15 @@ class ChatStreamOptions:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        include_usage = d.pop("include_usage", UNSET)
+
+        def _parse_include_usage(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        include_usage = _parse_include_usage(d.pop("include_usage", UNSET))
 
         chat_stream_options = cls(
             include_usage=include_usage,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -20,14 +20,14 @@ class OpenAiErrorDetail:
         type_ (str): `invalid_request_error`, `authentication_error`, `permission_error`,
             `not_found_error`, `rate_limit_error` (with `requests` or `tokens` limits) or
             `server_error`.
-        code (str | Unset): Parley's error code (`model_not_found`, `rate_limit_exceeded`, …).
-        param (str | Unset):
+        code (None | str | Unset): Parley's error code (`model_not_found`, `rate_limit_exceeded`, …).
+        param (None | str | Unset):
     """
 
     message: str
     type_: str
-    code: str | Unset = UNSET
-    param: str | Unset = UNSET
+    code: None | str | Unset = UNSET
+    param: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -35,9 +35,17 @@ class OpenAiErrorDetail:
 
         type_ = self.type_
 
-        code = self.code
+        code: None | str | Unset
+        if isinstance(self.code, Unset):
+            code = UNSET
+        else:
+            code = self.code
 
-        param = self.param
+        param: None | str | Unset
+        if isinstance(self.param, Unset):
+            param = UNSET
+        else:
+            param = self.param
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -61,9 +69,23 @@ class OpenAiErrorDetail:
 
         type_ = d.pop("type")
 
-        code = d.pop("code", UNSET)
+        def _parse_code(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        param = d.pop("param", UNSET)
+        code = _parse_code(d.pop("code", UNSET))
+
+        def _parse_param(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        param = _parse_param(d.pop("param", UNSET))
 
         open_ai_error_detail = cls(
             message=message,

@@ -44,15 +44,15 @@ class OpenAiResponse:
         tool_choice (str): Always `auto`.
         tools (list[Any]): Always empty: Parley's functions are the chat tool's, run by Parley.
         truncation (str): Always `disabled`.
-        completed_at (int | Unset):
-        error (OpenAiResponseError | Unset): Why a response failed.
-        incomplete_details (ResponseIncompleteDetails | Unset): Why a response is incomplete.
-        instructions (str | Unset):
-        previous_response_id (str | Unset):
-        temperature (float | Unset):
-        top_p (float | Unset):
-        usage (ResponseUsage | Unset): Token counts of a response.
-        user (str | Unset):
+        completed_at (int | None | Unset):
+        error (None | OpenAiResponseError | Unset):
+        incomplete_details (None | ResponseIncompleteDetails | Unset):
+        instructions (None | str | Unset):
+        previous_response_id (None | str | Unset):
+        temperature (float | None | Unset):
+        top_p (float | None | Unset):
+        usage (None | ResponseUsage | Unset):
+        user (None | str | Unset):
     """
 
     background: bool
@@ -71,21 +71,24 @@ class OpenAiResponse:
     tool_choice: str
     tools: list[Any]
     truncation: str
-    completed_at: int | Unset = UNSET
-    error: OpenAiResponseError | Unset = UNSET
-    incomplete_details: ResponseIncompleteDetails | Unset = UNSET
-    instructions: str | Unset = UNSET
-    previous_response_id: str | Unset = UNSET
-    temperature: float | Unset = UNSET
-    top_p: float | Unset = UNSET
-    usage: ResponseUsage | Unset = UNSET
-    user: str | Unset = UNSET
+    completed_at: int | None | Unset = UNSET
+    error: None | OpenAiResponseError | Unset = UNSET
+    incomplete_details: None | ResponseIncompleteDetails | Unset = UNSET
+    instructions: None | str | Unset = UNSET
+    previous_response_id: None | str | Unset = UNSET
+    temperature: float | None | Unset = UNSET
+    top_p: float | None | Unset = UNSET
+    usage: None | ResponseUsage | Unset = UNSET
+    user: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.open_ai_response_error import OpenAiResponseError
+        from ..models.response_incomplete_details import ResponseIncompleteDetails
         from ..models.response_output_item_response_output_message import (
             ResponseOutputItemResponseOutputMessage,
         )
+        from ..models.response_usage import ResponseUsage
 
         background = self.background
 
@@ -123,29 +126,65 @@ class OpenAiResponse:
 
         truncation = self.truncation
 
-        completed_at = self.completed_at
+        completed_at: int | None | Unset
+        if isinstance(self.completed_at, Unset):
+            completed_at = UNSET
+        else:
+            completed_at = self.completed_at
 
-        error: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.error, Unset):
+        error: dict[str, Any] | None | Unset
+        if isinstance(self.error, Unset):
+            error = UNSET
+        elif isinstance(self.error, OpenAiResponseError):
             error = self.error.to_dict()
+        else:
+            error = self.error
 
-        incomplete_details: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.incomplete_details, Unset):
+        incomplete_details: dict[str, Any] | None | Unset
+        if isinstance(self.incomplete_details, Unset):
+            incomplete_details = UNSET
+        elif isinstance(self.incomplete_details, ResponseIncompleteDetails):
             incomplete_details = self.incomplete_details.to_dict()
+        else:
+            incomplete_details = self.incomplete_details
 
-        instructions = self.instructions
+        instructions: None | str | Unset
+        if isinstance(self.instructions, Unset):
+            instructions = UNSET
+        else:
+            instructions = self.instructions
 
-        previous_response_id = self.previous_response_id
+        previous_response_id: None | str | Unset
+        if isinstance(self.previous_response_id, Unset):
+            previous_response_id = UNSET
+        else:
+            previous_response_id = self.previous_response_id
 
-        temperature = self.temperature
+        temperature: float | None | Unset
+        if isinstance(self.temperature, Unset):
+            temperature = UNSET
+        else:
+            temperature = self.temperature
 
-        top_p = self.top_p
+        top_p: float | None | Unset
+        if isinstance(self.top_p, Unset):
+            top_p = UNSET
+        else:
+            top_p = self.top_p
 
-        usage: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.usage, Unset):
+        usage: dict[str, Any] | None | Unset
+        if isinstance(self.usage, Unset):
+            usage = UNSET
+        elif isinstance(self.usage, ResponseUsage):
             usage = self.usage.to_dict()
+        else:
+            usage = self.usage
 
-        user = self.user
+        user: None | str | Unset
+        if isinstance(self.user, Unset):
+            user = UNSET
+        else:
+            user = self.user
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -261,40 +300,116 @@ class OpenAiResponse:
 
         truncation = d.pop("truncation")
 
-        completed_at = d.pop("completed_at", UNSET)
+        def _parse_completed_at(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
 
-        _error = d.pop("error", UNSET)
-        error: OpenAiResponseError | Unset
-        if isinstance(_error, Unset):
-            error = UNSET
-        else:
-            error = OpenAiResponseError.from_dict(_error)
+        completed_at = _parse_completed_at(d.pop("completed_at", UNSET))
 
-        _incomplete_details = d.pop("incomplete_details", UNSET)
-        incomplete_details: ResponseIncompleteDetails | Unset
-        if isinstance(_incomplete_details, Unset):
-            incomplete_details = UNSET
-        else:
-            incomplete_details = ResponseIncompleteDetails.from_dict(
-                _incomplete_details
-            )
+        def _parse_error(data: object) -> None | OpenAiResponseError | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                error_type_1 = OpenAiResponseError.from_dict(data)
 
-        instructions = d.pop("instructions", UNSET)
+                return error_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | OpenAiResponseError | Unset, data)
 
-        previous_response_id = d.pop("previous_response_id", UNSET)
+        error = _parse_error(d.pop("error", UNSET))
 
-        temperature = d.pop("temperature", UNSET)
+        def _parse_incomplete_details(
+            data: object,
+        ) -> None | ResponseIncompleteDetails | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                incomplete_details_type_1 = ResponseIncompleteDetails.from_dict(data)
 
-        top_p = d.pop("top_p", UNSET)
+                return incomplete_details_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResponseIncompleteDetails | Unset, data)
 
-        _usage = d.pop("usage", UNSET)
-        usage: ResponseUsage | Unset
-        if isinstance(_usage, Unset):
-            usage = UNSET
-        else:
-            usage = ResponseUsage.from_dict(_usage)
+        incomplete_details = _parse_incomplete_details(
+            d.pop("incomplete_details", UNSET)
+        )
 
-        user = d.pop("user", UNSET)
+        def _parse_instructions(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        instructions = _parse_instructions(d.pop("instructions", UNSET))
+
+        def _parse_previous_response_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        previous_response_id = _parse_previous_response_id(
+            d.pop("previous_response_id", UNSET)
+        )
+
+        def _parse_temperature(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        temperature = _parse_temperature(d.pop("temperature", UNSET))
+
+        def _parse_top_p(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        top_p = _parse_top_p(d.pop("top_p", UNSET))
+
+        def _parse_usage(data: object) -> None | ResponseUsage | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                usage_type_1 = ResponseUsage.from_dict(data)
+
+                return usage_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResponseUsage | Unset, data)
+
+        usage = _parse_usage(d.pop("usage", UNSET))
+
+        def _parse_user(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        user = _parse_user(d.pop("user", UNSET))
 
         open_ai_response = cls(
             background=background,

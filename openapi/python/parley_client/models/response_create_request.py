@@ -22,19 +22,19 @@ class ResponseCreateRequest:
     Attributes:
         input_ (list[ResponseInputItem] | str): A response's input: the user's message, or message items.
         model (str): A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
-        background (bool | Unset): Answer at once (status `queued`) and run in the background; follow it with
+        background (bool | None | Unset): Answer at once (status `queued`) and run in the background; follow it with
             `GET /openai/v1/responses/{id}`.
-        instructions (str | Unset): Added to the tool's system prompt for this turn.
-        previous_response_id (str | Unset): Continue the conversation of this response (`resp_…`).
-        stream (bool | Unset): Stream the response's events (Server-Sent Events).
+        instructions (None | str | Unset): Added to the tool's system prompt for this turn.
+        previous_response_id (None | str | Unset): Continue the conversation of this response (`resp_…`).
+        stream (bool | None | Unset): Stream the response's events (Server-Sent Events).
     """
 
     input_: list[ResponseInputItem] | str
     model: str
-    background: bool | Unset = UNSET
-    instructions: str | Unset = UNSET
-    previous_response_id: str | Unset = UNSET
-    stream: bool | Unset = UNSET
+    background: bool | None | Unset = UNSET
+    instructions: None | str | Unset = UNSET
+    previous_response_id: None | str | Unset = UNSET
+    stream: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,13 +52,29 @@ class ResponseCreateRequest:
 
         model = self.model
 
-        background = self.background
+        background: bool | None | Unset
+        if isinstance(self.background, Unset):
+            background = UNSET
+        else:
+            background = self.background
 
-        instructions = self.instructions
+        instructions: None | str | Unset
+        if isinstance(self.instructions, Unset):
+            instructions = UNSET
+        else:
+            instructions = self.instructions
 
-        previous_response_id = self.previous_response_id
+        previous_response_id: None | str | Unset
+        if isinstance(self.previous_response_id, Unset):
+            previous_response_id = UNSET
+        else:
+            previous_response_id = self.previous_response_id
 
-        stream = self.stream
+        stream: bool | None | Unset
+        if isinstance(self.stream, Unset):
+            stream = UNSET
+        else:
+            stream = self.stream
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -113,13 +129,43 @@ class ResponseCreateRequest:
 
         model = d.pop("model")
 
-        background = d.pop("background", UNSET)
+        def _parse_background(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
 
-        instructions = d.pop("instructions", UNSET)
+        background = _parse_background(d.pop("background", UNSET))
 
-        previous_response_id = d.pop("previous_response_id", UNSET)
+        def _parse_instructions(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
 
-        stream = d.pop("stream", UNSET)
+        instructions = _parse_instructions(d.pop("instructions", UNSET))
+
+        def _parse_previous_response_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        previous_response_id = _parse_previous_response_id(
+            d.pop("previous_response_id", UNSET)
+        )
+
+        def _parse_stream(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        stream = _parse_stream(d.pop("stream", UNSET))
 
         response_create_request = cls(
             input_=input_,

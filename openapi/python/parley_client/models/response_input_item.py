@@ -23,12 +23,12 @@ class ResponseInputItem:
     Attributes:
         content (list[ResponseInputContentPart] | str): An input message's content: a string or text parts.
         role (ChatRole): Who wrote a chat message.
-        type_ (str | Unset): `message` (the default; other item kinds are refused).
+        type_ (None | str | Unset): `message` (the default; other item kinds are refused).
     """
 
     content: list[ResponseInputContentPart] | str
     role: ChatRole
-    type_: str | Unset = UNSET
+    type_: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,7 +48,11 @@ class ResponseInputItem:
 
         role = self.role.value
 
-        type_ = self.type_
+        type_: None | str | Unset
+        if isinstance(self.type_, Unset):
+            type_ = UNSET
+        else:
+            type_ = self.type_
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -97,7 +101,14 @@ class ResponseInputItem:
 
         role = ChatRole(d.pop("role"))
 
-        type_ = d.pop("type", UNSET)
+        def _parse_type_(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        type_ = _parse_type_(d.pop("type", UNSET))
 
         response_input_item = cls(
             content=content,

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -27,8 +27,8 @@ class ResponseMcpCall:
             server_label (str): Always `parley`.
             status (str): `in_progress`, `completed`, `failed` or `incomplete`.
             type_ (str): Always `mcp_call`.
-            error (McpCallError | Unset): Why a function call failed.
-            output (str | Unset): Its result, as a JSON string (null until it ran, or when it failed).
+            error (McpCallError | None | Unset):
+            output (None | str | Unset): Its result, as a JSON string (null until it ran, or when it failed).
     """
 
     arguments: str
@@ -37,11 +37,13 @@ class ResponseMcpCall:
     server_label: str
     status: str
     type_: str
-    error: McpCallError | Unset = UNSET
-    output: str | Unset = UNSET
+    error: McpCallError | None | Unset = UNSET
+    output: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.mcp_call_error import McpCallError
+
         arguments = self.arguments
 
         id = self.id
@@ -54,11 +56,19 @@ class ResponseMcpCall:
 
         type_ = self.type_
 
-        error: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.error, Unset):
+        error: dict[str, Any] | None | Unset
+        if isinstance(self.error, Unset):
+            error = UNSET
+        elif isinstance(self.error, McpCallError):
             error = self.error.to_dict()
+        else:
+            error = self.error
 
-        output = self.output
+        output: None | str | Unset
+        if isinstance(self.output, Unset):
+            output = UNSET
+        else:
+            output = self.output
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -96,14 +106,31 @@ class ResponseMcpCall:
 
         type_ = d.pop("type")
 
-        _error = d.pop("error", UNSET)
-        error: McpCallError | Unset
-        if isinstance(_error, Unset):
-            error = UNSET
-        else:
-            error = McpCallError.from_dict(_error)
+        def _parse_error(data: object) -> McpCallError | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                error_type_1 = McpCallError.from_dict(data)
 
-        output = d.pop("output", UNSET)
+                return error_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(McpCallError | None | Unset, data)
+
+        error = _parse_error(d.pop("error", UNSET))
+
+        def _parse_output(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        output = _parse_output(d.pop("output", UNSET))
 
         response_mcp_call = cls(
             arguments=arguments,
