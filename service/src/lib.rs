@@ -31,5 +31,5 @@ pub mod respond;
 pub mod turns;
 
 pub use catalog::{Limits, Models, ProviderEntry, Providers};
-pub use functions::{FunctionCatalog, FunctionSpec};
+pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
 pub use turns::TurnService;
