@@ -21,6 +21,8 @@
 //! `outbound.deny_private_addresses` only public addresses. Secrets (`env` values, the
 //! bearer token) are never logged.
 
+pub mod join;
+
 use std::{
     collections::{BTreeMap, HashMap},
     sync::{Arc, Mutex},
@@ -46,8 +48,6 @@ use rmcp::{
         streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
-
-pub mod join;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::{Value, json};
 use tokio::sync::Mutex as AsyncMutex;
