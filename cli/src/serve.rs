@@ -20,6 +20,7 @@ use parley_worker::{
     schedule::ScheduleSettings,
     tools::{
         Registry,
+        live::LiveRegistry,
         mcp::{self, McpServerConfig, McpTransport},
     },
 };
@@ -46,8 +47,9 @@ struct Runtime {
     events: Arc<dyn EventLog>,
     queue: QueueBackend,
     catalog: Arc<Catalog>,
-    /// What models may call; the API lists its catalog, the workers run it.
-    functions: Registry,
+    /// What models may call; the API lists its catalog, the workers run it. MCP servers
+    /// that were down at start-up join it when they come back.
+    functions: LiveRegistry,
     /// The modules: the API checks tool definitions against them and fires session
     /// hooks; the workers run the chat hooks.
     modules: parley_service::modules::ModuleCatalog,
@@ -115,14 +117,19 @@ fn quotas(settings: &Settings) -> anyhow::Result<parley_service::quota::Quotas> 
 }
 
 /// The built-in functions and those of the configured MCP servers. A server that cannot
-/// be reached at start-up is logged and left out (its functions answer "no function
-/// named …" to the model until a restart finds it); two functions with one name stop
-/// the start.
-async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
-    let mut registry = Registry::builtin()
+/// be reached at start-up is logged and retried in the background: its functions join
+/// when it answers (until then they answer "no function named …" to the model); two
+/// functions with one name among the servers that answered stop the start.
+async fn functions(settings: &Settings) -> anyhow::Result<LiveRegistry> {
+    let registry = Registry::builtin()
         .with_payloads(settings.payload_registry()?)
         .map_err(|err| anyhow::anyhow!("invalid setting `payload_types`: {err}"))?;
-    let loads = settings.mcp_servers.iter().map(|server| {
+    let registry = LiveRegistry::new(registry);
+    // One client for every server over HTTP: the outbound policy, no idle connections.
+    let outbound =
+        parley_service::outbound::Outbound::without_idle_pool(settings.outbound_policy())
+            .map_err(|err| anyhow::anyhow!("building the MCP servers' HTTP client: {err}"))?;
+    let servers = settings.mcp_servers.iter().map(|server| {
         let transport = match (&server.command, &server.url) {
             (Some(command), _) => McpTransport::Stdio {
                 command: command.clone(),
@@ -132,9 +139,10 @@ async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
             (None, url) => McpTransport::Http {
                 url: url.clone().unwrap_or_default(),
                 bearer_token: server.bearer_token.clone(),
+                outbound: outbound.clone(),
             },
         };
-        mcp::functions(McpServerConfig {
+        McpServerConfig {
             name: server.name.clone(),
             transport,
             permissions: server.permissions.clone(),
@@ -142,18 +150,11 @@ async fn functions(settings: &Settings) -> anyhow::Result<Registry> {
             connect_timeout: Duration::from_millis(server.connect_timeout_ms),
             payload_types: server.payload_types.clone(),
             async_tools: server.async_tools.clone(),
-        })
-    });
-    for loaded in futures::future::join_all(loads).await {
-        match loaded {
-            Ok(functions) => registry
-                .extend(functions)
-                .map_err(|err| anyhow::anyhow!("invalid setting `mcp_servers`: {err}"))?,
-            Err(err) => {
-                tracing::error!(error = %err, "an MCP server's functions are not available")
-            }
         }
-    }
+    });
+    mcp::join::connect_all(servers.collect(), &registry)
+        .await
+        .map_err(|err| anyhow::anyhow!("invalid setting `mcp_servers`: {err}"))?;
     Ok(registry)
 }
 
@@ -505,8 +506,8 @@ async fn serve_http(
         limits: Limits {
             max_message_chars: settings.limits.max_message_chars,
         },
-        functions: Arc::new(runtime.functions.catalog()),
-        payloads: runtime.functions.payloads().clone(),
+        functions: runtime.functions.catalog(),
+        payloads: runtime.functions.snapshot().payloads().clone(),
         files: file_limits(settings),
         modules: runtime.modules.clone(),
         quotas: runtime.quotas.clone(),

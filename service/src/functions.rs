@@ -6,10 +6,14 @@
 //! each function's [`FunctionSpec`] — name, description, JSON-schema input, the
 //! permissions a caller needs, sync or async, timeout, payload type. The worker runs the
 //! executors behind the names; the api lists the catalog (`GET /v1/functions`) and checks
-//! tool definitions against it. The process that starts both builds the catalog once from
-//! the worker's registry, so the two cannot disagree.
+//! tool definitions against it. The process that starts both builds the catalog from
+//! the worker's registry, so the two cannot disagree; when functions join later (an MCP
+//! server that was down at start-up came back), the registry publishes a new catalog to
+//! the [`SharedCatalog`] the API reads, so it lists them at once.
 
-use std::{collections::BTreeMap, time::Duration};
+use std::{collections::BTreeMap, sync::Arc, time::Duration};
+
+use arc_swap::ArcSwap;
 
 use parley_entity::error::{Error, Result};
 use serde_json::Value;
@@ -96,6 +100,31 @@ impl FunctionCatalog {
                 format!("`{name}` is not a function of this deployment; see GET /v1/functions"),
             )),
         }
+    }
+}
+
+/// The catalog as it is now, shared by the API's handlers and the registry that
+/// publishes it; cheap to clone. A reader loads one snapshot without a lock.
+#[derive(Debug, Clone, Default)]
+pub struct SharedCatalog {
+    current: Arc<ArcSwap<FunctionCatalog>>,
+}
+
+impl SharedCatalog {
+    pub fn new(catalog: FunctionCatalog) -> Self {
+        Self {
+            current: Arc::new(ArcSwap::from_pointee(catalog)),
+        }
+    }
+
+    /// The catalog now (a request reads one and keeps it).
+    pub fn load(&self) -> Arc<FunctionCatalog> {
+        self.current.load_full()
+    }
+
+    /// Replaces the catalog for every reader.
+    pub fn publish(&self, catalog: FunctionCatalog) {
+        self.current.store(Arc::new(catalog));
     }
 }
 

@@ -14,6 +14,8 @@
 //!   them), checked against permissions and tool definitions;
 //! * [`modules`] — the module hooks (DESIGN §8): the catalog, the runner and the built-in
 //!   modules (PII redactor, safety filter, webhook, analytics);
+//! * [`outbound`] — the HTTP client for operators' endpoints (webhooks, MCP servers):
+//!   same-origin redirects only, and `outbound.deny_private_addresses`;
 //! * [`turns::record`] — the one rule that turns a finished turn into its events: the
 //!   live `complete` a worker emits and the one rebuilt from the database after the
 //!   event log's retention come from [`turns::record::terminal_event`].
@@ -22,11 +24,12 @@ pub mod catalog;
 pub mod files;
 pub mod functions;
 pub mod modules;
+pub mod outbound;
 pub mod payloads;
 pub mod quota;
 pub mod respond;
 pub mod turns;
 
 pub use catalog::{Limits, Models, ProviderEntry, Providers};
-pub use functions::{FunctionCatalog, FunctionSpec};
+pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
 pub use turns::TurnService;

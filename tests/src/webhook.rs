@@ -29,11 +29,16 @@ pub enum Answer {
     Garbage,
     /// Waits this long, then answers `{}`.
     Slow(Duration),
+    /// This redirect status with `Location: location`, to requests for `/hook`; any
+    /// other path answers `{}` (where an on-origin redirect lands).
+    Redirect { status: u16, location: String },
 }
 
 /// One request the receiver got.
 #[derive(Debug, Clone)]
 pub struct Received {
+    /// The request's method and path (`POST /hook`).
+    pub request: String,
     /// The `X-Parley-Hook` header.
     pub hook: String,
     /// Whether the signature matched the body and the shared secret.
@@ -79,7 +84,10 @@ impl WebhookReceiver {
             .first()
             .and_then(|a| a.as_socket_addr().copied())
             .expect("a socket address");
-        let app = Route::new().at("/hook", receive).data(state.clone());
+        let app = Route::new()
+            .at("/hook", receive)
+            .at("/*rest", receive)
+            .data(state.clone());
         let task = tokio::spawn(async move {
             let _ = Server::new_with_acceptor(acceptor).run(app).await;
         });
@@ -89,6 +97,12 @@ impl WebhookReceiver {
     /// The URL modules post to.
     pub fn url(&self) -> String {
         format!("http://{}/hook", self.addr)
+    }
+
+    /// The same URL by the name `localhost` (another origin than [`url`](Self::url)'s
+    /// `127.0.0.1`, resolved rather than literal).
+    pub fn url_by_name(&self) -> String {
+        format!("http://localhost:{}/hook", self.addr.port())
     }
 
     /// Changes how it answers from now on.
@@ -163,12 +177,20 @@ async fn receive(req: &Request, body: poem::Body, state: Data<&State>) -> Respon
         .lock()
         .expect("the receiver's lock")
         .push(Received {
+            request: format!("{} {}", req.method(), req.uri().path()),
             hook: header("x-parley-hook"),
             signature_valid,
             context: serde_json::from_slice(&body).unwrap_or(Value::Null),
         });
     let answer = state.answer.lock().expect("the receiver's lock").clone();
     match answer {
+        Answer::Redirect { status, location } if req.uri().path() == "/hook" => Response::builder()
+            .status(StatusCode::from_u16(status).expect("a status code"))
+            .header("location", location)
+            .finish(),
+        Answer::Redirect { .. } => Response::builder()
+            .content_type("application/json")
+            .body("{}"),
         Answer::Json(value) => Response::builder()
             .content_type("application/json")
             .body(value.to_string()),

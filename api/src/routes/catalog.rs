@@ -260,7 +260,8 @@ impl CatalogApi {
         auth: BearerAuth,
         state: Data<&AppState>,
     ) -> ApiResult<Json<FunctionList>, statuses::Read> {
-        let allowed = state.turns.functions.allowed(&auth.0.permissions);
+        let catalog = state.turns.functions.load();
+        let allowed = catalog.allowed(&auth.0.permissions);
         let items = allowed.map(Function::from).collect();
         Ok(Json(FunctionList { items }))
     }

@@ -343,6 +343,13 @@ impl Settings {
         std::time::Duration::from_secs(seconds)
     }
 
+    /// What webhook modules and MCP servers over HTTP may reach (`[outbound]`).
+    pub fn outbound_policy(&self) -> parley_service::outbound::OutboundPolicy {
+        parley_service::outbound::OutboundPolicy {
+            deny_private_addresses: self.outbound.deny_private_addresses,
+        }
+    }
+
     /// The built-in modules and the configured ones; a bad one names its key.
     pub fn module_catalog(&self) -> anyhow::Result<parley_service::modules::ModuleCatalog> {
         use parley_service::modules::{ModuleCatalog, ModuleSettings};
@@ -361,8 +368,7 @@ impl Settings {
                 config: m.config.clone(),
             })
             .collect();
-        let http = reqwest::Client::builder()
-            .build()
+        let http = parley_service::outbound::Outbound::new(self.outbound_policy())
             .map_err(|err| anyhow::anyhow!("building the modules' HTTP client: {err}"))?;
         ModuleCatalog::new(configured, http)
             .map_err(|err| anyhow::anyhow!("invalid setting `modules`: {err}"))

@@ -27,6 +27,8 @@ use parley_protocol::hooks::{Hook, HookContext, HookResult};
 use secrecy::SecretString;
 use serde_json::Value;
 
+use crate::outbound::{Outbound, OutboundPolicy};
+
 /// What kind of module a configured one is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -184,7 +186,7 @@ pub struct ModuleCatalog {
 impl ModuleCatalog {
     /// The built-in modules and the configured ones (a configured module replaces a
     /// built-in of the same name). A bad setting is an error that names the module.
-    pub fn new(configured: Vec<ModuleSettings>, http: reqwest::Client) -> Result<Self, String> {
+    pub fn new(configured: Vec<ModuleSettings>, http: Outbound) -> Result<Self, String> {
         let mut all: BTreeMap<String, ModuleSettings> = [
             ("pii_redactor", ModuleKind::PiiRedactor),
             ("safety_filter", ModuleKind::SafetyFilter),
@@ -208,7 +210,8 @@ impl ModuleCatalog {
 
     /// The built-in modules with default settings.
     pub fn builtin() -> Self {
-        Self::new(Vec::new(), reqwest::Client::new()).expect("the built-in settings are valid")
+        let http = Outbound::new(OutboundPolicy::default()).expect("a default HTTP client builds");
+        Self::new(Vec::new(), http).expect("the built-in settings are valid")
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<Registered>> {
@@ -307,7 +310,7 @@ pub fn merged_config(base: &Value, overlay: Option<&Value>) -> Value {
     merged
 }
 
-fn register(settings: ModuleSettings, http: &reqwest::Client) -> Result<Registered, String> {
+fn register(settings: ModuleSettings, http: &Outbound) -> Result<Registered, String> {
     let priority = settings
         .priority
         .unwrap_or_else(|| settings.kind.default_priority());

@@ -198,7 +198,7 @@ fn tool_definitions_are_checked_against_the_catalog() {
 
 #[test]
 fn configured_modules_are_validated() {
-    let http = reqwest::Client::new();
+    let http = crate::outbound::Outbound::new(Default::default()).unwrap();
     let mut hook = ModuleSettings::builtin("ops", ModuleKind::Webhook);
     assert!(
         ModuleCatalog::new(vec![hook.clone()], http.clone())

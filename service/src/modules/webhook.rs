@@ -8,6 +8,11 @@
 //! hook. An answer that is not a 2xx with a `HookResult` body (at most 1 MiB) is an
 //! error: the module is skipped, or blocks when it is fail-closed. The secret is never
 //! logged.
+//!
+//! Requests go through Parley's outbound client ([`crate::outbound`]): a redirect is
+//! followed only on the URL's own origin (307/308), and with
+//! `outbound.deny_private_addresses` the URL and every address it resolves to must be
+//! public. A refusal is the module's error like any other.
 
 use async_trait::async_trait;
 use hmac::{Hmac, Mac};
@@ -17,6 +22,7 @@ use serde_json::Value;
 use sha2::Sha256;
 
 use super::{Module, ModuleError};
+use crate::outbound::{Outbound, describe};
 
 /// The largest answer read from a receiver.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
@@ -25,11 +31,11 @@ const MAX_ANSWER_BYTES: usize = 1 << 20;
 pub struct Webhook {
     url: reqwest::Url,
     secret: SecretString,
-    http: reqwest::Client,
+    http: Outbound,
 }
 
 impl Webhook {
-    pub fn new(url: String, secret: SecretString, http: reqwest::Client) -> Result<Self, String> {
+    pub fn new(url: String, secret: SecretString, http: Outbound) -> Result<Self, String> {
         let url = reqwest::Url::parse(&url).map_err(|e| format!("`url`: {e}"))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err("`url` must be http or https".into());
@@ -65,11 +71,15 @@ impl Module for Webhook {
     }
 
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
+        self.http
+            .check_url(&self.url)
+            .map_err(|e| ModuleError::Failed(format!("the webhook is not reached: {e}")))?;
         let body = serde_json::to_vec(ctx).map_err(|e| ModuleError::Failed(e.to_string()))?;
         let timestamp = chrono::Utc::now().timestamp();
         let signed = signature(self.secret.expose_secret(), timestamp, &body);
         let mut response = self
             .http
+            .client()
             .post(self.url.clone())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header("x-parley-signature", signed)
@@ -77,7 +87,12 @@ impl Module for Webhook {
             .body(body)
             .send()
             .await
-            .map_err(|e| ModuleError::Failed(format!("the webhook could not be reached: {e}")))?;
+            .map_err(|e| {
+                ModuleError::Failed(format!(
+                    "the webhook could not be reached: {}",
+                    describe(&e)
+                ))
+            })?;
         let status = response.status();
         if !status.is_success() {
             return Err(ModuleError::Failed(format!(
@@ -85,11 +100,9 @@ impl Module for Webhook {
             )));
         }
         let mut answer = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| ModuleError::Failed(format!("reading the webhook's answer: {e}")))?
-        {
+        while let Some(chunk) = response.chunk().await.map_err(|e| {
+            ModuleError::Failed(format!("reading the webhook's answer: {}", describe(&e)))
+        })? {
             if answer.len() + chunk.len() > MAX_ANSWER_BYTES {
                 return Err(ModuleError::Failed(
                     "the webhook's answer is larger than 1 MiB".into(),
@@ -121,7 +134,7 @@ mod tests {
 
     #[test]
     fn url_and_secret_are_checked() {
-        let http = reqwest::Client::new();
+        let http = Outbound::new(Default::default()).unwrap();
         let secret = || SecretString::from("0123456789abcdef");
         assert!(Webhook::new("ftp://x".into(), secret(), http.clone()).is_err());
         assert!(Webhook::new("not a url".into(), secret(), http.clone()).is_err());

@@ -26,7 +26,7 @@ pub use wait::Ending;
 use crate::payloads::PayloadRegistry;
 use crate::{
     catalog::{Limits, Models},
-    functions::FunctionCatalog,
+    functions::SharedCatalog,
 };
 
 /// The application layer of turns; cheap to clone.
@@ -37,8 +37,8 @@ pub struct TurnService {
     pub events: Arc<dyn EventLog>,
     pub models: Arc<Models>,
     pub limits: Limits,
-    /// The functions models may call (what tools may offer).
-    pub functions: Arc<FunctionCatalog>,
+    /// The functions models may call (what tools may offer), as they are now.
+    pub functions: SharedCatalog,
     /// The payload types (what functions and models may attach to an answer).
     pub payloads: PayloadRegistry,
     /// Bounds on uploads and attachments.

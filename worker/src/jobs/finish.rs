@@ -147,7 +147,7 @@ fn answer_and_extras(deps: &Deps, generated: &Generated) -> (String, Option<Resp
     let enabled = crate::context::names(&generated.session.config, "payload_types");
     let extracted = respond::extract(
         &generated.generation.text(),
-        deps.registry.payloads(),
+        deps.registry.snapshot().payloads(),
         &enabled,
     );
     for problem in &extracted.dropped {

@@ -35,7 +35,7 @@ use crate::{
     agent_loop::{LoopSettings, SinkError},
     persist::{DbRow, TurnSink, Watcher},
     providers::Catalog,
-    tools::Registry,
+    tools::live::LiveRegistry,
 };
 
 /// Everything a turn needs.
@@ -44,8 +44,8 @@ pub struct Deps {
     pub db: DatabaseConnection,
     pub events: Arc<dyn EventLog>,
     pub catalog: Arc<Catalog>,
-    /// The functions models may call.
-    pub registry: Registry,
+    /// The functions models may call; a turn reads one snapshot of them.
+    pub registry: LiveRegistry,
     /// The deployment's modules (hooks).
     pub modules: parley_service::modules::ModuleCatalog,
     /// Recent sessions' hook scopes.

@@ -37,7 +37,7 @@ use crate::{
     context::{self, Window},
     hooks::{self, TurnHooks},
     persist::{Stop, TurnSink, Watcher},
-    tools::{CallContext, runner::TurnTools},
+    tools::{CallContext, Registry, runner::TurnTools},
 };
 
 /// What the run stage produced, for the finish stage to record.
@@ -185,7 +185,9 @@ pub(super) async fn run(
         max_context: route.max_context,
         response_buffer: deps.settings.response_buffer,
     };
-    let formats = response_formats(deps, &session.config);
+    // One snapshot of the functions for the whole turn (an MCP server may join meanwhile).
+    let registry = deps.registry.snapshot();
+    let formats = response_formats(&registry, &session.config);
     let current = attachments::message_text(&content, &files, route.vision);
     let mut context = context::assemble(
         &session.config,
@@ -205,7 +207,7 @@ pub(super) async fn run(
     if hold_back {
         sink.hold_back();
     }
-    let mut tools = turn_tools(deps, prompt, &session).await?;
+    let mut tools = turn_tools(deps, &registry, prompt, &session).await?;
     let user = user.answer().await;
     let start = agent_loop::Start {
         chain: &chain,
@@ -213,7 +215,7 @@ pub(super) async fn run(
         messages: context.messages,
         settings: &deps.settings.agent_loop,
         max_iterations: max_iterations(&session.config),
-        replay: replay(deps, prompt).await?,
+        replay: replay(deps, &registry, prompt).await?,
         partial,
         started,
     };
@@ -348,14 +350,14 @@ async fn settle_answer(
 /// What the model is told about the payloads the tool can produce (its functions' payload
 /// types and the LLM payload types its definition enables) and, when the tool asks for
 /// them, how to write suggestions.
-fn response_formats(deps: &Deps, config: &Value) -> String {
+fn response_formats(registry: &Registry, config: &Value) -> String {
     let mut types: Vec<&str> = context::names(config, "functions")
         .into_iter()
-        .filter_map(|f| deps.registry.get(f))
+        .filter_map(|f| registry.get(f))
         .filter_map(|f| f.spec().payload_type.as_deref())
         .collect();
     types.extend(context::names(config, "payload_types"));
-    let mut formats = deps.registry.payloads().instructions(types);
+    let mut formats = registry.payloads().instructions(types);
     if config["suggestions"].as_bool() == Some(true) {
         if !formats.is_empty() {
             formats.push_str("\n\n");
@@ -368,12 +370,11 @@ fn response_formats(deps: &Deps, config: &Value) -> String {
 /// The functions of the session's tool (those the deployment has), run as its user.
 async fn turn_tools(
     deps: &Deps,
+    registry: &Registry,
     prompt: &prompts::Model,
     session: &sessions::Model,
 ) -> Result<TurnTools, TurnError> {
-    let offers = deps
-        .registry
-        .offers(context::names(&session.config, "functions"));
+    let offers = registry.offers(context::names(&session.config, "functions"));
     let permissions = if offers.is_empty() {
         Vec::new()
     } else {
@@ -381,7 +382,7 @@ async fn turn_tools(
         query::users::effective_permissions(&user)
     };
     Ok(TurnTools {
-        registry: deps.registry.clone(),
+        registry: registry.clone(),
         offers,
         permissions,
         context: CallContext {
@@ -429,7 +430,11 @@ fn partial_answer(blocks: &[blocks::Model]) -> Option<String> {
 
 /// The calls an earlier attempt of this turn finished, to replay instead of running
 /// them again.
-async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>, TurnError> {
+async fn replay(
+    deps: &Deps,
+    registry: &Registry,
+    prompt: &prompts::Model,
+) -> Result<Vec<CallResult>, TurnError> {
     if prompt.attempt <= 1 {
         return Ok(Vec::new());
     }
@@ -437,7 +442,7 @@ async fn replay(deps: &Deps, prompt: &prompts::Model) -> Result<Vec<CallResult>,
     Ok(rows
         .into_iter()
         .filter(|row| agent_loop::blocks::finished(row.state))
-        .map(|row| deps.registry.result_of_row(row))
+        .map(|row| registry.result_of_row(row))
         .collect())
 }
 

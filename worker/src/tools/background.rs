@@ -41,7 +41,8 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
     let prompt = query::prompts::get(&deps.db, prompt_id).await?;
     let session = query::sessions::get(&deps.db, prompt.session_id).await?;
     let started = Instant::now();
-    let (state, output) = match deps.registry.get(&row.tool_name).cloned() {
+    let registry = deps.registry.snapshot();
+    let (state, output) = match registry.get(&row.tool_name).cloned() {
         None => (
             ToolCallState::Error,
             json!({"error": format!("no function named `{}` is available here", row.tool_name)}),
@@ -65,7 +66,7 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
             }
             match super::runner::settle(&row.tool_name, ended) {
                 (ToolCallState::Success, output) => {
-                    match deps.registry.payload_of(&row.tool_name, &output) {
+                    match registry.payload_of(&row.tool_name, &output) {
                         Some(Err(why)) => (ToolCallState::Error, json!({"error": why})),
                         _ => (ToolCallState::Success, output),
                     }
@@ -76,14 +77,14 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
     };
     let error = output["error"].as_str().map(str::to_owned);
     let finished = rows::finish(&deps.db, row.id, state, Some(output), error, query::now()).await?;
-    super::runner::count_call(&deps.registry, &row.tool_name, finished.state);
+    super::runner::count_call(&registry, &row.tool_name, finished.state);
     tracing::info!(state = ?finished.state, elapsed_ms = started.elapsed().as_millis() as u64, "an asynchronous call ended");
     // Tell the turn's readers, if the turn is still streaming.
     let prompt = query::prompts::get(&deps.db, prompt_id).await?;
     if query::prompts::UNFINISHED.contains(&prompt.state) {
         let calls = rows::of_prompt(&deps.db, prompt_id).await?;
         if let Some(n) = calls.iter().position(|c| c.id == row.id) {
-            let result = deps.registry.result_of_row(finished);
+            let result = registry.result_of_row(finished);
             // A log lost meanwhile starts above the turn's ceiling; the ceiling then
             // follows it.
             let ceiling = u64::try_from(prompt.seq_ceiling).unwrap_or(0);

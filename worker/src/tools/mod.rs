@@ -4,13 +4,16 @@
 //! timeout, payload type: `parley_service::FunctionSpec`) and an executor that may report
 //! progress. The [`Registry`] holds every function of the deployment; the process builds
 //! the API's catalog from it (`Registry::catalog`), so what `GET /v1/functions` lists is
-//! what the worker runs. [`runner`] runs one model response's calls for the agent loop:
-//! arguments checked against the schema, permissions checked, calls run concurrently
-//! with their timeouts, each recorded in `tool_calls` (a retried turn reuses finished
-//! calls), progress and results as events.
+//! what the worker runs. A running process holds it as a [`live::LiveRegistry`]: each
+//! turn reads one snapshot, and functions that join late (an MCP server that came back)
+//! reach the next turns and the API's catalog. [`runner`] runs one model response's
+//! calls for the agent loop: arguments checked against the schema, permissions checked,
+//! calls run concurrently with their timeouts, each recorded in `tool_calls` (a retried
+//! turn reuses finished calls), progress and results as events.
 
 pub mod background;
 pub mod builtin;
+pub mod live;
 pub mod mcp;
 pub mod runner;
 
@@ -125,7 +128,8 @@ struct Entry {
 }
 
 /// Every function of the deployment, by name, and the payload types their results are
-/// checked against. Cheap to clone (every turn holds one).
+/// checked against. Cheap to clone (every turn holds one: a snapshot of the process's
+/// [`live::LiveRegistry`]).
 #[derive(Clone, Default)]
 pub struct Registry {
     entries: Arc<BTreeMap<String, Arc<Entry>>>,

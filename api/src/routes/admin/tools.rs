@@ -76,7 +76,7 @@ fn check_functions(
     definition: &ToolDefinition,
 ) -> parley_entity::error::Result<()> {
     let names = definition.functions.iter().flatten().map(|name| &**name);
-    state.turns.functions.check_names(names)?;
+    state.turns.functions.load().check_names(names)?;
     let modules: Vec<(String, Option<Value>)> = definition
         .modules
         .iter()

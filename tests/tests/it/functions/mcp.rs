@@ -38,15 +38,21 @@ async fn lab_agent(backend: Backend, config: &str, worker: &str) -> Agent {
     .await
 }
 
-/// The test server over streamable HTTP, on a free port; killed on drop.
-struct HttpServer {
+/// The test server over streamable HTTP; killed on drop.
+pub(super) struct HttpServer {
     _child: Child,
-    url: String,
+    pub(super) url: String,
 }
 
+/// The test server over streamable HTTP on a free port.
 async fn http_server() -> HttpServer {
+    http_server_on("127.0.0.1:0").await
+}
+
+/// The test server over streamable HTTP on `addr`.
+pub(super) async fn http_server_on(addr: &str) -> HttpServer {
     let mut child = Command::new(mcp_test_bin())
-        .args(["--http", "127.0.0.1:0"])
+        .args(["--http", addr])
         .stdout(Stdio::piped())
         .kill_on_drop(true)
         .spawn()

@@ -11,12 +11,15 @@
 //! * [`payloads`] — function payloads, LLM payload markers, suggestions and the
 //!   server-handled actions they offer;
 //! * [`mcp`] — functions of MCP servers (stdio and streamable HTTP): listed, called,
-//!   failing, timing out, cancelled mid-call.
+//!   failing, timing out, cancelled mid-call;
+//! * [`mcp_joins`] — an MCP server down at start-up joins when it comes back; one on a
+//!   loopback address is refused under `outbound.deny_private_addresses`.
 
 mod calls;
 mod checks;
 mod crash;
 mod mcp;
+mod mcp_joins;
 mod payloads;
 
 use std::time::Duration;
@@ -84,12 +87,20 @@ impl Default for Setup<'_> {
 }
 
 async fn agent(backend: Backend, setup: Setup<'_>) -> Agent {
+    agent_with_env(backend, setup, &[]).await
+}
+
+/// An [`Agent`] whose server has more environment.
+async fn agent_with_env(backend: Backend, setup: Setup<'_>, env: &[(&str, &str)]) -> Agent {
     let mock = MockLlm::start(MockConfig::default()).await;
     let config = mock_provider_config(
         &mock.base_url(),
         &format!("{}\n{}", setup.worker, setup.config),
     );
-    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
+    let path = config_path(&config);
+    let mut env = env.to_vec();
+    env.push(("PARLEY_CONFIG", &path));
+    let app = TestApp::spawn_with_env(backend, &env).await;
     let admin = app.admin_client();
     let (user_id, token) = app.create_user("agent@example.com", "student").await;
     let user = uuid(&user_id);

@@ -13,7 +13,15 @@
 //!   server (the turn's runner ends the call `canceled`);
 //! * a connection that broke is reopened on the next call.
 //!
-//! Secrets (`env` values, the bearer token) are never logged.
+//! A server that cannot be reached at start-up does not stay out: [`join`] retries it
+//! in the background and its tools join the process's registry when it answers.
+//!
+//! Over HTTP the requests go through Parley's outbound client
+//! (`parley_service::outbound`): redirects only on the URL's own origin, and with
+//! `outbound.deny_private_addresses` only public addresses. Secrets (`env` values, the
+//! bearer token) are never logged.
+
+pub mod join;
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -22,7 +30,11 @@ use std::{
 };
 
 use async_trait::async_trait;
-use parley_service::{FunctionSpec, functions::Mode};
+use parley_service::{
+    FunctionSpec,
+    functions::Mode,
+    outbound::{Outbound, describe},
+};
 use rmcp::{
     ClientHandler, ServiceExt,
     model::{
@@ -51,10 +63,11 @@ pub enum McpTransport {
         args: Vec<String>,
         env: BTreeMap<String, SecretString>,
     },
-    /// A streamable HTTP endpoint.
+    /// A streamable HTTP endpoint, reached through `outbound`.
     Http {
         url: String,
         bearer_token: Option<SecretString>,
+        outbound: Outbound,
     },
 }
 
@@ -79,8 +92,35 @@ pub struct McpServerConfig {
 /// Why a server's functions could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum McpError {
+    /// It did not answer (or not well): worth trying again later.
     #[error("MCP server `{server}`: {message}")]
     Connect { server: String, message: String },
+    /// Its URL is one Parley may not reach (`outbound.deny_private_addresses` and an IP
+    /// literal, or not an http(s) URL): trying again cannot help.
+    #[error("MCP server `{server}`: {message}")]
+    Refused { server: String, message: String },
+}
+
+impl McpError {
+    /// Whether a later attempt may succeed.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::Connect { .. })
+    }
+}
+
+/// Why a connection did not open.
+enum OpenError {
+    /// The URL is refused before any connection.
+    Refused(String),
+    Failed(String),
+}
+
+impl From<OpenError> for String {
+    fn from(err: OpenError) -> Self {
+        match err {
+            OpenError::Refused(message) | OpenError::Failed(message) => message,
+        }
+    }
 }
 
 /// Routes a server's progress notifications to the calls waiting for them.
@@ -133,7 +173,10 @@ struct Connection {
 }
 
 impl Connection {
-    async fn open(config: &McpServerConfig, handler: Handler) -> Result<Session, String> {
+    async fn open(config: &McpServerConfig, handler: Handler) -> Result<Session, OpenError> {
+        let initializing = |err: rmcp::service::ClientInitializeError| {
+            OpenError::Failed(format!("initializing: {}", describe(&err)))
+        };
         let connecting = async {
             match &config.transport {
                 McpTransport::Stdio { command, args, env } => {
@@ -142,29 +185,39 @@ impl Connection {
                         .envs(env.iter().map(|(k, v)| (k, v.expose_secret())))
                         .stderr(std::process::Stdio::inherit());
                     let transport = TokioChildProcess::new(cmd)
-                        .map_err(|err| format!("starting `{command}`: {err}"))?;
-                    handler
-                        .serve(transport)
-                        .await
-                        .map_err(|err| format!("initializing: {err}"))
+                        .map_err(|err| OpenError::Failed(format!("starting `{command}`: {err}")))?;
+                    handler.serve(transport).await.map_err(initializing)
                 }
-                McpTransport::Http { url, bearer_token } => {
+                McpTransport::Http {
+                    url,
+                    bearer_token,
+                    outbound,
+                } => {
+                    // Every request of the session goes to this URL (or a redirect on its
+                    // origin, which the outbound client checks): checked once here.
+                    let parsed = reqwest::Url::parse(url)
+                        .map_err(|err| OpenError::Refused(format!("`url`: {err}")))?;
+                    outbound
+                        .check_url(&parsed)
+                        .map_err(|err| OpenError::Refused(err.to_string()))?;
                     let mut transport_config =
                         StreamableHttpClientTransportConfig::with_uri(url.as_str());
                     if let Some(token) = bearer_token {
                         transport_config = transport_config.auth_header(token.expose_secret());
                     }
-                    let transport = StreamableHttpClientTransport::from_config(transport_config);
-                    handler
-                        .serve(transport)
-                        .await
-                        .map_err(|err| format!("initializing: {err}"))
+                    let transport = StreamableHttpClientTransport::with_client(
+                        outbound.client().clone(),
+                        transport_config,
+                    );
+                    handler.serve(transport).await.map_err(initializing)
                 }
             }
         };
         tokio::time::timeout(config.connect_timeout, connecting)
             .await
-            .map_err(|_| format!("no answer within {:?}", config.connect_timeout))?
+            .map_err(|_| {
+                OpenError::Failed(format!("no answer within {:?}", config.connect_timeout))
+            })?
     }
 
     /// The open session, opened again when the last one closed.
@@ -176,7 +229,11 @@ impl Connection {
             return Ok(session.clone());
         }
         tracing::info!(server = %self.config.name, "connecting to the MCP server");
-        let session = Arc::new(Self::open(&self.config, self.handler.clone()).await?);
+        let session = Arc::new(
+            Self::open(&self.config, self.handler.clone())
+                .await
+                .map_err(String::from)?,
+        );
         *current = Some(session.clone());
         Ok(session)
     }
@@ -192,7 +249,13 @@ pub async fn functions(config: McpServerConfig) -> Result<Vec<Arc<dyn Function>>
     let handler = Handler::default();
     let session = Connection::open(&config, handler.clone())
         .await
-        .map_err(fail)?;
+        .map_err(|err| match err {
+            OpenError::Refused(message) => McpError::Refused {
+                server: config.name.clone(),
+                message,
+            },
+            OpenError::Failed(message) => fail(message),
+        })?;
     let tools = tokio::time::timeout(config.connect_timeout, session.list_all_tools())
         .await
         .map_err(|_| {

@@ -2,7 +2,10 @@
 //! the mock LLM as the model — priority order, the PII redactor before the upstream
 //! request, the block flow, slow and failing modules, fail-closed, after_ai
 //! replacements with and without hold-back, webhook signatures, session hooks, and tool
-//! definitions checked against the deployment's modules.
+//! definitions checked against the deployment's modules. [`outbound`]: where webhooks
+//! may go (redirects, `outbound.deny_private_addresses`).
+
+mod outbound;
 
 use std::time::Duration;
 
