@@ -4,24 +4,24 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use parley_entity::{
-    enums::{MessageRole, PromptState},
+    enums::PromptState,
     prompts,
     query::{catalog, page::PageRequest, prompts as q},
 };
 use parley_protocol::turn::{Surface, SurfaceApi};
 use poem::web::Data;
 use poem_openapi::{
-    ApiResponse, OpenApi,
+    OpenApi,
     param::{Header, Path, Query},
     payload::Json,
-    registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry},
-    types::Type,
 };
 
 use super::{
     chat_events::{ChatEnd, ChatTranslator},
     conversation::{self, Ask, Conversation},
     error::OpenAiError,
+    input::{invalid, parts_text, split, text_of},
+    replies::{ChatReply, ResponseReply},
     response_events::{ResponseMeta, ResponsesTranslator},
     stream::{OpenAiStream, translated},
     types::*,
@@ -41,180 +41,6 @@ type Read<T> = Result<T, OpenAiError<statuses::OpenAiRead>>;
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 /// The most chat tools `GET /models` lists.
 const MOST_TOOLS: u64 = 1000;
-
-/// A completion, or its stream.
-pub enum ChatReply {
-    Completion(Box<ChatCompletion>, String),
-    Stream(OpenAiStream<ChatCompletionChunk>, String),
-}
-
-/// A response object, or its stream.
-pub enum ResponseReply {
-    Object(Box<OpenAiResponse>, String),
-    Stream(OpenAiStream<ResponseStreamEvent>, String),
-}
-
-/// One 200 with a JSON body (`J`) or, when the request asked to stream, an event stream
-/// of `E`; `Location` names the Parley prompt.
-fn json_or_stream<J: Type, E: Type>(description: &'static str) -> MetaResponses {
-    MetaResponses {
-        responses: vec![MetaResponse {
-            description,
-            status: Some(200),
-            status_range: None,
-            content: vec![
-                MetaMediaType {
-                    content_type: "application/json",
-                    schema: J::schema_ref(),
-                },
-                MetaMediaType {
-                    content_type: "text/event-stream",
-                    schema: E::schema_ref(),
-                },
-            ],
-            headers: vec![MetaHeader {
-                name: "Location".into(),
-                description: Some("The Parley prompt (`/v1/prompts/{id}`).".into()),
-                required: true,
-                deprecated: false,
-                schema: String::schema_ref(),
-            }],
-        }],
-    }
-}
-
-fn with_location(mut response: poem::Response, location: String) -> poem::Response {
-    if let Ok(value) = poem::http::HeaderValue::from_str(&location) {
-        response
-            .headers_mut()
-            .insert(poem::http::header::LOCATION, value);
-    }
-    response
-}
-
-impl ApiResponse for ChatReply {
-    fn meta() -> MetaResponses {
-        json_or_stream::<ChatCompletion, ChatCompletionChunk>(
-            "The completion (`stream` false), or `chat.completion.chunk` events ending with `data: [DONE]`.",
-        )
-    }
-
-    fn register(registry: &mut Registry) {
-        ChatCompletion::register(registry);
-        ChatCompletionChunk::register(registry);
-    }
-}
-
-impl poem::IntoResponse for ChatReply {
-    fn into_response(self) -> poem::Response {
-        match self {
-            Self::Completion(completion, location) => {
-                with_location(Json(*completion).into_response(), location)
-            }
-            Self::Stream(stream, location) => with_location(stream.into_response(), location),
-        }
-    }
-}
-
-impl ApiResponse for ResponseReply {
-    fn meta() -> MetaResponses {
-        json_or_stream::<OpenAiResponse, ResponseStreamEvent>(
-            "The response (`stream` false), or its events (`stream` true).",
-        )
-    }
-
-    fn register(registry: &mut Registry) {
-        OpenAiResponse::register(registry);
-        ResponseStreamEvent::register(registry);
-    }
-}
-
-impl poem::IntoResponse for ResponseReply {
-    fn into_response(self) -> poem::Response {
-        match self {
-            Self::Object(response, location) => {
-                with_location(Json(*response).into_response(), location)
-            }
-            Self::Stream(stream, location) => with_location(stream.into_response(), location),
-        }
-    }
-}
-
-/// Text of a message's content (text parts joined; other parts refused).
-fn text_of(content: Option<ChatContent>) -> Result<String, Box<Problem>> {
-    match content {
-        None => Ok(String::new()),
-        Some(ChatContent::Text(text)) => Ok(text),
-        Some(ChatContent::Parts(parts)) => {
-            parts_text(parts.into_iter().map(|p| (p.kind, p.text)), "text")
-        }
-    }
-}
-
-fn parts_text(
-    parts: impl Iterator<Item = (String, Option<String>)>,
-    text_kinds: &str,
-) -> Result<String, Box<Problem>> {
-    let mut text = Vec::new();
-    for (kind, part) in parts {
-        if !text_kinds.split('|').any(|k| k == kind) {
-            return Err(invalid(
-                "unsupported_content",
-                format!("content parts of type `{kind}` are not supported; send text"),
-            ));
-        }
-        text.push(part.unwrap_or_default());
-    }
-    Ok(text.join("\n"))
-}
-
-fn invalid(code: &str, detail: impl Into<String>) -> Box<Problem> {
-    Box::new(Problem::new(
-        poem::http::StatusCode::BAD_REQUEST,
-        code,
-        detail,
-    ))
-}
-
-/// What a conversation says: its instructions, its history and the last message.
-type Split = (Option<String>, Vec<(MessageRole, String)>, String);
-
-/// Splits a conversation into its instructions, its history and the last message,
-/// which must be the user's.
-fn split(messages: Vec<(ChatRole, String)>) -> Result<Split, Box<Problem>> {
-    let mut instructions = Vec::new();
-    let mut history = Vec::new();
-    for (role, text) in messages {
-        match role {
-            ChatRole::System | ChatRole::Developer => instructions.push(text),
-            ChatRole::User => history.push((MessageRole::User, text)),
-            ChatRole::Assistant if !text.trim().is_empty() => {
-                history.push((MessageRole::Assistant, text))
-            }
-            // Tool results and calls are the client's; Parley runs its own functions.
-            ChatRole::Assistant | ChatRole::Tool | ChatRole::Function => {}
-        }
-    }
-    let last = match history.pop() {
-        Some((MessageRole::User, text)) if !text.trim().is_empty() => text,
-        _ => {
-            return Err(invalid(
-                "last_message_not_user",
-                "the last message must be the user's, with text",
-            ));
-        }
-    };
-    let instructions = instructions
-        .into_iter()
-        .filter(|i| !i.trim().is_empty())
-        .collect::<Vec<_>>()
-        .join("\n\n");
-    Ok((
-        (!instructions.is_empty()).then_some(instructions),
-        history,
-        last,
-    ))
-}
 
 /// The events of `prompt` from its start, as a stream (live, or rebuilt after the log's
 /// retention), closed when the reader's credential is revoked.

@@ -1,0 +1,84 @@
+//! Reading an OpenAI request's conversation: its messages' text (text parts only), the
+//! instructions its `system` / `developer` messages give, and the last message, which
+//! must be the user's.
+
+use parley_entity::enums::MessageRole;
+
+use super::types::{ChatContent, ChatRole};
+use crate::error::Problem;
+
+/// Text of a message's content (text parts joined; other parts refused).
+pub fn text_of(content: Option<ChatContent>) -> Result<String, Box<Problem>> {
+    match content {
+        None => Ok(String::new()),
+        Some(ChatContent::Text(text)) => Ok(text),
+        Some(ChatContent::Parts(parts)) => {
+            parts_text(parts.into_iter().map(|p| (p.kind, p.text)), "text")
+        }
+    }
+}
+
+pub fn parts_text(
+    parts: impl Iterator<Item = (String, Option<String>)>,
+    text_kinds: &str,
+) -> Result<String, Box<Problem>> {
+    let mut text = Vec::new();
+    for (kind, part) in parts {
+        if !text_kinds.split('|').any(|k| k == kind) {
+            return Err(invalid(
+                "unsupported_content",
+                format!("content parts of type `{kind}` are not supported; send text"),
+            ));
+        }
+        text.push(part.unwrap_or_default());
+    }
+    Ok(text.join("\n"))
+}
+
+pub fn invalid(code: &str, detail: impl Into<String>) -> Box<Problem> {
+    Box::new(Problem::new(
+        poem::http::StatusCode::BAD_REQUEST,
+        code,
+        detail,
+    ))
+}
+
+/// What a conversation says: its instructions, its history and the last message.
+pub type Split = (Option<String>, Vec<(MessageRole, String)>, String);
+
+/// Splits a conversation into its instructions, its history and the last message,
+/// which must be the user's.
+pub fn split(messages: Vec<(ChatRole, String)>) -> Result<Split, Box<Problem>> {
+    let mut instructions = Vec::new();
+    let mut history = Vec::new();
+    for (role, text) in messages {
+        match role {
+            ChatRole::System | ChatRole::Developer => instructions.push(text),
+            ChatRole::User => history.push((MessageRole::User, text)),
+            ChatRole::Assistant if !text.trim().is_empty() => {
+                history.push((MessageRole::Assistant, text))
+            }
+            // Tool results and calls are the client's; Parley runs its own functions.
+            ChatRole::Assistant | ChatRole::Tool | ChatRole::Function => {}
+        }
+    }
+    let last = match history.pop() {
+        Some((MessageRole::User, text)) if !text.trim().is_empty() => text,
+        _ => {
+            return Err(invalid(
+                "last_message_not_user",
+                "the last message must be the user's, with text",
+            ));
+        }
+    };
+    let instructions = instructions
+        .into_iter()
+        .filter(|i| !i.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    Ok((
+        (!instructions.is_empty()).then_some(instructions),
+        history,
+        last,
+    ))
+}
