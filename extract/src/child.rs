@@ -84,7 +84,12 @@ pub fn run_child(limits: &ChildLimits) -> ExitCode {
     let cap = u64::try_from(limits.max_file_bytes)
         .unwrap_or(u64::MAX)
         .saturating_add(1);
-    if std::io::stdin().lock().take(cap).read_to_end(&mut data).is_err() {
+    if std::io::stdin()
+        .lock()
+        .take(cap)
+        .read_to_end(&mut data)
+        .is_err()
+    {
         return ExitCode::from(code::SETUP);
     }
     let file_limits = FileLimits {

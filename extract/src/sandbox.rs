@@ -128,7 +128,10 @@ async fn in_thread(
         Ok(Ok(text)) => text,
         Ok(Err(_)) => Err(FileRefusal::Unreadable),
         Err(_) => {
-            tracing::warn!(?timeout, "PDF parser timed out in process; its thread runs on");
+            tracing::warn!(
+                ?timeout,
+                "PDF parser timed out in process; its thread runs on"
+            );
             Err(FileRefusal::Unreadable)
         }
     }
@@ -182,7 +185,11 @@ async fn in_child(
         Ok(ended) => ended,
         Err(_) => {
             let _ = child.kill().await;
-            tracing::warn!(bytes = data.len(), ?timeout, "PDF extractor killed at its timeout");
+            tracing::warn!(
+                bytes = data.len(),
+                ?timeout,
+                "PDF extractor killed at its timeout"
+            );
             return Ok(Err(FileRefusal::Unreadable));
         }
     };
@@ -215,7 +222,11 @@ async fn in_child(
         Ok(code::NO_TEXT) => Err(FileRefusal::NoText),
         Ok(code::SETUP | code::USAGE) => return Err(SandboxError::Setup(exit)),
         _ => {
-            tracing::info!(bytes = data.len(), exit, "PDF extractor could not read the file");
+            tracing::info!(
+                bytes = data.len(),
+                exit,
+                "PDF extractor could not read the file"
+            );
             Err(FileRefusal::Unreadable)
         }
     })

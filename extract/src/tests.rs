@@ -54,7 +54,10 @@ fn limits_bound_size_and_text() {
         Err(FileRefusal::TooLarge(8))
     );
     assert_eq!(
-        classify_in_process(b"abcdef", &limits).unwrap().text.as_deref(),
+        classify_in_process(b"abcdef", &limits)
+            .unwrap()
+            .text
+            .as_deref(),
         Some("abc")
     );
 }
@@ -66,7 +69,10 @@ fn valid_pdfs_give_their_text() {
         ("valid_simple.pdf", &["Hello from Parley"][..]),
         (
             "valid_two_pages.pdf",
-            &["First page: the quick brown fox", "Second page: jumps over the lazy dog"][..],
+            &[
+                "First page: the quick brown fox",
+                "Second page: jumps over the lazy dog",
+            ][..],
         ),
         (
             "valid_flate_winansi.pdf",

@@ -113,7 +113,10 @@ async fn a_child_past_its_timeout_is_killed() {
 #[tokio::test]
 async fn the_child_gets_its_limits_and_no_environment() {
     // The limits follow the parent's arguments; HOME (set for this test) is not passed.
-    let echo = sh(r#"cat >/dev/null; printf '%s|%s' "$*" "${HOME:-none}""#, SECOND * 5);
+    let echo = sh(
+        r#"cat >/dev/null; printf '%s|%s' "$*" "${HOME:-none}""#,
+        SECOND * 5,
+    );
     let limits = FileLimits {
         max_file_bytes: 1000,
         max_attachments: 1,

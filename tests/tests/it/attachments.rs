@@ -352,27 +352,42 @@ fn pdf_corpus() -> Vec<(String, Vec<u8>, Outcome)> {
     for line in readme.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         let (name, expected) = (cells[1].trim_matches('`'), cells[3]);
-        let outcome = if expected.starts_with("text or refused") || expected.contains("(or text")
-        {
+        let outcome = if expected.starts_with("text or refused") || expected.contains("(or text") {
             Outcome::Either
         } else if expected.starts_with("refused") {
             Outcome::Refused
         } else {
             assert!(expected.starts_with("text"), "{name}: {expected}");
-            Outcome::Text(expected.split('`').skip(1).step_by(2).map(Into::into).collect())
+            Outcome::Text(
+                expected
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(Into::into)
+                    .collect(),
+            )
         };
         let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|err| panic!("{name}: {err}"));
         corpus.push((name.to_owned(), bytes, outcome));
     }
     let mut files: Vec<String> = std::fs::read_dir(&dir)
         .expect("the corpus")
-        .map(|entry| entry.expect("an entry").file_name().to_string_lossy().into_owned())
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
         .filter(|name| name.ends_with(".pdf"))
         .collect();
     files.sort();
     let mut listed: Vec<String> = corpus.iter().map(|(name, ..)| name.clone()).collect();
     listed.sort();
-    assert_eq!(files, listed, "every PDF of the corpus has a row in its README");
+    assert_eq!(
+        files, listed,
+        "every PDF of the corpus has a row in its README"
+    );
     corpus
 }
 
@@ -438,7 +453,11 @@ both_backends!(
         // model.
         let health = app.client.get(app.url("/healthz")).send().await;
         assert_eq!(health.expect("healthz").status().as_u16(), 200);
-        let simple = &corpus.iter().find(|(n, ..)| n == "valid_simple.pdf").expect("it").1;
+        let simple = &corpus
+            .iter()
+            .find(|(n, ..)| n == "valid_simple.pdf")
+            .expect("it")
+            .1;
         let again = uploaded(&app, token, "again.pdf", simple.clone()).await;
         assert_eq!(again.text_chars, "Hello from Parley".len() as u64);
         let client = app.client_as(token);
@@ -448,7 +467,10 @@ both_backends!(
         let text = last_prompt_text(&mock);
         for (name, _, snippets) in &read {
             for snippet in snippets.iter() {
-                assert!(text.contains(snippet.as_str()), "{name}: {snippet:?} in {text}");
+                assert!(
+                    text.contains(snippet.as_str()),
+                    "{name}: {snippet:?} in {text}"
+                );
             }
         }
     }
