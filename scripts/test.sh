@@ -6,7 +6,8 @@
 # Installs postgresql and redis-server with apt-get when they are missing, starts a
 # private PostgreSQL cluster and Redis on free loopback ports inside a temp dir, exports
 # PARLEY_TEST_PG_URL / PARLEY_TEST_REDIS_URL for the parley-tests harness, builds every
-# target (after validating deploy/, scripts/check-deploy.sh), then runs
+# target (after validating deploy/, scripts/check-deploy.sh, and the PDF corpus,
+# tests/fixtures/pdf/make_corpus.py --check), then runs
 # `cargo test --workspace -- "$@"`, the TypeScript client's and the pages' tests
 # (scripts/test-client.sh), the client generators' check (scripts/check-generators.sh),
 # the Python client's tests (scripts/test-python-client.sh), the OpenAI-compatible
@@ -103,6 +104,11 @@ fi
 
 # deploy/: manifests, compose file, Dockerfile, alert rules and their tests, the dashboard.
 scripts/check-deploy.sh
+
+# The crafted PDFs the upload tests send (tests/fixtures/pdf) are what their generator
+# writes: the corpus cannot drift from the script that documents it.
+log "tests/fixtures/pdf/make_corpus.py --check"
+python3 tests/fixtures/pdf/make_corpus.py --check
 
 log "cargo build --workspace --all-targets"
 cargo build --workspace --all-targets

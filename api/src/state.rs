@@ -92,6 +92,8 @@ pub struct AppState {
     pub redis: Option<redis::Client>,
     /// Turns: submit, cancel, resume, wait; and the job queue and event log they use.
     pub turns: TurnService,
+    /// Where an upload's PDF is parsed (a child process per PDF in a server).
+    pub sandbox: parley_service::files::Sandbox,
     pub feed_tokens: Arc<FeedTokens>,
     pub limits: HttpLimits,
     pub streaming: Streaming,

@@ -4,6 +4,7 @@
 mod admin;
 mod config;
 mod db;
+mod extract_text;
 mod http;
 mod serve;
 mod telemetry;
@@ -86,6 +87,10 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// The PDF sandbox's child: an upload on stdin, its text on stdout (the server runs
+    /// it; see cli/src/extract_text.rs).
+    #[command(hide = true)]
+    ExtractText(extract_text::ExtractTextArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -176,6 +181,10 @@ fn load_settings(config: Option<PathBuf>, overrides: Overrides) -> anyhow::Resul
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // The PDF sandbox's child: before the runtime, the settings and the logs.
+    if let Command::ExtractText(args) = &cli.command {
+        return args.run();
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(err) => return fail(anyhow::anyhow!(err).context("starting the async runtime")),
@@ -264,7 +273,10 @@ async fn run(command: Command, settings: Settings) -> anyhow::Result<()> {
                 TokenAction::Revoke { token } => admin::revoke_token(&db, &token).await,
             }
         }
-        Command::Openapi { .. } | Command::Probe { .. } | Command::Config { .. } => {
+        Command::Openapi { .. }
+        | Command::Probe { .. }
+        | Command::Config { .. }
+        | Command::ExtractText(_) => {
             unreachable!("handled before the commands that use the database")
         }
     }

@@ -241,6 +241,25 @@ fn file_limits(settings: &Settings) -> parley_service::files::FileLimits {
     }
 }
 
+/// Uploaded PDFs are parsed by this very binary, one child process each (`parley
+/// extract-text`, see `parley_extract` and docs/decisions.md).
+fn pdf_sandbox(settings: &Settings) -> anyhow::Result<parley_service::files::Sandbox> {
+    // The file this process runs from, even after an upgrade replaced it on disk (so the
+    // child always speaks the parent's protocol); current_exe() where there is no /proc.
+    let this = std::path::Path::new("/proc/self/exe");
+    let program = if this.exists() {
+        this.to_path_buf()
+    } else {
+        std::env::current_exe().context("finding this binary (the PDF extractor)")?
+    };
+    Ok(parley_service::files::Sandbox::Process {
+        program,
+        args: vec!["extract-text".into()],
+        timeout: Duration::from_millis(settings.files.extract_timeout_ms),
+        max_memory_bytes: settings.files.extract_max_memory_mb * 1024 * 1024,
+    })
+}
+
 fn turn_settings(settings: &Settings) -> TurnSettings {
     let w = &settings.worker;
     TurnSettings {
@@ -526,6 +545,7 @@ async fn serve_http(
         db,
         redis,
         turns,
+        sandbox: pdf_sandbox(settings)?,
         limits: HttpLimits {
             max_body_bytes: settings.limits.max_body_bytes,
             max_upload_bytes: settings.files.max_file_bytes + 64 * 1024,

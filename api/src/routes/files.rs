@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{files, query::files as q};
-use parley_service::files::{FileRefusal, ingest};
+use parley_service::files::{ClassifyError, FileRefusal, ingest};
 use poem::{http::StatusCode, web::Data};
 use poem_openapi::{
     ApiResponse, Multipart, Object, OpenApi, param::Path, payload::Json, types::multipart::Upload,
@@ -94,7 +94,7 @@ impl FilesApi {
     /// /v1/sessions/{id}/messages`). Its type is read from its content: UTF-8 text, a PDF
     /// (its text is extracted) or a PNG, JPEG, GIF or WebP image; anything else is 415.
     /// 413 above the deployment's size limit (`files.max_file_bytes`), 422
-    /// `unreadable_file` for an empty file or a PDF without text.
+    /// `unreadable_file` for an empty file, a PDF without text or one that cannot be read.
     #[oai(path = "/", method = "post", operation_id = "upload_file")]
     async fn upload(
         &self,
@@ -110,7 +110,15 @@ impl FilesApi {
         let data = body.file.into_vec().await.map_err(|err| {
             Problem::new(StatusCode::BAD_REQUEST, "unreadable_body", err.to_string())
         })?;
-        let new = ingest(auth.0.user_id, &name, data, &limits).map_err(|r| refused(&r))?;
+        let new = ingest(auth.0.user_id, &name, data, &limits, &state.sandbox)
+            .await
+            .map_err(|err| match err {
+                ClassifyError::Refused(refusal) => refused(&refusal),
+                // The server's fault (500, logged), not the file's.
+                ClassifyError::Sandbox(err) => {
+                    parley_entity::error::Error::internal("extracting a PDF's text", err).into()
+                }
+            })?;
         let file = q::create(&state.db, new, parley_entity::query::now()).await?;
         let location = format!("/v1/files/{}", file.id);
         Ok(Uploaded::Created(Json(file.into()), location))
@@ -137,7 +145,7 @@ fn refused(refusal: &FileRefusal) -> Problem {
     let (status, code) = match refusal {
         FileRefusal::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
         FileRefusal::Unsupported => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_file_type"),
-        FileRefusal::Empty | FileRefusal::NoText => {
+        FileRefusal::Empty | FileRefusal::NoText | FileRefusal::Unreadable => {
             (StatusCode::UNPROCESSABLE_ENTITY, "unreadable_file")
         }
     };

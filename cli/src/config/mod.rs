@@ -82,6 +82,11 @@ pub struct Settings {
     pub outbound: OutboundSettings,
 }
 
+/// The least address space `files.extract_max_memory_mb` may give the PDF extractor:
+/// the binary has about 90 MiB mapped before it reads a byte (the limit counts them), so
+/// much less leaves the parser nothing for a real PDF.
+const MIN_EXTRACT_MEMORY_MB: u64 = 128;
+
 /// Environment variables whose name is not simply the key in upper case.
 const ENV_ALIASES: &[(&str, &str)] = &[
     ("database_url", "database.url"),
@@ -300,6 +305,16 @@ impl Settings {
         }
         if self.files.max_attachments > 20 {
             anyhow::bail!("invalid setting `files.max_attachments`: at most 20");
+        }
+        if !(100..=600_000).contains(&self.files.extract_timeout_ms) {
+            anyhow::bail!(
+                "invalid setting `files.extract_timeout_ms`: from 100 to 600000 (10 minutes)"
+            );
+        }
+        if !(MIN_EXTRACT_MEMORY_MB..=1024 * 1024).contains(&self.files.extract_max_memory_mb) {
+            anyhow::bail!(
+                "invalid setting `files.extract_max_memory_mb`: from {MIN_EXTRACT_MEMORY_MB} to 1048576"
+            );
         }
         if self.database.max_connections == Some(0) {
             anyhow::bail!("invalid setting `database.max_connections`: must be at least 1");

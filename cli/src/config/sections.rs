@@ -409,6 +409,11 @@ pub struct FileSettings {
     pub max_attachments: usize,
     /// The most characters of one file's text that go into the model's context.
     pub max_text_chars: usize,
+    /// How long the child process that reads an uploaded PDF may take before it is
+    /// killed (and the upload refused as unreadable).
+    pub extract_timeout_ms: u64,
+    /// The address space of that child process, in MiB (the binary included).
+    pub extract_max_memory_mb: u64,
 }
 
 impl Default for FileSettings {
@@ -418,6 +423,8 @@ impl Default for FileSettings {
             max_file_bytes: d.max_file_bytes,
             max_attachments: d.max_attachments,
             max_text_chars: d.max_text_chars,
+            extract_timeout_ms: 10_000,
+            extract_max_memory_mb: 512,
         }
     }
 }

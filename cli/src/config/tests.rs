@@ -345,3 +345,35 @@ fn takeover_defaults_hand_a_dead_workers_turn_on_within_seconds() {
         Ok(())
     });
 }
+
+#[test]
+fn the_pdf_extractor_has_a_timeout_and_a_memory_limit() {
+    Jail::expect_with(|jail| {
+        let s = load_in(jail).expect("loads");
+        assert_eq!(
+            (s.files.extract_timeout_ms, s.files.extract_max_memory_mb),
+            (10_000, 512)
+        );
+        jail.set_env("PARLEY_FILES__EXTRACT_TIMEOUT_MS", "2000");
+        jail.set_env("PARLEY_FILES__EXTRACT_MAX_MEMORY_MB", "256");
+        let s = load_in(jail).expect("loads");
+        assert_eq!(
+            (s.files.extract_timeout_ms, s.files.extract_max_memory_mb),
+            (2000, 256)
+        );
+        Ok(())
+    });
+    for (key, value) in [
+        ("PARLEY_FILES__EXTRACT_TIMEOUT_MS", "0"),
+        ("PARLEY_FILES__EXTRACT_TIMEOUT_MS", "600001"),
+        ("PARLEY_FILES__EXTRACT_MAX_MEMORY_MB", "64"),
+    ] {
+        Jail::expect_with(|jail| {
+            jail.set_env(key, value);
+            let err = load_in(jail).expect_err("must fail").to_string();
+            let name = key.trim_start_matches("PARLEY_FILES__").to_lowercase();
+            assert!(err.contains(&format!("files.{name}")), "{err}");
+            Ok(())
+        });
+    }
+}

@@ -714,7 +714,7 @@ export interface paths {
          *     /v1/sessions/{id}/messages`). Its type is read from its content: UTF-8 text, a PDF
          *     (its text is extracted) or a PNG, JPEG, GIF or WebP image; anything else is 415.
          *     413 above the deployment's size limit (`files.max_file_bytes`), 422
-         *     `unreadable_file` for an empty file or a PDF without text.
+         *     `unreadable_file` for an empty file, a PDF without text or one that cannot be read.
          */
         post: operations["upload_file"];
         delete?: never;

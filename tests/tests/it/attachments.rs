@@ -1,7 +1,8 @@
 //! Attachments end to end: `POST /v1/files` (multipart, typed by content, bounded),
 //! another user's file answering 404, and a message carrying text, PDF and image
 //! attachments — their text in the model's context, the image as an image part for a
-//! model that accepts images, attachment blocks on the user message.
+//! model that accepts images, attachment blocks on the user message; and every crafted
+//! PDF of `tests/fixtures/pdf/` answered as its README says, by a server that stays up.
 
 use parley_mock_llm::{MockConfig, MockLlm};
 use parley_tests::client::types::{CreateMessage, File};
@@ -51,18 +52,39 @@ fn pdf(text: &str) -> Vec<u8> {
 
 /// A server whose model is the mock (`vision` as given), with small upload bounds.
 async fn server(backend: Backend, vision: bool) -> (TestApp, MockLlm, tempfile::NamedTempFile) {
+    server_with(
+        backend,
+        vision,
+        "[files]\nmax_file_bytes = 4096\nmax_attachments = 3\n",
+        &[],
+    )
+    .await
+}
+
+/// A server whose model is the mock, with `extra` appended to its configuration file and
+/// `env` set.
+async fn server_with(
+    backend: Backend,
+    vision: bool,
+    extra: &str,
+    env: &[(&str, &str)],
+) -> (TestApp, MockLlm, tempfile::NamedTempFile) {
     use std::io::Write;
     let mock = MockLlm::start(MockConfig::default()).await;
     let mut config = tempfile::NamedTempFile::new().expect("a temp file");
     write!(
         config,
         "[[providers]]\nname = \"mock\"\nbase_url = \"{}\"\n\n\
-         [[models]]\nid = \"mock-model\"\nprovider = \"mock\"\nvision = {vision}\n\n\
-         [files]\nmax_file_bytes = 4096\nmax_attachments = 3\n",
+         [[models]]\nid = \"mock-model\"\nprovider = \"mock\"\nvision = {vision}\n\n{extra}",
         mock.base_url()
     )
     .expect("writing the config");
-    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
+    let path = config_path(&config);
+    let env: Vec<(&str, &str)> = [("PARLEY_CONFIG", path.as_str())]
+        .into_iter()
+        .chain(env.iter().copied())
+        .collect();
+    let app = TestApp::spawn_with_env(backend, &env).await;
     (app, mock, config)
 }
 
@@ -80,7 +102,7 @@ async fn upload(app: &TestApp, token: &str, name: &str, bytes: Vec<u8>) -> (u16,
         .multipart(form)
         .send()
         .await
-        .expect("uploading");
+        .unwrap_or_else(|err| panic!("uploading {name}: {err}"));
     let status = response.status().as_u16();
     let body = response.json().await.unwrap_or(Value::Null);
     (status, body)
@@ -303,6 +325,151 @@ both_backends!(
                 assert!(
                     text.contains("leaf.png (image/png)] — an image you cannot see"),
                     "{text}"
+                );
+            }
+        }
+    }
+);
+
+/// What the corpus README says a crafted PDF must end in.
+#[derive(Debug)]
+enum Outcome {
+    /// 201, with these snippets (the README's backticked ones) in its text.
+    Text(Vec<String>),
+    /// 422 `unreadable_file` (no text, or a parser that failed, panicked, hung, crashed or
+    /// ran out of memory).
+    Refused,
+    /// Either of the above.
+    Either,
+}
+
+/// Every file of `tests/fixtures/pdf/` with its expected outcome, read from the
+/// README's table (its third column), so the table is the one list of expectations.
+fn pdf_corpus() -> Vec<(String, Vec<u8>, Outcome)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pdf");
+    let readme = std::fs::read_to_string(dir.join("README.md")).expect("the corpus README");
+    let mut corpus = Vec::new();
+    for line in readme.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (name, expected) = (cells[1].trim_matches('`'), cells[3]);
+        let outcome = if expected.starts_with("text or refused") || expected.contains("(or text") {
+            Outcome::Either
+        } else if expected.starts_with("refused") {
+            Outcome::Refused
+        } else {
+            assert!(expected.starts_with("text"), "{name}: {expected}");
+            Outcome::Text(
+                expected
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(Into::into)
+                    .collect(),
+            )
+        };
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|err| panic!("{name}: {err}"));
+        corpus.push((name.to_owned(), bytes, outcome));
+    }
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the corpus")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.ends_with(".pdf"))
+        .collect();
+    files.sort();
+    let mut listed: Vec<String> = corpus.iter().map(|(name, ..)| name.clone()).collect();
+    listed.sort();
+    assert_eq!(
+        files, listed,
+        "every PDF of the corpus has a row in its README"
+    );
+    corpus
+}
+
+/// The text of the last message the model was sent (a model without vision).
+fn last_prompt_text(mock: &MockLlm) -> String {
+    let requests = mock.requests();
+    let sent = &requests.last().expect("a model call").body["messages"];
+    let last = sent.as_array().and_then(|m| m.last()).expect("messages");
+    last["content"].as_str().expect("text content").to_owned()
+}
+
+both_backends!(
+    crafted_pdfs_are_refused_or_read_and_the_server_stays_up,
+    |backend: Backend| async move {
+        use futures::StreamExt;
+        // Hangs are cut at 3 s (default 10 s) and uploads go 6 at a time: the corpus takes
+        // seconds, not 70 timeouts.
+        let (app, mock, _config) = server_with(
+            backend,
+            false,
+            "",
+            &[("PARLEY_FILES__EXTRACT_TIMEOUT_MS", "3000")],
+        )
+        .await;
+        let student = api::student_with_tool(&app, "erin@example.com").await;
+        let token = student.token.as_str();
+        let corpus = pdf_corpus();
+        assert_eq!(corpus.len(), 70);
+
+        let started = std::time::Instant::now();
+        let answers: Vec<(u16, Value)> = futures::stream::iter(&corpus)
+            .map(|(name, bytes, _)| upload(&app, token, name, bytes.clone()))
+            .buffered(6)
+            .collect()
+            .await;
+        let took = started.elapsed();
+
+        let mut wrong = Vec::new();
+        let mut read = Vec::new();
+        for ((name, _, outcome), (status, body)) in corpus.iter().zip(&answers) {
+            let accepted = *status == 201 && body["kind"] == "pdf" && body["text_chars"] != 0;
+            let refused = *status == 422 && body["code"] == "unreadable_file";
+            let fine = match outcome {
+                Outcome::Text(_) => accepted,
+                Outcome::Refused => refused,
+                Outcome::Either => accepted || refused,
+            };
+            if !fine {
+                wrong.push(format!("{name}: expected {outcome:?}, got {status} {body}"));
+            }
+            if let (Outcome::Text(snippets), true) = (outcome, accepted) {
+                let id: Uuid = serde_json::from_value(body["id"].clone()).expect("an id");
+                read.push((name, id, snippets));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        assert!(
+            took < std::time::Duration::from_secs(90),
+            "the corpus took {took:?}"
+        );
+
+        // Still up, still serving: a fresh upload, and the valid files' text reaches the
+        // model.
+        let health = app.client.get(app.url("/healthz")).send().await;
+        assert_eq!(health.expect("healthz").status().as_u16(), 200);
+        let simple = &corpus
+            .iter()
+            .find(|(n, ..)| n == "valid_simple.pdf")
+            .expect("it")
+            .1;
+        let again = uploaded(&app, token, "again.pdf", simple.clone()).await;
+        assert_eq!(again.text_chars, "Hello from Parley".len() as u64);
+        let client = app.client_as(token);
+        let session = api::session(&client, student.tool.id).await;
+        let ids = read.iter().map(|(_, id, _)| *id).collect();
+        turn_with(&app, token, session.id, ids).await;
+        let text = last_prompt_text(&mock);
+        for (name, _, snippets) in &read {
+            for snippet in snippets.iter() {
+                assert!(
+                    text.contains(snippet.as_str()),
+                    "{name}: {snippet:?} in {text}"
                 );
             }
         }
