@@ -62,7 +62,9 @@ const ANNOTATIONS: &[&str] = &[
 /// already say them), (2) `type: object` without properties or composition as a map
 /// of anything (`additionalProperties: {}`), and (3) drops the `type: object`
 /// poem-openapi puts beside an `anyOf` / `oneOf` whose members are not objects (a
-/// string or an array: OpenAI's `content`), which contradicts them.
+/// string or an array: OpenAI's `content`), which contradicts them, and (4) gives an
+/// unsigned integer (`format: uint32`…) its `minimum: 0`, which a format alone does not
+/// say to a validator or a fuzzer (a negative `starting_after` is a 400).
 pub fn for_generators(value: &mut Value) {
     match value {
         Value::Object(map) => {
@@ -91,6 +93,14 @@ pub fn for_generators(value: &mut Value) {
                 .all(|key| !map.contains_key(*key));
             if free_form {
                 map.insert("additionalProperties".into(), json!({}));
+            }
+            let unsigned = map.get("type").and_then(Value::as_str) == Some("integer")
+                && map
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|format| format.starts_with("uint"));
+            if unsigned && !map.contains_key("minimum") {
+                map.insert("minimum".into(), json!(0));
             }
             map.values_mut().for_each(for_generators);
         }

@@ -384,7 +384,7 @@ impl OpenAiApi {
         /// Stream the response's events.
         stream: Query<Option<bool>>,
         /// Only the events after this `sequence_number`.
-        #[oai(validator(maximum(value = "9007199254740991")))]
+        #[oai(validator(minimum(value = "0"), maximum(value = "9007199254740991")))]
         starting_after: Query<Option<u64>>,
     ) -> Read<ResponseReply> {
         let prompt = readable(&state, &auth.0, &id.0).await?;

@@ -226,8 +226,21 @@ fn annotated_references_and_free_form_objects_read_the_same_in_every_generator()
         "keep": {"allOf": [{"$ref": "#/components/schemas/E"}, {"type": "object", "properties": {}}]},
         "free": {"type": "object", "description": "F"},
         "map": {"type": "object", "additionalProperties": {"type": "string"}},
+        "count": {"type": "integer", "format": "uint64"},
+        "floor": {"type": "integer", "format": "uint32", "minimum": 1},
+        "signed": {"type": "integer", "format": "int64"},
     });
     for_generators(&mut doc);
+    assert_eq!(
+        doc["count"],
+        json!({"type": "integer", "format": "uint64", "minimum": 0})
+    );
+    assert_eq!(
+        doc["floor"]["minimum"],
+        json!(1),
+        "a stated minimum is kept"
+    );
+    assert_eq!(doc["signed"].get("minimum"), None);
     assert_eq!(
         doc["a"],
         json!({"allOf": [{"$ref": "#/components/schemas/E"}], "description": "D"})

@@ -238,7 +238,12 @@ both_backends!(
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         let output = app
-            .cli_with_env(&["api"], &[("PARLEY_REDIS_URL", &url)])
+            // Its own port: `api` binds before it connects, and the default port is
+            // shared by every test that starts one.
+            .cli_with_env(
+                &["api", "--listen", "127.0.0.1:0"],
+                &[("PARLEY_REDIS_URL", &url)],
+            )
             .await;
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "refused: {stderr}");

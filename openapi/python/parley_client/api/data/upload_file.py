@@ -106,7 +106,7 @@ def sync_detailed(
     /v1/sessions/{id}/messages`). Its type is read from its content: UTF-8 text, a PDF
     (its text is extracted) or a PNG, JPEG, GIF or WebP image; anything else is 415.
     413 above the deployment's size limit (`files.max_file_bytes`), 422
-    `unreadable_file` for an empty file or a PDF without text.
+    `unreadable_file` for an empty file, a PDF without text or one that cannot be read.
 
     Args:
         body (UploadFileBody):
@@ -141,7 +141,7 @@ def sync(
     /v1/sessions/{id}/messages`). Its type is read from its content: UTF-8 text, a PDF
     (its text is extracted) or a PNG, JPEG, GIF or WebP image; anything else is 415.
     413 above the deployment's size limit (`files.max_file_bytes`), 422
-    `unreadable_file` for an empty file or a PDF without text.
+    `unreadable_file` for an empty file, a PDF without text or one that cannot be read.
 
     Args:
         body (UploadFileBody):
@@ -171,7 +171,7 @@ async def asyncio_detailed(
     /v1/sessions/{id}/messages`). Its type is read from its content: UTF-8 text, a PDF
     (its text is extracted) or a PNG, JPEG, GIF or WebP image; anything else is 415.
     413 above the deployment's size limit (`files.max_file_bytes`), 422
-    `unreadable_file` for an empty file or a PDF without text.
+    `unreadable_file` for an empty file, a PDF without text or one that cannot be read.
 
     Args:
         body (UploadFileBody):
@@ -204,7 +204,7 @@ async def asyncio(
     /v1/sessions/{id}/messages`). Its type is read from its content: UTF-8 text, a PDF
     (its text is extracted) or a PNG, JPEG, GIF or WebP image; anything else is 415.
     413 above the deployment's size limit (`files.max_file_bytes`), 422
-    `unreadable_file` for an empty file or a PDF without text.
+    `unreadable_file` for an empty file, a PDF without text or one that cannot be read.
 
     Args:
         body (UploadFileBody):
