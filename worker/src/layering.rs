@@ -14,6 +14,10 @@ use std::{
 
 /// Each module of the crate (`turn::claim`; the root is ``) with its source, tests cut.
 fn modules() -> BTreeMap<String, String> {
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+    )]
     fn walk(dir: &Path, prefix: &[String], out: &mut BTreeMap<String, String>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir)
             .expect("the crate's source")

@@ -302,6 +302,10 @@ pub(super) async fn feed_tokens(
     Ok(FeedTokens::new(key.into_bytes(), ttl))
 }
 
+#[allow(
+    clippy::disallowed_methods,
+    reason = "read once at start-up, before any turn runs"
+)]
 pub(super) fn hostname() -> String {
     std::fs::read_to_string(Path::new("/etc/hostname"))
         .map(|h| h.trim().to_owned())

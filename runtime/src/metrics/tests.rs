@@ -113,6 +113,10 @@ fn names_in(text: &str) -> std::collections::BTreeSet<String> {
 /// each name must be a series Parley renders (a family's name, or a histogram's
 /// `_bucket`, `_count` or `_sum`).
 #[test]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+)]
 fn the_dashboard_and_the_alerts_name_metrics_that_exist() {
     let rendered = every_family_recorded().render();
     let series: std::collections::BTreeSet<&str> = rendered

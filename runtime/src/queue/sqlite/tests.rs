@@ -181,6 +181,10 @@ async fn a_fetch_takes_the_waiting_jobs_there_is_room_for_and_no_job_is_missed_a
 }
 
 #[tokio::test]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+)]
 async fn open_fails_where_no_file_can_be() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let blocker = dir.path().join("not-a-dir");
