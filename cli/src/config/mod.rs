@@ -129,6 +129,13 @@ impl Settings {
         )
     }
 
+    /// The defaults with `overrides`, whatever the environment says: for tests that run
+    /// beside tests setting `PARLEY_*` variables (figment's `Jail`) and must not see them.
+    #[cfg(test)]
+    pub(crate) fn defaults_with(overrides: Overrides) -> anyhow::Result<Self> {
+        Self::from_figment(Figment::new().merge(Serialized::defaults(overrides)))
+    }
+
     fn from_figment(figment: Figment) -> anyhow::Result<Self> {
         let mut settings: Settings = figment.extract().map_err(describe_figment_error)?;
         // An empty variable means "not set", as is usual for environment variables.
