@@ -14,10 +14,12 @@ use std::{
     path::{Path, PathBuf},
 };
 
+mod endpoints;
 mod http;
 pub(crate) mod mask;
 mod sections;
 
+pub use endpoints::*;
 pub use http::*;
 pub use sections::*;
 
