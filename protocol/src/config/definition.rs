@@ -11,6 +11,7 @@ use crate::wire::{JsonObject, Text};
 /// Absent options are not stored, so the organisation's settings stay in force for them
 /// when a session's configuration is resolved (org → tool → assignment).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "db", derive(sea_orm::FromJsonQueryResult))]
 #[cfg_attr(feature = "openapi", derive(poem_openapi::Object))]
 #[cfg_attr(
     feature = "openapi",

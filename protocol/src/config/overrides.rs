@@ -11,6 +11,7 @@ use crate::wire::Text;
 /// optional — an absent one leaves what the layer below says in force — and means what
 /// it means in a tool definition; `guidance` is set here only.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "db", derive(sea_orm::FromJsonQueryResult))]
 #[cfg_attr(feature = "openapi", derive(poem_openapi::Object))]
 #[cfg_attr(
     feature = "openapi",
