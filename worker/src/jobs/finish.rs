@@ -144,7 +144,7 @@ async fn record_generation(
 /// calls carried: suggestions, the LLM payloads of the types the tool enables
 /// (`payload_types` of its definition), the last function payload (which wins).
 fn answer_and_extras(deps: &Deps, generated: &Generated) -> (String, Option<ResponseExtras>) {
-    let enabled = crate::context::names(&generated.session.config, "payload_types");
+    let enabled: Vec<&str> = generated.session.config.payload_types().collect();
     let extracted = respond::extract(
         &generated.generation.text(),
         deps.registry.snapshot().payloads(),

@@ -20,6 +20,7 @@ use parley_entity::{
     sessions,
 };
 use parley_protocol::{
+    config::SessionConfig,
     events::{EventKind, Moderation, PromptState},
     route::RouteDecision,
 };
@@ -27,7 +28,6 @@ use parley_service::{
     modules::runner::{Blocked, HookOutcome},
     turns::record,
 };
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::{Deps, TurnError, user_breaker};
@@ -203,7 +203,7 @@ pub(super) async fn run(
         last.images = attachments::image_urls(&files);
     }
     let hold_back = hooks.as_ref().is_some_and(TurnHooks::has_after_ai)
-        && session.config["hold_back"].as_bool() == Some(true);
+        && session.config.holds_back();
     if hold_back {
         sink.hold_back();
     }
@@ -350,15 +350,15 @@ async fn settle_answer(
 /// What the model is told about the payloads the tool can produce (its functions' payload
 /// types and the LLM payload types its definition enables) and, when the tool asks for
 /// them, how to write suggestions.
-fn response_formats(registry: &Registry, config: &Value) -> String {
-    let mut types: Vec<&str> = context::names(config, "functions")
-        .into_iter()
+fn response_formats(registry: &Registry, config: &SessionConfig) -> String {
+    let mut types: Vec<&str> = config
+        .functions()
         .filter_map(|f| registry.get(f))
         .filter_map(|f| f.spec().payload_type.as_deref())
         .collect();
-    types.extend(context::names(config, "payload_types"));
+    types.extend(config.payload_types());
     let mut formats = registry.payloads().instructions(types);
-    if config["suggestions"].as_bool() == Some(true) {
+    if config.wants_suggestions() {
         if !formats.is_empty() {
             formats.push_str("\n\n");
         }
@@ -374,7 +374,7 @@ async fn turn_tools(
     prompt: &prompts::Model,
     session: &sessions::Model,
 ) -> Result<TurnTools, TurnError> {
-    let offers = registry.offers(context::names(&session.config, "functions"));
+    let offers = registry.offers(session.config.functions());
     let permissions = if offers.is_empty() {
         Vec::new()
     } else {
@@ -400,10 +400,9 @@ async fn turn_tools(
 }
 
 /// The tool's `max_iterations` (model calls per turn), or the default.
-fn max_iterations(config: &Value) -> u32 {
-    config["max_iterations"]
-        .as_u64()
-        .and_then(|n| u32::try_from(n).ok())
+fn max_iterations(config: &SessionConfig) -> u32 {
+    config
+        .max_iterations
         .filter(|n| *n >= 1)
         .unwrap_or(agent_loop::DEFAULT_MAX_ITERATIONS)
 }
