@@ -293,7 +293,14 @@ mod tests {
             max_context: current_cost + 3 * per_message + 100,
             response_buffer: 100,
         };
-        let context = assemble(&SessionConfig::default(), &[], "", &newest_first, "now", window);
+        let context = assemble(
+            &SessionConfig::default(),
+            &[],
+            "",
+            &newest_first,
+            "now",
+            window,
+        );
         assert_eq!(context.history_used, 3);
         let texts: Vec<&str> = context
             .messages

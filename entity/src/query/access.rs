@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use parley_protocol::config::ConfigOverrides;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -83,8 +83,7 @@ mod tests {
 
     #[test]
     fn merge_overrides_scalars_and_merges_objects() {
-        let mut base =
-            json!({"level": "a", "limits": {"words": ["x"], "strict": false}});
+        let mut base = json!({"level": "a", "limits": {"words": ["x"], "strict": false}});
         merge_json(
             &mut base,
             &json!({"limits": {"strict": true}, "retries": 5}),

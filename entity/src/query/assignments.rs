@@ -5,11 +5,11 @@
 //! assignment takes its submissions with it (`CASCADE`); sessions opened under it stay,
 //! with `assignment_id` and `submission_id` set to null (`SET NULL`).
 
+use parley_protocol::config::ConfigOverrides;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set, prelude::DateTimeUtc,
 };
-use parley_protocol::config::ConfigOverrides;
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};

@@ -5,11 +5,11 @@
 //! never need rewriting. A group is deleted only when empty: sub-groups, tools and
 //! classes hold it (foreign keys `RESTRICT`), memberships go with it (`CASCADE`).
 
+use parley_protocol::config::ConfigOverrides;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, SelectExt, Set, sea_query::OnConflict,
 };
-use parley_protocol::config::ConfigOverrides;
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};

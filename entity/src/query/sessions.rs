@@ -1,10 +1,10 @@
 //! Sessions: open one (access checks and the config cascade), read, page, complete.
 
+use parley_protocol::config::{ConfigOverrides, SessionAssignment, SessionConfig};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, Set, prelude::DateTimeUtc,
 };
-use parley_protocol::config::{ConfigOverrides, SessionAssignment, SessionConfig};
 use uuid::Uuid;
 
 use super::{

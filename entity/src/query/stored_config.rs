@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::{
-    sessions::{self as q, Opener, OpenSession, SessionLimit},
+    sessions::{self as q, OpenSession, Opener, SessionLimit},
     testing::{self, on_both_backends},
 };
 use crate::{enums::UserRole, groups, sessions, tools};
@@ -98,9 +98,13 @@ on_both_backends!(rows_stored_by_earlier_versions_load, |db| {
     )
     .await;
 
-    let group = crate::query::groups::get(&db, group_id).await.expect("the group loads");
+    let group = crate::query::groups::get(&db, group_id)
+        .await
+        .expect("the group loads");
     assert_eq!(group.settings.model.as_deref(), Some("org-model"));
-    let tool = crate::query::tools::get(&db, tool_id).await.expect("the tool loads");
+    let tool = crate::query::tools::get(&db, tool_id)
+        .await
+        .expect("the tool loads");
     assert_eq!(&*tool.definition.behavior, "Guide.");
 
     let who = Opener {
@@ -113,11 +117,16 @@ on_both_backends!(rows_stored_by_earlier_versions_load, |db| {
         submission_id: None,
         rid: None,
     };
-    let session = q::open(&db, who, open, crate::query::now()).await.expect("opens");
+    let session = q::open(&db, who, open, crate::query::now())
+        .await
+        .expect("opens");
     let config = &session.config;
     assert_eq!(config.model.as_deref(), Some("org-model"), "the cascade");
     assert!(!config.skills_enabled(), "the free-form {{enabled: false}}");
-    assert_eq!(config.max_messages, None, "a value of the wrong type is absent");
+    assert_eq!(
+        config.max_messages, None,
+        "a value of the wrong type is absent"
+    );
     let constraints = config.constraints.clone().unwrap_or_default();
     assert_eq!(constraints.topics.map(|t| t.len()), Some(1));
     assert_eq!(constraints.no_direct_answers, Some(true));
@@ -135,8 +144,14 @@ on_both_backends!(rows_stored_by_earlier_versions_load, |db| {
     let stored = q::get(&db, session.id).await.expect("the session loads");
     assert_eq!(stored.config.model, None);
     assert!(stored.config.holds_back());
-    assert_eq!(stored.config.functions().collect::<Vec<_>>(), ["createTodo"]);
-    assert_eq!(stored.config.assignment.as_ref().map(|a| a.id), Some(assignment));
+    assert_eq!(
+        stored.config.functions().collect::<Vec<_>>(),
+        ["createTodo"]
+    );
+    assert_eq!(
+        stored.config.assignment.as_ref().map(|a| a.id),
+        Some(assignment)
+    );
     assert_eq!(
         q::limit_reached(&stored, crate::query::now()),
         Some(SessionLimit::MaxMessages),

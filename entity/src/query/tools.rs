@@ -4,11 +4,11 @@
 //! here it is stored as JSON. A tool is deleted only while nothing uses it: sessions and
 //! assignments hold it (foreign keys `RESTRICT`).
 
+use parley_protocol::config::ToolDefinition;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, SelectExt, Set,
 };
-use parley_protocol::config::ToolDefinition;
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};

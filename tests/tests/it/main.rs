@@ -32,4 +32,5 @@ mod restart;
 mod session_rules;
 mod sessions;
 mod skills;
+mod tool_config;
 mod turns;

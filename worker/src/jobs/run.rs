@@ -202,8 +202,8 @@ pub(super) async fn run(
     {
         last.images = attachments::image_urls(&files);
     }
-    let hold_back = hooks.as_ref().is_some_and(TurnHooks::has_after_ai)
-        && session.config.holds_back();
+    let hold_back =
+        hooks.as_ref().is_some_and(TurnHooks::has_after_ai) && session.config.holds_back();
     if hold_back {
         sink.hold_back();
     }

@@ -175,11 +175,7 @@ impl ToolsAdminApi {
     ) -> ApiResult<Json<Page<Tool>>, statuses::AdminList> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         let rows = q::list(&state.db, page).await?;
-        let items = rows
-            .items
-            .into_iter()
-            .map(Tool::from)
-            .collect();
+        let items = rows.items.into_iter().map(Tool::from).collect();
         Ok(Json(Page::from_rows(
             page::Page {
                 items,
@@ -291,7 +287,8 @@ mod tests {
 
     #[test]
     fn a_misspelt_key_is_refused_by_name_when_sent_and_ignored_when_stored() {
-        let body = json!({"behavior": "x", "constraints": {"topics": [], "no_direct_answer": true}});
+        let body =
+            json!({"behavior": "x", "constraints": {"topics": [], "no_direct_answer": true}});
         let refused = ToolDefinition::parse_from_json(Some(body.clone())).unwrap_err();
         assert!(
             refused.message().contains("no_direct_answer"),
