@@ -5,7 +5,7 @@
 //! points at the generation in flight; it has no foreign key because `prompts` already
 //! references `sessions` (a cycle), so the application keeps it consistent.
 
-use parley_protocol::config::SessionConfig;
+use parley_protocol::{config::SessionConfig, jobs::JobSession};
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -114,3 +114,45 @@ impl Related<super::tool_calls::Entity> for Entity {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl From<Model> for JobSession {
+    fn from(s: Model) -> Self {
+        Self {
+            id: s.id,
+            user_id: s.user_id,
+            tool_id: s.tool_id,
+            assignment_id: s.assignment_id,
+            submission_id: s.submission_id,
+            state: s.state,
+            started_at: s.started_at,
+            ended_at: s.ended_at,
+            last_activity_at: s.last_activity_at,
+            message_count: s.message_count,
+            config: s.config,
+            active_prompt_id: s.active_prompt_id,
+            end_reason: s.end_reason,
+            rid: s.rid,
+        }
+    }
+}
+
+impl From<JobSession> for Model {
+    fn from(s: JobSession) -> Self {
+        Self {
+            id: s.id,
+            user_id: s.user_id,
+            tool_id: s.tool_id,
+            assignment_id: s.assignment_id,
+            submission_id: s.submission_id,
+            state: s.state,
+            started_at: s.started_at,
+            ended_at: s.ended_at,
+            last_activity_at: s.last_activity_at,
+            message_count: s.message_count,
+            config: s.config,
+            active_prompt_id: s.active_prompt_id,
+            end_reason: s.end_reason,
+            rid: s.rid,
+        }
+    }
+}

@@ -158,3 +158,31 @@ on_both_backends!(rows_stored_by_earlier_versions_load, |db| {
         "the stored limit holds"
     );
 });
+
+/// A job carries the session as [`parley_protocol::jobs::JobSession`]: its JSON form is
+/// the row's, so a job enqueued by either version reads in the other.
+#[test]
+fn a_job_carries_the_session_row_in_its_own_form() {
+    let row = sessions::Model {
+        id: Uuid::now_v7(),
+        user_id: Uuid::now_v7(),
+        tool_id: Uuid::now_v7(),
+        assignment_id: Some(Uuid::now_v7()),
+        submission_id: None,
+        state: crate::enums::SessionState::Active,
+        started_at: Utc::now(),
+        ended_at: None,
+        last_activity_at: Utc::now(),
+        message_count: 2,
+        config: serde_json::from_value(json!({"model": "m", "max_messages": 8})).unwrap(),
+        active_prompt_id: Some(Uuid::now_v7()),
+        end_reason: None,
+        rid: Some("r1".into()),
+    };
+    let carried = parley_protocol::jobs::JobSession::from(row.clone());
+    assert_eq!(
+        serde_json::to_value(&carried).unwrap(),
+        serde_json::to_value(&row).unwrap()
+    );
+    assert_eq!(sessions::Model::from(carried), row);
+}

@@ -186,11 +186,10 @@ pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> 
         &watcher,
     )
     .coalesce(deps.settings.delta_window, deps.settings.delta_max_bytes);
-    let known = job.session.as_ref().and_then(|session| {
-        <parley_entity::sessions::Model as serde::Deserialize>::deserialize(session)
-            .inspect_err(|err| tracing::warn!(error = %err, "the job's session does not parse"))
-            .ok()
-    });
+    let known = job
+        .session
+        .clone()
+        .map(parley_entity::sessions::Model::from);
     let ended = match run::run(deps, &prompt, &mut sink, &watcher, started, known, count).await {
         Ok(produced) => finish::finish(deps, &prompt, &mut sink, produced, count).await,
         Err(err) => Err(err),
