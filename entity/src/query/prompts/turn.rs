@@ -134,8 +134,10 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
             format!(
                 "the session reached its `{}` limit and is completed; open a new session",
                 match limit {
-                    crate::query::sessions::SessionLimit::MaxMessages => "max_messages",
-                    crate::query::sessions::SessionLimit::MaxDuration => "max_session_duration_s",
+                    crate::query::sessions::SessionLimit::MaxMessages =>
+                        SessionConfig::MAX_MESSAGES_KEY,
+                    crate::query::sessions::SessionLimit::MaxDuration =>
+                        SessionConfig::MAX_SESSION_DURATION_S_KEY,
                 }
             ),
         ));
