@@ -2,7 +2,8 @@
 //!
 //! * [`Text`] — a JSON string, strictly: poem-openapi's `String` also accepts a number
 //!   or a boolean in its place (`{"content": 42}` would become the text "42"), which the
-//!   document (`type: string`) does not allow.
+//!   document (`type: string`) does not allow. Defined in `parley_protocol::wire`, with
+//!   [`JsonObject`], because the tool configuration's types hold them too.
 //! * [`MessageText`] — what a user says: a JSON string with a character that is not
 //!   white space, at most [`MAX_MESSAGE_CHARS`] characters. Checked in code rather than
 //!   with poem's `pattern` validator, which compiles its regex on every request (a
@@ -13,12 +14,13 @@
 //!   JSON Schema means — does not): a fuzzer found the server rejecting an address the
 //!   document allowed.
 //! * [`EventId`] — the `Last-Event-ID` header: a `seq`.
-//! * [`JsonObject`] — any JSON object (settings, configs), documented as `type: object`.
+//! * [`JsonObject`] — any JSON object (a module's settings, a schema), documented as
+//!   `type: object`.
 //! * [`Documented`] — a value serialized with serde (the protocol's types, on the hot
 //!   path) that presents the schema of a poem-openapi mirror type; a unit test per use
 //!   checks that the serde form fits the mirror's schema.
 
-use std::{borrow::Cow, marker::PhantomData, ops::Deref};
+use std::{borrow::Cow, marker::PhantomData};
 
 use parley_service::catalog::MAX_MESSAGE_CHARS;
 use poem_openapi::types::ParseFromParameter;
@@ -47,40 +49,6 @@ macro_rules! raw_self {
     };
 }
 pub(crate) use raw_self;
-
-/// `Type`, `ParseFromJSON` and `ToJSON` for a newtype over one kind of JSON value: it
-/// parses from that kind only (`Value::$variant`) and is documented as `type: $ty`.
-macro_rules! json_newtype {
-    ($name:ident, $variant:ident, $ty:literal) => {
-        impl Type for $name {
-            const IS_REQUIRED: bool = true;
-            raw_self!();
-
-            fn name() -> Cow<'static, str> {
-                $ty.into()
-            }
-
-            fn schema_ref() -> MetaSchemaRef {
-                MetaSchemaRef::Inline(Box::new(MetaSchema::new($ty)))
-            }
-        }
-
-        impl ParseFromJSON for $name {
-            fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-                match value.unwrap_or_default() {
-                    Value::$variant(inner) => Ok(Self(inner)),
-                    other => Err(ParseError::expected_type(other)),
-                }
-            }
-        }
-
-        impl ToJSON for $name {
-            fn to_json(&self) -> Option<Value> {
-                Some(Value::$variant(self.0.clone()))
-            }
-        }
-    };
-}
 
 /// `Type`, `ParseFromJSON` and `ToJSON` for a newtype over a JSON string that
 /// `$name::check` accepts (its error is the message a client reads), documented as the
@@ -117,36 +85,7 @@ macro_rules! checked_string {
     };
 }
 
-/// A string that only a JSON string parses as.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Text(pub String);
-
-impl Text {
-    pub fn into_inner(self) -> String {
-        self.0
-    }
-}
-
-impl Deref for Text {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl AsRef<str> for Text {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<Text> for String {
-    fn from(text: Text) -> Self {
-        text.0
-    }
-}
-
-json_newtype!(Text, String, "string");
+pub use parley_protocol::wire::{JsonObject, Text};
 
 /// White space as JSON Schema's (ECMAScript's) `\s` sees it, so that the server and
 /// the document's `pattern: "\\S"` agree on every character.
@@ -258,28 +197,6 @@ impl ParseFromParameter for EventId {
 pub fn texts(items: Vec<Text>) -> Vec<String> {
     items.into_iter().map(Text::into_inner).collect()
 }
-
-/// A JSON object with any members.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct JsonObject(pub serde_json::Map<String, Value>);
-
-impl From<JsonObject> for Value {
-    fn from(object: JsonObject) -> Self {
-        Value::Object(object.0)
-    }
-}
-
-impl JsonObject {
-    /// The object of a stored JSON value (anything else reads as empty).
-    pub fn of(value: Value) -> Self {
-        match value {
-            Value::Object(map) => Self(map),
-            _ => Self::default(),
-        }
-    }
-}
-
-json_newtype!(JsonObject, Object, "object");
 
 /// `T` on the wire (serde), documented as the schema of `D`.
 pub struct Documented<T, D> {

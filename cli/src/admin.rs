@@ -9,6 +9,7 @@ use parley_entity::{
     error::Error,
     query::{tokens, users},
 };
+use parley_protocol::config::{ToolConstraints, ToolDefinition};
 use sea_orm::DatabaseConnection;
 use secrecy::{ExposeSecret, SecretString};
 
@@ -117,11 +118,16 @@ async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
             group_id: group.id,
             name: DEMO_TOOL.into(),
             kind: "chat".into(),
-            definition: serde_json::json!({
-                "behavior": "You are a friendly, patient tutor. Explain step by step and check understanding.",
-                "constraints": {"no_direct_answers": true},
-                "functions": ["getCurrentTime"],
-            }),
+            definition: ToolDefinition {
+                constraints: Some(ToolConstraints {
+                    topics: None,
+                    no_direct_answers: Some(true),
+                }),
+                functions: Some(vec!["getCurrentTime".into()]),
+                ..ToolDefinition::new(
+                    "You are a friendly, patient tutor. Explain step by step and check understanding.",
+                )
+            },
         },
     )
     .await?;

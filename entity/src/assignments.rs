@@ -1,6 +1,8 @@
-//! `assignments`: a task in a class, done with one tool. `config` overrides the tool's
-//! definition for sessions opened under the assignment.
+//! `assignments`: a task in a class, done with one tool. `config`
+//! ([`ConfigOverrides`]) overrides the tool's definition for sessions opened under the
+//! assignment.
 
+use parley_protocol::config::ConfigOverrides;
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +17,7 @@ pub struct Model {
     #[sea_orm(column_type = "Text")]
     pub instructions: String,
     #[sea_orm(column_type = "JsonBinary")]
-    pub config: Json,
+    pub config: ConfigOverrides,
     pub available_at: Option<DateTimeUtc>,
     pub closes_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,

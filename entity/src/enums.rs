@@ -60,19 +60,6 @@ pub enum SubmissionState {
     Submitted,
 }
 
-/// `sessions.state`.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
-)]
-#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
-#[serde(rename_all = "snake_case")]
-pub enum SessionState {
-    #[sea_orm(string_value = "active")]
-    Active,
-    #[sea_orm(string_value = "completed")]
-    Completed,
-}
-
 /// `messages.role`: who a message speaks for.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
@@ -92,6 +79,9 @@ pub enum MessageRole {
 /// protocol's own enums (stored through its `db` feature), so the database, the wire and
 /// the API document spell them from one definition.
 pub use parley_protocol::events::{BlockType, CallError, ErrorCode, PromptState, ToolCallState};
+/// `sessions.state` is the protocol's too: a job carries the session row
+/// ([`parley_protocol::jobs::JobSession`]).
+pub use parley_protocol::jobs::SessionState;
 
 /// `module_events.outcome`: what a module decided at one hook.
 #[derive(

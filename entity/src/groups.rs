@@ -1,8 +1,10 @@
 //! `groups`: the organisation tree (schools, departments, …) that owns tools and classes.
 //!
 //! `path` is a materialized path of ids (`/<root>/<child>/`), so "everything under this
-//! group" is one `LIKE '/<id>/%'` query instead of a recursive walk.
+//! group" is one `LIKE '/<id>/%'` query instead of a recursive walk. `settings` are
+//! [`ConfigOverrides`] over the tools of the group and its sub-groups.
 
+use parley_protocol::config::ConfigOverrides;
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +17,7 @@ pub struct Model {
     pub name: String,
     pub path: String,
     #[sea_orm(column_type = "JsonBinary")]
-    pub settings: Json,
+    pub settings: ConfigOverrides,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

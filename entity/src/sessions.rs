@@ -1,9 +1,11 @@
 //! `sessions`: one conversation between a user and a tool.
 //!
-//! `config` is the resolved tool/assignment cascade frozen at start. `active_prompt_id`
+//! `config` is the resolved tool/assignment cascade frozen at start (a typed
+//! [`SessionConfig`], read tolerantly: rows of earlier versions load). `active_prompt_id`
 //! points at the generation in flight; it has no foreign key because `prompts` already
 //! references `sessions` (a cycle), so the application keeps it consistent.
 
+use parley_protocol::{config::SessionConfig, jobs::JobSession};
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +26,7 @@ pub struct Model {
     pub last_activity_at: DateTimeUtc,
     pub message_count: i32,
     #[sea_orm(column_type = "JsonBinary")]
-    pub config: Json,
+    pub config: SessionConfig,
     pub active_prompt_id: Option<Uuid>,
     pub end_reason: Option<String>,
     /// The `/v1/ask` conversation this session is (its request id), if any.
@@ -112,3 +114,45 @@ impl Related<super::tool_calls::Entity> for Entity {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl From<Model> for JobSession {
+    fn from(s: Model) -> Self {
+        Self {
+            id: s.id,
+            user_id: s.user_id,
+            tool_id: s.tool_id,
+            assignment_id: s.assignment_id,
+            submission_id: s.submission_id,
+            state: s.state,
+            started_at: s.started_at,
+            ended_at: s.ended_at,
+            last_activity_at: s.last_activity_at,
+            message_count: s.message_count,
+            config: s.config,
+            active_prompt_id: s.active_prompt_id,
+            end_reason: s.end_reason,
+            rid: s.rid,
+        }
+    }
+}
+
+impl From<JobSession> for Model {
+    fn from(s: JobSession) -> Self {
+        Self {
+            id: s.id,
+            user_id: s.user_id,
+            tool_id: s.tool_id,
+            assignment_id: s.assignment_id,
+            submission_id: s.submission_id,
+            state: s.state,
+            started_at: s.started_at,
+            ended_at: s.ended_at,
+            last_activity_at: s.last_activity_at,
+            message_count: s.message_count,
+            config: s.config,
+            active_prompt_id: s.active_prompt_id,
+            end_reason: s.end_reason,
+            rid: s.rid,
+        }
+    }
+}

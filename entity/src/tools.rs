@@ -1,8 +1,10 @@
 //! `tools`: configured chat assistants a session is opened with (DESIGN.md "Words").
 //!
-//! `definition` holds {behavior, model, constraints, modules, functions, max_messages,
-//! max_session_duration_s}; the worker resolves it into `sessions.config`.
+//! `definition` is a [`ToolDefinition`] (behavior, model, constraints, modules,
+//! functions, limits, switches); opening a session resolves it, with the group settings
+//! above it and the assignment's config below, into `sessions.config`.
 
+use parley_protocol::config::ToolDefinition;
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -16,7 +18,7 @@ pub struct Model {
     /// Column `type`.
     pub r#type: String,
     #[sea_orm(column_type = "JsonBinary")]
-    pub definition: Json,
+    pub definition: ToolDefinition,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

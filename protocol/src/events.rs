@@ -79,6 +79,7 @@ macro_rules! shared_enum {
         }
     };
 }
+pub(crate) use shared_enum;
 
 shared_enum! {
     /// The states of a prompt (one generation), DESIGN §4.

@@ -9,6 +9,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::config::SessionConfig;
 use uuid::Uuid;
 
 /// A point in a session's life where modules run.
@@ -163,7 +165,7 @@ pub struct ToolContext {
     #[cfg_attr(feature = "openapi", oai(rename = "type"))]
     pub kind: String,
     /// The session's resolved configuration (organisation → tool → assignment).
-    pub definition: Value,
+    pub definition: SessionConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

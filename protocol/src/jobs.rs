@@ -3,8 +3,11 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+
+use crate::{config::SessionConfig, events::shared_enum};
 
 /// Work for one prompt: run its turn (generate its response), or — with `call` — run
 /// one asynchronous function call the turn made. Jobs are at-least-once; the worker makes
@@ -19,12 +22,45 @@ pub struct Generate {
     /// job, so one trace spans api → queue → worker.
     #[serde(default, skip_serializing_if = "HashMap::is_empty")]
     pub trace_context: HashMap<String, String>,
-    /// The prompt's session row (`parley_entity::sessions::Model` as JSON) as whoever
-    /// enqueued the job read it, so the worker need not read it again: the fields a turn
-    /// uses (owner, tool, assignment, the frozen config) never change. Optional — a job
-    /// without it makes the worker read the row.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session: Option<serde_json::Value>,
+    /// The prompt's session row as whoever enqueued the job read it, so the worker need
+    /// not read it again: the fields a turn uses (owner, tool, assignment, the frozen
+    /// config) never change. Optional — a job without it, or with one that does not
+    /// read (a job of another version), makes the worker read the row.
+    #[serde(
+        default,
+        deserialize_with = "crate::config::stored::lenient",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub session: Option<JobSession>,
+}
+
+/// A `sessions` row as a job carries it: the same fields, in the same JSON form, as
+/// `parley_entity::sessions::Model` (which converts to and from it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSession {
+    pub id: Uuid,
+    pub user_id: Uuid,
+    pub tool_id: Uuid,
+    pub assignment_id: Option<Uuid>,
+    pub submission_id: Option<Uuid>,
+    pub state: SessionState,
+    pub started_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub last_activity_at: DateTime<Utc>,
+    pub message_count: i32,
+    /// The resolved configuration, frozen when the session opened.
+    pub config: SessionConfig,
+    pub active_prompt_id: Option<Uuid>,
+    pub end_reason: Option<String>,
+    pub rid: Option<String>,
+}
+
+shared_enum! {
+    /// `sessions.state`.
+    pub enum SessionState {
+        Active = "active",
+        Completed = "completed",
+    }
 }
 
 impl Generate {
@@ -43,5 +79,44 @@ impl Generate {
             call: Some(call),
             ..Self::new(prompt_id)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_job_of_an_earlier_version_reads_its_session_typed() {
+        let (prompt, session, user, tool) = (
+            Uuid::now_v7(),
+            Uuid::now_v7(),
+            Uuid::now_v7(),
+            Uuid::now_v7(),
+        );
+        // The session row as `sessions::Model` serialized it, its config as the JSON
+        // merge left it.
+        let row = json!({
+            "id": session, "user_id": user, "tool_id": tool, "assignment_id": null,
+            "submission_id": null, "state": "active", "started_at": "2026-11-20T10:00:00Z",
+            "ended_at": null, "last_activity_at": "2026-11-20T10:05:00Z", "message_count": 4,
+            "config": {"model": "m", "skills": {"enabled": false}, "theme": "dark"},
+            "active_prompt_id": prompt, "end_reason": null, "rid": null
+        });
+        let job: Generate =
+            serde_json::from_value(json!({"prompt_id": prompt, "session": row})).unwrap();
+        let carried = job.session.clone().expect("the session reads");
+        assert_eq!(carried.state, SessionState::Active);
+        assert_eq!(carried.config.model.as_deref(), Some("m"));
+        assert!(!carried.config.skills_enabled());
+        let again: Generate = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
+        assert_eq!(again, job, "the typed job goes through the queue as it is");
+
+        // A session that does not read leaves the job whole: the worker reads the row.
+        let odd: Generate =
+            serde_json::from_value(json!({"prompt_id": prompt, "session": {"id": 3}})).unwrap();
+        assert_eq!(odd, Generate::new(prompt));
     }
 }

@@ -12,7 +12,7 @@ use std::{
 };
 
 use parley_entity::{enums::MessageRole, messages};
-use serde_json::Value;
+use parley_protocol::config::SessionConfig;
 use tiktoken_rs::CoreBPE;
 
 use crate::providers::ChatMessage;
@@ -66,47 +66,44 @@ pub struct Window<'a> {
 /// the sections `chat:before_ai` modules added (under "Additional Guidance", after the
 /// config's own `guidance`) and `formats`: what the model is told about payloads and
 /// suggestions (section "Response Formats", last; empty: none).
-pub fn system_prompt(config: &Value, additions: &[String], formats: &str) -> String {
+pub fn system_prompt(config: &SessionConfig, additions: &[String], formats: &str) -> String {
     let mut sections: Vec<(&str, String)> = Vec::new();
-    if let Some(behavior) = text(config, "behavior") {
+    if let Some(behavior) = text(config.behavior.as_deref()) {
         sections.push(("Core Behavior", behavior));
     }
-    if let Some(assignment) = config.get("assignment") {
+    if let Some(assignment) = &config.assignment {
         let mut body = String::new();
-        if let Some(title) = text(assignment, "title") {
+        if let Some(title) = text(Some(&assignment.title)) {
             body.push_str(&format!("Assignment: {title}\n"));
         }
-        if let Some(instructions) = text(assignment, "instructions") {
+        if let Some(instructions) = text(Some(&assignment.instructions)) {
             body.push_str(&instructions);
         }
         if !body.trim().is_empty() {
             sections.push(("Assignment Context", body.trim_end().to_owned()));
         }
     }
-    let constraints = config.get("constraints");
+    let constraints = config.constraints.as_ref();
     let mut rules = Vec::new();
     let topics: Vec<&str> = constraints
-        .and_then(|c| c.get("topics"))
-        .and_then(Value::as_array)
-        .map(|list| list.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+        .and_then(|c| c.topics.as_deref())
+        .unwrap_or_default()
+        .iter()
+        .map(|topic| &**topic)
+        .collect();
     if !topics.is_empty() {
         rules.push(format!(
             "- Stay within these topics: {}. Politely decline anything else.",
             topics.join(", ")
         ));
     }
-    if constraints
-        .and_then(|c| c.get("no_direct_answers"))
-        .and_then(Value::as_bool)
-        == Some(true)
-    {
+    if constraints.and_then(|c| c.no_direct_answers) == Some(true) {
         rules.push("- Do not give direct answers; guide the learner to find them with hints and questions.".to_owned());
     }
     if !rules.is_empty() {
         sections.push(("Constraints", rules.join("\n")));
     }
-    let guidance: Vec<String> = text(config, "guidance")
+    let guidance: Vec<String> = text(config.guidance.as_deref())
         .into_iter()
         .chain(additions.iter().map(|a| a.trim().to_owned()))
         .filter(|g| !g.is_empty())
@@ -124,19 +121,9 @@ pub fn system_prompt(config: &Value, additions: &[String], formats: &str) -> Str
         .join("\n\n")
 }
 
-/// The strings of a list in the session's configuration (`functions`, `payload_types`);
-/// none when the key is absent.
-pub fn names<'a>(config: &'a Value, key: &str) -> Vec<&'a str> {
-    config[key]
-        .as_array()
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default()
-}
-
-fn text(value: &Value, key: &str) -> Option<String> {
+/// A text of the configuration, trimmed; none when absent or blank.
+fn text(value: Option<&str>) -> Option<String> {
     value
-        .get(key)
-        .and_then(Value::as_str)
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
@@ -144,7 +131,7 @@ fn text(value: &Value, key: &str) -> Option<String> {
 
 /// Assembles the context: `history` is the session's earlier messages, newest first.
 pub fn assemble(
-    config: &Value,
+    config: &SessionConfig,
     additions: &[String],
     formats: &str,
     history: &[messages::Model],
@@ -233,14 +220,19 @@ mod tests {
         }
     }
 
+    /// A session's config in its stored form.
+    fn config(stored: serde_json::Value) -> SessionConfig {
+        serde_json::from_value(stored).expect("a session config")
+    }
+
     #[test]
     fn the_system_prompt_has_delimited_sections_in_order() {
-        let config = json!({
+        let config = config(json!({
             "behavior": "You are a patient tutor.",
             "constraints": {"topics": ["algebra", "geometry"], "no_direct_answers": true},
-            "assignment": {"title": "Quadratics", "instructions": "Factor the polynomials."},
+            "assignment": {"id": Uuid::nil(), "title": "Quadratics", "instructions": "Factor the polynomials."},
             "guidance": "Use short sentences.",
-        });
+        }));
         let additions = ["A module's note.".to_owned()];
         let prompt = system_prompt(&config, &additions, "TODO cards: confirm briefly.");
         assert!(prompt.contains("Use short sentences.\n\nA module's note."));
@@ -260,7 +252,7 @@ mod tests {
         assert!(prompt.contains("Do not give direct answers"));
         assert!(prompt.contains("Assignment: Quadratics\nFactor the polynomials."));
         assert_eq!(
-            system_prompt(&json!({}), &[], " "),
+            system_prompt(&SessionConfig::default(), &[], " "),
             "",
             "no config, no sections"
         );
@@ -301,7 +293,14 @@ mod tests {
             max_context: current_cost + 3 * per_message + 100,
             response_buffer: 100,
         };
-        let context = assemble(&json!({}), &[], "", &newest_first, "now", window);
+        let context = assemble(
+            &SessionConfig::default(),
+            &[],
+            "",
+            &newest_first,
+            "now",
+            window,
+        );
         assert_eq!(context.history_used, 3);
         let texts: Vec<&str> = context
             .messages
@@ -333,7 +332,7 @@ mod tests {
             response_buffer: 0,
         };
         let context = assemble(
-            &json!({"behavior": "Be brief."}),
+            &config(json!({"behavior": "Be brief."})),
             &[],
             "",
             &newest_first,

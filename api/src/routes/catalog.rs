@@ -1,5 +1,7 @@
-//! `/v1/tools`: the chat tools the caller may open sessions with, and the wire form of a
-//! tool definition (shared with the admin routes, which validate definitions with it).
+//! `/v1/tools`: the chat tools the caller may open sessions with, and the functions and
+//! payload types a tool definition may name. The definition's own type
+//! (`parley_protocol::config::ToolDefinition`) is the protocol's, shared with the store
+//! and the worker.
 
 use chrono::{DateTime, Utc};
 use parley_entity::{query::catalog as q, query::sessions::Opener, tools};
@@ -18,74 +20,8 @@ use crate::{
     error::{ApiResult, statuses},
     pagination::{self, Limit, Page},
     state::AppState,
-    types::{JsonObject, Text},
+    types::JsonObject,
 };
-
-/// What a chat tool is: its behavior, model, constraints, modules and functions.
-///
-/// Absent options are not stored, so the organisation's settings stay in force for them
-/// when a session's configuration is resolved (org → tool → assignment).
-#[derive(Debug, Clone, Object)]
-#[oai(deny_unknown_fields, skip_serializing_if_is_none)]
-pub struct ToolDefinition {
-    /// The core behavior: the "Core Behavior" section of the system prompt.
-    #[oai(validator(max_length = 50000))]
-    pub behavior: Text,
-    /// The model to use; absent means the deployment's default model.
-    #[oai(validator(min_length = 1, max_length = 200))]
-    pub model: Option<Text>,
-    /// What the tool must stay within.
-    pub constraints: Option<ToolConstraints>,
-    /// Modules (hooks) enabled for this tool, with their settings.
-    pub modules: Option<Vec<ToolModule>>,
-    /// Names of the functions the model may call.
-    pub functions: Option<Vec<Text>>,
-    /// The most messages a session may hold.
-    #[oai(validator(minimum(value = "1"), maximum(value = "100000")))]
-    pub max_messages: Option<u32>,
-    /// The longest a session may last, in seconds (at most a year).
-    #[oai(validator(minimum(value = "1"), maximum(value = "31536000")))]
-    pub max_session_duration_s: Option<u32>,
-    /// Model calls per turn at most, function calls in between (default 5).
-    #[oai(validator(minimum(value = "1"), maximum(value = "20")))]
-    pub max_iterations: Option<u32>,
-    /// Payload types the model may write into its answers (source `llm`, see `GET
-    /// /v1/payload-types`); their instructions join the system prompt.
-    pub payload_types: Option<Vec<Text>>,
-    /// Ask the model for suggested values and actions (parsed out of its answer into
-    /// `complete.payload`); default false.
-    pub suggestions: Option<bool>,
-    /// Hold the answer back until the tool's `chat:after_ai` modules passed it: readers
-    /// get its events only then (or the replacement, if a module replaced it); default
-    /// false.
-    pub hold_back: Option<bool>,
-    /// Let the built-in skills (timers, math) answer messages that are clearly theirs
-    /// instead of the model; default true.
-    pub skills: Option<bool>,
-}
-
-/// Limits on what a tool talks about and how it answers.
-#[derive(Debug, Clone, Default, Object)]
-#[oai(deny_unknown_fields, skip_serializing_if_is_none)]
-pub struct ToolConstraints {
-    /// Topics the tool sticks to (empty: any).
-    pub topics: Option<Vec<Text>>,
-    /// Guide the learner instead of giving the answer away.
-    pub no_direct_answers: Option<bool>,
-}
-
-/// A module enabled for a tool.
-#[derive(Debug, Clone, Object)]
-#[oai(deny_unknown_fields, skip_serializing_if_is_none)]
-pub struct ToolModule {
-    /// The module's name (e.g. `pii_redactor`, `safety_filter`, `analytics`, or one
-    /// defined in the deployment's configuration).
-    #[oai(validator(min_length = 1, max_length = 100))]
-    pub name: Text,
-    /// Settings for this tool, merged key by key over the deployment's settings of the
-    /// module (its priority cannot be changed here).
-    pub config: Option<JsonObject>,
-}
 
 /// A chat tool as its users see it.
 #[derive(Debug, Object)]

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{messages, query::sessions as q, sessions};
-use parley_protocol::hooks::Hook;
+use parley_protocol::{config::SessionConfig, hooks::Hook};
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
@@ -20,7 +20,6 @@ use crate::{
     error::{ApiResult, statuses},
     pagination::{self, Limit, Page},
     state::AppState,
-    types::JsonObject,
 };
 
 /// Open a session with a chat tool, optionally for an assignment.
@@ -54,7 +53,7 @@ pub struct Session {
     pub end_reason: Option<String>,
     /// The resolved configuration cascade (organisation → tool → assignment), frozen
     /// when the session started.
-    pub config: JsonObject,
+    pub config: SessionConfig,
 }
 
 impl From<sessions::Model> for Session {
@@ -71,7 +70,7 @@ impl From<sessions::Model> for Session {
             message_count: s.message_count,
             active_prompt_id: s.active_prompt_id,
             end_reason: s.end_reason,
-            config: JsonObject::of(s.config),
+            config: s.config,
         }
     }
 }

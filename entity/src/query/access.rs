@@ -1,4 +1,4 @@
-//! Who may use what: group reach and the config cascade.
+//! Who may use what: group reach, and the group settings the config cascade starts with.
 //!
 //! A user reaches the groups they are a member of and every ancestor of those groups
 //! (a tool defined for an organisation serves all of its sub-groups). Ancestry is read
@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 
+use parley_protocol::config::ConfigOverrides;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value;
 use uuid::Uuid;
@@ -38,7 +39,9 @@ pub fn path_ids(path: &str) -> Vec<Uuid> {
 }
 
 /// Deep-merges `overlay` into `base`: objects merge key by key, `null` means "not set
-/// here" and keeps the base, anything else replaces.
+/// here" and keeps the base, anything else replaces. For free-form JSON (a module's
+/// settings over the deployment's); the tool configuration merges typed
+/// ([`parley_protocol::config::SessionConfig::overlay`]).
 pub fn merge_json(base: &mut Value, overlay: &Value) {
     match (base, overlay) {
         (_, Value::Null) => {}
@@ -51,24 +54,25 @@ pub fn merge_json(base: &mut Value, overlay: &Value) {
     }
 }
 
-/// The settings of a group's chain, root first, merged into one object.
-pub async fn group_settings_cascade<C: ConnectionTrait>(
+/// The settings of a group's chain, root first (the first layers of a session's
+/// configuration).
+pub async fn group_settings_chain<C: ConnectionTrait>(
     db: &C,
     group: &groups::Model,
-) -> Result<Value> {
+) -> Result<Vec<ConfigOverrides>> {
     let chain = path_ids(&group.path);
     let rows = groups::Entity::find()
         .filter(groups::Column::Id.is_in(chain.clone()))
         .all(db)
         .await
         .context("reading a group's ancestors")?;
-    let mut merged = Value::Object(Default::default());
+    let mut settings = Vec::with_capacity(chain.len());
     for id in chain {
         if let Some(row) = rows.iter().find(|g| g.id == id) {
-            merge_json(&mut merged, &row.settings);
+            settings.push(row.settings.clone());
         }
     }
-    Ok(merged)
+    Ok(settings)
 }
 
 #[cfg(test)]
@@ -79,22 +83,21 @@ mod tests {
 
     #[test]
     fn merge_overrides_scalars_and_merges_objects() {
-        let mut base =
-            json!({"model": "a", "constraints": {"topics": ["x"], "no_direct_answers": false}});
+        let mut base = json!({"level": "a", "limits": {"words": ["x"], "strict": false}});
         merge_json(
             &mut base,
-            &json!({"constraints": {"no_direct_answers": true}, "max_messages": 5}),
+            &json!({"limits": {"strict": true}, "retries": 5}),
         );
         assert_eq!(
             base,
-            json!({"model": "a", "constraints": {"topics": ["x"], "no_direct_answers": true}, "max_messages": 5})
+            json!({"level": "a", "limits": {"words": ["x"], "strict": true}, "retries": 5})
         );
         merge_json(
             &mut base,
-            &json!({"model": null, "constraints": {"topics": ["y"]}}),
+            &json!({"level": null, "limits": {"words": ["y"]}}),
         );
-        assert_eq!(base["model"], json!("a"), "null leaves the inherited value");
-        assert_eq!(base["constraints"]["topics"], json!(["y"]));
+        assert_eq!(base["level"], json!("a"), "null leaves the inherited value");
+        assert_eq!(base["limits"]["words"], json!(["y"]));
     }
 
     #[test]

@@ -5,11 +5,11 @@
 //! assignment takes its submissions with it (`CASCADE`); sessions opened under it stay,
 //! with `assignment_id` and `submission_id` set to null (`SET NULL`).
 
+use parley_protocol::config::ConfigOverrides;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set, prelude::DateTimeUtc,
 };
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};
@@ -32,34 +32,22 @@ pub fn check_window(
     }
 }
 
-/// An assignment's config overrides the tool's definition key by key: it is a JSON object.
-pub fn check_config(config: Value) -> Result<Value> {
-    if config.is_object() {
-        Ok(config)
-    } else {
-        Err(Error::invalid(
-            "invalid_config",
-            "config must be a JSON object",
-        ))
-    }
-}
-
 pub struct NewAssignment {
     pub class_id: Uuid,
     pub tool_id: Uuid,
     pub title: String,
     pub instructions: String,
-    /// Absent: `{}`.
-    pub config: Option<Value>,
+    /// Overrides of the tool's definition (absent: none).
+    pub config: Option<ConfigOverrides>,
     pub available_at: Option<DateTimeUtc>,
     pub closes_at: Option<DateTimeUtc>,
 }
 
-/// Creates an assignment: 422 `invalid_window`, `invalid_config`, `class_not_found` or
+/// Creates an assignment: 422 `invalid_window`, `class_not_found` or
 /// `tool_not_found` when its values do not hold.
 pub async fn create<C: ConnectionTrait>(db: &C, new: NewAssignment) -> Result<assignments::Model> {
     check_window(new.available_at, new.closes_at)?;
-    let config = check_config(new.config.unwrap_or_else(|| serde_json::json!({})))?;
+    let config = new.config.unwrap_or_default();
     let class_not_found = || Error::invalid("class_not_found", "the class does not exist");
     let tool_not_found = || Error::invalid("tool_not_found", "the tool does not exist");
     super::classes::find(db, new.class_id)
@@ -122,7 +110,7 @@ pub async fn list<C: ConnectionTrait>(
 pub struct AssignmentChanges {
     pub title: Option<String>,
     pub instructions: Option<String>,
-    pub config: Option<Value>,
+    pub config: Option<ConfigOverrides>,
     pub available_at: Option<Option<DateTimeUtc>>,
     pub closes_at: Option<Option<DateTimeUtc>>,
 }
@@ -133,7 +121,7 @@ pub async fn update<C: ConnectionTrait>(
     id: Uuid,
     changes: AssignmentChanges,
 ) -> Result<assignments::Model> {
-    let config = changes.config.map(check_config).transpose()?;
+    let config = changes.config;
     let current = get(db, id).await?;
     check_window(
         changes.available_at.unwrap_or(current.available_at),
@@ -177,7 +165,6 @@ pub async fn delete<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use chrono::{Duration, Utc};
-    use serde_json::json;
 
     use super::*;
 
@@ -199,17 +186,5 @@ mod tests {
                 })
             ));
         }
-    }
-
-    #[test]
-    fn config_must_be_an_object() {
-        assert!(check_config(json!({"max_messages": 5})).is_ok());
-        assert!(matches!(
-            check_config(json!([])),
-            Err(Error::Invalid {
-                code: "invalid_config",
-                ..
-            })
-        ));
     }
 }

@@ -5,11 +5,11 @@
 //! never need rewriting. A group is deleted only when empty: sub-groups, tools and
 //! classes hold it (foreign keys `RESTRICT`), memberships go with it (`CASCADE`).
 
+use parley_protocol::config::ConfigOverrides;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, SelectExt, Set, sea_query::OnConflict,
 };
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};
@@ -26,25 +26,12 @@ pub fn path_for(parent_path: Option<&str>, id: Uuid) -> String {
     format!("{}{id}/", parent_path.unwrap_or("/"))
 }
 
-/// Group settings are a JSON object (merged key by key down the tree); anything else is
-/// refused.
-pub fn check_settings(settings: Value) -> Result<Value> {
-    if settings.is_object() {
-        Ok(settings)
-    } else {
-        Err(Error::invalid(
-            "invalid_settings",
-            "settings must be a JSON object",
-        ))
-    }
-}
-
 pub struct NewGroup {
     pub name: String,
     /// Absent: a root group.
     pub parent_id: Option<Uuid>,
-    /// Absent: `{}`.
-    pub settings: Option<Value>,
+    /// Overrides of the definitions of the tools under the group (absent: none).
+    pub settings: Option<ConfigOverrides>,
 }
 
 fn parent_not_found() -> Error {
@@ -53,7 +40,7 @@ fn parent_not_found() -> Error {
 
 /// Creates a group under its parent (422 `parent_not_found` when there is no such parent).
 pub async fn create<C: ConnectionTrait>(db: &C, new: NewGroup) -> Result<groups::Model> {
-    let settings = check_settings(new.settings.unwrap_or_else(|| serde_json::json!({})))?;
+    let settings = new.settings.unwrap_or_default();
     let parent_path = match new.parent_id {
         Some(parent_id) => Some(
             find(db, parent_id)
@@ -117,7 +104,7 @@ pub async fn list<C: ConnectionTrait>(
 #[derive(Default)]
 pub struct GroupChanges {
     pub name: Option<String>,
-    pub settings: Option<Value>,
+    pub settings: Option<ConfigOverrides>,
 }
 
 pub async fn update<C: ConnectionTrait>(
@@ -125,7 +112,7 @@ pub async fn update<C: ConnectionTrait>(
     id: Uuid,
     changes: GroupChanges,
 ) -> Result<groups::Model> {
-    let settings = changes.settings.map(check_settings).transpose()?;
+    let settings = changes.settings;
     let mut group: groups::ActiveModel = get(db, id).await?.into();
     if let Some(name) = changes.name {
         group.name = Set(name);
@@ -244,7 +231,6 @@ pub async fn list_members<C: ConnectionTrait>(
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
 
     use super::*;
     use crate::query::access::path_ids;
@@ -257,22 +243,5 @@ mod tests {
         let child_path = path_for(Some(&root_path), child);
         assert_eq!(child_path, format!("/{root}/{child}/"));
         assert_eq!(path_ids(&child_path), vec![root, child]);
-    }
-
-    #[test]
-    fn settings_must_be_objects() {
-        assert_eq!(
-            check_settings(json!({"model": "m"})).unwrap(),
-            json!({"model": "m"})
-        );
-        for bad in [json!([1]), json!("x"), json!(3), json!(null), json!(true)] {
-            assert!(matches!(
-                check_settings(bad),
-                Err(Error::Invalid {
-                    code: "invalid_settings",
-                    ..
-                })
-            ));
-        }
     }
 }

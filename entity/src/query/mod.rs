@@ -22,6 +22,8 @@ pub mod search;
 pub mod secrets;
 pub mod sessions;
 #[cfg(test)]
+mod stored_config;
+#[cfg(test)]
 mod testing;
 pub mod timers;
 pub mod todos;

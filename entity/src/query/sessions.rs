@@ -1,10 +1,10 @@
 //! Sessions: open one (access checks and the config cascade), read, page, complete.
 
+use parley_protocol::config::{ConfigOverrides, SessionAssignment, SessionConfig};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, Set, prelude::DateTimeUtc,
 };
-use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::{
@@ -173,12 +173,13 @@ async fn check_submission<C: ConnectionTrait>(
     }
 }
 
-/// org settings (root → the tool's group) → tool definition → assignment config.
+/// org settings (root → the tool's group) → tool definition → assignment config, then
+/// the assignment itself: typed layers merged field by field ([`SessionConfig::resolve`]).
 async fn resolve_config<C: ConnectionTrait>(
     db: &C,
     tool: &tools::Model,
     assignment: Option<&assignments::Model>,
-) -> Result<Value> {
+) -> Result<SessionConfig> {
     let group = groups::Entity::find_by_id(tool.group_id)
         .one(db)
         .await
@@ -186,16 +187,15 @@ async fn resolve_config<C: ConnectionTrait>(
         .ok_or_else(|| {
             Error::internal("resolving a session config", "the tool's group is missing")
         })?;
-    let mut config = access::group_settings_cascade(db, &group).await?;
-    access::merge_json(&mut config, &tool.definition);
-    if let Some(assignment) = assignment {
-        access::merge_json(&mut config, &assignment.config);
-        access::merge_json(
-            &mut config,
-            &json!({"assignment": {"id": assignment.id, "title": assignment.title, "instructions": assignment.instructions}}),
-        );
-    }
-    Ok(config)
+    let mut layers = access::group_settings_chain(db, &group).await?;
+    layers.push(ConfigOverrides::from(&tool.definition));
+    layers.extend(assignment.map(|a| a.config.clone()));
+    let about = assignment.map(|a| SessionAssignment {
+        id: a.id,
+        title: a.title.clone().into(),
+        instructions: a.instructions.clone().into(),
+    });
+    Ok(SessionConfig::resolve(&layers, about))
 }
 
 /// A session of this user's (another user's answers as missing).
@@ -285,13 +285,13 @@ impl SessionLimit {
 /// answer), so a session with `max_messages` = 4 takes two turns.
 pub fn limit_reached(session: &sessions::Model, now: DateTimeUtc) -> Option<SessionLimit> {
     let config = &session.config;
-    if let Some(max) = config["max_messages"].as_i64()
-        && i64::from(session.message_count) + 2 > max
+    if let Some(max) = config.max_messages
+        && i64::from(session.message_count) + 2 > i64::from(max)
     {
         return Some(SessionLimit::MaxMessages);
     }
-    if let Some(max) = config["max_session_duration_s"].as_i64()
-        && (now - session.started_at).num_seconds() >= max
+    if let Some(max) = config.max_session_duration_s
+        && (now - session.started_at).num_seconds() >= i64::from(max)
     {
         return Some(SessionLimit::MaxDuration);
     }

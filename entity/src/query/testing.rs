@@ -186,7 +186,7 @@ pub async fn session(db: &DatabaseConnection, user_id: Uuid) -> sessions::Model 
             group_id: group.id,
             name: "Tutor".into(),
             kind: "chat".into(),
-            definition: serde_json::json!({"behavior": "Help."}),
+            definition: parley_protocol::config::ToolDefinition::new("Help."),
         },
     )
     .await

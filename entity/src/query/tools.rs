@@ -4,11 +4,11 @@
 //! here it is stored as JSON. A tool is deleted only while nothing uses it: sessions and
 //! assignments hold it (foreign keys `RESTRICT`).
 
+use parley_protocol::config::ToolDefinition;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, SelectExt, Set,
 };
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};
@@ -23,7 +23,7 @@ pub struct NewTool {
     pub name: String,
     /// Column `type` (e.g. `chat`).
     pub kind: String,
-    pub definition: Value,
+    pub definition: ToolDefinition,
 }
 
 fn group_not_found() -> Error {
@@ -89,7 +89,7 @@ pub async fn list<C: ConnectionTrait>(
 pub struct ToolChanges {
     pub name: Option<String>,
     pub kind: Option<String>,
-    pub definition: Option<Value>,
+    pub definition: Option<ToolDefinition>,
 }
 
 pub async fn update<C: ConnectionTrait>(

@@ -1219,10 +1219,8 @@ export interface components {
              * @description Sessions may be opened until then; absent: forever.
              */
             closes_at?: string;
-            /** @description Overrides of the tool's definition for sessions of this assignment (a JSON object). */
-            config: {
-                [key: string]: unknown;
-            };
+            /** @description Overrides of the tool's definition for sessions of this assignment. */
+            config: components["schemas"]["ConfigOverrides"];
             /** Format: date-time */
             created_at: string;
             /** Format: uuid */
@@ -1592,6 +1590,53 @@ export interface components {
             vendor: string;
         };
         /**
+         * ConfigOverrides
+         * @description Options over the tool's definition: a group's `settings` (for the tools of the group
+         *     and its sub-groups) or an assignment's `config` (for its sessions). Every option is
+         *     optional — an absent one leaves what the layer below says in force — and means what
+         *     it means in a tool definition; `guidance` is set here only.
+         */
+        ConfigOverrides: {
+            /** @description The core behavior (the "Core Behavior" section of the system prompt). */
+            behavior?: string | null;
+            /** @description What the tool must stay within, merged field by field. */
+            constraints?: components["schemas"]["ToolConstraints"] | null;
+            /** @description Names of the functions the model may call (replaces the list below). */
+            functions?: string[] | null;
+            /**
+             * @description Text for the "Additional Guidance" section of the system prompt (before what
+             *     modules add).
+             */
+            guidance?: string | null;
+            /** @description Hold the answer back until the `chat:after_ai` modules passed it. */
+            hold_back?: boolean | null;
+            /**
+             * Format: uint32
+             * @description Model calls per turn at most, function calls in between.
+             */
+            max_iterations?: number | null;
+            /**
+             * Format: uint32
+             * @description The most messages a session may hold.
+             */
+            max_messages?: number | null;
+            /**
+             * Format: uint32
+             * @description The longest a session may last, in seconds (at most a year).
+             */
+            max_session_duration_s?: number | null;
+            /** @description The model to use. */
+            model?: string | null;
+            /** @description Modules (hooks) enabled, with their settings (replaces the list below). */
+            modules?: components["schemas"]["ToolModule"][] | null;
+            /** @description Payload types the model may write into its answers (replaces the list below). */
+            payload_types?: string[] | null;
+            /** @description Let the built-in skills (timers, math) answer messages that are clearly theirs. */
+            skills?: boolean | null;
+            /** @description Ask the model for suggested values and actions. */
+            suggestions?: boolean | null;
+        };
+        /**
          * ConversationContext
          * @description The conversation so far (oldest first) and the message of this turn.
          */
@@ -1627,10 +1672,8 @@ export interface components {
              * @description Must be later than `available_at` when both are set.
              */
             closes_at?: string | null;
-            /** @description Overrides of the tool's definition (a JSON object, default `{}`). */
-            config?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description Overrides of the tool's definition (default: none). */
+            config?: components["schemas"]["ConfigOverrides"] | null;
             /** @default  */
             instructions: string | null;
             title: string;
@@ -1657,10 +1700,8 @@ export interface components {
              * @description The parent group; absent for a root group.
              */
             parent_id?: string | null;
-            /** @description A JSON object (default `{}`). */
-            settings?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description Options over the definitions of the tools under the group (default: none). */
+            settings?: components["schemas"]["ConfigOverrides"] | null;
         };
         /**
          * CreateMessage
@@ -1986,10 +2027,11 @@ export interface components {
             parent_id?: string;
             /** @description The ids from the root down to this group: `/<root>/…/<id>/`. */
             path: string;
-            /** @description Settings merged down the tree into the config of sessions (a JSON object). */
-            settings: {
-                [key: string]: unknown;
-            };
+            /**
+             * @description Options over the definitions of the group's tools and those of its sub-groups,
+             *     merged down the tree into the config of sessions.
+             */
+            settings: components["schemas"]["ConfigOverrides"];
             /** Format: date-time */
             updated_at: string;
         };
@@ -3071,9 +3113,7 @@ export interface components {
              * @description The resolved configuration cascade (organisation → tool → assignment), frozen
              *     when the session started.
              */
-            config: {
-                [key: string]: unknown;
-            };
+            config: components["schemas"]["SessionConfig"];
             end_reason?: string;
             /** Format: date-time */
             ended_at?: string;
@@ -3092,6 +3132,17 @@ export interface components {
             tool_id: string;
         };
         /**
+         * SessionAssignment
+         * @description The assignment of a session, as its configuration carries it (the "Assignment
+         *     Context" section of the system prompt, `getAssignmentInfo`).
+         */
+        SessionAssignment: {
+            /** Format: uuid */
+            id: string;
+            instructions: string;
+            title: string;
+        };
+        /**
          * SessionAudit
          * @description Everything modules recorded about one session, oldest first.
          */
@@ -3102,6 +3153,52 @@ export interface components {
             module_events: components["schemas"]["ModuleEvent"][];
             /** Format: uuid */
             session_id: string;
+        };
+        /**
+         * SessionConfig
+         * @description A session's configuration: group settings (root first) → the tool's definition → the
+         *     assignment's config, merged field by field when the session opened and frozen on it
+         *     (a tool changed later does not change open sessions). Absent options take the
+         *     deployment's defaults.
+         */
+        SessionConfig: {
+            /** @description The assignment the session was opened for. */
+            assignment?: components["schemas"]["SessionAssignment"];
+            /** @description The core behavior (the "Core Behavior" section of the system prompt). */
+            behavior?: string;
+            /** @description What the tool must stay within. */
+            constraints?: components["schemas"]["ToolConstraints"];
+            /** @description Names of the functions the model may call. */
+            functions?: string[];
+            /** @description The "Additional Guidance" section of the system prompt (before what modules add). */
+            guidance?: string;
+            /** @description Hold the answer back until the `chat:after_ai` modules passed it (default false). */
+            hold_back?: boolean;
+            /**
+             * Format: uint32
+             * @description Model calls per turn at most (default 5).
+             */
+            max_iterations?: number;
+            /**
+             * Format: uint32
+             * @description The most messages the session may hold.
+             */
+            max_messages?: number;
+            /**
+             * Format: uint32
+             * @description The longest the session may last, in seconds.
+             */
+            max_session_duration_s?: number;
+            /** @description The model of turns that name none (when this deployment serves it). */
+            model?: string;
+            /** @description Modules (hooks) enabled, with their settings for this tool. */
+            modules?: components["schemas"]["ToolModule"][];
+            /** @description Payload types the model may write into its answers. */
+            payload_types?: string[];
+            /** @description Let the built-in skills answer (default true). */
+            skills?: boolean;
+            /** @description Ask the model for suggested values and actions (default false). */
+            suggestions?: boolean;
         };
         /** SessionContext */
         SessionContext: {
@@ -3562,7 +3659,7 @@ export interface components {
          */
         ToolContext: {
             /** @description The session's resolved configuration (organisation → tool → assignment). */
-            definition: unknown;
+            definition: components["schemas"]["SessionConfig"];
             /** Format: uuid */
             id: string;
             name: string;
@@ -3723,10 +3820,8 @@ export interface components {
              * @description `null` clears it.
              */
             closes_at?: string | null;
-            /** @description Replaces the config as a whole (a JSON object). */
-            config?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description Replaces the config as a whole. */
+            config?: components["schemas"]["ConfigOverrides"] | null;
             instructions?: string | null;
             title?: string | null;
         };
@@ -3743,10 +3838,8 @@ export interface components {
          */
         UpdateGroup: {
             name?: string | null;
-            /** @description Replaces the settings as a whole (a JSON object). */
-            settings?: {
-                [key: string]: unknown;
-            } | null;
+            /** @description Replaces the settings as a whole. */
+            settings?: components["schemas"]["ConfigOverrides"] | null;
         };
         /**
          * UpdateTool

@@ -23,7 +23,10 @@ pub mod webhook;
 use std::{collections::BTreeMap, fmt, sync::Arc, time::Duration};
 
 use async_trait::async_trait;
-use parley_protocol::hooks::{Hook, HookContext, HookResult};
+use parley_protocol::{
+    config::SessionConfig,
+    hooks::{Hook, HookContext, HookResult},
+};
 use secrecy::SecretString;
 use serde_json::Value;
 
@@ -258,23 +261,23 @@ impl ModuleCatalog {
     }
 
     /// The modules a session runs, in priority order (ties by name), from its resolved
-    /// config's `modules` list (`[{name, config?}]`). Names this deployment does not have
-    /// (a module removed after the tool was saved) are skipped with a warning.
-    pub fn enabled(&self, session_config: &Value) -> Vec<Enabled> {
-        let Some(list) = session_config.get("modules").and_then(Value::as_array) else {
-            return Vec::new();
-        };
-        let mut enabled: Vec<Enabled> = list
+    /// config's `modules` list. Names this deployment does not have (a module removed
+    /// after the tool was saved) are skipped with a warning.
+    pub fn enabled(&self, session_config: &SessionConfig) -> Vec<Enabled> {
+        let mut enabled: Vec<Enabled> = session_config
+            .modules
             .iter()
+            .flatten()
             .filter_map(|entry| {
-                let name = entry.get("name")?.as_str()?;
+                let name = &*entry.name;
                 let Some(registered) = self.get(name) else {
                     tracing::warn!(module = name, "a tool names a module this deployment lacks");
                     return None;
                 };
+                let config = entry.config.clone().map(Value::from);
                 Some(Enabled {
                     registered: registered.clone(),
-                    config: merged_config(&registered.config, entry.get("config")),
+                    config: merged_config(&registered.config, config.as_ref()),
                 })
             })
             .collect();

@@ -78,7 +78,7 @@ fn context(text: &str) -> HookContext {
             id: Uuid::nil(),
             name: "t".into(),
             kind: "chat".into(),
-            definition: json!({}),
+            definition: Default::default(),
         },
         session: SessionContext {
             id: Uuid::nil(),
@@ -170,6 +170,7 @@ fn enabled_modules_run_in_priority_order_then_by_name_with_merged_config() {
         {"name": "safety_filter"},
         {"name": "gone"},
     ]});
+    let config = serde_json::from_value(config).expect("a stored config");
     let enabled = catalog.enabled(&config);
     let names: Vec<_> = enabled.iter().map(Enabled::name).collect();
     assert_eq!(names, ["safety_filter", "pii_redactor", "analytics"]);

@@ -86,10 +86,7 @@ impl TurnService {
         if turn.run_now {
             let job = Generate {
                 trace_context: submission.trace_context,
-                session: turn
-                    .session
-                    .as_ref()
-                    .and_then(|session| serde_json::to_value(session).ok()),
+                session: turn.session.clone().map(Into::into),
                 ..Generate::new(turn.prompt.id)
             };
             handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;

@@ -170,7 +170,7 @@ both_backends!(assignment_lifecycle, |app| async move {
                 .tool_id(tool.id)
                 .title("Quadratics")
                 .instructions(Some("Factor them.".to_owned()))
-                .config(api::object(json!({"max_messages": 10})))
+                .config(api::overrides(json!({"max_messages": 10})))
                 .available_at(at(OPENS))
                 .closes_at(at(CLOSES))
         })
@@ -188,7 +188,7 @@ both_backends!(assignment_lifecycle, |app| async move {
     assert_eq!(assignment.title, "Quadratics");
     assert_eq!(assignment.instructions, "Factor them.");
     assert_eq!(
-        Value::from(assignment.config.clone()),
+        api::json_of(&assignment.config),
         json!({"max_messages": 10})
     );
     assert_eq!(assignment.available_at, Some(at(OPENS)));
@@ -294,7 +294,11 @@ both_backends!(assignment_windows_and_references, |app| async move {
     };
     let opens_only = post(opens_only).await.assert_status(201).into_inner();
     assert!(opens_only.closes_at.is_none(), "{opens_only:?}");
-    assert!(opens_only.config.is_empty(), "config defaults to {{}}");
+    assert_eq!(
+        api::json_of(&opens_only.config),
+        json!({}),
+        "config defaults to none"
+    );
     let closes_only = CreateAssignment {
         closes_at: opens,
         ..base.clone()

@@ -30,15 +30,16 @@ both_backends!(root_and_child_paths, |app| async move {
     let root = created.into_inner();
     assert_eq!(root.path, format!("/{root_id}/"));
     assert!(root.parent_id.is_none(), "a root has no parent: {root:?}");
-    assert!(root.settings.is_empty(), "settings default to {{}}");
+    assert_eq!(
+        api::json_of(&root.settings),
+        json!({}),
+        "settings default to none"
+    );
 
     let child = api::group(&admin, "Maths", Some(root_id), json!({"model": "m"})).await;
     assert_eq!(child.path, format!("/{root_id}/{}/", child.id));
     assert_eq!(child.parent_id, Some(root_id));
-    assert_eq!(
-        serde_json::Value::from(child.settings.clone()),
-        json!({"model": "m"})
-    );
+    assert_eq!(api::json_of(&child.settings), json!({"model": "m"}));
     let grandchild = api::group(&admin, "Year 9", Some(child.id), json!({})).await;
     assert_eq!(
         grandchild.path,
@@ -109,12 +110,12 @@ both_backends!(patch_group, |app| async move {
     assert_eq!(renamed.settings, group.settings, "absent stays");
 
     let replaced = update()
-        .body_map(|b| b.settings(api::object(json!({"model": "b"}))))
+        .body_map(|b| b.settings(api::overrides(json!({"model": "b"}))))
         .send()
         .await
         .assert_status(200);
     assert_eq!(
-        serde_json::Value::from(replaced.settings.clone()),
+        api::json_of(&replaced.settings),
         json!({"model": "b"}),
         "settings are replaced as a whole"
     );
@@ -147,10 +148,7 @@ both_backends!(patch_group, |app| async move {
         .await
         .assert_status(200);
     assert_eq!(fetched.name, "Squad");
-    assert_eq!(
-        serde_json::Value::from(fetched.settings.clone()),
-        json!({"model": "b"})
-    );
+    assert_eq!(api::json_of(&fetched.settings), json!({"model": "b"}));
 });
 
 both_backends!(group_members, |app| async move {

@@ -181,6 +181,18 @@ pub mod api {
         }
     }
 
+    /// Options over tool definitions (group settings, an assignment's config) from their
+    /// JSON form: a key the type does not know fails here, in the client.
+    pub fn overrides(value: Value) -> types::ConfigOverrides {
+        serde_json::from_value(value.clone())
+            .unwrap_or_else(|err| panic!("not configuration overrides: {value}: {err}"))
+    }
+
+    /// A value of the client's types in its JSON form.
+    pub fn json_of<T: serde::Serialize>(value: &T) -> Value {
+        serde_json::to_value(value).expect("a client type serializes")
+    }
+
     /// An id the CLI printed (e.g. by [`parley_tests::TestApp::create_user`]) as a UUID.
     pub fn uuid(id: &str) -> Uuid {
         Uuid::parse_str(id).unwrap_or_else(|err| panic!("{id:?} is no UUID: {err}"))
@@ -208,7 +220,7 @@ pub mod api {
     ) -> types::Group {
         admin
             .admin_create_group()
-            .body_map(|b| b.name(name).parent_id(parent).settings(object(settings)))
+            .body_map(|b| b.name(name).parent_id(parent).settings(overrides(settings)))
             .send()
             .await
             .assert_status(201)

@@ -36,4 +36,5 @@ mod restart;
 mod session_rules;
 mod sessions;
 mod skills;
+mod tool_config;
 mod turns;

@@ -89,8 +89,8 @@ both_backends!(
 
         // Organisation → tool: the organisation's model, the tool's limit.
         let plain = api::session(&me, tool.id).await;
-        assert_eq!(plain.config.get("model"), Some(&json!("mock-b")));
-        assert_eq!(plain.config.get("max_messages"), Some(&json!(6)));
+        assert_eq!(plain.config.model.as_deref(), Some("mock-b"));
+        assert_eq!(plain.config.max_messages, Some(6));
         let turn = send_message(&me, plain.id, "hello")
             .await
             .assert_status(201);
@@ -115,7 +115,7 @@ both_backends!(
                 b.class_id(class.id)
                     .tool_id(tool.id)
                     .title("Quiz")
-                    .config(Some(api::object(
+                    .config(Some(api::overrides(
                         json!({"model": "mock-model", "max_messages": 4}),
                     )))
             })
@@ -128,7 +128,7 @@ both_backends!(
             .send()
             .await
             .assert_status(201);
-        assert_eq!(session.config.get("max_messages"), Some(&json!(4)));
+        assert_eq!(session.config.max_messages, Some(4));
         for n in 1..=2 {
             let turn = send_message(&me, session.id, &format!("turn {n}"))
                 .await

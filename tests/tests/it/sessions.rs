@@ -60,7 +60,7 @@ both_backends!(session_lifecycle, |app| async move {
     let created = created.into_inner();
     assert_eq!(created.state, SessionState::Active);
     assert_eq!(created.message_count, 0);
-    let config = Value::Object(created.config.clone());
+    let config = api::json_of(&created.config);
     assert_eq!(
         config["model"], "org-model",
         "org settings cascade: {config}"
@@ -190,7 +190,7 @@ both_backends!(assignment_window_and_enrolment, |app| async move {
                         .tool_id(tool_id)
                         .title("Quadratics")
                         .instructions("Factor the polynomials.".to_owned())
-                        .config(api::object(
+                        .config(api::overrides(
                             json!({"constraints": {"topics": ["quadratics"]}}),
                         ))
                         .available_at(available_at)
@@ -220,7 +220,7 @@ both_backends!(assignment_window_and_enrolment, |app| async move {
         .assert_status(201)
         .into_inner();
     assert_eq!(ok.assignment_id, Some(open));
-    let config = Value::Object(ok.config.clone());
+    let config = api::json_of(&ok.config);
     assert_eq!(
         config["assignment"]["instructions"], "Factor the polynomials.",
         "{config}"

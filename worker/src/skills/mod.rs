@@ -32,7 +32,7 @@ use uuid::Uuid;
 
 pub use math::MathSkill;
 pub use timer::TimerSkill;
-pub use turn::{Routed, enabled, route_turn};
+pub use turn::{Routed, route_turn};
 
 /// The selection score a skill needs to answer (inclusive).
 pub const THRESHOLD: f64 = 0.6;

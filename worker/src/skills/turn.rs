@@ -7,7 +7,6 @@
 use parley_entity::{prompts, sessions};
 use parley_protocol::route::RouteDecision;
 use sea_orm::DatabaseConnection;
-use serde_json::Value;
 
 use super::{ROUTER, SkillContext, SkillError};
 use crate::{
@@ -23,17 +22,6 @@ pub struct Routed {
     pub answer: Option<Generation>,
 }
 
-/// Whether a session's resolved configuration lets skills answer: the key `skills`
-/// absent or `true` (or an object without `enabled: false`) is on, `false` or
-/// `{"enabled": false}` is off.
-pub fn enabled(config: &Value) -> bool {
-    match &config["skills"] {
-        Value::Bool(on) => *on,
-        Value::Object(settings) => settings.get("enabled") != Some(&Value::Bool(false)),
-        _ => true,
-    }
-}
-
 /// Routes the turn's message and, when a skill wins, runs it and streams its answer.
 #[tracing::instrument(skip_all, fields(skill))]
 pub async fn route_turn(
@@ -43,7 +31,7 @@ pub async fn route_turn(
     text: &str,
     sink: &mut TurnSink,
 ) -> Result<Routed, SinkError> {
-    if !enabled(&session.config) {
+    if !session.config.skills_enabled() {
         return Ok(Routed {
             decision: None,
             answer: None,

@@ -19,7 +19,7 @@ pub mod runner;
 use std::{collections::BTreeMap, sync::Arc};
 
 use async_trait::async_trait;
-use parley_protocol::events::CustomPayload;
+use parley_protocol::{config::SessionConfig, events::CustomPayload};
 use parley_service::{
     FunctionCatalog, FunctionSpec,
     payloads::{PayloadRegistry, PayloadSource, schema_problems},
@@ -41,7 +41,7 @@ pub struct CallContext {
     /// The call's `tool_calls` row: a key for writes that must happen once.
     pub call_id: Uuid,
     /// The session's resolved configuration (org → tool → assignment).
-    pub session_config: Value,
+    pub session_config: SessionConfig,
 }
 
 /// Why a call did not return a result. The message is what the model is told: it must

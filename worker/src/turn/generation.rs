@@ -11,10 +11,10 @@ use parley_entity::{
     prompts,
     query::{self, tool_calls},
 };
+use parley_protocol::config::SessionConfig;
 use parley_runtime::queue::JobQueue;
 use parley_service::turns::record;
 use sea_orm::DatabaseConnection;
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::{answer::Generated, before::Before, context::TurnContext};
@@ -77,9 +77,7 @@ pub(super) async fn generate(
         last.images = attachments::image_urls(&context.files);
     }
     let hooks = before.hooks.as_ref();
-    if hooks.is_some_and(|hooks| hooks.has_after_ai())
-        && config["hold_back"].as_bool() == Some(true)
-    {
+    if hooks.is_some_and(|hooks| hooks.has_after_ai()) && config.holds_back() {
         sink.hold_back();
     }
     let mut tools = turn_tools(&engine, &registry, prompt, context).await?;
@@ -109,15 +107,15 @@ pub(super) async fn generate(
 /// What the model is told about the payloads the tool can produce (its functions' payload
 /// types and the LLM payload types its definition enables) and, when the tool asks for
 /// them, how to write suggestions.
-fn response_formats(registry: &Registry, config: &Value) -> String {
-    let mut types: Vec<&str> = context::names(config, "functions")
-        .into_iter()
+fn response_formats(registry: &Registry, config: &SessionConfig) -> String {
+    let mut types: Vec<&str> = config
+        .functions()
         .filter_map(|f| registry.get(f))
         .filter_map(|f| f.spec().payload_type.as_deref())
         .collect();
-    types.extend(context::names(config, "payload_types"));
+    types.extend(config.payload_types());
     let mut formats = registry.payloads().instructions(types);
-    if config["suggestions"].as_bool() == Some(true) {
+    if config.wants_suggestions() {
         if !formats.is_empty() {
             formats.push_str("\n\n");
         }
@@ -134,7 +132,7 @@ async fn turn_tools(
     context: &TurnContext,
 ) -> Result<TurnTools, TurnError> {
     let session = &context.session;
-    let offers = registry.offers(context::names(&session.config, "functions"));
+    let offers = registry.offers(session.config.functions());
     let permissions = if offers.is_empty() {
         Vec::new()
     } else {
@@ -160,10 +158,9 @@ async fn turn_tools(
 }
 
 /// The tool's `max_iterations` (model calls per turn), or the default.
-fn max_iterations(config: &Value) -> u32 {
-    config["max_iterations"]
-        .as_u64()
-        .and_then(|n| u32::try_from(n).ok())
+fn max_iterations(config: &SessionConfig) -> u32 {
+    config
+        .max_iterations
         .filter(|n| *n >= 1)
         .unwrap_or(agent_loop::DEFAULT_MAX_ITERATIONS)
 }

@@ -75,11 +75,7 @@ pub async fn run(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
         &watcher,
     )
     .coalesce(deps.settings.delta_window, deps.settings.delta_max_bytes);
-    let known = job.session.as_ref().and_then(|session| {
-        <sessions::Model as serde::Deserialize>::deserialize(session)
-            .inspect_err(|err| tracing::warn!(error = %err, "the job's session does not parse"))
-            .ok()
-    });
+    let known = job.session.clone().map(sessions::Model::from);
     let ended = match stages(
         deps,
         prompt,

@@ -192,7 +192,7 @@ async fn record_answer(
 /// calls carried: suggestions, the LLM payloads of the types the tool enables
 /// (`payload_types` of its definition), the last function payload (which wins).
 fn answer_and_extras(registry: &LiveRegistry, answer: &Answer) -> (String, Option<ResponseExtras>) {
-    let enabled = crate::context::names(&answer.session.config, "payload_types");
+    let enabled: Vec<&str> = answer.session.config.payload_types().collect();
     let extracted = respond::extract(
         &answer.generation.text(),
         registry.snapshot().payloads(),

@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{assignments, query::assignments as q};
+use parley_protocol::config::ConfigOverrides;
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
@@ -21,7 +22,7 @@ use crate::{
     pagination::{self, Limit, Page},
     routes::ApiTags,
     state::AppState,
-    types::{JsonObject, Text},
+    types::Text,
 };
 
 /// A task in a class, done in sessions with one tool.
@@ -33,8 +34,8 @@ pub struct Assignment {
     pub tool_id: Uuid,
     pub title: String,
     pub instructions: String,
-    /// Overrides of the tool's definition for sessions of this assignment (a JSON object).
-    pub config: JsonObject,
+    /// Overrides of the tool's definition for sessions of this assignment.
+    pub config: ConfigOverrides,
     /// Sessions may be opened from then on; absent: at once.
     pub available_at: Option<DateTime<Utc>>,
     /// Sessions may be opened until then; absent: forever.
@@ -51,7 +52,7 @@ impl From<assignments::Model> for Assignment {
             tool_id: a.tool_id,
             title: a.title,
             instructions: a.instructions,
-            config: JsonObject::of(a.config),
+            config: a.config,
             available_at: a.available_at,
             closes_at: a.closes_at,
             created_at: a.created_at,
@@ -70,8 +71,8 @@ pub struct CreateAssignment {
     pub title: Text,
     #[oai(default, validator(max_length = 50000))]
     pub instructions: Text,
-    /// Overrides of the tool's definition (a JSON object, default `{}`).
-    pub config: Option<JsonObject>,
+    /// Overrides of the tool's definition (default: none).
+    pub config: Option<ConfigOverrides>,
     pub available_at: Option<DateTime<Utc>>,
     /// Must be later than `available_at` when both are set.
     pub closes_at: Option<DateTime<Utc>>,
@@ -86,8 +87,8 @@ pub struct UpdateAssignment {
     pub title: Option<Text>,
     #[oai(validator(max_length = 50000))]
     pub instructions: Option<Text>,
-    /// Replaces the config as a whole (a JSON object).
-    pub config: Option<JsonObject>,
+    /// Replaces the config as a whole.
+    pub config: Option<ConfigOverrides>,
     /// `null` clears it.
     pub available_at: MaybeUndefined<DateTime<Utc>>,
     /// `null` clears it.
@@ -135,7 +136,7 @@ impl AssignmentsAdminApi {
             tool_id: body.tool_id,
             title: body.title.into(),
             instructions: body.instructions.into(),
-            config: body.config.map(Into::into),
+            config: body.config,
             available_at: body.available_at,
             closes_at: body.closes_at,
         };
@@ -208,7 +209,7 @@ impl AssignmentsAdminApi {
         let changes = q::AssignmentChanges {
             title: body.title.map(Into::into),
             instructions: body.instructions.map(Into::into),
-            config: body.config.map(Into::into),
+            config: body.config,
             available_at: change(body.available_at),
             closes_at: change(body.closes_at),
         };

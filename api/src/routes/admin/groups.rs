@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{group_members, groups, query::groups as q};
+use parley_protocol::config::ConfigOverrides;
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
@@ -20,7 +21,7 @@ use crate::{
     pagination::{self, Limit, Page},
     routes::{ApiTags, views::MemberRole},
     state::AppState,
-    types::{JsonObject, Text},
+    types::Text,
 };
 
 /// A group of the organisation tree (a school, a department, …).
@@ -33,8 +34,9 @@ pub struct Group {
     pub name: String,
     /// The ids from the root down to this group: `/<root>/…/<id>/`.
     pub path: String,
-    /// Settings merged down the tree into the config of sessions (a JSON object).
-    pub settings: JsonObject,
+    /// Options over the definitions of the group's tools and those of its sub-groups,
+    /// merged down the tree into the config of sessions.
+    pub settings: ConfigOverrides,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
@@ -46,7 +48,7 @@ impl From<groups::Model> for Group {
             parent_id: g.parent_id,
             name: g.name,
             path: g.path,
-            settings: JsonObject::of(g.settings),
+            settings: g.settings,
             created_at: g.created_at,
             updated_at: g.updated_at,
         }
@@ -61,8 +63,8 @@ pub struct CreateGroup {
     pub name: Text,
     /// The parent group; absent for a root group.
     pub parent_id: Option<Uuid>,
-    /// A JSON object (default `{}`).
-    pub settings: Option<JsonObject>,
+    /// Options over the definitions of the tools under the group (default: none).
+    pub settings: Option<ConfigOverrides>,
 }
 
 /// Changes to a group; absent fields stay as they are. The parent cannot change.
@@ -71,8 +73,8 @@ pub struct CreateGroup {
 pub struct UpdateGroup {
     #[oai(validator(min_length = 1, max_length = 200))]
     pub name: Option<Text>,
-    /// Replaces the settings as a whole (a JSON object).
-    pub settings: Option<JsonObject>,
+    /// Replaces the settings as a whole.
+    pub settings: Option<ConfigOverrides>,
 }
 
 /// A user's membership of a group.
@@ -130,7 +132,7 @@ impl GroupsAdminApi {
         let new = q::NewGroup {
             name: body.name.into(),
             parent_id: body.parent_id,
-            settings: body.settings.map(Into::into),
+            settings: body.settings,
         };
         let group = q::create(&state.db, new).await?;
         let location = format!("/v1/admin/groups/{}", group.id);
@@ -185,7 +187,7 @@ impl GroupsAdminApi {
     ) -> ApiResult<Json<Group>, statuses::AdminWrite> {
         let changes = q::GroupChanges {
             name: body.0.name.map(Into::into),
-            settings: body.0.settings.map(Into::into),
+            settings: body.0.settings,
         };
         Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
     }

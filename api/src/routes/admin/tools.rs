@@ -1,21 +1,21 @@
 //! `/v1/admin/tools`: chat tools and their full definitions.
 //!
-//! The definition's wire type, [`ToolDefinition`], is its schema: a body that parses is a
-//! valid definition. It is stored as JSON and parsed back on the way out, so a stored
-//! definition that no longer parses is a bug (500), not something a client can fix.
+//! The definition's type, [`ToolDefinition`] (the protocol's), is its schema: a body that
+//! parses is a valid definition, stored as it is typed. Stored definitions are read
+//! tolerantly (`parley_protocol::config::stored`): one written by an earlier version
+//! still loads.
 
 use chrono::{DateTime, Utc};
 use parley_entity::{
-    error::{Error, Result},
     query::{page, tools as q},
     tools,
 };
+use parley_protocol::config::ToolDefinition;
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
     param::{Path, Query},
     payload::Json,
-    types::{ParseFromJSON, ToJSON},
 };
 use serde_json::Value;
 use uuid::Uuid;
@@ -25,7 +25,7 @@ use crate::{
     auth::AdminAuth,
     error::{ApiResult, statuses},
     pagination::{self, Limit, Page},
-    routes::{ApiTags, catalog::ToolDefinition},
+    routes::ApiTags,
     state::AppState,
     types::Text,
 };
@@ -45,25 +45,17 @@ pub struct Tool {
     pub updated_at: DateTime<Utc>,
 }
 
-impl TryFrom<tools::Model> for Tool {
-    type Error = Error;
-
-    fn try_from(t: tools::Model) -> Result<Self> {
-        let definition = ToolDefinition::parse_from_json(Some(t.definition)).map_err(|err| {
-            Error::internal(
-                format!("reading the definition of tool {}", t.id),
-                err.into_message(),
-            )
-        })?;
-        Ok(Self {
+impl From<tools::Model> for Tool {
+    fn from(t: tools::Model) -> Self {
+        Self {
             id: t.id,
             group_id: t.group_id,
             name: t.name,
             kind: t.r#type,
-            definition,
+            definition: t.definition,
             created_at: t.created_at,
             updated_at: t.updated_at,
-        })
+        }
     }
 }
 
@@ -94,13 +86,6 @@ fn check_functions(
         .flatten()
         .map(|name| &**name);
     state.turns.payloads.check_llm_names(types)
-}
-
-/// The stored form of a definition. Absent options are left out (the Object skips
-/// `None`s), so that an absent `model` (say) leaves the group's setting in force when the
-/// session config is merged org → tool → assignment instead of overriding it.
-fn definition_json(definition: &ToolDefinition) -> Value {
-    definition.to_json().unwrap_or_default()
 }
 
 fn default_kind() -> Text {
@@ -168,9 +153,9 @@ impl ToolsAdminApi {
             group_id: body.group_id,
             name: body.name.into(),
             kind: body.kind.into(),
-            definition: definition_json(&body.definition),
+            definition: body.definition,
         };
-        let tool = Tool::try_from(q::create(&state.db, new).await?)?;
+        let tool = Tool::from(q::create(&state.db, new).await?);
         let location = format!("/v1/admin/tools/{}", tool.id);
         Ok(CreatedTool::Created(Json(tool), location))
     }
@@ -190,11 +175,7 @@ impl ToolsAdminApi {
     ) -> ApiResult<Json<Page<Tool>>, statuses::AdminList> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
         let rows = q::list(&state.db, page).await?;
-        let items = rows
-            .items
-            .into_iter()
-            .map(Tool::try_from)
-            .collect::<Result<Vec<_>>>()?;
+        let items = rows.items.into_iter().map(Tool::from).collect();
         Ok(Json(Page::from_rows(
             page::Page {
                 items,
@@ -212,7 +193,7 @@ impl ToolsAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Tool>, statuses::AdminRead> {
-        Ok(Json(q::get(&state.db, id.0).await?.try_into()?))
+        Ok(Json(q::get(&state.db, id.0).await?.into()))
     }
 
     /// Update a tool
@@ -238,9 +219,9 @@ impl ToolsAdminApi {
         let changes = q::ToolChanges {
             name: body.name.map(Into::into),
             kind: body.kind.map(Into::into),
-            definition: body.definition.as_ref().map(definition_json),
+            definition: body.definition,
         };
-        Ok(Json(q::update(&state.db, id.0, changes).await?.try_into()?))
+        Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
     }
 
     /// Delete a tool
@@ -265,15 +246,16 @@ impl ToolsAdminApi {
 
 #[cfg(test)]
 mod tests {
+    use poem_openapi::types::ParseFromJSON;
     use serde_json::json;
 
     use super::*;
 
     #[test]
-    fn stored_definitions_drop_absent_options_and_parse_back() {
+    fn stored_definitions_drop_absent_options_and_read_back() {
         let input = json!({"behavior": "Be kind.", "functions": ["todos_list"], "modules": [{"name": "pii_redactor"}]});
         let definition = ToolDefinition::parse_from_json(Some(input)).unwrap();
-        let stored = definition_json(&definition);
+        let stored = serde_json::to_value(&definition).unwrap();
         let fields = stored.as_object().unwrap();
         assert!(!fields.contains_key("model"));
         assert!(!fields.contains_key("max_messages"));
@@ -287,36 +269,33 @@ mod tests {
             json!([{"name": "pii_redactor"}]),
             "nested Nones are left out too"
         );
-
+        let read: ToolDefinition = serde_json::from_value(stored).unwrap();
+        assert_eq!(read, definition);
         let model = tools::Model {
             id: Uuid::now_v7(),
             group_id: Uuid::now_v7(),
             name: "Tutor".into(),
             r#type: "chat".into(),
-            definition: stored,
+            definition: read,
             created_at: Utc::now(),
             updated_at: Utc::now(),
         };
-        let tool = Tool::try_from(model).unwrap();
+        let tool = Tool::from(model);
         assert_eq!(&*tool.definition.behavior, "Be kind.");
         assert_eq!(tool.definition.model, None);
-        assert_eq!(
-            &*tool.definition.modules.as_ref().unwrap()[0].name,
-            "pii_redactor"
-        );
     }
 
     #[test]
-    fn a_stored_definition_that_does_not_parse_is_internal() {
-        let model = tools::Model {
-            id: Uuid::now_v7(),
-            group_id: Uuid::now_v7(),
-            name: "Broken".into(),
-            r#type: "chat".into(),
-            definition: json!({"model": "m", "retired_field": true}),
-            created_at: Utc::now(),
-            updated_at: Utc::now(),
-        };
-        assert!(matches!(Tool::try_from(model), Err(Error::Internal(_))));
+    fn a_misspelt_key_is_refused_by_name_when_sent_and_ignored_when_stored() {
+        let body =
+            json!({"behavior": "x", "constraints": {"topics": [], "no_direct_answer": true}});
+        let refused = ToolDefinition::parse_from_json(Some(body.clone())).unwrap_err();
+        assert!(
+            refused.message().contains("no_direct_answer"),
+            "{}",
+            refused.message()
+        );
+        let stored: ToolDefinition = serde_json::from_value(body).unwrap();
+        assert_eq!(stored.constraints.unwrap().no_direct_answers, None);
     }
 }

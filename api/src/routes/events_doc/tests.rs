@@ -188,7 +188,10 @@ fn the_hook_contract_on_the_wire_fits_its_documented_schema() {
             id: Uuid::now_v7(),
             name: "T".into(),
             kind: "chat".into(),
-            definition: json!({"behavior": "x"}),
+            definition: parley_protocol::config::SessionConfig {
+                behavior: Some("x".into()),
+                ..Default::default()
+            },
         },
         session: SessionContext {
             id: Uuid::now_v7(),

@@ -1,6 +1,6 @@
 //! Recording a new turn: a prompt in `created`, under the session's active-prompt policy.
 
-use parley_protocol::turn::TurnInput;
+use parley_protocol::{config::SessionConfig, turn::TurnInput};
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend,
     EntityTrait, FromQueryResult, IdenStatic, Iterable, QueryFilter, QueryTrait, Set, Statement,
@@ -134,8 +134,10 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
             format!(
                 "the session reached its `{}` limit and is completed; open a new session",
                 match limit {
-                    crate::query::sessions::SessionLimit::MaxMessages => "max_messages",
-                    crate::query::sessions::SessionLimit::MaxDuration => "max_session_duration_s",
+                    crate::query::sessions::SessionLimit::MaxMessages =>
+                        SessionConfig::MAX_MESSAGES_KEY,
+                    crate::query::sessions::SessionLimit::MaxDuration =>
+                        SessionConfig::MAX_SESSION_DURATION_S_KEY,
                 }
             ),
         ));
@@ -305,22 +307,28 @@ async fn take_idle_session_pg(
     let id = Uuid::now_v7();
     // The text is the same for every turn: built once.
     static SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        // The keys of the options read here are the config type's own names for them.
+        let (max_messages, max_duration, model) = (
+            SessionConfig::MAX_MESSAGES_KEY,
+            SessionConfig::MAX_SESSION_DURATION_S_KEY,
+            SessionConfig::MODEL_KEY,
+        );
         format!(
             r#"WITH s AS (
         UPDATE sessions SET active_prompt_id = $1, last_activity_at = $2
         WHERE id = $3 AND user_id = $4 AND state = $5 AND active_prompt_id IS NULL
-          AND (jsonb_typeof(config -> 'max_messages') IS DISTINCT FROM 'number'
-               OR message_count + 2 <= (config ->> 'max_messages')::numeric)
-          AND (jsonb_typeof(config -> 'max_session_duration_s') IS DISTINCT FROM 'number'
-               OR (config ->> 'max_session_duration_s')::numeric
+          AND (jsonb_typeof(config -> '{max_messages}') IS DISTINCT FROM 'number'
+               OR message_count + 2 <= (config ->> '{max_messages}')::numeric)
+          AND (jsonb_typeof(config -> '{max_duration}') IS DISTINCT FROM 'number'
+               OR (config ->> '{max_duration}')::numeric
                   > extract(epoch FROM $2 - started_at))
         RETURNING *
     ), p AS (
         INSERT INTO prompts (id, session_id, state, attempt, model, input, created_at)
         SELECT $1, s.id, $6, 0,
             COALESCE($7, CASE
-                WHEN jsonb_typeof(s.config -> 'model') = 'string'
-                    AND jsonb_exists($8, s.config ->> 'model') THEN s.config ->> 'model'
+                WHEN jsonb_typeof(s.config -> '{model}') = 'string'
+                    AND jsonb_exists($8, s.config ->> '{model}') THEN s.config ->> '{model}'
                 ELSE $9 END),
             $10, $2
         FROM s
@@ -387,7 +395,7 @@ pub(super) fn prefixed<E: EntityTrait>(alias: &str) -> String {
 fn choose_model(turn: &NewTurn, session: &sessions::Model) -> String {
     turn.model
         .clone()
-        .unwrap_or_else(|| match session.config["model"].as_str() {
+        .unwrap_or_else(|| match session.config.model.as_deref() {
             Some(configured) if turn.served_models.iter().any(|m| m == configured) => {
                 configured.to_owned()
             }

@@ -6,7 +6,6 @@ from .action_result import ActionResult
 from .ask_answer import AskAnswer
 from .ask_request import AskRequest
 from .assignment import Assignment
-from .assignment_config import AssignmentConfig
 from .assignment_scope import AssignmentScope
 from .attachment import Attachment
 from .block import Block
@@ -36,13 +35,12 @@ from .chat_stream_options import ChatStreamOptions
 from .class_ import Class
 from .class_scope import ClassScope
 from .complete_event import CompleteEvent
+from .config_overrides import ConfigOverrides
 from .conversation_context import ConversationContext
 from .conversation_message import ConversationMessage
 from .create_assignment import CreateAssignment
-from .create_assignment_config_type_0 import CreateAssignmentConfigType0
 from .create_class import CreateClass
 from .create_group import CreateGroup
-from .create_group_settings_type_0 import CreateGroupSettingsType0
 from .create_message import CreateMessage
 from .create_session import CreateSession
 from .create_token import CreateToken
@@ -69,7 +67,6 @@ from .function_mode import FunctionMode
 from .function_parameters import FunctionParameters
 from .group import Group
 from .group_scope import GroupScope
-from .group_settings import GroupSettings
 from .health import Health
 from .hook import Hook
 from .hook_action import HookAction
@@ -163,6 +160,7 @@ from .run_action import RunAction
 from .scope_context import ScopeContext
 from .server_action_name import ServerActionName
 from .session import Session
+from .session_assignment import SessionAssignment
 from .session_audit import SessionAudit
 from .session_config import SessionConfig
 from .session_context import SessionContext
@@ -225,10 +223,8 @@ from .tool_progress_event import ToolProgressEvent
 from .tool_start_event import ToolStartEvent
 from .tool_summary import ToolSummary
 from .update_assignment import UpdateAssignment
-from .update_assignment_config_type_0 import UpdateAssignmentConfigType0
 from .update_class import UpdateClass
 from .update_group import UpdateGroup
-from .update_group_settings_type_0 import UpdateGroupSettingsType0
 from .update_tool import UpdateTool
 from .update_user import UpdateUser
 from .upload_file_body import UploadFileBody
@@ -246,7 +242,6 @@ __all__ = (
     "AskAnswer",
     "AskRequest",
     "Assignment",
-    "AssignmentConfig",
     "AssignmentScope",
     "Attachment",
     "Block",
@@ -276,13 +271,12 @@ __all__ = (
     "Class",
     "ClassScope",
     "CompleteEvent",
+    "ConfigOverrides",
     "ConversationContext",
     "ConversationMessage",
     "CreateAssignment",
-    "CreateAssignmentConfigType0",
     "CreateClass",
     "CreateGroup",
-    "CreateGroupSettingsType0",
     "CreateMessage",
     "CreateSession",
     "CreateToken",
@@ -309,7 +303,6 @@ __all__ = (
     "FunctionParameters",
     "Group",
     "GroupScope",
-    "GroupSettings",
     "Health",
     "Hook",
     "HookAction",
@@ -397,6 +390,7 @@ __all__ = (
     "ScopeContext",
     "ServerActionName",
     "Session",
+    "SessionAssignment",
     "SessionAudit",
     "SessionConfig",
     "SessionContext",
@@ -459,10 +453,8 @@ __all__ = (
     "ToolStartEvent",
     "ToolSummary",
     "UpdateAssignment",
-    "UpdateAssignmentConfigType0",
     "UpdateClass",
     "UpdateGroup",
-    "UpdateGroupSettingsType0",
     "UpdateTool",
     "UpdateUser",
     "UploadFileBody",

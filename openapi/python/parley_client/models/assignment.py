@@ -11,7 +11,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.assignment_config import AssignmentConfig
+    from ..models.config_overrides import ConfigOverrides
 
 
 T = TypeVar("T", bound="Assignment")
@@ -23,7 +23,10 @@ class Assignment:
 
     Attributes:
         class_id (UUID):
-        config (AssignmentConfig): Overrides of the tool's definition for sessions of this assignment (a JSON object).
+        config (ConfigOverrides): Options over the tool's definition: a group's `settings` (for the tools of the group
+            and its sub-groups) or an assignment's `config` (for its sessions). Every option is
+            optional — an absent one leaves what the layer below says in force — and means what
+            it means in a tool definition; `guidance` is set here only.
         created_at (datetime.datetime):
         id (UUID):
         instructions (str):
@@ -35,7 +38,7 @@ class Assignment:
     """
 
     class_id: UUID
-    config: AssignmentConfig
+    config: ConfigOverrides
     created_at: datetime.datetime
     id: UUID
     instructions: str
@@ -94,12 +97,12 @@ class Assignment:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.assignment_config import AssignmentConfig
+        from ..models.config_overrides import ConfigOverrides
 
         d = dict(src_dict)
         class_id = UUID(d.pop("class_id"))
 
-        config = AssignmentConfig.from_dict(d.pop("config"))
+        config = ConfigOverrides.from_dict(d.pop("config"))
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
 

@@ -10,7 +10,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.create_assignment_config_type_0 import CreateAssignmentConfigType0
+    from ..models.config_overrides import ConfigOverrides
 
 
 T = TypeVar("T", bound="CreateAssignment")
@@ -26,8 +26,7 @@ class CreateAssignment:
         tool_id (UUID):
         available_at (datetime.datetime | None | Unset):
         closes_at (datetime.datetime | None | Unset): Must be later than `available_at` when both are set.
-        config (CreateAssignmentConfigType0 | None | Unset): Overrides of the tool's definition (a JSON object, default
-            `{}`).
+        config (ConfigOverrides | None | Unset): Overrides of the tool's definition (default: none).
         instructions (None | str | Unset):  Default: ''.
     """
 
@@ -36,11 +35,11 @@ class CreateAssignment:
     tool_id: UUID
     available_at: datetime.datetime | None | Unset = UNSET
     closes_at: datetime.datetime | None | Unset = UNSET
-    config: CreateAssignmentConfigType0 | None | Unset = UNSET
+    config: ConfigOverrides | None | Unset = UNSET
     instructions: None | str | Unset = ""
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.create_assignment_config_type_0 import CreateAssignmentConfigType0
+        from ..models.config_overrides import ConfigOverrides
 
         class_id = str(self.class_id)
 
@@ -67,7 +66,7 @@ class CreateAssignment:
         config: dict[str, Any] | None | Unset
         if isinstance(self.config, Unset):
             config = UNSET
-        elif isinstance(self.config, CreateAssignmentConfigType0):
+        elif isinstance(self.config, ConfigOverrides):
             config = self.config.to_dict()
         else:
             config = self.config
@@ -100,7 +99,7 @@ class CreateAssignment:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.create_assignment_config_type_0 import CreateAssignmentConfigType0
+        from ..models.config_overrides import ConfigOverrides
 
         d = dict(src_dict)
         class_id = UUID(d.pop("class_id"))
@@ -143,7 +142,7 @@ class CreateAssignment:
 
         closes_at = _parse_closes_at(d.pop("closes_at", UNSET))
 
-        def _parse_config(data: object) -> CreateAssignmentConfigType0 | None | Unset:
+        def _parse_config(data: object) -> ConfigOverrides | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -151,12 +150,12 @@ class CreateAssignment:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                config_type_0 = CreateAssignmentConfigType0.from_dict(data)
+                config_type_1 = ConfigOverrides.from_dict(data)
 
-                return config_type_0
+                return config_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(CreateAssignmentConfigType0 | None | Unset, data)
+            return cast(ConfigOverrides | None | Unset, data)
 
         config = _parse_config(d.pop("config", UNSET))
 

@@ -9,7 +9,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.create_group_settings_type_0 import CreateGroupSettingsType0
+    from ..models.config_overrides import ConfigOverrides
 
 
 T = TypeVar("T", bound="CreateGroup")
@@ -22,15 +22,16 @@ class CreateGroup:
     Attributes:
         name (str):
         parent_id (None | Unset | UUID): The parent group; absent for a root group.
-        settings (CreateGroupSettingsType0 | None | Unset): A JSON object (default `{}`).
+        settings (ConfigOverrides | None | Unset): Options over the definitions of the tools under the group (default:
+            none).
     """
 
     name: str
     parent_id: None | Unset | UUID = UNSET
-    settings: CreateGroupSettingsType0 | None | Unset = UNSET
+    settings: ConfigOverrides | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.create_group_settings_type_0 import CreateGroupSettingsType0
+        from ..models.config_overrides import ConfigOverrides
 
         name = self.name
 
@@ -45,7 +46,7 @@ class CreateGroup:
         settings: dict[str, Any] | None | Unset
         if isinstance(self.settings, Unset):
             settings = UNSET
-        elif isinstance(self.settings, CreateGroupSettingsType0):
+        elif isinstance(self.settings, ConfigOverrides):
             settings = self.settings.to_dict()
         else:
             settings = self.settings
@@ -66,7 +67,7 @@ class CreateGroup:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.create_group_settings_type_0 import CreateGroupSettingsType0
+        from ..models.config_overrides import ConfigOverrides
 
         d = dict(src_dict)
         name = d.pop("name")
@@ -88,7 +89,7 @@ class CreateGroup:
 
         parent_id = _parse_parent_id(d.pop("parent_id", UNSET))
 
-        def _parse_settings(data: object) -> CreateGroupSettingsType0 | None | Unset:
+        def _parse_settings(data: object) -> ConfigOverrides | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -96,12 +97,12 @@ class CreateGroup:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                settings_type_0 = CreateGroupSettingsType0.from_dict(data)
+                settings_type_1 = ConfigOverrides.from_dict(data)
 
-                return settings_type_0
+                return settings_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(CreateGroupSettingsType0 | None | Unset, data)
+            return cast(ConfigOverrides | None | Unset, data)
 
         settings = _parse_settings(d.pop("settings", UNSET))
 

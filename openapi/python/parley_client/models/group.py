@@ -11,7 +11,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.group_settings import GroupSettings
+    from ..models.config_overrides import ConfigOverrides
 
 
 T = TypeVar("T", bound="Group")
@@ -26,7 +26,10 @@ class Group:
         id (UUID):
         name (str):
         path (str): The ids from the root down to this group: `/<root>/…/<id>/`.
-        settings (GroupSettings): Settings merged down the tree into the config of sessions (a JSON object).
+        settings (ConfigOverrides): Options over the tool's definition: a group's `settings` (for the tools of the group
+            and its sub-groups) or an assignment's `config` (for its sessions). Every option is
+            optional — an absent one leaves what the layer below says in force — and means what
+            it means in a tool definition; `guidance` is set here only.
         updated_at (datetime.datetime):
         parent_id (UUID | Unset): Absent for a root group.
     """
@@ -35,7 +38,7 @@ class Group:
     id: UUID
     name: str
     path: str
-    settings: GroupSettings
+    settings: ConfigOverrides
     updated_at: datetime.datetime
     parent_id: UUID | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -76,7 +79,7 @@ class Group:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.group_settings import GroupSettings
+        from ..models.config_overrides import ConfigOverrides
 
         d = dict(src_dict)
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
@@ -87,7 +90,7 @@ class Group:
 
         path = d.pop("path")
 
-        settings = GroupSettings.from_dict(d.pop("settings"))
+        settings = ConfigOverrides.from_dict(d.pop("settings"))
 
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 

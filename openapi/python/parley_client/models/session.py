@@ -23,8 +23,10 @@ class Session:
     """A conversation between the caller and a chat tool.
 
     Attributes:
-        config (SessionConfig): The resolved configuration cascade (organisation → tool → assignment), frozen
-            when the session started.
+        config (SessionConfig): A session's configuration: group settings (root first) → the tool's definition → the
+            assignment's config, merged field by field when the session opened and frozen on it
+            (a tool changed later does not change open sessions). Absent options take the
+            deployment's defaults.
         id (UUID):
         last_activity_at (datetime.datetime):
         message_count (int):

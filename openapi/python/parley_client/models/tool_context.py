@@ -1,11 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 from uuid import UUID
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.session_config import SessionConfig
+
 
 T = TypeVar("T", bound="ToolContext")
 
@@ -15,20 +19,23 @@ class ToolContext:
     """The chat tool of the session.
 
     Attributes:
-        definition (Any): The session's resolved configuration (organisation → tool → assignment).
+        definition (SessionConfig): A session's configuration: group settings (root first) → the tool's definition → the
+            assignment's config, merged field by field when the session opened and frozen on it
+            (a tool changed later does not change open sessions). Absent options take the
+            deployment's defaults.
         id (UUID):
         name (str):
         type_ (str): The tool's kind (e.g. `chat`).
     """
 
-    definition: Any
+    definition: SessionConfig
     id: UUID
     name: str
     type_: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        definition = self.definition
+        definition = self.definition.to_dict()
 
         id = str(self.id)
 
@@ -51,8 +58,10 @@ class ToolContext:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.session_config import SessionConfig
+
         d = dict(src_dict)
-        definition = d.pop("definition")
+        definition = SessionConfig.from_dict(d.pop("definition"))
 
         id = UUID(d.pop("id"))
 

@@ -9,7 +9,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.update_assignment_config_type_0 import UpdateAssignmentConfigType0
+    from ..models.config_overrides import ConfigOverrides
 
 
 T = TypeVar("T", bound="UpdateAssignment")
@@ -23,19 +23,19 @@ class UpdateAssignment:
         Attributes:
             available_at (datetime.datetime | None | Unset): `null` clears it.
             closes_at (datetime.datetime | None | Unset): `null` clears it.
-            config (None | Unset | UpdateAssignmentConfigType0): Replaces the config as a whole (a JSON object).
+            config (ConfigOverrides | None | Unset): Replaces the config as a whole.
             instructions (None | str | Unset):
             title (None | str | Unset):
     """
 
     available_at: datetime.datetime | None | Unset = UNSET
     closes_at: datetime.datetime | None | Unset = UNSET
-    config: None | Unset | UpdateAssignmentConfigType0 = UNSET
+    config: ConfigOverrides | None | Unset = UNSET
     instructions: None | str | Unset = UNSET
     title: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.update_assignment_config_type_0 import UpdateAssignmentConfigType0
+        from ..models.config_overrides import ConfigOverrides
 
         available_at: None | str | Unset
         if isinstance(self.available_at, Unset):
@@ -56,7 +56,7 @@ class UpdateAssignment:
         config: dict[str, Any] | None | Unset
         if isinstance(self.config, Unset):
             config = UNSET
-        elif isinstance(self.config, UpdateAssignmentConfigType0):
+        elif isinstance(self.config, ConfigOverrides):
             config = self.config.to_dict()
         else:
             config = self.config
@@ -91,7 +91,7 @@ class UpdateAssignment:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.update_assignment_config_type_0 import UpdateAssignmentConfigType0
+        from ..models.config_overrides import ConfigOverrides
 
         d = dict(src_dict)
 
@@ -129,7 +129,7 @@ class UpdateAssignment:
 
         closes_at = _parse_closes_at(d.pop("closes_at", UNSET))
 
-        def _parse_config(data: object) -> None | Unset | UpdateAssignmentConfigType0:
+        def _parse_config(data: object) -> ConfigOverrides | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -137,12 +137,12 @@ class UpdateAssignment:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                config_type_0 = UpdateAssignmentConfigType0.from_dict(data)
+                config_type_1 = ConfigOverrides.from_dict(data)
 
-                return config_type_0
+                return config_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Unset | UpdateAssignmentConfigType0, data)
+            return cast(ConfigOverrides | None | Unset, data)
 
         config = _parse_config(d.pop("config", UNSET))
 

@@ -8,7 +8,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
-    from ..models.update_group_settings_type_0 import UpdateGroupSettingsType0
+    from ..models.config_overrides import ConfigOverrides
 
 
 T = TypeVar("T", bound="UpdateGroup")
@@ -20,14 +20,14 @@ class UpdateGroup:
 
     Attributes:
         name (None | str | Unset):
-        settings (None | Unset | UpdateGroupSettingsType0): Replaces the settings as a whole (a JSON object).
+        settings (ConfigOverrides | None | Unset): Replaces the settings as a whole.
     """
 
     name: None | str | Unset = UNSET
-    settings: None | Unset | UpdateGroupSettingsType0 = UNSET
+    settings: ConfigOverrides | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.update_group_settings_type_0 import UpdateGroupSettingsType0
+        from ..models.config_overrides import ConfigOverrides
 
         name: None | str | Unset
         if isinstance(self.name, Unset):
@@ -38,7 +38,7 @@ class UpdateGroup:
         settings: dict[str, Any] | None | Unset
         if isinstance(self.settings, Unset):
             settings = UNSET
-        elif isinstance(self.settings, UpdateGroupSettingsType0):
+        elif isinstance(self.settings, ConfigOverrides):
             settings = self.settings.to_dict()
         else:
             settings = self.settings
@@ -55,7 +55,7 @@ class UpdateGroup:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.update_group_settings_type_0 import UpdateGroupSettingsType0
+        from ..models.config_overrides import ConfigOverrides
 
         d = dict(src_dict)
 
@@ -68,7 +68,7 @@ class UpdateGroup:
 
         name = _parse_name(d.pop("name", UNSET))
 
-        def _parse_settings(data: object) -> None | Unset | UpdateGroupSettingsType0:
+        def _parse_settings(data: object) -> ConfigOverrides | None | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
@@ -76,12 +76,12 @@ class UpdateGroup:
             try:
                 if not isinstance(data, dict):
                     raise TypeError()
-                settings_type_0 = UpdateGroupSettingsType0.from_dict(data)
+                settings_type_1 = ConfigOverrides.from_dict(data)
 
-                return settings_type_0
+                return settings_type_1
             except (TypeError, ValueError, AttributeError, KeyError):
                 pass
-            return cast(None | Unset | UpdateGroupSettingsType0, data)
+            return cast(ConfigOverrides | None | Unset, data)
 
         settings = _parse_settings(d.pop("settings", UNSET))
 

@@ -4,7 +4,6 @@ use async_trait::async_trait;
 use parley_entity::query;
 use parley_service::FunctionSpec;
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 use crate::tools::{CallContext, Function, FunctionError, Progress};
 
@@ -37,9 +36,11 @@ impl Function for AssignmentInfo {
         _args: Value,
         _progress: &Progress,
     ) -> Result<Value, FunctionError> {
-        let id = ctx.session_config["assignment"]["id"]
-            .as_str()
-            .and_then(|id| id.parse::<Uuid>().ok())
+        let id = ctx
+            .session_config
+            .assignment
+            .as_ref()
+            .map(|assignment| assignment.id)
             .ok_or_else(|| {
                 FunctionError::Failed("this conversation is not for an assignment".into())
             })?;

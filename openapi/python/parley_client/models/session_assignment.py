@@ -2,33 +2,66 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar
+from uuid import UUID
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
-T = TypeVar("T", bound="UpdateGroupSettingsType0")
+T = TypeVar("T", bound="SessionAssignment")
 
 
 @_attrs_define
-class UpdateGroupSettingsType0:
-    """Replaces the settings as a whole (a JSON object)."""
+class SessionAssignment:
+    """The assignment of a session, as its configuration carries it (the "Assignment
+    Context" section of the system prompt, `getAssignmentInfo`).
 
+        Attributes:
+            id (UUID):
+            instructions (str):
+            title (str):
+    """
+
+    id: UUID
+    instructions: str
+    title: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        id = str(self.id)
+
+        instructions = self.instructions
+
+        title = self.title
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "instructions": instructions,
+                "title": title,
+            }
+        )
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        update_group_settings_type_0 = cls()
+        id = UUID(d.pop("id"))
 
-        update_group_settings_type_0.additional_properties = d
-        return update_group_settings_type_0
+        instructions = d.pop("instructions")
+
+        title = d.pop("title")
+
+        session_assignment = cls(
+            id=id,
+            instructions=instructions,
+            title=title,
+        )
+
+        session_assignment.additional_properties = d
+        return session_assignment
 
     @property
     def additional_keys(self) -> list[str]:

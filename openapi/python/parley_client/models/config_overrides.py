@@ -1,0 +1,364 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.tool_constraints import ToolConstraints
+    from ..models.tool_module import ToolModule
+
+
+T = TypeVar("T", bound="ConfigOverrides")
+
+
+@_attrs_define
+class ConfigOverrides:
+    """Options over the tool's definition: a group's `settings` (for the tools of the group
+    and its sub-groups) or an assignment's `config` (for its sessions). Every option is
+    optional — an absent one leaves what the layer below says in force — and means what
+    it means in a tool definition; `guidance` is set here only.
+
+        Attributes:
+            behavior (None | str | Unset): The core behavior (the "Core Behavior" section of the system prompt).
+            constraints (None | ToolConstraints | Unset): What the tool must stay within, merged field by field.
+            functions (list[str] | None | Unset): Names of the functions the model may call (replaces the list below).
+            guidance (None | str | Unset): Text for the "Additional Guidance" section of the system prompt (before what
+                modules add).
+            hold_back (bool | None | Unset): Hold the answer back until the `chat:after_ai` modules passed it.
+            max_iterations (int | None | Unset): Model calls per turn at most, function calls in between.
+            max_messages (int | None | Unset): The most messages a session may hold.
+            max_session_duration_s (int | None | Unset): The longest a session may last, in seconds (at most a year).
+            model (None | str | Unset): The model to use.
+            modules (list[ToolModule] | None | Unset): Modules (hooks) enabled, with their settings (replaces the list
+                below).
+            payload_types (list[str] | None | Unset): Payload types the model may write into its answers (replaces the list
+                below).
+            skills (bool | None | Unset): Let the built-in skills (timers, math) answer messages that are clearly theirs.
+            suggestions (bool | None | Unset): Ask the model for suggested values and actions.
+    """
+
+    behavior: None | str | Unset = UNSET
+    constraints: None | ToolConstraints | Unset = UNSET
+    functions: list[str] | None | Unset = UNSET
+    guidance: None | str | Unset = UNSET
+    hold_back: bool | None | Unset = UNSET
+    max_iterations: int | None | Unset = UNSET
+    max_messages: int | None | Unset = UNSET
+    max_session_duration_s: int | None | Unset = UNSET
+    model: None | str | Unset = UNSET
+    modules: list[ToolModule] | None | Unset = UNSET
+    payload_types: list[str] | None | Unset = UNSET
+    skills: bool | None | Unset = UNSET
+    suggestions: bool | None | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.tool_constraints import ToolConstraints
+
+        behavior: None | str | Unset
+        if isinstance(self.behavior, Unset):
+            behavior = UNSET
+        else:
+            behavior = self.behavior
+
+        constraints: dict[str, Any] | None | Unset
+        if isinstance(self.constraints, Unset):
+            constraints = UNSET
+        elif isinstance(self.constraints, ToolConstraints):
+            constraints = self.constraints.to_dict()
+        else:
+            constraints = self.constraints
+
+        functions: list[str] | None | Unset
+        if isinstance(self.functions, Unset):
+            functions = UNSET
+        elif isinstance(self.functions, list):
+            functions = self.functions
+
+        else:
+            functions = self.functions
+
+        guidance: None | str | Unset
+        if isinstance(self.guidance, Unset):
+            guidance = UNSET
+        else:
+            guidance = self.guidance
+
+        hold_back: bool | None | Unset
+        if isinstance(self.hold_back, Unset):
+            hold_back = UNSET
+        else:
+            hold_back = self.hold_back
+
+        max_iterations: int | None | Unset
+        if isinstance(self.max_iterations, Unset):
+            max_iterations = UNSET
+        else:
+            max_iterations = self.max_iterations
+
+        max_messages: int | None | Unset
+        if isinstance(self.max_messages, Unset):
+            max_messages = UNSET
+        else:
+            max_messages = self.max_messages
+
+        max_session_duration_s: int | None | Unset
+        if isinstance(self.max_session_duration_s, Unset):
+            max_session_duration_s = UNSET
+        else:
+            max_session_duration_s = self.max_session_duration_s
+
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
+        modules: list[dict[str, Any]] | None | Unset
+        if isinstance(self.modules, Unset):
+            modules = UNSET
+        elif isinstance(self.modules, list):
+            modules = []
+            for modules_type_0_item_data in self.modules:
+                modules_type_0_item = modules_type_0_item_data.to_dict()
+                modules.append(modules_type_0_item)
+
+        else:
+            modules = self.modules
+
+        payload_types: list[str] | None | Unset
+        if isinstance(self.payload_types, Unset):
+            payload_types = UNSET
+        elif isinstance(self.payload_types, list):
+            payload_types = self.payload_types
+
+        else:
+            payload_types = self.payload_types
+
+        skills: bool | None | Unset
+        if isinstance(self.skills, Unset):
+            skills = UNSET
+        else:
+            skills = self.skills
+
+        suggestions: bool | None | Unset
+        if isinstance(self.suggestions, Unset):
+            suggestions = UNSET
+        else:
+            suggestions = self.suggestions
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({})
+        if behavior is not UNSET:
+            field_dict["behavior"] = behavior
+        if constraints is not UNSET:
+            field_dict["constraints"] = constraints
+        if functions is not UNSET:
+            field_dict["functions"] = functions
+        if guidance is not UNSET:
+            field_dict["guidance"] = guidance
+        if hold_back is not UNSET:
+            field_dict["hold_back"] = hold_back
+        if max_iterations is not UNSET:
+            field_dict["max_iterations"] = max_iterations
+        if max_messages is not UNSET:
+            field_dict["max_messages"] = max_messages
+        if max_session_duration_s is not UNSET:
+            field_dict["max_session_duration_s"] = max_session_duration_s
+        if model is not UNSET:
+            field_dict["model"] = model
+        if modules is not UNSET:
+            field_dict["modules"] = modules
+        if payload_types is not UNSET:
+            field_dict["payload_types"] = payload_types
+        if skills is not UNSET:
+            field_dict["skills"] = skills
+        if suggestions is not UNSET:
+            field_dict["suggestions"] = suggestions
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.tool_constraints import ToolConstraints
+        from ..models.tool_module import ToolModule
+
+        d = dict(src_dict)
+
+        def _parse_behavior(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        behavior = _parse_behavior(d.pop("behavior", UNSET))
+
+        def _parse_constraints(data: object) -> None | ToolConstraints | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                constraints_type_1 = ToolConstraints.from_dict(data)
+
+                return constraints_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ToolConstraints | Unset, data)
+
+        constraints = _parse_constraints(d.pop("constraints", UNSET))
+
+        def _parse_functions(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                functions_type_0 = cast(list[str], data)
+
+                return functions_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        functions = _parse_functions(d.pop("functions", UNSET))
+
+        def _parse_guidance(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        guidance = _parse_guidance(d.pop("guidance", UNSET))
+
+        def _parse_hold_back(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        hold_back = _parse_hold_back(d.pop("hold_back", UNSET))
+
+        def _parse_max_iterations(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_iterations = _parse_max_iterations(d.pop("max_iterations", UNSET))
+
+        def _parse_max_messages(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_messages = _parse_max_messages(d.pop("max_messages", UNSET))
+
+        def _parse_max_session_duration_s(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_session_duration_s = _parse_max_session_duration_s(
+            d.pop("max_session_duration_s", UNSET)
+        )
+
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+        def _parse_modules(data: object) -> list[ToolModule] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                modules_type_0 = []
+                _modules_type_0 = data
+                for modules_type_0_item_data in _modules_type_0:
+                    modules_type_0_item = ToolModule.from_dict(modules_type_0_item_data)
+
+                    modules_type_0.append(modules_type_0_item)
+
+                return modules_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ToolModule] | None | Unset, data)
+
+        modules = _parse_modules(d.pop("modules", UNSET))
+
+        def _parse_payload_types(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                payload_types_type_0 = cast(list[str], data)
+
+                return payload_types_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        payload_types = _parse_payload_types(d.pop("payload_types", UNSET))
+
+        def _parse_skills(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        skills = _parse_skills(d.pop("skills", UNSET))
+
+        def _parse_suggestions(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        suggestions = _parse_suggestions(d.pop("suggestions", UNSET))
+
+        config_overrides = cls(
+            behavior=behavior,
+            constraints=constraints,
+            functions=functions,
+            guidance=guidance,
+            hold_back=hold_back,
+            max_iterations=max_iterations,
+            max_messages=max_messages,
+            max_session_duration_s=max_session_duration_s,
+            model=model,
+            modules=modules,
+            payload_types=payload_types,
+            skills=skills,
+            suggestions=suggestions,
+        )
+
+        return config_overrides

@@ -1,0 +1,162 @@
+//! [`SessionConfig`]: the cascade resolved for one session, and the merge that resolves
+//! it.
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::{ConfigOverrides, ToolConstraints, ToolModule, stored};
+use crate::wire::Text;
+
+/// A session's configuration: group settings (root first) → the tool's definition → the
+/// assignment's config, merged field by field when the session opened and frozen on it
+/// (a tool changed later does not change open sessions). Absent options take the
+/// deployment's defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "db", derive(sea_orm::FromJsonQueryResult))]
+#[cfg_attr(feature = "openapi", derive(poem_openapi::Object))]
+#[cfg_attr(feature = "openapi", oai(skip_serializing_if_is_none))]
+pub struct SessionConfig {
+    /// The core behavior (the "Core Behavior" section of the system prompt).
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behavior: Option<Text>,
+    /// The model of turns that name none (when this deployment serves it).
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<Text>,
+    /// What the tool must stay within.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<ToolConstraints>,
+    /// Modules (hooks) enabled, with their settings for this tool.
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modules: Option<Vec<ToolModule>>,
+    /// Names of the functions the model may call.
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub functions: Option<Vec<Text>>,
+    /// The most messages the session may hold.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_messages: Option<u32>,
+    /// The longest the session may last, in seconds.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_session_duration_s: Option<u32>,
+    /// Model calls per turn at most (default 5).
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_iterations: Option<u32>,
+    /// Payload types the model may write into its answers.
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload_types: Option<Vec<Text>>,
+    /// Ask the model for suggested values and actions (default false).
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<bool>,
+    /// Hold the answer back until the `chat:after_ai` modules passed it (default false).
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hold_back: Option<bool>,
+    /// Let the built-in skills answer (default true).
+    #[serde(default, deserialize_with = "stored::skills")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skills: Option<bool>,
+    /// The "Additional Guidance" section of the system prompt (before what modules add).
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guidance: Option<Text>,
+    /// The assignment the session was opened for.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignment: Option<SessionAssignment>,
+}
+
+/// The assignment of a session, as its configuration carries it (the "Assignment
+/// Context" section of the system prompt, `getAssignmentInfo`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(poem_openapi::Object))]
+pub struct SessionAssignment {
+    pub id: Uuid,
+    #[serde(default)]
+    pub title: Text,
+    #[serde(default)]
+    pub instructions: Text,
+}
+
+impl SessionConfig {
+    /// The JSON keys of the options the turn's SQL reads where it takes an idle session
+    /// in one statement (`entity/src/query/prompts/turn.rs`): the model and the limits.
+    /// A test checks that they are the names these fields are stored under.
+    pub const MODEL_KEY: &'static str = "model";
+    pub const MAX_MESSAGES_KEY: &'static str = "max_messages";
+    pub const MAX_SESSION_DURATION_S_KEY: &'static str = "max_session_duration_s";
+
+    /// Resolves the cascade: `layers` in order, the most general first, each over the
+    /// ones before it, then the assignment (if any).
+    pub fn resolve<'a>(
+        layers: impl IntoIterator<Item = &'a ConfigOverrides>,
+        assignment: Option<SessionAssignment>,
+    ) -> Self {
+        let mut config = Self::default();
+        for layer in layers {
+            config.overlay(layer);
+        }
+        config.assignment = assignment;
+        config
+    }
+
+    /// `layer` over this configuration, field by field: an option the layer sets
+    /// replaces the one below (a list as a whole), one it leaves absent is inherited, and
+    /// `constraints` merge field by field.
+    pub fn overlay(&mut self, layer: &ConfigOverrides) {
+        use stored::over;
+        over(&mut self.behavior, &layer.behavior);
+        over(&mut self.model, &layer.model);
+        match (&mut self.constraints, &layer.constraints) {
+            (Some(below), Some(above)) => below.overlay(above),
+            (below, above @ Some(_)) => below.clone_from(above),
+            (_, None) => {}
+        }
+        over(&mut self.modules, &layer.modules);
+        over(&mut self.functions, &layer.functions);
+        over(&mut self.max_messages, &layer.max_messages);
+        over(
+            &mut self.max_session_duration_s,
+            &layer.max_session_duration_s,
+        );
+        over(&mut self.max_iterations, &layer.max_iterations);
+        over(&mut self.payload_types, &layer.payload_types);
+        over(&mut self.suggestions, &layer.suggestions);
+        over(&mut self.hold_back, &layer.hold_back);
+        over(&mut self.skills, &layer.skills);
+        over(&mut self.guidance, &layer.guidance);
+    }
+
+    /// The functions the model may call (none when absent).
+    pub fn functions(&self) -> impl Iterator<Item = &str> {
+        self.functions.iter().flatten().map(|name| &**name)
+    }
+
+    /// The LLM payload types the model may write (none when absent).
+    pub fn payload_types(&self) -> impl Iterator<Item = &str> {
+        self.payload_types.iter().flatten().map(|name| &**name)
+    }
+
+    /// Whether the skill router runs (absent: yes).
+    pub fn skills_enabled(&self) -> bool {
+        self.skills.unwrap_or(true)
+    }
+
+    /// Whether the answer is held back for the `chat:after_ai` modules (absent: no).
+    pub fn holds_back(&self) -> bool {
+        self.hold_back.unwrap_or(false)
+    }
+
+    /// Whether the model is asked for suggestions (absent: no).
+    pub fn wants_suggestions(&self) -> bool {
+        self.suggestions.unwrap_or(false)
+    }
+}
