@@ -1,9 +1,9 @@
-//! What every handler can reach: the database, the turn service (with the two seams),
-//! Redis when configured, feed tokens, and limits.
+//! What every handler can reach: the database, the application layer (turns with the
+//! two seams, sessions), Redis when configured, feed tokens, and limits.
 
 use std::{sync::Arc, time::Duration};
 
-use parley_service::TurnService;
+use parley_service::{SessionService, TurnService};
 use sea_orm::DatabaseConnection;
 
 use crate::{cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations};
@@ -92,6 +92,8 @@ pub struct AppState {
     pub redis: Option<redis::Client>,
     /// Turns: submit, cancel, resume, wait; and the job queue and event log they use.
     pub turns: TurnService,
+    /// Sessions: start and complete (with their `session:start` / `session:end`).
+    pub sessions: SessionService,
     /// Where an upload's PDF is parsed (a child process per PDF in a server).
     pub sandbox: parley_service::files::Sandbox,
     pub feed_tokens: Arc<FeedTokens>,

@@ -9,6 +9,8 @@
 //!
 //! * [`turns::TurnService`] — submit (validate, record, enqueue, and the compensation
 //!   when the queue is down), cancel, resume, wait for the end of a turn;
+//! * [`sessions::SessionService`] — a session's start and every way it ends (completed,
+//!   an action, a limit, idleness), where `session:start` and `session:end` fire;
 //! * [`turns::handoff`] — enqueueing a prompt's job and starting the session's next one;
 //! * [`functions`] — the catalog of functions a model may call (specs; the worker runs
 //!   them), checked against permissions and tool definitions;
@@ -28,8 +30,10 @@ pub mod outbound;
 pub mod payloads;
 pub mod quota;
 pub mod respond;
+pub mod sessions;
 pub mod turns;
 
 pub use catalog::{Limits, Models, ProviderEntry, Providers};
 pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
+pub use sessions::SessionService;
 pub use turns::TurnService;

@@ -47,4 +47,7 @@ pub struct TurnService {
     pub modules: crate::modules::ModuleCatalog,
     /// Turns per minute and tokens per day, per user and per group.
     pub quotas: crate::quota::Quotas,
+    /// Where a session ends when a turn finds it past a limit or runs its
+    /// `end_session` action.
+    pub sessions: crate::sessions::SessionService,
 }
