@@ -1,9 +1,9 @@
 //! What every handler can reach: the database, the application layer (turns with the
-//! two seams, sessions), Redis when configured, feed tokens, and limits.
+//! two seams, sessions, administration), Redis when configured, feed tokens, and limits.
 
 use std::{sync::Arc, time::Duration};
 
-use parley_service::{SessionService, TurnService};
+use parley_service::{AdminService, SessionService, TurnService};
 use sea_orm::DatabaseConnection;
 
 use crate::{cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations};
@@ -94,6 +94,8 @@ pub struct AppState {
     pub turns: TurnService,
     /// Sessions: start and complete (with their `session:start` / `session:end`).
     pub sessions: SessionService,
+    /// The resources administrators manage (`/v1/admin/…`).
+    pub admin: AdminService,
     /// Where an upload's PDF is parsed (a child process per PDF in a server).
     pub sandbox: parley_service::files::Sandbox,
     pub feed_tokens: Arc<FeedTokens>,

@@ -11,7 +11,7 @@ use parley_runtime::{
     event_log::{EventLog, MemoryEventLog, RedisEventLog},
     queue::{ConsumerConfig, JobQueue, QueueBackend, RedisQueue, SqliteQueue, run_consumers},
 };
-use parley_service::{Limits, Models, SessionService, TurnService};
+use parley_service::{AdminService, Limits, Models, SessionService, TurnService};
 use parley_worker::{
     agent_loop::LoopSettings,
     consumer::GenerateHandler,
@@ -538,6 +538,7 @@ async fn serve_http(
     ));
     revocations.spawn_poller(db.clone());
     let state = AppState {
+        admin: AdminService::new(db.clone()),
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),
         edge: edge(settings),
         throttle: Arc::new(parley_api::gate::Throttle::new(

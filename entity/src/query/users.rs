@@ -1,15 +1,13 @@
-//! Users: create, read, page through, update, delete; and what a user may do
+//! Users: created here, read, paged, changed and deleted through
+//! [`resource`](super::resource) with the hooks below; and what a user may do
 //! ([`effective_permissions`]).
 
-use std::collections::BTreeSet;
+use std::{collections::BTreeSet, future::Future};
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
 use uuid::Uuid;
 
-use super::page::{Page, PageRequest};
+use super::resource::{self, Hold, Resource};
 use crate::{
     enums::UserRole,
     error::{Context, Error, Result},
@@ -78,9 +76,13 @@ pub struct NewUser {
     pub permissions: Vec<String>,
 }
 
+fn email_taken() -> Error {
+    Error::conflict("email_taken", "a user with this email already exists")
+}
+
 pub async fn create<C: ConnectionTrait>(db: &C, new: NewUser) -> Result<users::Model> {
     let now = super::now();
-    users::ActiveModel {
+    let row = users::ActiveModel {
         id: Set(Uuid::now_v7()),
         email: Set(new.email.trim().to_lowercase()),
         name: Set(new.name),
@@ -89,24 +91,14 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewUser) -> Result<users::M
         created_at: Set(now),
         updated_at: Set(now),
         disabled_at: Set(None),
-    }
-    .insert(db)
-    .await
-    .context("creating a user")
-    .map_err(|err| match err {
-        Error::Conflict { .. } => {
-            Error::conflict("email_taken", "a user with this email already exists")
-        }
-        other => other,
-    })
+    };
+    resource::insert(db, row, "creating a user", email_taken).await
 }
 
+/// A user by id (404 when missing): the read authentication, the worker and the
+/// memberships all do, so it keeps its name here.
 pub async fn get<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<users::Model> {
-    users::Entity::find_by_id(id)
-        .one(db)
-        .await
-        .context("reading a user")?
-        .ok_or(Error::not_found("user"))
+    resource::get::<users::Entity, C>(db, id).await
 }
 
 pub async fn find_by_email<C: ConnectionTrait>(
@@ -127,23 +119,6 @@ pub async fn count<C: ConnectionTrait>(db: &C) -> Result<u64> {
         .context("counting users")
 }
 
-/// Users, newest first.
-pub async fn list<C: ConnectionTrait>(
-    db: &C,
-    page: PageRequest<Uuid>,
-) -> Result<Page<users::Model, Uuid>> {
-    let mut query = users::Entity::find().order_by_desc(users::Column::Id);
-    if let Some(after) = page.after {
-        query = query.filter(users::Column::Id.lt(after));
-    }
-    let rows = query
-        .limit(page.limit + 1)
-        .all(db)
-        .await
-        .context("listing users")?;
-    Ok(Page::from_overfetch(rows, page.limit, |u| u.id))
-}
-
 /// Fields an update may change; `None` leaves a field as it is.
 #[derive(Default)]
 pub struct UserChanges {
@@ -154,48 +129,73 @@ pub struct UserChanges {
     pub disabled: Option<bool>,
 }
 
-pub async fn update<C: ConnectionTrait>(
-    db: &C,
-    id: Uuid,
-    changes: UserChanges,
-) -> Result<users::Model> {
-    let current = get(db, id).await?;
-    let disabled = current.disabled_at.is_some();
-    let mut user: users::ActiveModel = current.into();
-    if let Some(name) = changes.name {
-        user.name = Set(name);
-    }
-    if let Some(role) = changes.role {
-        user.role = Set(role);
-    }
-    if let Some(permissions) = changes.permissions {
-        user.permissions = Set(serde_json::json!(permissions));
-    }
-    // Disabling a disabled user keeps the first time.
-    match changes.disabled {
-        Some(true) if !disabled => user.disabled_at = Set(Some(super::now())),
-        Some(false) => user.disabled_at = Set(None),
-        _ => {}
-    }
-    user.updated_at = Set(super::now());
-    user.update(db).await.context("updating a user")
+fn user_has_sessions() -> Error {
+    Error::conflict(
+        "user_has_sessions",
+        "the user has sessions or other records that must be kept; revoke their tokens instead",
+    )
 }
 
-/// Deletes a user with their tokens and memberships. A user who has sessions is kept
-/// (their conversations are records): that answers a conflict.
-pub async fn delete<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<()> {
-    let result = users::Entity::delete_by_id(id)
-        .exec(db)
-        .await
-        .context("deleting a user");
-    match result {
-        Ok(res) if res.rows_affected == 0 => Err(Error::not_found("user")),
-        Ok(_) => Ok(()),
-        Err(Error::Conflict { .. }) => Err(Error::conflict(
-            "user_has_sessions",
-            "the user has sessions or other records that must be kept; revoke their tokens instead",
-        )),
-        Err(other) => Err(other),
+impl Resource for users::Entity {
+    const NOUN: &'static str = "user";
+    const A: &'static str = "a user";
+    const PLURAL: &'static str = "users";
+    type Changes = UserChanges;
+    type New = NewUser;
+    type Filter = ();
+
+    fn id_column() -> users::Column {
+        users::Column::Id
+    }
+
+    fn updated_at_column() -> users::Column {
+        users::Column::UpdatedAt
+    }
+
+    fn id_of(user: &users::Model) -> Uuid {
+        user.id
+    }
+
+    fn create<C: ConnectionTrait>(
+        db: &C,
+        new: NewUser,
+    ) -> impl Future<Output = Result<users::Model>> + Send {
+        create(db, new)
+    }
+
+    fn apply(
+        changes: UserChanges,
+        current: &users::Model,
+        row: &mut users::ActiveModel,
+    ) -> Result<()> {
+        if let Some(name) = changes.name {
+            row.name = Set(name);
+        }
+        if let Some(role) = changes.role {
+            row.role = Set(role);
+        }
+        if let Some(permissions) = changes.permissions {
+            row.permissions = Set(serde_json::json!(permissions));
+        }
+        // Disabling a disabled user keeps the first time.
+        match changes.disabled {
+            Some(true) if current.disabled_at.is_none() => {
+                row.disabled_at = Set(Some(super::now()))
+            }
+            Some(false) => row.disabled_at = Set(None),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A user is deleted with their tokens and memberships; one who has sessions is kept
+    /// (their conversations are records): the database refuses, and that answers 409
+    /// `user_has_sessions`.
+    fn hold(_id: Uuid) -> Option<Hold> {
+        Some(Hold {
+            holders: Vec::new(),
+            conflict: user_has_sessions,
+        })
     }
 }
 

@@ -7,28 +7,19 @@
 use chrono::{DateTime, Utc};
 use parley_entity::{
     error::{Error, Result},
-    query::{page, tools as q},
+    query::tools as q,
     tools,
 };
-use poem::web::Data;
 use poem_openapi::{
-    ApiResponse, Object, OpenApi,
-    param::{Path, Query},
+    ApiResponse, Object,
     payload::Json,
     types::{ParseFromJSON, ToJSON},
 };
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::Deleted;
-use crate::{
-    auth::AdminAuth,
-    error::{ApiResult, statuses},
-    pagination::{self, Limit, Page},
-    routes::{ApiTags, catalog::ToolDefinition},
-    state::AppState,
-    types::Text,
-};
+use super::resource::{AdminView, admin_api};
+use crate::{routes::catalog::ToolDefinition, state::AppState, types::Text};
 
 /// A chat tool with its full definition.
 #[derive(Debug, Object)]
@@ -144,10 +135,40 @@ pub enum CreatedTool {
     Created(Json<Tool>, #[oai(header = "Location")] String),
 }
 
-pub struct ToolsAdminApi;
+impl AdminView for Tool {
+    type Resource = tools::Entity;
+    type Create = CreateTool;
+    type Update = UpdateTool;
+    const COLLECTION: &'static str = "/v1/admin/tools";
 
-#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
-impl ToolsAdminApi {
+    fn view(row: tools::Model) -> Result<Self> {
+        row.try_into()
+    }
+
+    fn new_row(state: &AppState, body: CreateTool) -> Result<q::NewTool> {
+        check_functions(state, &body.definition)?;
+        Ok(q::NewTool {
+            group_id: body.group_id,
+            name: body.name.into(),
+            kind: body.kind.into(),
+            definition: definition_json(&body.definition),
+        })
+    }
+
+    fn changes(state: &AppState, body: UpdateTool) -> Result<q::ToolChanges> {
+        if let Some(definition) = &body.definition {
+            check_functions(state, definition)?;
+        }
+        Ok(q::ToolChanges {
+            name: body.name.map(Into::into),
+            kind: body.kind.map(Into::into),
+            definition: body.definition.as_ref().map(definition_json),
+        })
+    }
+}
+
+admin_api! {
+    ToolsAdminApi for Tool;
     /// Create a tool
     ///
     /// 422 `group_not_found` when the group does not exist, `unknown_function` when the
@@ -155,112 +176,23 @@ impl ToolsAdminApi {
     /// `unknown_payload_type` when it enables a payload type the model cannot write (see
     /// `GET /v1/payload-types`), `unknown_module` when it names a module the deployment
     /// does not have, `invalid_module_config` when a module's `config` does not suit it.
-    #[oai(path = "/tools", method = "post", operation_id = "admin_create_tool")]
-    async fn create_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        body: Json<CreateTool>,
-    ) -> ApiResult<CreatedTool, statuses::AdminCreate> {
-        let body = body.0;
-        check_functions(&state, &body.definition)?;
-        let new = q::NewTool {
-            group_id: body.group_id,
-            name: body.name.into(),
-            kind: body.kind.into(),
-            definition: definition_json(&body.definition),
-        };
-        let tool = Tool::try_from(q::create(&state.db, new).await?)?;
-        let location = format!("/v1/admin/tools/{}", tool.id);
-        Ok(CreatedTool::Created(Json(tool), location))
-    }
-
+    create "/tools" "admin_create_tool" => CreatedTool;
     /// List tools
     ///
     /// Every tool of every group, newest first, with full definitions.
-    #[oai(path = "/tools", method = "get", operation_id = "admin_list_tools")]
-    async fn list_tools(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        /// Page size.
-        limit: Query<Option<Limit>>,
-        /// `next_cursor` of the previous page.
-        cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Tool>>, statuses::AdminList> {
-        let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = q::list(&state.db, page).await?;
-        let items = rows
-            .items
-            .into_iter()
-            .map(Tool::try_from)
-            .collect::<Result<Vec<_>>>()?;
-        Ok(Json(Page::from_rows(
-            page::Page {
-                items,
-                next: rows.next,
-            },
-            |tool| tool,
-        )))
-    }
-
+    list "/tools" "admin_list_tools";
     /// Get a tool
-    #[oai(path = "/tools/:id", method = "get", operation_id = "admin_get_tool")]
-    async fn get_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Json<Tool>, statuses::AdminRead> {
-        Ok(Json(q::get(&state.db, id.0).await?.try_into()?))
-    }
-
+    get "/tools/:id" "admin_get_tool";
     /// Update a tool
     ///
     /// New sessions use the new definition; open sessions keep the config they started
     /// with. 422 `unknown_function` and `unknown_payload_type` as on create.
-    #[oai(
-        path = "/tools/:id",
-        method = "patch",
-        operation_id = "admin_update_tool"
-    )]
-    async fn update_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        body: Json<UpdateTool>,
-    ) -> ApiResult<Json<Tool>, statuses::AdminWrite> {
-        let body = body.0;
-        if let Some(definition) = &body.definition {
-            check_functions(&state, definition)?;
-        }
-        let changes = q::ToolChanges {
-            name: body.name.map(Into::into),
-            kind: body.kind.map(Into::into),
-            definition: body.definition.as_ref().map(definition_json),
-        };
-        Ok(Json(q::update(&state.db, id.0, changes).await?.try_into()?))
-    }
-
+    update "/tools/:id" "admin_update_tool";
     /// Delete a tool
     ///
     /// 409 `tool_in_use` while sessions or assignments use it: those are records, so a
     /// used tool is kept.
-    #[oai(
-        path = "/tools/:id",
-        method = "delete",
-        operation_id = "admin_delete_tool"
-    )]
-    async fn delete_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Deleted, statuses::AdminDelete> {
-        q::delete(&state.db, id.0).await?;
-        Ok(Deleted::NoContent)
-    }
+    delete "/tools/:id" "admin_delete_tool";
 }
 
 #[cfg(test)]
