@@ -6,18 +6,14 @@
 //! assignment takes its submissions with it (`CASCADE`); sessions opened under it stay,
 //! with `assignment_id` and `submission_id` set to null (`SET NULL`).
 
-use std::future::Future;
-
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, QueryFilter, Select, Set, prelude::DateTimeUtc,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, QueryFilter, Select, Set, prelude::DateTimeUtc};
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::resource::{self, Resource};
+use super::resource::{self, Resource, rows};
 use crate::{
     assignments, classes,
-    error::{Context, Error, Result},
+    error::{Error, Result},
     tools,
 };
 
@@ -37,14 +33,7 @@ pub fn check_window(
 
 /// An assignment's config overrides the tool's definition key by key: it is a JSON object.
 pub fn check_config(config: Value) -> Result<Value> {
-    if config.is_object() {
-        Ok(config)
-    } else {
-        Err(Error::invalid(
-            "invalid_config",
-            "config must be a JSON object",
-        ))
-    }
+    resource::object(config, "invalid_config", "config must be a JSON object")
 }
 
 pub struct NewAssignment {
@@ -67,9 +56,7 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewAssignment) -> Result<as
     let tool_not_found = || Error::invalid("tool_not_found", "the tool does not exist");
     resource::parent::<classes::Entity, C>(db, new.class_id, class_not_found).await?;
     resource::parent::<tools::Entity, C>(db, new.tool_id, tool_not_found).await?;
-    let now = super::now();
-    assignments::ActiveModel {
-        id: Set(Uuid::now_v7()),
+    let row = assignments::ActiveModel {
         class_id: Set(new.class_id),
         tool_id: Set(new.tool_id),
         title: Set(new.title),
@@ -77,12 +64,9 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewAssignment) -> Result<as
         config: Set(config),
         available_at: Set(new.available_at),
         closes_at: Set(new.closes_at),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(db)
-    .await
-    .context("creating an assignment")
+        ..Default::default()
+    };
+    resource::insert::<assignments::Entity, C>(db, row, None).await
 }
 
 /// Fields an update may change; `None` leaves a field as it is. For the two dates,
@@ -100,30 +84,9 @@ pub struct AssignmentChanges {
 pub type ClassFilter = Option<Uuid>;
 
 impl Resource for assignments::Entity {
-    const NOUN: &'static str = "assignment";
-    const A: &'static str = "an assignment";
-    const PLURAL: &'static str = "assignments";
-    type Changes = AssignmentChanges;
-    type New = NewAssignment;
-    type Filter = ClassFilter;
-
-    fn id_column() -> assignments::Column {
-        assignments::Column::Id
-    }
-
-    fn updated_at_column() -> assignments::Column {
-        assignments::Column::UpdatedAt
-    }
-
-    fn id_of(assignment: &assignments::Model) -> Uuid {
-        assignment.id
-    }
-
-    fn create<C: ConnectionTrait>(
-        db: &C,
-        new: NewAssignment,
-    ) -> impl Future<Output = Result<assignments::Model>> + Send {
-        create(db, new)
+    rows! {
+        assignments: "assignment" / "an assignment" / "assignments",
+        NewAssignment, AssignmentChanges, ClassFilter
     }
 
     /// The assignments of one class when `class_id` is given.
@@ -140,30 +103,16 @@ impl Resource for assignments::Entity {
     }
 
     /// The window is checked as it stands after the changes.
-    fn apply(
-        changes: AssignmentChanges,
-        current: &assignments::Model,
-        row: &mut assignments::ActiveModel,
-    ) -> Result<()> {
+    fn apply(changes: AssignmentChanges, row: &mut assignments::ActiveModel) -> Result<()> {
         check_window(
-            changes.available_at.unwrap_or(current.available_at),
-            changes.closes_at.unwrap_or(current.closes_at),
+            changes.available_at.unwrap_or(*row.available_at.as_ref()),
+            changes.closes_at.unwrap_or(*row.closes_at.as_ref()),
         )?;
-        if let Some(title) = changes.title {
-            row.title = Set(title);
-        }
-        if let Some(instructions) = changes.instructions {
-            row.instructions = Set(instructions);
-        }
-        if let Some(config) = changes.config {
-            row.config = Set(config);
-        }
-        if let Some(available_at) = changes.available_at {
-            row.available_at = Set(available_at);
-        }
-        if let Some(closes_at) = changes.closes_at {
-            row.closes_at = Set(closes_at);
-        }
+        resource::set(&mut row.title, changes.title);
+        resource::set(&mut row.instructions, changes.instructions);
+        resource::set(&mut row.config, changes.config);
+        resource::set(&mut row.available_at, changes.available_at);
+        resource::set(&mut row.closes_at, changes.closes_at);
         Ok(())
     }
 }

@@ -7,13 +7,11 @@
 //! never need rewriting. A group is deleted only when empty: sub-groups, tools and
 //! classes hold it (foreign keys `RESTRICT`), memberships go with it (`CASCADE`).
 
-use std::future::Future;
-
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryTrait, Set};
+use sea_orm::{ConnectionTrait, Set};
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::resource::{self, Hold, MemberAttempts, Membership, Resource};
+use super::resource::{self, Hold, Membership, Resource, members, rows};
 use crate::{
     classes,
     enums::MemberRole,
@@ -30,14 +28,11 @@ pub fn path_for(parent_path: Option<&str>, id: Uuid) -> String {
 /// Group settings are a JSON object (merged key by key down the tree); anything else is
 /// refused.
 pub fn check_settings(settings: Value) -> Result<Value> {
-    if settings.is_object() {
-        Ok(settings)
-    } else {
-        Err(Error::invalid(
-            "invalid_settings",
-            "settings must be a JSON object",
-        ))
-    }
+    resource::object(
+        settings,
+        "invalid_settings",
+        "settings must be a JSON object",
+    )
 }
 
 pub struct NewGroup {
@@ -65,17 +60,31 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewGroup) -> Result<groups:
         None => None,
     };
     let id = Uuid::now_v7();
-    let now = super::now();
     let row = groups::ActiveModel {
         id: Set(id),
         parent_id: Set(new.parent_id),
         name: Set(new.name),
         path: Set(path_for(parent_path.as_deref(), id)),
         settings: Set(settings),
-        created_at: Set(now),
-        updated_at: Set(now),
+        ..Default::default()
     };
-    resource::insert(db, row, "creating a group", parent_not_found).await
+    resource::insert::<groups::Entity, C>(db, row, Some(parent_not_found)).await
+}
+
+/// 422 `group_not_found`: a new row names a group that does not exist.
+fn group_not_found() -> Error {
+    Error::invalid("group_not_found", "the group does not exist")
+}
+
+/// Inserts a row of `R` that belongs to group `group_id` (a tool, a class): 422
+/// `group_not_found` when there is no such group, or when it is deleted in between.
+pub(super) async fn insert_in<R: Resource, C: ConnectionTrait>(
+    db: &C,
+    group_id: Uuid,
+    row: R::ActiveModel,
+) -> Result<R::Model> {
+    resource::parent::<groups::Entity, C>(db, group_id, group_not_found).await?;
+    resource::insert::<R, C>(db, row, Some(group_not_found)).await
 }
 
 /// Fields an update may change; `None` leaves a field as it is. Settings are replaced
@@ -86,39 +95,8 @@ pub struct GroupChanges {
     pub settings: Option<Value>,
 }
 
-fn group_not_empty() -> Error {
-    Error::conflict(
-        "group_not_empty",
-        "the group still has sub-groups, tools or classes; delete those first",
-    )
-}
-
 impl Resource for groups::Entity {
-    const NOUN: &'static str = "group";
-    const A: &'static str = "a group";
-    const PLURAL: &'static str = "groups";
-    type Changes = GroupChanges;
-    type New = NewGroup;
-    type Filter = ();
-
-    fn id_column() -> groups::Column {
-        groups::Column::Id
-    }
-
-    fn updated_at_column() -> groups::Column {
-        groups::Column::UpdatedAt
-    }
-
-    fn id_of(group: &groups::Model) -> Uuid {
-        group.id
-    }
-
-    fn create<C: ConnectionTrait>(
-        db: &C,
-        new: NewGroup,
-    ) -> impl Future<Output = Result<groups::Model>> + Send {
-        create(db, new)
-    }
+    rows! { groups: "group" / "a group" / "groups", NewGroup, GroupChanges, () }
 
     fn check(changes: GroupChanges) -> Result<GroupChanges> {
         let settings = changes.settings.map(check_settings).transpose()?;
@@ -128,76 +106,29 @@ impl Resource for groups::Entity {
         })
     }
 
-    fn apply(
-        changes: GroupChanges,
-        _: &groups::Model,
-        row: &mut groups::ActiveModel,
-    ) -> Result<()> {
-        if let Some(name) = changes.name {
-            row.name = Set(name);
-        }
-        if let Some(settings) = changes.settings {
-            row.settings = Set(settings);
-        }
+    fn apply(changes: GroupChanges, row: &mut groups::ActiveModel) -> Result<()> {
+        resource::set(&mut row.name, changes.name);
+        resource::set(&mut row.settings, changes.settings);
         Ok(())
     }
 
     /// Only an empty group is deleted (its memberships go with it): sub-groups, tools and
     /// classes hold it (409 `group_not_empty`).
     fn hold(id: Uuid) -> Option<Hold> {
-        Some(Hold {
-            holders: vec![
-                groups::Entity::find()
-                    .filter(groups::Column::ParentId.eq(id))
-                    .into_query(),
-                tools::Entity::find()
-                    .filter(tools::Column::GroupId.eq(id))
-                    .into_query(),
-                classes::Entity::find()
-                    .filter(classes::Column::GroupId.eq(id))
-                    .into_query(),
-            ],
-            conflict: group_not_empty,
-        })
+        let holders = vec![
+            resource::held_by(groups::Column::ParentId, id),
+            resource::held_by(tools::Column::GroupId, id),
+            resource::held_by(classes::Column::GroupId, id),
+        ];
+        let message = "the group still has sub-groups, tools or classes; delete those first";
+        Some(Hold::new("group_not_empty", message, holders))
     }
 }
 
 impl Membership for group_members::Entity {
-    type Parent = groups::Entity;
-    type Role = MemberRole;
-    const NOUN: &'static str = "group member";
-    const ATTEMPTS: MemberAttempts = MemberAttempts {
-        saving: "saving a group membership",
-        reading: "reading a group membership",
-        removing: "removing a group member",
-        listing: "listing group members",
-    };
-
-    fn parent_column() -> group_members::Column {
-        group_members::Column::GroupId
-    }
-
-    fn user_column() -> group_members::Column {
-        group_members::Column::UserId
-    }
-
-    fn role_column() -> group_members::Column {
-        group_members::Column::Role
-    }
-
-    fn user_of(member: &group_members::Model) -> Uuid {
-        member.user_id
-    }
-
-    /// A new membership (its `created_at` is kept when the user is a member already:
-    /// only the role changes).
-    fn row(group_id: Uuid, user_id: Uuid, role: MemberRole) -> group_members::ActiveModel {
-        group_members::ActiveModel {
-            group_id: Set(group_id),
-            user_id: Set(user_id),
-            role: Set(role),
-            created_at: Set(super::now()),
-        }
+    members! {
+        group_members: "group member" / "a group membership" / "group memberships",
+        groups::Entity => GroupId, MemberRole
     }
 }
 

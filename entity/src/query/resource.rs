@@ -17,9 +17,9 @@
 use std::future::Future;
 
 use sea_orm::{
-    ActiveModelBehavior, ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait,
-    IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Select, Value,
-    sea_query::{OnConflict, SelectStatement},
+    ActiveModelTrait, ActiveValue, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
+    QueryFilter, QueryOrder, QuerySelect, Select, Value,
+    sea_query::{Expr, OnConflict, Query, SelectStatement},
 };
 use uuid::Uuid;
 
@@ -43,7 +43,9 @@ pub trait Resource:
     /// What a list may be narrowed to (`()`: nothing).
     type Filter: Send;
 
+    /// Its key, a UUIDv7 (so the newest rows have the largest ids).
     fn id_column() -> Self::Column;
+    fn created_at_column() -> Self::Column;
     fn updated_at_column() -> Self::Column;
     fn id_of(model: &Self::Model) -> Uuid;
 
@@ -65,13 +67,9 @@ pub trait Resource:
         Ok(changes)
     }
 
-    /// Writes the changes onto `row`, read as `current`; refuses changes that do not hold
-    /// against it.
-    fn apply(
-        changes: Self::Changes,
-        current: &Self::Model,
-        row: &mut Self::ActiveModel,
-    ) -> Result<()>;
+    /// Writes the changes onto `row`, the row as it stands (its fields `Unchanged`);
+    /// refuses changes that do not hold against it.
+    fn apply(changes: Self::Changes, row: &mut Self::ActiveModel) -> Result<()>;
 
     /// What holds the row `id` against its deletion; `None`: nothing but the database's
     /// own constraints, whose conflict is answered as it is.
@@ -80,13 +78,88 @@ pub trait Resource:
     }
 }
 
+/// The hooks that name a column: `columns! { classes: id_column Id, … }`.
+macro_rules! columns {
+    ($rows:ident: $($hook:ident $column:ident),+) => {
+        $(
+            fn $hook() -> $rows::Column {
+                $rows::Column::$column
+            }
+        )+
+    };
+}
+pub(crate) use columns;
+
+/// Writes what every admin row has into its [`Resource`] impl: the names
+/// (`NOUN`, `A`, `PLURAL`), the types of its create, update and list (`New`, `Changes`,
+/// `Filter`), its `id` key and its `created_at` and `updated_at` columns, and its
+/// module's `create`:
+/// `rows! { classes: "class" / "a class" / "classes", NewClass, ClassChanges, () }`.
+macro_rules! rows {
+    ($rows:ident: $noun:literal / $a:literal / $plural:literal, $new:ty, $changes:ty, $filter:ty) => {
+        const NOUN: &'static str = $noun;
+        const A: &'static str = $a;
+        const PLURAL: &'static str = $plural;
+        type New = $new;
+        type Changes = $changes;
+        type Filter = $filter;
+
+        $crate::query::resource::columns! {
+            $rows: id_column Id, created_at_column CreatedAt, updated_at_column UpdatedAt
+        }
+
+        fn id_of(row: &$rows::Model) -> uuid::Uuid {
+            row.id
+        }
+
+        fn create<C: sea_orm::ConnectionTrait>(
+            db: &C,
+            new: $new,
+        ) -> impl std::future::Future<Output = $crate::error::Result<$rows::Model>> + Send {
+            create(db, new)
+        }
+    };
+}
+pub(crate) use rows;
+
+/// Sets a field of a row to the changed value, if there is one.
+pub fn set<T: Into<Value>>(field: &mut ActiveValue<T>, change: Option<T>) {
+    if let Some(value) = change {
+        *field = ActiveValue::Set(value);
+    }
+}
+
 /// What holds a row against its deletion.
 pub struct Hold {
     /// Queries for rows that hold it: while one finds a row, the delete is refused.
-    pub holders: Vec<SelectStatement>,
-    /// The conflict a held row answers, also when the database refuses the delete
-    /// because a holder appeared in between.
-    pub conflict: fn() -> Error,
+    holders: Vec<SelectStatement>,
+    /// The code and message of the conflict a held row answers, also when the database
+    /// refuses the delete because a holder appeared in between.
+    code: &'static str,
+    message: &'static str,
+}
+
+impl Hold {
+    pub fn new(code: &'static str, message: &'static str, holders: Vec<SelectStatement>) -> Self {
+        Self {
+            holders,
+            code,
+            message,
+        }
+    }
+
+    fn conflict(&self) -> Error {
+        Error::conflict(self.code, self.message)
+    }
+}
+
+/// The rows whose `column` holds row `id` (`tools.group_id` holds a group).
+pub fn held_by<C: ColumnTrait>(column: C, id: Uuid) -> SelectStatement {
+    Query::select()
+        .expr(Expr::val(1))
+        .from(column.entity_name())
+        .and_where(column.eq(id))
+        .to_owned()
 }
 
 pub async fn find<R: Resource, C: ConnectionTrait>(db: &C, id: Uuid) -> Result<Option<R::Model>> {
@@ -108,16 +181,26 @@ pub async fn list<R: Resource, C: ConnectionTrait>(
     filter: R::Filter,
     page: PageRequest<Uuid>,
 ) -> Result<Page<R::Model, Uuid>> {
-    let mut query = R::narrow(R::find(), filter).order_by_desc(R::id_column());
+    let query = R::narrow(R::find(), filter);
+    let attempt = format!("listing {}", R::PLURAL);
+    keyset(db, query, R::id_column(), page, &attempt, R::id_of).await
+}
+
+/// A page of `query` by `column` (a UUIDv7: newest first), after the page's key.
+async fn keyset<E: EntityTrait, C: ConnectionTrait>(
+    db: &C,
+    query: Select<E>,
+    column: E::Column,
+    page: PageRequest<Uuid>,
+    attempt: &str,
+    key: fn(&E::Model) -> Uuid,
+) -> Result<Page<E::Model, Uuid>> {
+    let mut query = query.order_by_desc(column);
     if let Some(after) = page.after {
-        query = query.filter(R::id_column().lt(after));
+        query = query.filter(column.lt(after));
     }
-    let rows = query
-        .limit(page.limit + 1)
-        .all(db)
-        .await
-        .context(&format!("listing {}", R::PLURAL))?;
-    Ok(Page::from_overfetch(rows, page.limit, R::id_of))
+    let rows = query.limit(page.limit + 1).all(db).await.context(attempt)?;
+    Ok(Page::from_overfetch(rows, page.limit, key))
 }
 
 /// Applies the changes (see [`Resource::check`] and [`Resource::apply`]) and stamps
@@ -128,9 +211,8 @@ pub async fn update<R: Resource, C: ConnectionTrait>(
     changes: R::Changes,
 ) -> Result<R::Model> {
     let changes = R::check(changes)?;
-    let current = get::<R, C>(db, id).await?;
-    let mut row = current.clone().into_active_model();
-    R::apply(changes, &current, &mut row)?;
+    let mut row = get::<R, C>(db, id).await?.into_active_model();
+    R::apply(changes, &mut row)?;
     row.set(R::updated_at_column(), Value::from(super::now()));
     row.update(db).await.context(&format!("updating {}", R::A))
 }
@@ -148,7 +230,7 @@ pub async fn delete<R: Resource, C: ConnectionTrait>(db: &C, id: Uuid) -> Result
                 .context(&format!("checking whether {} is in use", R::A))?
                 .is_some()
             {
-                return Err((hold.conflict)());
+                return Err(hold.conflict());
             }
         }
     }
@@ -160,7 +242,7 @@ pub async fn delete<R: Resource, C: ConnectionTrait>(db: &C, id: Uuid) -> Result
     match (deleted, hold) {
         (Ok(res), _) if res.rows_affected == 0 => Err(Error::not_found(R::NOUN)),
         (Ok(_), _) => Ok(()),
-        (Err(Error::Conflict { .. }), Some(hold)) => Err((hold.conflict)()),
+        (Err(Error::Conflict { .. }), Some(hold)) => Err(hold.conflict()),
         (Err(other), _) => Err(other),
     }
 }
@@ -174,34 +256,40 @@ pub async fn parent<P: Resource, C: ConnectionTrait>(
     find::<P, C>(db, id).await?.ok_or_else(missing)
 }
 
-/// Inserts a new row; a conflict (its parent deleted in between, a unique value taken)
-/// answers `conflict()`.
-pub async fn insert<A, C>(
+/// Inserts a new row, with a fresh UUIDv7 `id` unless it has one and `created_at` and
+/// `updated_at` now. A conflict (its parent deleted in between, a unique value taken)
+/// answers `conflict()` when given.
+pub async fn insert<R: Resource, C: ConnectionTrait>(
     db: &C,
-    row: A,
-    attempt: &str,
-    conflict: fn() -> Error,
-) -> Result<<A::Entity as EntityTrait>::Model>
-where
-    A: ActiveModelBehavior + Send,
-    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
-    C: ConnectionTrait,
-{
-    row.insert(db)
-        .await
-        .context(attempt)
-        .map_err(|err| match err {
-            Error::Conflict { .. } => conflict(),
-            other => other,
-        })
+    row: R::ActiveModel,
+    conflict: Option<fn() -> Error>,
+) -> Result<R::Model> {
+    let mut row = row;
+    if row.is_not_set(R::id_column()) {
+        row.set(R::id_column(), Value::from(Uuid::now_v7()));
+    }
+    let now = Value::from(super::now());
+    row.set(R::created_at_column(), now.clone());
+    row.set(R::updated_at_column(), now);
+    let inserted = row.insert(db).await.context(&format!("creating {}", R::A));
+    match (inserted, conflict) {
+        (Err(Error::Conflict { .. }), Some(conflict)) => Err(conflict()),
+        (inserted, _) => inserted,
+    }
 }
 
-/// What the errors of a membership table's queries say they were doing.
-pub struct MemberAttempts {
-    pub saving: &'static str,
-    pub reading: &'static str,
-    pub removing: &'static str,
-    pub listing: &'static str,
+/// A JSON object field (group settings, assignment config: merged key by key into a
+/// session's config); anything else is 422 `code`.
+pub fn object(
+    value: serde_json::Value,
+    code: &'static str,
+    message: &'static str,
+) -> Result<serde_json::Value> {
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(Error::invalid(code, message))
+    }
 }
 
 /// A table of (parent, user, role) rows: a user's membership of a group, a user's
@@ -213,21 +301,57 @@ pub trait Membership:
     /// What the rows belong to.
     type Parent: Resource;
     /// What a member is (`MemberRole`, `EnrollmentRole`).
-    type Role: Send;
+    type Role: Into<Value> + Send;
     /// What a missing row is called in its 404 (`group member`).
     const NOUN: &'static str;
-    const ATTEMPTS: MemberAttempts;
+    /// One row with its article, for the context of errors (`a group membership`).
+    const A: &'static str;
+    /// The plural, for the context of errors (`group memberships`).
+    const PLURAL: &'static str;
 
     fn parent_column() -> Self::Column;
     fn user_column() -> Self::Column;
     fn role_column() -> Self::Column;
     fn user_of(model: &Self::Model) -> Uuid;
-    /// A new row.
-    fn row(parent_id: Uuid, user_id: Uuid, role: Self::Role) -> Self::ActiveModel;
+    fn created_at_column() -> Self::Column;
+    /// The table's own key, for one that has a UUIDv7 `id` besides (parent, user).
+    fn id_column() -> Option<Self::Column>;
 }
 
-/// Makes the user a member of the parent with this role, or changes their role (the
-/// first row's id and `created_at` are kept). 404 when the parent or the user does not
+/// Writes a [`Membership`] impl's items: the names, the parent and its column, the
+/// `user_id`, `role` and `created_at` columns, and the table's own key if it has one
+/// (`, key Id`):
+/// `members! { group_members: "group member" / "a group membership" / "group memberships",
+/// groups::Entity => GroupId, MemberRole }`.
+macro_rules! members {
+    (
+        $rows:ident: $noun:literal / $a:literal / $plural:literal,
+        $parent:ty => $parent_column:ident, $role:ty $(, key $key:ident)?
+    ) => {
+        type Parent = $parent;
+        type Role = $role;
+        const NOUN: &'static str = $noun;
+        const A: &'static str = $a;
+        const PLURAL: &'static str = $plural;
+
+        $crate::query::resource::columns! {
+            $rows: parent_column $parent_column, user_column UserId, role_column Role,
+            created_at_column CreatedAt
+        }
+
+        fn user_of(row: &$rows::Model) -> uuid::Uuid {
+            row.user_id
+        }
+
+        fn id_column() -> Option<$rows::Column> {
+            None$(.or(Some($rows::Column::$key)))?
+        }
+    };
+}
+pub(crate) use members;
+
+/// Makes the user a member of the parent with this role, or changes their role (only the
+/// role changes: the first row's id and `created_at` are kept). 404 when the parent or the user does not
 /// exist.
 pub async fn put_member<M: Membership, C: ConnectionTrait>(
     db: &C,
@@ -237,7 +361,15 @@ pub async fn put_member<M: Membership, C: ConnectionTrait>(
 ) -> Result<M::Model> {
     get::<M::Parent, C>(db, parent_id).await?;
     get::<crate::users::Entity, C>(db, user_id).await?;
-    M::insert(M::row(parent_id, user_id, role))
+    let mut row = <M::ActiveModel as ActiveModelTrait>::default();
+    if let Some(id) = M::id_column() {
+        row.set(id, Value::from(Uuid::now_v7()));
+    }
+    row.set(M::parent_column(), Value::from(parent_id));
+    row.set(M::user_column(), Value::from(user_id));
+    row.set(M::role_column(), role.into());
+    row.set(M::created_at_column(), Value::from(super::now()));
+    M::insert(row)
         .on_conflict(
             OnConflict::columns([M::parent_column(), M::user_column()])
                 .update_column(M::role_column())
@@ -245,13 +377,13 @@ pub async fn put_member<M: Membership, C: ConnectionTrait>(
         )
         .exec_without_returning(db)
         .await
-        .context(M::ATTEMPTS.saving)?;
+        .context(&format!("saving {}", M::A))?;
     M::find()
         .filter(M::parent_column().eq(parent_id))
         .filter(M::user_column().eq(user_id))
         .one(db)
         .await
-        .context(M::ATTEMPTS.reading)?
+        .context(&format!("reading {}", M::A))?
         .ok_or(Error::not_found(M::NOUN))
 }
 
@@ -266,7 +398,7 @@ pub async fn remove_member<M: Membership, C: ConnectionTrait>(
         .filter(M::user_column().eq(user_id))
         .exec(db)
         .await
-        .context(M::ATTEMPTS.removing)?;
+        .context(&format!("removing {}", M::A))?;
     if res.rows_affected == 0 {
         return Err(Error::not_found(M::NOUN));
     }
@@ -280,18 +412,9 @@ pub async fn list_members<M: Membership, C: ConnectionTrait>(
     page: PageRequest<Uuid>,
 ) -> Result<Page<M::Model, Uuid>> {
     get::<M::Parent, C>(db, parent_id).await?;
-    let mut query = M::find()
-        .filter(M::parent_column().eq(parent_id))
-        .order_by_desc(M::user_column());
-    if let Some(after) = page.after {
-        query = query.filter(M::user_column().lt(after));
-    }
-    let rows = query
-        .limit(page.limit + 1)
-        .all(db)
-        .await
-        .context(M::ATTEMPTS.listing)?;
-    Ok(Page::from_overfetch(rows, page.limit, M::user_of))
+    let query = M::find().filter(M::parent_column().eq(parent_id));
+    let attempt = format!("listing {}", M::PLURAL);
+    keyset(db, query, M::user_column(), page, &attempt, M::user_of).await
 }
 
 #[cfg(test)]

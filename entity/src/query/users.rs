@@ -2,12 +2,12 @@
 //! [`resource`](super::resource) with the hooks below; and what a user may do
 //! ([`effective_permissions`]).
 
-use std::{collections::BTreeSet, future::Future};
+use std::collections::BTreeSet;
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
 use uuid::Uuid;
 
-use super::resource::{self, Hold, Resource};
+use super::resource::{self, Hold, Resource, rows};
 use crate::{
     enums::UserRole,
     error::{Context, Error, Result},
@@ -76,23 +76,19 @@ pub struct NewUser {
     pub permissions: Vec<String>,
 }
 
-fn email_taken() -> Error {
-    Error::conflict("email_taken", "a user with this email already exists")
-}
-
+/// Creates a user; 409 `email_taken` when another user has the email (compared in
+/// lower case).
 pub async fn create<C: ConnectionTrait>(db: &C, new: NewUser) -> Result<users::Model> {
-    let now = super::now();
     let row = users::ActiveModel {
-        id: Set(Uuid::now_v7()),
         email: Set(new.email.trim().to_lowercase()),
         name: Set(new.name),
         role: Set(new.role),
         permissions: Set(serde_json::json!(new.permissions)),
-        created_at: Set(now),
-        updated_at: Set(now),
         disabled_at: Set(None),
+        ..Default::default()
     };
-    resource::insert(db, row, "creating a user", email_taken).await
+    let email_taken = || Error::conflict("email_taken", "a user with this email already exists");
+    resource::insert::<users::Entity, C>(db, row, Some(email_taken)).await
 }
 
 /// A user by id (404 when missing): the read authentication, the worker and the
@@ -129,57 +125,19 @@ pub struct UserChanges {
     pub disabled: Option<bool>,
 }
 
-fn user_has_sessions() -> Error {
-    Error::conflict(
-        "user_has_sessions",
-        "the user has sessions or other records that must be kept; revoke their tokens instead",
-    )
-}
-
 impl Resource for users::Entity {
-    const NOUN: &'static str = "user";
-    const A: &'static str = "a user";
-    const PLURAL: &'static str = "users";
-    type Changes = UserChanges;
-    type New = NewUser;
-    type Filter = ();
+    rows! { users: "user" / "a user" / "users", NewUser, UserChanges, () }
 
-    fn id_column() -> users::Column {
-        users::Column::Id
-    }
-
-    fn updated_at_column() -> users::Column {
-        users::Column::UpdatedAt
-    }
-
-    fn id_of(user: &users::Model) -> Uuid {
-        user.id
-    }
-
-    fn create<C: ConnectionTrait>(
-        db: &C,
-        new: NewUser,
-    ) -> impl Future<Output = Result<users::Model>> + Send {
-        create(db, new)
-    }
-
-    fn apply(
-        changes: UserChanges,
-        current: &users::Model,
-        row: &mut users::ActiveModel,
-    ) -> Result<()> {
-        if let Some(name) = changes.name {
-            row.name = Set(name);
-        }
-        if let Some(role) = changes.role {
-            row.role = Set(role);
-        }
-        if let Some(permissions) = changes.permissions {
-            row.permissions = Set(serde_json::json!(permissions));
-        }
+    fn apply(changes: UserChanges, row: &mut users::ActiveModel) -> Result<()> {
+        resource::set(&mut row.name, changes.name);
+        resource::set(&mut row.role, changes.role);
+        let permissions = changes
+            .permissions
+            .map(|entries| serde_json::json!(entries));
+        resource::set(&mut row.permissions, permissions);
         // Disabling a disabled user keeps the first time.
         match changes.disabled {
-            Some(true) if current.disabled_at.is_none() => {
+            Some(true) if row.disabled_at.as_ref().is_none() => {
                 row.disabled_at = Set(Some(super::now()))
             }
             Some(false) => row.disabled_at = Set(None),
@@ -192,10 +150,9 @@ impl Resource for users::Entity {
     /// (their conversations are records): the database refuses, and that answers 409
     /// `user_has_sessions`.
     fn hold(_id: Uuid) -> Option<Hold> {
-        Some(Hold {
-            holders: Vec::new(),
-            conflict: user_has_sessions,
-        })
+        let message =
+            "the user has sessions or other records that must be kept; revoke their tokens instead";
+        Some(Hold::new("user_has_sessions", message, Vec::new()))
     }
 }
 
