@@ -2,17 +2,17 @@
 //! paged, changed and deleted by one implementation, and the two membership tables
 //! (group members, class enrolments) the same way.
 //!
-//! What is the same for all of them is written once here: a row is found by its UUIDv7
-//! `id`, is missing as a 404 naming its kind, is listed newest first with the id as the
-//! page key, is changed by reading it, applying the changes and stamping `updated_at`,
-//! and is deleted by id. What truly differs is said by each entity in its
-//! [`Resource`] impl, beside its own queries (`classes.rs`, `groups.rs`, …): the
+//! What is the same for all of them is written once here: a row is inserted with a fresh
+//! UUIDv7 `id` and its times, is found by its `id`, is missing as a 404 naming its kind,
+//! is listed newest first with the id as the page key, is changed by reading it,
+//! applying the changes and stamping `updated_at`, and is deleted by id. What truly
+//! differs is said by each entity in its [`Resource`] impl, beside its own queries
+//! (`classes.rs`, `groups.rs`, …): its names and types (one [`rows!`] line), how a new
+//! row is built from what it needs (its `create`, over [`parent`] and [`insert`]), the
 //! changes it accepts and how they apply (checked before the row is read, and again
 //! against the row as it stands), the list's filter, and what holds a row against its
 //! deletion (checked first, because SQLite reports a `RESTRICT` violation in a way the
 //! generic error classification does not recognise) and the conflict a held row answers.
-//! Creating a row stays with each entity: what a new row needs has nothing in common
-//! beyond [`parent`] and [`insert`].
 
 use std::future::Future;
 
@@ -182,25 +182,34 @@ pub async fn list<R: Resource, C: ConnectionTrait>(
     page: PageRequest<Uuid>,
 ) -> Result<Page<R::Model, Uuid>> {
     let query = R::narrow(R::find(), filter);
-    let attempt = format!("listing {}", R::PLURAL);
-    keyset(db, query, R::id_column(), page, &attempt, R::id_of).await
+    let key = Key {
+        column: R::id_column(),
+        of: R::id_of,
+    };
+    keyset(db, query, key, page, &format!("listing {}", R::PLURAL)).await
 }
 
-/// A page of `query` by `column` (a UUIDv7: newest first), after the page's key.
+/// What a list is paged by: a UUIDv7 column of its rows, newest first.
+struct Key<E: EntityTrait> {
+    column: E::Column,
+    of: fn(&E::Model) -> Uuid,
+}
+
+/// A page of `query` by its key, after the page's key.
 async fn keyset<E: EntityTrait, C: ConnectionTrait>(
     db: &C,
     query: Select<E>,
-    column: E::Column,
+    key: Key<E>,
     page: PageRequest<Uuid>,
     attempt: &str,
-    key: fn(&E::Model) -> Uuid,
 ) -> Result<Page<E::Model, Uuid>> {
+    let Key { column, of } = key;
     let mut query = query.order_by_desc(column);
     if let Some(after) = page.after {
         query = query.filter(column.lt(after));
     }
     let rows = query.limit(page.limit + 1).all(db).await.context(attempt)?;
-    Ok(Page::from_overfetch(rows, page.limit, key))
+    Ok(Page::from_overfetch(rows, page.limit, of))
 }
 
 /// Applies the changes (see [`Resource::check`] and [`Resource::apply`]) and stamps
@@ -413,8 +422,11 @@ pub async fn list_members<M: Membership, C: ConnectionTrait>(
 ) -> Result<Page<M::Model, Uuid>> {
     get::<M::Parent, C>(db, parent_id).await?;
     let query = M::find().filter(M::parent_column().eq(parent_id));
-    let attempt = format!("listing {}", M::PLURAL);
-    keyset(db, query, M::user_column(), page, &attempt, M::user_of).await
+    let key = Key {
+        column: M::user_column(),
+        of: M::user_of,
+    };
+    keyset(db, query, key, page, &format!("listing {}", M::PLURAL)).await
 }
 
 #[cfg(test)]

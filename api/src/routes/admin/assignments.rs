@@ -5,10 +5,10 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{assignments, error::Result, query::assignments as q};
-use poem_openapi::{ApiResponse, Object, payload::Json, types::MaybeUndefined};
+use poem_openapi::{Object, types::MaybeUndefined};
 use uuid::Uuid;
 
-use super::resource::{AdminView, admin_api};
+use super::resource::{IntoChanges, IntoNew, admin_api};
 use crate::{
     state::AppState,
     types::{JsonObject, Text},
@@ -93,53 +93,40 @@ fn change<T>(value: MaybeUndefined<T>) -> Option<Option<T>> {
     }
 }
 
-#[derive(ApiResponse)]
-pub enum CreatedAssignment {
-    /// The assignment was created.
-    #[oai(status = 201)]
-    Created(Json<Assignment>, #[oai(header = "Location")] String),
-}
-
-impl AdminView for Assignment {
-    type Resource = assignments::Entity;
-    type Create = CreateAssignment;
-    type Update = UpdateAssignment;
-    const COLLECTION: &'static str = "/v1/admin/assignments";
-
-    fn view(row: assignments::Model) -> Result<Self> {
-        Ok(row.into())
-    }
-
-    fn new_row(_: &AppState, body: CreateAssignment) -> Result<q::NewAssignment> {
+impl IntoNew<assignments::Entity> for CreateAssignment {
+    fn into_new(self, _: &AppState) -> Result<q::NewAssignment> {
         Ok(q::NewAssignment {
-            class_id: body.class_id,
-            tool_id: body.tool_id,
-            title: body.title.into(),
-            instructions: body.instructions.into(),
-            config: body.config.map(Into::into),
-            available_at: body.available_at,
-            closes_at: body.closes_at,
+            class_id: self.class_id,
+            tool_id: self.tool_id,
+            title: self.title.into(),
+            instructions: self.instructions.into(),
+            config: self.config.map(Into::into),
+            available_at: self.available_at,
+            closes_at: self.closes_at,
         })
     }
+}
 
-    fn changes(_: &AppState, body: UpdateAssignment) -> Result<q::AssignmentChanges> {
+impl IntoChanges<assignments::Entity> for UpdateAssignment {
+    fn into_changes(self, _: &AppState) -> Result<q::AssignmentChanges> {
         Ok(q::AssignmentChanges {
-            title: body.title.map(Into::into),
-            instructions: body.instructions.map(Into::into),
-            config: body.config.map(Into::into),
-            available_at: change(body.available_at),
-            closes_at: change(body.closes_at),
+            title: self.title.map(Into::into),
+            instructions: self.instructions.map(Into::into),
+            config: self.config.map(Into::into),
+            available_at: change(self.available_at),
+            closes_at: change(self.closes_at),
         })
     }
 }
 
 admin_api! {
-    AssignmentsAdminApi for Assignment;
+    AssignmentsAdminApi for Assignment(assignments::Entity) at "/v1/admin/assignments";
     /// Create an assignment
     ///
     /// 422 `class_not_found` or `tool_not_found` when either does not exist,
     /// `invalid_window` when it closes before it opens.
-    create "/assignments" "admin_create_assignment" => CreatedAssignment;
+    create "/assignments" "admin_create_assignment" CreateAssignment
+        => CreatedAssignment "The assignment was created.";
     /// List assignments
     ///
     /// Newest first; only those of one class when `class_id` is given.
@@ -152,7 +139,7 @@ admin_api! {
     ///
     /// `available_at` and `closes_at` may be cleared with `null`. 422 `invalid_window`
     /// when the window after the update closes before it opens.
-    update "/assignments/:id" "admin_update_assignment";
+    update "/assignments/:id" "admin_update_assignment" UpdateAssignment;
     /// Delete an assignment
     ///
     /// Also deletes its submissions. Sessions opened under it are kept, with

@@ -4,10 +4,10 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{classes, enrollments, error::Result, query::classes as q};
-use poem_openapi::{ApiResponse, Object, payload::Json};
+use poem_openapi::Object;
 use uuid::Uuid;
 
-use super::resource::{AdminView, MemberView, admin_api};
+use super::resource::{IntoChanges, IntoNew, admin_api};
 use crate::{routes::views::EnrollmentRole, state::AppState, types::Text};
 
 /// A course inside a group.
@@ -81,52 +81,30 @@ pub struct PutEnrollment {
     pub role: EnrollmentRole,
 }
 
-#[derive(ApiResponse)]
-pub enum CreatedClass {
-    /// The class was created.
-    #[oai(status = 201)]
-    Created(Json<Class>, #[oai(header = "Location")] String),
-}
-
-impl AdminView for Class {
-    type Resource = classes::Entity;
-    type Create = CreateClass;
-    type Update = UpdateClass;
-    const COLLECTION: &'static str = "/v1/admin/classes";
-
-    fn view(row: classes::Model) -> Result<Self> {
-        Ok(row.into())
-    }
-
-    fn new_row(_: &AppState, body: CreateClass) -> Result<q::NewClass> {
+impl IntoNew<classes::Entity> for CreateClass {
+    fn into_new(self, _: &AppState) -> Result<q::NewClass> {
         Ok(q::NewClass {
-            group_id: body.group_id,
-            name: body.name.into(),
-        })
-    }
-
-    fn changes(_: &AppState, body: UpdateClass) -> Result<q::ClassChanges> {
-        Ok(q::ClassChanges {
-            name: body.name.map(Into::into),
+            group_id: self.group_id,
+            name: self.name.into(),
         })
     }
 }
 
-impl MemberView for Enrollment {
-    type Membership = enrollments::Entity;
-    type Put = PutEnrollment;
-
-    fn role(put: PutEnrollment) -> parley_entity::enums::EnrollmentRole {
-        put.role.into()
+impl IntoChanges<classes::Entity> for UpdateClass {
+    fn into_changes(self, _: &AppState) -> Result<q::ClassChanges> {
+        Ok(q::ClassChanges {
+            name: self.name.map(Into::into),
+        })
     }
 }
 
 admin_api! {
-    ClassesAdminApi for Class;
+    ClassesAdminApi for Class(classes::Entity) at "/v1/admin/classes";
     /// Create a class
     ///
     /// 422 `group_not_found` when the group does not exist.
-    create "/classes" "admin_create_class" => CreatedClass;
+    create "/classes" "admin_create_class" CreateClass
+        => CreatedClass "The class was created.";
     /// List classes
     ///
     /// Newest first.
@@ -134,14 +112,14 @@ admin_api! {
     /// Get a class
     get "/classes/:id" "admin_get_class";
     /// Update a class
-    update "/classes/:id" "admin_update_class";
+    update "/classes/:id" "admin_update_class" UpdateClass;
     /// Delete a class
     ///
     /// Also deletes its enrolments and assignments, and the submissions of those
     /// assignments. Sessions opened under them are kept, with `assignment_id` and
     /// `submission_id` cleared.
     delete "/classes/:id" "admin_delete_class";
-    members Enrollment;
+    members Enrollment(enrollments::Entity), PutEnrollment;
     /// Enrol a user in a class
     ///
     /// Idempotent: enrols the user with this role, or changes their role. 404 when the

@@ -5,10 +5,10 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{error::Result, group_members, groups, query::groups as q};
-use poem_openapi::{ApiResponse, Object, payload::Json};
+use poem_openapi::Object;
 use uuid::Uuid;
 
-use super::resource::{AdminView, MemberView, admin_api};
+use super::resource::{IntoChanges, IntoNew, admin_api};
 use crate::{
     routes::views::MemberRole,
     state::AppState,
@@ -96,55 +96,33 @@ pub struct PutMember {
     pub role: MemberRole,
 }
 
-#[derive(ApiResponse)]
-pub enum CreatedGroup {
-    /// The group was created.
-    #[oai(status = 201)]
-    Created(Json<Group>, #[oai(header = "Location")] String),
-}
-
-impl AdminView for Group {
-    type Resource = groups::Entity;
-    type Create = CreateGroup;
-    type Update = UpdateGroup;
-    const COLLECTION: &'static str = "/v1/admin/groups";
-
-    fn view(row: groups::Model) -> Result<Self> {
-        Ok(row.into())
-    }
-
-    fn new_row(_: &AppState, body: CreateGroup) -> Result<q::NewGroup> {
+impl IntoNew<groups::Entity> for CreateGroup {
+    fn into_new(self, _: &AppState) -> Result<q::NewGroup> {
         Ok(q::NewGroup {
-            name: body.name.into(),
-            parent_id: body.parent_id,
-            settings: body.settings.map(Into::into),
-        })
-    }
-
-    fn changes(_: &AppState, body: UpdateGroup) -> Result<q::GroupChanges> {
-        Ok(q::GroupChanges {
-            name: body.name.map(Into::into),
-            settings: body.settings.map(Into::into),
+            name: self.name.into(),
+            parent_id: self.parent_id,
+            settings: self.settings.map(Into::into),
         })
     }
 }
 
-impl MemberView for Membership {
-    type Membership = group_members::Entity;
-    type Put = PutMember;
-
-    fn role(put: PutMember) -> parley_entity::enums::MemberRole {
-        put.role.into()
+impl IntoChanges<groups::Entity> for UpdateGroup {
+    fn into_changes(self, _: &AppState) -> Result<q::GroupChanges> {
+        Ok(q::GroupChanges {
+            name: self.name.map(Into::into),
+            settings: self.settings.map(Into::into),
+        })
     }
 }
 
 admin_api! {
-    GroupsAdminApi for Group;
+    GroupsAdminApi for Group(groups::Entity) at "/v1/admin/groups";
     /// Create a group
     ///
     /// A root group when `parent_id` is absent; 422 `parent_not_found` when the parent
     /// does not exist.
-    create "/groups" "admin_create_group" => CreatedGroup;
+    create "/groups" "admin_create_group" CreateGroup
+        => CreatedGroup "The group was created.";
     /// List groups
     ///
     /// Newest first.
@@ -154,13 +132,13 @@ admin_api! {
     /// Update a group
     ///
     /// Renames the group or replaces its settings; a group never moves in the tree.
-    update "/groups/:id" "admin_update_group";
+    update "/groups/:id" "admin_update_group" UpdateGroup;
     /// Delete a group
     ///
     /// Removes an empty group with its memberships; 409 `group_not_empty` while it has
     /// sub-groups, tools or classes.
     delete "/groups/:id" "admin_delete_group";
-    members Membership;
+    members Membership(group_members::Entity), PutMember;
     /// Add or update a group member
     ///
     /// Idempotent: makes the user a member with this role, or changes their role.

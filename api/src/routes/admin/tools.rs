@@ -11,14 +11,13 @@ use parley_entity::{
     tools,
 };
 use poem_openapi::{
-    ApiResponse, Object,
-    payload::Json,
+    Object,
     types::{ParseFromJSON, ToJSON},
 };
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::resource::{AdminView, admin_api};
+use super::resource::{IntoChanges, IntoNew, admin_api};
 use crate::{routes::catalog::ToolDefinition, state::AppState, types::Text};
 
 /// A chat tool with its full definition.
@@ -128,47 +127,33 @@ pub struct UpdateTool {
     pub definition: Option<ToolDefinition>,
 }
 
-#[derive(ApiResponse)]
-pub enum CreatedTool {
-    /// The tool was created.
-    #[oai(status = 201)]
-    Created(Json<Tool>, #[oai(header = "Location")] String),
-}
-
-impl AdminView for Tool {
-    type Resource = tools::Entity;
-    type Create = CreateTool;
-    type Update = UpdateTool;
-    const COLLECTION: &'static str = "/v1/admin/tools";
-
-    fn view(row: tools::Model) -> Result<Self> {
-        row.try_into()
-    }
-
-    fn new_row(state: &AppState, body: CreateTool) -> Result<q::NewTool> {
-        check_functions(state, &body.definition)?;
+impl IntoNew<tools::Entity> for CreateTool {
+    fn into_new(self, state: &AppState) -> Result<q::NewTool> {
+        check_functions(state, &self.definition)?;
         Ok(q::NewTool {
-            group_id: body.group_id,
-            name: body.name.into(),
-            kind: body.kind.into(),
-            definition: definition_json(&body.definition),
+            group_id: self.group_id,
+            name: self.name.into(),
+            kind: self.kind.into(),
+            definition: definition_json(&self.definition),
         })
     }
+}
 
-    fn changes(state: &AppState, body: UpdateTool) -> Result<q::ToolChanges> {
-        if let Some(definition) = &body.definition {
+impl IntoChanges<tools::Entity> for UpdateTool {
+    fn into_changes(self, state: &AppState) -> Result<q::ToolChanges> {
+        if let Some(definition) = &self.definition {
             check_functions(state, definition)?;
         }
         Ok(q::ToolChanges {
-            name: body.name.map(Into::into),
-            kind: body.kind.map(Into::into),
-            definition: body.definition.as_ref().map(definition_json),
+            name: self.name.map(Into::into),
+            kind: self.kind.map(Into::into),
+            definition: self.definition.as_ref().map(definition_json),
         })
     }
 }
 
 admin_api! {
-    ToolsAdminApi for Tool;
+    ToolsAdminApi for Tool(tools::Entity) at "/v1/admin/tools";
     /// Create a tool
     ///
     /// 422 `group_not_found` when the group does not exist, `unknown_function` when the
@@ -176,7 +161,8 @@ admin_api! {
     /// `unknown_payload_type` when it enables a payload type the model cannot write (see
     /// `GET /v1/payload-types`), `unknown_module` when it names a module the deployment
     /// does not have, `invalid_module_config` when a module's `config` does not suit it.
-    create "/tools" "admin_create_tool" => CreatedTool;
+    create "/tools" "admin_create_tool" CreateTool
+        => CreatedTool "The tool was created.";
     /// List tools
     ///
     /// Every tool of every group, newest first, with full definitions.
@@ -187,7 +173,7 @@ admin_api! {
     ///
     /// New sessions use the new definition; open sessions keep the config they started
     /// with. 422 `unknown_function` and `unknown_payload_type` as on create.
-    update "/tools/:id" "admin_update_tool";
+    update "/tools/:id" "admin_update_tool" UpdateTool;
     /// Delete a tool
     ///
     /// 409 `tool_in_use` while sessions or assignments use it: those are records, so a

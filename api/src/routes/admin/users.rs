@@ -7,12 +7,12 @@ use parley_entity::{
     query::{tokens, users as q},
     users,
 };
-use parley_service::admin::{Actor, NewToken};
+use parley_service::admin::NewToken;
 use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use uuid::Uuid;
 
-use super::resource::{AdminView, admin_api};
+use super::resource::{IntoChanges, IntoNew, actor, admin_api};
 use crate::{
     auth::{self, AdminAuth},
     error::{ApiResult, statuses},
@@ -140,64 +140,51 @@ pub struct TokenList {
 }
 
 #[derive(ApiResponse)]
-pub enum CreatedUser {
-    /// The user was created.
-    #[oai(status = 201)]
-    Created(Json<User>, #[oai(header = "Location")] String),
-}
-
-#[derive(ApiResponse)]
 pub enum CreatedTokenResponse {
     /// The token was created; its secret is in the body, once.
     #[oai(status = 201)]
     Created(Json<CreatedToken>),
 }
 
-impl AdminView for User {
-    type Resource = users::Entity;
-    type Create = CreateUser;
-    type Update = UpdateUser;
-    const COLLECTION: &'static str = "/v1/admin/users";
-
-    fn view(row: users::Model) -> Result<Self> {
-        Ok(row.into())
-    }
-
-    fn new_row(_: &AppState, body: CreateUser) -> Result<q::NewUser> {
+impl IntoNew<users::Entity> for CreateUser {
+    fn into_new(self, _: &AppState) -> Result<q::NewUser> {
         Ok(q::NewUser {
-            email: body.email.into_inner(),
-            name: body.name.into(),
-            role: body.role.into(),
-            permissions: texts(body.permissions),
+            email: self.email.into_inner(),
+            name: self.name.into(),
+            role: self.role.into(),
+            permissions: texts(self.permissions),
         })
     }
+}
 
-    fn changes(_: &AppState, body: UpdateUser) -> Result<q::UserChanges> {
+impl IntoChanges<users::Entity> for UpdateUser {
+    fn into_changes(self, _: &AppState) -> Result<q::UserChanges> {
         Ok(q::UserChanges {
-            name: body.name.map(Into::into),
-            role: body.role.map(Into::into),
-            permissions: body.permissions.map(texts),
-            disabled: body.disabled,
+            name: self.name.map(Into::into),
+            role: self.role.map(Into::into),
+            permissions: self.permissions.map(texts),
+            disabled: self.disabled,
         })
     }
+}
 
-    /// A disabled user's open feeds on this process close now (the others learn it from
-    /// the database within seconds).
-    fn updated(state: &AppState, user: &users::Model) {
-        if user.disabled_at.is_some() {
-            let disabled = tokens::Revoked {
-                users: vec![user.id],
-                ..Default::default()
-            };
-            state.revocations.note(&disabled, chrono::Utc::now());
-        }
+/// A disabled user's open feeds on this process close now (the others learn it from
+/// the database within seconds).
+fn note_disabled(state: &AppState, user: &users::Model) {
+    if user.disabled_at.is_some() {
+        let disabled = tokens::Revoked {
+            users: vec![user.id],
+            ..Default::default()
+        };
+        state.revocations.note(&disabled, chrono::Utc::now());
     }
 }
 
 admin_api! {
-    UsersAdminApi for User;
+    UsersAdminApi for User(users::Entity) at "/v1/admin/users" then note_disabled;
     /// Create a user
-    create "/users" "admin_create_user" => CreatedUser;
+    create "/users" "admin_create_user" CreateUser
+        => CreatedUser "The user was created.";
     /// List users
     ///
     /// Newest first.
@@ -205,7 +192,7 @@ admin_api! {
     /// Get a user
     get "/users/:id" "admin_get_user";
     /// Update a user
-    update "/users/:id" "admin_update_user";
+    update "/users/:id" "admin_update_user" UpdateUser;
     /// Delete a user
     ///
     /// Removes the user with their tokens and memberships; 409 when they have sessions.
@@ -295,11 +282,7 @@ impl TokensAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Token>, statuses::AdminDelete> {
-        let actor = Actor {
-            user_id: auth.0.user_id,
-            token_id: auth.0.token_id,
-        };
-        let token = state.admin.revoke_token(&actor, id.0).await?;
+        let token = state.admin.revoke_token(&actor(&auth.0), id.0).await?;
         let revoked = tokens::Revoked {
             tokens: vec![token.id],
             ..Default::default()
