@@ -258,7 +258,7 @@ macro_rules! admin_api {
             const COLLECTION: &'static str = $collection;
 
             fn view(row: <$rows as h::EntityTrait>::Model) -> h::Result<Self> {
-                Ok(Self::try_from(row)?)
+                Self::try_from(row).map_err(Into::into)
             }
 
             $(
