@@ -92,10 +92,6 @@ pub struct AppState {
     pub redis: Option<redis::Client>,
     /// Turns: submit, cancel, resume, wait; and the job queue and event log they use.
     pub turns: TurnService,
-    /// Sessions: start and complete (with their `session:start` / `session:end`).
-    pub sessions: SessionService,
-    /// The resources administrators manage (`/v1/admin/…`).
-    pub admin: AdminService,
     /// Where an upload's PDF is parsed (a child process per PDF in a server).
     pub sandbox: parley_service::files::Sandbox,
     pub feed_tokens: Arc<FeedTokens>,
@@ -109,4 +105,17 @@ pub struct AppState {
     pub throttle: Arc<Throttle>,
     /// Tokens revoked and users disabled lately (feed tokens and open feeds).
     pub revocations: Arc<Revocations>,
+}
+
+impl AppState {
+    /// Sessions: start and complete (with their `session:start` / `session:end`), over
+    /// the turn service's database and modules.
+    pub fn sessions(&self) -> SessionService {
+        self.turns.sessions()
+    }
+
+    /// The resources administrators manage (`/v1/admin/…`).
+    pub fn admin(&self) -> AdminService {
+        AdminService::new(self.db.clone())
+    }
 }

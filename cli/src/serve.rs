@@ -11,7 +11,7 @@ use parley_runtime::{
     event_log::{EventLog, MemoryEventLog, RedisEventLog},
     queue::{ConsumerConfig, JobQueue, QueueBackend, RedisQueue, SqliteQueue, run_consumers},
 };
-use parley_service::{AdminService, Limits, Models, SessionService, TurnService};
+use parley_service::{Limits, Models, TurnService};
 use parley_worker::{
     agent_loop::LoopSettings,
     consumer::GenerateHandler,
@@ -515,9 +515,7 @@ async fn serve_http(
         }
         None => None,
     };
-    let sessions = SessionService::new(db.clone(), runtime.modules.clone());
     let turns = TurnService {
-        sessions: sessions.clone(),
         db: db.clone(),
         queue: Arc::new(runtime.queue.clone()),
         events: runtime.events.clone(),
@@ -538,7 +536,6 @@ async fn serve_http(
     ));
     revocations.spawn_poller(db.clone());
     let state = AppState {
-        admin: AdminService::new(db.clone()),
         feed_tokens: Arc::new(feed_tokens(&db, settings).await?),
         edge: edge(settings),
         throttle: Arc::new(parley_api::gate::Throttle::new(
@@ -548,7 +545,6 @@ async fn serve_http(
         db,
         redis,
         turns,
-        sessions,
         sandbox: pdf_sandbox(settings)?,
         limits: HttpLimits {
             max_body_bytes: settings.limits.max_body_bytes,

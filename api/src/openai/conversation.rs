@@ -151,7 +151,7 @@ async fn open(
         submission_id: None,
         rid: key.clone(),
     };
-    let session = match state.sessions.start(who, request).await {
+    let session = match state.sessions().start(who, request).await {
         Ok(session) => session,
         // A tool the caller may not use is a model they cannot name.
         Err(Error::NotFound { .. }) => return Err(model_not_found(&ask.model)),

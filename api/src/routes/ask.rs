@@ -239,5 +239,5 @@ async fn open_conversation(
         submission_id: None,
         rid: Some(rid),
     };
-    state.sessions.start(who, request).await
+    state.sessions().start(who, request).await
 }

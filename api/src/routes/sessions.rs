@@ -178,7 +178,7 @@ impl SessionsApi {
             submission_id: body.submission_id,
             rid: None,
         };
-        let session = state.sessions.start(opener(&auth.0), req).await?;
+        let session = state.sessions().start(opener(&auth.0), req).await?;
         let location = format!("/v1/sessions/{}", session.id);
         Ok(CreatedSession::Created(Json(session.into()), location))
     }
@@ -240,7 +240,7 @@ impl SessionsApi {
         id: Path<Uuid>,
     ) -> ApiResult<Json<Session>, statuses::Act> {
         let session = state
-            .sessions
+            .sessions()
             .complete(auth.0.user_id, id.0, Completion::ByUser)
             .await?;
         Ok(Json(session.into()))

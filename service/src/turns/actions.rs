@@ -91,7 +91,7 @@ impl TurnService {
             }
             ServerAction::EndSession => {
                 let ended = self
-                    .sessions
+                    .sessions()
                     .complete(user_id, session.id, Completion::ByAction)
                     .await?;
                 Ok(ActionOutcome::Ended(Box::new(ended)))

@@ -47,7 +47,12 @@ pub struct TurnService {
     pub modules: crate::modules::ModuleCatalog,
     /// Turns per minute and tokens per day, per user and per group.
     pub quotas: crate::quota::Quotas,
-    /// Where a session ends when a turn finds it past a limit or runs its
-    /// `end_session` action.
-    pub sessions: crate::sessions::SessionService,
+}
+
+impl TurnService {
+    /// The session service over the same database and modules: where a session ends
+    /// when a turn finds it past a limit or runs its `end_session` action.
+    pub fn sessions(&self) -> crate::sessions::SessionService {
+        crate::sessions::SessionService::new(self.db.clone(), self.modules.clone())
+    }
 }

@@ -69,7 +69,7 @@ impl TurnService {
         let turn = match created {
             Ok(turn) => turn,
             Err(err) => {
-                self.sessions.refused_turn(session_id, &err).await;
+                self.sessions().refused_turn(session_id, &err).await;
                 return Err(err);
             }
         };

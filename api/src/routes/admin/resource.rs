@@ -89,7 +89,7 @@ pub fn actor(caller: &Caller) -> Actor {
 /// Creates a row; answers it with its `Location`.
 pub async fn create<V: AdminView>(state: &AppState, body: V::Create) -> Answer<(Json<V>, String)> {
     let new = body.into_new(state)?;
-    let row = state.admin.create::<V::Resource>(new).await?;
+    let row = state.admin().create::<V::Resource>(new).await?;
     let location = format!("{}/{}", V::COLLECTION, V::Resource::id_of(&row));
     Ok((Json(V::view(row)?), location))
 }
@@ -101,7 +101,7 @@ pub async fn list<V: AdminView>(
     cursor: Option<String>,
 ) -> Answer<Json<Page<V>>> {
     let page = pagination::request(limit, cursor.as_deref())?;
-    let rows = state.admin.list::<V::Resource>(filter, page).await?;
+    let rows = state.admin().list::<V::Resource>(filter, page).await?;
     let items = rows
         .items
         .into_iter()
@@ -115,7 +115,7 @@ pub async fn list<V: AdminView>(
 }
 
 pub async fn get<V: AdminView>(state: &AppState, id: Uuid) -> Answer<Json<V>> {
-    let row = state.admin.get::<V::Resource>(id).await?;
+    let row = state.admin().get::<V::Resource>(id).await?;
     Ok(Json(V::view(row)?))
 }
 
@@ -127,7 +127,7 @@ pub async fn update<V: AdminView>(
 ) -> Answer<Json<V>> {
     let changes = body.into_changes(state)?;
     let row = state
-        .admin
+        .admin()
         .update::<V::Resource>(&actor(caller), id, changes)
         .await?;
     V::updated(state, &row);
@@ -136,7 +136,7 @@ pub async fn update<V: AdminView>(
 
 pub async fn delete<V: AdminView>(state: &AppState, caller: &Caller, id: Uuid) -> Answer<Deleted> {
     state
-        .admin
+        .admin()
         .delete::<V::Resource>(&actor(caller), id)
         .await?;
     Ok(Deleted::NoContent)
@@ -149,7 +149,7 @@ pub async fn put_member<W: MemberView>(
     put: W::Put,
 ) -> Answer<Json<W>> {
     let row = state
-        .admin
+        .admin()
         .put_member::<W::Membership>(parent_id, user_id, W::role(put))
         .await?;
     Ok(Json(row.into()))
@@ -161,7 +161,7 @@ pub async fn remove_member<W: MemberView>(
     user_id: Uuid,
 ) -> Answer<Deleted> {
     state
-        .admin
+        .admin()
         .remove_member::<W::Membership>(parent_id, user_id)
         .await?;
     Ok(Deleted::NoContent)
@@ -175,7 +175,7 @@ pub async fn list_members<W: MemberView>(
 ) -> Answer<Json<Page<W>>> {
     let page = pagination::request(limit, cursor.as_deref())?;
     let rows = state
-        .admin
+        .admin()
         .list_members::<W::Membership>(parent_id, page)
         .await?;
     Ok(Json(Page::from_rows(rows, W::from)))

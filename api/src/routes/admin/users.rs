@@ -226,7 +226,7 @@ impl TokensAdminApi {
             prefix: minted.display_prefix,
             expires_at: body.0.expires_at,
         };
-        let token = state.admin.create_token(id.0, new).await?;
+        let token = state.admin().create_token(id.0, new).await?;
         Ok(CreatedTokenResponse::Created(Json(CreatedToken {
             token: token.into(),
             secret: minted.secret,
@@ -247,7 +247,7 @@ impl TokensAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<TokenList>, statuses::AdminRead> {
-        let items = state.admin.tokens(id.0).await?;
+        let items = state.admin().tokens(id.0).await?;
         let items = items.into_iter().map(Token::from).collect();
         Ok(Json(TokenList { items }))
     }
@@ -262,7 +262,7 @@ impl TokensAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Token>, statuses::AdminRead> {
-        Ok(Json(state.admin.token(id.0).await?.into()))
+        Ok(Json(state.admin().token(id.0).await?.into()))
     }
 
     /// Revoke a token
@@ -282,7 +282,7 @@ impl TokensAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Token>, statuses::AdminDelete> {
-        let token = state.admin.revoke_token(&actor(&auth.0), id.0).await?;
+        let token = state.admin().revoke_token(&actor(&auth.0), id.0).await?;
         let revoked = tokens::Revoked {
             tokens: vec![token.id],
             ..Default::default()
