@@ -194,6 +194,10 @@ mod tests {
     /// sea-orm's default pings a connection on every checkout: a round trip more for each
     /// statement outside a transaction. Neither backend's pool may do that.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+    )]
     async fn pools_do_not_ping_on_every_checkout() {
         let dir = std::env::temp_dir().join(format!("parley-db-{}", uuid::Uuid::now_v7()));
         let mut settings = settings_in(&dir);

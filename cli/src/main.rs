@@ -326,6 +326,10 @@ async fn probe(url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a command that writes one file and exits; no turn waits on its thread"
+)]
 fn write_openapi(out: Option<&std::path::Path>) -> anyhow::Result<()> {
     let spec = parley_api::spec() + "\n";
     match out {

@@ -73,6 +73,10 @@ pub fn init(log: &LogSettings, traces: &TelemetrySettings, service: Option<&str>
 
 /// The trace pipeline, when an endpoint is configured. A pipeline that cannot be built
 /// is reported and left out: traces are not worth refusing to start over.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "OpenTelemetry's own variables (OTEL_*), read where its SDK would read them"
+)]
 fn tracer_provider(traces: &TelemetrySettings, service: &str) -> Option<SdkTracerProvider> {
     let from_env = [
         "OTEL_EXPORTER_OTLP_ENDPOINT",

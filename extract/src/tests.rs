@@ -8,6 +8,7 @@ const PNG: &[u8] = &[
 ];
 
 /// A file of the crafted corpus.
+#[allow(clippy::disallowed_methods, reason = "a test reads its fixture")]
 pub(crate) fn corpus(name: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures/pdf")

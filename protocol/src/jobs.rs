@@ -1,4 +1,5 @@
-//! Job payloads carried by the queue (apalis) from the api to the workers.
+//! Job payloads carried by the job queue (`parley_runtime::queue`: Redis lists, or an
+//! SQLite table in the embedded mode) from the api to the workers.
 
 use std::collections::HashMap;
 

@@ -1,3 +1,7 @@
+#![allow(
+    clippy::disallowed_methods,
+    reason = "the harness of the black-box tests: it reads its servers (PARLEY_TEST_*) from the environment and waits on plain threads"
+)]
 //! The black-box test harness: every integration test starts the real `parley` binary.
 //!
 //! [`TestApp::spawn`] gives each test its own storage (a fresh PostgreSQL database, or a

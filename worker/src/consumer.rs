@@ -14,7 +14,7 @@ use parley_service::turns::handoff;
 
 use tracing::Instrument;
 
-use crate::jobs::{self, Deps, Handled};
+use crate::{deps::Deps, error::Handled, jobs};
 
 /// Runs `Generate` jobs.
 pub struct GenerateHandler {

@@ -16,12 +16,13 @@ use parley_entity::{
 };
 use parley_protocol::hooks::{Hook, HookContext};
 use parley_service::modules::{
-    Enabled, context,
+    Enabled, ModuleCatalog, context,
     runner::{self, HookOutcome},
 };
+use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use crate::jobs::{Deps, TurnError};
+use crate::error::TurnError;
 
 /// How many earlier messages a hook's context carries (newest kept).
 pub(crate) const CONTEXT_MESSAGES: usize = 50;
@@ -44,14 +45,18 @@ pub struct ScopeCache {
 type Scopes = HashMap<uuid::Uuid, (Instant, Arc<Scope>)>;
 
 impl ScopeCache {
-    async fn get(&self, deps: &Deps, session: &sessions::Model) -> Result<Arc<Scope>, TurnError> {
+    async fn get(
+        &self,
+        db: &DatabaseConnection,
+        session: &sessions::Model,
+    ) -> Result<Arc<Scope>, TurnError> {
         let now = Instant::now();
         if let Some((at, scope)) = self.lock().get(&session.id)
             && now.duration_since(*at) < SCOPE_TTL
         {
             return Ok(scope.clone());
         }
-        let scope = Arc::new(query::moderation::scope_of(&deps.db, session).await?);
+        let scope = Arc::new(query::moderation::scope_of(db, session).await?);
         let mut scopes = self.lock();
         if scopes.len() >= SCOPE_CAPACITY {
             scopes.retain(|_, (at, _)| now.duration_since(*at) < SCOPE_TTL);
@@ -68,6 +73,15 @@ impl ScopeCache {
     }
 }
 
+/// What the hook stages use: the database (scopes, records), the deployment's modules
+/// and the cache of sessions' scopes. Cheap to clone; one per process.
+#[derive(Clone)]
+pub struct Modules {
+    pub db: DatabaseConnection,
+    pub catalog: ModuleCatalog,
+    pub scopes: ScopeCache,
+}
+
 /// The modules of one turn and what their context is built from.
 pub struct TurnHooks {
     modules: Vec<Enabled>,
@@ -81,16 +95,16 @@ pub struct TurnHooks {
 impl TurnHooks {
     /// The hooks of the session's tool; `None` when it names no module.
     pub async fn load(
-        deps: &Deps,
+        modules: &Modules,
         session: &sessions::Model,
         prompt: &prompts::Model,
         newest_first: &[messages::Model],
     ) -> Result<Option<Self>, TurnError> {
-        let modules = deps.modules.enabled(&session.config);
-        if modules.is_empty() {
+        let enabled = modules.catalog.enabled(&session.config);
+        if enabled.is_empty() {
             return Ok(None);
         }
-        let scope = deps.scopes.get(deps, session).await?;
+        let scope = modules.scopes.get(&modules.db, session).await?;
         let mut history: Vec<_> = newest_first
             .iter()
             .take(CONTEXT_MESSAGES)
@@ -98,7 +112,7 @@ impl TurnHooks {
             .collect();
         history.reverse();
         Ok(Some(Self {
-            modules,
+            modules: enabled,
             scope,
             session: session.clone(),
             prompt_id: prompt.id,
@@ -136,35 +150,29 @@ impl TurnHooks {
     }
 
     /// `chat:on_message` over the saved message, on a task of its own.
-    pub fn on_message(&self, deps: &Deps, content: &str, message_id: Uuid) {
+    pub fn on_message(&self, db: &DatabaseConnection, content: &str, message_id: Uuid) {
         let mut ctx = self.context(Hook::OnMessage, content);
         if let Some(current) = ctx.conversation.current_message.as_mut() {
             current.id = Some(message_id);
         }
-        runner::spawn_async(deps.db.clone(), self.modules.clone(), ctx, Some(message_id));
+        runner::spawn_async(db.clone(), self.modules.clone(), ctx, Some(message_id));
     }
 }
 
 /// Records what a blocking hook found about a message: its runs, the audit trail and
 /// the extractions.
 pub async fn record(
-    deps: &Deps,
+    db: &DatabaseConnection,
     session_id: Uuid,
     message_id: Option<Uuid>,
     outcome: &HookOutcome,
 ) -> Result<(), TurnError> {
     let now = query::now();
-    query::moderation::record_events(&deps.db, &outcome.events, now).await?;
+    query::moderation::record_events(db, &outcome.events, now).await?;
     if let Some(message_id) = message_id {
-        query::moderation::record_audit(&deps.db, message_id, &outcome.audits, now).await?;
+        query::moderation::record_audit(db, message_id, &outcome.audits, now).await?;
     }
-    query::moderation::record_extractions(
-        &deps.db,
-        session_id,
-        message_id,
-        &outcome.extractions,
-        now,
-    )
-    .await?;
+    query::moderation::record_extractions(db, session_id, message_id, &outcome.extractions, now)
+        .await?;
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! Parley's generation pipeline: one job is one turn (DESIGN §5).
 //!
-//! The stages are modules named after them, so a reader finds a stage by its name:
+//! [`turn`] is the pipeline a reader follows top to bottom — claim, context,
+//! before-hooks, skill routing, generation, after-hooks, persistence, finish — one
+//! module per stage under it and one short orchestrating function. The stages are built
+//! from the modules below, each named after what it does:
 //!
-//! * [`jobs`] — the `Generate` job in three stages named after the turn: claim the
-//!   prompt, run it (user message, the stages below) and finish it (persist the
-//!   outcome, emit the terminal event, hand the session on);
+//! * [`jobs`] — the `Generate` job: a turn, or one asynchronous function call;
 //! * [`skills`] — the skill router: built-in skills (timers, math) that answer instead
 //!   of the model when a message is clearly theirs;
 //! * [`context`] — the system prompt in sections and the token-budgeted history;
@@ -16,6 +17,8 @@
 //!   demo model);
 //! * [`persist`] — the event log, block checkpoints, cancel and lease watching.
 //!
+//! * [`deps`] and [`error`] — what every stage is built from and fails with (they
+//!   import no stage, so no stage imports the orchestrator or another's parent);
 //! * [`hooks`] — the modules of the session's tool at `chat:before_ai`,
 //!   `chat:on_message` and `chat:after_ai` (run by `parley_service::modules`).
 
@@ -23,6 +26,8 @@ pub mod agent_loop;
 pub mod attachments;
 pub mod consumer;
 pub mod context;
+pub mod deps;
+pub mod error;
 pub mod history;
 pub mod hooks;
 pub mod jobs;
@@ -31,3 +36,18 @@ pub mod providers;
 pub mod schedule;
 pub mod skills;
 pub mod tools;
+pub mod turn;
+
+#[cfg(test)]
+mod layering;
+
+/// The how-tos of `docs/howto/` that build on this crate: their examples are compiled and
+/// run as this crate's doctests, so a how-to that no longer matches the code fails.
+#[cfg(doctest)]
+mod howto {
+    #[doc = include_str!("../../docs/howto/add-a-provider.md")]
+    struct AddAProvider;
+
+    #[doc = include_str!("../../docs/howto/add-a-skill.md")]
+    struct AddASkill;
+}

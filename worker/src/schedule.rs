@@ -28,7 +28,7 @@ use rand::Rng;
 
 use crate::{
     consumer::{close_idle_once, reap_once},
-    jobs::Deps,
+    deps::Deps,
 };
 
 /// The shared tasks, by the name of their row.

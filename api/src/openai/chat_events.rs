@@ -285,41 +285,16 @@ impl Translate for ChatTranslator {
 
 #[cfg(test)]
 mod tests {
-    use parley_protocol::events::{ChatResponsePayload, Usage};
     use uuid::Uuid;
 
     use super::*;
+    use crate::openai::fixtures::complete;
 
     fn event(seq: u64, kind: EventKind) -> StreamEvent {
         StreamEvent {
             seq,
             prompt_id: Uuid::nil(),
             kind,
-        }
-    }
-
-    fn complete(message: &str, blocked: bool) -> EventKind {
-        EventKind::Complete {
-            message_id: Uuid::nil(),
-            payload: ChatResponsePayload {
-                message: message.into(),
-                custom_payload: None,
-                suggested_values: None,
-                suggested_actions: None,
-                tool_history: None,
-            },
-            usage: Usage {
-                input_tokens: 7,
-                output_tokens: 3,
-            },
-            model: "m".into(),
-            vendor: "v".into(),
-            latency_ms: 1,
-            blocked,
-            block_category: None,
-            replaced: false,
-            fallback_from: None,
-            fallback_reason: None,
         }
     }
 
@@ -390,7 +365,7 @@ mod tests {
             "{content}"
         );
         assert!(content.ends_with("It is midnight."), "{content}");
-        assert_eq!(completion.usage.total_tokens, 10);
+        assert_eq!(completion.usage.total_tokens, 7);
     }
 
     #[test]

@@ -17,6 +17,8 @@
 pub mod chat_events;
 pub mod conversation;
 pub mod error;
+#[cfg(test)]
+mod fixtures;
 mod input;
 mod replies;
 pub mod response_events;

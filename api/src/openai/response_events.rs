@@ -128,6 +128,16 @@ impl ResponsesTranslator {
         self.items[index].to_json().unwrap_or_default()
     }
 
+    /// `response.output_item.done` for output item `item`, as it now is.
+    fn item_done(&mut self, item: usize, out: &mut Vec<Value>) {
+        let done = json!({
+            "type": "response.output_item.done",
+            "output_index": item,
+            "item": self.item_json(item),
+        });
+        self.emit(done, out);
+    }
+
     fn with_response(&self, kind: &str, running: &str) -> Value {
         json!({"type": kind, "response": self.response(running).to_json()})
     }
@@ -347,12 +357,7 @@ impl ResponsesTranslator {
             }),
             out,
         );
-        let done = json!({
-            "type": "response.output_item.done",
-            "output_index": item,
-            "item": self.item_json(item),
-        });
-        self.emit(done, out);
+        self.item_done(item, out);
     }
 
     fn start_call(&mut self, call: u32, tool: &str, input: &Value, out: &mut Vec<Value>) {
@@ -432,12 +437,7 @@ impl ResponsesTranslator {
             json!({"type": kind, "item_id": id, "output_index": item}),
             out,
         );
-        let done = json!({
-            "type": "response.output_item.done",
-            "output_index": item,
-            "item": self.item_json(item),
-        });
-        self.emit(done, out);
+        self.item_done(item, out);
     }
 
     /// Closes every open item with `status` (`completed` at the end, `incomplete` for
@@ -454,12 +454,7 @@ impl ResponsesTranslator {
             if let ResponseOutputItem::McpCall(c) = &mut self.items[item] {
                 c.status = "incomplete".into();
             }
-            let done = json!({
-                "type": "response.output_item.done",
-                "output_index": item,
-                "item": self.item_json(item),
-            });
-            self.emit(done, out);
+            self.item_done(item, out);
         }
     }
 }

@@ -13,6 +13,10 @@ use super::mask;
 pub struct ProviderSettings {
     /// Also the `vendor` recorded with usage.
     pub name: String,
+    /// The kind of API it speaks: `openai` (an OpenAI-compatible chat completions
+    /// endpoint, the default and today the only kind).
+    #[serde(default)]
+    pub kind: parley_worker::providers::ProviderKind,
     /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
     pub base_url: String,
     #[serde(serialize_with = "mask::secret_opt")]

@@ -108,6 +108,10 @@ fn bad_values_name_their_key() {
 }
 
 #[test]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+)]
 fn every_shipped_config_file_parses() {
     // Inside a Jail: other tests set PARLEY_* variables, and Jail serializes them.
     Jail::expect_with(|_| {

@@ -33,6 +33,10 @@ pub enum Backend {
 
 /// A migrated, empty database of `backend`; `None` for PostgreSQL when no test server is
 /// configured.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+)]
 pub async fn database(backend: Backend) -> Option<DatabaseConnection> {
     let db = match backend {
         Backend::Sqlite => Database::connect("sqlite::memory:")

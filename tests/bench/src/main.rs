@@ -1,3 +1,7 @@
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark driver: it reads its settings from the environment and /proc, and writes its reports, outside any turn"
+)]
 //! `parley-bench`: Parley's load benchmark (see BENCHMARKS.md; `scripts/bench.sh` starts
 //! everything it needs and runs it).
 //!

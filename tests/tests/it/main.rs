@@ -1,3 +1,7 @@
+#![allow(
+    clippy::disallowed_methods,
+    reason = "black-box tests read their servers (PARLEY_TEST_*) from the environment and inspect files and processes directly"
+)]
 //! The one integration test binary: the real `parley` binary, one module per area.
 //!
 //! Run it through `scripts/test.sh` (it starts PostgreSQL and Redis); most tests run

@@ -6,17 +6,20 @@
 //! window, if shorter) fails the call before its first token (retried); after that, no
 //! token for the stall window is a stall.
 
+mod breaker;
+
 use std::time::Instant;
 
 use futures::StreamExt;
 use parley_protocol::events::{CallError, ErrorCode, EventKind, Fallback, FallbackReason};
-use parley_runtime::metrics::{LlmCall, ProviderCallLabels};
+use parley_runtime::metrics::LlmCall;
 
 use super::{CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
 use crate::{
     context,
     providers::{ChatMessage, Delta, FunctionOffer, ProviderError, Route},
 };
+use breaker::{admit, report};
 
 /// What one model call is made of.
 pub(super) struct Request<'a> {
@@ -151,64 +154,6 @@ pub(super) async fn fall_back(
         reason,
     })
     .await
-}
-
-fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
-
-/// Whether the route's provider breaker lets a call go. A breaker store that cannot be
-/// reached lets it go (the provider may well be fine; the call's own failures still
-/// bound the turn).
-async fn admit(route: &Route) -> bool {
-    let Some(breakers) = &route.breakers else {
-        return true;
-    };
-    match breakers.admit(&route.vendor, now_ms()).await {
-        Ok(admission) => {
-            if !admission.allowed() {
-                tracing::warn!(provider = %route.vendor, ?admission, "the provider's circuit breaker is open; no call");
-                parley_runtime::metrics::metrics()
-                    .provider_calls
-                    .get_or_create(&ProviderCallLabels {
-                        provider: route.vendor.clone(),
-                        outcome: "breaker_open",
-                    })
-                    .inc();
-            }
-            admission.allowed()
-        }
-        Err(err) => {
-            tracing::warn!(provider = %route.vendor, error = %err, "cannot ask the provider's breaker; calling");
-            true
-        }
-    }
-}
-
-/// Tells the route's provider breaker how a call ended: a finished call is a success; a
-/// stalled one, or one that failed in a way another try might not (unreachable, 5xx,
-/// 429, a broken stream, no first token), a failure. A refusal of the request itself
-/// (400, 401, 404), a cancelled call or one that failed on Parley's side says nothing
-/// about the provider's health.
-async fn report(route: &Route, end: &CallEnd) {
-    let Some(breakers) = &route.breakers else {
-        return;
-    };
-    let ok = match end {
-        CallEnd::Done => true,
-        CallEnd::Failed(err) if err.retryable() => false,
-        CallEnd::Stalled => false,
-        CallEnd::Failed(_) | CallEnd::Cancelled | CallEnd::Internal(_) => return,
-    };
-    match breakers.record(&route.vendor, ok, now_ms()).await {
-        Ok(state) if !ok => {
-            tracing::debug!(provider = %route.vendor, ?state, "provider call failure reported");
-        }
-        Ok(_) => {}
-        Err(err) => {
-            tracing::warn!(provider = %route.vendor, error = %err, "cannot report to the provider's breaker");
-        }
-    }
 }
 
 /// The pause before retry `n` (1, 2, …): `base × 2ⁿ⁻¹`, jittered to 50–150 % so that
@@ -508,28 +453,4 @@ async fn take(
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::backoff;
-
-    #[test]
-    fn retries_back_off_exponentially_with_jitter() {
-        let base = Duration::from_millis(100);
-        for n in 1..=4u32 {
-            let exponential = base * 2u32.pow(n - 1);
-            let pauses: Vec<Duration> = (0..200).map(|_| backoff(base, n)).collect();
-            for pause in &pauses {
-                assert!(
-                    *pause >= exponential / 2 && *pause < exponential * 3 / 2,
-                    "retry {n}: {pause:?} outside 50–150 % of {exponential:?}"
-                );
-            }
-            let below = pauses.iter().filter(|p| **p < exponential).count();
-            assert!(
-                (40..=160).contains(&below),
-                "retry {n}: the pauses spread around {exponential:?} ({below} of 200 below)"
-            );
-        }
-    }
-}
+mod tests;

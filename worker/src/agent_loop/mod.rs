@@ -59,14 +59,7 @@ pub trait Sink: Send {
     }
 }
 
-/// The sink could not record: the event log or the database failed.
-#[derive(Debug, thiserror::Error)]
-pub enum SinkError {
-    #[error("appending an event: {0}")]
-    Events(#[from] parley_runtime::event_log::EventLogError),
-    #[error("writing the turn: {}", crate::jobs::describe(.0))]
-    Storage(#[from] parley_entity::error::Error),
-}
+pub use crate::error::SinkError;
 
 /// A function call the model asked for, placed in the answer: the `N` of its
 /// `[[tool:N]]` marker and the index of its `tool_call` block.

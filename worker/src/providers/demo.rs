@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use super::{Backend, ChatMessage, Delta, DeltaStream, FunctionOffer, Route};
+use super::{ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderError, Route};
 
 pub const MODEL: &str = "parley-demo";
 pub const VENDOR: &str = "parley-offline";
@@ -28,7 +28,24 @@ pub(super) fn route() -> Route {
         continue_partial: false,
         breakers: None,
         fallback: Vec::new(),
-        backend: Backend::Demo,
+        provider: std::sync::Arc::new(Demo),
+        demo: true,
+    }
+}
+
+/// The demo model as a provider.
+pub struct Demo;
+
+#[async_trait::async_trait]
+impl Provider for Demo {
+    async fn stream(
+        &self,
+        _model: &str,
+        messages: &[ChatMessage],
+        functions: &[FunctionOffer],
+        _partial: Option<&str>,
+    ) -> Result<DeltaStream, ProviderError> {
+        Ok(stream(messages, functions))
     }
 }
 
@@ -126,7 +143,30 @@ pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> D
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
+    use crate::providers::conformance::{Harness, conformance_suite};
+
+    /// The demo model, in-process.
+    struct Offline;
+
+    #[async_trait::async_trait]
+    impl Harness for Offline {
+        async fn provider(&self) -> (Arc<dyn Provider>, String) {
+            (Arc::new(Demo), MODEL.into())
+        }
+
+        fn plain(&self) -> String {
+            "Tell me a story.".into()
+        }
+
+        fn calling(&self) -> String {
+            "What time is it?".into()
+        }
+    }
+
+    conformance_suite!(Offline);
 
     #[tokio::test]
     async fn the_demo_reply_streams_deterministically_with_usage() {

@@ -1,11 +1,19 @@
 //! Providers: where a model's tokens come from.
 //!
-//! A [`Catalog`] maps the model ids clients ask for to a provider route: an
-//! OpenAI-compatible endpoint reached through async-openai ([`openai`]), or — only when no
-//! provider is configured at all — the built-in offline demo model ([`demo`]). Every
-//! provider streams [`Delta`]s and reports failures as a [`ProviderError`], which says
-//! which protocol error code (DESIGN §6) it maps to and whether any output was produced.
+//! A [`Provider`] is one kind of model API: it streams [`Delta`]s and reports failures as
+//! a [`ProviderError`], which says which protocol error code (DESIGN §6) it maps to and
+//! whether any output was produced. The kinds a deployment configures are the
+//! [`ProviderKind`]s: an OpenAI-compatible endpoint reached through async-openai
+//! ([`openai`]). The built-in offline demo model ([`demo`]) is a provider too, used only
+//! when no provider is configured at all. A new kind is one file implementing
+//! [`Provider`] and a variant of [`ProviderKind`]; every implementation runs the one
+//! conformance suite (`conformance.rs`).
+//!
+//! A [`Catalog`] maps the model ids clients ask for to a [`Route`]: the model's provider
+//! with the model's settings, breakers and fallback chain.
 
+#[cfg(test)]
+mod conformance;
 pub mod demo;
 mod messages;
 pub mod openai;
@@ -112,11 +120,48 @@ impl ProviderError {
     }
 }
 
-/// An OpenAI-compatible endpoint (OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server…).
+/// One kind of model API.
+#[async_trait::async_trait]
+pub trait Provider: Send + Sync {
+    /// Starts streaming the answer of `model` (the provider's own name for it) to
+    /// `messages`, offering `functions`; with `partial`, the continuation of that answer
+    /// (the caller passes one only when the provider's `continue_partial` is set). The
+    /// stream ends after the answer's last delta and its [`Delta::Usage`]; dropping it
+    /// abandons the call.
+    async fn stream(
+        &self,
+        model: &str,
+        messages: &[ChatMessage],
+        functions: &[FunctionOffer],
+        partial: Option<&str>,
+    ) -> Result<DeltaStream, ProviderError>;
+}
+
+/// The kinds of provider a deployment can configure (`[[providers]] kind`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    /// An OpenAI-compatible chat completions endpoint.
+    #[default]
+    Openai,
+}
+
+impl ProviderKind {
+    /// The provider of this kind `config` describes.
+    pub fn build(self, config: &ProviderConfig) -> Arc<dyn Provider> {
+        match self {
+            Self::Openai => Arc::new(openai::OpenAiProvider::new(config)),
+        }
+    }
+}
+
+/// A configured provider: an endpoint of one [`ProviderKind`] (OpenAI, OpenRouter,
+/// vLLM, Ollama, llama.cpp server… for `openai`).
 #[derive(Debug, Clone)]
 pub struct ProviderConfig {
     /// Also the `vendor` recorded with usage.
     pub name: String,
+    pub kind: ProviderKind,
     pub base_url: String,
     pub api_key: Option<SecretString>,
     /// How long establishing a connection may take.
@@ -166,13 +211,9 @@ pub struct Route {
     pub breakers: Option<Arc<dyn Breakers>>,
     /// The models that answer when this one cannot, in order.
     pub fallback: Vec<String>,
-    backend: Backend,
-}
-
-#[derive(Clone)]
-enum Backend {
-    OpenAi(Arc<openai::OpenAiProvider>),
-    Demo,
+    provider: Arc<dyn Provider>,
+    /// The offline demo model (no breakers, never beside a real provider).
+    demo: bool,
 }
 
 impl Route {
@@ -200,19 +241,14 @@ impl Route {
         } else {
             messages
         };
-        match &self.backend {
-            Backend::OpenAi(provider) => {
-                provider
-                    .stream(&self.upstream, messages, functions, partial)
-                    .await
-            }
-            Backend::Demo => Ok(demo::stream(messages, functions)),
-        }
+        self.provider
+            .stream(&self.upstream, messages, functions, partial)
+            .await
     }
 
     /// Whether this is the built-in offline demo model.
     pub fn is_demo(&self) -> bool {
-        matches!(self.backend, Backend::Demo)
+        self.demo
     }
 }
 
@@ -258,10 +294,8 @@ impl Catalog {
         if models.is_empty() {
             return Err(CatalogError::NoModels);
         }
-        let clients: Vec<(&ProviderConfig, Arc<openai::OpenAiProvider>)> = providers
-            .iter()
-            .map(|p| (p, Arc::new(openai::OpenAiProvider::new(p))))
-            .collect();
+        let clients: Vec<(&ProviderConfig, Arc<dyn Provider>)> =
+            providers.iter().map(|p| (p, p.kind.build(p))).collect();
         let mut routes = Vec::with_capacity(models.len());
         for model in models {
             let (provider, client) = clients
@@ -282,7 +316,8 @@ impl Catalog {
                 continue_partial: provider.continue_partial,
                 breakers: None,
                 fallback: model.fallback.clone(),
-                backend: Backend::OpenAi(client.clone()),
+                provider: client.clone(),
+                demo: false,
             });
         }
         for model in models {
@@ -378,136 +413,4 @@ impl Catalog {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn provider(name: &str) -> ProviderConfig {
-        ProviderConfig {
-            name: name.into(),
-            base_url: "http://127.0.0.1:9/v1".into(),
-            api_key: None,
-            connect_timeout: Duration::from_secs(1),
-            first_token_timeout: Duration::from_secs(1),
-            continue_partial: false,
-        }
-    }
-
-    fn model(id: &str, provider: &str) -> ModelConfig {
-        ModelConfig {
-            id: id.into(),
-            upstream: None,
-            provider: provider.into(),
-            max_context: 8192,
-            vision: false,
-            price: Price::default(),
-            fallback: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn no_provider_means_the_demo_model_only() {
-        let catalog = Catalog::new(&[], &[], None).unwrap();
-        assert_eq!(catalog.model_ids(), vec![demo::MODEL.to_owned()]);
-        assert!(catalog.resolve(None).unwrap().is_demo());
-    }
-
-    #[test]
-    fn a_real_provider_replaces_the_demo_model() {
-        let catalog = Catalog::new(
-            &[provider("local")],
-            &[model("a", "local"), model("b", "local")],
-            Some("b"),
-        )
-        .unwrap();
-        assert_eq!(catalog.model_ids(), vec!["b".to_owned(), "a".to_owned()]);
-        assert!(
-            catalog.resolve(Some(demo::MODEL)).is_none(),
-            "the demo model is never used with a real provider"
-        );
-        assert_eq!(catalog.resolve(None).unwrap().model, "b");
-        assert_eq!(catalog.resolve(Some("a")).unwrap().vendor, "local");
-        assert!(catalog.resolve(Some("nope")).is_none());
-    }
-
-    #[test]
-    fn misconfigurations_are_reported() {
-        assert!(matches!(
-            Catalog::new(&[provider("x")], &[model("a", "y")], None),
-            Err(CatalogError::UnknownProvider { .. })
-        ));
-        assert!(matches!(
-            Catalog::new(&[provider("x")], &[], None),
-            Err(CatalogError::NoModels)
-        ));
-        assert!(matches!(
-            Catalog::new(&[provider("x")], &[model("a", "x")], Some("b")),
-            Err(CatalogError::UnknownDefault(_))
-        ));
-        let falling_back = |to: &[&str]| ModelConfig {
-            fallback: to.iter().map(|m| (*m).to_owned()).collect(),
-            ..model("a", "x")
-        };
-        assert!(matches!(
-            Catalog::new(&[provider("x")], &[falling_back(&["b"])], None),
-            Err(CatalogError::UnknownFallback { .. })
-        ));
-        for chain in [&["a"][..], &["b", "b"]] {
-            assert!(matches!(
-                Catalog::new(
-                    &[provider("x")],
-                    &[falling_back(chain), model("b", "x")],
-                    None
-                ),
-                Err(CatalogError::RepeatedFallback { .. })
-            ));
-        }
-    }
-
-    #[test]
-    fn a_chain_is_the_model_then_its_fallbacks_in_order() {
-        let models = [
-            ModelConfig {
-                fallback: vec!["c".into(), "b".into()],
-                ..model("a", "x")
-            },
-            ModelConfig {
-                fallback: vec!["a".into()],
-                ..model("b", "y")
-            },
-            model("c", "y"),
-        ];
-        let catalog = Catalog::new(&[provider("x"), provider("y")], &models, None).unwrap();
-        let ids = |model| {
-            catalog
-                .chain(model)
-                .unwrap()
-                .into_iter()
-                .map(|r| r.model)
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(ids(None), ["a", "c", "b"], "the default model's chain");
-        assert_eq!(
-            ids(Some("b")),
-            ["b", "a"],
-            "a chain is not followed further"
-        );
-        assert_eq!(ids(Some("c")), ["c"]);
-        assert!(catalog.chain(Some("nope")).is_none());
-    }
-
-    #[test]
-    fn errors_map_to_protocol_codes() {
-        let status = |status| ProviderError::Status {
-            status,
-            message: String::new(),
-        };
-        assert_eq!(status(429).code(), ErrorCode::RateLimited);
-        assert_eq!(status(500).code(), ErrorCode::UpstreamError);
-        assert_eq!(status(404).code(), ErrorCode::UnknownModel);
-        assert!(status(503).retryable() && status(429).retryable() && !status(400).retryable());
-        assert_eq!(
-            ProviderError::Unreachable("refused".into()).code(),
-            ErrorCode::UpstreamError
-        );
-    }
-}
+mod tests;

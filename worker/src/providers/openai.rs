@@ -11,7 +11,9 @@ use secrecy::ExposeSecret;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{ChatMessage, Delta, DeltaStream, FunctionOffer, ProviderConfig, ProviderError};
+use super::{
+    ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderConfig, ProviderError,
+};
 
 pub struct OpenAiProvider {
     client: Client<OpenAIConfig>,
@@ -39,8 +41,11 @@ impl OpenAiProvider {
                 .with_http_service(async_openai::middleware::ReqwestService::new(http)),
         }
     }
+}
 
-    pub async fn stream(
+#[async_trait::async_trait]
+impl Provider for OpenAiProvider {
+    async fn stream(
         &self,
         upstream_model: &str,
         messages: &[ChatMessage],
@@ -216,4 +221,56 @@ fn map_stream_error(err: OpenAIError) -> ProviderError {
         },
         other => ProviderError::Broken(other.to_string()),
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{sync::Arc, time::Duration};
+
+    use parley_mock_llm::{DEFAULT_MODEL, MockConfig, MockLlm};
+    use tokio::sync::OnceCell;
+
+    use super::*;
+    use crate::providers::{
+        ProviderKind,
+        conformance::{Harness, TIME_FUNCTION, conformance_suite},
+    };
+
+    /// The client against the mock LLM (started by the first call of a test).
+    #[derive(Default)]
+    struct AgainstTheMock {
+        mock: OnceCell<MockLlm>,
+    }
+
+    #[async_trait::async_trait]
+    impl Harness for AgainstTheMock {
+        async fn provider(&self) -> (Arc<dyn Provider>, String) {
+            let mock = self
+                .mock
+                .get_or_init(|| MockLlm::start(MockConfig::default()))
+                .await;
+            let config = ProviderConfig {
+                name: "mock".into(),
+                kind: ProviderKind::Openai,
+                base_url: mock.base_url(),
+                api_key: None,
+                connect_timeout: Duration::from_secs(2),
+                first_token_timeout: Duration::from_secs(5),
+                continue_partial: false,
+            };
+            (ProviderKind::Openai.build(&config), DEFAULT_MODEL.into())
+        }
+
+        fn plain(&self) -> String {
+            "hello there, model".into()
+        }
+
+        fn calling(&self) -> String {
+            format!(
+                r#"what time is it [[mock tool_call='{TIME_FUNCTION}:{{"time_zone": "UTC"}}']]"#
+            )
+        }
+    }
+
+    conformance_suite!(AgainstTheMock::default());
 }

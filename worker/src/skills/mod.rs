@@ -59,7 +59,7 @@ pub struct SkillContext {
 /// A skill could not answer: its data could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum SkillError {
-    #[error("a skill's storage failed: {}", crate::jobs::describe(.0))]
+    #[error("a skill's storage failed: {}", crate::error::describe(.0))]
     Storage(#[from] parley_entity::error::Error),
 }
 

@@ -1,7 +1,7 @@
 //! The router inside a turn (DESIGN §5.3): after `prompt_state in_progress`, before
 //! `chat:before_ai` and any model call. A winning skill's answer streams as an ordinary
 //! text block (`block_start`, `text_delta`, `block_stop`) into a [`Generation`] with no
-//! model calls, which the finish stage records like any answer — with the skill's name
+//! model calls, which the persist stage records like any answer — with the skill's name
 //! as `model`, `skill` as `vendor`, and no `ai_usage` row (no model was used).
 
 use parley_entity::{prompts, sessions};

@@ -11,7 +11,6 @@
 //! calls run concurrently with their timeouts, each recorded in `tool_calls` (a retried
 //! turn reuses finished calls), progress and results as events.
 
-pub mod background;
 pub mod builtin;
 pub mod live;
 pub mod mcp;

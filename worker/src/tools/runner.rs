@@ -26,7 +26,7 @@ use tracing::Instrument;
 use parley_protocol::jobs::Generate;
 use parley_service::functions::Mode;
 
-use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry, background};
+use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
 use crate::{
     agent_loop::{
         CallResult, PlannedCall, Sink, SinkError, Tools,
@@ -232,7 +232,7 @@ impl TurnTools {
             }
         }
         CallResult {
-            output: background::acknowledgement(),
+            output: acknowledgement(),
             ..ended(call, ToolCallState::Running, String::new(), 0)
         }
     }
@@ -322,7 +322,7 @@ fn count(registry: &Registry, result: &CallResult) {
     count_call(registry, &result.name, result.state);
 }
 
-pub(super) fn count_call(registry: &Registry, name: &str, state: ToolCallState) {
+pub fn count_call(registry: &Registry, name: &str, state: ToolCallState) {
     if state == ToolCallState::Running {
         return;
     }
@@ -355,7 +355,7 @@ fn outcome(
 /// The state and output of a call from how its run ended: its result, `{"error": …}`
 /// with the function's message (a storage failure is logged and told in stable words),
 /// or canceled past its timeout.
-pub(super) fn settle(
+pub fn settle(
     function: &str,
     ended_as: Result<Result<Value, FunctionError>, tokio::time::error::Elapsed>,
 ) -> (ToolCallState, Value) {
@@ -363,7 +363,7 @@ pub(super) fn settle(
         Ok(Ok(output)) => (ToolCallState::Success, output),
         Ok(Err(err)) => {
             if let FunctionError::Storage(cause) = &err {
-                tracing::error!(error = %crate::jobs::describe(cause), %function, "a function's storage failed");
+                tracing::error!(error = %crate::error::describe(cause), %function, "a function's storage failed");
             }
             (ToolCallState::Error, json!({ "error": err.to_string() }))
         }
@@ -403,4 +403,12 @@ fn progress_event(calls: &[PlannedCall], update: ProgressUpdate) -> EventKind {
         progress: update.progress,
         data: update.data,
     }
+}
+
+/// What the model is told when it calls an asynchronous function.
+pub fn acknowledgement() -> serde_json::Value {
+    json!({
+        "status": "accepted",
+        "message": "The work runs in the background; its result is recorded when it is done. Do not wait for it."
+    })
 }

@@ -1,7 +1,7 @@
-use parley_protocol::events::{ChatResponsePayload, Usage};
 use uuid::Uuid;
 
 use super::*;
+use crate::openai::fixtures::complete;
 
 fn meta(background: bool) -> ResponseMeta {
     ResponseMeta {
@@ -24,31 +24,6 @@ fn events(kinds: Vec<EventKind>) -> Vec<StreamEvent> {
             kind,
         })
         .collect()
-}
-
-fn complete(message: &str, blocked: bool) -> EventKind {
-    EventKind::Complete {
-        message_id: Uuid::nil(),
-        payload: ChatResponsePayload {
-            message: message.into(),
-            custom_payload: None,
-            suggested_values: None,
-            suggested_actions: None,
-            tool_history: None,
-        },
-        usage: Usage {
-            input_tokens: 5,
-            output_tokens: 2,
-        },
-        model: "mock-model".into(),
-        vendor: "mock".into(),
-        latency_ms: 2500,
-        blocked,
-        block_category: None,
-        replaced: false,
-        fallback_from: None,
-        fallback_reason: None,
-    }
 }
 
 fn a_tool_turn() -> Vec<StreamEvent> {

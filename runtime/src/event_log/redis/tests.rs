@@ -10,6 +10,10 @@ use super::*;
 use crate::event_log::conformance::{self, Backend, conformance_suite};
 use crate::test_redis::{OwnServer, command_counts, free_port};
 
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+)]
 fn redis_url() -> String {
     std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
         panic!(

@@ -124,6 +124,10 @@ async fn a_lease_that_could_not_be_renewed_for_its_whole_length_stops_the_turn()
 /// Redis tells a listener created before its subscription was confirmed that signals
 /// may have been missed: the watcher reads the row then, not a renewal later.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
+)]
 async fn a_listener_that_may_have_missed_a_signal_reads_the_row() {
     let url = std::env::var("PARLEY_TEST_REDIS_URL")
         .expect("PARLEY_TEST_REDIS_URL: run the tests through scripts/test.sh");

@@ -1,5 +1,7 @@
 //! The first stage: claim the prompt, or find there is nothing to run.
 
+use std::{sync::Arc, time::Duration};
+
 use parley_entity::{
     prompts,
     query::{
@@ -8,29 +10,50 @@ use parley_entity::{
     },
 };
 use parley_protocol::events::EventKind;
+use parley_runtime::event_log::EventLog;
 use parley_service::turns::record::{self, TurnRecord};
+use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use super::{Deps, Handled, TurnError, finish::expire};
-use crate::persist::Seqs;
+use super::{finish::expire, persist::observe};
+use crate::{
+    error::{Handled, TurnError},
+    persist::Seqs,
+};
+
+/// What the claim stage uses.
+#[derive(Clone, Copy)]
+pub(super) struct Claiming<'a> {
+    pub db: &'a DatabaseConnection,
+    pub events: &'a Arc<dyn EventLog>,
+    /// This worker, the lease's owner.
+    pub worker_id: &'a str,
+    pub lease: Duration,
+    /// How long a finished prompt's event log stays readable.
+    pub retention: Duration,
+}
 
 /// What the claim found.
 pub(super) enum Start {
-    /// This worker owns the prompt now: run the turn. With the session's message
-    /// counter as the claim found it.
-    Run(Box<prompts::Model>, i32),
+    /// This worker owns the prompt now: run the turn.
+    Run(Box<Claimed>),
     /// Nothing to run.
     Skip(Handled),
 }
 
+/// A prompt this worker holds, with the session's message counter as the claim found it.
+pub(super) struct Claimed {
+    pub prompt: prompts::Model,
+    pub count: i32,
+}
+
 /// Claims the prompt for this worker with a lease.
 #[tracing::instrument(skip(deps), err)]
-pub(super) async fn claim(deps: &Deps, prompt_id: Uuid) -> Result<Start, TurnError> {
-    let lease =
-        chrono::Duration::from_std(deps.settings.lease).unwrap_or(chrono::Duration::seconds(30));
-    let claim = claim_prompt(&deps.db, prompt_id, &deps.worker_id, lease, query::now()).await?;
+pub(super) async fn claim(deps: Claiming<'_>, prompt_id: Uuid) -> Result<Start, TurnError> {
+    let lease = chrono::Duration::from_std(deps.lease).unwrap_or(chrono::Duration::seconds(30));
+    let claim = claim_prompt(deps.db, prompt_id, deps.worker_id, lease, query::now()).await?;
     Ok(match claim {
-        Claim::Claimed(prompt, count) => Start::Run(Box::new(prompt), count),
+        Claim::Claimed(prompt, count) => Start::Run(Box::new(Claimed { prompt, count })),
         Claim::Finished(prompt) => {
             tell_the_end_again(deps, &prompt).await;
             Start::Skip(Handled::Done { next: None })
@@ -64,7 +87,7 @@ const TELLING: chrono::TimeDelta = chrono::TimeDelta::seconds(3);
 /// what was recorded by the one rule), so readers do not wait for ever. A prompt that
 /// ended moments ago is given the time its own worker needs first, so a living worker
 /// and this job never both tell it.
-async fn tell_the_end_again(deps: &Deps, prompt: &prompts::Model) {
+async fn tell_the_end_again(deps: Claiming<'_>, prompt: &prompts::Model) {
     let untold = || async {
         match deps.events.last(prompt.id).await {
             Ok(Some(last)) if !last.kind.is_terminal() => Some(last),
@@ -88,7 +111,7 @@ async fn tell_the_end_again(deps: &Deps, prompt: &prompts::Model) {
     let Some(last) = untold().await else {
         return;
     };
-    let end = match record::rebuild(&deps.db, prompt).await {
+    let end = match record::rebuild(deps.db, prompt).await {
         Ok(events) => events.into_iter().last().map(|event| event.kind),
         Err(err) => {
             tracing::warn!(error = %err, "cannot rebuild the end of a finished prompt");
@@ -108,19 +131,19 @@ async fn tell_the_end_again(deps: &Deps, prompt: &prompts::Model) {
         let terminal = events.append(terminal).await?;
         if terminal.seq > u64::try_from(prompt.seq_ceiling).unwrap_or(0) {
             let seq = i64::try_from(terminal.seq).unwrap_or(i64::MAX);
-            query::prompts::raise_seq_ceiling(&deps.db, prompt.id, seq).await?;
+            query::prompts::raise_seq_ceiling(deps.db, prompt.id, seq).await?;
         }
         Ok::<_, TurnError>(())
     };
     if let Err(err) = told.await {
         tracing::warn!(error = %err, "cannot tell readers the end of a finished prompt");
     }
-    expire(deps, prompt.id).await;
+    expire(deps.events, deps.retention, prompt.id).await;
 }
 
 /// A cancel arrived before any worker ran the prompt: tell readers and hand over.
 async fn cancelled_before_start(
-    deps: &Deps,
+    deps: Claiming<'_>,
     prompt: &prompts::Model,
 ) -> Result<Handled, TurnError> {
     // The claim raised the ceiling by the events appended here.
@@ -140,9 +163,9 @@ async fn cancelled_before_start(
     if let Some(terminal) = record::terminal_event(finished) {
         events.append(terminal).await?;
     }
-    expire(deps, prompt.id).await;
+    expire(deps.events, deps.retention, prompt.id).await;
     let now = query::now();
-    super::finish::observe(prompt, now, "queued");
-    let next = query::prompts::hand_over_after_cancel(&deps.db, prompt, now).await?;
+    observe(prompt, now, "queued");
+    let next = query::prompts::hand_over_after_cancel(deps.db, prompt, now).await?;
     Ok(Handled::Done { next })
 }

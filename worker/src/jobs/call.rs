@@ -17,19 +17,12 @@ use parley_entity::{
 use serde_json::json;
 use uuid::Uuid;
 
-use super::{CallContext, FunctionError, Progress};
 use crate::{
     agent_loop::blocks,
-    jobs::{Deps, Handled, JobError, TurnError},
+    deps::Deps,
+    error::{Handled, JobError, TurnError},
+    tools::{CallContext, FunctionError, Progress},
 };
-
-/// What the model is told when it calls an asynchronous function.
-pub fn acknowledgement() -> serde_json::Value {
-    json!({
-        "status": "accepted",
-        "message": "The work runs in the background; its result is recorded when it is done. Do not wait for it."
-    })
-}
 
 /// Runs asynchronous call `call_id` of prompt `prompt_id` to its end.
 #[tracing::instrument(skip_all, fields(%prompt_id, %call_id), err)]
@@ -64,7 +57,7 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
                 // The job is retried: storage may be back by then.
                 return Err(err.into());
             }
-            match super::runner::settle(&row.tool_name, ended) {
+            match crate::tools::runner::settle(&row.tool_name, ended) {
                 (ToolCallState::Success, output) => {
                     match registry.payload_of(&row.tool_name, &output) {
                         Some(Err(why)) => (ToolCallState::Error, json!({"error": why})),
@@ -77,7 +70,7 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
     };
     let error = output["error"].as_str().map(str::to_owned);
     let finished = rows::finish(&deps.db, row.id, state, Some(output), error, query::now()).await?;
-    super::runner::count_call(&registry, &row.tool_name, finished.state);
+    crate::tools::runner::count_call(&registry, &row.tool_name, finished.state);
     tracing::info!(state = ?finished.state, elapsed_ms = started.elapsed().as_millis() as u64, "an asynchronous call ended");
     // Tell the turn's readers, if the turn is still streaming.
     let prompt = query::prompts::get(&deps.db, prompt_id).await?;

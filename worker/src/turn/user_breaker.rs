@@ -22,8 +22,7 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 use uuid::Uuid;
 
-use super::Deps;
-use crate::agent_loop::LoopEnd;
+use crate::{agent_loop::LoopEnd, providers::Catalog};
 
 /// What the user's breaker said of a turn.
 #[derive(Debug, Clone, Copy)]
@@ -50,11 +49,12 @@ fn now_ms() -> i64 {
 }
 
 /// The question put to the user's breaker, answered in a task of its own.
+#[derive(Default)]
 pub(super) struct Asked(Option<JoinHandle<UserAdmission>>);
 
 /// Asks the user's breaker about a turn, without waiting for the answer.
-pub(super) fn ask(deps: &Deps, user_id: Uuid) -> Asked {
-    let Some(breakers) = deps.catalog.user_breakers().cloned() else {
+pub(super) fn ask(catalog: &Catalog, user_id: Uuid) -> Asked {
+    let Some(breakers) = catalog.user_breakers().cloned() else {
         return Asked(None);
     };
     Asked(Some(tokio::spawn(
@@ -91,8 +91,8 @@ async fn admit(breakers: Arc<dyn Breakers>, user_id: Uuid) -> UserAdmission {
 
 /// Tells the user's breaker how a turn it let through ended: answered (a success) or
 /// failed; a cancelled turn, or one Parley failed, says nothing.
-pub(super) async fn report(deps: &Deps, user_id: Uuid, end: &LoopEnd) {
-    let Some(breakers) = deps.catalog.user_breakers() else {
+pub(super) async fn report(catalog: &Catalog, user_id: Uuid, end: &LoopEnd) {
+    let Some(breakers) = catalog.user_breakers() else {
         return;
     };
     let ok = match end {

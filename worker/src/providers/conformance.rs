@@ -1,0 +1,202 @@
+//! The provider conformance suite: what the agent loop relies on from every
+//! [`Provider`], run against each implementation through its [`Harness`] (the demo
+//! model in-process, the OpenAI-compatible client against the mock LLM). A new provider
+//! kind adds a harness and `conformance_suite!(its_harness)` beside its tests.
+//!
+//! Every provider, offered [`TIME_FUNCTION`]:
+//! * answers a plain message in text deltas, then reports its usage once, last;
+//! * asked what the harness says makes it call the function, streams the call — its id
+//!   and name in the first piece of the call's index, arguments that assemble into a
+//!   JSON object — and no usage before it;
+//! * given the call and its result, answers in words without calling again;
+//! * can be called again after a caller dropped one of its streams midway.
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use futures::StreamExt;
+
+use super::{CallRequest, ChatMessage, Delta, FunctionOffer, Provider};
+
+/// The function the suite offers (the demo model calls it when asked the time).
+pub const TIME_FUNCTION: &str = super::demo::TIME_FUNCTION;
+
+/// How the suite reaches one implementation.
+#[async_trait::async_trait]
+pub trait Harness: Send + Sync {
+    /// The provider, and the model name to ask it for.
+    async fn provider(&self) -> (Arc<dyn Provider>, String);
+    /// A user message it answers in words.
+    fn plain(&self) -> String;
+    /// A user message that makes it call [`TIME_FUNCTION`] when offered.
+    fn calling(&self) -> String;
+}
+
+fn offered() -> Vec<FunctionOffer> {
+    vec![FunctionOffer {
+        name: TIME_FUNCTION.into(),
+        description: "The current time in a time zone.".into(),
+        parameters: serde_json::json!({
+            "type": "object",
+            "properties": {"time_zone": {"type": "string"}},
+        }),
+    }]
+}
+
+/// Every delta of one call, failing the test on a provider error.
+async fn deltas(harness: &dyn Harness, messages: &[ChatMessage]) -> Vec<Delta> {
+    let (provider, model) = harness.provider().await;
+    let stream = provider
+        .stream(&model, messages, &offered(), None)
+        .await
+        .expect("the call starts");
+    stream
+        .map(|delta| delta.expect("the stream does not fail"))
+        .collect()
+        .await
+}
+
+fn text(deltas: &[Delta]) -> String {
+    deltas
+        .iter()
+        .filter_map(|d| match d {
+            Delta::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The calls of a stream, by index: (id, name, arguments).
+fn calls(deltas: &[Delta]) -> BTreeMap<u32, (Option<String>, Option<String>, String)> {
+    let mut calls: BTreeMap<u32, (Option<String>, Option<String>, String)> = BTreeMap::new();
+    for delta in deltas {
+        if let Delta::ToolCall {
+            index,
+            id,
+            name,
+            arguments,
+        } = delta
+        {
+            let call = calls.entry(*index).or_default();
+            if call.0.is_none() && call.1.is_none() {
+                assert!(
+                    id.is_some() && name.is_some(),
+                    "the first piece of call {index} names it: {delta:?}"
+                );
+                call.0.clone_from(id);
+                call.1.clone_from(name);
+            }
+            call.2.push_str(arguments);
+        }
+    }
+    calls
+}
+
+fn usage_is_last_and_once(deltas: &[Delta]) {
+    let usages = deltas
+        .iter()
+        .filter(|d| matches!(d, Delta::Usage { .. }))
+        .count();
+    assert_eq!(usages, 1, "one usage report: {deltas:?}");
+    assert!(
+        matches!(deltas.last(), Some(Delta::Usage { output_tokens, .. }) if *output_tokens > 0),
+        "the usage comes last and counts the output: {deltas:?}"
+    );
+}
+
+pub async fn answers_in_words_then_reports_its_usage(harness: &dyn Harness) {
+    let messages = [
+        ChatMessage::system("You are a test."),
+        ChatMessage::user(harness.plain()),
+    ];
+    let deltas = deltas(harness, &messages).await;
+    assert!(
+        deltas
+            .iter()
+            .filter(|d| matches!(d, Delta::Text(_)))
+            .count()
+            >= 2,
+        "the answer streams in pieces: {deltas:?}"
+    );
+    assert!(!text(&deltas).trim().is_empty());
+    assert!(calls(&deltas).is_empty(), "no call was asked for");
+    usage_is_last_and_once(&deltas);
+}
+
+pub async fn calls_an_offered_function_with_json_arguments(harness: &dyn Harness) {
+    let deltas = deltas(harness, &[ChatMessage::user(harness.calling())]).await;
+    let calls = calls(&deltas);
+    assert_eq!(calls.len(), 1, "{deltas:?}");
+    let (id, name, arguments) = &calls[&0];
+    assert!(id.as_deref().is_some_and(|id| !id.is_empty()));
+    assert_eq!(name.as_deref(), Some(TIME_FUNCTION));
+    let arguments: serde_json::Value =
+        serde_json::from_str(arguments).expect("the arguments are JSON");
+    assert!(arguments.is_object(), "{arguments}");
+    usage_is_last_and_once(&deltas);
+}
+
+pub async fn answers_a_function_result_in_words(harness: &dyn Harness) {
+    let asked = ChatMessage::user(harness.calling());
+    let first = deltas(harness, std::slice::from_ref(&asked)).await;
+    let (id, _, arguments) = calls(&first).remove(&0).expect("a call");
+    let id = id.expect("an id");
+    let result = r#"{"local_time":"2026-11-26T12:00:00+00:00","time_zone":"UTC"}"#;
+    let messages = [
+        asked,
+        ChatMessage::assistant_calls(
+            text(&first),
+            vec![CallRequest::new(id.clone(), TIME_FUNCTION, arguments)],
+        ),
+        ChatMessage::tool_result(id, result),
+    ];
+    let answer = deltas(harness, &messages).await;
+    assert!(calls(&answer).is_empty(), "answered, not called again");
+    assert!(!text(&answer).trim().is_empty(), "{answer:?}");
+    usage_is_last_and_once(&answer);
+}
+
+pub async fn is_called_again_after_a_stream_was_dropped_midway(harness: &dyn Harness) {
+    let (provider, model) = harness.provider().await;
+    let messages = [ChatMessage::user(harness.plain())];
+    let mut stream = provider
+        .stream(&model, &messages, &offered(), None)
+        .await
+        .expect("the call starts");
+    let first = stream.next().await;
+    assert!(matches!(first, Some(Ok(Delta::Text(_)))), "{first:?}");
+    drop(stream);
+    answers_in_words_then_reports_its_usage(harness).await;
+}
+
+/// The suite as tests, against the harness `$harness` builds.
+macro_rules! conformance_suite {
+    ($harness:expr) => {
+        mod conformance {
+            #[allow(unused_imports)]
+            use super::*;
+            use $crate::providers::conformance as suite;
+
+            #[tokio::test]
+            async fn answers_in_words_then_reports_its_usage() {
+                suite::answers_in_words_then_reports_its_usage(&$harness).await;
+            }
+
+            #[tokio::test]
+            async fn calls_an_offered_function_with_json_arguments() {
+                suite::calls_an_offered_function_with_json_arguments(&$harness).await;
+            }
+
+            #[tokio::test]
+            async fn answers_a_function_result_in_words() {
+                suite::answers_a_function_result_in_words(&$harness).await;
+            }
+
+            #[tokio::test]
+            async fn is_called_again_after_a_stream_was_dropped_midway() {
+                suite::is_called_again_after_a_stream_was_dropped_midway(&$harness).await;
+            }
+        }
+    };
+}
+
+pub(crate) use conformance_suite;

@@ -1,0 +1,113 @@
+//! The finish stage: once the end is written, readers are told how the turn ended — the
+//! `prompt_state` and the terminal event, built by `parley_service::turns::record` from
+//! what was recorded — after the rows that point at the answer (the after-hooks' audit,
+//! the function calls); the turn's tokens count against its quotas; the event log gets
+//! its retention. The session's next waiting prompt is the caller's to start.
+
+use std::{sync::Arc, time::Duration};
+
+use parley_entity::query;
+use parley_runtime::event_log::EventLog;
+use parley_service::{
+    quota::Quotas,
+    turns::record::{self, TurnRecord},
+};
+use sea_orm::DatabaseConnection;
+use uuid::Uuid;
+
+use super::persist::{Record, Written};
+use crate::{agent_loop::Sink, error::TurnError, persist::TurnSink};
+
+/// What the finish stage tells and counts with.
+#[derive(Clone, Copy)]
+pub(super) struct Telling<'a> {
+    pub db: &'a DatabaseConnection,
+    pub events: &'a Arc<dyn EventLog>,
+    /// How long a finished prompt's event log stays readable.
+    pub retention: Duration,
+    pub quotas: &'a Quotas,
+}
+
+/// Tells readers how the turn ended and does what follows a recorded end. Returns the
+/// session's next waiting prompt.
+#[tracing::instrument(skip_all, err)]
+pub(super) async fn finish(
+    telling: Telling<'_>,
+    sink: &mut TurnSink,
+    record: Record,
+    written: Written,
+) -> Result<Option<Uuid>, TurnError> {
+    let Written {
+        prompt,
+        next,
+        terminal_seq,
+    } = written;
+    let after = record.after;
+    if let Some(outcome) = &after.after_ai {
+        crate::hooks::record(
+            telling.db,
+            after.session_id,
+            prompt.assistant_message_id,
+            outcome,
+        )
+        .await?;
+    }
+    let calls = if after.attach_calls {
+        if let Some(message_id) = prompt.assistant_message_id {
+            query::tool_calls::attach(telling.db, prompt.id, message_id).await?;
+        }
+        query::tool_calls::of_prompt(telling.db, prompt.id).await?
+    } else {
+        Vec::new()
+    };
+    sink.event(record::state_event(&prompt)).await?;
+    let ended = TurnRecord {
+        prompt: &prompt,
+        answer: &record.answer,
+        usage: record.usage,
+        tool_calls: &calls,
+    };
+    if let Some(terminal) = record::terminal_event(ended) {
+        sink.event(terminal).await?;
+        let seq = sink.last_event().map_or(0, |event| event.seq);
+        if Some(seq) != terminal_seq {
+            // Another appender came first: the ceiling must not stay below the terminal.
+            let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+            query::prompts::raise_seq_ceiling(telling.db, prompt.id, seq).await?;
+        }
+    }
+    if let Some((user_id, tool_id)) = after.quota {
+        let tokens = record.usage.input_tokens + record.usage.output_tokens;
+        charge_tokens(telling, user_id, tool_id, tokens).await;
+    }
+    expire(telling.events, telling.retention, prompt.id).await;
+    Ok(next)
+}
+
+/// Counts a turn's tokens against its user's and group's daily quotas (when any is
+/// configured: else no query). A failure is logged: the turn is recorded already.
+async fn charge_tokens(telling: Telling<'_>, user_id: Uuid, tool_id: Uuid, tokens: u64) {
+    if !telling.quotas.is_enabled() || tokens == 0 {
+        return;
+    }
+    match query::quotas::scope_of_tool(telling.db, tool_id).await {
+        Ok(Some(scope)) => {
+            let counted = telling.quotas.counted(user_id, &scope);
+            telling
+                .quotas
+                .charge_tokens(&counted, tokens, query::now())
+                .await;
+        }
+        Ok(None) => {}
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot count a turn's tokens: its tool's group is unknown")
+        }
+    }
+}
+
+/// Sets the retention of the prompt's finished event log.
+pub(super) async fn expire(events: &Arc<dyn EventLog>, retention: Duration, prompt_id: Uuid) {
+    if let Err(err) = events.expire(prompt_id, retention).await {
+        tracing::warn!(error = %err, "cannot set the event log's retention");
+    }
+}
