@@ -1,9 +1,9 @@
-//! What every handler can reach: the database, the turn service (with the two seams),
-//! Redis when configured, feed tokens, and limits.
+//! What every handler can reach: the database, the application layer (turns with the
+//! two seams, sessions, administration), Redis when configured, feed tokens, and limits.
 
 use std::{sync::Arc, time::Duration};
 
-use parley_service::TurnService;
+use parley_service::{AdminService, SessionService, TurnService};
 use sea_orm::DatabaseConnection;
 
 use crate::{cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations};
@@ -105,4 +105,17 @@ pub struct AppState {
     pub throttle: Arc<Throttle>,
     /// Tokens revoked and users disabled lately (feed tokens and open feeds).
     pub revocations: Arc<Revocations>,
+}
+
+impl AppState {
+    /// Sessions: start and complete (with their `session:start` / `session:end`), over
+    /// the turn service's database and modules.
+    pub fn sessions(&self) -> SessionService {
+        self.turns.sessions()
+    }
+
+    /// The resources administrators manage (`/v1/admin/…`).
+    pub fn admin(&self) -> AdminService {
+        AdminService::new(self.db.clone())
+    }
 }

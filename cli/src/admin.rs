@@ -7,7 +7,7 @@ use parley_api::auth;
 use parley_entity::{
     enums::UserRole,
     error::Error,
-    query::{tokens, users},
+    query::{resource, tokens, users},
 };
 use parley_protocol::config::{ToolConstraints, ToolDefinition};
 use sea_orm::DatabaseConnection;
@@ -111,7 +111,13 @@ async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
         },
     )
     .await?;
-    query::groups::put_member(db, group.id, admin_id, MemberRole::Manager).await?;
+    query::resource::put_member::<parley_entity::group_members::Entity, _>(
+        db,
+        group.id,
+        admin_id,
+        MemberRole::Manager,
+    )
+    .await?;
     query::tools::create(
         db,
         query::tools::NewTool {
@@ -187,7 +193,7 @@ pub async fn list_users(db: &DatabaseConnection) -> anyhow::Result<()> {
     let mut after = None;
     loop {
         let page = parley_entity::query::page::PageRequest { limit: 500, after };
-        let rows = users::list(db, page)
+        let rows = resource::list::<parley_entity::users::Entity, _>(db, (), page)
             .await
             .map_err(|err| anyhow::anyhow!("{err}"))?;
         for user in &rows.items {

@@ -41,6 +41,14 @@ pub enum Error {
     Internal(#[source] InternalContext),
 }
 
+/// A conversion that cannot fail (an API view built with `From`) fits where one that can
+/// fail is expected.
+impl From<std::convert::Infallible> for Error {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
 /// The private side of an internal error: what was being attempted and why it failed.
 #[derive(Debug)]
 pub struct InternalContext {

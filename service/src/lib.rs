@@ -9,6 +9,11 @@
 //!
 //! * [`turns::TurnService`] — submit (validate, record, enqueue, and the compensation
 //!   when the queue is down), cancel, resume, wait for the end of a turn;
+//! * [`sessions::SessionService`] — a session's start and every way it ends (completed,
+//!   an action, a limit, idleness), where `session:start` and `session:end` fire;
+//! * [`admin::AdminService`] — the resources administrators manage (users and their
+//!   tokens, groups, tools, classes, assignments, memberships): one implementation of
+//!   list, get, update, delete and members, with each resource's own rules as hooks;
 //! * [`turns::handoff`] — enqueueing a prompt's job and starting the session's next one;
 //! * [`functions`] — the catalog of functions a model may call (specs; the worker runs
 //!   them), checked against permissions and tool definitions;
@@ -20,6 +25,7 @@
 //!   live `complete` a worker emits and the one rebuilt from the database after the
 //!   event log's retention come from [`turns::record::terminal_event`].
 
+pub mod admin;
 pub mod catalog;
 pub mod files;
 pub mod functions;
@@ -28,8 +34,11 @@ pub mod outbound;
 pub mod payloads;
 pub mod quota;
 pub mod respond;
+pub mod sessions;
 pub mod turns;
 
+pub use admin::AdminService;
 pub use catalog::{Limits, Models, ProviderEntry, Providers};
 pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
+pub use sessions::SessionService;
 pub use turns::TurnService;

@@ -56,40 +56,13 @@ impl JobHandler for GenerateHandler {
     }
 }
 
-/// One pass over idle sessions: completes those without activity for `idle` (at most
-/// a batch per pass) and fires their `session:end`. Returns how many.
+/// One pass over idle sessions (see
+/// [`SessionService::close_idle`](parley_service::SessionService::close_idle)): at most
+/// 200 a pass. Returns how many it completed.
 pub async fn close_idle_once(deps: &Deps, idle: Duration) -> usize {
-    let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::hours(24));
-    let now = query::now();
-    let sessions = match query::sessions::idle(&deps.db, now - idle, 200).await {
-        Ok(sessions) => sessions,
-        Err(err) => {
-            tracing::warn!(error = %err, "cannot look for idle sessions");
-            return 0;
-        }
-    };
-    let mut closed = 0;
-    for session in sessions {
-        match query::sessions::end(&deps.db, session.id, "idle", now).await {
-            Ok(Some(ended)) => {
-                closed += 1;
-                parley_service::modules::runner::session_hook(
-                    deps.db.clone(),
-                    &deps.modules,
-                    ended,
-                    parley_protocol::hooks::Hook::SessionEnd,
-                );
-            }
-            Ok(None) => {}
-            Err(err) => {
-                tracing::warn!(error = %err, session_id = %session.id, "cannot close an idle session")
-            }
-        }
-    }
-    if closed > 0 {
-        tracing::info!(closed, "completed idle sessions");
-    }
-    closed
+    parley_service::SessionService::new(deps.db.clone(), deps.modules.clone())
+        .close_idle(idle, 200)
+        .await
 }
 
 /// One pass: re-enqueues stranded prompts. Returns how many.

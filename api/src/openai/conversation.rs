@@ -28,12 +28,7 @@ use parley_protocol::turn::{Surface, TurnInput};
 use parley_service::turns::Submission;
 use uuid::Uuid;
 
-use crate::{
-    auth::Caller,
-    error::Problem,
-    routes::sessions::{opened, opener},
-    state::AppState,
-};
+use crate::{auth::Caller, error::Problem, routes::sessions::opener, state::AppState};
 
 /// What a request names as its model.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +151,7 @@ async fn open(
         submission_id: None,
         rid: key.clone(),
     };
-    let session = match q::open(&state.db, who, request, query::now()).await {
+    let session = match state.sessions().start(who, request).await {
         Ok(session) => session,
         // A tool the caller may not use is a model they cannot name.
         Err(Error::NotFound { .. }) => return Err(model_not_found(&ask.model)),
@@ -167,7 +162,6 @@ async fn open(
         }
         Err(other) => return Err(other.into()),
     };
-    opened(state, &session);
     conversation::import_history(&state.db, session.id, ask.history.clone(), query::now()).await?;
     Ok(session)
 }

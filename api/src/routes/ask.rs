@@ -21,7 +21,7 @@ use uuid::Uuid;
 use super::{
     ApiTags,
     prompts::trace_context,
-    sessions::{opened, opener},
+    sessions::opener,
     turns::{FinishedTurn, finished},
     views::MessageRole,
 };
@@ -239,7 +239,5 @@ async fn open_conversation(
         submission_id: None,
         rid: Some(rid),
     };
-    let session = q::open(&state.db, who, request, query::now()).await?;
-    opened(state, &session);
-    Ok(session)
+    state.sessions().start(who, request).await
 }

@@ -2,7 +2,8 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{messages, query::sessions as q, sessions};
-use parley_protocol::{config::SessionConfig, hooks::Hook};
+use parley_protocol::config::SessionConfig;
+use parley_service::sessions::Completion;
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
@@ -177,8 +178,7 @@ impl SessionsApi {
             submission_id: body.submission_id,
             rid: None,
         };
-        let session = q::open(&state.db, opener(&auth.0), req, parley_entity::query::now()).await?;
-        opened(&state, &session);
+        let session = state.sessions().start(opener(&auth.0), req).await?;
         let location = format!("/v1/sessions/{}", session.id);
         Ok(CreatedSession::Created(Json(session.into()), location))
     }
@@ -239,26 +239,10 @@ impl SessionsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Session>, statuses::Act> {
-        let now = parley_entity::query::now();
-        let session =
-            q::complete(&state.db, auth.0.user_id, id.0, "completed_by_user", now).await?;
-        session_hook(&state, &session, Hook::SessionEnd);
+        let session = state
+            .sessions()
+            .complete(auth.0.user_id, id.0, Completion::ByUser)
+            .await?;
         Ok(Json(session.into()))
     }
-}
-
-/// Fires `session:start` / `session:end` for the session's modules (never waited for).
-/// A session was opened: count it and fire `session:start`.
-pub(crate) fn opened(state: &AppState, session: &sessions::Model) {
-    parley_runtime::metrics::metrics().sessions_created.inc();
-    session_hook(state, session, Hook::SessionStart);
-}
-
-pub(super) fn session_hook(state: &AppState, session: &sessions::Model, hook: Hook) {
-    parley_service::modules::runner::session_hook(
-        state.db.clone(),
-        &state.turns.modules,
-        session.clone(),
-        hook,
-    );
 }

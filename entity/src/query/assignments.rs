@@ -1,4 +1,5 @@
-//! Assignments: create, read, page (optionally by class), update, delete.
+//! Assignments: created here; read, paged (optionally by class), changed and deleted
+//! through [`resource`](super::resource) with the hooks below.
 //!
 //! An assignment's window is `[available_at, closes_at)`; either end may be open, and
 //! when both are set `closes_at` comes strictly after `available_at`. Deleting an
@@ -6,16 +7,14 @@
 //! with `assignment_id` and `submission_id` set to null (`SET NULL`).
 
 use parley_protocol::config::ConfigOverrides;
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, prelude::DateTimeUtc,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, QueryFilter, Select, Set, prelude::DateTimeUtc};
 use uuid::Uuid;
 
-use super::page::{Page, PageRequest};
+use super::resource::{self, Resource, rows};
 use crate::{
-    assignments,
-    error::{Context, Error, Result},
+    assignments, classes,
+    error::{Error, Result},
+    tools,
 };
 
 /// Refuses a window that closes before (or when) it opens.
@@ -50,15 +49,9 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewAssignment) -> Result<as
     let config = new.config.unwrap_or_default();
     let class_not_found = || Error::invalid("class_not_found", "the class does not exist");
     let tool_not_found = || Error::invalid("tool_not_found", "the tool does not exist");
-    super::classes::find(db, new.class_id)
-        .await?
-        .ok_or_else(class_not_found)?;
-    super::tools::find(db, new.tool_id)
-        .await?
-        .ok_or_else(tool_not_found)?;
-    let now = super::now();
-    assignments::ActiveModel {
-        id: Set(Uuid::now_v7()),
+    resource::parent::<classes::Entity, C>(db, new.class_id, class_not_found).await?;
+    resource::parent::<tools::Entity, C>(db, new.tool_id, tool_not_found).await?;
+    let row = assignments::ActiveModel {
         class_id: Set(new.class_id),
         tool_id: Set(new.tool_id),
         title: Set(new.title),
@@ -66,46 +59,13 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewAssignment) -> Result<as
         config: Set(config),
         available_at: Set(new.available_at),
         closes_at: Set(new.closes_at),
-        created_at: Set(now),
-        updated_at: Set(now),
-    }
-    .insert(db)
-    .await
-    .context("creating an assignment")
-}
-
-pub async fn get<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<assignments::Model> {
-    assignments::Entity::find_by_id(id)
-        .one(db)
-        .await
-        .context("reading an assignment")?
-        .ok_or(Error::not_found("assignment"))
-}
-
-/// Assignments, newest first, of one class when `class_id` is given.
-pub async fn list<C: ConnectionTrait>(
-    db: &C,
-    class_id: Option<Uuid>,
-    page: PageRequest<Uuid>,
-) -> Result<Page<assignments::Model, Uuid>> {
-    use assignments::Column as A;
-    let mut query = assignments::Entity::find().order_by_desc(A::Id);
-    if let Some(class_id) = class_id {
-        query = query.filter(A::ClassId.eq(class_id));
-    }
-    if let Some(after) = page.after {
-        query = query.filter(A::Id.lt(after));
-    }
-    let rows = query
-        .limit(page.limit + 1)
-        .all(db)
-        .await
-        .context("listing assignments")?;
-    Ok(Page::from_overfetch(rows, page.limit, |a| a.id))
+        ..Default::default()
+    };
+    resource::insert::<assignments::Entity, C>(db, row, None).await
 }
 
 /// Fields an update may change; `None` leaves a field as it is. For the two dates,
-/// `Some(None)` clears the date.
+/// `Some(None)` clears the date. The class and the tool never change.
 #[derive(Default)]
 pub struct AssignmentChanges {
     pub title: Option<String>,
@@ -115,51 +75,36 @@ pub struct AssignmentChanges {
     pub closes_at: Option<Option<DateTimeUtc>>,
 }
 
-/// Applies the changes; the window is checked as it stands after them.
-pub async fn update<C: ConnectionTrait>(
-    db: &C,
-    id: Uuid,
-    changes: AssignmentChanges,
-) -> Result<assignments::Model> {
-    let config = changes.config;
-    let current = get(db, id).await?;
-    check_window(
-        changes.available_at.unwrap_or(current.available_at),
-        changes.closes_at.unwrap_or(current.closes_at),
-    )?;
-    let mut assignment: assignments::ActiveModel = current.into();
-    if let Some(title) = changes.title {
-        assignment.title = Set(title);
-    }
-    if let Some(instructions) = changes.instructions {
-        assignment.instructions = Set(instructions);
-    }
-    if let Some(config) = config {
-        assignment.config = Set(config);
-    }
-    if let Some(available_at) = changes.available_at {
-        assignment.available_at = Set(available_at);
-    }
-    if let Some(closes_at) = changes.closes_at {
-        assignment.closes_at = Set(closes_at);
-    }
-    assignment.updated_at = Set(super::now());
-    assignment
-        .update(db)
-        .await
-        .context("updating an assignment")
-}
+/// A list narrowed to one class, or not.
+pub type ClassFilter = Option<Uuid>;
 
-/// Deletes an assignment with its submissions (sessions stay, see the module note).
-pub async fn delete<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<()> {
-    let res = assignments::Entity::delete_by_id(id)
-        .exec(db)
-        .await
-        .context("deleting an assignment")?;
-    if res.rows_affected == 0 {
-        return Err(Error::not_found("assignment"));
+impl Resource for assignments::Entity {
+    rows! {
+        assignments: "assignment" / "an assignment" / "assignments",
+        NewAssignment, AssignmentChanges, ClassFilter
     }
-    Ok(())
+
+    /// The assignments of one class when `class_id` is given.
+    fn narrow(query: Select<Self>, class_id: ClassFilter) -> Select<Self> {
+        match class_id {
+            Some(class_id) => query.filter(assignments::Column::ClassId.eq(class_id)),
+            None => query,
+        }
+    }
+
+    /// The window is checked as it stands after the changes.
+    fn apply(changes: AssignmentChanges, row: &mut assignments::ActiveModel) -> Result<()> {
+        check_window(
+            changes.available_at.unwrap_or(*row.available_at.as_ref()),
+            changes.closes_at.unwrap_or(*row.closes_at.as_ref()),
+        )?;
+        resource::set(&mut row.title, changes.title);
+        resource::set(&mut row.instructions, changes.instructions);
+        resource::set(&mut row.config, changes.config);
+        resource::set(&mut row.available_at, changes.available_at);
+        resource::set(&mut row.closes_at, changes.closes_at);
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub mod notes;
 pub mod page;
 pub mod prompts;
 pub mod quotas;
+pub mod resource;
 pub mod schedule;
 pub mod search;
 pub mod secrets;

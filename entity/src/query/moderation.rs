@@ -6,6 +6,8 @@ use sea_orm::{ConnectionTrait, EntityTrait, Set, prelude::DateTimeUtc};
 use serde_json::Value;
 use uuid::Uuid;
 
+use super::resource;
+
 use crate::{
     assignments, classes,
     enums::ModuleOutcome,
@@ -135,8 +137,8 @@ pub struct Scope {
 /// assignment's session, the assignment and its class.
 pub async fn scope_of<C: ConnectionTrait>(db: &C, session: &sessions::Model) -> Result<Scope> {
     let user = super::users::get(db, session.user_id).await?;
-    let tool = super::tools::get(db, session.tool_id).await?;
-    let group = super::groups::find(db, tool.group_id).await?;
+    let tool = resource::get::<tools::Entity, C>(db, session.tool_id).await?;
+    let group = resource::find::<groups::Entity, C>(db, tool.group_id).await?;
     let assignment = match session.assignment_id {
         Some(id) => assignments::Entity::find_by_id(id)
             .one(db)
@@ -145,7 +147,7 @@ pub async fn scope_of<C: ConnectionTrait>(db: &C, session: &sessions::Model) -> 
         None => None,
     };
     let class = match &assignment {
-        Some(a) => super::classes::find(db, a.class_id).await?,
+        Some(a) => resource::find::<classes::Entity, C>(db, a.class_id).await?,
         None => None,
     };
     Ok(Scope {

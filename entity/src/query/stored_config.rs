@@ -98,11 +98,11 @@ on_both_backends!(rows_stored_by_earlier_versions_load, |db| {
     )
     .await;
 
-    let group = crate::query::groups::get(&db, group_id)
+    let group = crate::query::resource::get::<crate::groups::Entity, _>(&db, group_id)
         .await
         .expect("the group loads");
     assert_eq!(group.settings.model.as_deref(), Some("org-model"));
-    let tool = crate::query::tools::get(&db, tool_id)
+    let tool = crate::query::resource::get::<crate::tools::Entity, _>(&db, tool_id)
         .await
         .expect("the tool loads");
     assert_eq!(&*tool.definition.behavior, "Guide.");

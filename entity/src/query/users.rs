@@ -1,15 +1,13 @@
-//! Users: create, read, page through, update, delete; and what a user may do
+//! Users: created here, read, paged, changed and deleted through
+//! [`resource`](super::resource) with the hooks below; and what a user may do
 //! ([`effective_permissions`]).
 
 use std::collections::BTreeSet;
 
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
 use uuid::Uuid;
 
-use super::page::{Page, PageRequest};
+use super::resource::{self, Hold, Resource, rows};
 use crate::{
     enums::UserRole,
     error::{Context, Error, Result},
@@ -78,35 +76,25 @@ pub struct NewUser {
     pub permissions: Vec<String>,
 }
 
+/// Creates a user; 409 `email_taken` when another user has the email (compared in
+/// lower case).
 pub async fn create<C: ConnectionTrait>(db: &C, new: NewUser) -> Result<users::Model> {
-    let now = super::now();
-    users::ActiveModel {
-        id: Set(Uuid::now_v7()),
+    let row = users::ActiveModel {
         email: Set(new.email.trim().to_lowercase()),
         name: Set(new.name),
         role: Set(new.role),
         permissions: Set(serde_json::json!(new.permissions)),
-        created_at: Set(now),
-        updated_at: Set(now),
         disabled_at: Set(None),
-    }
-    .insert(db)
-    .await
-    .context("creating a user")
-    .map_err(|err| match err {
-        Error::Conflict { .. } => {
-            Error::conflict("email_taken", "a user with this email already exists")
-        }
-        other => other,
-    })
+        ..Default::default()
+    };
+    let email_taken = || Error::conflict("email_taken", "a user with this email already exists");
+    resource::insert::<users::Entity, C>(db, row, Some(email_taken)).await
 }
 
+/// A user by id (404 when missing): the read authentication, the worker and the
+/// memberships all do, so it keeps its name here.
 pub async fn get<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<users::Model> {
-    users::Entity::find_by_id(id)
-        .one(db)
-        .await
-        .context("reading a user")?
-        .ok_or(Error::not_found("user"))
+    resource::get::<users::Entity, C>(db, id).await
 }
 
 pub async fn find_by_email<C: ConnectionTrait>(
@@ -127,23 +115,6 @@ pub async fn count<C: ConnectionTrait>(db: &C) -> Result<u64> {
         .context("counting users")
 }
 
-/// Users, newest first.
-pub async fn list<C: ConnectionTrait>(
-    db: &C,
-    page: PageRequest<Uuid>,
-) -> Result<Page<users::Model, Uuid>> {
-    let mut query = users::Entity::find().order_by_desc(users::Column::Id);
-    if let Some(after) = page.after {
-        query = query.filter(users::Column::Id.lt(after));
-    }
-    let rows = query
-        .limit(page.limit + 1)
-        .all(db)
-        .await
-        .context("listing users")?;
-    Ok(Page::from_overfetch(rows, page.limit, |u| u.id))
-}
-
 /// Fields an update may change; `None` leaves a field as it is.
 #[derive(Default)]
 pub struct UserChanges {
@@ -154,48 +125,34 @@ pub struct UserChanges {
     pub disabled: Option<bool>,
 }
 
-pub async fn update<C: ConnectionTrait>(
-    db: &C,
-    id: Uuid,
-    changes: UserChanges,
-) -> Result<users::Model> {
-    let current = get(db, id).await?;
-    let disabled = current.disabled_at.is_some();
-    let mut user: users::ActiveModel = current.into();
-    if let Some(name) = changes.name {
-        user.name = Set(name);
-    }
-    if let Some(role) = changes.role {
-        user.role = Set(role);
-    }
-    if let Some(permissions) = changes.permissions {
-        user.permissions = Set(serde_json::json!(permissions));
-    }
-    // Disabling a disabled user keeps the first time.
-    match changes.disabled {
-        Some(true) if !disabled => user.disabled_at = Set(Some(super::now())),
-        Some(false) => user.disabled_at = Set(None),
-        _ => {}
-    }
-    user.updated_at = Set(super::now());
-    user.update(db).await.context("updating a user")
-}
+impl Resource for users::Entity {
+    rows! { users: "user" / "a user" / "users", NewUser, UserChanges, () }
 
-/// Deletes a user with their tokens and memberships. A user who has sessions is kept
-/// (their conversations are records): that answers a conflict.
-pub async fn delete<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<()> {
-    let result = users::Entity::delete_by_id(id)
-        .exec(db)
-        .await
-        .context("deleting a user");
-    match result {
-        Ok(res) if res.rows_affected == 0 => Err(Error::not_found("user")),
-        Ok(_) => Ok(()),
-        Err(Error::Conflict { .. }) => Err(Error::conflict(
-            "user_has_sessions",
-            "the user has sessions or other records that must be kept; revoke their tokens instead",
-        )),
-        Err(other) => Err(other),
+    fn apply(changes: UserChanges, row: &mut users::ActiveModel) -> Result<()> {
+        resource::set(&mut row.name, changes.name);
+        resource::set(&mut row.role, changes.role);
+        let permissions = changes
+            .permissions
+            .map(|entries| serde_json::json!(entries));
+        resource::set(&mut row.permissions, permissions);
+        // Disabling a disabled user keeps the first time.
+        match changes.disabled {
+            Some(true) if row.disabled_at.as_ref().is_none() => {
+                row.disabled_at = Set(Some(super::now()))
+            }
+            Some(false) => row.disabled_at = Set(None),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A user is deleted with their tokens and memberships; one who has sessions is kept
+    /// (their conversations are records): the database refuses, and that answers 409
+    /// `user_has_sessions`.
+    fn hold(_id: Uuid) -> Option<Hold> {
+        let message =
+            "the user has sessions or other records that must be kept; revoke their tokens instead";
+        Some(Hold::new("user_has_sessions", message, Vec::new()))
     }
 }
 

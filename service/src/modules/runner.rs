@@ -140,8 +140,9 @@ pub fn spawn_async(
 }
 
 /// `session:start` or `session:end` for `session`, on a task of its own (the context's
-/// scope is read there too, so the caller waits for nothing).
-pub fn session_hook(
+/// scope is read there too, so the caller waits for nothing). Fired by the
+/// [`SessionService`](crate::sessions::SessionService) only.
+pub(crate) fn session_hook(
     db: DatabaseConnection,
     catalog: &super::ModuleCatalog,
     session: parley_entity::sessions::Model,

@@ -9,7 +9,6 @@ use parley_entity::{
     error::{Error, Result},
     prompts,
     query::{
-        self,
         prompts::{self as q, OnActive},
         sessions,
     },
@@ -19,14 +18,14 @@ use parley_protocol::{events::ActionHandler, turn::TurnInput};
 use uuid::Uuid;
 
 use super::{Submission, TurnService};
-use crate::respond::ServerAction;
+use crate::{respond::ServerAction, sessions::Completion};
 
 /// What running an action did.
 #[derive(Debug, Clone)]
 pub enum ActionOutcome {
     /// `send_message`: the turn it started (a repeated run returns the same prompt).
     Sent(Box<prompts::Model>),
-    /// `end_session`: the session, now completed.
+    /// `end_session`: the session, now completed (and its `session:end` fired).
     Ended(Box<session_rows::Model>),
 }
 
@@ -91,14 +90,10 @@ impl TurnService {
                 )))
             }
             ServerAction::EndSession => {
-                let ended = sessions::complete(
-                    &self.db,
-                    user_id,
-                    session.id,
-                    "ended_by_action",
-                    query::now(),
-                )
-                .await?;
+                let ended = self
+                    .sessions()
+                    .complete(user_id, session.id, Completion::ByAction)
+                    .await?;
                 Ok(ActionOutcome::Ended(Box::new(ended)))
             }
         }

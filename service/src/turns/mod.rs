@@ -48,3 +48,11 @@ pub struct TurnService {
     /// Turns per minute and tokens per day, per user and per group.
     pub quotas: crate::quota::Quotas,
 }
+
+impl TurnService {
+    /// The session service over the same database and modules: where a session ends
+    /// when a turn finds it past a limit or runs its `end_session` action.
+    pub fn sessions(&self) -> crate::sessions::SessionService {
+        crate::sessions::SessionService::new(self.db.clone(), self.modules.clone())
+    }
+}

@@ -8,7 +8,6 @@ use parley_entity::{
     query::{
         self,
         prompts::{self as q, NewTurn, OnActive},
-        sessions::SessionLimit,
     },
 };
 use parley_protocol::{jobs::Generate, turn::TurnInput};
@@ -70,13 +69,7 @@ impl TurnService {
         let turn = match created {
             Ok(turn) => turn,
             Err(err) => {
-                if let Error::Conflict { code, .. } = &err
-                    && [SessionLimit::MaxMessages, SessionLimit::MaxDuration]
-                        .iter()
-                        .any(|limit| limit.code() == *code)
-                {
-                    self.session_ended(session_id).await;
-                }
+                self.sessions().refused_turn(session_id, &err).await;
                 return Err(err);
             }
         };
@@ -191,19 +184,6 @@ impl TurnService {
                 format!("the model `{model}` is not served here; see GET /v1/models"),
             )),
             other => Ok(other),
-        }
-    }
-
-    /// Fires `session:end` for a session that just ended at a limit.
-    async fn session_ended(&self, session_id: Uuid) {
-        match query::sessions::get(&self.db, session_id).await {
-            Ok(session) => crate::modules::runner::session_hook(
-                self.db.clone(),
-                &self.modules,
-                session,
-                parley_protocol::hooks::Hook::SessionEnd,
-            ),
-            Err(err) => tracing::warn!(error = %err, "cannot fire session:end"),
         }
     }
 }

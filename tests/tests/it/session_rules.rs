@@ -1,13 +1,15 @@
 //! Session rules (seed 000, DESIGN §3, §7): the configuration cascade organisation →
 //! tool → assignment is used (model, limits), `max_messages` and
 //! `max_session_duration_s` end a session, idle sessions are completed by the worker's
-//! sweep (firing `session:end`), and a teacher reads — never writes — the sessions of
+//! sweep, `session:end` fires once for every way a session ends, and a teacher reads — never writes — the sessions of
 //! students in classes they teach.
 
 use std::time::Duration;
 
 use parley_mock_llm::{MockConfig, MockLlm};
-use parley_tests::client::types::{EnrollmentRole, SessionState, ToolDefinition, ToolModule};
+use parley_tests::client::types::{
+    EnrollmentRole, RunAction, SessionState, ToolDefinition, ToolModule,
+};
 use parley_tests::turns::{config_path, mock_provider_config};
 use parley_tests::typed::send_message;
 use parley_tests::webhook::{Answer, WebhookReceiver};
@@ -180,12 +182,12 @@ both_backends!(
     idle_sessions_are_completed_and_fire_session_end,
     |backend: Backend| async move {
         let hook = WebhookReceiver::start(SECRET, Answer::Json(json!({}))).await;
-        let modules = format!(
-            "[[modules]]\nname = \"lifecycle\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\nhooks = [\"session:end\"]\n",
-            hook.url()
-        );
-        let (app, _mock, _config) =
-            spawn(backend, "lease_s = 3\nsession_idle_s = 1", &modules).await;
+        let (app, _mock, _config) = spawn(
+            backend,
+            "lease_s = 3\nsession_idle_s = 1",
+            &lifecycle_module(&hook),
+        )
+        .await;
         let definition = ToolDefinition {
             modules: Some(vec![ToolModule {
                 name: "lifecycle".into(),
@@ -201,6 +203,109 @@ both_backends!(
         assert_eq!(got[0].context["session"]["id"], session.id.to_string());
         assert_eq!(got[0].context["session"]["end_reason"], "idle");
         assert_ended(&me, session.id, "idle").await;
+        // The sweep runs every second: later passes leave the completed session alone.
+        tokio::time::sleep(Duration::from_millis(2500)).await;
+        assert_eq!(ends(&hook), [(session.id.to_string(), "idle".to_owned())]);
+    }
+);
+
+/// A webhook module named `lifecycle` that hears `session:end`.
+fn lifecycle_module(hook: &WebhookReceiver) -> String {
+    format!(
+        "[[modules]]\nname = \"lifecycle\"\nkind = \"webhook\"\nurl = \"{}\"\nsecret = \"{SECRET}\"\nhooks = [\"session:end\"]\n",
+        hook.url()
+    )
+}
+
+/// The sessions the `session:end` calls received were about, with their end reasons.
+fn ends(hook: &WebhookReceiver) -> Vec<(String, String)> {
+    let mut ends: Vec<(String, String)> = hook
+        .received()
+        .iter()
+        .map(|got| {
+            assert_eq!(got.hook, "session:end");
+            let session = &got.context["session"];
+            let reason = session["end_reason"].as_str().unwrap_or_default();
+            (
+                session["id"].as_str().unwrap_or_default().to_owned(),
+                reason.to_owned(),
+            )
+        })
+        .collect();
+    ends.sort();
+    ends
+}
+
+both_backends!(
+    session_end_fires_once_for_every_way_a_session_ends,
+    |backend: Backend| async move {
+        let hook = WebhookReceiver::start(SECRET, Answer::Json(json!({}))).await;
+        let (app, _mock, _config) = spawn(backend, "", &lifecycle_module(&hook)).await;
+        let definition = ToolDefinition {
+            modules: Some(vec![ToolModule {
+                name: "lifecycle".into(),
+                config: None,
+            }]),
+            suggestions: Some(true),
+            max_messages: Some(4),
+            ..api::definition("Tutor.")
+        };
+        let me = student_on(&app, "ends@example.com", definition).await;
+        let client = &me.client;
+
+        // Its owner completes it; completing it again changes nothing.
+        let by_user = api::session(client, me.tool_id).await;
+        let complete = || client.complete_session().id(by_user.id).send();
+        complete().await.assert_status(200);
+        assert_eq!(complete().await.assert_problem(409), "session_completed");
+
+        // The `end_session` action its last answer offered; running it again changes
+        // nothing.
+        let by_action = api::session(client, me.tool_id).await;
+        let reply = "Bye.\nSUGGESTED_ACTIONS: [{\"label\": \"End\", \"action\": \"end_session\", \"handler\": \"server\"}]";
+        send_message(
+            client,
+            by_action.id,
+            &format!("[[mock reply='{reply}']] bye"),
+        )
+        .await
+        .assert_status(201);
+        let end = || {
+            client
+                .run_action()
+                .id(by_action.id)
+                .body(RunAction {
+                    action: "end_session".parse().expect("an action the document names"),
+                })
+                .send()
+        };
+        end().await.assert_status(200);
+        assert_eq!(end().await.assert_problem(409), "session_completed");
+
+        // A turn past `max_messages` (two turns) ends it; later turns find it completed.
+        let at_limit = api::session(client, me.tool_id).await;
+        for n in 1..=2 {
+            send_message(client, at_limit.id, &format!("turn {n}"))
+                .await
+                .assert_status(201);
+        }
+        for code in ["max_messages_reached", "session_completed"] {
+            let got = send_message(client, at_limit.id, "more")
+                .await
+                .assert_problem(409);
+            assert_eq!(got, code);
+        }
+
+        hook.wait_for(3, Duration::from_secs(10)).await;
+        // Room for a second call of any of them to arrive.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let mut expected = vec![
+            (by_user.id.to_string(), "completed_by_user".to_owned()),
+            (by_action.id.to_string(), "ended_by_action".to_owned()),
+            (at_limit.id.to_string(), "max_messages".to_owned()),
+        ];
+        expected.sort();
+        assert_eq!(ends(&hook), expected);
     }
 );
 

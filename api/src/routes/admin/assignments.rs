@@ -4,26 +4,13 @@
 //! window is checked as it stands after the update.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{assignments, query::assignments as q};
+use parley_entity::{assignments, error::Result, query::assignments as q};
 use parley_protocol::config::ConfigOverrides;
-use poem::web::Data;
-use poem_openapi::{
-    ApiResponse, Object, OpenApi,
-    param::{Path, Query},
-    payload::Json,
-    types::MaybeUndefined,
-};
+use poem_openapi::{Object, types::MaybeUndefined};
 use uuid::Uuid;
 
-use super::Deleted;
-use crate::{
-    auth::AdminAuth,
-    error::{ApiResult, statuses},
-    pagination::{self, Limit, Page},
-    routes::ApiTags,
-    state::AppState,
-    types::Text,
-};
+use super::resource::{IntoChanges, IntoNew, admin_api};
+use crate::{state::AppState, types::Text};
 
 /// A task in a class, done in sessions with one tool.
 #[derive(Debug, Object)]
@@ -104,136 +91,58 @@ fn change<T>(value: MaybeUndefined<T>) -> Option<Option<T>> {
     }
 }
 
-#[derive(ApiResponse)]
-pub enum CreatedAssignment {
-    /// The assignment was created.
-    #[oai(status = 201)]
-    Created(Json<Assignment>, #[oai(header = "Location")] String),
+impl IntoNew<assignments::Entity> for CreateAssignment {
+    fn into_new(self, _: &AppState) -> Result<q::NewAssignment> {
+        Ok(q::NewAssignment {
+            class_id: self.class_id,
+            tool_id: self.tool_id,
+            title: self.title.into(),
+            instructions: self.instructions.into(),
+            config: self.config,
+            available_at: self.available_at,
+            closes_at: self.closes_at,
+        })
+    }
 }
 
-pub struct AssignmentsAdminApi;
+impl IntoChanges<assignments::Entity> for UpdateAssignment {
+    fn into_changes(self, _: &AppState) -> Result<q::AssignmentChanges> {
+        Ok(q::AssignmentChanges {
+            title: self.title.map(Into::into),
+            instructions: self.instructions.map(Into::into),
+            config: self.config,
+            available_at: change(self.available_at),
+            closes_at: change(self.closes_at),
+        })
+    }
+}
 
-#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
-impl AssignmentsAdminApi {
+admin_api! {
+    AssignmentsAdminApi for Assignment(assignments::Entity) at "/v1/admin/assignments";
     /// Create an assignment
     ///
     /// 422 `class_not_found` or `tool_not_found` when either does not exist,
     /// `invalid_window` when it closes before it opens.
-    #[oai(
-        path = "/assignments",
-        method = "post",
-        operation_id = "admin_create_assignment"
-    )]
-    async fn create_assignment(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        body: Json<CreateAssignment>,
-    ) -> ApiResult<CreatedAssignment, statuses::AdminCreate> {
-        let body = body.0;
-        let new = q::NewAssignment {
-            class_id: body.class_id,
-            tool_id: body.tool_id,
-            title: body.title.into(),
-            instructions: body.instructions.into(),
-            config: body.config,
-            available_at: body.available_at,
-            closes_at: body.closes_at,
-        };
-        let assignment = q::create(&state.db, new).await?;
-        let location = format!("/v1/admin/assignments/{}", assignment.id);
-        Ok(CreatedAssignment::Created(
-            Json(assignment.into()),
-            location,
-        ))
-    }
-
+    create "/assignments" "admin_create_assignment" CreateAssignment
+        => CreatedAssignment "The assignment was created.";
     /// List assignments
     ///
     /// Newest first; only those of one class when `class_id` is given.
-    #[oai(
-        path = "/assignments",
-        method = "get",
-        operation_id = "admin_list_assignments"
-    )]
-    async fn list_assignments(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
+    list "/assignments" "admin_list_assignments" filter
         /// Only the assignments of this class.
-        class_id: Query<Option<Uuid>>,
-        /// Page size.
-        limit: Query<Option<Limit>>,
-        /// `next_cursor` of the previous page.
-        cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Assignment>>, statuses::AdminList> {
-        let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        Ok(Json(Page::from_rows(
-            q::list(&state.db, class_id.0, page).await?,
-            Assignment::from,
-        )))
-    }
-
+        class_id: Option<Uuid>;
     /// Get an assignment
-    #[oai(
-        path = "/assignments/:id",
-        method = "get",
-        operation_id = "admin_get_assignment"
-    )]
-    async fn get_assignment(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Json<Assignment>, statuses::AdminRead> {
-        Ok(Json(q::get(&state.db, id.0).await?.into()))
-    }
-
+    get "/assignments/:id" "admin_get_assignment";
     /// Update an assignment
     ///
     /// `available_at` and `closes_at` may be cleared with `null`. 422 `invalid_window`
     /// when the window after the update closes before it opens.
-    #[oai(
-        path = "/assignments/:id",
-        method = "patch",
-        operation_id = "admin_update_assignment"
-    )]
-    async fn update_assignment(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        body: Json<UpdateAssignment>,
-    ) -> ApiResult<Json<Assignment>, statuses::AdminWrite> {
-        let body = body.0;
-        let changes = q::AssignmentChanges {
-            title: body.title.map(Into::into),
-            instructions: body.instructions.map(Into::into),
-            config: body.config,
-            available_at: change(body.available_at),
-            closes_at: change(body.closes_at),
-        };
-        Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
-    }
-
+    update "/assignments/:id" "admin_update_assignment" UpdateAssignment;
     /// Delete an assignment
     ///
     /// Also deletes its submissions. Sessions opened under it are kept, with
     /// `assignment_id` and `submission_id` cleared.
-    #[oai(
-        path = "/assignments/:id",
-        method = "delete",
-        operation_id = "admin_delete_assignment"
-    )]
-    async fn delete_assignment(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Deleted, statuses::AdminDelete> {
-        q::delete(&state.db, id.0).await?;
-        Ok(Deleted::NoContent)
-    }
+    delete "/assignments/:id" "admin_delete_assignment";
 }
 
 #[cfg(test)]

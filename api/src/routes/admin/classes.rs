@@ -3,24 +3,12 @@
 //! Enrolments are listed by user id, newest users first, like group members.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{classes, enrollments, query::classes as q};
-use poem::web::Data;
-use poem_openapi::{
-    ApiResponse, Object, OpenApi,
-    param::{Path, Query},
-    payload::Json,
-};
+use parley_entity::{classes, enrollments, error::Result, query::classes as q};
+use poem_openapi::Object;
 use uuid::Uuid;
 
-use super::Deleted;
-use crate::{
-    auth::AdminAuth,
-    error::{ApiResult, statuses},
-    pagination::{self, Limit, Page},
-    routes::{ApiTags, views::EnrollmentRole},
-    state::AppState,
-    types::Text,
-};
+use super::resource::{IntoChanges, IntoNew, admin_api};
+use crate::{routes::views::EnrollmentRole, state::AppState, types::Text};
 
 /// A course inside a group.
 #[derive(Debug, Object)]
@@ -93,176 +81,56 @@ pub struct PutEnrollment {
     pub role: EnrollmentRole,
 }
 
-#[derive(ApiResponse)]
-pub enum CreatedClass {
-    /// The class was created.
-    #[oai(status = 201)]
-    Created(Json<Class>, #[oai(header = "Location")] String),
+impl IntoNew<classes::Entity> for CreateClass {
+    fn into_new(self, _: &AppState) -> Result<q::NewClass> {
+        Ok(q::NewClass {
+            group_id: self.group_id,
+            name: self.name.into(),
+        })
+    }
 }
 
-pub struct ClassesAdminApi;
+impl IntoChanges<classes::Entity> for UpdateClass {
+    fn into_changes(self, _: &AppState) -> Result<q::ClassChanges> {
+        Ok(q::ClassChanges {
+            name: self.name.map(Into::into),
+        })
+    }
+}
 
-#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
-impl ClassesAdminApi {
+admin_api! {
+    ClassesAdminApi for Class(classes::Entity) at "/v1/admin/classes";
     /// Create a class
     ///
     /// 422 `group_not_found` when the group does not exist.
-    #[oai(
-        path = "/classes",
-        method = "post",
-        operation_id = "admin_create_class"
-    )]
-    async fn create_class(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        body: Json<CreateClass>,
-    ) -> ApiResult<CreatedClass, statuses::AdminCreate> {
-        let new = q::NewClass {
-            group_id: body.0.group_id,
-            name: body.0.name.into(),
-        };
-        let class = q::create(&state.db, new).await?;
-        let location = format!("/v1/admin/classes/{}", class.id);
-        Ok(CreatedClass::Created(Json(class.into()), location))
-    }
-
+    create "/classes" "admin_create_class" CreateClass
+        => CreatedClass "The class was created.";
     /// List classes
     ///
     /// Newest first.
-    #[oai(path = "/classes", method = "get", operation_id = "admin_list_classes")]
-    async fn list_classes(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        /// Page size.
-        limit: Query<Option<Limit>>,
-        /// `next_cursor` of the previous page.
-        cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Class>>, statuses::AdminList> {
-        let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        Ok(Json(Page::from_rows(
-            q::list(&state.db, page).await?,
-            Class::from,
-        )))
-    }
-
+    list "/classes" "admin_list_classes";
     /// Get a class
-    #[oai(
-        path = "/classes/:id",
-        method = "get",
-        operation_id = "admin_get_class"
-    )]
-    async fn get_class(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Json<Class>, statuses::AdminRead> {
-        Ok(Json(q::get(&state.db, id.0).await?.into()))
-    }
-
+    get "/classes/:id" "admin_get_class";
     /// Update a class
-    #[oai(
-        path = "/classes/:id",
-        method = "patch",
-        operation_id = "admin_update_class"
-    )]
-    async fn update_class(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        body: Json<UpdateClass>,
-    ) -> ApiResult<Json<Class>, statuses::AdminWrite> {
-        let changes = q::ClassChanges {
-            name: body.0.name.map(Into::into),
-        };
-        Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
-    }
-
+    update "/classes/:id" "admin_update_class" UpdateClass;
     /// Delete a class
     ///
     /// Also deletes its enrolments and assignments, and the submissions of those
     /// assignments. Sessions opened under them are kept, with `assignment_id` and
     /// `submission_id` cleared.
-    #[oai(
-        path = "/classes/:id",
-        method = "delete",
-        operation_id = "admin_delete_class"
-    )]
-    async fn delete_class(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Deleted, statuses::AdminDelete> {
-        q::delete(&state.db, id.0).await?;
-        Ok(Deleted::NoContent)
-    }
-
+    delete "/classes/:id" "admin_delete_class";
+    members Enrollment(enrollments::Entity), PutEnrollment;
     /// Enrol a user in a class
     ///
     /// Idempotent: enrols the user with this role, or changes their role. 404 when the
     /// class or the user does not exist.
-    #[oai(
-        path = "/classes/:id/enrollments/:user_id",
-        method = "put",
-        operation_id = "admin_put_enrollment"
-    )]
-    async fn put_enrollment(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        user_id: Path<Uuid>,
-        body: Json<PutEnrollment>,
-    ) -> ApiResult<Json<Enrollment>, statuses::AdminWrite> {
-        let enrollment = q::put_enrollment(&state.db, id.0, user_id.0, body.0.role.into()).await?;
-        Ok(Json(enrollment.into()))
-    }
-
+    put "/classes/:id/enrollments/:user_id" "admin_put_enrollment";
     /// Remove a user from a class
     ///
     /// 404 when the user is not enrolled in the class.
-    #[oai(
-        path = "/classes/:id/enrollments/:user_id",
-        method = "delete",
-        operation_id = "admin_remove_enrollment"
-    )]
-    async fn remove_enrollment(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        user_id: Path<Uuid>,
-    ) -> ApiResult<Deleted, statuses::AdminDelete> {
-        q::remove_enrollment(&state.db, id.0, user_id.0).await?;
-        Ok(Deleted::NoContent)
-    }
-
+    remove "/classes/:id/enrollments/:user_id" "admin_remove_enrollment";
     /// List a class's enrolments
     ///
     /// By user id, newest users first.
-    #[oai(
-        path = "/classes/:id/enrollments",
-        method = "get",
-        operation_id = "admin_list_enrollments"
-    )]
-    async fn list_enrollments(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        /// Page size.
-        limit: Query<Option<Limit>>,
-        /// `next_cursor` of the previous page.
-        cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Enrollment>>, statuses::AdminListOf> {
-        let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        Ok(Json(Page::from_rows(
-            q::list_enrollments(&state.db, id.0, page).await?,
-            Enrollment::from,
-        )))
-    }
+    list "/classes/:id/enrollments" "admin_list_enrollments";
 }

@@ -5,7 +5,9 @@
 //! classes and their enrolments, assignments; and the dashboard's figures: usage, block
 //! metrics and prompt statistics ([`metrics`]), the model providers and their
 //! breakers ([`providers`]), a session's moderation record ([`audit`]). Lists are cursor-paginated, creates answer
-//! 201 with a `Location` header, deletes answer 204 ([`Deleted`]).
+//! 201 with a `Location` header, deletes answer 204 ([`Deleted`]). The standard operations
+//! of users, groups, tools, classes and assignments are one implementation
+//! ([`resource`]).
 
 pub mod assignments;
 pub mod audit;
@@ -13,6 +15,7 @@ pub mod classes;
 pub mod groups;
 pub mod metrics;
 pub mod providers;
+pub mod resource;
 pub mod tools;
 pub mod users;
 
@@ -29,6 +32,7 @@ pub enum Deleted {
 /// The admin APIs of the document.
 pub type AdminApi = (
     users::UsersAdminApi,
+    users::TokensAdminApi,
     groups::GroupsAdminApi,
     tools::ToolsAdminApi,
     classes::ClassesAdminApi,
@@ -41,6 +45,7 @@ pub type AdminApi = (
 pub fn api() -> AdminApi {
     (
         users::UsersAdminApi,
+        users::TokensAdminApi,
         groups::GroupsAdminApi,
         tools::ToolsAdminApi,
         classes::ClassesAdminApi,

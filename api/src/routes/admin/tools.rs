@@ -6,29 +6,14 @@
 //! still loads.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{
-    query::{page, tools as q},
-    tools,
-};
+use parley_entity::{error::Result, query::tools as q, tools};
 use parley_protocol::config::ToolDefinition;
-use poem::web::Data;
-use poem_openapi::{
-    ApiResponse, Object, OpenApi,
-    param::{Path, Query},
-    payload::Json,
-};
+use poem_openapi::Object;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::Deleted;
-use crate::{
-    auth::AdminAuth,
-    error::{ApiResult, statuses},
-    pagination::{self, Limit, Page},
-    routes::ApiTags,
-    state::AppState,
-    types::Text,
-};
+use super::resource::{IntoChanges, IntoNew, admin_api};
+use crate::{state::AppState, types::Text};
 
 /// A chat tool with its full definition.
 #[derive(Debug, Object)]
@@ -122,17 +107,33 @@ pub struct UpdateTool {
     pub definition: Option<ToolDefinition>,
 }
 
-#[derive(ApiResponse)]
-pub enum CreatedTool {
-    /// The tool was created.
-    #[oai(status = 201)]
-    Created(Json<Tool>, #[oai(header = "Location")] String),
+impl IntoNew<tools::Entity> for CreateTool {
+    fn into_new(self, state: &AppState) -> Result<q::NewTool> {
+        check_functions(state, &self.definition)?;
+        Ok(q::NewTool {
+            group_id: self.group_id,
+            name: self.name.into(),
+            kind: self.kind.into(),
+            definition: self.definition,
+        })
+    }
 }
 
-pub struct ToolsAdminApi;
+impl IntoChanges<tools::Entity> for UpdateTool {
+    fn into_changes(self, state: &AppState) -> Result<q::ToolChanges> {
+        if let Some(definition) = &self.definition {
+            check_functions(state, definition)?;
+        }
+        Ok(q::ToolChanges {
+            name: self.name.map(Into::into),
+            kind: self.kind.map(Into::into),
+            definition: self.definition,
+        })
+    }
+}
 
-#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
-impl ToolsAdminApi {
+admin_api! {
+    ToolsAdminApi for Tool(tools::Entity) at "/v1/admin/tools";
     /// Create a tool
     ///
     /// 422 `group_not_found` when the group does not exist, `unknown_function` when the
@@ -140,108 +141,24 @@ impl ToolsAdminApi {
     /// `unknown_payload_type` when it enables a payload type the model cannot write (see
     /// `GET /v1/payload-types`), `unknown_module` when it names a module the deployment
     /// does not have, `invalid_module_config` when a module's `config` does not suit it.
-    #[oai(path = "/tools", method = "post", operation_id = "admin_create_tool")]
-    async fn create_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        body: Json<CreateTool>,
-    ) -> ApiResult<CreatedTool, statuses::AdminCreate> {
-        let body = body.0;
-        check_functions(&state, &body.definition)?;
-        let new = q::NewTool {
-            group_id: body.group_id,
-            name: body.name.into(),
-            kind: body.kind.into(),
-            definition: body.definition,
-        };
-        let tool = Tool::from(q::create(&state.db, new).await?);
-        let location = format!("/v1/admin/tools/{}", tool.id);
-        Ok(CreatedTool::Created(Json(tool), location))
-    }
-
+    create "/tools" "admin_create_tool" CreateTool
+        => CreatedTool "The tool was created.";
     /// List tools
     ///
     /// Every tool of every group, newest first, with full definitions.
-    #[oai(path = "/tools", method = "get", operation_id = "admin_list_tools")]
-    async fn list_tools(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        /// Page size.
-        limit: Query<Option<Limit>>,
-        /// `next_cursor` of the previous page.
-        cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<Tool>>, statuses::AdminList> {
-        let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = q::list(&state.db, page).await?;
-        let items = rows.items.into_iter().map(Tool::from).collect();
-        Ok(Json(Page::from_rows(
-            page::Page {
-                items,
-                next: rows.next,
-            },
-            |tool| tool,
-        )))
-    }
-
+    list "/tools" "admin_list_tools";
     /// Get a tool
-    #[oai(path = "/tools/:id", method = "get", operation_id = "admin_get_tool")]
-    async fn get_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Json<Tool>, statuses::AdminRead> {
-        Ok(Json(q::get(&state.db, id.0).await?.into()))
-    }
-
+    get "/tools/:id" "admin_get_tool";
     /// Update a tool
     ///
     /// New sessions use the new definition; open sessions keep the config they started
     /// with. 422 `unknown_function` and `unknown_payload_type` as on create.
-    #[oai(
-        path = "/tools/:id",
-        method = "patch",
-        operation_id = "admin_update_tool"
-    )]
-    async fn update_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        body: Json<UpdateTool>,
-    ) -> ApiResult<Json<Tool>, statuses::AdminWrite> {
-        let body = body.0;
-        if let Some(definition) = &body.definition {
-            check_functions(&state, definition)?;
-        }
-        let changes = q::ToolChanges {
-            name: body.name.map(Into::into),
-            kind: body.kind.map(Into::into),
-            definition: body.definition,
-        };
-        Ok(Json(q::update(&state.db, id.0, changes).await?.into()))
-    }
-
+    update "/tools/:id" "admin_update_tool" UpdateTool;
     /// Delete a tool
     ///
     /// 409 `tool_in_use` while sessions or assignments use it: those are records, so a
     /// used tool is kept.
-    #[oai(
-        path = "/tools/:id",
-        method = "delete",
-        operation_id = "admin_delete_tool"
-    )]
-    async fn delete_tool(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Deleted, statuses::AdminDelete> {
-        q::delete(&state.db, id.0).await?;
-        Ok(Deleted::NoContent)
-    }
+    delete "/tools/:id" "admin_delete_tool";
 }
 
 #[cfg(test)]

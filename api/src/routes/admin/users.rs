@@ -3,23 +3,19 @@
 use chrono::{DateTime, Utc};
 use parley_entity::{
     api_tokens,
-    error::Error,
+    error::Result,
     query::{tokens, users as q},
     users,
 };
+use parley_service::admin::NewToken;
 use poem::web::Data;
-use poem_openapi::{
-    ApiResponse, Object, OpenApi,
-    param::{Path, Query},
-    payload::Json,
-};
+use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use uuid::Uuid;
 
-use super::Deleted;
+use super::resource::{IntoChanges, IntoNew, actor, admin_api};
 use crate::{
     auth::{self, AdminAuth},
     error::{ApiResult, statuses},
-    pagination::{self, Limit, Page},
     routes::{ApiTags, views::UserRole},
     state::AppState,
     types::{Email, Text, texts},
@@ -144,146 +140,70 @@ pub struct TokenList {
 }
 
 #[derive(ApiResponse)]
-pub enum CreatedUser {
-    /// The user was created.
-    #[oai(status = 201)]
-    Created(Json<User>, #[oai(header = "Location")] String),
-}
-
-#[derive(ApiResponse)]
 pub enum CreatedTokenResponse {
     /// The token was created; its secret is in the body, once.
     #[oai(status = 201)]
     Created(Json<CreatedToken>),
 }
 
-pub struct UsersAdminApi;
-
-#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
-impl UsersAdminApi {
-    /// Create a user
-    #[oai(path = "/users", method = "post", operation_id = "admin_create_user")]
-    async fn create_user(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        body: Json<CreateUser>,
-    ) -> ApiResult<CreatedUser, statuses::AdminCreate> {
-        let body = body.0;
-        let new = q::NewUser {
-            email: body.email.into_inner(),
-            name: body.name.into(),
-            role: body.role.into(),
-            permissions: texts(body.permissions),
-        };
-        let user = q::create(&state.db, new).await?;
-        let location = format!("/v1/admin/users/{}", user.id);
-        Ok(CreatedUser::Created(Json(user.into()), location))
+impl IntoNew<users::Entity> for CreateUser {
+    fn into_new(self, _: &AppState) -> Result<q::NewUser> {
+        Ok(q::NewUser {
+            email: self.email.into_inner(),
+            name: self.name.into(),
+            role: self.role.into(),
+            permissions: texts(self.permissions),
+        })
     }
+}
 
+impl IntoChanges<users::Entity> for UpdateUser {
+    fn into_changes(self, _: &AppState) -> Result<q::UserChanges> {
+        Ok(q::UserChanges {
+            name: self.name.map(Into::into),
+            role: self.role.map(Into::into),
+            permissions: self.permissions.map(texts),
+            disabled: self.disabled,
+        })
+    }
+}
+
+/// A disabled user's open feeds on this process close now (the others learn it from
+/// the database within seconds).
+fn note_disabled(state: &AppState, user: &users::Model) {
+    if user.disabled_at.is_some() {
+        let disabled = tokens::Revoked {
+            users: vec![user.id],
+            ..Default::default()
+        };
+        state.revocations.note(&disabled, chrono::Utc::now());
+    }
+}
+
+admin_api! {
+    UsersAdminApi for User(users::Entity) at "/v1/admin/users" then note_disabled;
+    /// Create a user
+    create "/users" "admin_create_user" CreateUser
+        => CreatedUser "The user was created.";
     /// List users
     ///
     /// Newest first.
-    #[oai(path = "/users", method = "get", operation_id = "admin_list_users")]
-    async fn list_users(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        /// Page size.
-        limit: Query<Option<Limit>>,
-        /// `next_cursor` of the previous page.
-        cursor: Query<Option<String>>,
-    ) -> ApiResult<Json<Page<User>>, statuses::AdminList> {
-        let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        Ok(Json(Page::from_rows(
-            q::list(&state.db, page).await?,
-            User::from,
-        )))
-    }
-
+    list "/users" "admin_list_users";
     /// Get a user
-    #[oai(path = "/users/:id", method = "get", operation_id = "admin_get_user")]
-    async fn get_user(
-        &self,
-        _auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Json<User>, statuses::AdminRead> {
-        Ok(Json(q::get(&state.db, id.0).await?.into()))
-    }
-
+    get "/users/:id" "admin_get_user";
     /// Update a user
-    #[oai(
-        path = "/users/:id",
-        method = "patch",
-        operation_id = "admin_update_user"
-    )]
-    async fn update_user(
-        &self,
-        auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-        body: Json<UpdateUser>,
-    ) -> ApiResult<Json<User>, statuses::AdminWrite> {
-        let admin = &auth.0;
-        let body = body.0;
-        if admin.user_id == id.0 && body.role.is_some_and(|r| r != UserRole::Admin) {
-            return Err(Error::conflict(
-                "cannot_demote_self",
-                "an administrator cannot remove their own admin role",
-            )
-            .into());
-        }
-        if admin.user_id == id.0 && body.disabled == Some(true) {
-            return Err(Error::conflict(
-                "cannot_disable_self",
-                "an administrator cannot disable themselves",
-            )
-            .into());
-        }
-        let changes = q::UserChanges {
-            name: body.name.map(Into::into),
-            role: body.role.map(Into::into),
-            permissions: body.permissions.map(texts),
-            disabled: body.disabled,
-        };
-        let user = q::update(&state.db, id.0, changes).await?;
-        if user.disabled_at.is_some() {
-            let disabled = tokens::Revoked {
-                users: vec![user.id],
-                ..Default::default()
-            };
-            state.revocations.note(&disabled, chrono::Utc::now());
-        }
-        Ok(Json(user.into()))
-    }
-
+    update "/users/:id" "admin_update_user" UpdateUser;
     /// Delete a user
     ///
     /// Removes the user with their tokens and memberships; 409 when they have sessions.
-    #[oai(
-        path = "/users/:id",
-        method = "delete",
-        operation_id = "admin_delete_user"
-    )]
-    async fn delete_user(
-        &self,
-        auth: AdminAuth,
-        state: Data<&AppState>,
-        id: Path<Uuid>,
-    ) -> ApiResult<Deleted, statuses::AdminDelete> {
-        let admin = &auth.0;
-        if admin.user_id == id.0 {
-            return Err(Error::conflict(
-                "cannot_delete_self",
-                "an administrator cannot delete themselves",
-            )
-            .into());
-        }
-        q::delete(&state.db, id.0).await?;
-        Ok(Deleted::NoContent)
-    }
+    delete "/users/:id" "admin_delete_user";
+}
 
+/// A user's API tokens.
+pub struct TokensAdminApi;
+
+#[OpenApi(prefix_path = "/v1/admin", tag = "ApiTags::Admin")]
+impl TokensAdminApi {
     /// Create a token for a user
     ///
     /// The secret is in the response and nowhere else; only its hash is stored.
@@ -299,16 +219,14 @@ impl UsersAdminApi {
         id: Path<Uuid>,
         body: Json<CreateToken>,
     ) -> ApiResult<CreatedTokenResponse, statuses::AdminWrite> {
-        let user = q::get(&state.db, id.0).await?;
         let minted = auth::mint_token();
-        let row = tokens::NewTokenRow {
-            user_id: user.id,
+        let new = NewToken {
             name: body.0.name.into(),
-            token_hash: minted.hash,
+            hash: minted.hash,
             prefix: minted.display_prefix,
             expires_at: body.0.expires_at,
         };
-        let token = tokens::insert(&state.db, row).await?;
+        let token = state.admin().create_token(id.0, new).await?;
         Ok(CreatedTokenResponse::Created(Json(CreatedToken {
             token: token.into(),
             secret: minted.secret,
@@ -329,12 +247,8 @@ impl UsersAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<TokenList>, statuses::AdminRead> {
-        let user = q::get(&state.db, id.0).await?;
-        let items = tokens::list_for_user(&state.db, user.id)
-            .await?
-            .into_iter()
-            .map(Token::from)
-            .collect();
+        let items = state.admin().tokens(id.0).await?;
+        let items = items.into_iter().map(Token::from).collect();
         Ok(Json(TokenList { items }))
     }
 
@@ -348,7 +262,7 @@ impl UsersAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Token>, statuses::AdminRead> {
-        Ok(Json(tokens::get(&state.db, id.0).await?.into()))
+        Ok(Json(state.admin().token(id.0).await?.into()))
     }
 
     /// Revoke a token
@@ -368,14 +282,7 @@ impl UsersAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Token>, statuses::AdminDelete> {
-        if auth.0.token_id == id.0 {
-            return Err(Error::conflict(
-                "token_in_use",
-                "an administrator cannot revoke the token this request uses",
-            )
-            .into());
-        }
-        let token = tokens::revoke(&state.db, id.0).await?;
+        let token = state.admin().revoke_token(&actor(&auth.0), id.0).await?;
         let revoked = tokens::Revoked {
             tokens: vec![token.id],
             ..Default::default()

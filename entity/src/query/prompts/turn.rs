@@ -125,10 +125,18 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
         });
     }
     if let Some(limit) = crate::query::sessions::limit_reached(&session, now) {
-        crate::query::sessions::end(&txn, session.id, limit.end_reason(), now).await?;
+        let ended = crate::query::sessions::end(&txn, session.id, limit.end_reason(), now).await?;
         txn.commit()
             .await
             .context("ending a session at its limit")?;
+        // Only the turn that ended the session answers with the limit (its `session:end`
+        // fires once); one that raced it finds the session completed.
+        if ended.is_none() {
+            return Err(Error::conflict(
+                "session_completed",
+                "the session is completed",
+            ));
+        }
         return Err(Error::conflict(
             limit.code(),
             format!(

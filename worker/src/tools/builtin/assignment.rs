@@ -44,7 +44,7 @@ impl Function for AssignmentInfo {
             .ok_or_else(|| {
                 FunctionError::Failed("this conversation is not for an assignment".into())
             })?;
-        let assignment = query::assignments::get(&ctx.db, id)
+        let assignment = query::resource::get::<parley_entity::assignments::Entity, _>(&ctx.db, id)
             .await
             .map_err(|err| match err {
                 parley_entity::error::Error::NotFound { .. } => {

@@ -1,0 +1,144 @@
+//! The session service: how a session starts and every way it ends, beside the
+//! [`TurnService`](crate::TurnService) that runs the turns inside it.
+//!
+//! A session starts when a user opens one (`POST /v1/sessions`, `/v1/ask`, the
+//! OpenAI-compatible surface) and ends in one of four ways: its owner completes it
+//! (`POST …/complete`), an answer's `end_session` action is run, a turn finds it past a
+//! limit of its config (`max_messages`, `max_session_duration_s`; the turn's own
+//! transaction completes it), or the schedule finds it idle. Each end is a guarded
+//! update — only an active session is completed — so however many processes race to end
+//! a session, one of them does, and that one fires `session:end`.
+//!
+//! `session:start` and `session:end` (module hooks, DESIGN §8) fire in one place,
+//! [`SessionService::fire`], on a task of their own: a caller never waits for a module.
+
+use std::time::Duration;
+
+use parley_entity::{
+    error::{Error, Result},
+    query::{
+        self,
+        sessions::{self as q, OpenSession, Opener, SessionLimit},
+    },
+    sessions,
+};
+use parley_protocol::hooks::Hook;
+use sea_orm::DatabaseConnection;
+use uuid::Uuid;
+
+use crate::modules::{ModuleCatalog, runner};
+
+/// Why an owner's session ends on request (its `end_reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    /// `POST /v1/sessions/{id}/complete`.
+    ByUser,
+    /// The `end_session` action an answer offered.
+    ByAction,
+}
+
+impl Completion {
+    pub fn end_reason(self) -> &'static str {
+        match self {
+            Self::ByUser => "completed_by_user",
+            Self::ByAction => "ended_by_action",
+        }
+    }
+}
+
+/// The application layer of sessions; cheap to clone.
+#[derive(Clone)]
+pub struct SessionService {
+    db: DatabaseConnection,
+    /// The deployment's modules: the session hooks run those the session's config names.
+    modules: ModuleCatalog,
+}
+
+impl SessionService {
+    pub fn new(db: DatabaseConnection, modules: ModuleCatalog) -> Self {
+        Self { db, modules }
+    }
+
+    /// Opens a session (access, assignment window and config cascade are checked and
+    /// resolved by [`q::open`]), counts it and fires `session:start`.
+    #[tracing::instrument(skip_all, fields(tool_id = %request.tool_id), err(level = "debug"))]
+    pub async fn start(&self, who: Opener, request: OpenSession) -> Result<sessions::Model> {
+        let session = q::open(&self.db, who, request, query::now()).await?;
+        parley_runtime::metrics::metrics().sessions_created.inc();
+        self.fire(&session, Hook::SessionStart);
+        Ok(session)
+    }
+
+    /// Completes the owner's active session (404 when it is not theirs, 409
+    /// `session_completed` when it has ended already) and fires `session:end`.
+    #[tracing::instrument(skip_all, fields(session_id = %id), err(level = "debug"))]
+    pub async fn complete(
+        &self,
+        user_id: Uuid,
+        id: Uuid,
+        how: Completion,
+    ) -> Result<sessions::Model> {
+        let session = q::complete(&self.db, user_id, id, how.end_reason(), query::now()).await?;
+        self.fire(&session, Hook::SessionEnd);
+        Ok(session)
+    }
+
+    /// Called with the error a turn was refused with: when it says the session reached
+    /// a limit, the turn's transaction has just completed the session (only the turn
+    /// that ended it gets that error; later ones get `session_completed`), so
+    /// `session:end` fires for it.
+    pub async fn refused_turn(&self, session_id: Uuid, refusal: &Error) {
+        let Error::Conflict { code, .. } = refusal else {
+            return;
+        };
+        if ![SessionLimit::MaxMessages, SessionLimit::MaxDuration]
+            .iter()
+            .any(|limit| limit.code() == *code)
+        {
+            return;
+        }
+        match q::get(&self.db, session_id).await {
+            Ok(session) => self.fire(&session, Hook::SessionEnd),
+            Err(err) => tracing::warn!(error = %err, %session_id, "cannot fire session:end"),
+        }
+    }
+
+    /// One pass over idle sessions: completes those with no running prompt and no
+    /// activity for `idle` (at most `batch` a pass, `end_reason` `idle`) and fires their
+    /// `session:end`. A session another process ended first is skipped. Returns how
+    /// many this pass completed.
+    pub async fn close_idle(&self, idle: Duration, batch: u64) -> usize {
+        let idle = chrono::Duration::from_std(idle).unwrap_or(chrono::Duration::hours(24));
+        let now = query::now();
+        let sessions = match q::idle(&self.db, now - idle, batch).await {
+            Ok(sessions) => sessions,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot look for idle sessions");
+                return 0;
+            }
+        };
+        let mut closed = 0;
+        for session in sessions {
+            match q::end(&self.db, session.id, "idle", now).await {
+                Ok(Some(ended)) => {
+                    closed += 1;
+                    self.fire(&ended, Hook::SessionEnd);
+                }
+                Ok(None) => {}
+                Err(err) => {
+                    tracing::warn!(error = %err, session_id = %session.id, "cannot close an idle session")
+                }
+            }
+        }
+        if closed > 0 {
+            tracing::info!(closed, "completed idle sessions");
+        }
+        closed
+    }
+
+    /// Fires a session hook for the modules the session's config names: the one place
+    /// `session:start` and `session:end` fire.
+    fn fire(&self, session: &sessions::Model, hook: Hook) {
+        runner::session_hook(self.db.clone(), &self.modules, session.clone(), hook);
+    }
+}
