@@ -25,14 +25,15 @@ on_both_backends!(one_runner_takes_each_slot, |db| {
     finished(&db, "reap", winner, "ok: 3 re-enqueued", soon)
         .await
         .unwrap();
-    // After it, the next taker runs it.
+    // After it, the next taker (someone other than the winner) runs it.
     let later = t0 + chrono::Duration::seconds(60);
-    assert!(take_slot(&db, "reap", "w3", every, later).await.unwrap());
+    let next = if winner == "w3" { "w4" } else { "w3" };
+    assert!(take_slot(&db, "reap", next, every, later).await.unwrap());
     // The loser of a slot records nothing: the row is the taker's.
     finished(&db, "reap", winner, "late", later).await.unwrap();
     let rows = all(&db).await.unwrap();
     let reap = rows.iter().find(|r| r.name == "reap").unwrap();
-    assert_eq!(reap.runner.as_deref(), Some("w3"));
+    assert_eq!(reap.runner.as_deref(), Some(next));
     assert_eq!(reap.runs, 1);
     assert_eq!(reap.last_outcome.as_deref(), Some("ok: 3 re-enqueued"));
     assert_eq!(rows.len(), 2);
