@@ -1,22 +1,22 @@
-//! Ending an attempt: the terminal state and what it produced, then the hand-off of the
-//! session to its next waiting prompt. Also the two ways a finished prompt starts again
-//! or never starts: [`resume`] and [`abandon`].
+//! Ending an attempt: the terminal state and what it produced, written with the hand-off
+//! of the session to its next waiting prompt ([`handover`](super::handover)).
 
 use parley_protocol::{events::ResponseExtras, route::RouteDecision};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
-    FromQueryResult, QueryFilter, QueryOrder, QueryTrait,
+    FromQueryResult, QueryFilter, QueryTrait,
     prelude::DateTimeUtc,
-    sea_query::{
-        Alias, CommonTableExpression, Expr, ExprTrait, Order, Query, UpdateStatement, WithClause,
-    },
+    sea_query::{Alias, CommonTableExpression, Expr, ExprTrait, Query, WithClause},
 };
 use uuid::Uuid;
 
-use super::{UNFINISHED, find, get};
+use super::{
+    UNFINISHED,
+    handover::{counted_hand_over, release_session},
+};
 use crate::{
     enums::{ErrorCode, PromptState},
-    error::{Context, Error, Result},
+    error::{Context, Result},
     prompts,
     query::{
         batch::{self, Batch},
@@ -251,45 +251,6 @@ fn finish_update(
         .filter(prompts::Column::State.is_in(UNFINISHED))
 }
 
-/// The oldest prompt of the session waiting for it, other than `prompt_id`.
-fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::SelectStatement {
-    Query::select()
-        .column(prompts::Column::Id)
-        .from(prompts::Entity)
-        .and_where(prompts::Column::SessionId.eq(session_id))
-        .and_where(prompts::Column::State.eq(PromptState::Created))
-        .and_where(prompts::Column::Id.ne(prompt_id))
-        .order_by(prompts::Column::Id, Order::Asc)
-        .limit(1)
-        .to_owned()
-}
-
-/// The session's message counter and its hand-over to the next waiting prompt, only
-/// while `prompt` holds it: an `UPDATE … RETURNING message_count, active_prompt_id`.
-fn counted_hand_over(prompt: &prompts::Model, added: usize, now: DateTimeUtc) -> UpdateStatement {
-    Query::update()
-        .table(sessions::Entity)
-        .value(
-            sessions::Column::MessageCount,
-            Expr::col(sessions::Column::MessageCount).add(added as i32),
-        )
-        .value(sessions::Column::LastActivityAt, Expr::value(now))
-        .value(
-            sessions::Column::ActivePromptId,
-            Expr::SubQuery(
-                None,
-                Box::new(next_waiting(prompt.session_id, prompt.id).into()),
-            ),
-        )
-        .and_where(sessions::Column::Id.eq(prompt.session_id))
-        .and_where(sessions::Column::ActivePromptId.eq(prompt.id))
-        .returning(Query::returning().columns([
-            sessions::Column::MessageCount,
-            sessions::Column::ActivePromptId,
-        ]))
-        .to_owned()
-}
-
 /// A plain finish on SQLite in two round trips instead of seven: `BEGIN`, the session's
 /// hand-over, the messages (their `seq`s counted from the session's counter just
 /// raised), the blocks, the usage and the prompt's guarded `UPDATE`, in the general
@@ -452,214 +413,4 @@ fn cte(
         .query(query)
         .table_name(Alias::new(name))
         .to_owned()
-}
-
-/// Counts `added` messages on the session and, when `prompt_id` holds it, gives it to
-/// its oldest waiting prompt — one `UPDATE … RETURNING` (the next prompt is a subquery).
-/// Returns the message count after and the prompt handed to.
-async fn release_session<C: ConnectionTrait>(
-    txn: &C,
-    session_id: Uuid,
-    prompt_id: Uuid,
-    added: usize,
-    now: DateTimeUtc,
-) -> Result<(i32, Option<Uuid>)> {
-    let counted = || {
-        sessions::Entity::update_many()
-            .col_expr(
-                sessions::Column::MessageCount,
-                Expr::col(sessions::Column::MessageCount).add(added as i32),
-            )
-            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
-            .filter(sessions::Column::Id.eq(session_id))
-    };
-    let handed = counted()
-        .col_expr(
-            sessions::Column::ActivePromptId,
-            Expr::SubQuery(None, Box::new(next_waiting(session_id, prompt_id).into())),
-        )
-        .filter(sessions::Column::ActivePromptId.eq(prompt_id))
-        .exec_with_returning(txn)
-        .await
-        .context("handing the session to the next prompt")?;
-    if let Some(session) = handed.first() {
-        return Ok((session.message_count, session.active_prompt_id));
-    }
-    if added == 0 {
-        return Ok((0, None));
-    }
-    // The prompt did not hold the session (it was resumed or handed over meanwhile):
-    // only count its messages.
-    let session = counted()
-        .exec_with_returning(txn)
-        .await
-        .context("counting messages on their session")?;
-    let count = session
-        .first()
-        .map(|s| s.message_count)
-        .ok_or(Error::not_found("session"))?;
-    Ok((count, None))
-}
-
-/// Ends a prompt that no worker owns (cancelled before it ran) and hands the session on.
-pub async fn hand_over_after_cancel(
-    db: &DatabaseConnection,
-    prompt: &prompts::Model,
-    now: DateTimeUtc,
-) -> Result<Option<Uuid>> {
-    let txn = crate::query::begin_write(db, "starting a hand-over").await?;
-    let next = hand_over(&txn, prompt, now).await?;
-    txn.commit().await.context("committing a hand-over")?;
-    Ok(next)
-}
-
-/// Gives the session to its oldest waiting prompt (or none) if `prompt` held it.
-async fn hand_over<C: ConnectionTrait>(
-    db: &C,
-    prompt: &prompts::Model,
-    now: DateTimeUtc,
-) -> Result<Option<Uuid>> {
-    let next = prompts::Entity::find()
-        .filter(prompts::Column::SessionId.eq(prompt.session_id))
-        .filter(prompts::Column::State.eq(PromptState::Created))
-        .filter(prompts::Column::Id.ne(prompt.id))
-        .order_by_asc(prompts::Column::Id)
-        .one(db)
-        .await
-        .context("finding the next waiting prompt")?;
-    let next_id = next.as_ref().map(|p| p.id);
-    let handed = sessions::Entity::update_many()
-        .col_expr(sessions::Column::ActivePromptId, Expr::value(next_id))
-        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
-        .filter(sessions::Column::Id.eq(prompt.session_id))
-        .filter(sessions::Column::ActivePromptId.eq(prompt.id))
-        .exec(db)
-        .await
-        .context("handing the session to the next prompt")?;
-    Ok(if handed.rows_affected == 1 {
-        next_id
-    } else {
-        None
-    })
-}
-
-/// Puts a `failed` or `error` prompt back to `created` so its job can run again
-/// (409 `not_resumable` otherwise). The session must not be running another prompt. Its
-/// `seq_ceiling` goes up a block: the resume's event (appended above the ceiling less
-/// one) and the next attempt's stay above the numbers a feed rebuilt before gave out.
-pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Result<prompts::Model> {
-    let txn = crate::query::begin_write(db, "starting a resume").await?;
-    let prompt = get(&txn, id).await?;
-    if !prompt.state.is_resumable() {
-        return Err(Error::conflict(
-            "not_resumable",
-            "only failed or errored prompts can be resumed",
-        ));
-    }
-    let session = sessions::Entity::find_by_id(prompt.session_id)
-        .one(&txn)
-        .await
-        .context("reading the prompt's session")?
-        .ok_or(Error::not_found("session"))?;
-    if let Some(active) = session.active_prompt_id
-        && active != prompt.id
-        && find(&txn, active)
-            .await?
-            .is_some_and(|p| UNFINISHED.contains(&p.state))
-    {
-        return Err(Error::conflict(
-            "prompt_active",
-            "another prompt of this session is running",
-        ));
-    }
-    let reset = prompts::Entity::update_many()
-        .col_expr(prompts::Column::State, Expr::value(PromptState::Created))
-        .col_expr(
-            prompts::Column::CompletedAt,
-            Expr::value(Option::<DateTimeUtc>::None),
-        )
-        .col_expr(
-            prompts::Column::ErrorCode,
-            Expr::value(Option::<ErrorCode>::None),
-        )
-        .col_expr(prompts::Column::Error, Expr::value(Option::<String>::None))
-        .col_expr(
-            prompts::Column::SeqCeiling,
-            Expr::col(prompts::Column::SeqCeiling).add(super::SEQ_BLOCK),
-        )
-        .filter(prompts::Column::Id.eq(id))
-        .filter(prompts::Column::State.is_in([PromptState::Failed, PromptState::Error]))
-        .exec(&txn)
-        .await
-        .context("resetting a prompt for resume")?;
-    if reset.rows_affected == 0 {
-        return Err(Error::conflict(
-            "not_resumable",
-            "the prompt changed state meanwhile",
-        ));
-    }
-    sessions::Entity::update_many()
-        .col_expr(sessions::Column::ActivePromptId, Expr::value(prompt.id))
-        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
-        .filter(sessions::Column::Id.eq(prompt.session_id))
-        .exec(&txn)
-        .await
-        .context("making the resumed prompt active")?;
-    let prompt = get(&txn, id).await?;
-    txn.commit().await.context("committing a resume")?;
-    Ok(prompt)
-}
-
-/// Appends a turn's user message to `session_id` and names it on the prompt, in one
-/// transaction (so a repeated attempt finds and reuses it).
-pub async fn save_user_message(
-    db: &DatabaseConnection,
-    id: Uuid,
-    session_id: Uuid,
-    row: &MessageRow,
-    now: DateTimeUtc,
-) -> Result<()> {
-    let txn = crate::query::begin_write(db, "starting to save a user message").await?;
-    conversation::append_messages(&txn, session_id, std::slice::from_ref(row), now).await?;
-    set_user_message(&txn, id, row.id).await?;
-    txn.commit().await.context("committing a user message")
-}
-
-/// Records the user message a turn saved (so a repeated turn reuses it).
-pub async fn set_user_message<C: ConnectionTrait>(
-    db: &C,
-    id: Uuid,
-    message_id: Uuid,
-) -> Result<()> {
-    prompts::Entity::update_many()
-        .col_expr(prompts::Column::UserMessageId, Expr::value(message_id))
-        .filter(prompts::Column::Id.eq(id))
-        .exec(db)
-        .await
-        .context("recording the prompt's user message")?;
-    Ok(())
-}
-
-/// Gives up a prompt whose job could not be enqueued (the queue is down): it ends
-/// `failed` with [`ErrorCode::Unavailable`] (resumable) and the session moves on.
-/// Returns the next waiting prompt.
-pub async fn abandon(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Result<Option<Uuid>> {
-    let txn = crate::query::begin_write(db, "starting to abandon a prompt").await?;
-    let code = ErrorCode::Unavailable;
-    prompts::Entity::update_many()
-        .col_expr(prompts::Column::State, Expr::value(PromptState::Failed))
-        .col_expr(prompts::Column::CompletedAt, Expr::value(now))
-        .col_expr(prompts::Column::ErrorCode, Expr::value(code))
-        .col_expr(prompts::Column::Error, Expr::value(code.message()))
-        .filter(prompts::Column::Id.eq(id))
-        .filter(prompts::Column::State.eq(PromptState::Created))
-        .exec(&txn)
-        .await
-        .context("abandoning a prompt")?;
-    let prompt = get(&txn, id).await?;
-    let next = hand_over(&txn, &prompt, now).await?;
-    txn.commit()
-        .await
-        .context("committing an abandoned prompt")?;
-    Ok(next)
 }

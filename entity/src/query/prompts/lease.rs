@@ -4,7 +4,7 @@
 use chrono::Duration;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, FromQueryResult, QueryFilter,
-    QueryOrder, QueryTrait,
+    QueryOrder, QueryTrait, UpdateMany,
     prelude::DateTimeUtc,
     sea_query::{Asterisk, Expr, ExprTrait, Query},
 };
@@ -211,33 +211,36 @@ pub async fn renew_lease<C: ConnectionTrait>(
     worker: &str,
     until: DateTimeUtc,
 ) -> Result<bool> {
-    let renewed = prompts::Entity::update_many()
-        .col_expr(prompts::Column::LeaseExpiresAt, Expr::value(until))
-        .filter(prompts::Column::Id.eq(id))
-        .filter(prompts::Column::LeaseOwner.eq(worker))
-        .filter(prompts::Column::State.is_in(UNFINISHED))
-        .exec(db)
-        .await
-        .context("renewing a prompt lease")?;
-    Ok(renewed.rows_affected == 1)
+    let renew = prompts::Entity::update_many()
+        .col_expr(prompts::Column::LeaseExpiresAt, Expr::value(until));
+    while_held(
+        db,
+        renew,
+        id,
+        worker,
+        &UNFINISHED,
+        "renewing a prompt lease",
+    )
+    .await
 }
 
 /// Lets go of a prompt this worker holds without finishing it (a shutdown's drain
 /// deadline): its lease ends now, so the next worker's claim need not wait for it.
 /// False when this worker did not hold it.
 pub async fn release_lease<C: ConnectionTrait>(db: &C, id: Uuid, worker: &str) -> Result<bool> {
-    let released = prompts::Entity::update_many()
-        .col_expr(
-            prompts::Column::LeaseExpiresAt,
-            Expr::value(DateTimeUtc::UNIX_EPOCH),
-        )
-        .filter(prompts::Column::Id.eq(id))
-        .filter(prompts::Column::LeaseOwner.eq(worker))
-        .filter(prompts::Column::State.is_in(UNFINISHED))
-        .exec(db)
-        .await
-        .context("releasing a prompt lease")?;
-    Ok(released.rows_affected == 1)
+    let release = prompts::Entity::update_many().col_expr(
+        prompts::Column::LeaseExpiresAt,
+        Expr::value(DateTimeUtc::UNIX_EPOCH),
+    );
+    while_held(
+        db,
+        release,
+        id,
+        worker,
+        &UNFINISHED,
+        "releasing a prompt lease",
+    )
+    .await
 }
 
 /// Moves a running prompt between `in_progress` and `waiting_for_tools` (while its
@@ -256,15 +259,37 @@ pub async fn set_state<C: ConnectionTrait>(
             format!("{state} is not a running state"),
         ));
     }
-    let changed = prompts::Entity::update_many()
-        .col_expr(prompts::Column::State, Expr::value(state))
+    let change =
+        prompts::Entity::update_many().col_expr(prompts::Column::State, Expr::value(state));
+    while_held(
+        db,
+        change,
+        id,
+        worker,
+        &running,
+        "changing a running prompt's state",
+    )
+    .await
+}
+
+/// Runs `update` on prompt `id` only while `worker` holds its lease and it is in one of
+/// `states`: true when it took, false when the worker no longer holds the prompt.
+async fn while_held<C: ConnectionTrait>(
+    db: &C,
+    update: UpdateMany<prompts::Entity>,
+    id: Uuid,
+    worker: &str,
+    states: &[PromptState],
+    doing: &str,
+) -> Result<bool> {
+    let updated = update
         .filter(prompts::Column::Id.eq(id))
         .filter(prompts::Column::LeaseOwner.eq(worker))
-        .filter(prompts::Column::State.is_in(running))
+        .filter(prompts::Column::State.is_in(states.iter().copied()))
         .exec(db)
         .await
-        .context("changing a running prompt's state")?;
-    Ok(changed.rows_affected == 1)
+        .context(doing)?;
+    Ok(updated.rows_affected == 1)
 }
 
 /// Whether a cancel was recorded for the prompt.

@@ -13,21 +13,23 @@
 //!
 //! * [`turn`] — recording a new turn under the session's active-prompt policy;
 //! * [`lease`] — claim, lease renewal, cancel requests, stranded prompts;
-//! * [`finish`] — ending an attempt, the hand-off to the next prompt, abandon, resume.
+//! * [`finish`] — ending an attempt, with [`handover`] of the session to the next prompt;
+//! * [`restart`] — resume and abandon.
 
 mod finish;
+mod handover;
 mod lease;
+mod restart;
 mod turn;
 
-pub use finish::{
-    Finished, Outcome, TurnWrites, abandon, finish, hand_over_after_cancel, resume,
-    save_user_message, set_user_message,
-};
+pub use finish::{Finished, Outcome, TurnWrites, finish};
+pub use handover::hand_over_after_cancel;
 pub use lease::{
     CANCEL_EVENTS, Claim, SEQ_BLOCK, cancel_requested, claim, raise_seq_ceiling, release_lease,
     renew_lease, request_cancel, set_state, stranded,
 };
-pub use turn::{NewTurn, OnActive, Turn, create_turn};
+pub use restart::{abandon, resume};
+pub use turn::{NewTurn, OnActive, Turn, create_turn, save_user_message, set_user_message};
 
 use sea_orm::{ConnectionTrait, EntityTrait};
 use uuid::Uuid;

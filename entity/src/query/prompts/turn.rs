@@ -9,7 +9,10 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::{UNFINISHED, find, lease::mark_cancel_requested};
-use crate::query::batch::{self, Batch};
+use crate::query::{
+    batch::{self, Batch},
+    conversation::{self, MessageRow},
+};
 use crate::{
     enums::{PromptState, SessionState},
     error::{Context, Error, Result},
@@ -452,4 +455,34 @@ fn new_prompt(
         created_at: Set(now),
         ..Default::default()
     }
+}
+
+/// Appends a turn's user message to `session_id` and names it on the prompt, in one
+/// transaction (so a repeated attempt finds and reuses it).
+pub async fn save_user_message(
+    db: &DatabaseConnection,
+    id: Uuid,
+    session_id: Uuid,
+    row: &MessageRow,
+    now: DateTimeUtc,
+) -> Result<()> {
+    let txn = crate::query::begin_write(db, "starting to save a user message").await?;
+    conversation::append_messages(&txn, session_id, std::slice::from_ref(row), now).await?;
+    set_user_message(&txn, id, row.id).await?;
+    txn.commit().await.context("committing a user message")
+}
+
+/// Records the user message a turn saved (so a repeated turn reuses it).
+pub async fn set_user_message<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    message_id: Uuid,
+) -> Result<()> {
+    prompts::Entity::update_many()
+        .col_expr(prompts::Column::UserMessageId, Expr::value(message_id))
+        .filter(prompts::Column::Id.eq(id))
+        .exec(db)
+        .await
+        .context("recording the prompt's user message")?;
+    Ok(())
 }

@@ -1,0 +1,148 @@
+//! The hand-off of a session to its oldest waiting prompt when the prompt holding it
+//! ends: counted with the finish's messages in one `UPDATE … RETURNING`, or on its own
+//! after a cancel or an abandon.
+
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    prelude::DateTimeUtc,
+    sea_query::{Expr, ExprTrait, Order, Query, UpdateStatement},
+};
+use uuid::Uuid;
+
+use crate::{
+    enums::PromptState,
+    error::{Context, Error, Result},
+    prompts, sessions,
+};
+
+/// The oldest prompt of the session waiting for it, other than `prompt_id`.
+fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::SelectStatement {
+    Query::select()
+        .column(prompts::Column::Id)
+        .from(prompts::Entity)
+        .and_where(prompts::Column::SessionId.eq(session_id))
+        .and_where(prompts::Column::State.eq(PromptState::Created))
+        .and_where(prompts::Column::Id.ne(prompt_id))
+        .order_by(prompts::Column::Id, Order::Asc)
+        .limit(1)
+        .to_owned()
+}
+
+/// The session's message counter and its hand-over to the next waiting prompt, only
+/// while `prompt` holds it: an `UPDATE … RETURNING message_count, active_prompt_id`.
+pub(super) fn counted_hand_over(
+    prompt: &prompts::Model,
+    added: usize,
+    now: DateTimeUtc,
+) -> UpdateStatement {
+    Query::update()
+        .table(sessions::Entity)
+        .value(
+            sessions::Column::MessageCount,
+            Expr::col(sessions::Column::MessageCount).add(added as i32),
+        )
+        .value(sessions::Column::LastActivityAt, Expr::value(now))
+        .value(
+            sessions::Column::ActivePromptId,
+            Expr::SubQuery(
+                None,
+                Box::new(next_waiting(prompt.session_id, prompt.id).into()),
+            ),
+        )
+        .and_where(sessions::Column::Id.eq(prompt.session_id))
+        .and_where(sessions::Column::ActivePromptId.eq(prompt.id))
+        .returning(Query::returning().columns([
+            sessions::Column::MessageCount,
+            sessions::Column::ActivePromptId,
+        ]))
+        .to_owned()
+}
+
+/// Counts `added` messages on the session and, when `prompt_id` holds it, gives it to
+/// its oldest waiting prompt — one `UPDATE … RETURNING` (the next prompt is a subquery).
+/// Returns the message count after and the prompt handed to.
+pub(super) async fn release_session<C: ConnectionTrait>(
+    txn: &C,
+    session_id: Uuid,
+    prompt_id: Uuid,
+    added: usize,
+    now: DateTimeUtc,
+) -> Result<(i32, Option<Uuid>)> {
+    let counted = || {
+        sessions::Entity::update_many()
+            .col_expr(
+                sessions::Column::MessageCount,
+                Expr::col(sessions::Column::MessageCount).add(added as i32),
+            )
+            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+            .filter(sessions::Column::Id.eq(session_id))
+    };
+    let handed = counted()
+        .col_expr(
+            sessions::Column::ActivePromptId,
+            Expr::SubQuery(None, Box::new(next_waiting(session_id, prompt_id).into())),
+        )
+        .filter(sessions::Column::ActivePromptId.eq(prompt_id))
+        .exec_with_returning(txn)
+        .await
+        .context("handing the session to the next prompt")?;
+    if let Some(session) = handed.first() {
+        return Ok((session.message_count, session.active_prompt_id));
+    }
+    if added == 0 {
+        return Ok((0, None));
+    }
+    // The prompt did not hold the session (it was resumed or handed over meanwhile):
+    // only count its messages.
+    let session = counted()
+        .exec_with_returning(txn)
+        .await
+        .context("counting messages on their session")?;
+    let count = session
+        .first()
+        .map(|s| s.message_count)
+        .ok_or(Error::not_found("session"))?;
+    Ok((count, None))
+}
+
+/// Ends a prompt that no worker owns (cancelled before it ran) and hands the session on.
+pub async fn hand_over_after_cancel(
+    db: &DatabaseConnection,
+    prompt: &prompts::Model,
+    now: DateTimeUtc,
+) -> Result<Option<Uuid>> {
+    let txn = crate::query::begin_write(db, "starting a hand-over").await?;
+    let next = hand_over(&txn, prompt, now).await?;
+    txn.commit().await.context("committing a hand-over")?;
+    Ok(next)
+}
+
+/// Gives the session to its oldest waiting prompt (or none) if `prompt` held it.
+pub(super) async fn hand_over<C: ConnectionTrait>(
+    db: &C,
+    prompt: &prompts::Model,
+    now: DateTimeUtc,
+) -> Result<Option<Uuid>> {
+    let next = prompts::Entity::find()
+        .filter(prompts::Column::SessionId.eq(prompt.session_id))
+        .filter(prompts::Column::State.eq(PromptState::Created))
+        .filter(prompts::Column::Id.ne(prompt.id))
+        .order_by_asc(prompts::Column::Id)
+        .one(db)
+        .await
+        .context("finding the next waiting prompt")?;
+    let next_id = next.as_ref().map(|p| p.id);
+    let handed = sessions::Entity::update_many()
+        .col_expr(sessions::Column::ActivePromptId, Expr::value(next_id))
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+        .filter(sessions::Column::Id.eq(prompt.session_id))
+        .filter(sessions::Column::ActivePromptId.eq(prompt.id))
+        .exec(db)
+        .await
+        .context("handing the session to the next prompt")?;
+    Ok(if handed.rows_affected == 1 {
+        next_id
+    } else {
+        None
+    })
+}
