@@ -29,8 +29,19 @@ pub enum Deleted {
     NoContent,
 }
 
-/// The admin APIs of the document.
-pub type AdminApi = (
+/// The admin APIs of the document, named once: their tuple type and its value.
+macro_rules! admin_apis {
+    ($($api:path),+ $(,)?) => {
+        /// The admin APIs of the document.
+        pub type AdminApi = ($($api,)+);
+
+        pub fn api() -> AdminApi {
+            ($($api,)+)
+        }
+    };
+}
+
+admin_apis!(
     users::UsersAdminApi,
     users::TokensAdminApi,
     groups::GroupsAdminApi,
@@ -41,17 +52,3 @@ pub type AdminApi = (
     providers::ProvidersAdminApi,
     audit::AuditAdminApi,
 );
-
-pub fn api() -> AdminApi {
-    (
-        users::UsersAdminApi,
-        users::TokensAdminApi,
-        groups::GroupsAdminApi,
-        tools::ToolsAdminApi,
-        classes::ClassesAdminApi,
-        assignments::AssignmentsAdminApi,
-        metrics::MetricsAdminApi,
-        providers::ProvidersAdminApi,
-        audit::AuditAdminApi,
-    )
-}
