@@ -26,7 +26,8 @@
 #
 # Environment: BENCH_BIN=DIR (use the prebuilt parley, parley-mock-llm and parley-bench
 # in DIR instead of building, to compare two commits in one session),
-# BENCH_WORKER_CONCURRENCY (default 64), BENCH_TIMEOUT (seconds for one parley-bench
+# BENCH_TOKEN_DELAY_MS (the mock's pause between tokens, default 0; 20 is a real model's
+# pace), BENCH_WORKER_CONCURRENCY (default 64), BENCH_TIMEOUT (seconds for one parley-bench
 # run, default 900), BENCH_READERS (readers of the readers phase, default 10000),
 # BENCH_READERS_WAIT_MS (their turn's first-token delay, while they connect; 45000),
 # BENCH_NOFILE (fd limit, default the hard limit), BENCH_API_MMAP_THRESHOLD (glibc's
@@ -83,8 +84,8 @@ trap 'exit 143' TERM
 
 start_mock() {
     local port=$1
-    "$BIN/parley-mock-llm" --listen "127.0.0.1:$port" --first-token-delay-ms 0 --token-delay-ms 0 \
-        >"$TMP/mock.log" 2>&1 &
+    "$BIN/parley-mock-llm" --listen "127.0.0.1:$port" --first-token-delay-ms 0 \
+        --token-delay-ms "${BENCH_TOKEN_DELAY_MS:-0}" >"$TMP/mock.log" 2>&1 &
     MOCK_PID=$!
     wait_for_line "$TMP/mock.log" 'mock-llm listening' "$MOCK_PID" parley-mock-llm
     log "mock-llm on 127.0.0.1:$port (pid $MOCK_PID)"
