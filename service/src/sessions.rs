@@ -18,7 +18,8 @@ use parley_entity::{
     error::{Error, Result},
     query::{
         self,
-        sessions::{self as q, OpenSession, Opener, SessionLimit},
+        page::{Page, PageRequest},
+        sessions::{self as q, OpenSession, Opener, SessionFilter, SessionKey, SessionLimit},
     },
     sessions,
 };
@@ -67,6 +68,22 @@ impl SessionService {
         parley_runtime::metrics::metrics().sessions_created.inc();
         self.fire(&session, Hook::SessionStart);
         Ok(session)
+    }
+
+    /// The user's own sessions, newest first, narrowed by `filter`.
+    pub async fn list(
+        &self,
+        user_id: Uuid,
+        filter: SessionFilter,
+        page: PageRequest<SessionKey>,
+    ) -> Result<Page<sessions::Model, SessionKey>> {
+        q::list_for_user(&self.db, user_id, filter, page).await
+    }
+
+    /// A session the user may read: their own, or one of a class they teach (404
+    /// otherwise, as for a session that does not exist).
+    pub async fn get(&self, user_id: Uuid, id: Uuid) -> Result<sessions::Model> {
+        q::get_readable(&self.db, user_id, id).await
     }
 
     /// Completes the owner's active session (404 when it is not theirs, 409

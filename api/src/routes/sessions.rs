@@ -206,7 +206,7 @@ impl SessionsApi {
             tool_id: tool_id.0,
             state: session_state.0.map(Into::into),
         };
-        let rows = q::list_for_user(&state.db, auth.0.user_id, filter, page).await?;
+        let rows = state.sessions().list(auth.0.user_id, filter, page).await?;
         Ok(Json(Page::from_rows(rows, Session::from)))
     }
 
@@ -219,9 +219,7 @@ impl SessionsApi {
         id: Path<Uuid>,
     ) -> ApiResult<Json<Session>, statuses::ReadOne> {
         Ok(Json(
-            q::get_readable(&state.db, auth.0.user_id, id.0)
-                .await?
-                .into(),
+            state.sessions().get(auth.0.user_id, id.0).await?.into(),
         ))
     }
 
