@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use parley_protocol::hooks::{Extraction, HookContext, HookResult};
 use serde_json::{Value, json};
 
-use super::{Module, ModuleError};
+use super::{ConfigError, Module, ModuleError, read_settings};
 
 /// The analytics module.
 #[derive(Debug, Default)]
@@ -25,14 +25,13 @@ pub fn counters(text: &str) -> Value {
 
 #[async_trait]
 impl Module for Analytics {
-    fn check_config(&self, config: &Value) -> Result<(), String> {
-        match config.as_object() {
-            Some(map) if map.is_empty() => Ok(()),
-            _ => Err("the analytics module takes no settings".into()),
-        }
+    /// It takes no settings: `{}` only.
+    fn check_config(&self, config: &Value) -> Result<(), ConfigError> {
+        read_settings::<serde::de::IgnoredAny>(config, &[]).map(|_| ())
     }
 
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
+        self.check_config(&ctx.config)?;
         let Some(message) = &ctx.conversation.current_message else {
             return Ok(HookResult::proceed());
         };

@@ -21,11 +21,25 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 use sha2::Sha256;
 
-use super::{Module, ModuleError};
+use super::{ConfigError, Module, ModuleError, settings_object};
 use crate::outbound::{Outbound, describe};
 
 /// The largest answer read from a receiver.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// Why a URL does not parse (the `url` crate's error, through reqwest).
+pub type UrlError = <reqwest::Url as std::str::FromStr>::Err;
+
+/// Why a webhook's `url` or `secret` is not usable.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    #[error("`url`: {0}")]
+    Url(#[source] UrlError),
+    #[error("`url` must be http or https")]
+    Scheme,
+    #[error("`secret` must be at least 16 characters")]
+    ShortSecret,
+}
 
 /// A webhook module.
 pub struct Webhook {
@@ -35,13 +49,13 @@ pub struct Webhook {
 }
 
 impl Webhook {
-    pub fn new(url: String, secret: SecretString, http: Outbound) -> Result<Self, String> {
-        let url = reqwest::Url::parse(&url).map_err(|e| format!("`url`: {e}"))?;
+    pub fn new(url: String, secret: SecretString, http: Outbound) -> Result<Self, WebhookError> {
+        let url = reqwest::Url::parse(&url).map_err(WebhookError::Url)?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err("`url` must be http or https".into());
+            return Err(WebhookError::Scheme);
         }
         if secret.expose_secret().len() < 16 {
-            return Err("`secret` must be at least 16 characters".into());
+            return Err(WebhookError::ShortSecret);
         }
         Ok(Self { url, secret, http })
     }
@@ -62,15 +76,13 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
 
 #[async_trait]
 impl Module for Webhook {
-    fn check_config(&self, config: &Value) -> Result<(), String> {
-        if config.is_object() {
-            Ok(())
-        } else {
-            Err("`config` must be an object".into())
-        }
+    /// Any object: the receiver reads it (as the context's `config`).
+    fn check_config(&self, config: &Value) -> Result<(), ConfigError> {
+        settings_object(config).map(|_| ())
     }
 
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
+        self.check_config(&ctx.config)?;
         self.http
             .check_url(&self.url)
             .map_err(|e| ModuleError::Failed(format!("the webhook is not reached: {e}")))?;
