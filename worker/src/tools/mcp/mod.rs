@@ -109,18 +109,13 @@ impl McpError {
 }
 
 /// Why a connection did not open.
+#[derive(Debug, thiserror::Error)]
 enum OpenError {
     /// The URL is refused before any connection.
+    #[error("{0}")]
     Refused(String),
+    #[error("{0}")]
     Failed(String),
-}
-
-impl From<OpenError> for String {
-    fn from(err: OpenError) -> Self {
-        match err {
-            OpenError::Refused(message) | OpenError::Failed(message) => message,
-        }
-    }
 }
 
 /// Routes a server's progress notifications to the calls waiting for them.
@@ -221,7 +216,7 @@ impl Connection {
     }
 
     /// The open session, opened again when the last one closed.
-    async fn session(&self) -> Result<Arc<Session>, String> {
+    async fn session(&self) -> Result<Arc<Session>, OpenError> {
         let mut current = self.session.lock().await;
         if let Some(session) = current.as_ref()
             && !session.is_transport_closed()
@@ -229,11 +224,7 @@ impl Connection {
             return Ok(session.clone());
         }
         tracing::info!(server = %self.config.name, "connecting to the MCP server");
-        let session = Arc::new(
-            Self::open(&self.config, self.handler.clone())
-                .await
-                .map_err(String::from)?,
-        );
+        let session = Arc::new(Self::open(&self.config, self.handler.clone()).await?);
         *current = Some(session.clone());
         Ok(session)
     }
@@ -368,11 +359,15 @@ impl Function for McpFunction {
         progress: &Progress,
     ) -> Result<Value, FunctionError> {
         let server = &self.connection.config.name;
-        let unreachable = |err: String| {
+        let unreachable = |err: &dyn std::fmt::Display| {
             tracing::warn!(server = %server, tool = %self.tool, error = %err, "an MCP call failed");
             FunctionError::Failed(format!("the MCP server `{server}` could not be reached"))
         };
-        let session = self.connection.session().await.map_err(unreachable)?;
+        let session = self
+            .connection
+            .session()
+            .await
+            .map_err(|err| unreachable(&err))?;
         let Value::Object(arguments) = args else {
             return Err(FunctionError::Invalid(
                 "the arguments must be an object".into(),
@@ -384,7 +379,7 @@ impl Function for McpFunction {
         let handle = peer
             .send_request_with_option(request, Default::default())
             .await
-            .map_err(|err| unreachable(err.to_string()))?;
+            .map_err(|err| unreachable(&err))?;
         let progress_map = self.connection.handler.progress.clone();
         progress_map
             .lock()
@@ -400,7 +395,7 @@ impl Function for McpFunction {
         let response = handle.await_response().await;
         guard.armed = false;
         drop(guard);
-        match response.map_err(|err| unreachable(err.to_string()))? {
+        match response.map_err(|err| unreachable(&err))? {
             ServerResult::CallToolResult(result) => {
                 let text: Vec<&str> = result
                     .content
@@ -421,7 +416,7 @@ impl Function for McpFunction {
                     None => json!({ "content": text }),
                 })
             }
-            other => Err(unreachable(format!("unexpected answer: {other:?}"))),
+            other => Err(unreachable(&format!("unexpected answer: {other:?}"))),
         }
     }
 }
