@@ -12,6 +12,8 @@
 //! turn reuses finished calls), progress and results as events.
 
 pub mod builtin;
+#[cfg(test)]
+mod conformance;
 pub mod live;
 pub mod mcp;
 pub mod runner;

@@ -43,3 +43,193 @@ fn spec(name: &str, description: &str, parameters: Value, permissions: &[&str]) 
         payload_type: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use parley_entity::{
+        enums::{MessageRole, UserRole},
+        query,
+    };
+    use parley_migration::{Migrator, MigratorTrait};
+    use parley_protocol::config::{SessionAssignment, ToolDefinition};
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::tools::{
+        CallContext,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+
+    /// The built-ins on a migrated in-memory SQLite database: a user with a session for
+    /// an assignment, and an earlier session of theirs to search.
+    struct Builtins;
+
+    #[async_trait::async_trait]
+    impl Harness for Builtins {
+        async fn setup(&self) -> (Vec<Arc<dyn Function>>, CallContext) {
+            let db = sea_orm::Database::connect("sqlite::memory:")
+                .await
+                .expect("opening in-memory SQLite");
+            Migrator::up(&db, None).await.expect("migrating");
+            let user = query::users::create(
+                &db,
+                query::users::NewUser {
+                    email: "ada@example.com".into(),
+                    name: "Ada".into(),
+                    role: UserRole::Student,
+                    permissions: Vec::new(),
+                },
+            )
+            .await
+            .expect("a user");
+            let group = query::groups::create(
+                &db,
+                query::groups::NewGroup {
+                    name: "School".into(),
+                    parent_id: None,
+                    settings: None,
+                },
+            )
+            .await
+            .expect("a group");
+            let tool = query::tools::create(
+                &db,
+                query::tools::NewTool {
+                    group_id: group.id,
+                    name: "Tutor".into(),
+                    kind: "chat".into(),
+                    definition: ToolDefinition::new("Help."),
+                },
+            )
+            .await
+            .expect("a tool");
+            let class = query::classes::create(
+                &db,
+                query::classes::NewClass {
+                    group_id: group.id,
+                    name: "Biology".into(),
+                },
+            )
+            .await
+            .expect("a class");
+            let assignment = query::assignments::create(
+                &db,
+                query::assignments::NewAssignment {
+                    class_id: class.id,
+                    tool_id: tool.id,
+                    title: "Cells".into(),
+                    instructions: "Explain photosynthesis.".into(),
+                    config: None,
+                    available_at: None,
+                    closes_at: None,
+                },
+            )
+            .await
+            .expect("an assignment");
+            let open = || async {
+                let who = query::sessions::Opener {
+                    user_id: user.id,
+                    is_admin: true,
+                };
+                let req = query::sessions::OpenSession {
+                    tool_id: tool.id,
+                    assignment_id: None,
+                    submission_id: None,
+                    rid: None,
+                };
+                query::sessions::open(&db, who, req, query::now())
+                    .await
+                    .expect("a session")
+            };
+            let earlier = open().await;
+            query::conversation::append_message(
+                &db,
+                query::conversation::NewMessage {
+                    session_id: earlier.id,
+                    role: MessageRole::User,
+                    content: "How does photosynthesis make sugar?".into(),
+                    prompt_id: None,
+                    is_complete: true,
+                },
+                query::now(),
+            )
+            .await
+            .expect("a message");
+            let session = open().await;
+            let mut session_config = session.config.clone();
+            session_config.assignment = Some(SessionAssignment {
+                id: assignment.id,
+                title: assignment.title.clone().into(),
+                instructions: assignment.instructions.clone().into(),
+            });
+            let context = CallContext {
+                db,
+                user_id: user.id,
+                session_id: session.id,
+                prompt_id: Uuid::now_v7(),
+                call_id: Uuid::now_v7(),
+                session_config,
+            };
+            (all(), context)
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            use Expect::*;
+            vec![
+                Example::new("getCurrentTime", json!({}), Answer),
+                Example::new(
+                    "getCurrentTime",
+                    json!({"time_zone": "Europe/Paris"}),
+                    Answer,
+                ),
+                Example::new(
+                    "getCurrentTime",
+                    json!({"time_zone": "Mars/Olympus"}),
+                    Invalid,
+                ),
+                Example::new("getCurrentTime", json!({"time_zone": 5}), Refused),
+                Example::new("getAssignmentInfo", json!({}), Answer),
+                Example::new("getAssignmentInfo", json!({"id": "x"}), Refused),
+                Example::new("createTodo", json!({"title": "Revise cells"}), Answer),
+                Example::new(
+                    "createTodo",
+                    json!({"title": "Quiz", "notes": "ch. 3", "due_at": "2026-12-01T09:00:00Z"}),
+                    Answer,
+                ),
+                Example::new(
+                    "createTodo",
+                    json!({"title": "Quiz", "due_at": "Friday"}),
+                    Invalid,
+                ),
+                Example::new("createTodo", json!({"title": 5}), Refused),
+                Example::new("createTodo", json!({}), Refused),
+                Example::new(
+                    "createNote",
+                    json!({"title": "Cells", "content": "Mitochondria."}),
+                    Answer,
+                ),
+                Example::new("createNote", json!({"title": "Cells"}), Refused),
+                Example::new(
+                    "searchPriorSessions",
+                    json!({"query": "photosynthesis"}),
+                    Answer,
+                ),
+                Example::new(
+                    "searchPriorSessions",
+                    json!({"query": "nothing like it", "limit": 3}),
+                    Answer,
+                ),
+                Example::new(
+                    "searchPriorSessions",
+                    json!({"query": "x", "limit": 99}),
+                    Refused,
+                ),
+            ]
+        }
+    }
+
+    conformance_suite!(Builtins);
+}
