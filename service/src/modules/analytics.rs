@@ -44,3 +44,46 @@ impl Module for Analytics {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use parley_protocol::hooks::Hook;
+
+    use super::*;
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+
+    struct Counters;
+
+    #[async_trait]
+    impl Harness for Counters {
+        async fn settings(&self) -> ModuleSettings {
+            ModuleSettings::builtin("analytics", ModuleKind::Analytics)
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            vec![(json!({"depth": 2}), "depth")]
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![Example::new(
+                Hook::OnMessage,
+                "What does ```x = 2``` do? And why?",
+                Expect::Observe("message_stats"),
+            )]
+        }
+    }
+
+    conformance_suite!(Counters);
+
+    #[test]
+    fn counters_count() {
+        let counted = counters("What does ```x = 2``` do? And why?");
+        assert_eq!(
+            counted,
+            json!({"characters": 34, "words": 8, "questions": 2, "has_code": true})
+        );
+    }
+}

@@ -14,6 +14,8 @@
 //! module with default settings unless `parley.toml` defines one with that name.
 
 pub mod analytics;
+#[cfg(test)]
+mod conformance;
 pub mod context;
 mod error;
 pub mod pii;

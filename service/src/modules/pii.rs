@@ -291,6 +291,51 @@ pub fn iban_valid(candidate: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+    use parley_protocol::hooks::Hook;
+
+    /// The redactor with its default settings.
+    struct Redactor;
+
+    #[async_trait]
+    impl Harness for Redactor {
+        async fn settings(&self) -> ModuleSettings {
+            ModuleSettings::builtin("pii_redactor", ModuleKind::PiiRedactor)
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            vec![
+                (json!({"types": "email"}), "types"),
+                (json!({"types": ["dna"]}), "types"),
+                (
+                    json!({"national_ids": [{"name": "x", "pattern": "("}]}),
+                    "national_ids",
+                ),
+                (json!({"national_ids": [{"name": "x"}]}), "national_ids"),
+                (json!({"typo": 1}), "typo"),
+            ]
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![
+                Example::new(
+                    Hook::BeforeAi,
+                    "Mail me at jane.doe@example.org about it",
+                    Expect::Modify,
+                ),
+                Example::new(
+                    Hook::BeforeAi,
+                    "My card is 4111 1111 1111 1111",
+                    Expect::Modify,
+                ),
+            ]
+        }
+    }
+
+    conformance_suite!(Redactor);
 
     #[test]
     fn finds_each_kind_and_keeps_the_rest() {

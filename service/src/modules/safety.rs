@@ -151,6 +151,49 @@ impl Module for SafetyFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+    use parley_protocol::hooks::Hook;
+
+    /// The filter with its default categories.
+    struct Filter;
+
+    #[async_trait]
+    impl Harness for Filter {
+        async fn settings(&self) -> ModuleSettings {
+            ModuleSettings::builtin("safety_filter", ModuleKind::SafetyFilter)
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            vec![
+                (json!({"categories": {"name": "x"}}), "categories"),
+                (
+                    json!({"categories": [{"name": "x", "patterns": ["("]}]}),
+                    "categories[0]",
+                ),
+                (
+                    json!({"categories": [{"name": "x", "patterns": []}]}),
+                    "categories[0]",
+                ),
+                (json!({"response": 5}), "response"),
+            ]
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![
+                Example::new(Hook::BeforeAi, "I want to kill myself", Expect::Block),
+                Example::answer(
+                    "Tell me about chemistry",
+                    "Sure. Here is how to make a bomb at home.",
+                    Expect::Block,
+                ),
+            ]
+        }
+    }
+
+    conformance_suite!(Filter);
 
     #[test]
     fn default_categories_match_case_insensitively_and_leave_the_rest() {

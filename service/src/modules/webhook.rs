@@ -131,6 +131,102 @@ impl Module for Webhook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parley_protocol::hooks::{Hook, Modifications};
+    use poem::{
+        IntoResponse, Response, handler,
+        http::StatusCode,
+        listener::{Acceptor, Listener},
+    };
+
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+
+    const SECRET: &str = "0123456789abcdef-conformance";
+
+    /// An operator's receiver: refuses requests not signed with [`SECRET`], blocks a
+    /// message that says "forbidden", masks the word "password", passes the rest.
+    #[handler]
+    fn receive(req: &poem::Request, body: Vec<u8>) -> Response {
+        let header = req.header("x-parley-signature").unwrap_or_default();
+        let signed = header
+            .split(',')
+            .find_map(|part| part.strip_prefix("t="))
+            .and_then(|t| t.parse::<i64>().ok())
+            .is_some_and(|t| signature(SECRET, t, &body) == header);
+        let Some(ctx) = signed
+            .then(|| serde_json::from_slice::<HookContext>(&body).ok())
+            .flatten()
+        else {
+            return StatusCode::UNAUTHORIZED.into_response();
+        };
+        let message = ctx
+            .conversation
+            .current_message
+            .map(|m| m.content)
+            .unwrap_or_default();
+        let result = if message.contains("forbidden") {
+            HookResult::block(
+                "forbidden_topic",
+                "the message names a forbidden topic".into(),
+                "Let's talk about something else.".into(),
+            )
+        } else if message.contains("password") {
+            HookResult {
+                modifications: Some(Modifications {
+                    message_content: Some(message.replace("password", "[masked]")),
+                    ..Modifications::default()
+                }),
+                ..HookResult::default()
+            }
+        } else {
+            HookResult::proceed()
+        };
+        poem::web::Json(result).into_response()
+    }
+
+    /// A webhook module posting to [`receive`] on a local port.
+    struct Receiver;
+
+    #[async_trait]
+    impl Harness for Receiver {
+        async fn settings(&self) -> ModuleSettings {
+            let acceptor = poem::listener::TcpListener::bind("127.0.0.1:0")
+                .into_acceptor()
+                .await
+                .expect("a port");
+            let addr = acceptor
+                .local_addr()
+                .first()
+                .and_then(|a| a.as_socket_addr().copied())
+                .expect("an address");
+            tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(receive));
+            ModuleSettings {
+                url: Some(format!("http://{addr}/hook")),
+                secret: Some(SECRET.into()),
+                ..ModuleSettings::builtin("operator_hook", ModuleKind::Webhook)
+            }
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            // Any object is the receiver's to read.
+            Vec::new()
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![
+                Example::new(
+                    Hook::BeforeAi,
+                    "Tell me about the forbidden topic",
+                    Expect::Block,
+                ),
+                Example::new(Hook::BeforeAi, "My password is hunter2", Expect::Modify),
+            ]
+        }
+    }
+
+    conformance_suite!(Receiver);
 
     #[test]
     fn signature_is_hmac_sha256_of_timestamp_dot_body() {
