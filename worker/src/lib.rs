@@ -40,6 +40,8 @@ pub mod turn;
 
 #[cfg(test)]
 mod layering;
+#[cfg(test)]
+mod testing;
 
 /// The how-tos of `docs/howto/` that build on this crate: their examples are compiled and
 /// run as this crate's doctests, so a how-to that no longer matches the code fails.

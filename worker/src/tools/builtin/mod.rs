@@ -48,19 +48,18 @@ fn spec(name: &str, description: &str, parameters: Value, permissions: &[&str]) 
 mod tests {
     use std::sync::Arc;
 
-    use parley_entity::{
-        enums::{MessageRole, UserRole},
-        query,
-    };
-    use parley_migration::{Migrator, MigratorTrait};
-    use parley_protocol::config::{SessionAssignment, ToolDefinition};
+    use parley_entity::{enums::MessageRole, query};
+    use parley_protocol::config::SessionAssignment;
     use serde_json::json;
     use uuid::Uuid;
 
     use super::*;
-    use crate::tools::{
-        CallContext,
-        conformance::{Example, Expect, Harness, conformance_suite},
+    use crate::{
+        testing::Seeded,
+        tools::{
+            CallContext,
+            conformance::{Example, Expect, Harness, conformance_suite},
+        },
     };
 
     /// The built-ins on a migrated in-memory SQLite database: a user with a session for
@@ -70,56 +69,22 @@ mod tests {
     #[async_trait::async_trait]
     impl Harness for Builtins {
         async fn setup(&self) -> (Vec<Arc<dyn Function>>, CallContext) {
-            let db = sea_orm::Database::connect("sqlite::memory:")
-                .await
-                .expect("opening in-memory SQLite");
-            Migrator::up(&db, None).await.expect("migrating");
-            let user = query::users::create(
-                &db,
-                query::users::NewUser {
-                    email: "ada@example.com".into(),
-                    name: "Ada".into(),
-                    role: UserRole::Student,
-                    permissions: Vec::new(),
-                },
-            )
-            .await
-            .expect("a user");
-            let group = query::groups::create(
-                &db,
-                query::groups::NewGroup {
-                    name: "School".into(),
-                    parent_id: None,
-                    settings: None,
-                },
-            )
-            .await
-            .expect("a group");
-            let tool = query::tools::create(
-                &db,
-                query::tools::NewTool {
-                    group_id: group.id,
-                    name: "Tutor".into(),
-                    kind: "chat".into(),
-                    definition: ToolDefinition::new("Help."),
-                },
-            )
-            .await
-            .expect("a tool");
+            let seeded = Seeded::new().await;
+            let db = &seeded.db;
             let class = query::classes::create(
-                &db,
+                db,
                 query::classes::NewClass {
-                    group_id: group.id,
+                    group_id: seeded.tool.group_id,
                     name: "Biology".into(),
                 },
             )
             .await
             .expect("a class");
             let assignment = query::assignments::create(
-                &db,
+                db,
                 query::assignments::NewAssignment {
                     class_id: class.id,
-                    tool_id: tool.id,
+                    tool_id: seeded.tool.id,
                     title: "Cells".into(),
                     instructions: "Explain photosynthesis.".into(),
                     config: None,
@@ -129,24 +94,9 @@ mod tests {
             )
             .await
             .expect("an assignment");
-            let open = || async {
-                let who = query::sessions::Opener {
-                    user_id: user.id,
-                    is_admin: true,
-                };
-                let req = query::sessions::OpenSession {
-                    tool_id: tool.id,
-                    assignment_id: None,
-                    submission_id: None,
-                    rid: None,
-                };
-                query::sessions::open(&db, who, req, query::now())
-                    .await
-                    .expect("a session")
-            };
-            let earlier = open().await;
+            let earlier = seeded.another_session().await;
             query::conversation::append_message(
-                &db,
+                db,
                 query::conversation::NewMessage {
                     session_id: earlier.id,
                     role: MessageRole::User,
@@ -158,17 +108,16 @@ mod tests {
             )
             .await
             .expect("a message");
-            let session = open().await;
-            let mut session_config = session.config.clone();
+            let mut session_config = seeded.session.config.clone();
             session_config.assignment = Some(SessionAssignment {
                 id: assignment.id,
                 title: assignment.title.clone().into(),
                 instructions: assignment.instructions.clone().into(),
             });
             let context = CallContext {
-                db,
-                user_id: user.id,
-                session_id: session.id,
+                db: seeded.db.clone(),
+                user_id: seeded.user.id,
+                session_id: seeded.session.id,
                 prompt_id: Uuid::now_v7(),
                 call_id: Uuid::now_v7(),
                 session_config,
