@@ -52,4 +52,13 @@ mod howto {
 
     #[doc = include_str!("../../docs/howto/add-a-skill.md")]
     struct AddASkill;
+
+    #[doc = include_str!("../../docs/howto/add-a-function.md")]
+    struct AddAFunction;
+
+    #[doc = include_str!("../../docs/howto/add-a-module.md")]
+    struct AddAModule;
+
+    #[doc = include_str!("../../docs/howto/add-a-hook-point.md")]
+    struct AddAHookPoint;
 }
