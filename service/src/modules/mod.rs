@@ -12,6 +12,10 @@
 //! signed, and reads a [`HookResult`] back) and [`analytics`] (per-message counters).
 //! The deployment always has a `pii_redactor`, a `safety_filter` and an `analytics`
 //! module with default settings unless `parley.toml` defines one with that name.
+//!
+//! What goes wrong is typed (`error.rs`: [`ConfigError`] from `check_config`,
+//! [`CatalogError`], [`ToolModulesError`], [`ModuleError`]); every kind runs one
+//! conformance suite (`conformance.rs`, a harness in each kind's tests).
 
 pub mod analytics;
 #[cfg(test)]

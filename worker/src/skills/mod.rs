@@ -17,6 +17,9 @@
 //!
 //! Routing reads only the message: no database access unless a skill wins. [`turn`]
 //! runs the router inside a turn and streams a winner's answer as ordinary events.
+//!
+//! Every skill runs one conformance suite (`conformance.rs`, a harness in each skill's
+//! tests).
 
 #[cfg(test)]
 mod conformance;

@@ -10,6 +10,9 @@
 //! calls for the agent loop: arguments checked against the schema, permissions checked,
 //! calls run concurrently with their timeouts, each recorded in `tool_calls` (a retried
 //! turn reuses finished calls), progress and results as events.
+//!
+//! Every implementation runs one conformance suite (`conformance.rs`, the `Builtins`
+//! harness in [`builtin`] and the test server's in [`mcp`]).
 
 pub mod builtin;
 #[cfg(test)]
