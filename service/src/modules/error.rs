@@ -62,7 +62,7 @@ pub fn settings_object(config: &Value) -> Result<&serde_json::Map<String, Value>
 
 /// A module's settings read as `T`: an object whose keys are among `known`, each of the
 /// type `T` reads. `T`'s fields must all be optional (a key's error is found by reading
-/// that key alone), so the error names the key at fault.
+/// that key alone), so the error names the key at fault (`config` when no one key is).
 pub fn read_settings<T: DeserializeOwned>(
     config: &Value,
     known: &[&str],
@@ -86,7 +86,7 @@ pub fn read_settings<T: DeserializeOwned>(
                     Value::Object([((*key).clone(), (*value).clone())].into_iter().collect());
                 serde_json::from_value::<T>(alone).is_err()
             })
-            .map_or_else(String::new, |(key, _)| key.clone());
+            .map_or_else(|| "config".to_owned(), |(key, _)| key.clone());
         ConfigError::invalid(key, err)
     })
 }
