@@ -40,6 +40,8 @@ pub mod turn;
 
 #[cfg(test)]
 mod layering;
+#[cfg(test)]
+mod testing;
 
 /// The how-tos of `docs/howto/` that build on this crate: their examples are compiled and
 /// run as this crate's doctests, so a how-to that no longer matches the code fails.
@@ -50,4 +52,13 @@ mod howto {
 
     #[doc = include_str!("../../docs/howto/add-a-skill.md")]
     struct AddASkill;
+
+    #[doc = include_str!("../../docs/howto/add-a-function.md")]
+    struct AddAFunction;
+
+    #[doc = include_str!("../../docs/howto/add-a-module.md")]
+    struct AddAModule;
+
+    #[doc = include_str!("../../docs/howto/add-a-hook-point.md")]
+    struct AddAHookPoint;
 }

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use parley_protocol::hooks::{Extraction, HookContext, HookResult};
 use serde_json::{Value, json};
 
-use super::{Module, ModuleError};
+use super::{ConfigError, Module, ModuleError, read_settings};
 
 /// The analytics module.
 #[derive(Debug, Default)]
@@ -25,14 +25,13 @@ pub fn counters(text: &str) -> Value {
 
 #[async_trait]
 impl Module for Analytics {
-    fn check_config(&self, config: &Value) -> Result<(), String> {
-        match config.as_object() {
-            Some(map) if map.is_empty() => Ok(()),
-            _ => Err("the analytics module takes no settings".into()),
-        }
+    /// It takes no settings: `{}` only.
+    fn check_config(&self, config: &Value) -> Result<(), ConfigError> {
+        read_settings::<serde::de::IgnoredAny>(config, &[]).map(|_| ())
     }
 
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
+        self.check_config(&ctx.config)?;
         let Some(message) = &ctx.conversation.current_message else {
             return Ok(HookResult::proceed());
         };
@@ -43,5 +42,48 @@ impl Module for Analytics {
             }],
             ..HookResult::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use parley_protocol::hooks::Hook;
+
+    use super::*;
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+
+    struct Counters;
+
+    #[async_trait]
+    impl Harness for Counters {
+        async fn settings(&self) -> ModuleSettings {
+            ModuleSettings::builtin("analytics", ModuleKind::Analytics)
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            vec![(json!({"depth": 2}), "depth")]
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![Example::new(
+                Hook::OnMessage,
+                "What does ```x = 2``` do? And why?",
+                Expect::Observe("message_stats"),
+            )]
+        }
+    }
+
+    conformance_suite!(Counters);
+
+    #[test]
+    fn counters_count() {
+        let counted = counters("What does ```x = 2``` do? And why?");
+        assert_eq!(
+            counted,
+            json!({"characters": 34, "words": 8, "questions": 2, "has_code": true})
+        );
     }
 }

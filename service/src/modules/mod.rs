@@ -12,9 +12,16 @@
 //! signed, and reads a [`HookResult`] back) and [`analytics`] (per-message counters).
 //! The deployment always has a `pii_redactor`, a `safety_filter` and an `analytics`
 //! module with default settings unless `parley.toml` defines one with that name.
+//!
+//! What goes wrong is typed (`error.rs`: [`ConfigError`] from `check_config`,
+//! [`CatalogError`], [`ToolModulesError`], [`ModuleError`]); every kind runs one
+//! conformance suite (`conformance.rs`, a harness in each kind's tests).
 
 pub mod analytics;
+#[cfg(test)]
+mod conformance;
 pub mod context;
+mod error;
 pub mod pii;
 pub mod runner;
 pub mod safety;
@@ -31,6 +38,11 @@ use secrecy::SecretString;
 use serde_json::Value;
 
 use crate::outbound::{Outbound, OutboundPolicy};
+
+pub use error::{
+    CatalogError, ConfigError, ModuleError, SettingsError, ToolModulesError, read_settings,
+    settings_object,
+};
 
 /// What kind of module a configured one is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -118,22 +130,14 @@ impl ModuleSettings {
 /// How long a module run may take unless configured.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Why a module run produced no result.
-#[derive(Debug, thiserror::Error)]
-pub enum ModuleError {
-    /// The module's settings (after the tool's override) are not usable.
-    #[error("invalid settings: {0}")]
-    Config(String),
-    /// The module failed (a webhook that did not answer well, …).
-    #[error("{0}")]
-    Failed(String),
-}
-
 /// What a module does at a hook.
 #[async_trait]
 pub trait Module: Send + Sync {
-    /// Checks settings (the deployment's, or a tool's override merged into them).
-    fn check_config(&self, config: &Value) -> Result<(), String>;
+    /// Checks settings (the deployment's, or a tool's override merged into them): `{}`
+    /// (the defaults) is accepted; anything else it cannot use is a [`ConfigError`]
+    /// naming the key at fault, and [`run`](Self::run) with such settings fails with
+    /// [`ModuleError::Config`] instead of acting on them.
+    fn check_config(&self, config: &Value) -> Result<(), ConfigError>;
 
     /// Runs at `ctx.request.hook`; `ctx.config` holds the settings for this tool.
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError>;
@@ -189,7 +193,7 @@ pub struct ModuleCatalog {
 impl ModuleCatalog {
     /// The built-in modules and the configured ones (a configured module replaces a
     /// built-in of the same name). A bad setting is an error that names the module.
-    pub fn new(configured: Vec<ModuleSettings>, http: Outbound) -> Result<Self, String> {
+    pub fn new(configured: Vec<ModuleSettings>, http: Outbound) -> Result<Self, CatalogError> {
         let mut all: BTreeMap<String, ModuleSettings> = [
             ("pii_redactor", ModuleKind::PiiRedactor),
             ("safety_filter", ModuleKind::SafetyFilter),
@@ -203,7 +207,10 @@ impl ModuleCatalog {
         }
         let mut modules = BTreeMap::new();
         for (name, settings) in all {
-            let registered = register(settings, &http).map_err(|e| format!("`{name}`: {e}"))?;
+            let registered = register(settings, &http).map_err(|problem| CatalogError {
+                module: name.clone(),
+                problem,
+            })?;
             modules.insert(name, Arc::new(registered));
         }
         Ok(Self {
@@ -227,34 +234,31 @@ impl ModuleCatalog {
 
     /// Checks a tool definition's `modules` list: every name is a module of this
     /// deployment, named once (`unknown_module`), and its override gives usable settings
-    /// (`invalid_module_config`). The error's detail says which entry is wrong.
-    pub fn check_tool(
-        &self,
-        entries: &[(String, Option<Value>)],
-    ) -> Result<(), (&'static str, String)> {
+    /// (`invalid_module_config`). The error says which entry is wrong; its `code` is the
+    /// problem's.
+    pub fn check_tool(&self, entries: &[(String, Option<Value>)]) -> Result<(), ToolModulesError> {
         let mut seen = std::collections::HashSet::new();
-        for (i, (name, config)) in entries.iter().enumerate() {
+        for (index, (name, config)) in entries.iter().enumerate() {
             let Some(registered) = self.get(name) else {
-                return Err((
-                    "unknown_module",
-                    format!(
-                        "modules[{i}]: no module named `{name}` (known: {})",
-                        self.names().collect::<Vec<_>>().join(", ")
-                    ),
-                ));
+                return Err(ToolModulesError::Unknown {
+                    index,
+                    name: name.clone(),
+                    known: self.names().collect::<Vec<_>>().join(", "),
+                });
             };
             if !seen.insert(name.as_str()) {
-                return Err((
-                    "unknown_module",
-                    format!("modules[{i}]: `{name}` is listed twice"),
-                ));
+                return Err(ToolModulesError::Twice {
+                    index,
+                    name: name.clone(),
+                });
             }
             let merged = merged_config(&registered.config, config.as_ref());
-            registered.module.check_config(&merged).map_err(|e| {
-                (
-                    "invalid_module_config",
-                    format!("modules[{i}] (`{name}`): {e}"),
-                )
+            registered.module.check_config(&merged).map_err(|problem| {
+                ToolModulesError::Settings {
+                    index,
+                    name: name.clone(),
+                    problem,
+                }
             })?;
         }
         Ok(())
@@ -313,23 +317,26 @@ pub fn merged_config(base: &Value, overlay: Option<&Value>) -> Value {
     merged
 }
 
-fn register(settings: ModuleSettings, http: &Outbound) -> Result<Registered, String> {
+fn register(settings: ModuleSettings, http: &Outbound) -> Result<Registered, SettingsError> {
     let priority = settings
         .priority
         .unwrap_or_else(|| settings.kind.default_priority());
     if !(1..=99).contains(&priority) {
-        return Err("priority must be from 1 to 99".into());
+        return Err(SettingsError::Priority);
     }
     if settings.timeout.is_zero() {
-        return Err("timeout_ms must be at least 1".into());
+        return Err(SettingsError::Timeout);
     }
     let module: Arc<dyn Module> = match settings.kind {
         ModuleKind::PiiRedactor => Arc::new(pii::PiiRedactor::default()),
         ModuleKind::SafetyFilter => Arc::new(safety::SafetyFilter::default()),
         ModuleKind::Analytics => Arc::new(analytics::Analytics),
         ModuleKind::Webhook => Arc::new(webhook::Webhook::new(
-            settings.url.clone().ok_or("a webhook needs `url`")?,
-            settings.secret.clone().ok_or("a webhook needs `secret`")?,
+            settings.url.clone().ok_or(SettingsError::Missing("url"))?,
+            settings
+                .secret
+                .clone()
+                .ok_or(SettingsError::Missing("secret"))?,
             http.clone(),
         )?),
     };
@@ -371,14 +378,14 @@ impl<T> SettingsCache<T> {
     pub fn get(
         &self,
         config: &Value,
-        prepare: impl FnOnce(&Value) -> Result<T, String>,
+        prepare: impl FnOnce(&Value) -> Result<T, ConfigError>,
     ) -> Result<Arc<T>, ModuleError> {
         let key = config.to_string();
         let mut ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(found) = ready.get(&key) {
             return Ok(found.clone());
         }
-        let prepared = Arc::new(prepare(config).map_err(ModuleError::Config)?);
+        let prepared = Arc::new(prepare(config)?);
         if ready.len() >= 256 {
             ready.clear();
         }

@@ -21,7 +21,7 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Module, ModuleError, SettingsCache};
+use super::{ConfigError, Module, ModuleError, SettingsCache, read_settings};
 
 /// A pattern of this file (tests compile each of them).
 fn builtin(pattern: &str) -> Regex {
@@ -77,16 +77,15 @@ struct Compiled {
 }
 
 impl Compiled {
-    fn from_config(config: &Value) -> Result<Self, String> {
-        let settings: Settings =
-            serde_json::from_value(config.clone()).map_err(|e| e.to_string())?;
+    fn from_config(config: &Value) -> Result<Self, ConfigError> {
+        let settings: Settings = read_settings(config, &["types", "national_ids"])?;
         let kinds = settings
             .types
             .unwrap_or_else(|| KINDS.iter().map(|k| (*k).to_owned()).collect());
         if let Some(bad) = kinds.iter().find(|k| !KINDS.contains(&k.as_str())) {
-            return Err(format!(
-                "unknown type `{bad}` (known: {})",
-                KINDS.join(", ")
+            return Err(ConfigError::invalid(
+                "types",
+                format!("unknown type `{bad}` (known: {})", KINDS.join(", ")),
             ));
         }
         let national_ids = match settings.national_ids {
@@ -96,7 +95,9 @@ impl Compiled {
                 .map(|id| {
                     Regex::new(&id.pattern)
                         .map(|re| (id.name.clone(), re))
-                        .map_err(|e| format!("national id `{}`: {e}", id.name))
+                        .map_err(|e| {
+                            ConfigError::invalid("national_ids", format!("`{}`: {e}", id.name))
+                        })
                 })
                 .collect::<Result<_, _>>()?,
         };
@@ -128,7 +129,7 @@ pub struct PiiRedactor {
 
 #[async_trait]
 impl Module for PiiRedactor {
-    fn check_config(&self, config: &Value) -> Result<(), String> {
+    fn check_config(&self, config: &Value) -> Result<(), ConfigError> {
         Compiled::from_config(config).map(|_| ())
     }
 
@@ -290,6 +291,51 @@ pub fn iban_valid(candidate: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+    use parley_protocol::hooks::Hook;
+
+    /// The redactor with its default settings.
+    struct Redactor;
+
+    #[async_trait]
+    impl Harness for Redactor {
+        async fn settings(&self) -> ModuleSettings {
+            ModuleSettings::builtin("pii_redactor", ModuleKind::PiiRedactor)
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            vec![
+                (json!({"types": "email"}), "types"),
+                (json!({"types": ["dna"]}), "types"),
+                (
+                    json!({"national_ids": [{"name": "x", "pattern": "("}]}),
+                    "national_ids",
+                ),
+                (json!({"national_ids": [{"name": "x"}]}), "national_ids"),
+                (json!({"typo": 1}), "typo"),
+            ]
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![
+                Example::new(
+                    Hook::BeforeAi,
+                    "Mail me at jane.doe@example.org about it",
+                    Expect::Modify,
+                ),
+                Example::new(
+                    Hook::BeforeAi,
+                    "My card is 4111 1111 1111 1111",
+                    Expect::Modify,
+                ),
+            ]
+        }
+    }
+
+    conformance_suite!(Redactor);
 
     #[test]
     fn finds_each_kind_and_keeps_the_rest() {

@@ -15,7 +15,7 @@ use regex::{Regex, RegexSet, RegexSetBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{Module, ModuleError, SettingsCache};
+use super::{ConfigError, Module, ModuleError, SettingsCache, read_settings};
 
 const DEFAULT_RESPONSE: &str = "I can't help with that. If you are worried about something, \
 please talk to a teacher or someone you trust.";
@@ -70,14 +70,12 @@ struct Compiled {
 }
 
 impl Compiled {
-    fn from_config(config: &Value) -> Result<Self, String> {
-        let settings: Settings =
-            serde_json::from_value(config.clone()).map_err(|e| e.to_string())?;
+    fn from_config(config: &Value) -> Result<Self, ConfigError> {
+        let settings: Settings = read_settings(config, &["categories", "response"])?;
         let categories = match settings.categories {
             Some(c) => c,
-            None => {
-                serde_json::from_value(DEFAULT_CATEGORIES.clone()).map_err(|e| e.to_string())?
-            }
+            None => serde_json::from_value(DEFAULT_CATEGORIES.clone())
+                .map_err(|e| ConfigError::invalid("categories", e))?,
         };
         let fallback = settings.response.unwrap_or_else(|| DEFAULT_RESPONSE.into());
         let mut patterns = Vec::new();
@@ -85,10 +83,14 @@ impl Compiled {
         let mut named = Vec::new();
         for (i, category) in categories.into_iter().enumerate() {
             if category.name.trim().is_empty() || category.patterns.is_empty() {
-                return Err(format!("categories[{i}]: needs a name and patterns"));
+                return Err(ConfigError::invalid(
+                    format!("categories[{i}]"),
+                    "needs a name and patterns",
+                ));
             }
             for pattern in &category.patterns {
-                Regex::new(pattern).map_err(|e| format!("categories[{i}]: {e}"))?;
+                Regex::new(pattern)
+                    .map_err(|e| ConfigError::invalid(format!("categories[{i}]"), e))?;
                 patterns.push(pattern.clone());
                 owner.push(i);
             }
@@ -100,7 +102,7 @@ impl Compiled {
         let set = RegexSetBuilder::new(&patterns)
             .case_insensitive(true)
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ConfigError::invalid("categories", e))?;
         Ok(Self {
             set,
             owner,
@@ -123,7 +125,7 @@ pub struct SafetyFilter {
 
 #[async_trait]
 impl Module for SafetyFilter {
-    fn check_config(&self, config: &Value) -> Result<(), String> {
+    fn check_config(&self, config: &Value) -> Result<(), ConfigError> {
         Compiled::from_config(config).map(|_| ())
     }
 
@@ -149,6 +151,49 @@ impl Module for SafetyFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+    use parley_protocol::hooks::Hook;
+
+    /// The filter with its default categories.
+    struct Filter;
+
+    #[async_trait]
+    impl Harness for Filter {
+        async fn settings(&self) -> ModuleSettings {
+            ModuleSettings::builtin("safety_filter", ModuleKind::SafetyFilter)
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            vec![
+                (json!({"categories": {"name": "x"}}), "categories"),
+                (
+                    json!({"categories": [{"name": "x", "patterns": ["("]}]}),
+                    "categories[0]",
+                ),
+                (
+                    json!({"categories": [{"name": "x", "patterns": []}]}),
+                    "categories[0]",
+                ),
+                (json!({"response": 5}), "response"),
+            ]
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![
+                Example::new(Hook::BeforeAi, "I want to kill myself", Expect::Block),
+                Example::answer(
+                    "Tell me about chemistry",
+                    "Sure. Here is how to make a bomb at home.",
+                    Expect::Block,
+                ),
+            ]
+        }
+    }
+
+    conformance_suite!(Filter);
 
     #[test]
     fn default_categories_match_case_insensitively_and_leave_the_rest() {

@@ -18,7 +18,7 @@ struct Scripted {
 
 #[async_trait]
 impl Module for Scripted {
-    fn check_config(&self, _: &Value) -> Result<(), String> {
+    fn check_config(&self, _: &Value) -> Result<(), ConfigError> {
         Ok(())
     }
 
@@ -183,37 +183,37 @@ fn tool_definitions_are_checked_against_the_catalog() {
     let ok = [("pii_redactor".to_owned(), Some(json!({"types": ["email"]})))];
     assert!(catalog.check_tool(&ok).is_ok());
     let unknown = [("nope".to_owned(), None)];
-    let (code, detail) = catalog.check_tool(&unknown).unwrap_err();
-    assert_eq!(code, "unknown_module");
-    assert!(detail.contains("no module named `nope`"), "{detail}");
+    let err = catalog.check_tool(&unknown).unwrap_err();
+    assert_eq!(err.code(), "unknown_module");
+    assert!(err.to_string().contains("no module named `nope`"), "{err}");
     let twice = [
         ("analytics".to_owned(), None),
         ("analytics".to_owned(), None),
     ];
-    assert!(catalog.check_tool(&twice).unwrap_err().1.contains("twice"));
+    let err = catalog.check_tool(&twice).unwrap_err();
+    assert_eq!(err.code(), "unknown_module");
+    assert!(err.to_string().contains("twice"), "{err}");
     let bad = [("pii_redactor".to_owned(), Some(json!({"types": ["dna"]})))];
-    let (code, detail) = catalog.check_tool(&bad).unwrap_err();
-    assert_eq!(code, "invalid_module_config");
-    assert!(detail.contains("dna"), "{detail}");
+    let err = catalog.check_tool(&bad).unwrap_err();
+    assert_eq!(err.code(), "invalid_module_config");
+    assert!(err.to_string().contains("dna"), "{err}");
 }
 
 #[test]
 fn configured_modules_are_validated() {
     let http = crate::outbound::Outbound::new(Default::default()).unwrap();
     let mut hook = ModuleSettings::builtin("ops", ModuleKind::Webhook);
+    let err = ModuleCatalog::new(vec![hook.clone()], http.clone()).unwrap_err();
     assert!(
-        ModuleCatalog::new(vec![hook.clone()], http.clone())
-            .unwrap_err()
-            .contains("url")
+        matches!(err.problem, SettingsError::Missing("url")),
+        "{err}"
     );
+    assert_eq!(err.to_string(), "`ops`: a webhook needs `url`");
     hook.url = Some("http://127.0.0.1:9/hook".into());
     hook.secret = Some("0123456789abcdef".into());
     hook.priority = Some(100);
-    assert!(
-        ModuleCatalog::new(vec![hook.clone()], http.clone())
-            .unwrap_err()
-            .contains("priority")
-    );
+    let err = ModuleCatalog::new(vec![hook.clone()], http.clone()).unwrap_err();
+    assert!(matches!(err.problem, SettingsError::Priority), "{err}");
     hook.priority = Some(3);
     let catalog = ModuleCatalog::new(vec![hook], http).unwrap();
     let ops = catalog.get("ops").unwrap();

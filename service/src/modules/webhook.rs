@@ -21,11 +21,25 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 use sha2::Sha256;
 
-use super::{Module, ModuleError};
+use super::{ConfigError, Module, ModuleError, settings_object};
 use crate::outbound::{Outbound, describe};
 
 /// The largest answer read from a receiver.
 const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// Why a URL does not parse (the `url` crate's error, through reqwest).
+pub type UrlError = <reqwest::Url as std::str::FromStr>::Err;
+
+/// Why a webhook's `url` or `secret` is not usable.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    #[error("`url`: {0}")]
+    Url(#[source] UrlError),
+    #[error("`url` must be http or https")]
+    Scheme,
+    #[error("`secret` must be at least 16 characters")]
+    ShortSecret,
+}
 
 /// A webhook module.
 pub struct Webhook {
@@ -35,13 +49,13 @@ pub struct Webhook {
 }
 
 impl Webhook {
-    pub fn new(url: String, secret: SecretString, http: Outbound) -> Result<Self, String> {
-        let url = reqwest::Url::parse(&url).map_err(|e| format!("`url`: {e}"))?;
+    pub fn new(url: String, secret: SecretString, http: Outbound) -> Result<Self, WebhookError> {
+        let url = reqwest::Url::parse(&url).map_err(WebhookError::Url)?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err("`url` must be http or https".into());
+            return Err(WebhookError::Scheme);
         }
         if secret.expose_secret().len() < 16 {
-            return Err("`secret` must be at least 16 characters".into());
+            return Err(WebhookError::ShortSecret);
         }
         Ok(Self { url, secret, http })
     }
@@ -62,15 +76,13 @@ pub fn signature(secret: &str, timestamp: i64, body: &[u8]) -> String {
 
 #[async_trait]
 impl Module for Webhook {
-    fn check_config(&self, config: &Value) -> Result<(), String> {
-        if config.is_object() {
-            Ok(())
-        } else {
-            Err("`config` must be an object".into())
-        }
+    /// Any object: the receiver reads it (as the context's `config`).
+    fn check_config(&self, config: &Value) -> Result<(), ConfigError> {
+        settings_object(config).map(|_| ())
     }
 
     async fn run(&self, ctx: &HookContext) -> Result<HookResult, ModuleError> {
+        self.check_config(&ctx.config)?;
         self.http
             .check_url(&self.url)
             .map_err(|e| ModuleError::Failed(format!("the webhook is not reached: {e}")))?;
@@ -119,6 +131,102 @@ impl Module for Webhook {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use parley_protocol::hooks::{Hook, Modifications};
+    use poem::{
+        IntoResponse, Response, handler,
+        http::StatusCode,
+        listener::{Acceptor, Listener},
+    };
+
+    use crate::modules::{
+        ModuleKind, ModuleSettings,
+        conformance::{Example, Expect, Harness, conformance_suite},
+    };
+
+    const SECRET: &str = "0123456789abcdef-conformance";
+
+    /// An operator's receiver: refuses requests not signed with [`SECRET`], blocks a
+    /// message that says "forbidden", masks the word "password", passes the rest.
+    #[handler]
+    fn receive(req: &poem::Request, body: Vec<u8>) -> Response {
+        let header = req.header("x-parley-signature").unwrap_or_default();
+        let signed = header
+            .split(',')
+            .find_map(|part| part.strip_prefix("t="))
+            .and_then(|t| t.parse::<i64>().ok())
+            .is_some_and(|t| signature(SECRET, t, &body) == header);
+        let Some(ctx) = signed
+            .then(|| serde_json::from_slice::<HookContext>(&body).ok())
+            .flatten()
+        else {
+            return StatusCode::UNAUTHORIZED.into_response();
+        };
+        let message = ctx
+            .conversation
+            .current_message
+            .map(|m| m.content)
+            .unwrap_or_default();
+        let result = if message.contains("forbidden") {
+            HookResult::block(
+                "forbidden_topic",
+                "the message names a forbidden topic".into(),
+                "Let's talk about something else.".into(),
+            )
+        } else if message.contains("password") {
+            HookResult {
+                modifications: Some(Modifications {
+                    message_content: Some(message.replace("password", "[masked]")),
+                    ..Modifications::default()
+                }),
+                ..HookResult::default()
+            }
+        } else {
+            HookResult::proceed()
+        };
+        poem::web::Json(result).into_response()
+    }
+
+    /// A webhook module posting to [`receive`] on a local port.
+    struct Receiver;
+
+    #[async_trait]
+    impl Harness for Receiver {
+        async fn settings(&self) -> ModuleSettings {
+            let acceptor = poem::listener::TcpListener::bind("127.0.0.1:0")
+                .into_acceptor()
+                .await
+                .expect("a port");
+            let addr = acceptor
+                .local_addr()
+                .first()
+                .and_then(|a| a.as_socket_addr().copied())
+                .expect("an address");
+            tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(receive));
+            ModuleSettings {
+                url: Some(format!("http://{addr}/hook")),
+                secret: Some(SECRET.into()),
+                ..ModuleSettings::builtin("operator_hook", ModuleKind::Webhook)
+            }
+        }
+
+        fn refused(&self) -> Vec<(Value, &'static str)> {
+            // Any object is the receiver's to read.
+            Vec::new()
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            vec![
+                Example::new(
+                    Hook::BeforeAi,
+                    "Tell me about the forbidden topic",
+                    Expect::Block,
+                ),
+                Example::new(Hook::BeforeAi, "My password is hunter2", Expect::Modify),
+            ]
+        }
+    }
+
+    conformance_suite!(Receiver);
 
     #[test]
     fn signature_is_hmac_sha256_of_timestamp_dot_body() {

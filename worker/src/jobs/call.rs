@@ -60,7 +60,7 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
             match crate::tools::runner::settle(&row.tool_name, ended) {
                 (ToolCallState::Success, output) => {
                     match registry.payload_of(&row.tool_name, &output) {
-                        Some(Err(why)) => (ToolCallState::Error, json!({"error": why})),
+                        Some(Err(why)) => (ToolCallState::Error, json!({"error": why.to_string()})),
                         _ => (ToolCallState::Success, output),
                     }
                 }

@@ -364,3 +364,47 @@ fn round(found: &Found<'_>) -> Option<String> {
     let places: usize = found.get("places")?.parse().ok().filter(|p| *p <= 15)?;
     Some(format!("{value:.places$}"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skills::conformance::{Harness, conformance_suite};
+
+    /// The math skill; its answers need no database.
+    struct Arithmetic;
+
+    #[async_trait]
+    impl Harness for Arithmetic {
+        fn skill(&self) -> Box<dyn Skill> {
+            Box::new(MathSkill)
+        }
+
+        fn claims(&self) -> Vec<(&'static str, &'static str)> {
+            vec![
+                ("what is 12 * 7", "math"),
+                ("2^3", "math"),
+                ("sqrt(16) + 1?", "math"),
+                ("25% of 80", "math"),
+                ("round 3.14159 to 2 decimal places", "math"),
+            ]
+        }
+
+        fn near_misses(&self) -> Vec<&'static str> {
+            vec![
+                "3+4 abc",
+                "The match ended 3-4 after extra time, what a game that was!",
+                "Why is 0.1 + 0.2 not exactly 0.3 in floating point arithmetic?",
+            ]
+        }
+
+        async fn context(&self) -> SkillContext {
+            SkillContext {
+                db: sea_orm::DatabaseConnection::default(),
+                user_id: uuid::Uuid::now_v7(),
+                session_id: uuid::Uuid::now_v7(),
+            }
+        }
+    }
+
+    conformance_suite!(Arithmetic);
+}

@@ -17,7 +17,12 @@
 //!
 //! Routing reads only the message: no database access unless a skill wins. [`turn`]
 //! runs the router inside a turn and streams a winner's answer as ordinary events.
+//!
+//! Every skill runs one conformance suite (`conformance.rs`, a harness in each skill's
+//! tests).
 
+#[cfg(test)]
+mod conformance;
 mod math;
 mod timer;
 mod turn;
@@ -252,6 +257,11 @@ impl Router {
     /// A router over `skills`, in this order (the tie-break).
     pub fn new(skills: Vec<Box<dyn Skill>>) -> Self {
         Self { skills }
+    }
+
+    /// The skills' names, in registration order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.skills.iter().map(|skill| skill.name())
     }
 
     /// Timer, then Math: the seed's order.

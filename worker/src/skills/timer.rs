@@ -293,3 +293,53 @@ pub fn human_duration(left: chrono::Duration) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        skills::conformance::{Harness, conformance_suite},
+        testing::Seeded,
+    };
+
+    /// The timer skill, writing to a migrated in-memory SQLite database.
+    struct Timers;
+
+    #[async_trait]
+    impl Harness for Timers {
+        fn skill(&self) -> Box<dyn Skill> {
+            Box::new(TimerSkill)
+        }
+
+        fn claims(&self) -> Vec<(&'static str, &'static str)> {
+            vec![
+                ("set tea timer for 5 minutes", "timer_set"),
+                ("please set a timer for 30 seconds", "timer_set"),
+                ("pause tea timer", "timer_pause"),
+                ("resume tea timer", "timer_resume"),
+                ("how long left on tea timer", "timer_remaining"),
+                ("cancel tea timer", "timer_cancel"),
+                ("how much left for timer", "timer_remaining"),
+            ]
+        }
+
+        fn near_misses(&self) -> Vec<&'static str> {
+            vec![
+                "what is a timer?",
+                "pause the timer and tell me a story",
+                "Write a story in which a chef must set a timer for 5 minutes before the guests arrive.",
+            ]
+        }
+
+        async fn context(&self) -> SkillContext {
+            let seeded = Seeded::new().await;
+            SkillContext {
+                db: seeded.db,
+                user_id: seeded.user.id,
+                session_id: seeded.session.id,
+            }
+        }
+    }
+
+    conformance_suite!(Timers);
+}

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use arc_swap::ArcSwap;
 use parley_service::functions::SharedCatalog;
 
-use super::{Function, Registry};
+use super::{Function, Registry, RegistryError};
 
 /// The functions of this process, as they are now; cheap to clone.
 #[derive(Clone)]
@@ -49,7 +49,7 @@ impl LiveRegistry {
     pub fn extend(
         &self,
         functions: impl IntoIterator<Item = Arc<dyn Function>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RegistryError> {
         let _one_at_a_time = self
             .joining
             .lock()
@@ -131,7 +131,7 @@ mod tests {
         let err = live
             .extend([function("lab_wait"), function("lab_echo")])
             .unwrap_err();
-        assert!(err.contains("lab_echo"), "{err}");
+        assert_eq!(err, RegistryError::Twice("lab_echo".into()));
         assert!(live.snapshot().get("lab_wait").is_none());
         assert!(live.catalog().load().get("lab_wait").is_none());
     }

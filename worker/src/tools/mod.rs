@@ -10,8 +10,13 @@
 //! calls for the agent loop: arguments checked against the schema, permissions checked,
 //! calls run concurrently with their timeouts, each recorded in `tool_calls` (a retried
 //! turn reuses finished calls), progress and results as events.
+//!
+//! Every implementation runs one conformance suite (`conformance.rs`, the `Builtins`
+//! harness in [`builtin`] and the test server's in [`mcp`]).
 
 pub mod builtin;
+#[cfg(test)]
+mod conformance;
 pub mod live;
 pub mod mcp;
 pub mod runner;
@@ -22,7 +27,7 @@ use async_trait::async_trait;
 use parley_protocol::{config::SessionConfig, events::CustomPayload};
 use parley_service::{
     FunctionCatalog, FunctionSpec,
-    payloads::{PayloadRegistry, PayloadSource, schema_problems},
+    payloads::{PayloadMismatch, PayloadRegistry, PayloadSource, schema_problems},
 };
 use sea_orm::DatabaseConnection;
 use serde_json::Value;
@@ -120,6 +125,37 @@ pub trait Function: Send + Sync {
     ) -> Result<Value, FunctionError>;
 }
 
+/// Why functions cannot join a [`Registry`]; each names the function.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    #[error("two functions are named `{0}`")]
+    Twice(String),
+    #[error("the argument schema of `{function}` does not compile: {reason}")]
+    Schema { function: String, reason: String },
+    #[error("`{function}` names the payload type `{payload_type}`, which is not registered")]
+    UnknownPayloadType {
+        function: String,
+        payload_type: String,
+    },
+    #[error(
+        "`{function}` names the payload type `{payload_type}`, which the model writes (source llm), not a function"
+    )]
+    PayloadTypeOfTheModel {
+        function: String,
+        payload_type: String,
+    },
+}
+
+/// A successful result that does not fit its function's payload type (the call fails
+/// instead, and the model is told this).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the result does not fit its payload type `{payload_type}`: {problem}")]
+pub struct ResultMismatch {
+    pub payload_type: String,
+    #[source]
+    pub problem: PayloadMismatch,
+}
+
 /// A function with its argument schema compiled once.
 struct Entry {
     function: Arc<dyn Function>,
@@ -136,20 +172,23 @@ pub struct Registry {
 }
 
 /// Whether `spec`'s payload type is one a function may produce.
-fn check_payload_type(spec: &FunctionSpec, payloads: &PayloadRegistry) -> Result<(), String> {
+fn check_payload_type(
+    spec: &FunctionSpec,
+    payloads: &PayloadRegistry,
+) -> Result<(), RegistryError> {
     let Some(name) = &spec.payload_type else {
         return Ok(());
     };
     match payloads.get(name) {
         Some(kind) if kind.source == PayloadSource::Tool => Ok(()),
-        Some(_) => Err(format!(
-            "`{}` names the payload type `{name}`, which the model writes (source llm), not a function",
-            spec.name
-        )),
-        None => Err(format!(
-            "`{}` names the payload type `{name}`, which is not registered",
-            spec.name
-        )),
+        Some(_) => Err(RegistryError::PayloadTypeOfTheModel {
+            function: spec.name.clone(),
+            payload_type: name.clone(),
+        }),
+        None => Err(RegistryError::UnknownPayloadType {
+            function: spec.name.clone(),
+            payload_type: name.clone(),
+        }),
     }
 }
 
@@ -191,7 +230,7 @@ impl Registry {
 
     /// Checks results against `payloads` from now on: every function's payload type must
     /// be one of them, of source `tool`.
-    pub fn with_payloads(mut self, payloads: PayloadRegistry) -> Result<Self, String> {
+    pub fn with_payloads(mut self, payloads: PayloadRegistry) -> Result<Self, RegistryError> {
         for entry in self.entries.values() {
             check_payload_type(entry.function.spec(), &payloads)?;
         }
@@ -231,7 +270,11 @@ impl Registry {
 
     /// The payload of a successful result of function `name`: `None` when the function
     /// declares no payload type, else the result as a payload or why it does not fit.
-    pub fn payload_of(&self, name: &str, output: &Value) -> Option<Result<CustomPayload, String>> {
+    pub fn payload_of(
+        &self,
+        name: &str,
+        output: &Value,
+    ) -> Option<Result<CustomPayload, ResultMismatch>> {
         let kind = self
             .entries
             .get(name)?
@@ -242,7 +285,10 @@ impl Registry {
         Some(
             self.payloads
                 .payload(kind, output.clone())
-                .map_err(|why| format!("the result does not fit its payload type `{kind}`: {why}")),
+                .map_err(|problem| ResultMismatch {
+                    payload_type: kind.to_owned(),
+                    problem,
+                }),
         )
     }
 
@@ -251,19 +297,19 @@ impl Registry {
     pub fn extend(
         &mut self,
         functions: impl IntoIterator<Item = Arc<dyn Function>>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RegistryError> {
         let mut added = BTreeMap::new();
         for function in functions {
             let spec = function.spec();
             if self.entries.contains_key(&spec.name) || added.contains_key(&spec.name) {
-                return Err(format!("two functions are named `{}`", spec.name));
+                return Err(RegistryError::Twice(spec.name.clone()));
             }
             check_payload_type(spec, &self.payloads)?;
             let validator = jsonschema::validator_for(&spec.parameters).map_err(|err| {
-                format!(
-                    "the argument schema of `{}` does not compile: {err}",
-                    spec.name
-                )
+                RegistryError::Schema {
+                    function: spec.name.clone(),
+                    reason: err.to_string(),
+                }
             })?;
             added.insert(
                 spec.name.clone(),
@@ -349,7 +395,11 @@ mod tests {
         let err = missing
             .err()
             .expect("createTodo names `todo`, which is missing");
-        assert!(err.contains("not registered"), "{err}");
+        assert!(
+            matches!(err, RegistryError::UnknownPayloadType { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("not registered"), "{err}");
         let written_by_the_model = PayloadRegistry::new(
             PayloadRegistry::builtin()
                 .all()
@@ -368,7 +418,11 @@ mod tests {
             .with_payloads(written_by_the_model)
             .err()
             .expect("an llm type is not a function's");
-        assert!(err.contains("source llm"), "{err}");
+        assert!(
+            matches!(err, RegistryError::PayloadTypeOfTheModel { .. }),
+            "{err}"
+        );
+        assert!(err.to_string().contains("source llm"), "{err}");
         // Results are checked against the type.
         let registry = Registry::builtin();
         assert!(matches!(

@@ -60,6 +60,22 @@ type Running = BoxFuture<
     ),
 >;
 
+/// Why a call was not run: what the model is told, as the call's error.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// The tool does not offer it, or no function has the name.
+    #[error("no function named `{0}` is available here")]
+    NotOffered(String),
+    #[error("the arguments are not valid JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// The arguments do not fit the function's schema (what is wrong, and where).
+    #[error("invalid arguments: {0}")]
+    Arguments(String),
+    /// The user lacks these permissions.
+    #[error("permission denied: the user lacks {}", .0.join(", "))]
+    Permissions(Vec<String>),
+}
+
 /// What preparing a call gave.
 enum Prepared {
     Run(Running),
@@ -143,7 +159,7 @@ impl TurnTools {
             Some(Err(why)) => {
                 tracing::warn!(function = %result.name, problem = %why, "a function's result does not fit its payload type");
                 result.state = ToolCallState::Error;
-                result.output = json!({ "error": why });
+                result.output = json!({ "error": why.to_string() });
             }
         }
         result
@@ -182,10 +198,10 @@ impl TurnTools {
         let checked = self.check(call, parsed);
         let (function, args) = match checked {
             Ok(ready) => ready,
-            Err(reason) => {
+            Err(refused) => {
                 return Ok((
                     row.id,
-                    Prepared::Done(ended(call, ToolCallState::Error, reason, 0)),
+                    Prepared::Done(ended(call, ToolCallState::Error, refused.to_string(), 0)),
                 ));
             }
         };
@@ -242,23 +258,20 @@ impl TurnTools {
         &self,
         call: &PlannedCall,
         parsed: Result<Value, serde_json::Error>,
-    ) -> Result<(std::sync::Arc<dyn super::Function>, Value), String> {
+    ) -> Result<(std::sync::Arc<dyn super::Function>, Value), Refused> {
         let offered = self.offers.iter().any(|o| o.name == call.name);
         let function = self
             .registry
             .get(&call.name)
             .filter(|_| offered)
-            .ok_or_else(|| format!("no function named `{}` is available here", call.name))?;
-        let args = parsed.map_err(|err| format!("the arguments are not valid JSON: {err}"))?;
+            .ok_or_else(|| Refused::NotOffered(call.name.clone()))?;
+        let args = parsed.map_err(Refused::NotJson)?;
         if let Some(problems) = self.registry.check_arguments(&call.name, &args) {
-            return Err(format!("invalid arguments: {problems}"));
+            return Err(Refused::Arguments(problems));
         }
         let missing = function.spec().missing(&self.permissions);
         if !missing.is_empty() {
-            return Err(format!(
-                "permission denied: the user lacks {}",
-                missing.join(", ")
-            ));
+            return Err(Refused::Permissions(missing));
         }
         Ok((function.clone(), args))
     }

@@ -64,7 +64,7 @@ fn check_functions(
         .turns
         .modules
         .check_tool(&modules)
-        .map_err(|(code, detail)| parley_entity::error::Error::invalid(code, detail))?;
+        .map_err(|err| parley_entity::error::Error::invalid(err.code(), err.to_string()))?;
     let types = definition
         .payload_types
         .iter()

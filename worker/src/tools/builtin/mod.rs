@@ -43,3 +43,142 @@ fn spec(name: &str, description: &str, parameters: Value, permissions: &[&str]) 
         payload_type: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use parley_entity::{enums::MessageRole, query};
+    use parley_protocol::config::SessionAssignment;
+    use serde_json::json;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::{
+        testing::Seeded,
+        tools::{
+            CallContext,
+            conformance::{Example, Expect, Harness, conformance_suite},
+        },
+    };
+
+    /// The built-ins on a migrated in-memory SQLite database: a user with a session for
+    /// an assignment, and an earlier session of theirs to search.
+    struct Builtins;
+
+    #[async_trait::async_trait]
+    impl Harness for Builtins {
+        async fn setup(&self) -> (Vec<Arc<dyn Function>>, CallContext) {
+            let seeded = Seeded::new().await;
+            let db = &seeded.db;
+            let class = query::classes::create(
+                db,
+                query::classes::NewClass {
+                    group_id: seeded.tool.group_id,
+                    name: "Biology".into(),
+                },
+            )
+            .await
+            .expect("a class");
+            let assignment = query::assignments::create(
+                db,
+                query::assignments::NewAssignment {
+                    class_id: class.id,
+                    tool_id: seeded.tool.id,
+                    title: "Cells".into(),
+                    instructions: "Explain photosynthesis.".into(),
+                    config: None,
+                    available_at: None,
+                    closes_at: None,
+                },
+            )
+            .await
+            .expect("an assignment");
+            let earlier = seeded.another_session().await;
+            query::conversation::append_message(
+                db,
+                query::conversation::NewMessage {
+                    session_id: earlier.id,
+                    role: MessageRole::User,
+                    content: "How does photosynthesis make sugar?".into(),
+                    prompt_id: None,
+                    is_complete: true,
+                },
+                query::now(),
+            )
+            .await
+            .expect("a message");
+            let mut session_config = seeded.session.config.clone();
+            session_config.assignment = Some(SessionAssignment {
+                id: assignment.id,
+                title: assignment.title.clone().into(),
+                instructions: assignment.instructions.clone().into(),
+            });
+            let context = CallContext {
+                db: seeded.db.clone(),
+                user_id: seeded.user.id,
+                session_id: seeded.session.id,
+                prompt_id: Uuid::now_v7(),
+                call_id: Uuid::now_v7(),
+                session_config,
+            };
+            (all(), context)
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            use Expect::*;
+            vec![
+                Example::new("getCurrentTime", json!({}), Answer),
+                Example::new(
+                    "getCurrentTime",
+                    json!({"time_zone": "Europe/Paris"}),
+                    Answer,
+                ),
+                Example::new(
+                    "getCurrentTime",
+                    json!({"time_zone": "Mars/Olympus"}),
+                    Invalid,
+                ),
+                Example::new("getCurrentTime", json!({"time_zone": 5}), Refused),
+                Example::new("getAssignmentInfo", json!({}), Answer),
+                Example::new("getAssignmentInfo", json!({"id": "x"}), Refused),
+                Example::new("createTodo", json!({"title": "Revise cells"}), Answer),
+                Example::new(
+                    "createTodo",
+                    json!({"title": "Quiz", "notes": "ch. 3", "due_at": "2026-12-01T09:00:00Z"}),
+                    Answer,
+                ),
+                Example::new(
+                    "createTodo",
+                    json!({"title": "Quiz", "due_at": "Friday"}),
+                    Invalid,
+                ),
+                Example::new("createTodo", json!({"title": 5}), Refused),
+                Example::new("createTodo", json!({}), Refused),
+                Example::new(
+                    "createNote",
+                    json!({"title": "Cells", "content": "Mitochondria."}),
+                    Answer,
+                ),
+                Example::new("createNote", json!({"title": "Cells"}), Refused),
+                Example::new(
+                    "searchPriorSessions",
+                    json!({"query": "photosynthesis"}),
+                    Answer,
+                ),
+                Example::new(
+                    "searchPriorSessions",
+                    json!({"query": "nothing like it", "limit": 3}),
+                    Answer,
+                ),
+                Example::new(
+                    "searchPriorSessions",
+                    json!({"query": "x", "limit": 99}),
+                    Refused,
+                ),
+            ]
+        }
+    }
+
+    conformance_suite!(Builtins);
+}

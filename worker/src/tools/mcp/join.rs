@@ -19,7 +19,7 @@ use std::time::Duration;
 use rand::Rng;
 
 use super::{McpServerConfig, functions};
-use crate::tools::live::LiveRegistry;
+use crate::tools::{RegistryError, live::LiveRegistry};
 
 /// The first wait before trying a server again.
 const FIRST_RETRY: Duration = Duration::from_secs(1);
@@ -33,7 +33,7 @@ const MOST_BETWEEN_RETRIES: Duration = Duration::from_secs(60);
 pub async fn connect_all(
     servers: Vec<McpServerConfig>,
     registry: &LiveRegistry,
-) -> Result<(), String> {
+) -> Result<(), RegistryError> {
     let loads = servers.into_iter().map(|config| async move {
         let loaded = functions(config.clone()).await;
         (config, loaded)

@@ -109,18 +109,13 @@ impl McpError {
 }
 
 /// Why a connection did not open.
+#[derive(Debug, thiserror::Error)]
 enum OpenError {
     /// The URL is refused before any connection.
+    #[error("{0}")]
     Refused(String),
+    #[error("{0}")]
     Failed(String),
-}
-
-impl From<OpenError> for String {
-    fn from(err: OpenError) -> Self {
-        match err {
-            OpenError::Refused(message) | OpenError::Failed(message) => message,
-        }
-    }
 }
 
 /// Routes a server's progress notifications to the calls waiting for them.
@@ -221,7 +216,7 @@ impl Connection {
     }
 
     /// The open session, opened again when the last one closed.
-    async fn session(&self) -> Result<Arc<Session>, String> {
+    async fn session(&self) -> Result<Arc<Session>, OpenError> {
         let mut current = self.session.lock().await;
         if let Some(session) = current.as_ref()
             && !session.is_transport_closed()
@@ -229,11 +224,7 @@ impl Connection {
             return Ok(session.clone());
         }
         tracing::info!(server = %self.config.name, "connecting to the MCP server");
-        let session = Arc::new(
-            Self::open(&self.config, self.handler.clone())
-                .await
-                .map_err(String::from)?,
-        );
+        let session = Arc::new(Self::open(&self.config, self.handler.clone()).await?);
         *current = Some(session.clone());
         Ok(session)
     }
@@ -368,11 +359,15 @@ impl Function for McpFunction {
         progress: &Progress,
     ) -> Result<Value, FunctionError> {
         let server = &self.connection.config.name;
-        let unreachable = |err: String| {
+        let unreachable = |err: &dyn std::fmt::Display| {
             tracing::warn!(server = %server, tool = %self.tool, error = %err, "an MCP call failed");
             FunctionError::Failed(format!("the MCP server `{server}` could not be reached"))
         };
-        let session = self.connection.session().await.map_err(unreachable)?;
+        let session = self
+            .connection
+            .session()
+            .await
+            .map_err(|err| unreachable(&err))?;
         let Value::Object(arguments) = args else {
             return Err(FunctionError::Invalid(
                 "the arguments must be an object".into(),
@@ -384,7 +379,7 @@ impl Function for McpFunction {
         let handle = peer
             .send_request_with_option(request, Default::default())
             .await
-            .map_err(|err| unreachable(err.to_string()))?;
+            .map_err(|err| unreachable(&err))?;
         let progress_map = self.connection.handler.progress.clone();
         progress_map
             .lock()
@@ -400,7 +395,7 @@ impl Function for McpFunction {
         let response = handle.await_response().await;
         guard.armed = false;
         drop(guard);
-        match response.map_err(|err| unreachable(err.to_string()))? {
+        match response.map_err(|err| unreachable(&err))? {
             ServerResult::CallToolResult(result) => {
                 let text: Vec<&str> = result
                     .content
@@ -421,14 +416,92 @@ impl Function for McpFunction {
                     None => json!({ "content": text }),
                 })
             }
-            other => Err(unreachable(format!("unexpected answer: {other:?}"))),
+            other => Err(unreachable(&format!("unexpected answer: {other:?}"))),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use parley_protocol::config::SessionConfig;
+    use parley_service::{
+        outbound::OutboundPolicy,
+        payloads::{PayloadRegistry, PayloadSource, PayloadType},
+    };
+    use uuid::Uuid;
+
     use super::*;
+    use crate::tools::conformance::{Example, Expect, Harness, conformance_suite};
+
+    /// The in-tree test server (`tests/mcp-server`: echo, wait, fail, count) over
+    /// streamable HTTP on a port of its own, in-process; `echo`'s results are payloads.
+    struct TestServer;
+
+    #[async_trait]
+    impl Harness for TestServer {
+        async fn setup(&self) -> (Vec<Arc<dyn Function>>, CallContext) {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("a port");
+            let addr = listener.local_addr().expect("its address");
+            tokio::spawn(parley_mcp_test::serve_http(listener));
+            let outbound = Outbound::new(OutboundPolicy::default()).expect("an HTTP client");
+            let config = McpServerConfig {
+                name: "lab".into(),
+                transport: McpTransport::Http {
+                    url: format!("http://{addr}/mcp"),
+                    bearer_token: None,
+                    outbound,
+                },
+                permissions: vec!["lab:use".into()],
+                timeout: Duration::from_secs(5),
+                connect_timeout: Duration::from_secs(5),
+                payload_types: [("echo".to_owned(), "echoed".to_owned())].into(),
+                async_tools: Vec::new(),
+            };
+            let functions = functions(config).await.expect("the test server answers");
+            let context = CallContext {
+                db: sea_orm::DatabaseConnection::default(),
+                user_id: Uuid::now_v7(),
+                session_id: Uuid::now_v7(),
+                prompt_id: Uuid::now_v7(),
+                call_id: Uuid::now_v7(),
+                session_config: SessionConfig::default(),
+            };
+            (functions, context)
+        }
+
+        fn examples(&self) -> Vec<Example> {
+            use Expect::*;
+            vec![
+                Example::new("lab_echo", json!({"text": "hello"}), Answer),
+                Example::new("lab_echo", json!({"text": 5}), Refused),
+                Example::new("lab_echo", json!({}), Refused),
+                Example::new("lab_wait", json!({"ms": 20, "steps": 2}), Answer),
+                Example::new("lab_wait", json!({"ms": "soon"}), Refused),
+                Example::new("lab_fail", json!({}), Failed),
+                Example::new("lab_count", json!({}), Answer),
+            ]
+        }
+
+        fn payloads(&self) -> PayloadRegistry {
+            PayloadRegistry::builtin_and([PayloadType {
+                name: "echoed".into(),
+                description: "What the server sent back.".into(),
+                source: PayloadSource::Tool,
+                schema: json!({
+                    "type": "object",
+                    "properties": {"echo": {"type": "string"}},
+                    "required": ["echo"]
+                }),
+                llm_instructions: String::new(),
+                frontend_config: None,
+            }])
+            .expect("valid payload types")
+        }
+    }
+
+    conformance_suite!(TestServer);
 
     #[test]
     fn function_names_are_what_providers_accept() {
