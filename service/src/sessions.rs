@@ -15,13 +15,13 @@
 use std::time::Duration;
 
 use parley_entity::{
-    error::{Error, Result},
     query::{
         self,
         sessions::{self as q, OpenSession, Opener, SessionLimit},
     },
     sessions,
 };
+use parley_protocol::error::{Error, Result};
 use parley_protocol::hooks::Hook;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;

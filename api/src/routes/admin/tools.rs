@@ -6,8 +6,9 @@
 //! still loads.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{error::Result, query::tools as q, tools};
+use parley_entity::{query::tools as q, tools};
 use parley_protocol::config::ToolDefinition;
+use parley_protocol::error::{Error, ErrorCode, Result};
 use poem_openapi::Object;
 use serde_json::Value;
 use uuid::Uuid;
@@ -48,10 +49,7 @@ impl From<tools::Model> for Tool {
 /// `unknown_payload_type` when it enables a payload type the model cannot write,
 /// `unknown_module` when it names a module the deployment lacks (or one twice),
 /// `invalid_module_config` when a module's settings do not suit it.
-fn check_functions(
-    state: &AppState,
-    definition: &ToolDefinition,
-) -> parley_entity::error::Result<()> {
+fn check_functions(state: &AppState, definition: &ToolDefinition) -> Result<()> {
     let names = definition.functions.iter().flatten().map(|name| &**name);
     state.turns.functions.load().check_names(names)?;
     let modules: Vec<(String, Option<Value>)> = definition
@@ -64,7 +62,7 @@ fn check_functions(
         .turns
         .modules
         .check_tool(&modules)
-        .map_err(|(code, detail)| parley_entity::error::Error::invalid(code, detail))?;
+        .map_err(|(code, detail)| module_refusal(code, detail))?;
     let types = definition
         .payload_types
         .iter()
@@ -161,6 +159,21 @@ admin_api! {
     delete "/tools/:id" "admin_delete_tool";
 }
 
+/// The error of a module refusing a tool's settings. The module catalogue
+/// (`parley_service::modules`) still names its refusals with a string code; this is
+/// where it meets the catalogue of codes. A code the catalogue lacks is a bug, logged,
+/// and answered as `invalid_module_config`.
+fn module_refusal(code: &'static str, detail: String) -> Error {
+    let code = ErrorCode::parse(code).unwrap_or_else(|| {
+        tracing::error!(
+            code,
+            "a module's refusal code is not in the error catalogue"
+        );
+        ErrorCode::InvalidModuleConfig
+    });
+    Error::invalid(code, detail)
+}
+
 #[cfg(test)]
 mod tests {
     use poem_openapi::types::ParseFromJSON;
@@ -200,6 +213,22 @@ mod tests {
         let tool = Tool::from(model);
         assert_eq!(&*tool.definition.behavior, "Be kind.");
         assert_eq!(tool.definition.model, None);
+    }
+
+    #[test]
+    fn the_module_catalogues_refusals_are_codes_of_the_catalogue() {
+        let catalog = parley_service::modules::ModuleCatalog::builtin();
+        for (entries, code) in [
+            (vec![("nope".to_owned(), None)], ErrorCode::UnknownModule),
+            (
+                vec![("pii_redactor".to_owned(), Some(json!({"types": ["dna"]})))],
+                ErrorCode::InvalidModuleConfig,
+            ),
+        ] {
+            let (raw, detail) = catalog.check_tool(&entries).unwrap_err();
+            assert_eq!(ErrorCode::parse(raw), Some(code), "`{raw}`");
+            assert_eq!(module_refusal(raw, detail).code(), code);
+        }
     }
 
     #[test]

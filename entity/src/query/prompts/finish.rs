@@ -2,6 +2,7 @@
 //! session to its next waiting prompt. Also the two ways a finished prompt starts again
 //! or never starts: [`resume`] and [`abandon`].
 
+use parley_protocol::error::{Error, Result};
 use parley_protocol::{events::ResponseExtras, route::RouteDecision};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
@@ -16,7 +17,7 @@ use uuid::Uuid;
 use super::{UNFINISHED, find, get};
 use crate::{
     enums::{ErrorCode, PromptState},
-    error::{Context, Error, Result},
+    error::Context,
     prompts,
     query::{
         batch::{self, Batch},
@@ -552,7 +553,7 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
     let prompt = get(&txn, id).await?;
     if !prompt.state.is_resumable() {
         return Err(Error::conflict(
-            "not_resumable",
+            ErrorCode::NotResumable,
             "only failed or errored prompts can be resumed",
         ));
     }
@@ -568,7 +569,7 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
             .is_some_and(|p| UNFINISHED.contains(&p.state))
     {
         return Err(Error::conflict(
-            "prompt_active",
+            ErrorCode::PromptActive,
             "another prompt of this session is running",
         ));
     }
@@ -594,7 +595,7 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
         .context("resetting a prompt for resume")?;
     if reset.rows_affected == 0 {
         return Err(Error::conflict(
-            "not_resumable",
+            ErrorCode::NotResumable,
             "the prompt changed state meanwhile",
         ));
     }
