@@ -8,9 +8,9 @@
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use parley_entity::{
     enums::UserRole,
-    error::{Error, Result},
     query::tokens::{self, TokenOwner},
 };
+use parley_protocol::error::{Error, Result};
 use poem::{Request, RequestBody};
 use poem_openapi::{
     ApiExtractor, ApiExtractorType, ExtractParamOptions, SecurityScheme,

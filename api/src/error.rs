@@ -10,12 +10,12 @@
 
 use std::marker::PhantomData;
 
-use parley_entity::error::Error;
+use parley_protocol::error::{Error, ErrorCode};
 use poem::{IntoResponse, Response, http::StatusCode};
 use poem_openapi::{
     ApiResponse, Object,
-    registry::{MetaMediaType, MetaResponse, MetaResponses, Registry},
-    types::Type,
+    registry::{MetaMediaType, MetaResponse, MetaResponses, MetaSchema, MetaSchemaRef, Registry},
+    types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type},
 };
 
 use crate::middleware::problem_response;
@@ -43,8 +43,10 @@ pub struct Problem {
     pub status: u16,
     /// What went wrong with this request, for a person to read.
     pub detail: String,
-    /// A stable, machine-readable error code (snake_case).
-    pub code: String,
+    /// A stable, machine-readable error code (snake_case): one of the `ErrorCode`
+    /// schema's values, which lists each with its status. Typed as a string so that a
+    /// client reads codes added after it was built.
+    pub code: ProblemCode,
     /// The request id, also sent as the `X-Request-Id` response header.
     pub request_id: String,
     /// The resource this occurrence concerns, when there is one (e.g. the prompt of a
@@ -57,17 +59,45 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn new(status: StatusCode, code: &str, detail: impl Into<String>) -> Self {
+    /// A problem with `code`, answered with the code's status.
+    pub fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self::with_status(status_of(code), code, detail)
+    }
+
+    /// A problem whose status poem chose (an error poem raised, a plain response, a
+    /// problem read back from its body): the catalogue's code for that status.
+    pub fn for_status(status: StatusCode, detail: impl Into<String>) -> Self {
+        Self::with_status(status, ErrorCode::for_status(status.as_u16()), detail)
+    }
+
+    /// A problem with `code` and the status someone else chose, kept as it is.
+    fn with_status(status: StatusCode, code: ErrorCode, detail: impl Into<String>) -> Self {
         Self {
-            kind: format!("https://parley.dev/problems/{}", code.replace('_', "-")),
+            kind: format!(
+                "https://parley.dev/problems/{}",
+                code.as_str().replace('_', "-")
+            ),
             title: status.canonical_reason().unwrap_or("Error").to_owned(),
             status: status.as_u16(),
             detail: detail.into(),
-            code: code.to_owned(),
+            code: ProblemCode(code),
             request_id: current_request_id(),
             instance: None,
             retry_after_s: None,
         }
+    }
+
+    /// A problem read back from its body (its status and code as written): the code
+    /// when the catalogue has it, else the catalogue's code for the status.
+    pub fn read_back(status: u16, code: &str, detail: impl Into<String>) -> Self {
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let code = ErrorCode::parse(code).unwrap_or(ErrorCode::for_status(status.as_u16()));
+        Self::with_status(status, code, detail)
+    }
+
+    /// The problem's code.
+    pub fn code(&self) -> ErrorCode {
+        self.code.0
     }
 
     /// Names the resource this occurrence concerns.
@@ -77,30 +107,23 @@ impl Problem {
     }
 }
 
+/// The HTTP status of a problem with `code` (the catalogue's, `parley_protocol::error`).
+pub fn status_of(code: ErrorCode) -> StatusCode {
+    StatusCode::from_u16(code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+/// The one mapping from the domain error to a problem: its [`Error::code`], that code's
+/// status, its client-facing message; the context of an internal error is logged here.
 impl From<Error> for Problem {
     fn from(err: Error) -> Self {
-        let (status, code) = match &err {
-            Error::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found"),
-            Error::Conflict { code, .. } => (StatusCode::CONFLICT, *code),
-            Error::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, *code),
-            Error::Unauthenticated => (StatusCode::UNAUTHORIZED, "unauthenticated"),
-            Error::Forbidden { .. } => (StatusCode::FORBIDDEN, "forbidden"),
-            Error::Unavailable { .. } => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-            Error::RateLimited { retry_after_s, .. } => {
-                let mut problem = Problem::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "quota_exceeded",
-                    err.to_string(),
-                );
-                problem.retry_after_s = Some(*retry_after_s);
-                return problem;
-            }
-            Error::Internal(context) => {
-                tracing::error!(error = %context, request_id = %current_request_id(), "internal error");
-                (StatusCode::INTERNAL_SERVER_ERROR, "internal_error")
-            }
-        };
-        Problem::new(status, code, err.to_string())
+        if let Error::Internal(context) = &err {
+            tracing::error!(error = %context, request_id = %current_request_id(), "internal error");
+        }
+        let mut problem = Problem::new(err.code(), err.to_string());
+        if let Error::RateLimited { retry_after_s, .. } = err {
+            problem.retry_after_s = Some(retry_after_s);
+        }
+        problem
     }
 }
 
@@ -110,17 +133,62 @@ impl From<Error> for Box<Problem> {
     }
 }
 
-/// The HTTP status of a turn that failed with `code`, when a client waited for it
-/// (`Accept: application/json`).
-pub fn status_of(code: parley_protocol::events::ErrorCode) -> StatusCode {
-    use parley_protocol::events::ErrorCode;
-    match code {
-        ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
-        ErrorCode::UpstreamStall | ErrorCode::Timeout => StatusCode::GATEWAY_TIMEOUT,
-        ErrorCode::UnknownModel => StatusCode::UNPROCESSABLE_ENTITY,
-        ErrorCode::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        ErrorCode::ToolError | ErrorCode::UpstreamError => StatusCode::BAD_GATEWAY,
+/// A problem's `code`: an [`ErrorCode`], documented as a string that names the
+/// `ErrorCode` schema (registered with it) rather than as that enum, so that a client
+/// generated from this document still reads a problem whose code a later version added
+/// (docs/decisions.md, "Errors").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProblemCode(pub ErrorCode);
+
+impl PartialEq<&str> for ProblemCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.0.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for ProblemCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Type for ProblemCode {
+    const IS_REQUIRED: bool = true;
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> std::borrow::Cow<'static, str> {
+        "string".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema::new("string")))
+    }
+
+    fn register(registry: &mut Registry) {
+        ErrorCode::register(registry);
+    }
+
+    fn as_raw_value(&self) -> Option<&Self> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ParseFromJSON for ProblemCode {
+    fn parse_from_json(value: Option<serde_json::Value>) -> ParseResult<Self> {
+        ErrorCode::parse_from_json(value)
+            .map(Self)
+            .map_err(ParseError::propagate)
+    }
+}
+
+impl ToJSON for ProblemCode {
+    fn to_json(&self) -> Option<serde_json::Value> {
+        self.0.to_json()
     }
 }
 
@@ -397,11 +465,15 @@ mod tests {
         let cases = [
             (Error::not_found("session"), 404, "not_found"),
             (
-                Error::conflict("session_completed", "done"),
+                Error::conflict(ErrorCode::SessionCompleted, "done"),
                 409,
                 "session_completed",
             ),
-            (Error::invalid("tool_mismatch", "no"), 422, "tool_mismatch"),
+            (
+                Error::invalid(ErrorCode::ToolMismatch, "no"),
+                422,
+                "tool_mismatch",
+            ),
             (Error::Unauthenticated, 401, "unauthenticated"),
             (Error::forbidden("no"), 403, "forbidden"),
             (
@@ -411,15 +483,52 @@ mod tests {
                 503,
                 "unavailable",
             ),
+            (
+                Error::RateLimited {
+                    limit: "turns_per_minute",
+                    message: "over the user's turns_per_minute".into(),
+                    retry_after_s: 7,
+                },
+                429,
+                "quota_exceeded",
+            ),
         ];
         for (err, status, code) in cases {
             let problem = Problem::from(err);
-            assert_eq!((problem.status, problem.code.as_str()), (status, code));
+            assert_eq!((problem.status, problem.code().as_str()), (status, code));
             assert_eq!(
                 problem.kind,
                 format!("https://parley.dev/problems/{}", code.replace('_', "-"))
             );
         }
+    }
+
+    /// Every code of the catalogue becomes a problem with the code's status, its `type`
+    /// URI, and a body whose `code` reads back as the same code.
+    #[test]
+    fn every_code_of_the_catalogue_maps_to_one_problem() {
+        for &code in ErrorCode::ALL {
+            let problem = Problem::new(code, "detail");
+            assert_eq!(problem.status, code.status(), "{code}");
+            assert_eq!(problem.code(), code);
+            assert_eq!(
+                problem.kind,
+                format!(
+                    "https://parley.dev/problems/{}",
+                    code.as_str().replace('_', "-")
+                )
+            );
+            let body = problem.to_json().unwrap();
+            assert_eq!(body["code"], code.as_str());
+            assert_eq!(body["status"], code.status());
+            let back = Problem::read_back(problem.status, body["code"].as_str().unwrap(), "d");
+            assert_eq!((back.status, back.code()), (problem.status, code));
+        }
+        // A status poem chose is kept, with the catalogue's code for it.
+        let poem = Problem::for_status(StatusCode::BAD_GATEWAY, "upstream");
+        assert_eq!((poem.status, poem.code()), (502, ErrorCode::InternalError));
+        let unknown = Problem::read_back(418, "not_a_code", "teapot");
+        assert_eq!((unknown.status, unknown.code()), (418, ErrorCode::Error));
     }
 
     #[test]

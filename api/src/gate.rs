@@ -25,6 +25,7 @@ use std::{
 };
 
 use parley_entity::query::tokens;
+use parley_protocol::error::{Error, ErrorCode};
 use poem::{Request, web::RemoteAddr};
 
 use crate::{
@@ -149,7 +150,7 @@ pub async fn admit(req: &mut Request, state: &AppState, security: Security) -> R
         .flatten();
     if bearer.is_none() && feed_token.is_none() {
         // No credentials: no guess either; nothing to throttle.
-        return Err(Problem::from(parley_entity::error::Error::Unauthenticated));
+        return Err(Problem::from(Error::Unauthenticated));
     }
     let client = client_address(req, state.edge.trusted_proxy_hops);
     let now = Instant::now();
@@ -158,8 +159,7 @@ pub async fn admit(req: &mut Request, state: &AppState, security: Security) -> R
     {
         count("throttled");
         let mut problem = Problem::new(
-            poem::http::StatusCode::TOO_MANY_REQUESTS,
-            "auth_throttled",
+            ErrorCode::AuthThrottled,
             "too many failed authentications from this address; try again later",
         );
         problem.retry_after_s = Some(retry_after_s);
@@ -189,7 +189,7 @@ pub async fn admit(req: &mut Request, state: &AppState, security: Security) -> R
             if let Some(client) = client {
                 state.throttle.failed(client, now);
             }
-            Err(Problem::from(parley_entity::error::Error::Unauthenticated))
+            Err(Problem::from(Error::Unauthenticated))
         }
     }
 }

@@ -13,6 +13,7 @@
 use std::time::Duration;
 
 use parley_entity::query::{self, metrics::prompt_stats};
+use parley_protocol::error::ErrorCode;
 use parley_runtime::metrics::{CONTENT_TYPE, metrics};
 use poem::{Response, handler, http::header, web::Data};
 
@@ -26,15 +27,10 @@ const SOURCE_TIMEOUT: Duration = Duration::from_secs(2);
 #[handler]
 pub async fn scrape_guarded(request: &poem::Request, state: Data<&AppState>) -> Response {
     use crate::{error::Problem, middleware::problem_response, state::MetricsAccess};
-    use poem::http::StatusCode;
     match &state.edge.metrics {
         MetricsAccess::Open => {}
         MetricsAccess::Elsewhere => {
-            return problem_response(Problem::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "no such route",
-            ));
+            return problem_response(Problem::new(ErrorCode::NotFound, "no such route"));
         }
         MetricsAccess::Token(expected) => {
             // Hashes are compared: what a guess's timing could tell is of no use.
@@ -44,8 +40,7 @@ pub async fn scrape_guarded(request: &poem::Request, state: Data<&AppState>) -> 
                 .map(crate::auth::hash_token);
             if given.as_ref() != Some(expected) {
                 return problem_response(Problem::new(
-                    StatusCode::UNAUTHORIZED,
-                    "unauthenticated",
+                    ErrorCode::Unauthenticated,
                     "`/metrics` needs the bearer token `http.metrics_token`",
                 ));
             }

@@ -13,6 +13,7 @@
 
 use std::{collections::HashMap, sync::Arc};
 
+use parley_protocol::error::ErrorCode;
 use poem::{
     Endpoint, IntoResponse, Request, Response,
     error::{MethodNotAllowedError, NotFoundError, ReadBodyError},
@@ -70,10 +71,7 @@ pub async fn guard<E: Endpoint>(
             let cors = &guard.state.edge.cors;
             let mut resp = if CorsPolicy::is_preflight(&req) {
                 cors.preflight(&req, routes.allow(&path)).unwrap_or_else(|| {
-                    problem_response(Problem::new(
-                        StatusCode::FORBIDDEN,
-                        "cors_origin_refused",
-                        "cross-origin requests from this origin are not allowed (`http.cors_origins`)",
+                    problem_response(Problem::new(ErrorCode::CorsOriginRefused, "cross-origin requests from this origin are not allowed (`http.cors_origins`)",
                     ))
                 })
             } else {
@@ -161,8 +159,7 @@ pub fn carried_headers(request: &poem::Request) -> HashMap<String, String> {
 async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>, Problem> {
     let too_large = || {
         Problem::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
+            ErrorCode::PayloadTooLarge,
             format!("the request body exceeds the limit of {max_body} bytes"),
         )
     };
@@ -186,11 +183,7 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>
         .await
         .map_err(|err| match err {
             ReadBodyError::PayloadTooLarge => too_large(),
-            other => Problem::new(
-                StatusCode::BAD_REQUEST,
-                "unreadable_body",
-                other.to_string(),
-            ),
+            other => Problem::new(ErrorCode::UnreadableBody, other.to_string()),
         })?;
     let is_json = req
         .content_type()
@@ -200,8 +193,7 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>
         .flatten()
         .map(|err| {
             Problem::new(
-                StatusCode::BAD_REQUEST,
-                "malformed_json",
+                ErrorCode::MalformedJson,
                 format!("the request body is not valid JSON: {err}"),
             )
         });
@@ -240,36 +232,26 @@ pub async fn problem_for(err: poem::Error) -> Response {
         }
         let status = resp.status();
         let detail = resp.into_body().into_string().await.unwrap_or_default();
-        return problem_response(Problem::new(status, default_code(status), detail));
+        return problem_response(Problem::for_status(status, detail));
     }
     let problem = if let Some(e) = err.downcast_ref::<ParseRequestPayloadError>() {
-        Problem::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "validation_failed",
-            e.reason.clone(),
-        )
+        Problem::new(ErrorCode::ValidationFailed, e.reason.clone())
     } else if let Some(e) = err.downcast_ref::<ParseParamError>() {
         Problem::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_parameter",
+            ErrorCode::InvalidParameter,
             format!("parameter `{}`: {}", e.name, e.reason),
         )
     } else if err.is::<ParsePathError>() {
-        Problem::new(StatusCode::NOT_FOUND, "not_found", "no such resource")
+        Problem::new(ErrorCode::NotFound, "no such resource")
     } else if err.is::<AuthorizationError>() {
         Problem::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthenticated",
+            ErrorCode::Unauthenticated,
             "missing, invalid, expired or revoked bearer token",
         )
     } else if let Some(e) = err.downcast_ref::<ContentTypeError>() {
-        Problem::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            e.to_string(),
-        )
+        Problem::new(ErrorCode::UnsupportedMediaType, e.to_string())
     } else if err.is::<NotFoundError>() {
-        Problem::new(StatusCode::NOT_FOUND, "not_found", "no such route")
+        Problem::new(ErrorCode::NotFound, "no such route")
     } else if err.is::<MethodNotAllowedError>() {
         return method_not_allowed(None);
     } else {
@@ -280,7 +262,7 @@ pub async fn problem_for(err: poem::Error) -> Response {
         } else {
             err.to_string()
         };
-        Problem::new(status, default_code(status), detail)
+        Problem::for_status(status, detail)
     };
     problem_response(problem)
 }
@@ -291,30 +273,11 @@ fn method_not_allowed(allow: Option<String>) -> Response {
         Some(allow) => format!("this route accepts {allow}"),
         None => "this route does not accept that method".to_owned(),
     };
-    let mut resp = problem_response(Problem::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
-        detail,
-    ));
+    let mut resp = problem_response(Problem::new(ErrorCode::MethodNotAllowed, detail));
     if let Some(value) = allow.and_then(|a| HeaderValue::from_str(&a).ok()) {
         resp.headers_mut().insert(header::ALLOW, value);
     }
     resp
-}
-
-fn default_code(status: StatusCode) -> &'static str {
-    match status {
-        StatusCode::BAD_REQUEST => "bad_request",
-        StatusCode::UNAUTHORIZED => "unauthenticated",
-        StatusCode::FORBIDDEN => "forbidden",
-        StatusCode::NOT_FOUND => "not_found",
-        StatusCode::CONFLICT => "conflict",
-        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
-        StatusCode::UNPROCESSABLE_ENTITY => "validation_failed",
-        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
-        s if s.is_server_error() => "internal_error",
-        _ => "error",
-    }
 }
 
 /// A problem as a response, with the right status and content type.

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use parley_entity::query::page::{self, PageRequest};
-use poem::http::StatusCode;
+use parley_protocol::error::ErrorCode;
 use poem_openapi::{
     Object,
     registry::{MetaSchema, MetaSchemaRef},
@@ -94,8 +94,7 @@ pub fn decode<K: DeserializeOwned>(cursor: &str) -> Result<K, Box<Problem>> {
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .ok_or_else(|| {
             Box::new(Problem::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_cursor",
+                ErrorCode::InvalidCursor,
                 "parameter `cursor`: not a cursor this list handed out",
             ))
         })

@@ -24,11 +24,8 @@
 use std::{fmt::Write as _, pin::Pin};
 
 use futures::{Stream, StreamExt, stream};
-use parley_entity::{
-    error::{Error, Result},
-    prompts,
-    query::prompts::UNFINISHED,
-};
+use parley_entity::{prompts, query::prompts::UNFINISHED};
+use parley_protocol::error::{Error, Result};
 use parley_protocol::events::{EventKind, StreamEvent};
 use parley_runtime::event_log::EventLogError;
 use parley_service::turns::record;

@@ -109,15 +109,24 @@ fn is_schema_space(c: char) -> bool {
 pub struct MessageText(pub String);
 
 impl MessageText {
-    fn check(text: &str) -> Result<(), String> {
+    fn check(text: &str) -> Result<(), UnfitMessage> {
         if text.chars().all(is_schema_space) {
-            return Err("must hold a character that is not white space".into());
+            return Err(UnfitMessage::Blank);
         }
         if text.chars().count() > MAX_MESSAGE_CHARS {
-            return Err(format!("must be at most {MAX_MESSAGE_CHARS} characters"));
+            return Err(UnfitMessage::TooLong);
         }
         Ok(())
     }
+}
+
+/// Why a message's text does not fit (the message a client reads).
+#[derive(Debug, thiserror::Error)]
+enum UnfitMessage {
+    #[error("must hold a character that is not white space")]
+    Blank,
+    #[error("must be at most {MAX_MESSAGE_CHARS} characters")]
+    TooLong,
 }
 
 checked_string!(MessageText, |schema| MetaSchema {
@@ -134,7 +143,7 @@ pub struct Email(pub String);
 impl Email {
     pub const PATTERN: &'static str = r"^[^@\s]+@[^@\s]+$";
 
-    fn check(text: &str) -> Result<(), String> {
+    fn check(text: &str) -> Result<(), NotAnEmail> {
         let chars = text.chars().count();
         let fits = text.split_once('@').is_some_and(|(local, domain)| {
             (3..=254).contains(&chars)
@@ -143,17 +152,20 @@ impl Email {
                 && !domain.contains('@')
                 && !text.chars().any(is_schema_space)
         });
-        if fits {
-            Ok(())
-        } else {
-            Err("must be an e-mail address: one `@` with characters on each side, no white space, 3 to 254 characters".into())
-        }
+        if fits { Ok(()) } else { Err(NotAnEmail) }
     }
 
     pub fn into_inner(self) -> String {
         self.0
     }
 }
+
+/// A string that is not an e-mail address as the document's pattern says.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "must be an e-mail address: one `@` with characters on each side, no white space, 3 to 254 characters"
+)]
+struct NotAnEmail;
 
 checked_string!(Email, |schema| MetaSchema {
     min_length: Some(3),

@@ -6,10 +6,10 @@ use anyhow::Context;
 use parley_api::auth;
 use parley_entity::{
     enums::UserRole,
-    error::Error,
     query::{resource, tokens, users},
 };
 use parley_protocol::config::{ToolConstraints, ToolDefinition};
+use parley_protocol::error::Error;
 use sea_orm::DatabaseConnection;
 use secrecy::{ExposeSecret, SecretString};
 
@@ -100,7 +100,7 @@ const DEMO_TOOL: &str = "Demo tutor";
 async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
     db: &C,
     admin_id: uuid::Uuid,
-) -> parley_entity::error::Result<()> {
+) -> parley_protocol::error::Result<()> {
     use parley_entity::{enums::MemberRole, query};
     let group = query::groups::create(
         db,

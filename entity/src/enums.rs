@@ -78,7 +78,8 @@ pub enum MessageRole {
 /// `prompts.state`, `blocks.type`, `prompts.error_code` and `tool_calls.state` are the
 /// protocol's own enums (stored through its `db` feature), so the database, the wire and
 /// the API document spell them from one definition.
-pub use parley_protocol::events::{BlockType, CallError, ErrorCode, PromptState, ToolCallState};
+pub use parley_protocol::error::ErrorCode;
+pub use parley_protocol::events::{BlockType, CallError, PromptState, ToolCallState};
 /// `sessions.state` is the protocol's too: a job carries the session row
 /// ([`parley_protocol::jobs::JobSession`]).
 pub use parley_protocol::jobs::SessionState;

@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::error::ErrorCode;
+
 /// One stored event of a prompt's log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamEvent {
@@ -163,29 +165,6 @@ shared_enum! {
 }
 
 shared_enum! {
-    /// Why a generation stopped with an error (DESIGN §6): the `code` of an `error` event
-    /// and what `prompts.error_code` stores.
-    pub enum ErrorCode {
-        /// The model provider failed (an error status, a broken stream, unreachable).
-        UpstreamError = "upstream_error",
-        /// The model provider stopped sending tokens.
-        UpstreamStall = "upstream_stall",
-        /// The model is not served here.
-        UnknownModel = "unknown_model",
-        /// The model provider is rate limiting.
-        RateLimited = "rate_limited",
-        /// A function call failed in a way the turn cannot continue past.
-        ToolError = "tool_error",
-        /// The turn took longer than allowed.
-        Timeout = "timeout",
-        /// The turn could not be queued (the job queue was unavailable).
-        Unavailable = "unavailable",
-        /// Parley failed internally.
-        InternalError = "internal_error",
-    }
-}
-
-shared_enum! {
     /// The life of one function call (`tool_calls.state`, `tool_complete.state`).
     pub enum ToolCallState {
         Created = "created",
@@ -197,28 +176,6 @@ shared_enum! {
         Error = "error",
         /// The turn was cancelled while it ran.
         Canceled = "canceled",
-    }
-}
-
-impl ErrorCode {
-    /// The message readers see for this code. Stable and free of backend detail: what the
-    /// provider or a backend said is logged, never sent to a client.
-    pub fn message(self) -> &'static str {
-        match self {
-            Self::UpstreamError => "the model provider failed to answer",
-            Self::UpstreamStall => "the model provider stopped sending tokens",
-            Self::UnknownModel => "the model is not served here",
-            Self::RateLimited => "the model provider is rate limiting; try again later",
-            Self::ToolError => "a function call failed",
-            Self::Timeout => "the turn took too long",
-            Self::Unavailable => "the turn could not be queued; resume it later",
-            Self::InternalError => "internal error",
-        }
-    }
-
-    /// Whether running the turn again may succeed (a wrong model never will).
-    pub fn may_succeed_later(self) -> bool {
-        !matches!(self, Self::UnknownModel)
     }
 }
 

@@ -1,14 +1,16 @@
 //! The wire contract shared by Parley's api, worker and tests.
 //!
-//! What crosses a process boundary is defined here once: the stream events of a prompt
-//! ([`events`]), the module hook contract ([`hooks`]), the job payloads ([`jobs`]), the
-//! input of a turn ([`turn`]), the skill router's decision ([`route`]), a chat tool's
-//! configuration from its definition to a session's resolved config ([`config`]), the
-//! strict JSON values the API document describes ([`wire`]) and the Redis key names
-//! ([`keys`]). Keeping them in one crate means the api that reads a stream and the
-//! worker that writes it cannot disagree on a key or a field.
+//! What crosses a process boundary is defined here once: the error catalogue and the
+//! domain error ([`error`]), the stream events of a prompt ([`events`]), the module hook
+//! contract ([`hooks`]), the job payloads ([`jobs`]), the input of a turn ([`turn`]),
+//! the skill router's decision ([`route`]), a chat tool's configuration from its
+//! definition to a session's resolved config ([`config`]), the strict JSON values the
+//! API document describes ([`wire`]) and the Redis key names ([`keys`]). Keeping them in
+//! one crate means the api that reads a stream and the worker that writes it cannot
+//! disagree on a key or a field.
 
 pub mod config;
+pub mod error;
 pub mod events;
 pub mod hooks;
 pub mod jobs;

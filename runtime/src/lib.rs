@@ -49,8 +49,8 @@ pub(crate) fn shared_state_connection(
 /// with replicas (and Sentinel for failover). A Redis that cannot be reached passes:
 /// Parley starts while Redis is down (and reports not-ready), and a cluster is refused
 /// at the next start.
-pub async fn check_redis_topology(url: &str) -> Result<(), String> {
-    let client = redis_client(url).map_err(|err| format!("invalid Redis URL: {err}"))?;
+pub async fn check_redis_topology(url: &str) -> Result<(), TopologyError> {
+    let client = redis_client(url).map_err(TopologyError::InvalidUrl)?;
     let connected = tokio::time::timeout(
         std::time::Duration::from_secs(2),
         client.get_multiplexed_async_connection(),
@@ -79,12 +79,20 @@ pub async fn check_redis_topology(url: &str) -> Result<(), String> {
         }
     };
     if info.lines().any(|line| line.trim() == "cluster_enabled:1") {
-        return Err(
-            "Redis runs in cluster mode, which Parley does not support: the job queue's \
-             scripts use keys in several hash slots. Use a standalone Redis, or a primary \
-             with replicas (Sentinel for failover); see docs/decisions.md, \"Redis topologies\""
-                .into(),
-        );
+        return Err(TopologyError::Cluster);
     }
     Ok(())
+}
+
+/// Why [`check_redis_topology`] refuses a Redis.
+#[derive(Debug, thiserror::Error)]
+pub enum TopologyError {
+    #[error("invalid Redis URL: {0}")]
+    InvalidUrl(#[source] redis::RedisError),
+    #[error(
+        "Redis runs in cluster mode, which Parley does not support: the job queue's \
+         scripts use keys in several hash slots. Use a standalone Redis, or a primary \
+         with replicas (Sentinel for failover); see docs/decisions.md, \"Redis topologies\""
+    )]
+    Cluster,
 }

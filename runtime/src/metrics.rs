@@ -19,6 +19,7 @@ mod labels;
 use std::sync::LazyLock;
 
 pub use labels::*;
+use parley_protocol::error::ErrorCode;
 use prometheus_client::{
     metrics::{
         counter::Counter,
@@ -252,11 +253,11 @@ impl Metrics {
 
     /// A turn ended in `state` (with `code` when it did not complete), `elapsed` after
     /// its message arrived.
-    pub fn turn_ended(&self, state: &'static str, code: Option<&'static str>, elapsed: f64) {
+    pub fn turn_ended(&self, state: &'static str, code: Option<ErrorCode>, elapsed: f64) {
         self.turns
             .get_or_create(&TurnLabels {
                 state,
-                code: code.unwrap_or("none"),
+                code: code.map_or("none", ErrorCode::as_str),
             })
             .inc();
         self.turn_duration

@@ -17,7 +17,6 @@
 use parley_entity::{
     api_tokens, assignments, classes,
     enums::UserRole,
-    error::{Error, Result},
     groups,
     query::{
         page::{Page, PageRequest},
@@ -27,6 +26,7 @@ use parley_entity::{
     },
     tools, users,
 };
+use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
@@ -66,13 +66,13 @@ impl AdminResource for users::Entity {
         }
         if changes.role.is_some_and(|role| role != UserRole::Admin) {
             return Err(Error::conflict(
-                "cannot_demote_self",
+                ErrorCode::CannotDemoteSelf,
                 "an administrator cannot remove their own admin role",
             ));
         }
         if changes.disabled == Some(true) {
             return Err(Error::conflict(
-                "cannot_disable_self",
+                ErrorCode::CannotDisableSelf,
                 "an administrator cannot disable themselves",
             ));
         }
@@ -82,7 +82,7 @@ impl AdminResource for users::Entity {
     fn may_delete(actor: &Actor, id: Uuid) -> Result<()> {
         if actor.user_id == id {
             return Err(Error::conflict(
-                "cannot_delete_self",
+                ErrorCode::CannotDeleteSelf,
                 "an administrator cannot delete themselves",
             ));
         }
@@ -195,7 +195,7 @@ impl AdminService {
     pub async fn revoke_token(&self, actor: &Actor, id: Uuid) -> Result<api_tokens::Model> {
         if actor.token_id == id {
             return Err(Error::conflict(
-                "token_in_use",
+                ErrorCode::TokenInUse,
                 "an administrator cannot revoke the token this request uses",
             ));
         }
@@ -210,7 +210,7 @@ mod tests {
     fn code(result: Result<()>) -> Option<&'static str> {
         match result {
             Ok(()) => None,
-            Err(Error::Conflict { code, .. }) => Some(code),
+            Err(Error::Conflict { code, .. }) => Some(code.as_str()),
             Err(other) => panic!("not a conflict: {other:?}"),
         }
     }

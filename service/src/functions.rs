@@ -14,8 +14,8 @@
 use std::{collections::BTreeMap, sync::Arc, time::Duration};
 
 use arc_swap::ArcSwap;
+use parley_protocol::error::{Error, ErrorCode, Result};
 
-use parley_entity::error::{Error, Result};
 use serde_json::Value;
 
 /// The timeout of a call when its function names none.
@@ -96,7 +96,7 @@ impl FunctionCatalog {
         match names.into_iter().find(|n| !self.specs.contains_key(*n)) {
             None => Ok(()),
             Some(name) => Err(Error::invalid(
-                "unknown_function",
+                ErrorCode::UnknownFunction,
                 format!("`{name}` is not a function of this deployment; see GET /v1/functions"),
             )),
         }

@@ -9,7 +9,7 @@
 
 use std::{collections::BTreeMap, sync::Arc};
 
-use parley_protocol::events::CustomPayload;
+use parley_protocol::{error::ErrorCode, events::CustomPayload};
 use serde_json::{Value, json};
 
 /// Where a payload comes from.
@@ -191,7 +191,7 @@ impl PayloadRegistry {
                 Some(kind) if kind.source == PayloadSource::Llm => {}
                 Some(_) => {
                     return Err(parley_entity::error::Error::invalid(
-                        "unknown_payload_type",
+                        ErrorCode::UnknownPayloadType,
                         format!(
                             "`{name}` is a function's payload type, not one the model writes; see GET /v1/payload-types"
                         ),
@@ -199,7 +199,7 @@ impl PayloadRegistry {
                 }
                 None => {
                     return Err(parley_entity::error::Error::invalid(
-                        "unknown_payload_type",
+                        ErrorCode::UnknownPayloadType,
                         format!(
                             "`{name}` is not a payload type of this deployment; see GET /v1/payload-types"
                         ),

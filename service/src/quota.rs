@@ -17,7 +17,8 @@
 use std::{collections::HashMap, sync::Arc};
 
 use chrono::{DateTime, Utc};
-use parley_entity::{error::Error, query::quotas::ToolScope};
+use parley_entity::query::quotas::ToolScope;
+use parley_protocol::error::Error;
 use parley_runtime::quota::{Decision, QuotaStore, Window};
 use uuid::Uuid;
 

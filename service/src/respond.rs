@@ -237,21 +237,27 @@ fn fits(text: &str) -> bool {
     (1..=MAX_SUGGESTION_CHARS).contains(&n) && !text.trim().is_empty()
 }
 
-fn values(value: Value) -> Result<Vec<SuggestedValue>, String> {
-    let values: Vec<SuggestedValue> = serde_json::from_value(value)
-        .map_err(|err| format!("not a list of {{label, value}}: {err}"))?;
+fn values(value: Value) -> Result<Vec<SuggestedValue>, DroppedValues> {
+    let values: Vec<SuggestedValue> =
+        serde_json::from_value(value).map_err(DroppedValues::NotAList)?;
     if values.is_empty() || values.len() > MAX_SUGGESTIONS {
-        return Err(format!(
-            "1 to {MAX_SUGGESTIONS} values, not {}",
-            values.len()
-        ));
+        return Err(DroppedValues::Count(values.len()));
     }
     if let Some(bad) = values.iter().find(|v| !fits(&v.label) || !fits(&v.value)) {
-        return Err(format!(
-            "a label or value of 1 to {MAX_SUGGESTION_CHARS} characters: {bad:?}"
-        ));
+        return Err(DroppedValues::TooLong(bad.clone()));
     }
     Ok(values)
+}
+
+/// Why suggested values were dropped (for the log).
+#[derive(Debug, thiserror::Error)]
+enum DroppedValues {
+    #[error("not a list of {{label, value}}: {0}")]
+    NotAList(serde_json::Error),
+    #[error("1 to {MAX_SUGGESTIONS} values, not {0}")]
+    Count(usize),
+    #[error("a label or value of 1 to {MAX_SUGGESTION_CHARS} characters: {0:?}")]
+    TooLong(SuggestedValue),
 }
 
 /// The valid actions, and why the others were dropped.

@@ -15,7 +15,6 @@
 use std::time::Duration;
 
 use parley_entity::{
-    error::{Error, Result},
     query::{
         self,
         page::{Page, PageRequest},
@@ -23,6 +22,7 @@ use parley_entity::{
     },
     sessions,
 };
+use parley_protocol::error::{Error, Result};
 use parley_protocol::hooks::Hook;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;

@@ -2,6 +2,7 @@
 //! them; they use no stage): why a turn could not run to a recorded end, why a sink
 //! could not record, and what a job reports to the queue.
 
+use parley_protocol::error::Error;
 use parley_runtime::event_log::EventLogError;
 use uuid::Uuid;
 
@@ -22,7 +23,7 @@ pub enum TurnError {
     #[error("lost the prompt to another worker")]
     LeaseLost,
     #[error("{}", describe(.0))]
-    Storage(#[from] parley_entity::error::Error),
+    Storage(#[from] Error),
     #[error(transparent)]
     Events(#[from] EventLogError),
 }
@@ -42,7 +43,7 @@ pub enum SinkError {
     #[error("appending an event: {0}")]
     Events(#[from] EventLogError),
     #[error("writing the turn: {}", describe(.0))]
-    Storage(#[from] parley_entity::error::Error),
+    Storage(#[from] Error),
 }
 
 /// A failure the job cannot finish past: the queue retries it (bounded).
@@ -50,17 +51,17 @@ pub enum SinkError {
 #[error(transparent)]
 pub struct JobError(#[from] TurnError);
 
-impl From<parley_entity::error::Error> for JobError {
-    fn from(err: parley_entity::error::Error) -> Self {
+impl From<Error> for JobError {
+    fn from(err: Error) -> Self {
         Self(err.into())
     }
 }
 
 /// An error with its internal context (what was attempted and why it failed), for logs;
 /// the domain error's `Display` hides that context from clients.
-pub fn describe(err: &parley_entity::error::Error) -> String {
+pub fn describe(err: &Error) -> String {
     match err {
-        parley_entity::error::Error::Internal(context) => context.to_string(),
+        Error::Internal(context) => context.to_string(),
         other => other.to_string(),
     }
 }

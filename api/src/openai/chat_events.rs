@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 
+use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{EventKind, StreamEvent, ToolCallState};
 use poem_openapi::types::ToJSON;
 use serde_json::{Value, json};
@@ -51,12 +52,9 @@ pub enum ChatEnd {
         finish_reason: &'static str,
         usage: ChatCompletionUsage,
     },
-    /// The turn failed or was cancelled: the Parley code and message.
-    Failed {
-        code: String,
-        message: String,
-        status: u16,
-    },
+    /// The turn failed or was cancelled: the Parley code (its status is the answer's)
+    /// and message.
+    Failed { code: ErrorCode, message: String },
 }
 
 /// Turns a prompt's events into chunks.
@@ -192,19 +190,16 @@ impl ChatTranslator {
                 });
             }
             EventKind::Error { code, message, .. } => {
-                let status = crate::error::status_of(*code).as_u16();
                 self.end = Some(ChatEnd::Failed {
-                    code: code.as_str().to_owned(),
+                    code: *code,
                     message: message.clone(),
-                    status,
                 });
                 return (out, Some(self.error_body()));
             }
             EventKind::Cancelled => {
                 self.end = Some(ChatEnd::Failed {
-                    code: "cancelled".into(),
+                    code: ErrorCode::Cancelled,
                     message: "the turn was cancelled".into(),
-                    status: 409,
                 });
                 return (out, Some(self.error_body()));
             }
@@ -215,14 +210,10 @@ impl ChatTranslator {
 
     fn error_body(&self) -> Value {
         match &self.end {
-            Some(ChatEnd::Failed {
-                code,
-                message,
-                status,
-            }) => json!({
+            Some(ChatEnd::Failed { code, message }) => json!({
                 "error": {
                     "message": message,
-                    "type": if *status >= 500 { "server_error" } else { "invalid_request_error" },
+                    "type": if code.status() >= 500 { "server_error" } else { "invalid_request_error" },
                     "param": null,
                     "code": code,
                 }

@@ -19,11 +19,11 @@
 
 use parley_entity::{
     enums::MessageRole,
-    error::Error,
     prompts,
     query::{self, catalog, conversation, page::PageRequest, sessions as q},
     sessions,
 };
+use parley_protocol::error::{Error, ErrorCode};
 use parley_protocol::turn::{Surface, TurnInput};
 use parley_service::turns::Submission;
 use uuid::Uuid;
@@ -74,8 +74,7 @@ pub enum Conversation {
 /// The problem for a model the caller cannot use.
 pub fn model_not_found(model: &str) -> Box<Problem> {
     Box::new(Problem::new(
-        poem::http::StatusCode::NOT_FOUND,
-        "model_not_found",
+        ErrorCode::ModelNotFound,
         format!(
             "the model `{model}` does not exist or you do not have access to it; see GET /openai/v1/models"
         ),
@@ -179,7 +178,7 @@ async fn first_tool(state: &AppState, caller: &Caller) -> Result<Uuid, Box<Probl
         .map(|tool| tool.id)
         .ok_or_else(|| {
             Box::new(Problem::from(Error::invalid(
-                "no_tool",
+                ErrorCode::NoTool,
                 "the caller may use no chat tool: name one as `tool:<id>`, or ask an administrator",
             )))
         })

@@ -10,6 +10,7 @@
 //! `x-should-retry: false`, which both SDKs honour (they retry 409 and 429 otherwise,
 //! and one of them sleeps for any `Retry-After`).
 
+use parley_protocol::error::ErrorCode;
 use poem::{
     Response,
     http::{StatusCode, header},
@@ -96,13 +97,15 @@ fn error_type(status: u16, detail: &str) -> &'static str {
     }
 }
 
-/// OpenAI's error code for Parley's.
-fn error_code(problem: &Problem) -> String {
-    match problem.code.as_str() {
-        "unauthenticated" => "invalid_api_key".to_owned(),
-        "quota_exceeded" | "rate_limited" | "auth_throttled" => "rate_limit_exceeded".to_owned(),
-        "not_found" => "not_found".to_owned(),
-        other => other.to_owned(),
+/// OpenAI's error code for Parley's: OpenAI's own words where its SDKs look for them,
+/// else Parley's code.
+fn error_code(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::Unauthenticated => "invalid_api_key",
+        ErrorCode::QuotaExceeded | ErrorCode::RateLimited | ErrorCode::AuthThrottled => {
+            "rate_limit_exceeded"
+        }
+        other => other.as_str(),
     }
 }
 
@@ -114,7 +117,7 @@ pub fn response_of(problem: &Problem) -> Response {
             message: problem.detail.clone(),
             kind: error_type(status, &problem.detail).to_owned(),
             param: None,
-            code: Some(error_code(problem)),
+            code: Some(error_code(problem.code()).to_owned()),
         },
     };
     let mut response = Response::builder()
@@ -155,11 +158,7 @@ pub async fn reshape(response: Response) -> Response {
     let Ok(read) = serde_json::from_slice::<Read>(&bytes) else {
         return Response::from_parts(parts, poem::Body::from(bytes));
     };
-    let mut problem = Problem::new(
-        StatusCode::from_u16(read.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-        &read.code,
-        read.detail,
-    );
+    let mut problem = Problem::read_back(read.status, &read.code, read.detail);
     problem.retry_after_s = parts
         .headers
         .get(header::RETRY_AFTER)
@@ -175,7 +174,7 @@ pub async fn reshape(response: Response) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use parley_entity::error::Error;
+    use parley_protocol::error::Error;
 
     async fn body_of(response: Response) -> serde_json::Value {
         serde_json::from_slice(&response.into_body().into_bytes().await.unwrap()).unwrap()
@@ -190,11 +189,7 @@ mod tests {
         let body = body_of(reshaped).await;
         assert_eq!(body["error"]["type"], "authentication_error");
         assert_eq!(body["error"]["code"], "invalid_api_key");
-        let mut quota = Problem::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "quota_exceeded",
-            "over the user's tokens_per_day",
-        );
+        let mut quota = Problem::new(ErrorCode::QuotaExceeded, "over the user's tokens_per_day");
         quota.retry_after_s = Some(3600);
         let reshaped = reshape(crate::middleware::problem_response(quota)).await;
         assert_eq!(reshaped.status(), StatusCode::TOO_MANY_REQUESTS);
@@ -207,11 +202,7 @@ mod tests {
         let body = body_of(reshaped).await;
         assert_eq!(body["error"]["code"], "rate_limit_exceeded");
         assert_eq!(body["error"]["type"], "tokens");
-        let unfit = Problem::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "validation_failed",
-            "messages: required",
-        );
+        let unfit = Problem::new(ErrorCode::ValidationFailed, "messages: required");
         let reshaped = reshape(crate::middleware::problem_response(unfit)).await;
         assert_eq!(reshaped.status(), StatusCode::BAD_REQUEST);
         assert_eq!(

@@ -3,6 +3,7 @@
 //! must be the user's.
 
 use parley_entity::enums::MessageRole;
+use parley_protocol::error::ErrorCode;
 
 use super::types::{ChatContent, ChatRole};
 use crate::error::Problem;
@@ -26,7 +27,7 @@ pub fn parts_text(
     for (kind, part) in parts {
         if !text_kinds.split('|').any(|k| k == kind) {
             return Err(invalid(
-                "unsupported_content",
+                ErrorCode::UnsupportedContent,
                 format!("content parts of type `{kind}` are not supported; send text"),
             ));
         }
@@ -35,12 +36,11 @@ pub fn parts_text(
     Ok(text.join("\n"))
 }
 
-pub fn invalid(code: &str, detail: impl Into<String>) -> Box<Problem> {
-    Box::new(Problem::new(
-        poem::http::StatusCode::BAD_REQUEST,
-        code,
-        detail,
-    ))
+/// A request OpenAI's API would refuse with a 400: `code` is one of the catalogue's
+/// 400 codes of the OpenAI-compatible surface.
+pub fn invalid(code: ErrorCode, detail: impl Into<String>) -> Box<Problem> {
+    debug_assert_eq!(code.status(), 400, "`{code}` is not a 400's code");
+    Box::new(Problem::new(code, detail))
 }
 
 /// What a conversation says: its instructions, its history and the last message.
@@ -66,7 +66,7 @@ pub fn split(messages: Vec<(ChatRole, String)>) -> Result<Split, Box<Problem>> {
         Some((MessageRole::User, text)) if !text.trim().is_empty() => text,
         _ => {
             return Err(invalid(
-                "last_message_not_user",
+                ErrorCode::LastMessageNotUser,
                 "the last message must be the user's, with text",
             ));
         }

@@ -18,7 +18,8 @@
 
 use std::collections::HashMap;
 
-use parley_protocol::events::{BlockType, ErrorCode, EventKind, StreamEvent, ToolCallState};
+use parley_protocol::error::ErrorCode;
+use parley_protocol::events::{BlockType, EventKind, StreamEvent, ToolCallState};
 use poem_openapi::types::ToJSON;
 use serde_json::{Value, json};
 

@@ -8,6 +8,7 @@ use parley_entity::{
     prompts,
     query::{catalog, page::PageRequest, prompts as q},
 };
+use parley_protocol::error::ErrorCode;
 use parley_protocol::turn::{Surface, SurfaceApi};
 use poem::web::Data;
 use poem_openapi::{
@@ -74,8 +75,7 @@ async fn fold_until_end<F: FnMut(&parley_protocol::events::StreamEvent)>(
 
 fn still_running() -> Box<Problem> {
     Box::new(Problem::new(
-        poem::http::StatusCode::GATEWAY_TIMEOUT,
-        "timeout",
+        ErrorCode::Timeout,
         "the turn is still running; ask again with `stream: true`, or in the background",
     ))
 }
@@ -238,21 +238,11 @@ impl OpenAiApi {
                 Box::new(completion),
                 location(&prompt),
             )),
-            (
-                None,
-                Some(ChatEnd::Failed {
-                    code,
-                    message,
-                    status,
-                }),
-            ) => Err(Problem::new(
-                poem::http::StatusCode::from_u16(*status)
-                    .unwrap_or(poem::http::StatusCode::BAD_GATEWAY),
-                code,
-                message.clone(),
-            )
-            .at(location(&prompt))
-            .into()),
+            (None, Some(ChatEnd::Failed { code, message })) => {
+                Err(Problem::new(*code, message.clone())
+                    .at(location(&prompt))
+                    .into())
+            }
             _ => Err(still_running().into()),
         }
     }
@@ -286,7 +276,7 @@ impl OpenAiApi {
                 .map(|item| {
                     if item.kind.as_deref().is_some_and(|k| k != "message") {
                         return Err(invalid(
-                            "unsupported_input",
+                            ErrorCode::UnsupportedInput,
                             "only message items are supported in `input`",
                         ));
                     }
@@ -309,8 +299,7 @@ impl OpenAiApi {
             Some(id) => {
                 let not_found = || {
                     Problem::new(
-                        poem::http::StatusCode::NOT_FOUND,
-                        "previous_response_not_found",
+                        ErrorCode::PreviousResponseNotFound,
                         format!("no response `{id}`"),
                     )
                 };
@@ -427,7 +416,7 @@ impl OpenAiApi {
         let prompt = readable(&state, &auth.0, &id.0).await?;
         if !q::UNFINISHED.contains(&prompt.state) && prompt.state != PromptState::Canceled {
             return Err(invalid(
-                "response_finished",
+                ErrorCode::ResponseFinished,
                 "Cannot cancel a response that has finished.",
             )
             .into());
@@ -436,7 +425,7 @@ impl OpenAiApi {
             match state.turns.cancel(auth.0.user_id, prompt.id).await {
                 Ok(_) => {}
                 // It finished in the meantime: answer with it as it ended.
-                Err(parley_entity::error::Error::Conflict { .. }) => {}
+                Err(parley_protocol::error::Error::Conflict { .. }) => {}
                 Err(other) => return Err(other.into()),
             }
             let _ = state.turns.wait_for_end(prompt.id, CANCEL_WAIT).await;
@@ -458,8 +447,7 @@ async fn readable(
 ) -> Result<prompts::Model, Box<Problem>> {
     let not_found = || {
         Box::new(Problem::new(
-            poem::http::StatusCode::NOT_FOUND,
-            "not_found",
+            ErrorCode::NotFound,
             format!("no response `{id}`"),
         ))
     };
@@ -467,7 +455,7 @@ async fn readable(
     q::get_readable(&state.db, caller.user_id, prompt_id)
         .await
         .map_err(|err| match err {
-            parley_entity::error::Error::NotFound { .. } => not_found(),
+            parley_protocol::error::Error::NotFound { .. } => not_found(),
             other => other.into(),
         })
 }

@@ -13,6 +13,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::query::{self, catalog, page::PageRequest, sessions as q};
+use parley_protocol::error::ErrorCode;
 use parley_protocol::turn::TurnInput;
 use parley_service::turns::Submission;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
@@ -198,7 +199,7 @@ pub(crate) fn may_chat(caller: &Caller) -> Result<(), Box<Problem>> {
         Ok(())
     } else {
         Err(Box::new(Problem::from(
-            parley_entity::error::Error::forbidden("the `chat:write` permission is needed"),
+            parley_protocol::error::Error::forbidden("the `chat:write` permission is needed"),
         )))
     }
 }
@@ -208,7 +209,7 @@ async fn open_conversation(
     state: &AppState,
     caller: &Caller,
     tool_id: Option<Uuid>,
-) -> parley_entity::error::Result<parley_entity::sessions::Model> {
+) -> parley_protocol::error::Result<parley_entity::sessions::Model> {
     let who = opener(caller);
     let tool_id = match tool_id {
         Some(id) => id,
@@ -223,8 +224,8 @@ async fn open_conversation(
                 .first()
                 .map(|tool| tool.id)
                 .ok_or_else(|| {
-                    parley_entity::error::Error::invalid(
-                        "no_tool",
+                    parley_protocol::error::Error::invalid(
+                        ErrorCode::NoTool,
                         "the caller may use no chat tool: give `tool_id`, or ask an administrator",
                     )
                 })?

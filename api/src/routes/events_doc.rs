@@ -7,9 +7,10 @@
 //! feature); the tests check that every protocol event, and a payload with every field,
 //! parses as its documented schema.
 
+use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{
-    ActionHandler, BlockType, ChatResponsePayload, ErrorCode, FallbackReason, PromptState,
-    ToolCallState, Usage,
+    ActionHandler, BlockType, ChatResponsePayload, FallbackReason, PromptState, ToolCallState,
+    Usage,
 };
 use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;

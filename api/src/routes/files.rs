@@ -3,8 +3,9 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{files, query::files as q};
+use parley_protocol::error::ErrorCode;
 use parley_service::files::{ClassifyError, FileRefusal, ingest};
-use poem::{http::StatusCode, web::Data};
+use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Multipart, Object, OpenApi, param::Path, payload::Json, types::multipart::Upload,
 };
@@ -107,16 +108,18 @@ impl FilesApi {
         if body.file.size() > limits.max_file_bytes {
             return Err(refused(&FileRefusal::TooLarge(limits.max_file_bytes)).into());
         }
-        let data = body.file.into_vec().await.map_err(|err| {
-            Problem::new(StatusCode::BAD_REQUEST, "unreadable_body", err.to_string())
-        })?;
+        let data = body
+            .file
+            .into_vec()
+            .await
+            .map_err(|err| Problem::new(ErrorCode::UnreadableBody, err.to_string()))?;
         let new = ingest(auth.0.user_id, &name, data, &limits, &state.sandbox)
             .await
             .map_err(|err| match err {
                 ClassifyError::Refused(refusal) => refused(&refusal),
                 // The server's fault (500, logged), not the file's.
                 ClassifyError::Sandbox(err) => {
-                    parley_entity::error::Error::internal("extracting a PDF's text", err).into()
+                    parley_protocol::error::Error::internal("extracting a PDF's text", err).into()
                 }
             })?;
         let file = q::create(&state.db, new, parley_entity::query::now()).await?;
@@ -142,12 +145,12 @@ impl FilesApi {
 
 /// The problem of a refused upload.
 fn refused(refusal: &FileRefusal) -> Problem {
-    let (status, code) = match refusal {
-        FileRefusal::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
-        FileRefusal::Unsupported => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_file_type"),
+    let code = match refusal {
+        FileRefusal::TooLarge(_) => ErrorCode::PayloadTooLarge,
+        FileRefusal::Unsupported => ErrorCode::UnsupportedFileType,
         FileRefusal::Empty | FileRefusal::NoText | FileRefusal::Unreadable => {
-            (StatusCode::UNPROCESSABLE_ENTITY, "unreadable_file")
+            ErrorCode::UnreadableFile
         }
     };
-    Problem::new(status, code, refusal.to_string())
+    Problem::new(code, refusal.to_string())
 }

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use poem::{http::StatusCode, web::Data};
+use parley_protocol::error::ErrorCode;
+use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, payload::Json};
 use sea_orm::ConnectionTrait;
 
@@ -102,8 +103,7 @@ impl OpsApi {
             })))
         } else {
             Err(Problem::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "not_ready",
+                ErrorCode::NotReady,
                 format!("not ready: {}", failed.join("; ")),
             )
             .into())

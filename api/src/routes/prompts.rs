@@ -5,10 +5,8 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use parley_entity::{prompts, query::prompts as q};
-use parley_protocol::{
-    events::{ErrorCode, PromptState},
-    route::RouteDecision,
-};
+use parley_protocol::error::ErrorCode;
+use parley_protocol::{events::PromptState, route::RouteDecision};
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,

@@ -6,12 +6,13 @@ use parley_entity::{
     blocks,
     query::{self, prompts as q, sessions},
 };
+use parley_protocol::error::ErrorCode;
 use parley_protocol::{
     events::{BlockType, EventKind, FallbackReason},
     turn::TurnInput,
 };
 use parley_service::turns::{Ending, Submission};
-use poem::{http::StatusCode, web::Data};
+use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Enum, Object, OpenApi,
     param::{Header, Path, Query},
@@ -354,14 +355,11 @@ pub(super) async fn finished<S: crate::error::Statuses>(
                     fallback_reason,
                 });
             }
-            EventKind::Error { code, message, .. } => {
-                Problem::new(crate::error::status_of(code), code.as_str(), message)
-            }
-            _ => Problem::new(StatusCode::CONFLICT, "cancelled", "the turn was cancelled"),
+            EventKind::Error { code, message, .. } => Problem::new(code, message),
+            _ => Problem::new(ErrorCode::Cancelled, "the turn was cancelled"),
         },
         Ending::StillRunning => Problem::new(
-            StatusCode::GATEWAY_TIMEOUT,
-            "timeout",
+            ErrorCode::Timeout,
             "the turn is still running; follow its events",
         ),
     };

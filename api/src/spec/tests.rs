@@ -292,3 +292,41 @@ fn annotated_references_and_free_form_objects_read_the_same_in_every_generator()
         "an annotation-only allOf element is left"
     );
 }
+
+/// The document lists the whole error catalogue: the `ErrorCode` schema's values are
+/// `ErrorCode::ALL` (each in its description with its status), an `error` event and a
+/// prompt's `error_code` are that schema, and a problem's `code` names it.
+#[test]
+fn the_document_lists_every_error_code() {
+    use parley_protocol::error::ErrorCode;
+    let doc = generated();
+    let schemas = &doc["components"]["schemas"];
+    let listed: Vec<&str> = schemas["ErrorCode"]["enum"]
+        .as_array()
+        .expect("ErrorCode is an enum")
+        .iter()
+        .map(|v| v.as_str().expect("a string"))
+        .collect();
+    let catalogue: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(listed, catalogue);
+    let description = schemas["ErrorCode"]["description"].as_str().unwrap();
+    for code in ErrorCode::ALL {
+        assert!(
+            description.contains(&format!("* `{code}` ({}", code.status())),
+            "`{code}` is not described with its status"
+        );
+    }
+    let reference = json!({"$ref": "#/components/schemas/ErrorCode"});
+    assert_eq!(schemas["ErrorEvent"]["properties"]["code"], reference);
+    let problem_code = &schemas["Problem"]["properties"]["code"];
+    assert_eq!(
+        problem_code["type"], "string",
+        "tolerant of codes added later"
+    );
+    assert!(
+        problem_code["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("`ErrorCode`")),
+        "{problem_code}"
+    );
+}

@@ -7,14 +7,12 @@
 use std::collections::HashSet;
 
 use parley_protocol::config::ConfigOverrides;
+use parley_protocol::error::Result;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::{
-    error::{Context, Result},
-    group_members, groups,
-};
+use crate::{error::Context, group_members, groups};
 
 /// The ids of every group the user reaches.
 pub async fn reachable_groups<C: ConnectionTrait>(db: &C, user_id: Uuid) -> Result<HashSet<Uuid>> {

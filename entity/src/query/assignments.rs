@@ -7,15 +7,12 @@
 //! with `assignment_id` and `submission_id` set to null (`SET NULL`).
 
 use parley_protocol::config::ConfigOverrides;
+use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{ColumnTrait, ConnectionTrait, QueryFilter, Select, Set, prelude::DateTimeUtc};
 use uuid::Uuid;
 
 use super::resource::{self, Resource, rows};
-use crate::{
-    assignments, classes,
-    error::{Error, Result},
-    tools,
-};
+use crate::{assignments, classes, tools};
 
 /// Refuses a window that closes before (or when) it opens.
 pub fn check_window(
@@ -24,7 +21,7 @@ pub fn check_window(
 ) -> Result<()> {
     match (available_at, closes_at) {
         (Some(open), Some(close)) if close <= open => Err(Error::invalid(
-            "invalid_window",
+            ErrorCode::InvalidWindow,
             "closes_at must be later than available_at",
         )),
         _ => Ok(()),
@@ -47,8 +44,8 @@ pub struct NewAssignment {
 pub async fn create<C: ConnectionTrait>(db: &C, new: NewAssignment) -> Result<assignments::Model> {
     check_window(new.available_at, new.closes_at)?;
     let config = new.config.unwrap_or_default();
-    let class_not_found = || Error::invalid("class_not_found", "the class does not exist");
-    let tool_not_found = || Error::invalid("tool_not_found", "the tool does not exist");
+    let class_not_found = || Error::invalid(ErrorCode::ClassNotFound, "the class does not exist");
+    let tool_not_found = || Error::invalid(ErrorCode::ToolNotFound, "the tool does not exist");
     resource::parent::<classes::Entity, C>(db, new.class_id, class_not_found).await?;
     resource::parent::<tools::Entity, C>(db, new.tool_id, tool_not_found).await?;
     let row = assignments::ActiveModel {
@@ -126,7 +123,7 @@ mod tests {
             assert!(matches!(
                 err,
                 Err(Error::Invalid {
-                    code: "invalid_window",
+                    code: ErrorCode::InvalidWindow,
                     ..
                 })
             ));

@@ -16,12 +16,13 @@
 
 use std::future::Future;
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ConnectionTrait, DatabaseConnection, DbBackend, QueryResult, Statement, Value,
     sea_query::{QueryStatementWriter, SqliteQueryBuilder},
 };
 
-use crate::error::{Context, Result};
+use crate::error::Context;
 
 /// Statements sent to SQLite as one text: one round trip.
 #[derive(Debug, Default)]

@@ -1,5 +1,6 @@
 //! What a caller may use: the chat tools reachable through their groups.
 
+use parley_protocol::error::Result;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
@@ -8,10 +9,7 @@ use super::{
     page::{Page, PageRequest},
     sessions::Opener,
 };
-use crate::{
-    error::{Context, Result},
-    tools,
-};
+use crate::{error::Context, tools};
 
 /// Tools the caller may open sessions with, oldest first. Admins see all.
 pub async fn usable_tools<C: ConnectionTrait>(

@@ -6,11 +6,12 @@
 //! assignments are records and stay: their `assignment_id` and `submission_id` become
 //! null (`SET NULL`).
 
+use parley_protocol::error::Result;
 use sea_orm::{ConnectionTrait, Set};
 use uuid::Uuid;
 
 use super::resource::{self, Membership, Resource, members, rows};
-use crate::{classes, enrollments, enums::EnrollmentRole, error::Result};
+use crate::{classes, enrollments, enums::EnrollmentRole};
 
 pub struct NewClass {
     pub group_id: Uuid,

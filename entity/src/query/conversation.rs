@@ -1,6 +1,7 @@
 //! What a turn writes: messages (gap-free `seq` per session), the blocks of an answer
 //! (checkpointed while streaming, finalized onto the assistant message) and `ai_usage`.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     QueryFilter, QueryOrder, QuerySelect, QueryTrait, Set,
@@ -13,7 +14,7 @@ use uuid::Uuid;
 use crate::{
     ai_usage, blocks,
     enums::{BlockType, MessageRole},
-    error::{Context, Error, Result},
+    error::Context,
     messages, sessions,
 };
 

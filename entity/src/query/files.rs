@@ -1,5 +1,6 @@
 //! Files users upload to attach to their messages.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set,
     prelude::DateTimeUtc,
@@ -7,7 +8,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use crate::{
-    error::{Context, Error, Result},
+    error::Context,
     files::{self, FileKind},
 };
 

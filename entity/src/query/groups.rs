@@ -8,16 +8,12 @@
 //! classes hold it (foreign keys `RESTRICT`), memberships go with it (`CASCADE`).
 
 use parley_protocol::config::ConfigOverrides;
+use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{ConnectionTrait, Set};
 use uuid::Uuid;
 
 use super::resource::{self, Hold, Membership, Resource, members, rows};
-use crate::{
-    classes,
-    enums::MemberRole,
-    error::{Error, Result},
-    group_members, groups, tools,
-};
+use crate::{classes, enums::MemberRole, group_members, groups, tools};
 
 /// The materialized path of a new group: `/<id>/` for a root, the parent's path followed
 /// by `<id>/` for a child.
@@ -34,7 +30,7 @@ pub struct NewGroup {
 }
 
 fn parent_not_found() -> Error {
-    Error::invalid("parent_not_found", "the parent group does not exist")
+    Error::invalid(ErrorCode::ParentNotFound, "the parent group does not exist")
 }
 
 /// Creates a group under its parent (422 `parent_not_found` when there is no such
@@ -63,7 +59,7 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewGroup) -> Result<groups:
 
 /// 422 `group_not_found`: a new row names a group that does not exist.
 fn group_not_found() -> Error {
-    Error::invalid("group_not_found", "the group does not exist")
+    Error::invalid(ErrorCode::GroupNotFound, "the group does not exist")
 }
 
 /// Inserts a row of `R` that belongs to group `group_id` (a tool, a class): 422
@@ -103,7 +99,7 @@ impl Resource for groups::Entity {
             resource::held_by(classes::Column::GroupId, id),
         ];
         let message = "the group still has sub-groups, tools or classes; delete those first";
-        Some(Hold::new("group_not_empty", message, holders))
+        Some(Hold::new(ErrorCode::GroupNotEmpty, message, holders))
     }
 }
 

@@ -1,7 +1,7 @@
 //! Hand-written query methods over the entities, shared by api and worker.
 //!
 //! Nothing outside this crate builds SQL. Each function says what it does in domain
-//! words and returns the domain [`Error`](crate::error::Error) with context.
+//! words and returns the domain [`Error`](parley_protocol::error::Error) with context.
 
 pub mod access;
 pub mod assignments;
@@ -39,13 +39,14 @@ use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use futures::FutureExt;
+use parley_protocol::error::{Error, Result};
 
 use sea_orm::{
     DatabaseConnection, DatabaseTransaction, DbBackend, SqliteTransactionMode, TransactionOptions,
     TransactionTrait, prelude::DateTimeUtc,
 };
 
-use crate::error::{Context, Error, Result};
+use crate::error::Context;
 
 /// Runs `write` — a function of the connection whose transaction writes — on the SQLite
 /// writer thread when `db` is SQLite, else where it is.

@@ -2,6 +2,7 @@
 //! per hook run, `message_audit` rows (admin-only) and `extractions`; and the scope a
 //! hook's context describes (user, tool, group, class, assignment).
 
+use parley_protocol::error::Result;
 use sea_orm::{ConnectionTrait, EntityTrait, Set, prelude::DateTimeUtc};
 use serde_json::Value;
 use uuid::Uuid;
@@ -9,10 +10,8 @@ use uuid::Uuid;
 use super::resource;
 
 use crate::{
-    assignments, classes,
-    enums::ModuleOutcome,
-    error::{Context, Result},
-    extractions, groups, message_audit, module_events, sessions, tools, users,
+    assignments, classes, enums::ModuleOutcome, error::Context, extractions, groups, message_audit,
+    module_events, sessions, tools, users,
 };
 
 /// One module's run of one hook.

@@ -1,6 +1,7 @@
 //! Notes: the data behind the built-in `createNote` function, owned by one user and
 //! optionally tied to the session that created them.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
     sea_query::OnConflict,
@@ -8,10 +9,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};
-use crate::{
-    error::{Context, Error, Result},
-    notes,
-};
+use crate::{error::Context, notes};
 
 /// A note to save for a user.
 #[derive(Debug, Clone)]

@@ -2,16 +2,14 @@
 //! group, with the group's materialized path for overrides on ancestors), and the
 //! record of refused turns for the admin usage report.
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, JoinType, QueryFilter,
     QuerySelect, RelationTrait, prelude::DateTimeUtc,
 };
 use uuid::Uuid;
 
-use crate::{
-    error::{Context, Result},
-    groups, quota_refusals, sessions, tools,
-};
+use crate::{error::Context, groups, quota_refusals, sessions, tools};
 
 /// The tool of a turn and the group it belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -16,6 +16,7 @@
 
 use std::future::Future;
 
+use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
     ActiveModelTrait, ActiveValue, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel,
     QueryFilter, QueryOrder, QuerySelect, Select, Value,
@@ -24,7 +25,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};
-use crate::error::{Context, Error, Result};
+use crate::error::Context;
 
 /// A kind of row an administrator manages (see the module note).
 pub trait Resource:
@@ -109,7 +110,8 @@ macro_rules! rows {
         fn create<C: sea_orm::ConnectionTrait>(
             db: &C,
             new: $new,
-        ) -> impl std::future::Future<Output = $crate::error::Result<$rows::Model>> + Send {
+        ) -> impl std::future::Future<Output = parley_protocol::error::Result<$rows::Model>> + Send
+        {
             create(db, new)
         }
     };
@@ -129,12 +131,12 @@ pub struct Hold {
     holders: Vec<SelectStatement>,
     /// The code and message of the conflict a held row answers, also when the database
     /// refuses the delete because a holder appeared in between.
-    code: &'static str,
+    code: ErrorCode,
     message: &'static str,
 }
 
 impl Hold {
-    pub fn new(code: &'static str, message: &'static str, holders: Vec<SelectStatement>) -> Self {
+    pub fn new(code: ErrorCode, message: &'static str, holders: Vec<SelectStatement>) -> Self {
         Self {
             holders,
             code,

@@ -3,16 +3,14 @@
 
 use std::time::Duration;
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set,
     prelude::DateTimeUtc,
     sea_query::{Expr, ExprTrait, OnConflict},
 };
 
-use crate::{
-    error::{Context, Result},
-    scheduled_tasks,
-};
+use crate::{error::Context, scheduled_tasks};
 
 /// Makes sure each task has its row (a deployment's first start).
 pub async fn ensure<C: ConnectionTrait>(db: &C, names: &[&str]) -> Result<()> {

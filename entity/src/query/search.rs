@@ -12,15 +12,13 @@
 //! syntax in the input (`"`, `*`, `NEAR`, `-`, `:`, `^`…) can fail the query or change its
 //! meaning. A query with no word in it finds nothing.
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ConnectionTrait, DbBackend, FromQueryResult, Statement, Value, prelude::DateTimeUtc,
 };
 use uuid::Uuid;
 
-use crate::{
-    enums::MessageRole,
-    error::{Context, Result},
-};
+use crate::{enums::MessageRole, error::Context};
 
 /// A message that matches a search.
 #[derive(Debug, Clone, PartialEq, Eq, FromQueryResult)]
@@ -108,7 +106,7 @@ pub async fn search_own_messages<C: ConnectionTrait>(
             Statement::from_sql_and_values(backend, sql, values)
         }
         other => {
-            return Err(crate::error::Error::internal(
+            return Err(parley_protocol::error::Error::internal(
                 "searching messages",
                 format!("full-text search is not built for {other:?}"),
             ));

@@ -1,11 +1,9 @@
 //! Secrets all processes of a deployment share, created on first use.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set};
 
-use crate::{
-    error::{Context, Error, Result},
-    server_secrets,
-};
+use crate::{error::Context, server_secrets};
 
 /// The secret `name`, created with `generate()` if no process created it yet. Two
 /// processes racing both insert; the loser's insert fails on the primary key and it

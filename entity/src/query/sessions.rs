@@ -1,6 +1,7 @@
 //! Sessions: open one (access checks and the config cascade), read, page, complete.
 
 use parley_protocol::config::{ConfigOverrides, SessionAssignment, SessionConfig};
+use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, Set, prelude::DateTimeUtc,
@@ -12,10 +13,8 @@ use super::{
     page::{Page, PageRequest},
 };
 use crate::{
-    assignments, enrollments,
-    enums::SessionState,
-    error::{Context, Error, Result},
-    groups, messages, sessions, submissions, tools,
+    assignments, enrollments, enums::SessionState, error::Context, groups, messages, sessions,
+    submissions, tools,
 };
 
 /// Who is asking, as far as opening sessions is concerned.
@@ -133,19 +132,19 @@ async fn open_assignment<C: ConnectionTrait>(
     }
     if assignment.tool_id != tool.id {
         return Err(Error::invalid(
-            "tool_mismatch",
+            ErrorCode::ToolMismatch,
             "the assignment is done with a different tool",
         ));
     }
     if assignment.available_at.is_some_and(|at| now < at) {
         return Err(Error::conflict(
-            "assignment_not_open",
+            ErrorCode::AssignmentNotOpen,
             "the assignment is not open yet",
         ));
     }
     if assignment.closes_at.is_some_and(|at| now >= at) {
         return Err(Error::conflict(
-            "assignment_closed",
+            ErrorCode::AssignmentClosed,
             "the assignment has closed",
         ));
     }
@@ -167,7 +166,7 @@ async fn check_submission<C: ConnectionTrait>(
     match assignment {
         Some(a) if a.id == submission.assignment_id => Ok(()),
         _ => Err(Error::invalid(
-            "submission_mismatch",
+            ErrorCode::SubmissionMismatch,
             "the submission belongs to another assignment",
         )),
     }
@@ -272,10 +271,10 @@ impl SessionLimit {
     }
 
     /// The problem code of a turn refused for it.
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> ErrorCode {
         match self {
-            Self::MaxMessages => "max_messages_reached",
-            Self::MaxDuration => "max_session_duration_reached",
+            Self::MaxMessages => ErrorCode::MaxMessagesReached,
+            Self::MaxDuration => ErrorCode::MaxSessionDurationReached,
         }
     }
 }
@@ -430,7 +429,7 @@ pub async fn complete<C: ConnectionTrait>(
     match end(db, id, reason, now).await? {
         Some(session) => Ok(session),
         None => Err(Error::conflict(
-            "session_completed",
+            ErrorCode::SessionCompleted,
             "the session is already completed",
         )),
     }

@@ -3,16 +3,14 @@
 //! and every change is a guarded update on that row, so two turns racing on one timer
 //! cannot both pause it or both resume it.
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait,
     QueryFilter, QueryOrder, Set, prelude::DateTimeUtc, sea_query::Expr,
 };
 use uuid::Uuid;
 
-use crate::{
-    error::{Context, Result},
-    timers,
-};
+use crate::{error::Context, timers};
 
 /// A timer to start for a user.
 #[derive(Debug, Clone)]

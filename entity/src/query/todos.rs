@@ -1,6 +1,7 @@
 //! Todos: the data behind the built-in `createTodo` function, owned by one user and
 //! optionally tied to the session that created them.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
     prelude::DateTimeUtc, sea_query::OnConflict,
@@ -8,10 +9,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::page::{Page, PageRequest};
-use crate::{
-    error::{Context, Error, Result},
-    todos,
-};
+use crate::{error::Context, todos};
 
 /// A todo to save for a user.
 #[derive(Debug, Clone)]

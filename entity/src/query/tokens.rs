@@ -1,17 +1,14 @@
 //! API tokens: authenticate a token hash, mint and revoke.
 
 use chrono::Duration;
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
     prelude::DateTimeUtc,
 };
 use uuid::Uuid;
 
-use crate::{
-    api_tokens,
-    error::{Context, Error, Result},
-    users,
-};
+use crate::{api_tokens, error::Context, users};
 
 /// How stale `last_used_at` may get before a use rewrites it.
 const LAST_USED_RESOLUTION: Duration = Duration::seconds(60);

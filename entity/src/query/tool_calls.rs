@@ -7,6 +7,7 @@
 //! so the caller can reuse a finished call's result instead of running its side effect
 //! twice.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, Set,
     prelude::DateTimeUtc,
@@ -17,7 +18,7 @@ use uuid::Uuid;
 
 use crate::{
     enums::{PromptState, ToolCallState},
-    error::{Context, Error, Result},
+    error::Context,
     prompts, tool_call_archive, tool_calls,
 };
 

@@ -6,11 +6,12 @@
 //! assignments hold it (foreign keys `RESTRICT`).
 
 use parley_protocol::config::ToolDefinition;
+use parley_protocol::error::{ErrorCode, Result};
 use sea_orm::{ConnectionTrait, Set};
 use uuid::Uuid;
 
 use super::resource::{self, Hold, Resource, rows};
-use crate::{assignments, error::Result, sessions, tools};
+use crate::{assignments, sessions, tools};
 
 pub struct NewTool {
     pub group_id: Uuid,
@@ -60,6 +61,6 @@ impl Resource for tools::Entity {
             resource::held_by(assignments::Column::ToolId, id),
         ];
         let message = "sessions or assignments use the tool, so it is kept as part of their record";
-        Some(Hold::new("tool_in_use", message, holders))
+        Some(Hold::new(ErrorCode::ToolInUse, message, holders))
     }
 }

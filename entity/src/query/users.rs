@@ -4,15 +4,12 @@
 
 use std::collections::BTreeSet;
 
+use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
 use uuid::Uuid;
 
 use super::resource::{self, Hold, Resource, rows};
-use crate::{
-    enums::UserRole,
-    error::{Context, Error, Result},
-    users,
-};
+use crate::{enums::UserRole, error::Context, users};
 
 /// The permissions every role has by default (DESIGN §9). Admins and teachers get the
 /// same defaults as students for now; what sets them apart is their role, not these.
@@ -87,7 +84,12 @@ pub async fn create<C: ConnectionTrait>(db: &C, new: NewUser) -> Result<users::M
         disabled_at: Set(None),
         ..Default::default()
     };
-    let email_taken = || Error::conflict("email_taken", "a user with this email already exists");
+    let email_taken = || {
+        Error::conflict(
+            ErrorCode::EmailTaken,
+            "a user with this email already exists",
+        )
+    };
     resource::insert::<users::Entity, C>(db, row, Some(email_taken)).await
 }
 
@@ -152,7 +154,7 @@ impl Resource for users::Entity {
     fn hold(_id: Uuid) -> Option<Hold> {
         let message =
             "the user has sessions or other records that must be kept; revoke their tokens instead";
-        Some(Hold::new("user_has_sessions", message, Vec::new()))
+        Some(Hold::new(ErrorCode::UserHasSessions, message, Vec::new()))
     }
 }
 

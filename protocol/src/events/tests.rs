@@ -91,12 +91,6 @@ fn every_type_name_matches_the_serde_tag() {
     assert!(EventKind::Cancelled.is_terminal());
     assert!(!EventKind::BlockStop { index: 1 }.is_terminal());
     assert!(PromptState::Failed.is_terminal() && !PromptState::WaitingForTools.is_terminal());
-    for code in ErrorCode::ALL {
-        assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
-        let back: ErrorCode = serde_json::from_value(json!(code.as_str())).unwrap();
-        assert_eq!(back, *code);
-        assert!(!code.message().is_empty());
-    }
     for state in [PromptState::InProgress, PromptState::Canceled] {
         assert_eq!(serde_json::to_value(state).unwrap(), state.as_str());
     }

@@ -7,7 +7,8 @@ use prometheus_client::encoding::EncodeLabelSet;
 pub struct TurnLabels {
     /// The prompt's terminal state (`completed`, `failed`, `error`, `canceled`).
     pub state: &'static str,
-    /// The error code of a turn that did not complete; `none` otherwise.
+    /// The error code of a turn that did not complete (an `ErrorCode` of the catalogue,
+    /// `parley_protocol::error`); `none` otherwise.
     pub code: &'static str,
 }
 

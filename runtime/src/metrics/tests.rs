@@ -1,3 +1,5 @@
+use parley_protocol::error::ErrorCode;
+
 use super::*;
 
 /// The value of the sample `series` (name with labels, as rendered) in `text`.
@@ -11,7 +13,7 @@ fn renders_recorded_samples_with_conventional_names() {
     let m = Metrics::new();
     m.sessions_created.inc();
     m.turn_ended("completed", None, 1.5);
-    m.turn_ended("failed", Some("provider_error"), 0.2);
+    m.turn_ended("failed", Some(ErrorCode::UpstreamError), 0.2);
     m.llm_call(LlmCall {
         provider: "openai",
         model: "gpt",
@@ -29,7 +31,7 @@ fn renders_recorded_samples_with_conventional_names() {
     assert_eq!(
         sample(
             &text,
-            "parley_turns_total{state=\"failed\",code=\"provider_error\"}"
+            "parley_turns_total{state=\"failed\",code=\"upstream_error\"}"
         ),
         Some(1.0)
     );
@@ -69,7 +71,7 @@ fn renders_recorded_samples_with_conventional_names() {
 fn every_family_recorded() -> Metrics {
     let m = Metrics::new();
     m.sessions_created.inc();
-    m.turn_ended("failed", Some("upstream_error"), 1.0);
+    m.turn_ended("failed", Some(ErrorCode::UpstreamError), 1.0);
     m.llm_call(LlmCall {
         provider: "p",
         model: "m",

@@ -22,6 +22,7 @@
 //!   object; a result that survives the webhook wire format (JSON) unchanged; the same
 //!   result when run again.
 
+use parley_protocol::error::ErrorCode;
 use std::sync::Arc;
 
 use parley_protocol::hooks::{
@@ -219,7 +220,7 @@ pub async fn refuses_settings_of_the_wrong_type_naming_the_problem(harness: &dyn
                 "{wrong}: `{err}` names `{key}`"
             ),
         }
-        assert_eq!(err.code(), "invalid_module_config");
+        assert_eq!(err.code(), ErrorCode::InvalidModuleConfig);
 
         // The same refusal as the deployment's settings, a tool's override, and in a run.
         let mut settings = harness.settings().await;
@@ -235,7 +236,7 @@ pub async fn refuses_settings_of_the_wrong_type_naming_the_problem(harness: &dyn
             matches!(&refused, ToolModulesError::Settings { problem, .. } if *problem == err),
             "{refused:?}"
         );
-        assert_eq!(refused.code(), "invalid_module_config");
+        assert_eq!(refused.code(), ErrorCode::InvalidModuleConfig);
         let ctx = hook_context(
             registered.hooks[0],
             PLAIN_MESSAGE,

@@ -5,8 +5,9 @@
 //! no result ([`ModuleError`]).
 //!
 //! The messages are the ones operators and API clients read (a tool definition's problem
-//! detail, a start-up error); [`ToolModulesError::code`] is the problem's stable code.
+//! detail, a start-up error); [`ToolModulesError::code`] is the problem's code in the catalogue.
 
+use parley_protocol::error::ErrorCode;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -28,8 +29,8 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// The problem code of a tool definition whose module settings are refused.
-    pub fn code(&self) -> &'static str {
-        "invalid_module_config"
+    pub fn code(&self) -> ErrorCode {
+        ErrorCode::InvalidModuleConfig
     }
 
     /// `key`'s value is not usable, because of `reason`.
@@ -140,9 +141,9 @@ pub enum ToolModulesError {
 impl ToolModulesError {
     /// The problem's stable code: `unknown_module` (a name the deployment lacks, or one
     /// listed twice) or `invalid_module_config`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Self::Unknown { .. } | Self::Twice { .. } => "unknown_module",
+            Self::Unknown { .. } | Self::Twice { .. } => ErrorCode::UnknownModule,
             Self::Settings { problem, .. } => problem.code(),
         }
     }

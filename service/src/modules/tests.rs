@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use parley_entity::enums::ModuleOutcome;
+use parley_protocol::error::ErrorCode;
 use parley_protocol::hooks::{
     ConversationContext, Hook, HookContext, HookResult, Modifications, RequestContext,
     ScopeContext, SessionContext, ToolContext, UserContext,
@@ -184,18 +185,18 @@ fn tool_definitions_are_checked_against_the_catalog() {
     assert!(catalog.check_tool(&ok).is_ok());
     let unknown = [("nope".to_owned(), None)];
     let err = catalog.check_tool(&unknown).unwrap_err();
-    assert_eq!(err.code(), "unknown_module");
+    assert_eq!(err.code(), ErrorCode::UnknownModule);
     assert!(err.to_string().contains("no module named `nope`"), "{err}");
     let twice = [
         ("analytics".to_owned(), None),
         ("analytics".to_owned(), None),
     ];
     let err = catalog.check_tool(&twice).unwrap_err();
-    assert_eq!(err.code(), "unknown_module");
+    assert_eq!(err.code(), ErrorCode::UnknownModule);
     assert!(err.to_string().contains("twice"), "{err}");
     let bad = [("pii_redactor".to_owned(), Some(json!({"types": ["dna"]})))];
     let err = catalog.check_tool(&bad).unwrap_err();
-    assert_eq!(err.code(), "invalid_module_config");
+    assert_eq!(err.code(), ErrorCode::InvalidModuleConfig);
     assert!(err.to_string().contains("dna"), "{err}");
 }
 

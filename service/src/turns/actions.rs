@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 
 use parley_entity::{
-    error::{Error, Result},
     prompts,
     query::{
         prompts::{self as q, OnActive},
@@ -14,6 +13,7 @@ use parley_entity::{
     },
     sessions as session_rows,
 };
+use parley_protocol::error::{Error, ErrorCode, Result};
 use parley_protocol::{events::ActionHandler, turn::TurnInput};
 use uuid::Uuid;
 
@@ -44,7 +44,7 @@ impl TurnService {
         let session = sessions::get_owned(&self.db, user_id, session_id).await?;
         let action = ServerAction::parse(name).ok_or_else(|| {
             Error::invalid(
-                "unknown_action",
+                ErrorCode::UnknownAction,
                 format!(
                     "`{name}` is not an action the server runs (these are: {})",
                     ServerAction::ALL.map(ServerAction::name).join(", ")
@@ -65,7 +65,7 @@ impl TurnService {
             });
         let (Some(prompt), Some(offer)) = (last.as_ref(), offered) else {
             return Err(Error::conflict(
-                "action_not_offered",
+                ErrorCode::ActionNotOffered,
                 format!("the session's last answer does not offer `{name}`"),
             ));
         };

@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 
 use parley_entity::{
-    error::{Error, Result},
     prompts,
     query::{self, prompts as q, sessions},
 };
+use parley_protocol::error::{Error, ErrorCode, Result};
 use parley_protocol::{
     events::{EventKind, PromptState},
     jobs::Generate,
@@ -41,7 +41,12 @@ impl TurnService {
     /// is idle.
     #[tracing::instrument(skip(self), err(level = "debug"))]
     pub async fn cancel_active(&self, user_id: Uuid, session_id: Uuid) -> Result<prompts::Model> {
-        let idle = || Error::conflict("nothing_to_cancel", "the session is not answering anything");
+        let idle = || {
+            Error::conflict(
+                ErrorCode::NothingToCancel,
+                "the session is not answering anything",
+            )
+        };
         let session = sessions::get_owned(&self.db, user_id, session_id).await?;
         let prompt_id = session.active_prompt_id.ok_or_else(idle)?;
         let prompt = q::request_cancel(&self.db, prompt_id, query::now())

@@ -1,10 +1,8 @@
 //! Handing a prompt to the workers: enqueueing its job, with the compensation when the
 //! queue cannot take it, and starting the session's next waiting prompt when one ends.
 
-use parley_entity::{
-    error::{Error, Result},
-    query,
-};
+use parley_entity::query;
+use parley_protocol::error::{Error, Result};
 use parley_protocol::jobs::Generate;
 use parley_runtime::queue::JobQueue;
 use sea_orm::DatabaseConnection;

@@ -10,14 +10,14 @@
 use parley_entity::{
     ai_usage, blocks,
     enums::BlockType,
-    error::Result,
     prompts,
     query::{self, prompts::UNFINISHED},
     tool_calls,
 };
+use parley_protocol::error::{ErrorCode, Result};
 use parley_protocol::events::{
-    ChatResponsePayload, ErrorCode, EventKind, PromptState, StreamEvent, ToolCallState,
-    ToolHistoryEntry, Usage,
+    ChatResponsePayload, EventKind, PromptState, StreamEvent, ToolCallState, ToolHistoryEntry,
+    Usage,
 };
 use sea_orm::ConnectionTrait;
 use serde_json::Value;

@@ -3,13 +3,13 @@
 use std::collections::HashMap;
 
 use parley_entity::{
-    error::{Error, Result},
     prompts,
     query::{
         self,
         prompts::{self as q, NewTurn, OnActive},
     },
 };
+use parley_protocol::error::{Error, ErrorCode, Result};
 use parley_protocol::{jobs::Generate, turn::TurnInput};
 use uuid::Uuid;
 
@@ -139,12 +139,15 @@ impl TurnService {
 
     fn check_input(&self, input: &TurnInput) -> Result<()> {
         if input.content.trim().is_empty() {
-            return Err(Error::invalid("empty_message", "the message is empty"));
+            return Err(Error::invalid(
+                ErrorCode::EmptyMessage,
+                "the message is empty",
+            ));
         }
         let limit = self.limits.max_message_chars;
         if input.content.chars().count() > limit {
             return Err(Error::invalid(
-                "message_too_long",
+                ErrorCode::MessageTooLong,
                 format!("the message exceeds {limit} characters"),
             ));
         }
@@ -161,13 +164,13 @@ impl TurnService {
         let most = self.files.max_attachments;
         if ids.len() > most {
             return Err(Error::invalid(
-                "too_many_attachments",
+                ErrorCode::TooManyAttachments,
                 format!("a message may carry at most {most} attachments"),
             ));
         }
         if ids.iter().enumerate().any(|(i, id)| ids[..i].contains(id)) {
             return Err(Error::invalid(
-                "duplicate_attachment",
+                ErrorCode::DuplicateAttachment,
                 "a file is attached twice",
             ));
         }
@@ -180,7 +183,7 @@ impl TurnService {
     fn check_model(&self, asked: Option<String>) -> Result<Option<String>> {
         match asked {
             Some(model) if !self.models.contains(&model) => Err(Error::invalid(
-                "unknown_model",
+                ErrorCode::UnknownModel,
                 format!("the model `{model}` is not served here; see GET /v1/models"),
             )),
             other => Ok(other),

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use parley_entity::error::{Error, Result};
+use parley_protocol::error::{Error, Result};
 use parley_protocol::events::EventKind;
 use uuid::Uuid;
 

@@ -11,7 +11,8 @@ mod breaker;
 use std::time::Instant;
 
 use futures::StreamExt;
-use parley_protocol::events::{CallError, ErrorCode, EventKind, Fallback, FallbackReason};
+use parley_protocol::error::ErrorCode;
+use parley_protocol::events::{CallError, EventKind, Fallback, FallbackReason};
 use parley_runtime::metrics::LlmCall;
 
 use super::{CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};

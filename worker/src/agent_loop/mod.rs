@@ -17,9 +17,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
-use parley_protocol::events::{
-    CustomPayload, ErrorCode, EventKind, Fallback, FallbackReason, ToolCallState,
-};
+use parley_protocol::error::ErrorCode;
+use parley_protocol::events::{CustomPayload, EventKind, Fallback, FallbackReason, ToolCallState};
 use serde_json::Value;
 
 use crate::providers::{CallRequest, ChatMessage, FunctionOffer, Price, Route};

@@ -248,11 +248,11 @@ mod tests {
 
     #[async_trait::async_trait]
     impl PromptRow for QuietRow {
-        async fn renew(&self) -> Result<bool, parley_entity::error::Error> {
+        async fn renew(&self) -> Result<bool, parley_protocol::error::Error> {
             Ok(true)
         }
 
-        async fn cancel_requested(&self) -> Result<bool, parley_entity::error::Error> {
+        async fn cancel_requested(&self) -> Result<bool, parley_protocol::error::Error> {
             Ok(false)
         }
     }

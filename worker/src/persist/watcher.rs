@@ -39,9 +39,9 @@ pub enum Stop {
 #[async_trait]
 pub trait PromptRow: Send + Sync + 'static {
     /// Extends this worker's lease; false when the worker lost the prompt.
-    async fn renew(&self) -> Result<bool, parley_entity::error::Error>;
+    async fn renew(&self) -> Result<bool, parley_protocol::error::Error>;
     /// Whether a cancel is recorded on the prompt.
-    async fn cancel_requested(&self) -> Result<bool, parley_entity::error::Error>;
+    async fn cancel_requested(&self) -> Result<bool, parley_protocol::error::Error>;
 }
 
 /// The prompt's row in the database.
@@ -55,13 +55,13 @@ pub struct DbRow {
 
 #[async_trait]
 impl PromptRow for DbRow {
-    async fn renew(&self) -> Result<bool, parley_entity::error::Error> {
+    async fn renew(&self) -> Result<bool, parley_protocol::error::Error> {
         let lease = chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::seconds(60));
         let until = query::now() + lease;
         query::prompts::renew_lease(&self.db, self.prompt_id, &self.worker, until).await
     }
 
-    async fn cancel_requested(&self) -> Result<bool, parley_entity::error::Error> {
+    async fn cancel_requested(&self) -> Result<bool, parley_protocol::error::Error> {
         query::prompts::cancel_requested(&self.db, self.prompt_id).await
     }
 }

@@ -27,7 +27,8 @@ use std::{pin::Pin, sync::Arc, time::Duration};
 use parley_runtime::breaker::Breakers;
 
 use futures::Stream;
-use parley_protocol::events::{CallError, ErrorCode, FallbackReason};
+use parley_protocol::error::ErrorCode;
+use parley_protocol::events::{CallError, FallbackReason};
 use secrecy::SecretString;
 
 /// A piece of a streamed answer.

@@ -8,11 +8,11 @@
 use parley_entity::{
     blocks,
     enums::BlockType,
-    error::Error,
     files, messages, prompts,
     query::{self, conversation},
     sessions,
 };
+use parley_protocol::error::Error;
 use parley_protocol::{
     events::{EventKind, PromptState},
     turn::TurnInput,

@@ -332,11 +332,7 @@ pub(super) fn observe(
 ) {
     let elapsed = (now - prompt.created_at).num_milliseconds() as f64 / 1000.0;
     let m = parley_runtime::metrics::metrics();
-    m.turn_ended(
-        prompt.state.as_str(),
-        prompt.error_code.map(ErrorCode::as_str),
-        elapsed,
-    );
+    m.turn_ended(prompt.state.as_str(), prompt.error_code, elapsed);
     if prompt.state == PromptState::Canceled {
         m.cancelled(stage);
     }

@@ -4,8 +4,9 @@
 //! window is checked as it stands after the update.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{assignments, error::Result, query::assignments as q};
+use parley_entity::{assignments, query::assignments as q};
 use parley_protocol::config::ConfigOverrides;
+use parley_protocol::error::Result;
 use poem_openapi::{Object, types::MaybeUndefined};
 use uuid::Uuid;
 

@@ -3,7 +3,8 @@
 //! Enrolments are listed by user id, newest users first, like group members.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{classes, enrollments, error::Result, query::classes as q};
+use parley_entity::{classes, enrollments, query::classes as q};
+use parley_protocol::error::Result;
 use poem_openapi::Object;
 use uuid::Uuid;
 

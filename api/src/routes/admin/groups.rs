@@ -4,8 +4,9 @@
 //! materialized `path` never changes. Members are listed by user id, newest users first.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{error::Result, group_members, groups, query::groups as q};
+use parley_entity::{group_members, groups, query::groups as q};
 use parley_protocol::config::ConfigOverrides;
+use parley_protocol::error::Result;
 use poem_openapi::Object;
 use uuid::Uuid;
 

@@ -7,8 +7,9 @@ use parley_entity::query::{
     self,
     metrics::{Window, blocks as b, prompt_stats as s, usage as u},
 };
+use parley_protocol::error::ErrorCode;
 use parley_protocol::events::PromptState;
-use poem::{http::StatusCode, web::Data};
+use poem::web::Data;
 use poem_openapi::{Enum, Object, OpenApi, param::Query, payload::Json};
 use uuid::Uuid;
 
@@ -268,8 +269,7 @@ fn window(from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Result<Wind
         && from >= to
     {
         return Err(Box::new(Problem::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_parameter",
+            ErrorCode::InvalidParameter,
             "parameter `from`: must be before `to`",
         )));
     }
@@ -405,7 +405,7 @@ mod tests {
         for (from, to) in [(b, a), (a, a)] {
             let problem = window(Some(from), Some(to)).unwrap_err();
             assert_eq!(
-                (problem.status, problem.code.as_str()),
+                (problem.status, problem.code().as_str()),
                 (400, "invalid_parameter")
             );
         }

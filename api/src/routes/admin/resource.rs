@@ -10,13 +10,11 @@
 //! every handler in it is one call to the generic function of its operation here, which
 //! calls the [`AdminService`](parley_service::AdminService).
 
-use parley_entity::{
-    error::Result,
-    query::{
-        page,
-        resource::{Membership, Resource},
-    },
+use parley_entity::query::{
+    page,
+    resource::{Membership, Resource},
 };
+use parley_protocol::error::Result;
 use parley_service::admin::{Actor, AdminResource};
 use poem_openapi::{
     payload::Json,
@@ -207,7 +205,8 @@ pub mod handler {
         routes::admin::Deleted,
         state::AppState,
     };
-    pub use parley_entity::{error::Result, query::resource::Membership};
+    pub use parley_entity::query::resource::Membership;
+    pub use parley_protocol::error::Result;
     pub use poem::web::Data;
     // Path parameters are written `Path<Uuid>` where they are used, not through an
     // alias: poem-openapi tells a path parameter by that name.

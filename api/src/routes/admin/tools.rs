@@ -6,8 +6,9 @@
 //! still loads.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{error::Result, query::tools as q, tools};
+use parley_entity::{query::tools as q, tools};
 use parley_protocol::config::ToolDefinition;
+use parley_protocol::error::{Error, Result};
 use poem_openapi::Object;
 use serde_json::Value;
 use uuid::Uuid;
@@ -48,10 +49,7 @@ impl From<tools::Model> for Tool {
 /// `unknown_payload_type` when it enables a payload type the model cannot write,
 /// `unknown_module` when it names a module the deployment lacks (or one twice),
 /// `invalid_module_config` when a module's settings do not suit it.
-fn check_functions(
-    state: &AppState,
-    definition: &ToolDefinition,
-) -> parley_entity::error::Result<()> {
+fn check_functions(state: &AppState, definition: &ToolDefinition) -> Result<()> {
     let names = definition.functions.iter().flatten().map(|name| &**name);
     state.turns.functions.load().check_names(names)?;
     let modules: Vec<(String, Option<Value>)> = definition
@@ -64,7 +62,7 @@ fn check_functions(
         .turns
         .modules
         .check_tool(&modules)
-        .map_err(|err| parley_entity::error::Error::invalid(err.code(), err.to_string()))?;
+        .map_err(|err| Error::invalid(err.code(), err.to_string()))?;
     let types = definition
         .payload_types
         .iter()
@@ -163,6 +161,7 @@ admin_api! {
 
 #[cfg(test)]
 mod tests {
+    use parley_protocol::error::ErrorCode;
     use poem_openapi::types::ParseFromJSON;
     use serde_json::json;
 
@@ -200,6 +199,21 @@ mod tests {
         let tool = Tool::from(model);
         assert_eq!(&*tool.definition.behavior, "Be kind.");
         assert_eq!(tool.definition.model, None);
+    }
+
+    #[test]
+    fn the_module_catalogues_refusals_are_codes_of_the_catalogue() {
+        let catalog = parley_service::modules::ModuleCatalog::builtin();
+        for (entries, code) in [
+            (vec![("nope".to_owned(), None)], ErrorCode::UnknownModule),
+            (
+                vec![("pii_redactor".to_owned(), Some(json!({"types": ["dna"]})))],
+                ErrorCode::InvalidModuleConfig,
+            ),
+        ] {
+            let refused = catalog.check_tool(&entries).unwrap_err();
+            assert_eq!(refused.code(), code, "{refused}");
+        }
     }
 
     #[test]

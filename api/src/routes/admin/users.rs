@@ -3,10 +3,10 @@
 use chrono::{DateTime, Utc};
 use parley_entity::{
     api_tokens,
-    error::Result,
     query::{tokens, users as q},
     users,
 };
+use parley_protocol::error::Result;
 use parley_service::admin::NewToken;
 use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};

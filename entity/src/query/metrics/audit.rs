@@ -2,16 +2,14 @@
 //! modules kept of its messages (`message_audit`), what modules extracted
 //! (`extractions`) and every recorded module run of its prompts (`module_events`).
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, JoinType, QueryFilter, QueryOrder, QuerySelect,
     RelationTrait,
 };
 use uuid::Uuid;
 
-use crate::{
-    error::{Context, Result},
-    extractions, message_audit, messages, module_events, prompts,
-};
+use crate::{error::Context, extractions, message_audit, messages, module_events, prompts};
 
 /// An audit row with the `seq` of its message.
 #[derive(Debug, Clone, PartialEq, Eq)]

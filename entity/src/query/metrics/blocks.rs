@@ -3,16 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, prelude::DateTimeUtc,
 };
 
 use super::{Window, day_of, nearest_rank};
-use crate::{
-    enums::ModuleOutcome,
-    error::{Context, Result},
-    module_events,
-};
+use crate::{enums::ModuleOutcome, error::Context, module_events};
 
 /// The category of blocks and modifications recorded without one.
 pub const UNCATEGORIZED: &str = "uncategorized";

@@ -2,6 +2,7 @@
 //! after they were created (a dead worker the reaper has not caught up with, a queue
 //! that lost a job).
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect,
@@ -10,11 +11,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::{
-    enums::PromptState,
-    error::{Context, Result},
-    prompts,
-};
+use crate::{enums::PromptState, error::Context, prompts};
 
 /// The states a prompt is not finished in.
 pub const UNFINISHED: [PromptState; 3] = [

@@ -2,17 +2,14 @@
 //! (one row per provider call, with how it failed): what `GET /v1/admin/providers`
 //! shows beside the breakers' states.
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
     prelude::DateTimeUtc,
     sea_query::{Expr, Func},
 };
 
-use crate::{
-    ai_usage,
-    enums::CallError,
-    error::{Context, Result},
-};
+use crate::{ai_usage, enums::CallError, error::Context};
 
 /// A provider's calls since a time.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use parley_protocol::error::Result;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, prelude::DateTimeUtc,
 };
@@ -11,7 +12,7 @@ use uuid::Uuid;
 use super::{Percentiles, Window, day_of};
 use crate::{
     ai_usage,
-    error::{Context, Result},
+    error::Context,
     query::page::{Page, PageRequest},
 };
 

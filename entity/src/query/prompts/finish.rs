@@ -1,6 +1,7 @@
 //! Ending an attempt: the terminal state and what it produced, written with the hand-off
 //! of the session to its next waiting prompt ([`handover`](super::handover)).
 
+use parley_protocol::error::Result;
 use parley_protocol::{events::ResponseExtras, route::RouteDecision};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, EntityTrait,
@@ -16,7 +17,7 @@ use super::{
 };
 use crate::{
     enums::{ErrorCode, PromptState},
-    error::{Context, Result},
+    error::Context,
     prompts,
     query::{
         batch::{self, Batch},

@@ -2,6 +2,7 @@
 //! ends: counted with the finish's messages in one `UPDATE … RETURNING`, or on its own
 //! after a cancel or an abandon.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     prelude::DateTimeUtc,
@@ -9,11 +10,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use crate::{
-    enums::PromptState,
-    error::{Context, Error, Result},
-    prompts, sessions,
-};
+use crate::{enums::PromptState, error::Context, prompts, sessions};
 
 /// The oldest prompt of the session waiting for it, other than `prompt_id`.
 fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::SelectStatement {

@@ -2,6 +2,7 @@
 //! before they are signalled), and the prompts that lost their job.
 
 use chrono::Duration;
+use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, FromQueryResult, QueryFilter,
     QueryOrder, QueryTrait, UpdateMany,
@@ -11,11 +12,7 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::{UNFINISHED, get};
-use crate::{
-    enums::PromptState,
-    error::{Context, Error, Result},
-    prompts, sessions,
-};
+use crate::{enums::PromptState, error::Context, prompts, sessions};
 
 pub(super) async fn mark_cancel_requested<C: ConnectionTrait>(
     db: &C,
@@ -44,7 +41,7 @@ pub async fn request_cancel<C: ConnectionTrait>(
     let prompt = get(db, id).await?;
     if !UNFINISHED.contains(&prompt.state) && prompt.state != PromptState::Canceled {
         return Err(Error::conflict(
-            "prompt_finished",
+            ErrorCode::PromptFinished,
             "the prompt has already finished",
         ));
     }

@@ -31,14 +31,11 @@ pub use lease::{
 pub use restart::{abandon, resume};
 pub use turn::{NewTurn, OnActive, Turn, create_turn, save_user_message, set_user_message};
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{ConnectionTrait, EntityTrait};
 use uuid::Uuid;
 
-use crate::{
-    enums::PromptState,
-    error::{Context, Error, Result},
-    prompts,
-};
+use crate::{enums::PromptState, error::Context, prompts};
 
 /// States in which a prompt still has work ahead.
 pub const UNFINISHED: [PromptState; 3] = [

@@ -1,6 +1,7 @@
 //! The two ways a prompt that ended starts again or never starts: [`resume`] puts a
 //! failed one back in line, [`abandon`] gives up one whose job could not be enqueued.
 
+use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter,
     prelude::DateTimeUtc,
@@ -11,7 +12,7 @@ use uuid::Uuid;
 use super::{UNFINISHED, find, get, handover::hand_over};
 use crate::{
     enums::{ErrorCode, PromptState},
-    error::{Context, Error, Result},
+    error::Context,
     prompts, sessions,
 };
 
@@ -24,7 +25,7 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
     let prompt = get(&txn, id).await?;
     if !prompt.state.is_resumable() {
         return Err(Error::conflict(
-            "not_resumable",
+            ErrorCode::NotResumable,
             "only failed or errored prompts can be resumed",
         ));
     }
@@ -40,7 +41,7 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
             .is_some_and(|p| UNFINISHED.contains(&p.state))
     {
         return Err(Error::conflict(
-            "prompt_active",
+            ErrorCode::PromptActive,
             "another prompt of this session is running",
         ));
     }
@@ -66,7 +67,7 @@ pub async fn resume(db: &DatabaseConnection, id: Uuid, now: DateTimeUtc) -> Resu
         .context("resetting a prompt for resume")?;
     if reset.rows_affected == 0 {
         return Err(Error::conflict(
-            "not_resumable",
+            ErrorCode::NotResumable,
             "the prompt changed state meanwhile",
         ));
     }

@@ -1,5 +1,6 @@
 //! Recording a new turn: a prompt in `created`, under the session's active-prompt policy.
 
+use parley_protocol::error::{Error, ErrorCode, Result};
 use parley_protocol::{config::SessionConfig, turn::TurnInput};
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend,
@@ -15,7 +16,7 @@ use crate::query::{
 };
 use crate::{
     enums::{PromptState, SessionState},
-    error::{Context, Error, Result},
+    error::Context,
     prompts, sessions,
 };
 
@@ -101,7 +102,7 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
     let session = crate::query::sessions::get_owned(&txn, turn.user_id, turn.session_id).await?;
     if session.state != SessionState::Active {
         return Err(Error::conflict(
-            "session_completed",
+            ErrorCode::SessionCompleted,
             "the session is completed",
         ));
     }
@@ -115,7 +116,7 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
     {
         if prompt.request_hash.is_some() && prompt.request_hash != turn.request_hash {
             return Err(Error::invalid(
-                "idempotency_key_reused",
+                ErrorCode::IdempotencyKeyReused,
                 "this Idempotency-Key was sent with a different request; use a new key for a new request",
             ));
         }
@@ -136,7 +137,7 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
         // fires once); one that raced it finds the session completed.
         if ended.is_none() {
             return Err(Error::conflict(
-                "session_completed",
+                ErrorCode::SessionCompleted,
                 "the session is completed",
             ));
         }
@@ -165,7 +166,7 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
         match turn.on_active {
             OnActive::Reject => {
                 return Err(Error::conflict(
-                    "prompt_active",
+                    ErrorCode::PromptActive,
                     format!(
                         "prompt {} of this session is still running; wait, cancel it, or send with on_active=interrupt|enqueue",
                         active.id
@@ -195,7 +196,7 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
             .context("making the prompt the session's active one")?;
         if taken.rows_affected == 0 {
             return Err(Error::conflict(
-                "prompt_active",
+                ErrorCode::PromptActive,
                 "another message of this session was accepted at the same moment",
             ));
         }

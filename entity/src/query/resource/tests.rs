@@ -71,7 +71,7 @@ fn is_not_found(result: Result<impl std::fmt::Debug>, noun: &str) -> bool {
 
 fn code_of<T>(result: Result<T>) -> &'static str {
     match result {
-        Err(Error::Invalid { code, .. } | Error::Conflict { code, .. }) => code,
+        Err(Error::Invalid { code, .. } | Error::Conflict { code, .. }) => code.as_str(),
         Err(other) => panic!("not a coded error: {other:?}"),
         Ok(_) => panic!("no error"),
     }

@@ -17,8 +17,86 @@ class ErrorEvent:
     """Terminal: the turn failed.
 
     Attributes:
-        code (ErrorCode): Why a generation stopped with an error (DESIGN §6): the `code` of an `error` event
-            and what `prompts.error_code` stores.
+        code (ErrorCode): A stable, machine-readable error code: the `code` of a problem+json body, of an `error` event
+            and of a failed prompt. Each is listed with the HTTP status of a problem with it; † marks the codes a turn can
+            end with (an `error` event, `Prompt.error_code`). Clients should accept codes they do not know: later versions
+            add some.
+
+            * `upstream_error` (502, †): The model provider failed (an error status, a broken stream, unreachable).
+            * `upstream_stall` (504, †): The model provider stopped sending tokens.
+            * `unknown_model` (422, †): The model is not served here.
+            * `rate_limited` (429, †): The model provider is rate limiting.
+            * `tool_error` (502, †): A function call failed in a way the turn cannot continue past.
+            * `timeout` (504, †): The turn took longer than allowed, or is still running after the wait.
+            * `unavailable` (503, †): A dependency (database, job queue, event log) cannot serve the request now; a turn
+            that could not be queued.
+            * `internal_error` (500, †): Parley failed internally; the request id helps find it in the logs.
+            * `unauthenticated` (401): Missing, invalid, expired or revoked credentials.
+            * `forbidden` (403): The caller's role does not allow this.
+            * `auth_throttled` (429): Too many failed authentications from the client's address.
+            * `quota_exceeded` (429): Over a quota: the user's or the group's turns per minute or tokens per day.
+            * `cors_origin_refused` (403): A browser origin the deployment does not allow.
+            * `not_ready` (503): The server is not ready: a dependency is down (`/readyz`).
+            * `not_found` (404): No such resource or route, or it belongs to someone else.
+            * `method_not_allowed` (405): The route does not accept that method (`Allow` says which it does).
+            * `invalid_parameter` (400): A query or header parameter does not parse or breaks its bounds.
+            * `invalid_cursor` (400): A `cursor` the list did not hand out.
+            * `malformed_json` (400): The body is not valid JSON.
+            * `unreadable_body` (400): The body could not be read.
+            * `payload_too_large` (413): The body is larger than the configured limit.
+            * `unsupported_media_type` (415): The body is not `application/json`.
+            * `validation_failed` (422): The body is JSON but does not fit the schema.
+            * `bad_request` (400): Any other malformed request poem refused (generic: the status is poem's).
+            * `conflict` (409): Any other conflict poem reported (generic: the status is poem's).
+            * `error` (400): Any other error poem answered (generic: the status is poem's).
+            * `unsupported_file_type` (415): An uploaded file of a type Parley cannot use.
+            * `unreadable_file` (422): An uploaded file that is empty, a PDF without text or one that cannot be read.
+            * `session_completed` (409): The session is completed: it takes no more messages.
+            * `prompt_active` (409): Another prompt of the session is running.
+            * `prompt_finished` (409): The prompt has already finished.
+            * `not_resumable` (409): Only a failed or errored prompt can be resumed, and this one changed meanwhile.
+            * `nothing_to_cancel` (409): The session is not answering anything.
+            * `cancelled` (409): The turn was cancelled while the client waited for it.
+            * `action_not_offered` (409): The session's last answer does not offer that action.
+            * `max_messages_reached` (409): The session reached its `max_messages` limit and is now completed.
+            * `max_session_duration_reached` (409): The session reached its `max_session_duration_s` limit and is now
+            completed.
+            * `assignment_not_open` (409): The assignment is not open yet.
+            * `assignment_closed` (409): The assignment has closed.
+            * `idempotency_key_reused` (422): This `Idempotency-Key` was sent with a different request.
+            * `empty_message` (422): The message is empty.
+            * `message_too_long` (422): The message is longer than the deployment allows.
+            * `too_many_attachments` (422): The message carries more attachments than allowed.
+            * `duplicate_attachment` (422): A file is attached twice.
+            * `unknown_action` (422): Not an action the server runs.
+            * `no_tool` (422): The caller may use no chat tool, and named none.
+            * `tool_mismatch` (422): The assignment is done with a different tool.
+            * `submission_mismatch` (422): The submission belongs to another assignment.
+            * `already_exists` (409): A record with the same unique value already exists.
+            * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.
+            * `email_taken` (409): A user with this e-mail address already exists.
+            * `token_in_use` (409): An administrator cannot revoke the token the request is made with.
+            * `cannot_demote_self` (409): An administrator cannot remove their own admin role.
+            * `cannot_disable_self` (409): An administrator cannot disable themselves.
+            * `cannot_delete_self` (409): An administrator cannot delete themselves.
+            * `tool_in_use` (409): Sessions or assignments use the tool, so it is kept as part of their record.
+            * `user_has_sessions` (409): The user has sessions or other records that must be kept.
+            * `group_not_empty` (409): The group still has sub-groups, tools or classes.
+            * `invalid_window` (422): `closes_at` is not later than `available_at`.
+            * `class_not_found` (422): The class does not exist.
+            * `tool_not_found` (422): The tool does not exist.
+            * `parent_not_found` (422): The parent group does not exist.
+            * `group_not_found` (422): The group does not exist.
+            * `unknown_function` (422): Not a function of this deployment.
+            * `unknown_payload_type` (422): Not a payload type of this deployment, or not one a model can write.
+            * `unknown_module` (422): Not a module of this deployment, or listed twice.
+            * `invalid_module_config` (422): A module's configuration it does not accept.
+            * `model_not_found` (404): No such model.
+            * `previous_response_not_found` (404): No such earlier response, or it belongs to someone else.
+            * `unsupported_content` (400): Content parts other than text.
+            * `last_message_not_user` (400): The last message is not the user's, with text.
+            * `unsupported_input` (400): Input items other than messages.
+            * `response_finished` (400): The response has finished: it cannot be cancelled.
         message (str):
         prompt_id (UUID):
         retryable (bool): Whether `POST /v1/prompts/{id}/resume` may succeed.

@@ -16,7 +16,9 @@ class Problem:
     """RFC 9457 problem details, with Parley's stable `code` and the request id.
 
     Attributes:
-        code (str): A stable, machine-readable error code (snake_case).
+        code (str): A stable, machine-readable error code (snake_case): one of the `ErrorCode`
+            schema's values, which lists each with its status. Typed as a string so that a
+            client reads codes added after it was built.
         detail (str): What went wrong with this request, for a person to read.
         request_id (str): The request id, also sent as the `X-Request-Id` response header.
         status (int): The HTTP status code.

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::future::join_all;
-use parley_protocol::events::{ErrorCode, EventKind};
+use parley_protocol::error::ErrorCode;
+use parley_protocol::events::EventKind;
 use uuid::Uuid;
 
 use super::Backend;

@@ -113,7 +113,7 @@ both_backends!(
 );
 
 /// The message every failed turn with `code` carries (stable per code, free of what the
-/// provider said; `ErrorCode::message` in `protocol/src/events.rs`).
+/// provider said; `ErrorCode::message` in `protocol/src/error.rs`).
 fn stable_message(code: ErrorCode) -> &'static str {
     match code {
         ErrorCode::UpstreamError => "the model provider failed to answer",

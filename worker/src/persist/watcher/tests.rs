@@ -21,17 +21,17 @@ struct FakeRow {
 
 #[async_trait]
 impl PromptRow for Arc<FakeRow> {
-    async fn renew(&self) -> Result<bool, parley_entity::error::Error> {
+    async fn renew(&self) -> Result<bool, parley_protocol::error::Error> {
         self.renewals.fetch_add(1, Ordering::SeqCst);
         if self.failing.load(Ordering::SeqCst) {
-            return Err(parley_entity::error::Error::Unavailable {
+            return Err(parley_protocol::error::Error::Unavailable {
                 what: "the database".into(),
             });
         }
         Ok(!self.lost.load(Ordering::SeqCst))
     }
 
-    async fn cancel_requested(&self) -> Result<bool, parley_entity::error::Error> {
+    async fn cancel_requested(&self) -> Result<bool, parley_protocol::error::Error> {
         self.reads.fetch_add(1, Ordering::SeqCst);
         Ok(self.cancelled.load(Ordering::SeqCst))
     }
