@@ -177,12 +177,13 @@ catalogue! {
         /// The model is not served here.
         UnknownModel = "unknown_model", 422, turn "the model is not served here";
         /// The model provider is rate limiting.
-        RateLimited = "rate_limited", 429, turn "the model provider is rate limiting; try again later";
+        RateLimited = "rate_limited", 429,
+            turn "the model provider is rate limiting; try again later";
         /// A function call failed in a way the turn cannot continue past.
         ToolError = "tool_error", 502, turn "a function call failed";
         /// The turn took longer than allowed, or is still running after the wait.
         Timeout = "timeout", 504, turn "the turn took too long";
-        /// A dependency (database, job queue, event log) cannot serve the request now; a turn that could not be queued.
+        /// A dependency (database, job queue, event log) cannot serve the request, or queue a turn.
         Unavailable = "unavailable", 503, turn "the turn could not be queued; resume it later";
         /// Parley failed internally; the request id helps find it in the logs.
         InternalError = "internal_error", 500, turn "internal error";

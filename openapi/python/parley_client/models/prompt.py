@@ -45,8 +45,8 @@ class Prompt:
             * `rate_limited` (429, †): The model provider is rate limiting.
             * `tool_error` (502, †): A function call failed in a way the turn cannot continue past.
             * `timeout` (504, †): The turn took longer than allowed, or is still running after the wait.
-            * `unavailable` (503, †): A dependency (database, job queue, event log) cannot serve the request now; a turn
-            that could not be queued.
+            * `unavailable` (503, †): A dependency (database, job queue, event log) cannot serve the request, or queue a
+            turn.
             * `internal_error` (500, †): Parley failed internally; the request id helps find it in the logs.
             * `unauthenticated` (401): Missing, invalid, expired or revoked credentials.
             * `forbidden` (403): The caller's role does not allow this.
