@@ -2,14 +2,7 @@
 //! constraint violations become conflicts the caller can act on, lost connections the
 //! database being unavailable, anything else an internal error with its context.
 
-use parley_protocol::error::ErrorCode;
-
-/// The domain error and its result, for code that still names them through this module.
-/// Transitional (#13 item 5): the domain error lives in `parley_protocol::error`; import it
-/// from there. Kept only so that files being converted concurrently to typed errors
-/// (`service/src/modules`, `service/src/payloads.rs`, `worker/src/tools`,
-/// `worker/src/skills`) build unchanged; remove once they import from the protocol.
-pub use parley_protocol::error::{Error, Result};
+use parley_protocol::error::{Error, ErrorCode, Result};
 
 /// Adds "what was being attempted" to database and other I/O failures.
 pub trait Context<T> {

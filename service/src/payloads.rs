@@ -185,12 +185,12 @@ impl PayloadRegistry {
     pub fn check_llm_names<'a>(
         &self,
         names: impl IntoIterator<Item = &'a str>,
-    ) -> parley_entity::error::Result<()> {
+    ) -> parley_protocol::error::Result<()> {
         for name in names {
             match self.get(name) {
                 Some(kind) if kind.source == PayloadSource::Llm => {}
                 Some(_) => {
-                    return Err(parley_entity::error::Error::invalid(
+                    return Err(parley_protocol::error::Error::invalid(
                         ErrorCode::UnknownPayloadType,
                         format!(
                             "`{name}` is a function's payload type, not one the model writes; see GET /v1/payload-types"
@@ -198,7 +198,7 @@ impl PayloadRegistry {
                     ));
                 }
                 None => {
-                    return Err(parley_entity::error::Error::invalid(
+                    return Err(parley_protocol::error::Error::invalid(
                         ErrorCode::UnknownPayloadType,
                         format!(
                             "`{name}` is not a payload type of this deployment; see GET /v1/payload-types"

@@ -65,7 +65,7 @@ pub struct SkillContext {
 #[derive(Debug, thiserror::Error)]
 pub enum SkillError {
     #[error("a skill's storage failed: {}", crate::error::describe(.0))]
-    Storage(#[from] parley_entity::error::Error),
+    Storage(#[from] parley_protocol::error::Error),
 }
 
 /// One pattern's match in a message: which pattern, where, and its named groups.

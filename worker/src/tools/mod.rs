@@ -61,7 +61,7 @@ pub enum FunctionError {
     Failed(String),
     /// Storage failed; logged with its context, the model hears a stable message.
     #[error("the function could not reach its data")]
-    Storage(#[from] parley_entity::error::Error),
+    Storage(#[from] parley_protocol::error::Error),
 }
 
 /// One progress report of a running call.

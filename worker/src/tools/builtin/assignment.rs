@@ -47,7 +47,7 @@ impl Function for AssignmentInfo {
         let assignment = query::resource::get::<parley_entity::assignments::Entity, _>(&ctx.db, id)
             .await
             .map_err(|err| match err {
-                parley_entity::error::Error::NotFound { .. } => {
+                parley_protocol::error::Error::NotFound { .. } => {
                     FunctionError::Failed("the assignment no longer exists".into())
                 }
                 other => other.into(),
