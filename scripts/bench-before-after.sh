@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Compares two builds in one sitting, interleaved, on this machine (BENCHMARKS.md,
+# "Issue #13"): the turn cost of each, the load levels twice each at 0 ms, then the same
+# at a real model's pace (tokens 20 ms apart, 200-token replies).
+#
+#   scripts/bench-before-after.sh BEFORE-BIN-DIR AFTER-BIN-DIR
+#
+# Each directory holds release builds of parley, parley-mock-llm and parley-bench (build
+# a commit with `cargo build --release -p parley -p parley-mock-llm -p parley-bench` and
+# copy the three from target/release). Prints what scripts/bench.sh prints, each run
+# headed by `=== PHASE BUILD TIME`.
+set -euo pipefail
+(($# == 2)) || { echo "usage: $0 BEFORE-BIN-DIR AFTER-BIN-DIR" >&2; exit 2; }
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+builds=("$1" "$2")
+run() {
+    local phase=$1 bin=$2
+    shift 2
+    echo "=== $phase $bin $(date -u +%H:%M:%S)"
+    env BENCH_BIN="$bin" "$@"
+}
+for bin in "${builds[@]}"; do run cost "$bin" scripts/bench.sh --cost 100; done
+for round in 1 2; do
+    for bin in "${builds[@]}"; do
+        run "load0-$round" "$bin" scripts/bench.sh --levels 1,32 --duration 10
+    done
+done
+for bin in "${builds[@]}"; do
+    run pace20 "$bin" env BENCH_TOKEN_DELAY_MS=20 \
+        scripts/bench.sh --levels 1,32 --duration 20 --tokens 200 --turn-timeout 60
+done
