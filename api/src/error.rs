@@ -411,6 +411,8 @@ pub mod statuses {
         CreateSession = [400, 401, 404, 409, 413, 415, 422, 500, 503];
         /// Sending a message: the turn's own failures in JSON mode too.
         SendMessage = [400, 401, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
+        /// A change of a resource of the caller's with a body (it may clash with its state).
+        Change = [400, 401, 404, 409, 413, 415, 422, 500, 503];
         /// `POST /v1/ask`: sending a message, and the `chat:write` permission.
         Ask = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
         /// `GET /v1/ask/replay/{rid}`: a path parameter with a pattern, the permission.

@@ -3,6 +3,11 @@
 //!
 //! `prompt_id` names the generation that wrote an assistant message; like
 //! `sessions.active_prompt_id` it has no foreign key, since `prompts` references `messages`.
+//!
+//! The messages of a session are a tree (DESIGN §13): `parent_id` is the message this one
+//! follows (none for a first message); siblings are edits of a user message or other
+//! answers to one, in creation (`seq`) order. The application keeps it: a parent is
+//! always a message of the same session, written before its children.
 
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -24,6 +29,7 @@ pub struct Model {
     pub is_complete: bool,
     pub prompt_id: Option<Uuid>,
     pub created_at: DateTimeUtc,
+    pub parent_id: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -31,6 +31,9 @@ pub struct Model {
     pub end_reason: Option<String>,
     /// The `/v1/ask` conversation this session is (its request id), if any.
     pub rid: Option<String>,
+    /// The last message of the branch the session shows and continues (DESIGN §13):
+    /// every message a turn writes becomes it; switching branches sets it.
+    pub active_leaf_id: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -132,6 +135,7 @@ impl From<Model> for JobSession {
             active_prompt_id: s.active_prompt_id,
             end_reason: s.end_reason,
             rid: s.rid,
+            active_leaf_id: s.active_leaf_id,
         }
     }
 }
@@ -153,6 +157,7 @@ impl From<JobSession> for Model {
             active_prompt_id: s.active_prompt_id,
             end_reason: s.end_reason,
             rid: s.rid,
+            active_leaf_id: s.active_leaf_id,
         }
     }
 }

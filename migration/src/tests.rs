@@ -7,7 +7,7 @@
 //! sqlx's `test_block_on` (a current-thread Tokio runtime), reached through sea-orm.
 
 use sea_orm_migration::sea_orm::{
-    ConnectionTrait, Database, DatabaseConnection, DbErr, Statement, sqlx::test_block_on,
+    ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr, Statement, sqlx::test_block_on,
 };
 
 use crate::{Migrator, MigratorTrait};
@@ -316,5 +316,90 @@ fn message_search_indexes_old_rows_and_follows_writes() {
             .unwrap();
         Migrator::up(&db, None).await.expect("up again");
         assert_eq!(fts_hits(&db, "again").await, ["m1"], "rebuilt again");
+    });
+}
+
+#[test]
+fn the_message_tree_backfills_each_session_as_one_line() {
+    test_block_on(async {
+        let db = sqlite().await;
+        let before = Migrator::migrations()
+            .iter()
+            .position(|m| m.name().contains("create_message_tree"))
+            .expect("the tree migration") as u32;
+        Migrator::up(&db, Some(before))
+            .await
+            .expect("up to the one before it");
+        let now = "2026-11-21T00:00:00Z";
+        let mut rows = vec![
+            format!(
+                "INSERT INTO users (id, email, name, role, permissions, created_at, updated_at) \
+                 VALUES ('u1', 'a@example.com', 'A', 'admin', '[]', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO groups (id, name, path, settings, created_at, updated_at) \
+                 VALUES ('g1', 'G', '/g1/', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO tools (id, group_id, name, type, definition, created_at, updated_at) \
+                 VALUES ('t1', 'g1', 'T', 'chat', '{{}}', '{now}', '{now}')"
+            ),
+        ];
+        for (session, count) in [("s1", 3), ("s2", 0)] {
+            rows.push(format!(
+                "INSERT INTO sessions (id, user_id, tool_id, state, started_at, last_activity_at, \
+                 message_count, config) VALUES ('{session}', 'u1', 't1', 'active', '{now}', \
+                 '{now}', {count}, '{{}}')"
+            ));
+        }
+        for seq in 1..=3 {
+            let role = if seq % 2 == 1 { "user" } else { "assistant" };
+            rows.push(format!(
+                "INSERT INTO messages (id, session_id, seq, role, content, is_complete, \
+                 created_at) VALUES ('m{seq}', 's1', {seq}, '{role}', 'x', true, '{now}')"
+            ));
+        }
+        for sql in rows {
+            db.execute_unprepared(&sql).await.expect(&sql);
+        }
+
+        Migrator::up(&db, Some(1))
+            .await
+            .expect("the tree migration");
+        let parents: Vec<(String, Option<String>)> = db
+            .query_all_raw(Statement::from_string(
+                DbBackend::Sqlite,
+                "SELECT id, parent_id FROM messages ORDER BY seq",
+            ))
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| {
+                (
+                    row.try_get("", "id").unwrap(),
+                    row.try_get("", "parent_id").unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            parents,
+            [
+                ("m1".to_owned(), None),
+                ("m2".to_owned(), Some("m1".to_owned())),
+                ("m3".to_owned(), Some("m2".to_owned())),
+            ]
+        );
+        let leaves: Vec<Option<String>> = db
+            .query_all_raw(Statement::from_string(
+                DbBackend::Sqlite,
+                "SELECT active_leaf_id FROM sessions ORDER BY id",
+            ))
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.try_get("", "active_leaf_id").unwrap())
+            .collect();
+        assert_eq!(leaves, [Some("m3".to_owned()), None]);
+        Migrator::down(&db, Some(1)).await.expect("down again");
     });
 }

@@ -275,6 +275,8 @@ catalogue! {
         ToolMismatch = "tool_mismatch", 422;
         /// The submission belongs to another assignment.
         SubmissionMismatch = "submission_mismatch", 422;
+        /// Only a user message, or an answer to one, can be regenerated.
+        NothingToRegenerate = "nothing_to_regenerate", 422;
 
         // Administration.
         /// A record with the same unique value already exists.

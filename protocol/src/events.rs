@@ -307,6 +307,15 @@ pub enum EventKind {
     PromptState {
         state: PromptState,
         attempt: u32,
+        /// On `in_progress`: the user message the turn answers (saved with this id when
+        /// the turn writes it), so a client can place the answer under it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        user_message_id: Option<Uuid>,
+        /// On `in_progress`, when the turn writes a new user message: the message it
+        /// follows in the session's tree (none: a first message, or a regenerate, whose
+        /// user message is in place already).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_id: Option<Uuid>,
     },
     /// A human-readable progress note, e.g. "Thinking…".
     Status {
@@ -371,6 +380,10 @@ pub enum EventKind {
     /// Terminal: the turn finished.
     Complete {
         message_id: Uuid,
+        /// The message the answer follows in the session's tree: the user message it
+        /// answers (absent for a turn recorded before the tree).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_id: Option<Uuid>,
         payload: ChatResponsePayload,
         usage: Usage,
         model: String,
@@ -417,6 +430,16 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// A `prompt_state` event that names no message.
+    pub fn state(state: PromptState, attempt: u32) -> Self {
+        Self::PromptState {
+            state,
+            attempt,
+            user_message_id: None,
+            parent_id: None,
+        }
+    }
+
     /// `complete`, `error` and `cancelled` end a log.
     pub fn is_terminal(&self) -> bool {
         matches!(

@@ -53,6 +53,10 @@ pub struct JobSession {
     pub active_prompt_id: Option<Uuid>,
     pub end_reason: Option<String>,
     pub rid: Option<String>,
+    /// The active leaf when the job was enqueued; it moves with every message, so the
+    /// worker reads the current one with its claim instead.
+    #[serde(default)]
+    pub active_leaf_id: Option<Uuid>,
 }
 
 shared_enum! {

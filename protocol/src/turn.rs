@@ -25,6 +25,35 @@ pub struct TurnInput {
     /// /openai/v1/responses/{id}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface: Option<Surface>,
+    /// Where the user message goes in the session's tree when it is not after the
+    /// active leaf: an edit names the message the new one follows (DESIGN §13).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<Placement>,
+    /// The id the user message gets when the worker saves it, chosen when the turn is
+    /// accepted so the answer and the user's feed can name it before it exists. Turns
+    /// recorded before it have none (the worker picks one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<uuid::Uuid>,
+}
+
+/// Where a new user message goes in its session's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// A new first message (an edit of the first one): it follows nothing.
+    Root,
+    /// After this message of the session (an edit of the message that follows it).
+    After(uuid::Uuid),
+}
+
+impl Placement {
+    /// The parent the message gets.
+    pub fn parent(self) -> Option<uuid::Uuid> {
+        match self {
+            Self::Root => None,
+            Self::After(id) => Some(id),
+        }
+    }
 }
 
 /// How an OpenAI-compatible client asked for a turn.
@@ -59,6 +88,8 @@ impl TurnInput {
             attachments: Vec::new(),
             instructions: None,
             surface: None,
+            placement: None,
+            message_id: None,
         }
     }
 }

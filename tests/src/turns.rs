@@ -116,6 +116,32 @@ impl TestApp {
         on_active: Option<OnActive>,
         idempotency_key: Option<&str>,
     ) -> AcceptedTurn {
+        let body = json!({"content": content});
+        self.background_turn(token, session_id, &body, on_active, idempotency_key)
+            .await
+    }
+
+    /// Like [`TestApp::send_in_background_with`], with the whole request body (e.g. an
+    /// edit's `parent_message_id`).
+    pub async fn send_in_background_body(
+        &self,
+        token: &str,
+        session_id: &str,
+        body: &serde_json::Value,
+        on_active: Option<OnActive>,
+    ) -> AcceptedTurn {
+        self.background_turn(token, session_id, body, on_active, None)
+            .await
+    }
+
+    async fn background_turn(
+        &self,
+        token: &str,
+        session_id: &str,
+        body: &serde_json::Value,
+        on_active: Option<OnActive>,
+        idempotency_key: Option<&str>,
+    ) -> AcceptedTurn {
         let query = match on_active {
             Some(on_active) => format!("?background=true&on_active={on_active}"),
             None => "?background=true".to_owned(),
@@ -125,7 +151,7 @@ impl TestApp {
             .post(self.url(&format!("/v1/sessions/{session_id}/messages{query}")))
             .bearer_auth(token)
             .header("accept", "application/json")
-            .json(&json!({"content": content}));
+            .json(body);
         if let Some(key) = idempotency_key {
             request = request.header("idempotency-key", key);
         }

@@ -217,6 +217,7 @@ mod tests {
             is_complete: true,
             prompt_id: None,
             created_at: chrono::Utc::now(),
+            parent_id: None,
         }
     }
 

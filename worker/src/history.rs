@@ -2,13 +2,14 @@
 //! does not read its history again: every turn read 58 rows (500 for a model with a
 //! tokenizer) and decoded them, the largest read of a plain turn (BENCHMARKS.md, #9).
 //!
-//! An entry holds a session's newest messages as of its message counter
-//! (`sessions.message_count`: every append raises it in the transaction that inserts, and
-//! the seqs are 1..=counter, gap-free). It answers a turn only when the claim found the
-//! counter where the entry has it, and it is extended at the end of a turn only when
-//! that turn's finish left the counter exactly the turn's own messages further — so a
-//! message appended anywhere else (another worker, an interrupted turn finishing late)
-//! makes the entry go, never go stale. Complete messages never change; an incomplete
+//! An entry holds the newest messages of a session's active branch (DESIGN §13: the
+//! ancestry of its active leaf) as of its message counter (`sessions.message_count`:
+//! every append raises it in the transaction that inserts). It answers a turn only when
+//! the claim found the counter and the active leaf where the entry has them, and it is
+//! extended at the end of a turn only when that turn's finish left the counter exactly
+//! the turn's own messages further and they continue the entry's branch — so a message
+//! appended anywhere else (another worker, an interrupted turn finishing late), a
+//! switch of branches or an edit makes the entry go, never go stale. Complete messages never change; an incomplete
 //! one (a cancelled or broken answer) is rewritten in place when its turn is resumed,
 //! without moving the counter, so a session whose recent messages include one is not
 //! kept. Nor is anything of a repeated attempt.
@@ -50,8 +51,9 @@ struct Inner {
 struct Entry {
     /// The session's message counter the entry is valid at.
     count: i32,
-    /// Its newest messages, newest first: every message of the session when there are
-    /// `count` of them, else the newest `depth`.
+    /// The newest messages of its branch, newest first (each the parent of the one
+    /// before): the whole branch when the last one has no parent, else the newest
+    /// `depth`.
     newest_first: VecDeque<messages::Model>,
     bytes: usize,
     used: Instant,
@@ -93,13 +95,21 @@ impl HistoryCache {
         self.inner.is_some()
     }
 
-    /// The newest `want` messages of `session` (newest first) when the entry is at the
-    /// counter `count` and holds that many (or all the session has).
-    pub fn get(&self, session: Uuid, count: i32, want: usize) -> Option<Vec<messages::Model>> {
+    /// The newest `want` messages of the branch ending at `leaf` of `session` (newest
+    /// first) when the entry is at the counter `count` and that leaf and holds that many
+    /// (or the whole branch).
+    pub fn get(
+        &self,
+        session: Uuid,
+        count: i32,
+        leaf: Option<Uuid>,
+        want: usize,
+    ) -> Option<Vec<messages::Model>> {
         let mut inner = self.lock()?;
         let now = Instant::now();
         if let Some(entry) = inner.entries.get_mut(&session)
             && entry.count == count
+            && entry.newest_id() == leaf
             && now.duration_since(entry.used) < IDLE
             && (entry.newest_first.len() >= want || entry.is_whole())
         {
@@ -110,22 +120,22 @@ impl HistoryCache {
         None
     }
 
-    /// Keeps what a read of `session` at counter `count` returned (newest first; it
-    /// asked for `asked`), if it is the session's whole recent history at that counter.
+    /// Keeps what a read of the active branch of `session` at counter `count` returned
+    /// (newest first, from the active leaf; it asked for `asked`), if it is the branch's
+    /// newest messages, each the parent of the one before, as many as asked or all.
     pub fn keep(&self, session: Uuid, count: i32, newest_first: &[messages::Model], asked: usize) {
         let Some(mut inner) = self.lock() else {
             return;
         };
         inner.remove(session);
-        let at_count = match newest_first.first() {
-            Some(newest) => newest.seq == count,
-            None => count == 0,
-        };
-        let whole = newest_first.len() >= asked || newest_first.len() == count as usize;
-        let gap_free = newest_first
+        let whole = newest_first.len() >= asked
+            || newest_first
+                .last()
+                .is_none_or(|oldest| oldest.parent_id.is_none());
+        let linked = newest_first
             .windows(2)
-            .all(|pair| pair[1].seq == pair[0].seq - 1);
-        if !(at_count && whole && gap_free) || newest_first.iter().any(|m| !m.is_complete) {
+            .all(|pair| pair[0].parent_id == Some(pair[1].id));
+        if !(whole && linked) || newest_first.iter().any(|m| !m.is_complete) {
             return;
         }
         let depth = inner.depth;
@@ -144,7 +154,8 @@ impl HistoryCache {
     /// A turn of `session` that started at counter `from` ended with the counter at
     /// `to` (`None`: the finish counted nothing, or is not known), having written `own`
     /// (in order, with their seqs). Extends the entry when nothing else was appended
-    /// meanwhile; drops it otherwise.
+    /// meanwhile and `own` continues the entry's branch (not an edit's or a
+    /// regenerate's new branch); drops it otherwise.
     pub fn extend(&self, session: Uuid, from: i32, to: Option<i32>, own: Vec<messages::Model>) {
         let Some(mut inner) = self.lock() else {
             return;
@@ -157,7 +168,13 @@ impl HistoryCache {
         let Some(mut entry) = inner.take(session) else {
             return;
         };
-        if !fits || entry.count != from {
+        let mut parent = entry.newest_id();
+        let continues = own.iter().all(|m| {
+            let follows = m.parent_id == parent;
+            parent = Some(m.id);
+            follows
+        });
+        if !fits || !continues || entry.count != from {
             return;
         }
         for message in own {
@@ -217,9 +234,16 @@ impl Inner {
 }
 
 impl Entry {
-    /// Whether it holds every message of its session.
+    /// Whether it holds its whole branch (down from a first message).
     fn is_whole(&self) -> bool {
-        self.newest_first.len() == self.count as usize
+        self.newest_first
+            .back()
+            .is_none_or(|oldest| oldest.parent_id.is_none())
+    }
+
+    /// The branch's leaf (none for an empty session).
+    fn newest_id(&self) -> Option<Uuid> {
+        self.newest_first.front().map(|m| m.id)
     }
 
     /// Adds the newest message, keeping at most `depth`.
@@ -260,7 +284,12 @@ mod tests {
             is_complete: true,
             prompt_id: None,
             created_at: chrono::Utc::now(),
+            parent_id: (seq > 1).then(|| Uuid::from_u128(seq as u128 - 1)),
         }
+    }
+
+    fn leaf(seq: i32) -> Option<Uuid> {
+        (seq > 0).then(|| Uuid::from_u128(seq as u128))
     }
 
     /// Messages `from..=to`, newest first (as a read returns them).
@@ -275,13 +304,22 @@ mod tests {
     #[test]
     fn a_kept_read_answers_at_its_counter_only() {
         let cache = HistoryCache::new(1 << 20, 10);
-        assert!(cache.get(SESSION, 4, 10).is_none(), "nothing kept yet");
+        assert!(
+            cache.get(SESSION, 4, leaf(4), 10).is_none(),
+            "nothing kept yet"
+        );
         cache.keep(SESSION, 4, &read(1, 4), 10);
-        assert_eq!(seqs(&cache.get(SESSION, 4, 10).unwrap()), [4, 3, 2, 1]);
-        assert_eq!(seqs(&cache.get(SESSION, 4, 2).unwrap()), [4, 3]);
+        assert_eq!(
+            seqs(&cache.get(SESSION, 4, leaf(4), 10).unwrap()),
+            [4, 3, 2, 1]
+        );
+        assert_eq!(seqs(&cache.get(SESSION, 4, leaf(4), 2).unwrap()), [4, 3]);
         // Another counter: something was appended elsewhere; the entry goes.
-        assert!(cache.get(SESSION, 6, 10).is_none());
-        assert!(cache.get(SESSION, 4, 10).is_none(), "dropped on the miss");
+        assert!(cache.get(SESSION, 6, leaf(6), 10).is_none());
+        assert!(
+            cache.get(SESSION, 4, leaf(4), 10).is_none(),
+            "dropped on the miss"
+        );
     }
 
     #[test]
@@ -290,10 +328,13 @@ mod tests {
         // The session has 20 messages; the read asked for 5.
         cache.keep(SESSION, 20, &read(16, 20), 5);
         assert_eq!(
-            seqs(&cache.get(SESSION, 20, 5).unwrap()),
+            seqs(&cache.get(SESSION, 20, leaf(20), 5).unwrap()),
             [20, 19, 18, 17, 16]
         );
-        assert!(cache.get(SESSION, 20, 6).is_none(), "deeper than kept");
+        assert!(
+            cache.get(SESSION, 20, leaf(20), 6).is_none(),
+            "deeper than kept"
+        );
     }
 
     #[test]
@@ -301,19 +342,26 @@ mod tests {
         let cache = HistoryCache::new(1 << 20, 10);
         cache.keep(SESSION, 5, &read(1, 4), 10);
         assert!(
-            cache.get(SESSION, 5, 10).is_none(),
-            "newest is not at the counter"
+            cache.get(SESSION, 5, leaf(5), 10).is_none(),
+            "its newest is not the active leaf"
         );
         let mut gap = read(1, 5);
         gap.remove(2);
         cache.keep(SESSION, 5, &gap, 10);
-        assert!(cache.get(SESSION, 5, 10).is_none(), "a gap");
+        assert!(cache.get(SESSION, 5, leaf(5), 10).is_none(), "a gap");
         let mut partial = read(1, 4);
         partial[1].is_complete = false;
         cache.keep(SESSION, 4, &partial, 10);
-        assert!(cache.get(SESSION, 4, 10).is_none(), "an incomplete message");
+        assert!(
+            cache.get(SESSION, 4, leaf(4), 10).is_none(),
+            "an incomplete message"
+        );
         cache.keep(SESSION, 0, &[], 10);
-        assert_eq!(cache.get(SESSION, 0, 10).unwrap(), [], "an empty session");
+        assert_eq!(
+            cache.get(SESSION, 0, leaf(0), 10).unwrap(),
+            [],
+            "an empty session"
+        );
     }
 
     #[test]
@@ -322,32 +370,57 @@ mod tests {
         cache.keep(SESSION, 4, &read(1, 4), 10);
         cache.extend(SESSION, 4, Some(6), vec![message(5, "q"), message(6, "a")]);
         assert_eq!(
-            seqs(&cache.get(SESSION, 6, 5).unwrap()),
+            seqs(&cache.get(SESSION, 6, leaf(6), 5).unwrap()),
             [6, 5, 4, 3, 2],
             "extended, at most `depth` kept"
         );
-        assert!(cache.get(SESSION, 6, 6).is_none(), "seq 1 was let go");
+        assert!(
+            cache.get(SESSION, 6, leaf(6), 6).is_none(),
+            "seq 1 was let go"
+        );
 
         // Another message was counted meanwhile: the entry goes.
         cache.keep(SESSION, 4, &read(1, 4), 10);
         cache.extend(SESSION, 4, Some(7), vec![message(5, "q"), message(6, "a")]);
-        assert!(cache.get(SESSION, 7, 1).is_none());
-        assert!(cache.get(SESSION, 6, 1).is_none());
+        assert!(cache.get(SESSION, 7, leaf(7), 1).is_none());
+        assert!(cache.get(SESSION, 6, leaf(6), 1).is_none());
 
         // The finish's counter is unknown, or the turn started elsewhere.
         cache.keep(SESSION, 4, &read(1, 4), 10);
         cache.extend(SESSION, 4, None, vec![message(5, "q")]);
-        assert!(cache.get(SESSION, 4, 1).is_none());
+        assert!(cache.get(SESSION, 4, leaf(4), 1).is_none());
         cache.keep(SESSION, 4, &read(1, 4), 10);
         cache.extend(SESSION, 3, Some(5), vec![message(4, "q"), message(5, "a")]);
-        assert!(cache.get(SESSION, 5, 1).is_none());
+        assert!(cache.get(SESSION, 5, leaf(5), 1).is_none());
 
         // A cancelled answer (incomplete) ends what is kept.
         cache.keep(SESSION, 4, &read(1, 4), 10);
         let mut cut = message(6, "a");
         cut.is_complete = false;
         cache.extend(SESSION, 4, Some(6), vec![message(5, "q"), cut]);
-        assert!(cache.get(SESSION, 6, 1).is_none());
+        assert!(cache.get(SESSION, 6, leaf(6), 1).is_none());
+    }
+
+    #[test]
+    fn another_branch_misses_and_an_edit_does_not_extend() {
+        let cache = HistoryCache::new(1 << 20, 10);
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        // The same counter with another active leaf: a switch of branches.
+        assert!(cache.get(SESSION, 4, leaf(2), 10).is_none());
+        // An edit of message 3: the new user message follows 2, not the leaf 4.
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        let mut edit = message(5, "q'");
+        edit.parent_id = leaf(2);
+        let mut answer = message(6, "a'");
+        answer.parent_id = Some(edit.id);
+        cache.extend(SESSION, 4, Some(6), vec![edit, answer]);
+        assert!(cache.get(SESSION, 6, leaf(6), 1).is_none());
+        // A regenerated answer follows the user message 3, not the answer 4.
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        let mut again = message(5, "a''");
+        again.parent_id = leaf(3);
+        cache.extend(SESSION, 4, Some(5), vec![again]);
+        assert!(cache.get(SESSION, 5, leaf(5), 1).is_none());
     }
 
     #[test]
@@ -369,23 +442,23 @@ mod tests {
         cache.keep(c, 2, &of(c), 10);
         assert_eq!(cache.usage(), (3, one * 6));
         assert!(
-            cache.get(a, 2, 2).is_some(),
+            cache.get(a, 2, leaf(2), 2).is_some(),
             "a is now the most recently used"
         );
         let d = Uuid::from_u128(4);
         cache.keep(d, 2, &of(d), 10);
         assert_eq!(cache.usage(), (3, one * 6));
         assert!(
-            cache.get(b, 2, 2).is_none(),
+            cache.get(b, 2, leaf(2), 2).is_none(),
             "b was the least recently used"
         );
-        assert!(cache.get(a, 2, 2).is_some());
-        assert!(cache.get(c, 2, 2).is_some());
-        assert!(cache.get(d, 2, 2).is_some());
+        assert!(cache.get(a, 2, leaf(2), 2).is_some());
+        assert!(cache.get(c, 2, leaf(2), 2).is_some());
+        assert!(cache.get(d, 2, leaf(2), 2).is_some());
         // Too big for the whole budget: not kept, nothing else evicted for it.
         let big: Vec<_> = (1..=7).rev().map(|seq| message(seq, "hi")).collect();
         cache.keep(SESSION, 7, &big, 10);
-        assert!(cache.get(SESSION, 7, 1).is_none());
+        assert!(cache.get(SESSION, 7, leaf(7), 1).is_none());
         assert_eq!(cache.usage().0, 3);
     }
 
@@ -399,7 +472,7 @@ mod tests {
         let cache = HistoryCache::disabled();
         assert!(!cache.is_enabled());
         cache.keep(SESSION, 4, &read(1, 4), 10);
-        assert!(cache.get(SESSION, 4, 10).is_none());
+        assert!(cache.get(SESSION, 4, leaf(4), 10).is_none());
         assert_eq!(cache.usage(), (0, 0));
     }
 }

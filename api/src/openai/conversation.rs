@@ -127,6 +127,7 @@ pub async fn submit(
         idempotency_key: None,
         on_active: query::prompts::OnActive::Reject,
         trace_context,
+        answers: None,
     };
     Ok(state.turns.submit(submission).await?)
 }

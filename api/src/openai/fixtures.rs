@@ -7,6 +7,7 @@ use uuid::Uuid;
 pub(crate) fn complete(message: &str, blocked: bool) -> EventKind {
     EventKind::Complete {
         message_id: Uuid::nil(),
+        parent_id: None,
         payload: ChatResponsePayload {
             message: message.into(),
             custom_payload: None,

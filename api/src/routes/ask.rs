@@ -137,6 +137,7 @@ impl AskApi {
             idempotency_key: None,
             on_active: query::prompts::OnActive::Reject,
             trace_context: trace_context(request),
+            answers: None,
         };
         let prompt = state.turns.submit(submission).await?;
         let location = format!("/v1/prompts/{}", prompt.id);

@@ -65,11 +65,19 @@ pub enum StreamEventDoc {
 
 /// Every state transition of the prompt.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct PromptStateEvent {
     pub seq: u64,
     pub prompt_id: Uuid,
     pub state: PromptState,
     pub attempt: u32,
+    /// On `in_progress`: the user message the turn answers (saved with this id when the
+    /// turn writes it), so a client can place the answer under it.
+    pub user_message_id: Option<Uuid>,
+    /// On `in_progress`, when the turn writes a new user message: the message it follows
+    /// in the session's tree (absent: a first message, or a regenerate's user message,
+    /// which is in place already).
+    pub parent_id: Option<Uuid>,
 }
 
 /// A progress note for people, e.g. "Thinking…".
@@ -239,6 +247,8 @@ pub struct CompleteEvent {
     pub seq: u64,
     pub prompt_id: Uuid,
     pub message_id: Uuid,
+    /// The message the answer follows in the session's tree: the user message it answers.
+    pub parent_id: Option<Uuid>,
     /// The final response.
     pub payload: ChatResponsePayloadDoc,
     pub usage: UsageDoc,

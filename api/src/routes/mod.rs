@@ -7,6 +7,7 @@ pub mod ask;
 pub mod catalog;
 pub mod events_doc;
 pub mod files;
+pub mod messages;
 pub mod notes;
 pub mod ops;
 pub mod prompts;
@@ -40,6 +41,7 @@ pub enum ApiTags {
 pub type Api = (
     sessions::SessionsApi,
     turns::TurnsApi,
+    messages::MessagesApi,
     ask::AskApi,
     actions::ActionsApi,
     prompts::PromptsApi,
@@ -56,6 +58,7 @@ pub fn api() -> Api {
     (
         sessions::SessionsApi,
         turns::TurnsApi,
+        messages::MessagesApi,
         ask::AskApi,
         actions::ActionsApi,
         prompts::PromptsApi,

@@ -1,7 +1,7 @@
 //! `/v1/sessions`: the caller's conversations.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{messages, query::sessions as q, sessions};
+use parley_entity::{query::sessions as q, sessions};
 use parley_protocol::config::SessionConfig;
 use parley_service::sessions::Completion;
 use poem::web::Data;
@@ -12,10 +12,7 @@ use poem_openapi::{
 };
 use uuid::Uuid;
 
-use super::{
-    ApiTags,
-    views::{MessageRole, SessionState},
-};
+use super::{ApiTags, views::SessionState};
 use crate::{
     auth::{BearerAuth, Caller},
     error::{ApiResult, statuses},
@@ -51,6 +48,9 @@ pub struct Session {
     pub message_count: i32,
     /// The generation in flight, if any.
     pub active_prompt_id: Option<Uuid>,
+    /// The last message of the branch the session shows and continues (absent before
+    /// the first message).
+    pub active_leaf_id: Option<Uuid>,
     pub end_reason: Option<String>,
     /// The resolved configuration cascade (organisation → tool → assignment), frozen
     /// when the session started.
@@ -70,75 +70,10 @@ impl From<sessions::Model> for Session {
             last_activity_at: s.last_activity_at,
             message_count: s.message_count,
             active_prompt_id: s.active_prompt_id,
+            active_leaf_id: s.active_leaf_id,
             end_reason: s.end_reason,
             config: s.config,
         }
-    }
-}
-
-/// One message of a session.
-#[derive(Debug, Object)]
-#[oai(skip_serializing_if_is_none)]
-pub struct Message {
-    pub id: Uuid,
-    /// Position in the session, gap-free from 1.
-    pub seq: i32,
-    pub role: MessageRole,
-    /// The rendered text (`[blocked]` for a blocked user message).
-    pub content: String,
-    /// False while the assistant is still writing it.
-    pub is_complete: bool,
-    pub prompt_id: Option<Uuid>,
-    /// The files attached to a user message, in order.
-    pub attachments: Vec<Attachment>,
-    pub created_at: DateTime<Utc>,
-}
-
-/// A file attached to a message (see `GET /v1/files/{id}`).
-#[derive(Debug, Object)]
-pub struct Attachment {
-    pub file_id: Uuid,
-    pub name: String,
-    pub content_type: String,
-}
-
-impl From<messages::Model> for Message {
-    fn from(m: messages::Model) -> Self {
-        Self {
-            id: m.id,
-            seq: m.seq,
-            role: m.role.into(),
-            content: m.content,
-            is_complete: m.is_complete,
-            prompt_id: m.prompt_id,
-            attachments: Vec::new(),
-            created_at: m.created_at,
-        }
-    }
-}
-
-impl Message {
-    /// Messages with their attachments, from the attachment blocks of these messages.
-    pub fn with_attachments(
-        messages: Vec<Self>,
-        blocks: Vec<parley_entity::blocks::Model>,
-    ) -> Vec<Self> {
-        let mut messages = messages;
-        for block in blocks {
-            let Some(message) = messages.iter_mut().find(|m| Some(m.id) == block.message_id) else {
-                continue;
-            };
-            let meta = &block.metadata;
-            let Some(file_id) = meta["file_id"].as_str().and_then(|id| id.parse().ok()) else {
-                continue;
-            };
-            message.attachments.push(Attachment {
-                file_id,
-                name: block.content,
-                content_type: meta["content_type"].as_str().unwrap_or_default().to_owned(),
-            });
-        }
-        messages
     }
 }
 

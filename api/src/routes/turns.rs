@@ -3,13 +3,13 @@
 //! state and cancel (DESIGN §7). The rules live in `parley_service::TurnService`.
 
 use parley_entity::{
-    blocks,
+    blocks, prompts,
     query::{self, prompts as q, sessions},
 };
 use parley_protocol::error::ErrorCode;
 use parley_protocol::{
     events::{BlockType, EventKind, FallbackReason},
-    turn::TurnInput,
+    turn::{Placement, TurnInput},
 };
 use parley_service::turns::{Ending, Submission};
 use poem::web::Data;
@@ -23,8 +23,8 @@ use uuid::Uuid;
 use super::{
     ApiTags,
     events_doc::{PayloadField, UsageField},
+    messages::Message,
     prompts::{Prompt, PromptAccepted, trace_context},
-    sessions::Message,
 };
 use crate::{
     auth::BearerAuth,
@@ -49,6 +49,24 @@ pub struct CreateMessage {
     /// bounds how many (`files.max_attachments`, 422 `too_many_attachments` above).
     #[oai(validator(max_items = 20))]
     pub attachments: Option<Vec<Uuid>>,
+    /// Edit: the message of this session the new message follows, instead of the end of
+    /// the active branch. To edit a message, send its replacement with the edited
+    /// message's `parent_id`: the new message is its sibling, and its branch becomes the
+    /// active one. The nil UUID (`00000000-0000-0000-0000-000000000000`) makes it a new
+    /// first message (an edit of the session's first message). Another session's
+    /// message: 404.
+    pub parent_message_id: Option<Uuid>,
+}
+
+/// Where `parent_message_id` puts a new message (`None`: after the active leaf).
+fn placement(parent_message_id: Option<Uuid>) -> Option<Placement> {
+    parent_message_id.map(|id| {
+        if id.is_nil() {
+            Placement::Root
+        } else {
+            Placement::After(id)
+        }
+    })
 }
 
 /// What to do when the session is still answering an earlier message.
@@ -76,8 +94,12 @@ impl From<OnActive> for q::OnActive {
 
 /// A turn accepted to run in the background.
 #[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
 pub struct AcceptedTurn {
     pub prompt_id: Uuid,
+    /// The user message the turn answers: the id a new message will have when the
+    /// worker saves it, or the message a regenerate answers again.
+    pub user_message_id: Option<Uuid>,
     /// The SSE feed of the turn.
     pub events_url: String,
 }
@@ -88,6 +110,8 @@ pub struct AcceptedTurn {
 pub struct FinishedTurn {
     pub prompt_id: Uuid,
     pub message_id: Uuid,
+    /// The message the answer follows: the user message it answers.
+    pub parent_id: Option<Uuid>,
     pub payload: PayloadField,
     pub usage: UsageField,
     pub model: String,
@@ -208,32 +232,25 @@ impl TurnsApi {
             user_id: auth.0.user_id,
             input: TurnInput {
                 attachments: body.0.attachments.unwrap_or_default(),
+                placement: placement(body.0.parent_message_id),
                 ..TurnInput::text(body.0.content.0)
             },
             model: body.0.model.map(Text::into_inner),
             idempotency_key: idempotency_key.0,
             on_active: on_active.0.unwrap_or_default().into(),
             trace_context: trace_context(request),
+            answers: None,
         };
         let prompt = state.turns.submit(submission).await?;
-        let location = format!("/v1/prompts/{}", prompt.id);
-        Ok(match reply_mode(request, background.0) {
-            Reply::Background => {
-                TurnResponse::Accepted(Json(AcceptedTurn::of(prompt.id)), location)
-            }
-            Reply::Json => {
-                TurnResponse::Finished(Json(Box::new(finished(&state, prompt.id).await?)), location)
-            }
-            Reply::Stream => TurnResponse::Stream(
-                sse::from_start(&state, &prompt, auth.0.credential()).await?,
-                location,
-            ),
-        })
+        respond(&state, request, background.0, &prompt, &auth).await
     }
 
     /// List a session's messages
     ///
-    /// In conversation order (`seq` ascending).
+    /// One branch of the session's message tree in conversation order: by default the
+    /// active branch (what the session shows and continues), or with `branch` the one
+    /// through that message (its ancestors, itself, then the newest child at each step).
+    /// Each message names its parent and its siblings.
     #[oai(
         path = "/:id/messages",
         method = "get",
@@ -244,19 +261,19 @@ impl TurnsApi {
         auth: BearerAuth,
         state: Data<&AppState>,
         id: Path<Uuid>,
+        /// A message of the session: list the branch through it instead of the active one.
+        branch: Query<Option<Uuid>>,
         /// Page size.
         limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
         cursor: Query<Option<String>>,
     ) -> ApiResult<Json<Page<Message>>, statuses::ListOf> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let session = sessions::get_readable(&state.db, auth.0.user_id, id.0).await?;
-        let rows = sessions::messages(&state.db, session.id, page).await?;
-        let ids: Vec<Uuid> = rows.items.iter().map(|m| m.id).collect();
-        let blocks = query::conversation::attachments_of(&state.db, &ids).await?;
-        let mut page = Page::from_rows(rows, Message::from);
-        page.items = Message::with_attachments(page.items, blocks);
-        Ok(Json(page))
+        let shown = state
+            .turns
+            .branch(auth.0.user_id, id.0, branch.0, page)
+            .await?;
+        Ok(Json(Message::page(shown)))
     }
 
     /// Get the streaming state
@@ -310,12 +327,38 @@ impl TurnsApi {
 }
 
 impl AcceptedTurn {
-    fn of(prompt_id: Uuid) -> Self {
+    fn of(prompt: &prompts::Model) -> Self {
+        let prompt_id = prompt.id;
         Self {
             prompt_id,
+            user_message_id: prompt
+                .user_message_id
+                .or_else(|| prompt.input.as_ref()?.message_id),
             events_url: format!("/v1/prompts/{prompt_id}/events"),
         }
     }
+}
+
+/// How an accepted turn is answered: its feed, the finished turn, or `202` at once
+/// (see `send_message`).
+pub(super) async fn respond(
+    state: &AppState,
+    request: &poem::Request,
+    background: Option<bool>,
+    prompt: &prompts::Model,
+    auth: &BearerAuth,
+) -> ApiResult<TurnResponse, statuses::SendMessage> {
+    let location = format!("/v1/prompts/{}", prompt.id);
+    Ok(match reply_mode(request, background) {
+        Reply::Background => TurnResponse::Accepted(Json(AcceptedTurn::of(prompt)), location),
+        Reply::Json => {
+            TurnResponse::Finished(Json(Box::new(finished(state, prompt.id).await?)), location)
+        }
+        Reply::Stream => TurnResponse::Stream(
+            sse::from_start(state, prompt, auth.0.credential()).await?,
+            location,
+        ),
+    })
 }
 
 /// Waits for the end of a turn: the finished turn, or the problem it ended with (its
@@ -329,6 +372,7 @@ pub(super) async fn finished<S: crate::error::Statuses>(
         Ending::Ended(kind) => match *kind {
             EventKind::Complete {
                 message_id,
+                parent_id,
                 payload,
                 usage,
                 model,
@@ -343,6 +387,7 @@ pub(super) async fn finished<S: crate::error::Statuses>(
                 return Ok(FinishedTurn {
                     prompt_id,
                     message_id,
+                    parent_id,
                     payload: Documented::new(payload),
                     usage: Documented::new(usage),
                     model,

@@ -129,6 +129,7 @@ mod tests {
 
     fn new_turn(session: &sessions::Model) -> NewTurn {
         NewTurn {
+            user_message_id: None,
             session_id: session.id,
             user_id: session.user_id,
             input: TurnInput::text("hello"),
@@ -165,12 +166,13 @@ mod tests {
         tool_id: Uuid,
     ) -> (Outcome, TurnWrites) {
         let (asked, answered) = (Uuid::now_v7(), Uuid::now_v7());
-        let message = |id, role, content: &str, prompt_id| MessageRow {
+        let message = |id, role, content: &str, prompt_id, parent_id| MessageRow {
             id,
             role,
             content: content.into(),
             prompt_id,
             is_complete: true,
+            parent_id,
         };
         let outcome = Outcome {
             assistant_message_id: Some(answered),
@@ -180,8 +182,14 @@ mod tests {
         };
         let writes = TurnWrites {
             messages: vec![
-                message(asked, MessageRole::User, "hello", None),
-                message(answered, MessageRole::Assistant, "Hi!", Some(prompt.id)),
+                message(asked, MessageRole::User, "hello", None, None),
+                message(
+                    answered,
+                    MessageRole::Assistant,
+                    "Hi!",
+                    Some(prompt.id),
+                    Some(asked),
+                ),
             ],
             blocks: vec![BlockDraft {
                 index: 0,
@@ -248,8 +256,13 @@ mod tests {
                     .await
                     .expect("recording a turn")
                     .expect("the batched create took the idle session");
-            let Ok(Claim::Claimed(first, 0)) =
-                turns::claim(&db, recorded.prompt.id, "w1", LEASE, query::now()).await
+            let Ok(Claim::Claimed(
+                first,
+                turns::SessionAt {
+                    count: 0,
+                    leaf: None,
+                },
+            )) = turns::claim(&db, recorded.prompt.id, "w1", LEASE, query::now()).await
             else {
                 panic!("claiming an empty session's first turn");
             };
@@ -269,8 +282,13 @@ mod tests {
             let turn = turns::create_turn(&db, new_turn(&session), query::now())
                 .await
                 .expect("recording a turn");
-            let Ok(Claim::Claimed(second, 2)) =
-                turns::claim(&db, turn.prompt.id, "w1", LEASE, query::now()).await
+            let Ok(Claim::Claimed(
+                second,
+                turns::SessionAt {
+                    count: 2,
+                    leaf: Some(_),
+                },
+            )) = turns::claim(&db, turn.prompt.id, "w1", LEASE, query::now()).await
             else {
                 panic!("claiming the second turn, after two messages");
             };

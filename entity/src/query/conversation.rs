@@ -28,24 +28,39 @@ pub struct NewMessage {
     pub is_complete: bool,
 }
 
-/// Appends a message with the session's next `seq` and counts it on the session (one
-/// transaction: [`append_messages`]).
+/// Appends a message with the session's next `seq` after the session's active leaf,
+/// which it becomes (one transaction: the leaf's read, then [`append_messages`]). For
+/// messages outside a turn (a timer's notice); a turn names each parent itself.
 pub async fn append_message(
     db: &DatabaseConnection,
     new: NewMessage,
     now: DateTimeUtc,
 ) -> Result<messages::Model> {
     let txn = super::begin_write(db, "starting to append a message").await?;
+    let parent_id = active_leaf(&txn, new.session_id).await?;
     let row = MessageRow {
         id: Uuid::now_v7(),
         role: new.role,
         content: new.content,
         prompt_id: new.prompt_id,
         is_complete: new.is_complete,
+        parent_id,
     };
     let seq = append_messages(&txn, new.session_id, std::slice::from_ref(&row), now).await?;
     txn.commit().await.context("committing a message")?;
     Ok(row.into_model(new.session_id, seq, now))
+}
+
+/// The last message of the session's active branch (none before its first message).
+pub async fn active_leaf<C: ConnectionTrait>(db: &C, session_id: Uuid) -> Result<Option<Uuid>> {
+    let leaf: Option<Option<Uuid>> = sessions::Entity::find_by_id(session_id)
+        .select_only()
+        .column(sessions::Column::ActiveLeafId)
+        .into_tuple()
+        .one(db)
+        .await
+        .context("reading a session's active leaf")?;
+    leaf.ok_or(Error::not_found("session"))
 }
 
 /// A message whose id the caller chose (so rows written in the same transaction can
@@ -57,6 +72,8 @@ pub struct MessageRow {
     pub content: String,
     pub prompt_id: Option<Uuid>,
     pub is_complete: bool,
+    /// The message it follows in the session's tree (none: a first message).
+    pub parent_id: Option<Uuid>,
 }
 
 impl MessageRow {
@@ -70,6 +87,7 @@ impl MessageRow {
             is_complete: self.is_complete,
             prompt_id: self.prompt_id,
             created_at: now,
+            parent_id: self.parent_id,
         }
     }
 }
@@ -77,19 +95,24 @@ impl MessageRow {
 /// Appends messages in order, inside the caller's transaction: the session's
 /// `message_count` is the counter of its `seq`s (every append raises it in the same
 /// transaction, and the row lock orders concurrent appenders), so the append is one
-/// `UPDATE … RETURNING` and one `INSERT` — no `MAX(seq)` scan. Returns the first seq.
+/// `UPDATE … RETURNING` and one `INSERT` — no `MAX(seq)` scan. The last row becomes the
+/// session's active leaf in the same `UPDATE`. Returns the first seq.
 pub async fn append_messages<C: ConnectionTrait>(
     txn: &C,
     session_id: Uuid,
     rows: &[MessageRow],
     now: DateTimeUtc,
 ) -> Result<i32> {
-    let counted = sessions::Entity::update_many()
+    let mut update = sessions::Entity::update_many()
         .col_expr(
             sessions::Column::MessageCount,
             Expr::col(sessions::Column::MessageCount).add(rows.len() as i32),
         )
-        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now));
+    if let Some(last) = rows.last() {
+        update = update.col_expr(sessions::Column::ActiveLeafId, Expr::value(last.id));
+    }
+    let counted = update
         .filter(sessions::Column::Id.eq(session_id))
         .exec_with_returning(txn)
         .await
@@ -150,6 +173,7 @@ pub(crate) fn messages_insert(
         messages::Column::IsComplete,
         messages::Column::PromptId,
         messages::Column::CreatedAt,
+        messages::Column::ParentId,
     ]);
     for (i, row) in rows.iter().enumerate() {
         insert.values_panic([
@@ -161,6 +185,7 @@ pub(crate) fn messages_insert(
             Expr::val(row.is_complete),
             Expr::val(row.prompt_id),
             Expr::val(now),
+            Expr::val(row.parent_id),
         ]);
     }
     Some(insert)
@@ -418,21 +443,6 @@ pub async fn usage_of<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Result<Vec
         .context("reading usage")
 }
 
-/// The latest messages of a session, newest first (for context assembly).
-pub async fn recent_messages<C: ConnectionTrait>(
-    db: &C,
-    session_id: Uuid,
-    limit: u64,
-) -> Result<Vec<messages::Model>> {
-    messages::Entity::find()
-        .filter(messages::Column::SessionId.eq(session_id))
-        .order_by_desc(messages::Column::Seq)
-        .limit(limit)
-        .all(db)
-        .await
-        .context("reading recent messages")
-}
-
 /// Rewrites a message's content (a resumed turn writing its answer again).
 pub async fn update_message<C: ConnectionTrait>(
     db: &C,
@@ -459,17 +469,24 @@ pub async fn import_history(
     if history.is_empty() {
         return Ok(());
     }
+    let txn = super::begin_write(db, "starting to import a conversation's history").await?;
+    let mut parent_id = active_leaf(&txn, session_id).await?;
     let rows: Vec<MessageRow> = history
         .into_iter()
-        .map(|(role, content)| MessageRow {
-            id: Uuid::now_v7(),
-            role,
-            content,
-            prompt_id: None,
-            is_complete: true,
+        .map(|(role, content)| {
+            let id = Uuid::now_v7();
+            let row = MessageRow {
+                id,
+                role,
+                content,
+                prompt_id: None,
+                is_complete: true,
+                parent_id,
+            };
+            parent_id = Some(id);
+            row
         })
         .collect();
-    let txn = super::begin_write(db, "starting to import a conversation's history").await?;
     append_messages(&txn, session_id, &rows, now).await?;
     txn.commit()
         .await

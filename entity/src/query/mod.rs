@@ -31,6 +31,7 @@ pub mod todos;
 pub mod tokens;
 pub mod tool_calls;
 pub mod tools;
+pub mod tree;
 pub mod users;
 
 use std::future::Future;

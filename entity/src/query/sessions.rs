@@ -87,6 +87,7 @@ pub async fn open<C: ConnectionTrait>(
         active_prompt_id: Set(None),
         end_reason: Set(None),
         rid: Set(req.rid),
+        active_leaf_id: Set(None),
     }
     .insert(db)
     .await

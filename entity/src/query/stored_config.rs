@@ -178,6 +178,7 @@ fn a_job_carries_the_session_row_in_its_own_form() {
         active_prompt_id: Some(Uuid::now_v7()),
         end_reason: None,
         rid: Some("r1".into()),
+        active_leaf_id: Some(Uuid::now_v7()),
     };
     let carried = parley_protocol::jobs::JobSession::from(row.clone());
     assert_eq!(

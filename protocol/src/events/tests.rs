@@ -28,10 +28,7 @@ fn events_serialize_flat_with_type_seq_and_prompt_id() {
 #[test]
 fn every_type_name_matches_the_serde_tag() {
     let kinds = [
-        EventKind::PromptState {
-            state: PromptState::InProgress,
-            attempt: 1,
-        },
+        EventKind::state(PromptState::InProgress, 1),
         EventKind::Status {
             message: "Thinking…".into(),
         },
@@ -59,6 +56,7 @@ fn every_type_name_matches_the_serde_tag() {
         EventKind::Reset,
         EventKind::Complete {
             message_id: Uuid::now_v7(),
+            parent_id: None,
             payload: ChatResponsePayload {
                 message: "done".into(),
                 ..Default::default()

@@ -84,6 +84,7 @@ impl TurnService {
                     idempotency_key: Some(format!("action:{}:{name}", prompt.id)),
                     on_active: OnActive::Reject,
                     trace_context,
+                    answers: None,
                 };
                 Ok(ActionOutcome::Sent(Box::new(
                     self.submit(submission).await?,

@@ -71,10 +71,10 @@ impl TurnService {
     ) -> Result<prompts::Model> {
         q::get_owned(&self.db, user_id, prompt_id).await?;
         let prompt = q::resume(&self.db, prompt_id, query::now()).await?;
-        let created = EventKind::PromptState {
-            state: PromptState::Created,
-            attempt: u32::try_from(prompt.attempt).unwrap_or(0),
-        };
+        let created = EventKind::state(
+            PromptState::Created,
+            u32::try_from(prompt.attempt).unwrap_or(0),
+        );
         // The resume raised the ceiling a block: a log that is gone starts just below it,
         // above a rebuilt feed's numbers.
         let floor = u64::try_from(prompt.seq_ceiling - 1).unwrap_or(0);

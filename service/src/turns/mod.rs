@@ -8,9 +8,11 @@
 //! [`record`]).
 
 mod actions;
+mod branches;
 mod control;
 pub mod handoff;
 pub mod record;
+mod regenerate;
 mod submit;
 mod wait;
 
@@ -20,6 +22,8 @@ use parley_runtime::{event_log::EventLog, queue::JobQueue};
 use sea_orm::DatabaseConnection;
 
 pub use actions::ActionOutcome;
+pub use branches::Shown;
+pub use regenerate::Regeneration;
 pub use submit::Submission;
 pub use wait::Ending;
 

@@ -58,10 +58,7 @@ pub fn attempt(prompt: &prompts::Model) -> u32 {
 
 /// The `prompt_state` event of the prompt as it is.
 pub fn state_event(prompt: &prompts::Model) -> EventKind {
-    EventKind::PromptState {
-        state: prompt.state,
-        attempt: attempt(prompt),
-    }
+    EventKind::state(prompt.state, attempt(prompt))
 }
 
 /// Token counts of a turn: the sum over its `ai_usage` rows (one per LLM call).
@@ -95,6 +92,7 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
         }
         PromptState::Completed => EventKind::Complete {
             message_id: prompt.assistant_message_id.unwrap_or_default(),
+            parent_id: prompt.user_message_id,
             payload: {
                 let extras = prompt.response.clone().unwrap_or_default();
                 ChatResponsePayload {

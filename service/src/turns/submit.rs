@@ -10,7 +10,10 @@ use parley_entity::{
     },
 };
 use parley_protocol::error::{Error, ErrorCode, Result};
-use parley_protocol::{jobs::Generate, turn::TurnInput};
+use parley_protocol::{
+    jobs::Generate,
+    turn::{Placement, TurnInput},
+};
 use uuid::Uuid;
 
 use super::{TurnService, handoff};
@@ -29,6 +32,9 @@ pub struct Submission {
     pub on_active: OnActive,
     /// W3C trace context of the request, carried in the job.
     pub trace_context: HashMap<String, String>,
+    /// The user message of the session this turn answers again (a regenerate: no new
+    /// user message; the input is that message's). `None`: a new message.
+    pub answers: Option<Uuid>,
 }
 
 impl TurnService {
@@ -41,15 +47,22 @@ impl TurnService {
         let model = self.check_model(submission.model.clone())?;
         self.check_attachments(submission.user_id, &submission.input)
             .await?;
+        self.check_placement(&submission).await?;
         let counted = self.check_quota(&submission, model.as_deref()).await?;
         let request_hash = submission
             .idempotency_key
             .as_ref()
-            .map(|_| request_hash(&submission.input, model.as_deref()));
+            .map(|_| request_hash(&submission.input, model.as_deref(), submission.answers));
+        let mut input = submission.input;
+        if submission.answers.is_none() {
+            // Named now, so the answer and the user's feed can name it before it exists.
+            input.message_id = Some(Uuid::now_v7());
+        }
         let turn = NewTurn {
             session_id: submission.session_id,
             user_id: submission.user_id,
-            input: submission.input,
+            user_message_id: submission.answers,
+            input,
             model,
             default_model: self.models.default_model().to_owned(),
             served_models: self.models.ids.clone(),
@@ -178,6 +191,17 @@ impl TurnService {
         Ok(())
     }
 
+    /// An edit's parent is a message of the session (404 `message` otherwise); checked
+    /// after the session is the user's, so another user's session answers 404 as itself.
+    async fn check_placement(&self, submission: &Submission) -> Result<()> {
+        let Some(Placement::After(parent)) = submission.input.placement else {
+            return Ok(());
+        };
+        query::sessions::get_owned(&self.db, submission.user_id, submission.session_id).await?;
+        query::tree::message_in(&self.db, submission.session_id, parent).await?;
+        Ok(())
+    }
+
     /// The model a message asks for must be served here (422 `unknown_model`); none
     /// means the session's configured model or the default (chosen with the session).
     fn check_model(&self, asked: Option<String>) -> Result<Option<String>> {
@@ -191,10 +215,14 @@ impl TurnService {
     }
 }
 
-/// The SHA-256 (hex) of what a turn's request asks: its input (content, attachments)
-/// and the model it names. A replayed `Idempotency-Key` must come with the same.
-fn request_hash(input: &TurnInput, model: Option<&str>) -> String {
+/// The SHA-256 (hex) of what a turn's request asks: its input (content, attachments,
+/// placement), the model it names and the message it answers again. A replayed
+/// `Idempotency-Key` must come with the same.
+fn request_hash(input: &TurnInput, model: Option<&str>, answers: Option<Uuid>) -> String {
     use sha2::{Digest, Sha256};
-    let asked = serde_json::json!({ "input": input, "model": model });
+    let asked = match answers {
+        None => serde_json::json!({ "input": input, "model": model }),
+        Some(message) => serde_json::json!({ "input": input, "model": model, "answers": message }),
+    };
     hex::encode(Sha256::digest(asked.to_string().as_bytes()))
 }

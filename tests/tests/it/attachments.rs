@@ -196,6 +196,7 @@ both_backends!(
                     content: "see attached".into(),
                     model: None,
                     attachments: Some(attachments),
+                    parent_message_id: None,
                 })
                 .send()
         };
@@ -239,6 +240,7 @@ async fn turn_with(
                 content: "what do these say?".into(),
                 model: None,
                 attachments: Some(attachments),
+                parent_message_id: None,
             })
             .send()
             .await,

@@ -53,6 +53,7 @@ impl Reader {
             content: content.to_owned(),
             model: None,
             attachments: None,
+            parent_message_id: None,
         };
         let sent = client
             .send_message()

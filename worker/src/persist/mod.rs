@@ -274,10 +274,7 @@ mod tests {
     }
 
     fn in_progress() -> EventKind {
-        EventKind::PromptState {
-            state: parley_protocol::events::PromptState::InProgress,
-            attempt: 1,
-        }
+        EventKind::state(parley_protocol::events::PromptState::InProgress, 1)
     }
 
     #[tokio::test]

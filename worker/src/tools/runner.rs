@@ -319,11 +319,7 @@ impl TurnTools {
         };
         let db = &self.context.db;
         if query::prompts::set_state(db, self.context.prompt_id, &self.worker, state).await? {
-            sink.event(EventKind::PromptState {
-                state,
-                attempt: self.attempt,
-            })
-            .await?;
+            sink.event(EventKind::state(state, self.attempt)).await?;
         }
         Ok(())
     }

@@ -88,6 +88,7 @@ pub(super) async fn answer_blocked(
         patterns_matched: vec![blocked.category.clone()],
     });
     let saved = user_message::Saving {
+        place: context.place,
         content: BLOCKED_TEXT,
         files: &[],
         before: Some(&before.outcome),

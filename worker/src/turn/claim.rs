@@ -6,7 +6,7 @@ use parley_entity::{
     prompts,
     query::{
         self,
-        prompts::{CANCEL_EVENTS, Claim, SEQ_BLOCK, claim as claim_prompt},
+        prompts::{CANCEL_EVENTS, Claim, SEQ_BLOCK, SessionAt, claim as claim_prompt},
     },
 };
 use parley_protocol::events::EventKind;
@@ -41,10 +41,10 @@ pub(super) enum Start {
     Skip(Handled),
 }
 
-/// A prompt this worker holds, with the session's message counter as the claim found it.
+/// A prompt this worker holds, with where its session stood as the claim found it.
 pub(super) struct Claimed {
     pub prompt: prompts::Model,
-    pub count: i32,
+    pub at: SessionAt,
 }
 
 /// Claims the prompt for this worker with a lease.
@@ -53,7 +53,7 @@ pub(super) async fn claim(deps: Claiming<'_>, prompt_id: Uuid) -> Result<Start, 
     let lease = chrono::Duration::from_std(deps.lease).unwrap_or(chrono::Duration::seconds(30));
     let claim = claim_prompt(deps.db, prompt_id, deps.worker_id, lease, query::now()).await?;
     Ok(match claim {
-        Claim::Claimed(prompt, count) => Start::Run(Box::new(Claimed { prompt, count })),
+        Claim::Claimed(prompt, at) => Start::Run(Box::new(Claimed { prompt, at })),
         Claim::Finished(prompt) => {
             tell_the_end_again(deps, &prompt).await;
             Start::Skip(Handled::Done { next: None })

@@ -9,7 +9,7 @@ use parley_entity::{
     blocks,
     enums::BlockType,
     files, messages, prompts,
-    query::{self, conversation},
+    query::{self, conversation, prompts::SessionAt},
     sessions,
 };
 use parley_protocol::error::Error;
@@ -44,8 +44,11 @@ pub(super) struct TurnContext {
     pub input: TurnInput,
     /// The message's attachments, the user's own, in the order given.
     pub files: Vec<files::Model>,
-    /// The conversation's recent messages, newest first, without this turn's own.
+    /// The conversation's recent messages, newest first, without this turn's own: the
+    /// branch the user message follows (DESIGN §13).
     pub history: Vec<messages::Model>,
+    /// Where the turn's user message is in the session's tree.
+    pub place: Place,
     /// The models that may answer: the one asked for, then its fallbacks.
     pub chain: Vec<Route>,
     /// What an earlier attempt's model was writing when it stopped.
@@ -55,17 +58,58 @@ pub(super) struct TurnContext {
     pub admission: Asked,
 }
 
+/// Where a turn's user message is in its session's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Place {
+    /// The user message's id: the one saved already (a repeated attempt, a
+    /// regenerate), else the one chosen when the turn was accepted.
+    pub user_message_id: Uuid,
+    /// The message a new user message follows; `None` for a first message.
+    pub parent: Option<Uuid>,
+    /// The user message is in place already (it is not written by this turn).
+    pub saved: bool,
+}
+
+impl Place {
+    /// Where `prompt`'s user message goes: the one it has, else after what its input
+    /// names (an edit), else after the session's active leaf as the claim found it.
+    fn of(prompt: &prompts::Model, input: &TurnInput, leaf: Option<Uuid>) -> Self {
+        match prompt.user_message_id {
+            Some(id) => Self {
+                user_message_id: id,
+                parent: None,
+                saved: true,
+            },
+            None => Self {
+                user_message_id: input.message_id.unwrap_or_else(Uuid::now_v7),
+                parent: input.placement.map_or(leaf, |p| p.parent()),
+                saved: false,
+            },
+        }
+    }
+
+    /// The `in_progress` event that tells readers the turn runs and where it goes.
+    fn in_progress(self, attempt: u32) -> EventKind {
+        EventKind::PromptState {
+            state: PromptState::InProgress,
+            attempt,
+            user_message_id: Some(self.user_message_id),
+            parent_id: if self.saved { None } else { self.parent },
+        }
+    }
+}
+
 /// Reads the turn's context; `None` when the prompt names a model this deployment does
 /// not serve. `known` is the session the job carried (its configuration and owner never
-/// change); without it (the reaper's job, a resume's) it is read. `count` is the
-/// session's message counter the claim found.
+/// change); without it (the reaper's job, a resume's) it is read. `at` is where the
+/// session stood when the claim took the prompt (its counter and active leaf).
 #[tracing::instrument(name = "context", skip_all, fields(attempt = prompt.attempt), err)]
 pub(super) async fn gather(
     from: Sources<'_>,
     prompt: &prompts::Model,
     sink: &mut TurnSink,
     known: Option<sessions::Model>,
-    count: i32,
+    at: SessionAt,
 ) -> Result<Option<TurnContext>, TurnError> {
     let mut partial = None;
     if prompt.attempt > 1 {
@@ -77,10 +121,12 @@ pub(super) async fn gather(
         partial = partial_answer(&conversation::blocks_of(from.db, prompt.id).await?);
         conversation::discard_blocks(from.db, prompt.id).await?;
     }
-    let in_progress = EventKind::PromptState {
-        state: PromptState::InProgress,
-        attempt: record::attempt(prompt),
-    };
+    let input = prompt
+        .input
+        .clone()
+        .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
+    let place = Place::of(prompt, &input, at.leaf);
+    let in_progress = place.in_progress(record::attempt(prompt));
     let Some(chain) = from.catalog.chain(prompt.model.as_deref()) else {
         sink.event(in_progress).await?;
         return Ok(None);
@@ -96,11 +142,7 @@ pub(super) async fn gather(
     // The context is assembled for the model asked for; a fallback gets the same.
     let read = crate::context::history_read(&chain[0].upstream, crate::hooks::CONTEXT_MESSAGES);
     let admission = user_breaker::ask(from.catalog, session.user_id);
-    let recent = recent_history(from, prompt, session.id, count, read).await;
-    let input = prompt
-        .input
-        .clone()
-        .ok_or_else(|| Error::internal("running a turn", "the prompt has no input"))?;
+    let recent = recent_history(from, prompt, session.id, place, at, read).await;
     let files = query::files::owned_in_order(from.db, session.user_id, &input.attachments).await?;
     let history = recent?
         .into_iter()
@@ -111,30 +153,44 @@ pub(super) async fn gather(
         input,
         files,
         history,
+        place,
         chain,
         partial,
         admission,
     }))
 }
 
-/// The session's newest `read` messages, newest first: from the worker's history cache
-/// when it is at the counter `count` the claim found, else read (and, on a first attempt,
-/// kept for the conversation's next turn). A repeated attempt reads, since what an
-/// earlier one wrote is not in the cache.
+/// The newest `read` messages of the branch the turn's user message follows, newest
+/// first. A new message after the active leaf (the common case) is answered from the
+/// worker's history cache when it is at the counter and leaf the claim found, else read
+/// (and, on a first attempt, kept for the conversation's next turn); an edit reads the
+/// branch it names, a saved user message (a repeated attempt, a regenerate) its own
+/// ancestry (the caller drops the message itself).
 async fn recent_history(
     from: Sources<'_>,
     prompt: &prompts::Model,
     session_id: Uuid,
-    count: i32,
+    place: Place,
+    at: SessionAt,
     read: usize,
 ) -> Result<Vec<messages::Model>, Error> {
-    let first = prompt.attempt <= 1;
-    if first && let Some(recent) = from.history.get(session_id, count, read) {
+    let (start, limit) = if place.saved {
+        (Some(place.user_message_id), read + 1)
+    } else {
+        (place.parent, read)
+    };
+    let continues_leaf = !place.saved && place.parent == at.leaf;
+    let first = prompt.attempt <= 1 && continues_leaf;
+    if first && let Some(recent) = from.history.get(session_id, at.count, at.leaf, read) {
         return Ok(recent);
     }
-    let recent = conversation::recent_messages(from.db, session_id, read as u64).await?;
+    let recent = match start {
+        Some(start) => query::tree::ancestry(from.db, start, limit as u64).await?,
+        // A first message: nothing before it (kept too, so the entry grows from here).
+        None => Vec::new(),
+    };
     if first {
-        from.history.keep(session_id, count, &recent, read);
+        from.history.keep(session_id, at.count, &recent, read);
     } else {
         from.history.forget(session_id);
     }

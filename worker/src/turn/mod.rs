@@ -39,7 +39,7 @@ mod user_message;
 
 use std::time::Instant;
 
-use parley_entity::{prompts, sessions};
+use parley_entity::{prompts, query::prompts::SessionAt, sessions};
 use parley_protocol::jobs::Generate;
 
 use crate::{
@@ -77,20 +77,14 @@ pub async fn run(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
     .coalesce(deps.settings.delta_window, deps.settings.delta_max_bytes);
     let known = job.session.clone().map(sessions::Model::from);
     let ended = match stages(
-        deps,
-        prompt,
-        &mut sink,
-        &watcher,
-        known,
-        claimed.count,
-        started,
+        deps, prompt, &mut sink, &watcher, known, claimed.at, started,
     )
     .await
     {
         Ok(produced) => {
             let record = persist::record(store(deps), prompt, produced).await;
             match record {
-                Ok(record) => end(deps, prompt, &mut sink, record, Some(claimed.count)).await,
+                Ok(record) => end(deps, prompt, &mut sink, record, Some(claimed.at.count)).await,
                 Err(err) => Err(err),
             }
         }
@@ -113,7 +107,7 @@ async fn stages(
     sink: &mut TurnSink,
     watcher: &Watcher,
     known: Option<sessions::Model>,
-    count: i32,
+    at: SessionAt,
     started: Instant,
 ) -> Result<Produced, TurnError> {
     let sources = context::Sources {
@@ -121,7 +115,7 @@ async fn stages(
         catalog: &deps.catalog,
         history: &deps.history,
     };
-    let Some(mut context) = context::gather(sources, prompt, sink, known, count).await? else {
+    let Some(mut context) = context::gather(sources, prompt, sink, known, at).await? else {
         return Ok(Produced::UnknownModel);
     };
     let before = before::run(&deps.modules(), prompt, &context).await?;
@@ -132,6 +126,7 @@ async fn stages(
     let content = before.content(&context.input);
     let routed = route::route(&deps.db, prompt, &context.session, &content, sink).await?;
     let saving = user_message::Saving {
+        place: context.place,
         content: &content,
         files: &context.files,
         before: before.record(),

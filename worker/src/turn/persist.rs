@@ -153,6 +153,7 @@ async fn record_answer(
                 content: text.clone(),
                 prompt_id: Some(prompt.id),
                 is_complete: complete,
+                parent_id: Some(answer.user_message_id),
             });
             Some(id)
         }

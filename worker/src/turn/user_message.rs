@@ -19,6 +19,8 @@ use crate::{attachments, error::TurnError, persist::TurnSink};
 
 /// The message to save.
 pub(super) struct Saving<'a> {
+    /// Where it goes in the session's tree, and its id.
+    pub place: super::context::Place,
     /// Its text as saved (`[blocked]` for a blocked one).
     pub content: &'a str,
     pub files: &'a [files::Model],
@@ -34,7 +36,8 @@ pub(super) async fn save(
     sink: &mut TurnSink,
     message: Saving<'_>,
 ) -> Result<Uuid, TurnError> {
-    if let Some(id) = prompt.user_message_id {
+    if message.place.saved {
+        let id = message.place.user_message_id;
         // Audits and findings were recorded with the message; this run is recorded.
         if let Some(before) = message.before {
             query::moderation::record_events(db, &before.events, query::now()).await?;
@@ -42,11 +45,12 @@ pub(super) async fn save(
         return Ok(id);
     }
     let row = MessageRow {
-        id: Uuid::now_v7(),
+        id: message.place.user_message_id,
         role: MessageRole::User,
         content: message.content.to_owned(),
         prompt_id: Some(prompt.id),
         is_complete: true,
+        parent_id: message.place.parent,
     };
     let id = row.id;
     if message.before.is_none() && message.files.is_empty() {

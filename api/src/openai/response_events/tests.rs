@@ -28,10 +28,7 @@ fn events(kinds: Vec<EventKind>) -> Vec<StreamEvent> {
 
 fn a_tool_turn() -> Vec<StreamEvent> {
     events(vec![
-        EventKind::PromptState {
-            state: parley_protocol::events::PromptState::InProgress,
-            attempt: 1,
-        },
+        EventKind::state(parley_protocol::events::PromptState::InProgress, 1),
         EventKind::BlockStart {
             index: 0,
             block_type: BlockType::Text,

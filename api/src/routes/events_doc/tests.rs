@@ -12,10 +12,7 @@ use super::*;
 fn every_protocol_event_fits_its_documented_schema() {
     let prompt_id = Uuid::now_v7();
     let kinds = vec![
-        EventKind::PromptState {
-            state: PromptState::WaitingForTools,
-            attempt: 2,
-        },
+        EventKind::state(PromptState::WaitingForTools, 2),
         EventKind::Status {
             message: "Thinking…".into(),
         },
@@ -67,6 +64,7 @@ fn every_protocol_event_fits_its_documented_schema() {
         },
         EventKind::Complete {
             message_id: Uuid::now_v7(),
+            parent_id: Some(Uuid::now_v7()),
             payload: ChatResponsePayload {
                 message: "done".into(),
                 ..Default::default()

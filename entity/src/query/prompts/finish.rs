@@ -110,6 +110,13 @@ pub struct TurnWrites {
     pub usage: Vec<UsageRow>,
 }
 
+impl TurnWrites {
+    /// The session's active leaf after these writes: the last message they add.
+    fn leaf(&self) -> Option<Uuid> {
+        self.messages.last().map(|m| m.id)
+    }
+}
+
 /// Ends the worker's attempt with `outcome.state` (terminal for the job: `completed`,
 /// `error`, `failed` or `canceled`; the last three can be resumed later), writes what it
 /// produced and hands the session to its next waiting prompt — one transaction of five
@@ -172,6 +179,7 @@ async fn write_finish(
         prompt.session_id,
         prompt.id,
         writes.messages.len(),
+        writes.leaf(),
         now,
     )
     .await?;
@@ -289,7 +297,7 @@ pub(crate) async fn finish_in_two_batches(
     finished.returning_all();
     batch::transaction(db, async {
         let rows = Batch::begin()
-            .then(Some(&counted_hand_over(prompt, added, now)))
+            .then(Some(&counted_hand_over(prompt, added, writes.leaf(), now)))
             .then(messages.as_ref())
             .then(blocks.as_ref())
             .then(usage.as_ref())
@@ -345,7 +353,10 @@ async fn finish_in_one_statement(
     let mut finished = finish_update(prompt, worker, outcome.clone(), now).into_query();
     finished.returning_all();
     with.cte(cte("p", finished));
-    with.cte(cte("s", counted_hand_over(prompt, added, now)));
+    with.cte(cte(
+        "s",
+        counted_hand_over(prompt, added, writes.leaf(), now),
+    ));
     // A missing `s` makes every `seq` NULL, which the column refuses: the statement fails
     // and the caller takes the general path.
     let seq = |i: usize| {

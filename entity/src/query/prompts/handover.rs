@@ -27,12 +27,18 @@ fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::Select
 
 /// The session's message counter and its hand-over to the next waiting prompt, only
 /// while `prompt` holds it: an `UPDATE … RETURNING message_count, active_prompt_id`.
+/// `leaf`, the last message written, becomes the session's active leaf.
 pub(super) fn counted_hand_over(
     prompt: &prompts::Model,
     added: usize,
+    leaf: Option<Uuid>,
     now: DateTimeUtc,
 ) -> UpdateStatement {
-    Query::update()
+    let mut update = Query::update();
+    if let Some(leaf) = leaf {
+        update.value(sessions::Column::ActiveLeafId, Expr::value(leaf));
+    }
+    update
         .table(sessions::Entity)
         .value(
             sessions::Column::MessageCount,
@@ -57,22 +63,28 @@ pub(super) fn counted_hand_over(
 
 /// Counts `added` messages on the session and, when `prompt_id` holds it, gives it to
 /// its oldest waiting prompt — one `UPDATE … RETURNING` (the next prompt is a subquery).
-/// Returns the message count after and the prompt handed to.
+/// `leaf`, the last message written, becomes the session's active leaf. Returns the
+/// message count after and the prompt handed to.
 pub(super) async fn release_session<C: ConnectionTrait>(
     txn: &C,
     session_id: Uuid,
     prompt_id: Uuid,
     added: usize,
+    leaf: Option<Uuid>,
     now: DateTimeUtc,
 ) -> Result<(i32, Option<Uuid>)> {
     let counted = || {
-        sessions::Entity::update_many()
+        let update = sessions::Entity::update_many()
             .col_expr(
                 sessions::Column::MessageCount,
                 Expr::col(sessions::Column::MessageCount).add(added as i32),
             )
-            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
-            .filter(sessions::Column::Id.eq(session_id))
+            .col_expr(sessions::Column::LastActivityAt, Expr::value(now));
+        match leaf {
+            Some(leaf) => update.col_expr(sessions::Column::ActiveLeafId, Expr::value(leaf)),
+            None => update,
+        }
+        .filter(sessions::Column::Id.eq(session_id))
     };
     let handed = counted()
         .col_expr(

@@ -71,10 +71,9 @@ pub async fn raise_seq_ceiling<C: ConnectionTrait>(db: &C, id: Uuid, to: i64) ->
 #[derive(Debug, Clone)]
 pub enum Claim {
     /// The worker owns the prompt now (`in_progress`, attempt incremented, its
-    /// `seq_ceiling` raised by [`SEQ_BLOCK`] for this attempt's events); with its
-    /// session's message counter as the claim found it (`sessions.message_count`, which
-    /// every append of a message raises).
-    Claimed(prompts::Model, i32),
+    /// `seq_ceiling` raised by [`SEQ_BLOCK`] for this attempt's events); with where its
+    /// session stood as the claim found it.
+    Claimed(prompts::Model, SessionAt),
     /// A cancel was recorded before any worker ran it: the prompt is `canceled` now, its
     /// `seq_ceiling` raised by [`CANCEL_EVENTS`] for the events that tell it.
     Canceled(prompts::Model),
@@ -102,8 +101,20 @@ pub async fn claim(
     .await
 }
 
-/// The claimed prompt's session's message counter, as a `RETURNING` column.
+/// Where a claimed prompt's session stood when the claim took it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionAt {
+    /// Its message counter (`sessions.message_count`, which every append of a message
+    /// raises).
+    pub count: i32,
+    /// Its active leaf: the message a new user message follows (none before the first).
+    pub leaf: Option<Uuid>,
+}
+
+/// The claimed prompt's session's message counter and active leaf, as `RETURNING`
+/// columns.
 const SESSION_COUNT: &str = r#"(SELECT "message_count" FROM "sessions" WHERE "sessions"."id" = "prompts"."session_id") AS "session_message_count""#;
+const SESSION_LEAF: &str = r#"(SELECT "active_leaf_id" FROM "sessions" WHERE "sessions"."id" = "prompts"."session_id") AS "session_active_leaf_id""#;
 
 async fn write_claim(
     db: &DatabaseConnection,
@@ -142,7 +153,11 @@ async fn write_claim(
         .into_query();
     // The session's counter comes back with the prompt: the worker's history cache
     // (`parley_worker::history`) is valid only at the counter it was taken at.
-    update.returning(Query::returning().exprs([Expr::col(Asterisk), Expr::cust(SESSION_COUNT)]));
+    update.returning(Query::returning().exprs([
+        Expr::col(Asterisk),
+        Expr::cust(SESSION_COUNT),
+        Expr::cust(SESSION_LEAF),
+    ]));
     let backend = db.get_database_backend();
     let claimed = db
         .query_one_raw(backend.build(&update))
@@ -150,10 +165,15 @@ async fn write_claim(
         .context("claiming a prompt")?;
     if let Some(row) = claimed {
         let prompt = prompts::Model::from_query_result(&row, "").context("reading a claim")?;
-        let count = row
-            .try_get("", "session_message_count")
-            .context("reading a claim")?;
-        return Ok(Claim::Claimed(prompt, count));
+        let at = SessionAt {
+            count: row
+                .try_get("", "session_message_count")
+                .context("reading a claim")?,
+            leaf: row
+                .try_get("", "session_active_leaf_id")
+                .context("reading a claim")?,
+        };
+        return Ok(Claim::Claimed(prompt, at));
     }
     let prompt = get(db, id).await?;
     Ok(if !UNFINISHED.contains(&prompt.state) {

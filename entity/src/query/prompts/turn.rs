@@ -37,6 +37,9 @@ pub enum OnActive {
 pub struct NewTurn {
     pub session_id: Uuid,
     pub user_id: Uuid,
+    /// The user message of the session the turn answers again (a regenerate), recorded
+    /// on the prompt as its user message; `None`: the worker saves a new one.
+    pub user_message_id: Option<Uuid>,
     pub input: TurnInput,
     /// The model the message asked for (already checked to be served).
     pub model: Option<String>,
@@ -93,7 +96,11 @@ pub async fn create_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUt
 }
 
 async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) -> Result<Turn> {
+    // The fast path records a plain new message; an edit or a regenerate (rare) takes
+    // the general one.
+    let plain = turn.input.placement.is_none() && turn.user_message_id.is_none();
     if turn.idempotency_key.is_none()
+        && plain
         && let Some(taken) = take_idle_session(db, &turn, now).await?
     {
         return Ok(taken);
@@ -453,6 +460,7 @@ fn new_prompt(
         idempotency_key: Set(turn.idempotency_key.clone()),
         request_hash: Set(turn.request_hash.clone()),
         input: Set(Some(turn.input.clone())),
+        user_message_id: Set(turn.user_message_id),
         created_at: Set(now),
         ..Default::default()
     }

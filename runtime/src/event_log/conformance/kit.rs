@@ -55,10 +55,7 @@ pub(super) fn seqs(events: &[StreamEvent]) -> Vec<u64> {
 /// A non-terminal event, different for each `n`.
 pub fn delta(n: u32) -> EventKind {
     match n % 4 {
-        0 => EventKind::PromptState {
-            state: PromptState::InProgress,
-            attempt: n,
-        },
+        0 => EventKind::state(PromptState::InProgress, n),
         1 => EventKind::BlockStart {
             index: n,
             block_type: BlockType::Text,
@@ -75,6 +72,7 @@ pub fn delta(n: u32) -> EventKind {
 pub fn complete() -> EventKind {
     EventKind::Complete {
         message_id: Uuid::now_v7(),
+        parent_id: None,
         payload: ChatResponsePayload {
             message: "done".into(),
             ..Default::default()

@@ -44,6 +44,7 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
     });
     let Some(EventKind::Complete {
         message_id,
+        parent_id,
         payload,
         usage,
         model,
@@ -59,6 +60,10 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
         panic!("not a complete: {event:?}");
     };
     assert_eq!(Some(message_id), prompt.assistant_message_id);
+    assert_eq!(
+        parent_id, prompt.user_message_id,
+        "the answer names its user message"
+    );
     assert_eq!(payload.message, "Hello");
     assert_eq!((usage.input_tokens, usage.output_tokens), (30, 7));
     assert_eq!((model.as_str(), vendor.as_str()), ("m", "v"));
@@ -181,10 +186,7 @@ fn cancelled_and_unfinished_prompts() {
     }
     assert_eq!(
         state_event(&canceled),
-        EventKind::PromptState {
-            state: PromptState::Canceled,
-            attempt: 2
-        }
+        EventKind::state(PromptState::Canceled, 2)
     );
 }
 

@@ -25,6 +25,7 @@ mod policies;
 mod protocol;
 mod readers;
 mod resume;
+mod tree;
 
 use std::time::Duration;
 

@@ -153,18 +153,23 @@ both_backends!(
             expected.push(said("assistant", &answer.payload.message));
         }
 
-        // Another writer appends a message (as another worker's turn would): the next turn
-        // is sent it too, not only what this worker ran.
+        // Another writer appends a message (as another worker's turn would: after the
+        // active leaf, which it becomes): the next turn is sent it too, not only what
+        // this worker ran.
         let session = chat.app.sql_uuid(&chat.session_id.to_string());
         let id = chat.app.sql_uuid(&uuid::Uuid::now_v7().to_string());
         chat.app
             .execute(&[
-                format!("UPDATE sessions SET message_count = message_count + 1 WHERE id = {session}"),
                 format!(
-                    "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
-                     SELECT {id}, session_id, seq + 1, role, 'written elsewhere', is_complete, created_at \
-                     FROM messages WHERE session_id = {session} \
+                    "INSERT INTO messages (id, session_id, seq, role, content, is_complete, \
+                     created_at, parent_id) \
+                     SELECT {id}, session_id, seq + 1, role, 'written elsewhere', is_complete, \
+                     created_at, id FROM messages WHERE session_id = {session} \
                      AND seq = (SELECT MAX(seq) FROM messages WHERE session_id = {session})"
+                ),
+                format!(
+                    "UPDATE sessions SET message_count = message_count + 1, \
+                     active_leaf_id = {id} WHERE id = {session}"
                 ),
             ])
             .await;
