@@ -998,6 +998,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/branch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Switch branches
+         * @description Makes the branch through a message the one the session shows and continues (the
+         *     ‹ n/m › switcher): the session's `active_leaf_id` becomes the newest leaf below
+         *     it. 409 `prompt_active` while a turn of the session runs.
+         */
+        put: operations["switch_branch"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/cancel": {
         parameters: {
             query?: never;
@@ -1048,7 +1070,10 @@ export interface paths {
         };
         /**
          * List a session's messages
-         * @description In conversation order (`seq` ascending).
+         * @description One branch of the session's message tree in conversation order: by default the
+         *     active branch (what the session shows and continues), or with `branch` the one
+         *     through that message (its ancestors, itself, then the newest child at each step).
+         *     Each message names its parent and its siblings.
          */
         get: operations["list_session_messages"];
         put?: never;
@@ -1065,6 +1090,32 @@ export interface paths {
          *     `interrupt` or `enqueue`.
          */
         post: operations["send_message"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/messages/{message_id}/regenerate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Regenerate an answer
+         * @description Another answer to a user message of the session (name the user message or one of
+         *     its answers), as a new turn: its answer is a sibling of the earlier ones and
+         *     becomes the end of the active branch. Answers like `send_message` (a feed with
+         *     `Accept: text/event-stream`, the finished turn, or 202 with `?background=true`),
+         *     under the same rules (limits, quotas, `on_active` while the session is
+         *     answering). A message that answers nothing a user said: 422
+         *     `nothing_to_regenerate`.
+         */
+        post: operations["regenerate_message"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1146,6 +1197,12 @@ export interface components {
             events_url: string;
             /** Format: uuid */
             prompt_id: string;
+            /**
+             * Format: uuid
+             * @description The user message the turn answers: the id a new message will have when the
+             *     worker saves it, or the message a regenerate answers again.
+             */
+            user_message_id?: string;
         };
         /**
          * @description Who handles a suggested action.
@@ -1578,6 +1635,11 @@ export interface components {
             /** Format: uuid */
             message_id: string;
             model: string;
+            /**
+             * Format: uuid
+             * @description The message the answer follows in the session's tree: the user message it answers.
+             */
+            parent_id?: string;
             /** @description The final response. */
             payload: components["schemas"]["ChatResponsePayload"];
             /** Format: uuid */
@@ -1601,6 +1663,11 @@ export interface components {
             behavior?: string | null;
             /** @description What the tool must stay within, merged field by field. */
             constraints?: components["schemas"]["ToolConstraints"] | null;
+            /**
+             * @description Which built-in skills may answer (replaces the list below; see the tool
+             *     definition's `enabled_skills`).
+             */
+            enabled_skills?: components["schemas"]["SkillName"][] | null;
             /** @description Names of the functions the model may call (replaces the list below). */
             functions?: string[] | null;
             /**
@@ -1720,6 +1787,16 @@ export interface components {
             content: string;
             /** @description The model to answer with (see `GET /v1/models`); absent: the default model. */
             model?: string | null;
+            /**
+             * Format: uuid
+             * @description Edit: the message of this session the new message follows, instead of the end of
+             *     the active branch. To edit a message, send its replacement with the edited
+             *     message's `parent_id`: the new message is its sibling, and its branch becomes the
+             *     active one. The nil UUID (`00000000-0000-0000-0000-000000000000`) makes it a new
+             *     first message (an edit of the session's first message). Another session's
+             *     message: 404.
+             */
+            parent_message_id?: string | null;
         };
         /**
          * CreateSession
@@ -1894,6 +1971,7 @@ export interface components {
          *     * `no_tool` (422): The caller may use no chat tool, and named none.
          *     * `tool_mismatch` (422): The assignment is done with a different tool.
          *     * `submission_mismatch` (422): The submission belongs to another assignment.
+         *     * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
          *     * `already_exists` (409): A record with the same unique value already exists.
          *     * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.
          *     * `email_taken` (409): A user with this e-mail address already exists.
@@ -1921,7 +1999,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "nothing_to_regenerate" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -2041,6 +2119,11 @@ export interface components {
             /** Format: uuid */
             message_id: string;
             model: string;
+            /**
+             * Format: uuid
+             * @description The message the answer follows: the user message it answers.
+             */
+            parent_id?: string;
             payload: components["schemas"]["ChatResponsePayload"];
             /** Format: uuid */
             prompt_id: string;
@@ -2248,14 +2331,26 @@ export interface components {
             id: string;
             /** @description False while the assistant is still writing it. */
             is_complete: boolean;
+            /**
+             * Format: uuid
+             * @description The message this one follows in the session's tree; absent for a first message.
+             */
+            parent_id?: string;
             /** Format: uuid */
             prompt_id?: string;
             role: components["schemas"]["MessageRole"];
             /**
              * Format: int32
-             * @description Position in the session, gap-free from 1.
+             * @description Position in the session (creation order over all branches), gap-free from 1.
              */
             seq: number;
+            /**
+             * @description The ids of this message's siblings — the messages with the same parent: edits of
+             *     a user message, other answers to one — itself included, in creation order. More
+             *     than one: show a ‹ n/m › switcher (n is this message's position among them) and
+             *     read another sibling's branch with `?branch=`.
+             */
+            siblings: string[];
         };
         /**
          * MessageAudit
@@ -2714,11 +2809,24 @@ export interface components {
         PromptStateEvent: {
             /** Format: uint32 */
             attempt: number;
+            /**
+             * Format: uuid
+             * @description On `in_progress`, when the turn writes a new user message: the message it follows
+             *     in the session's tree (absent: a first message, or a regenerate's user message,
+             *     which is in place already).
+             */
+            parent_id?: string;
             /** Format: uuid */
             prompt_id: string;
             /** Format: uint64 */
             seq: number;
             state: components["schemas"]["PromptState"];
+            /**
+             * Format: uuid
+             * @description On `in_progress`: the user message the turn answers (saved with this id when the
+             *     turn writes it), so a client can place the answer under it.
+             */
+            user_message_id?: string;
         };
         /**
          * PromptStats
@@ -2846,6 +2954,14 @@ export interface components {
         ReconnectEvent: {
             /** Format: uint64 */
             retry_ms: number;
+        };
+        /**
+         * RegenerateMessage
+         * @description Ask for another answer.
+         */
+        RegenerateMessage: {
+            /** @description The model to answer with (see `GET /v1/models`); absent: as a new message would. */
+            model?: string | null;
         };
         /**
          * Replay
@@ -3181,6 +3297,12 @@ export interface components {
         Session: {
             /**
              * Format: uuid
+             * @description The last message of the branch the session shows and continues (absent before
+             *     the first message).
+             */
+            active_leaf_id?: string;
+            /**
+             * Format: uuid
              * @description The generation in flight, if any.
              */
             active_prompt_id?: string;
@@ -3245,6 +3367,11 @@ export interface components {
             behavior?: string;
             /** @description What the tool must stay within. */
             constraints?: components["schemas"]["ToolConstraints"];
+            /**
+             * @description Which built-in skills may answer (absent: all; constraints still rule some out:
+             *     [`SessionConfig::skill_allowed`]).
+             */
+            enabled_skills?: components["schemas"]["SkillName"][];
             /** @description Names of the functions the model may call. */
             functions?: string[];
             /** @description The "Additional Guidance" section of the system prompt (before what modules add). */
@@ -3295,6 +3422,11 @@ export interface components {
          * @enum {string}
          */
         SessionState: "active" | "completed";
+        /**
+         * @description A built-in skill (DESIGN §5.3).
+         * @enum {string}
+         */
+        SkillName: "timer" | "math";
         /**
          * SseEvent
          * @description One Server-Sent Event of a prompt's feed, as an SSE client sees it.
@@ -3614,6 +3746,18 @@ export interface components {
             value: string;
         };
         /**
+         * SwitchBranch
+         * @description The branch to show and continue.
+         */
+        SwitchBranch: {
+            /**
+             * Format: uuid
+             * @description A message of the session: the branch through it (down to its newest leaf)
+             *     becomes the active one.
+             */
+            message_id: string;
+        };
+        /**
          * ThinkingDeltaEvent
          * @description Reasoning text of a thinking block.
          */
@@ -3755,6 +3899,13 @@ export interface components {
             behavior: string;
             /** @description What the tool must stay within. */
             constraints?: components["schemas"]["ToolConstraints"] | null;
+            /**
+             * @description Which built-in skills may answer, by name; absent: all of them (`timer`,
+             *     `math`). Whatever is listed, a skill whose answer would break the tool's
+             *     constraints does not answer — with `constraints.no_direct_answers`, `math` (which
+             *     hands out the result) never does: the model answers, told the constraint.
+             */
+            enabled_skills?: components["schemas"]["SkillName"][] | null;
             /** @description Names of the functions the model may call. */
             functions?: string[] | null;
             /**
@@ -9897,6 +10048,123 @@ export interface operations {
             };
         };
     };
+    switch_branch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["SwitchBranch"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Session"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request clashes with the resource's current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     cancel_session_prompt: {
         parameters: {
             query?: never;
@@ -10058,6 +10326,8 @@ export interface operations {
     list_session_messages: {
         parameters: {
             query?: {
+                /** @description A message of the session: list the branch through it instead of the active one. */
+                branch?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page. */
@@ -10160,6 +10430,175 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json; charset=utf-8": components["schemas"]["CreateMessage"];
+            };
+        };
+        responses: {
+            /** @description `Accept: text/event-stream`: the turn's events from seq 1. */
+            200: {
+                headers: {
+                    LOCATION: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["SseEvent"];
+                };
+            };
+            /** @description `Accept: application/json` (or any other, or none): the finished turn. */
+            201: {
+                headers: {
+                    LOCATION: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["FinishedTurn"];
+                };
+            };
+            /** @description `?background=true`: the turn runs; follow `events_url`. */
+            202: {
+                headers: {
+                    LOCATION: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["AcceptedTurn"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request clashes with the resource's current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The model provider failed. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The turn is still running after the wait, or the model provider stalled. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    regenerate_message: {
+        parameters: {
+            query?: {
+                /** @description Answer 202 at once and run the turn in the background. */
+                background?: boolean;
+                /** @description What to do while another message of the session is being answered. */
+                on_active?: components["schemas"]["OnActive"];
+            };
+            header?: {
+                /**
+                 * @description Return the same prompt when the same request with this key was already
+                 *     accepted (another request with it: 422 `idempotency_key_reused`).
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["RegenerateMessage"];
             };
         };
         responses: {

@@ -95,6 +95,58 @@ test("a session: opened, read, listed; another id is a 404 problem", async () =>
   assert.equal(missing.error.code, "not_found");
 });
 
+test("edit and regenerate make siblings; a switch moves the active branch", async () => {
+  const id = await newSession();
+  const send = async (body) => {
+    const { data, error, response } = await client.POST("/v1/sessions/{id}/messages", {
+      params: { path: { id } },
+      body,
+      headers: { Accept: "application/json" },
+    });
+    assert.equal(response.status, 201, JSON.stringify(error));
+    return data;
+  };
+  const shown = async (branch) => {
+    const { data } = await client.GET("/v1/sessions/{id}/messages", {
+      params: { path: { id }, query: { branch, limit: 100 } },
+    });
+    return data.items;
+  };
+  const first = await send({ content: "alpha" });
+  const second = await send({ content: "beta" });
+  const edited = await send({ content: "gamma", parent_message_id: first.message_id });
+  let messages = await shown();
+  assert.deepEqual(
+    messages.filter((m) => m.role === "user").map((m) => m.content),
+    ["alpha", "gamma"],
+  );
+  assert.equal(messages[2].parent_id, first.message_id);
+  assert.deepEqual(messages[2].siblings, [second.parent_id, edited.parent_id]);
+
+  const again = await client.POST("/v1/sessions/{id}/messages/{message_id}/regenerate", {
+    params: { path: { id, message_id: edited.message_id } },
+    body: {},
+    headers: { Accept: "application/json" },
+  });
+  assert.equal(again.response.status, 201, JSON.stringify(again.error));
+  assert.equal(again.data.parent_id, edited.parent_id);
+  messages = await shown();
+  assert.deepEqual(messages[3].siblings, [edited.message_id, again.data.message_id]);
+
+  const switched = await client.PUT("/v1/sessions/{id}/branch", {
+    params: { path: { id } },
+    body: { message_id: second.parent_id },
+  });
+  assert.equal(switched.response.status, 200, JSON.stringify(switched.error));
+  assert.equal(switched.data.active_leaf_id, second.message_id);
+  messages = await shown();
+  assert.deepEqual(
+    messages.filter((m) => m.role === "user").map((m) => m.content),
+    ["alpha", "beta"],
+  );
+  assert.equal((await shown(edited.parent_id)).at(-1).id, again.data.message_id);
+});
+
 test("a streamed turn yields its events in order and ends with complete", async () => {
   const sessionId = await newSession();
   const events = await collect(

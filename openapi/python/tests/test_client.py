@@ -18,12 +18,22 @@ from parley_client.api.sessions import (
     create_feed_token,
     get_prompt,
     get_session,
+    list_session_messages,
     list_sessions,
+    regenerate_message,
     send_message,
+    switch_branch,
 )
 from parley_client.feed import follow_prompt, stream_turn
-from parley_client.models import AcceptedTurn, CreateMessage, PromptState
+from parley_client.models import (
+    AcceptedTurn,
+    CreateMessage,
+    PromptState,
+    RegenerateMessage,
+    SwitchBranch,
+)
 from parley_client.problem import ParleyProblem, expect
+from parley_client.types import UNSET
 
 # What a document that generators cannot read whole loses (`FinishedTurn`, `RunAction`,
 # the `run_action` operation) is imported by the tests that use it, so that the others
@@ -79,6 +89,46 @@ def test_a_json_turn_answers_201_with_the_finished_turn(json_client: Authenticat
     assert turn.model == "mock-model"
     prompt = expect(get_prompt.sync_detailed(turn.prompt_id, client=json_client))
     assert prompt.state == PromptState.COMPLETED
+
+
+def test_edit_and_regenerate_make_siblings_and_a_switch_moves_the_branch(
+    json_client: AuthenticatedClient, new_session
+) -> None:
+    session_id = new_session()
+
+    def send(content: str, parent=UNSET):
+        return expect(
+            send_message.sync_detailed(
+                session_id, client=json_client, body=CreateMessage(content=content, parent_message_id=parent)
+            )
+        )
+
+    def shown(branch=UNSET):
+        page = expect(list_session_messages.sync_detailed(session_id, client=json_client, branch=branch, limit=100))
+        return page.items
+
+    first = send("alpha")
+    second = send("beta")
+    edited = send("gamma", parent=first.message_id)
+    messages = shown()
+    assert [m.content for m in messages[::2]] == ["alpha", "gamma"]
+    assert messages[2].parent_id == first.message_id
+    assert messages[2].siblings == [second.parent_id, edited.parent_id]
+
+    again = expect(
+        regenerate_message.sync_detailed(
+            session_id, edited.message_id, client=json_client, body=RegenerateMessage()
+        )
+    )
+    assert again.parent_id == edited.parent_id
+    assert shown()[3].siblings == [edited.message_id, again.message_id]
+
+    session = expect(
+        switch_branch.sync_detailed(session_id, client=json_client, body=SwitchBranch(message_id=second.parent_id))
+    )
+    assert session.active_leaf_id == second.message_id
+    assert [m.content for m in shown()[::2]] == ["alpha", "beta"]
+    assert [m.id for m in shown(branch=edited.parent_id)][-1] == again.message_id
 
 
 def test_a_send_without_an_accept_header_is_read_by_the_generated_client(

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::stored;
+use crate::events::shared_enum;
 use crate::wire::{JsonObject, Text};
 
 /// What a chat tool is: its behavior, model, constraints, modules and functions.
@@ -83,6 +84,23 @@ pub struct ToolDefinition {
     #[serde(default, deserialize_with = "stored::skills")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills: Option<bool>,
+    /// Which built-in skills may answer, by name; absent: all of them (`timer`,
+    /// `math`). Whatever is listed, a skill whose answer would break the tool's
+    /// constraints does not answer — with `constraints.no_direct_answers`, `math` (which
+    /// hands out the result) never does: the model answers, told the constraint.
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled_skills: Option<Vec<SkillName>>,
+}
+
+shared_enum! {
+    /// A built-in skill (DESIGN §5.3).
+    pub enum SkillName {
+        /// Named timers: set, pause, resume, cancel, and how long is left.
+        Timer = "timer",
+        /// Arithmetic, evaluated exactly.
+        Math = "math",
+    }
 }
 
 impl ToolDefinition {
@@ -101,6 +119,7 @@ impl ToolDefinition {
             suggestions: None,
             hold_back: None,
             skills: None,
+            enabled_skills: None,
         }
     }
 }

@@ -32,7 +32,7 @@ mod overrides;
 mod session;
 pub mod stored;
 
-pub use definition::{ToolConstraints, ToolDefinition, ToolModule};
+pub use definition::{SkillName, ToolConstraints, ToolDefinition, ToolModule};
 pub use overrides::ConfigOverrides;
 pub use session::{SessionAssignment, SessionConfig};
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ToolConstraints, ToolDefinition, ToolModule, stored};
+use super::{SkillName, ToolConstraints, ToolDefinition, ToolModule, stored};
 use crate::wire::Text;
 
 /// Options over the tool's definition: a group's `settings` (for the tools of the group
@@ -80,6 +80,11 @@ pub struct ConfigOverrides {
     #[serde(default, deserialize_with = "stored::skills")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills: Option<bool>,
+    /// Which built-in skills may answer (replaces the list below; see the tool
+    /// definition's `enabled_skills`).
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled_skills: Option<Vec<SkillName>>,
     /// Text for the "Additional Guidance" section of the system prompt (before what
     /// modules add).
     #[serde(default, deserialize_with = "stored::lenient")]
@@ -103,6 +108,7 @@ impl From<&ToolDefinition> for ConfigOverrides {
             suggestions: d.suggestions,
             hold_back: d.hold_back,
             skills: d.skills,
+            enabled_skills: d.enabled_skills.clone(),
             guidance: None,
         }
     }

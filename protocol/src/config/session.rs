@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{ConfigOverrides, ToolConstraints, ToolModule, stored};
+use super::{ConfigOverrides, SkillName, ToolConstraints, ToolModule, stored};
 use crate::wire::Text;
 
 /// A session's configuration: group settings (root first) → the tool's definition → the
@@ -64,6 +64,11 @@ pub struct SessionConfig {
     #[serde(default, deserialize_with = "stored::skills")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills: Option<bool>,
+    /// Which built-in skills may answer (absent: all; constraints still rule some out:
+    /// [`SessionConfig::skill_allowed`]).
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled_skills: Option<Vec<SkillName>>,
     /// The "Additional Guidance" section of the system prompt (before what modules add).
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -132,6 +137,7 @@ impl SessionConfig {
         over(&mut self.suggestions, &layer.suggestions);
         over(&mut self.hold_back, &layer.hold_back);
         over(&mut self.skills, &layer.skills);
+        over(&mut self.enabled_skills, &layer.enabled_skills);
         over(&mut self.guidance, &layer.guidance);
     }
 
@@ -148,6 +154,23 @@ impl SessionConfig {
     /// Whether the skill router runs (absent: yes).
     pub fn skills_enabled(&self) -> bool {
         self.skills.unwrap_or(true)
+    }
+
+    /// Whether skill `name` may answer: the router runs, the tool lists it (or lists
+    /// none), and its answers keep the constraints — one that `gives_answers` (hands out
+    /// a result) does not under `no_direct_answers`.
+    /// A skill without a name (not a built-in) runs only when the tool lists none.
+    pub fn skill_allowed(&self, name: Option<SkillName>, gives_answers: bool) -> bool {
+        let listed = self
+            .enabled_skills
+            .as_ref()
+            .is_none_or(|names| name.is_some_and(|name| names.contains(&name)));
+        let no_direct_answers = self
+            .constraints
+            .as_ref()
+            .and_then(|c| c.no_direct_answers)
+            .unwrap_or(false);
+        self.skills_enabled() && listed && !(gives_answers && no_direct_answers)
     }
 
     /// Whether the answer is held back for the `chat:after_ai` modules (absent: no).

@@ -216,3 +216,37 @@ fn the_keys_the_sql_reads_are_the_stored_names() {
     keys.sort_unstable();
     assert_eq!(keys, expected);
 }
+
+#[test]
+fn a_skill_answers_when_listed_and_within_the_constraints() {
+    use SkillName::{Math, Timer};
+    let of = |stored: Value| -> SessionConfig { serde_json::from_value(stored).unwrap() };
+    // Absent: every skill; a listed set: those; `skills: false`: none.
+    let all = of(json!({}));
+    assert!(all.skill_allowed(Some(Math), true) && all.skill_allowed(Some(Timer), false));
+    assert!(
+        all.skill_allowed(None, false),
+        "a skill without a name, when none are listed"
+    );
+    let timers = of(json!({"enabled_skills": ["timer"]}));
+    assert!(timers.skill_allowed(Some(Timer), false));
+    assert!(!timers.skill_allowed(Some(Math), true));
+    assert!(!timers.skill_allowed(None, false));
+    let off = of(json!({"skills": false, "enabled_skills": ["timer"]}));
+    assert!(!off.skill_allowed(Some(Timer), false));
+    // A tutor that gives no direct answers: not a skill that hands out the result, even
+    // one it lists.
+    let tutor = of(json!({
+        "enabled_skills": ["timer", "math"],
+        "constraints": {"no_direct_answers": true}
+    }));
+    assert!(!tutor.skill_allowed(Some(Math), true));
+    assert!(tutor.skill_allowed(Some(Timer), false));
+    // Stored lists keep the names they can read (an unknown one is dropped).
+    let stored = of(json!({"enabled_skills": ["math", "weather", 3]}));
+    assert_eq!(stored.enabled_skills, Some(vec![Math]));
+    // The cascade: a layer's list replaces the one below.
+    let mut config = of(json!({"enabled_skills": ["math"]}));
+    config.overlay(&serde_json::from_value(json!({"enabled_skills": ["timer"]})).unwrap());
+    assert_eq!(config.enabled_skills, Some(vec![Timer]));
+}

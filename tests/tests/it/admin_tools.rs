@@ -4,7 +4,7 @@
 //! Through the typed client (`parley_tests::client`); raw requests only for definitions
 //! no schema of the API can express (unknown or mistyped fields, a missing behavior).
 
-use parley_tests::client::types::{ToolConstraints, ToolDefinition, ToolModule};
+use parley_tests::client::types::{SkillName, ToolConstraints, ToolDefinition, ToolModule};
 use parley_tests::{ApiResult, TestApp, TestResponse, both_backends};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -38,6 +38,7 @@ fn full_definition() -> ToolDefinition {
         payload_types: Some(vec![]),
         suggestions: Some(true),
         skills: Some(false),
+        enabled_skills: Some(vec![SkillName::Timer]),
     }
 }
 

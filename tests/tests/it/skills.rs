@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use parley_mock_llm::{MockConfig, MockLlm};
 use parley_tests::client::Client;
-use parley_tests::client::types::{FinishedTurn, MessageRole, Prompt, ToolDefinition};
+use parley_tests::client::types::{
+    FinishedTurn, MessageRole, Prompt, SkillName, ToolConstraints, ToolDefinition,
+};
 use parley_tests::turns::{assert_gap_free, config_path, mock_provider_config, text_of};
 use parley_tests::{ApiResult, Backend, TestApp, both_backends};
 use uuid::Uuid;
@@ -351,7 +353,9 @@ both_backends!(a_tool_can_turn_skills_off, |backend: Backend| async move {
     assert_eq!(s.mock.requests().len(), 2);
 });
 
-both_backends!(the_demo_tutor_does_sums_with_a_skill, |app| async move {
+both_backends!(the_demo_tutor_leaves_sums_to_the_model, |app| async move {
+    // The demo tutor gives no direct answers: MathSkill would hand out the result, so
+    // the model answers (told the constraint), as a tutor should.
     let admin = app.admin_client();
     let tools = admin.list_tools().send().await.assert_status(200);
     let demo = tools.items.iter().find(|t| t.name == "Demo tutor").cloned();
@@ -360,13 +364,72 @@ both_backends!(the_demo_tutor_does_sums_with_a_skill, |app| async move {
     let turn = admin
         .send_message()
         .id(session.id)
-        .body_map(|b| b.content("What is 2+2?"))
+        .body_map(|b| b.content("What is 15% of 80?"))
         .send()
         .await
         .assert_status(201);
-    assert_eq!(turn.payload.message, "4 — 2+2");
-    assert_eq!(
-        (turn.model.as_str(), turn.vendor.as_str()),
-        ("MathSkill", "skill")
-    );
+    assert_ne!(turn.vendor, "skill", "{turn:?}");
+    assert_ne!(turn.payload.message, "12 — 15% of 80");
+    let prompt = admin
+        .get_prompt()
+        .id(turn.prompt_id)
+        .send()
+        .await
+        .assert_status(200);
+    let route = prompt.route.clone().expect("routed");
+    assert_eq!(route.skill_won, None, "{route:?}");
 });
+
+both_backends!(
+    a_tool_lists_its_skills_and_its_constraints_rule_some_out,
+    |backend: Backend| async move {
+        let s = skills(backend, None).await;
+        let admin = s.app.admin_client();
+        // Only timers; and a tutor that gives no direct answers lists math in vain.
+        let timers = ToolDefinition {
+            enabled_skills: Some(vec![SkillName::Timer]),
+            ..api::definition("Kitchen timers.")
+        };
+        let tutor = ToolDefinition {
+            enabled_skills: Some(vec![SkillName::Math, SkillName::Timer]),
+            constraints: Some(ToolConstraints {
+                no_direct_answers: Some(true),
+                topics: None,
+            }),
+            ..api::definition("Guide, never tell.")
+        };
+        for definition in [timers, tutor] {
+            let tool = api::tool_with(&admin, s.group_id, "Listed", definition).await;
+            let (user_id, token) = s
+                .app
+                .create_user(&format!("{}@example.com", tool.id), "student")
+                .await;
+            api::add_member(&admin, s.group_id, uuid(&user_id)).await;
+            let client = s.app.client_as(&token);
+            let session = api::session(&client, tool.id).await;
+            let me = Student {
+                token,
+                client,
+                session_id: session.id,
+            };
+            let sum = me.say("3 + 4").await;
+            assert_eq!(sum.payload.message, "Echo: 3 + 4", "the model answers");
+            let timer = me.say("set timer for 5 minutes").await;
+            assert_eq!(
+                (timer.model.as_str(), timer.vendor.as_str()),
+                ("TimerSkill", "skill")
+            );
+        }
+        // A name that is no skill is refused, naming it.
+        let refused = s
+            .app
+            .patch_json(
+                &format!("/v1/admin/tools/{}", s.tool_id),
+                s.app.admin(),
+                &serde_json::json!({"definition": {"behavior": "x", "enabled_skills": ["weather"]}}),
+            )
+            .await;
+        assert_eq!(refused.assert_problem(422), "validation_failed");
+        assert!(refused.body.to_string().contains("weather"), "{refused}");
+    }
+);

@@ -21,6 +21,8 @@ use evalexpr::{
 };
 use regex::Regex;
 
+use parley_protocol::config::SkillName;
+
 use super::{Found, Skill, SkillContext, SkillError, request_span};
 
 /// The answer to math that cannot be parsed.
@@ -53,6 +55,14 @@ pub struct MathSkill;
 impl Skill for MathSkill {
     fn name(&self) -> &'static str {
         "MathSkill"
+    }
+
+    fn key(&self) -> Option<SkillName> {
+        Some(SkillName::Math)
+    }
+
+    fn gives_answers(&self) -> bool {
+        true
     }
 
     fn find<'t>(&self, text: &'t str) -> Option<Found<'t>> {

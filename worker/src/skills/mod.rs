@@ -30,7 +30,7 @@ mod turn;
 use std::{collections::BTreeMap, ops::Range, sync::LazyLock};
 
 use async_trait::async_trait;
-use parley_protocol::route::RouteDecision;
+use parley_protocol::{config::SkillName, route::RouteDecision};
 use regex::Regex;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
@@ -134,6 +134,18 @@ impl<'t> Found<'t> {
 pub trait Skill: Send + Sync {
     /// Its name, the `model` of its answers (`TimerSkill`).
     fn name(&self) -> &'static str;
+
+    /// Its name in a tool's definition (`enabled_skills`: [`SkillName`]). A skill that
+    /// has none runs only for tools that list no skills.
+    fn key(&self) -> Option<SkillName> {
+        None
+    }
+
+    /// Whether its answers hand out a result the user asked for (an arithmetic
+    /// result): such a skill does not answer for a tool with `no_direct_answers`.
+    fn gives_answers(&self) -> bool {
+        false
+    }
 
     /// Its match in `text`, if it has one.
     fn find<'t>(&self, text: &'t str) -> Option<Found<'t>>;
@@ -271,8 +283,18 @@ impl Router {
 
     /// Scores every skill on `text` and picks the best, if it reaches the threshold.
     pub fn route<'r, 't>(&'r self, text: &'t str) -> Routing<'r, 't> {
+        self.route_among(text, |_| true)
+    }
+
+    /// Like [`Router::route`], among the skills `allowed` lets answer (a tool's list and
+    /// constraints): the others are not scored.
+    pub fn route_among<'r, 't>(
+        &'r self,
+        text: &'t str,
+        allowed: impl Fn(&dyn Skill) -> bool,
+    ) -> Routing<'r, 't> {
         let mut best: Option<(RouteDecision, Winner<'r, 't>)> = None;
-        for skill in &self.skills {
+        for skill in self.skills.iter().filter(|s| allowed(s.as_ref())) {
             let Some(found) = skill.find(text) else {
                 continue;
             };

@@ -10,6 +10,7 @@ use parley_entity::{
     query::{self, timers as q},
     timers,
 };
+use parley_protocol::config::SkillName;
 use regex::Regex;
 
 use super::{Found, Skill, SkillContext, SkillError};
@@ -50,6 +51,10 @@ pub struct TimerSkill;
 impl Skill for TimerSkill {
     fn name(&self) -> &'static str {
         "TimerSkill"
+    }
+
+    fn key(&self) -> Option<SkillName> {
+        Some(SkillName::Timer)
     }
 
     /// The seed's patterns in order, except that an article or "my" is not a name

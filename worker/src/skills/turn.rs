@@ -37,7 +37,12 @@ pub async fn route_turn(
             answer: None,
         });
     }
-    let routing = ROUTER.route(text);
+    // A skill the tool does not list, or whose answer would break its constraints, is
+    // not scored: the model answers, told the constraints in its system prompt.
+    let config = &session.config;
+    let routing = ROUTER.route_among(text, |skill| {
+        config.skill_allowed(skill.key(), skill.gives_answers())
+    });
     tracing::debug!(
         intent = %routing.decision.intent,
         confidence = routing.decision.confidence,

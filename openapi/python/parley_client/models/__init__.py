@@ -127,6 +127,7 @@ from .put_member import PutMember
 from .readiness import Readiness
 from .readiness_checks import ReadinessChecks
 from .reconnect_event import ReconnectEvent
+from .regenerate_message import RegenerateMessage
 from .replay import Replay
 from .replayed_message import ReplayedMessage
 from .request_context import RequestContext
@@ -165,6 +166,7 @@ from .session_audit import SessionAudit
 from .session_config import SessionConfig
 from .session_context import SessionContext
 from .session_state import SessionState
+from .skill_name import SkillName
 from .sse_event import SseEvent
 from .state_count import StateCount
 from .status_event import StatusEvent
@@ -206,6 +208,7 @@ from .streaming_state import StreamingState
 from .stuck_prompt import StuckPrompt
 from .suggested_action import SuggestedAction
 from .suggested_value import SuggestedValue
+from .switch_branch import SwitchBranch
 from .thinking_delta_event import ThinkingDeltaEvent
 from .todo import Todo
 from .token import Token
@@ -363,6 +366,7 @@ __all__ = (
     "Readiness",
     "ReadinessChecks",
     "ReconnectEvent",
+    "RegenerateMessage",
     "Replay",
     "ReplayedMessage",
     "RequestContext",
@@ -395,6 +399,7 @@ __all__ = (
     "SessionConfig",
     "SessionContext",
     "SessionState",
+    "SkillName",
     "SseEvent",
     "StateCount",
     "StatusEvent",
@@ -436,6 +441,7 @@ __all__ = (
     "StuckPrompt",
     "SuggestedAction",
     "SuggestedValue",
+    "SwitchBranch",
     "ThinkingDeltaEvent",
     "Todo",
     "Token",

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.skill_name import SkillName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -25,6 +26,9 @@ class ConfigOverrides:
         Attributes:
             behavior (None | str | Unset): The core behavior (the "Core Behavior" section of the system prompt).
             constraints (None | ToolConstraints | Unset): What the tool must stay within, merged field by field.
+            enabled_skills (list[SkillName] | None | Unset): Which built-in skills may answer (replaces the list below; see
+                the tool
+                definition's `enabled_skills`).
             functions (list[str] | None | Unset): Names of the functions the model may call (replaces the list below).
             guidance (None | str | Unset): Text for the "Additional Guidance" section of the system prompt (before what
                 modules add).
@@ -43,6 +47,7 @@ class ConfigOverrides:
 
     behavior: None | str | Unset = UNSET
     constraints: None | ToolConstraints | Unset = UNSET
+    enabled_skills: list[SkillName] | None | Unset = UNSET
     functions: list[str] | None | Unset = UNSET
     guidance: None | str | Unset = UNSET
     hold_back: bool | None | Unset = UNSET
@@ -71,6 +76,18 @@ class ConfigOverrides:
             constraints = self.constraints.to_dict()
         else:
             constraints = self.constraints
+
+        enabled_skills: list[str] | None | Unset
+        if isinstance(self.enabled_skills, Unset):
+            enabled_skills = UNSET
+        elif isinstance(self.enabled_skills, list):
+            enabled_skills = []
+            for enabled_skills_type_0_item_data in self.enabled_skills:
+                enabled_skills_type_0_item = enabled_skills_type_0_item_data.value
+                enabled_skills.append(enabled_skills_type_0_item)
+
+        else:
+            enabled_skills = self.enabled_skills
 
         functions: list[str] | None | Unset
         if isinstance(self.functions, Unset):
@@ -157,6 +174,8 @@ class ConfigOverrides:
             field_dict["behavior"] = behavior
         if constraints is not UNSET:
             field_dict["constraints"] = constraints
+        if enabled_skills is not UNSET:
+            field_dict["enabled_skills"] = enabled_skills
         if functions is not UNSET:
             field_dict["functions"] = functions
         if guidance is not UNSET:
@@ -214,6 +233,30 @@ class ConfigOverrides:
             return cast(None | ToolConstraints | Unset, data)
 
         constraints = _parse_constraints(d.pop("constraints", UNSET))
+
+        def _parse_enabled_skills(data: object) -> list[SkillName] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                enabled_skills_type_0 = []
+                _enabled_skills_type_0 = data
+                for enabled_skills_type_0_item_data in _enabled_skills_type_0:
+                    enabled_skills_type_0_item = SkillName(
+                        enabled_skills_type_0_item_data
+                    )
+
+                    enabled_skills_type_0.append(enabled_skills_type_0_item)
+
+                return enabled_skills_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[SkillName] | None | Unset, data)
+
+        enabled_skills = _parse_enabled_skills(d.pop("enabled_skills", UNSET))
 
         def _parse_functions(data: object) -> list[str] | None | Unset:
             if data is None:
@@ -348,6 +391,7 @@ class ConfigOverrides:
         config_overrides = cls(
             behavior=behavior,
             constraints=constraints,
+            enabled_skills=enabled_skills,
             functions=functions,
             guidance=guidance,
             hold_back=hold_back,

@@ -22,11 +22,19 @@ class CreateMessage:
             deployment
             bounds how many (`files.max_attachments`, 422 `too_many_attachments` above).
         model (None | str | Unset): The model to answer with (see `GET /v1/models`); absent: the default model.
+        parent_message_id (None | Unset | UUID): Edit: the message of this session the new message follows, instead of
+            the end of
+            the active branch. To edit a message, send its replacement with the edited
+            message's `parent_id`: the new message is its sibling, and its branch becomes the
+            active one. The nil UUID (`00000000-0000-0000-0000-000000000000`) makes it a new
+            first message (an edit of the session's first message). Another session's
+            message: 404.
     """
 
     content: str
     attachments: list[UUID] | None | Unset = UNSET
     model: None | str | Unset = UNSET
+    parent_message_id: None | Unset | UUID = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         content = self.content
@@ -49,6 +57,14 @@ class CreateMessage:
         else:
             model = self.model
 
+        parent_message_id: None | str | Unset
+        if isinstance(self.parent_message_id, Unset):
+            parent_message_id = UNSET
+        elif isinstance(self.parent_message_id, UUID):
+            parent_message_id = str(self.parent_message_id)
+        else:
+            parent_message_id = self.parent_message_id
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -60,6 +76,8 @@ class CreateMessage:
             field_dict["attachments"] = attachments
         if model is not UNSET:
             field_dict["model"] = model
+        if parent_message_id is not UNSET:
+            field_dict["parent_message_id"] = parent_message_id
 
         return field_dict
 
@@ -99,10 +117,28 @@ class CreateMessage:
 
         model = _parse_model(d.pop("model", UNSET))
 
+        def _parse_parent_message_id(data: object) -> None | Unset | UUID:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                parent_message_id_type_0 = UUID(data)
+
+                return parent_message_id_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | Unset | UUID, data)
+
+        parent_message_id = _parse_parent_message_id(d.pop("parent_message_id", UNSET))
+
         create_message = cls(
             content=content,
             attachments=attachments,
             model=model,
+            parent_message_id=parent_message_id,
         )
 
         return create_message

@@ -37,6 +37,7 @@ class FinishedTurn:
         fallback_reason (FallbackReason | Unset): Why a turn left the model it asked for for the next one in the model's
             fallback
             chain (DESIGN §10): the `reason` of a `fallback` event and of `complete`.
+        parent_id (UUID | Unset): The message the answer follows: the user message it answers.
         replaced (bool | Unset): A module replaced the answer after it was streamed; `payload.message` is final.
     """
 
@@ -51,6 +52,7 @@ class FinishedTurn:
     block_category: str | Unset = UNSET
     fallback_from: str | Unset = UNSET
     fallback_reason: FallbackReason | Unset = UNSET
+    parent_id: UUID | Unset = UNSET
     replaced: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -79,6 +81,10 @@ class FinishedTurn:
         if not isinstance(self.fallback_reason, Unset):
             fallback_reason = self.fallback_reason.value
 
+        parent_id: str | Unset = UNSET
+        if not isinstance(self.parent_id, Unset):
+            parent_id = str(self.parent_id)
+
         replaced = self.replaced
 
         field_dict: dict[str, Any] = {}
@@ -101,6 +107,8 @@ class FinishedTurn:
             field_dict["fallback_from"] = fallback_from
         if fallback_reason is not UNSET:
             field_dict["fallback_reason"] = fallback_reason
+        if parent_id is not UNSET:
+            field_dict["parent_id"] = parent_id
         if replaced is not UNSET:
             field_dict["replaced"] = replaced
 
@@ -139,6 +147,13 @@ class FinishedTurn:
         else:
             fallback_reason = FallbackReason(_fallback_reason)
 
+        _parent_id = d.pop("parent_id", UNSET)
+        parent_id: UUID | Unset
+        if isinstance(_parent_id, Unset):
+            parent_id = UNSET
+        else:
+            parent_id = UUID(_parent_id)
+
         replaced = d.pop("replaced", UNSET)
 
         finished_turn = cls(
@@ -153,6 +168,7 @@ class FinishedTurn:
             block_category=block_category,
             fallback_from=fallback_from,
             fallback_reason=fallback_reason,
+            parent_id=parent_id,
             replaced=replaced,
         )
 

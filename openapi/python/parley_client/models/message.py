@@ -29,7 +29,12 @@ class Message:
         id (UUID):
         is_complete (bool): False while the assistant is still writing it.
         role (MessageRole): Who wrote a message.
-        seq (int): Position in the session, gap-free from 1.
+        seq (int): Position in the session (creation order over all branches), gap-free from 1.
+        siblings (list[UUID]): The ids of this message's siblings — the messages with the same parent: edits of
+            a user message, other answers to one — itself included, in creation order. More
+            than one: show a ‹ n/m › switcher (n is this message's position among them) and
+            read another sibling's branch with `?branch=`.
+        parent_id (UUID | Unset): The message this one follows in the session's tree; absent for a first message.
         prompt_id (UUID | Unset):
     """
 
@@ -40,6 +45,8 @@ class Message:
     is_complete: bool
     role: MessageRole
     seq: int
+    siblings: list[UUID]
+    parent_id: UUID | Unset = UNSET
     prompt_id: UUID | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -61,6 +68,15 @@ class Message:
 
         seq = self.seq
 
+        siblings = []
+        for siblings_item_data in self.siblings:
+            siblings_item = str(siblings_item_data)
+            siblings.append(siblings_item)
+
+        parent_id: str | Unset = UNSET
+        if not isinstance(self.parent_id, Unset):
+            parent_id = str(self.parent_id)
+
         prompt_id: str | Unset = UNSET
         if not isinstance(self.prompt_id, Unset):
             prompt_id = str(self.prompt_id)
@@ -76,8 +92,11 @@ class Message:
                 "is_complete": is_complete,
                 "role": role,
                 "seq": seq,
+                "siblings": siblings,
             }
         )
+        if parent_id is not UNSET:
+            field_dict["parent_id"] = parent_id
         if prompt_id is not UNSET:
             field_dict["prompt_id"] = prompt_id
 
@@ -107,6 +126,20 @@ class Message:
 
         seq = d.pop("seq")
 
+        siblings = []
+        _siblings = d.pop("siblings")
+        for siblings_item_data in _siblings:
+            siblings_item = UUID(siblings_item_data)
+
+            siblings.append(siblings_item)
+
+        _parent_id = d.pop("parent_id", UNSET)
+        parent_id: UUID | Unset
+        if isinstance(_parent_id, Unset):
+            parent_id = UNSET
+        else:
+            parent_id = UUID(_parent_id)
+
         _prompt_id = d.pop("prompt_id", UNSET)
         prompt_id: UUID | Unset
         if isinstance(_prompt_id, Unset):
@@ -122,6 +155,8 @@ class Message:
             is_complete=is_complete,
             role=role,
             seq=seq,
+            siblings=siblings,
+            parent_id=parent_id,
             prompt_id=prompt_id,
         )
 

@@ -89,6 +89,7 @@ class Prompt:
             * `no_tool` (422): The caller may use no chat tool, and named none.
             * `tool_mismatch` (422): The assignment is done with a different tool.
             * `submission_mismatch` (422): The submission belongs to another assignment.
+            * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
             * `already_exists` (409): A record with the same unique value already exists.
             * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.
             * `email_taken` (409): A user with this e-mail address already exists.

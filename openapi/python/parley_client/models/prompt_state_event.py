@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.prompt_state import PromptState
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="PromptStateEvent")
 
@@ -21,12 +22,19 @@ class PromptStateEvent:
         prompt_id (UUID):
         seq (int):
         state (PromptState): The states of a prompt (one generation), DESIGN §4.
+        parent_id (UUID | Unset): On `in_progress`, when the turn writes a new user message: the message it follows
+            in the session's tree (absent: a first message, or a regenerate's user message,
+            which is in place already).
+        user_message_id (UUID | Unset): On `in_progress`: the user message the turn answers (saved with this id when the
+            turn writes it), so a client can place the answer under it.
     """
 
     attempt: int
     prompt_id: UUID
     seq: int
     state: PromptState
+    parent_id: UUID | Unset = UNSET
+    user_message_id: UUID | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -38,6 +46,14 @@ class PromptStateEvent:
 
         state = self.state.value
 
+        parent_id: str | Unset = UNSET
+        if not isinstance(self.parent_id, Unset):
+            parent_id = str(self.parent_id)
+
+        user_message_id: str | Unset = UNSET
+        if not isinstance(self.user_message_id, Unset):
+            user_message_id = str(self.user_message_id)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -48,6 +64,10 @@ class PromptStateEvent:
                 "state": state,
             }
         )
+        if parent_id is not UNSET:
+            field_dict["parent_id"] = parent_id
+        if user_message_id is not UNSET:
+            field_dict["user_message_id"] = user_message_id
 
         return field_dict
 
@@ -62,11 +82,27 @@ class PromptStateEvent:
 
         state = PromptState(d.pop("state"))
 
+        _parent_id = d.pop("parent_id", UNSET)
+        parent_id: UUID | Unset
+        if isinstance(_parent_id, Unset):
+            parent_id = UNSET
+        else:
+            parent_id = UUID(_parent_id)
+
+        _user_message_id = d.pop("user_message_id", UNSET)
+        user_message_id: UUID | Unset
+        if isinstance(_user_message_id, Unset):
+            user_message_id = UNSET
+        else:
+            user_message_id = UUID(_user_message_id)
+
         prompt_state_event = cls(
             attempt=attempt,
             prompt_id=prompt_id,
             seq=seq,
             state=state,
+            parent_id=parent_id,
+            user_message_id=user_message_id,
         )
 
         prompt_state_event.additional_properties = d

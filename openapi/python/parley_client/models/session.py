@@ -33,6 +33,8 @@ class Session:
         started_at (datetime.datetime):
         state (SessionState): A session is `active` until it is completed.
         tool_id (UUID):
+        active_leaf_id (UUID | Unset): The last message of the branch the session shows and continues (absent before
+            the first message).
         active_prompt_id (UUID | Unset): The generation in flight, if any.
         assignment_id (UUID | Unset):
         end_reason (str | Unset):
@@ -47,6 +49,7 @@ class Session:
     started_at: datetime.datetime
     state: SessionState
     tool_id: UUID
+    active_leaf_id: UUID | Unset = UNSET
     active_prompt_id: UUID | Unset = UNSET
     assignment_id: UUID | Unset = UNSET
     end_reason: str | Unset = UNSET
@@ -68,6 +71,10 @@ class Session:
         state = self.state.value
 
         tool_id = str(self.tool_id)
+
+        active_leaf_id: str | Unset = UNSET
+        if not isinstance(self.active_leaf_id, Unset):
+            active_leaf_id = str(self.active_leaf_id)
 
         active_prompt_id: str | Unset = UNSET
         if not isinstance(self.active_prompt_id, Unset):
@@ -100,6 +107,8 @@ class Session:
                 "tool_id": tool_id,
             }
         )
+        if active_leaf_id is not UNSET:
+            field_dict["active_leaf_id"] = active_leaf_id
         if active_prompt_id is not UNSET:
             field_dict["active_prompt_id"] = active_prompt_id
         if assignment_id is not UNSET:
@@ -131,6 +140,13 @@ class Session:
         state = SessionState(d.pop("state"))
 
         tool_id = UUID(d.pop("tool_id"))
+
+        _active_leaf_id = d.pop("active_leaf_id", UNSET)
+        active_leaf_id: UUID | Unset
+        if isinstance(_active_leaf_id, Unset):
+            active_leaf_id = UNSET
+        else:
+            active_leaf_id = UUID(_active_leaf_id)
 
         _active_prompt_id = d.pop("active_prompt_id", UNSET)
         active_prompt_id: UUID | Unset
@@ -170,6 +186,7 @@ class Session:
             started_at=started_at,
             state=state,
             tool_id=tool_id,
+            active_leaf_id=active_leaf_id,
             active_prompt_id=active_prompt_id,
             assignment_id=assignment_id,
             end_reason=end_reason,

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.skill_name import SkillName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ class SessionConfig:
                 Context" section of the system prompt, `getAssignmentInfo`).
             behavior (str | Unset): The core behavior (the "Core Behavior" section of the system prompt).
             constraints (ToolConstraints | Unset): Limits on what a tool talks about and how it answers.
+            enabled_skills (list[SkillName] | Unset): Which built-in skills may answer (absent: all; constraints still rule
+                some out:
+                [`SessionConfig::skill_allowed`]).
             functions (list[str] | Unset): Names of the functions the model may call.
             guidance (str | Unset): The "Additional Guidance" section of the system prompt (before what modules add).
             hold_back (bool | Unset): Hold the answer back until the `chat:after_ai` modules passed it (default false).
@@ -46,6 +50,7 @@ class SessionConfig:
     assignment: SessionAssignment | Unset = UNSET
     behavior: str | Unset = UNSET
     constraints: ToolConstraints | Unset = UNSET
+    enabled_skills: list[SkillName] | Unset = UNSET
     functions: list[str] | Unset = UNSET
     guidance: str | Unset = UNSET
     hold_back: bool | Unset = UNSET
@@ -69,6 +74,13 @@ class SessionConfig:
         constraints: dict[str, Any] | Unset = UNSET
         if not isinstance(self.constraints, Unset):
             constraints = self.constraints.to_dict()
+
+        enabled_skills: list[str] | Unset = UNSET
+        if not isinstance(self.enabled_skills, Unset):
+            enabled_skills = []
+            for enabled_skills_item_data in self.enabled_skills:
+                enabled_skills_item = enabled_skills_item_data.value
+                enabled_skills.append(enabled_skills_item)
 
         functions: list[str] | Unset = UNSET
         if not isinstance(self.functions, Unset):
@@ -110,6 +122,8 @@ class SessionConfig:
             field_dict["behavior"] = behavior
         if constraints is not UNSET:
             field_dict["constraints"] = constraints
+        if enabled_skills is not UNSET:
+            field_dict["enabled_skills"] = enabled_skills
         if functions is not UNSET:
             field_dict["functions"] = functions
         if guidance is not UNSET:
@@ -158,6 +172,15 @@ class SessionConfig:
         else:
             constraints = ToolConstraints.from_dict(_constraints)
 
+        _enabled_skills = d.pop("enabled_skills", UNSET)
+        enabled_skills: list[SkillName] | Unset = UNSET
+        if _enabled_skills is not UNSET:
+            enabled_skills = []
+            for enabled_skills_item_data in _enabled_skills:
+                enabled_skills_item = SkillName(enabled_skills_item_data)
+
+                enabled_skills.append(enabled_skills_item)
+
         functions = cast(list[str], d.pop("functions", UNSET))
 
         guidance = d.pop("guidance", UNSET)
@@ -191,6 +214,7 @@ class SessionConfig:
             assignment=assignment,
             behavior=behavior,
             constraints=constraints,
+            enabled_skills=enabled_skills,
             functions=functions,
             guidance=guidance,
             hold_back=hold_back,

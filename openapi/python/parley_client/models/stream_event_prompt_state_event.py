@@ -11,6 +11,7 @@ from ..models.prompt_state import PromptState
 from ..models.stream_event_prompt_state_event_type import (
     StreamEventPromptStateEventType,
 )
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="StreamEventPromptStateEvent")
 
@@ -25,6 +26,11 @@ class StreamEventPromptStateEvent:
         seq (int):
         state (PromptState): The states of a prompt (one generation), DESIGN §4.
         type_ (StreamEventPromptStateEventType):  Example: prompt_state.
+        parent_id (UUID | Unset): On `in_progress`, when the turn writes a new user message: the message it follows
+            in the session's tree (absent: a first message, or a regenerate's user message,
+            which is in place already).
+        user_message_id (UUID | Unset): On `in_progress`: the user message the turn answers (saved with this id when the
+            turn writes it), so a client can place the answer under it.
     """
 
     attempt: int
@@ -32,6 +38,8 @@ class StreamEventPromptStateEvent:
     seq: int
     state: PromptState
     type_: StreamEventPromptStateEventType
+    parent_id: UUID | Unset = UNSET
+    user_message_id: UUID | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +53,14 @@ class StreamEventPromptStateEvent:
 
         type_ = self.type_.value
 
+        parent_id: str | Unset = UNSET
+        if not isinstance(self.parent_id, Unset):
+            parent_id = str(self.parent_id)
+
+        user_message_id: str | Unset = UNSET
+        if not isinstance(self.user_message_id, Unset):
+            user_message_id = str(self.user_message_id)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -56,6 +72,10 @@ class StreamEventPromptStateEvent:
                 "type": type_,
             }
         )
+        if parent_id is not UNSET:
+            field_dict["parent_id"] = parent_id
+        if user_message_id is not UNSET:
+            field_dict["user_message_id"] = user_message_id
 
         return field_dict
 
@@ -72,12 +92,28 @@ class StreamEventPromptStateEvent:
 
         type_ = StreamEventPromptStateEventType(d.pop("type"))
 
+        _parent_id = d.pop("parent_id", UNSET)
+        parent_id: UUID | Unset
+        if isinstance(_parent_id, Unset):
+            parent_id = UNSET
+        else:
+            parent_id = UUID(_parent_id)
+
+        _user_message_id = d.pop("user_message_id", UNSET)
+        user_message_id: UUID | Unset
+        if isinstance(_user_message_id, Unset):
+            user_message_id = UNSET
+        else:
+            user_message_id = UUID(_user_message_id)
+
         stream_event_prompt_state_event = cls(
             attempt=attempt,
             prompt_id=prompt_id,
             seq=seq,
             state=state,
             type_=type_,
+            parent_id=parent_id,
+            user_message_id=user_message_id,
         )
 
         stream_event_prompt_state_event.additional_properties = d

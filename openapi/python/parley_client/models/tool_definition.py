@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
+from ..models.skill_name import SkillName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -25,6 +26,11 @@ class ToolDefinition:
         Attributes:
             behavior (str): The core behavior: the "Core Behavior" section of the system prompt.
             constraints (None | ToolConstraints | Unset): What the tool must stay within.
+            enabled_skills (list[SkillName] | None | Unset): Which built-in skills may answer, by name; absent: all of them
+                (`timer`,
+                `math`). Whatever is listed, a skill whose answer would break the tool's
+                constraints does not answer — with `constraints.no_direct_answers`, `math` (which
+                hands out the result) never does: the model answers, told the constraint.
             functions (list[str] | None | Unset): Names of the functions the model may call.
             hold_back (bool | None | Unset): Hold the answer back until the tool's `chat:after_ai` modules passed it:
                 readers
@@ -46,6 +52,7 @@ class ToolDefinition:
 
     behavior: str
     constraints: None | ToolConstraints | Unset = UNSET
+    enabled_skills: list[SkillName] | None | Unset = UNSET
     functions: list[str] | None | Unset = UNSET
     hold_back: bool | None | Unset = UNSET
     max_iterations: int | None | Unset = UNSET
@@ -69,6 +76,18 @@ class ToolDefinition:
             constraints = self.constraints.to_dict()
         else:
             constraints = self.constraints
+
+        enabled_skills: list[str] | None | Unset
+        if isinstance(self.enabled_skills, Unset):
+            enabled_skills = UNSET
+        elif isinstance(self.enabled_skills, list):
+            enabled_skills = []
+            for enabled_skills_type_0_item_data in self.enabled_skills:
+                enabled_skills_type_0_item = enabled_skills_type_0_item_data.value
+                enabled_skills.append(enabled_skills_type_0_item)
+
+        else:
+            enabled_skills = self.enabled_skills
 
         functions: list[str] | None | Unset
         if isinstance(self.functions, Unset):
@@ -151,6 +170,8 @@ class ToolDefinition:
         )
         if constraints is not UNSET:
             field_dict["constraints"] = constraints
+        if enabled_skills is not UNSET:
+            field_dict["enabled_skills"] = enabled_skills
         if functions is not UNSET:
             field_dict["functions"] = functions
         if hold_back is not UNSET:
@@ -198,6 +219,30 @@ class ToolDefinition:
             return cast(None | ToolConstraints | Unset, data)
 
         constraints = _parse_constraints(d.pop("constraints", UNSET))
+
+        def _parse_enabled_skills(data: object) -> list[SkillName] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                enabled_skills_type_0 = []
+                _enabled_skills_type_0 = data
+                for enabled_skills_type_0_item_data in _enabled_skills_type_0:
+                    enabled_skills_type_0_item = SkillName(
+                        enabled_skills_type_0_item_data
+                    )
+
+                    enabled_skills_type_0.append(enabled_skills_type_0_item)
+
+                return enabled_skills_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[SkillName] | None | Unset, data)
+
+        enabled_skills = _parse_enabled_skills(d.pop("enabled_skills", UNSET))
 
         def _parse_functions(data: object) -> list[str] | None | Unset:
             if data is None:
@@ -323,6 +368,7 @@ class ToolDefinition:
         tool_definition = cls(
             behavior=behavior,
             constraints=constraints,
+            enabled_skills=enabled_skills,
             functions=functions,
             hold_back=hold_back,
             max_iterations=max_iterations,

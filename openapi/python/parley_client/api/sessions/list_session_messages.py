@@ -15,11 +15,17 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     id: UUID,
     *,
+    branch: UUID | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
+
+    json_branch: str | Unset = UNSET
+    if not isinstance(branch, Unset):
+        json_branch = str(branch)
+    params["branch"] = json_branch
 
     params["limit"] = limit
 
@@ -97,15 +103,20 @@ def sync_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
+    branch: UUID | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageMessage | Problem]:
     """List a session's messages
 
-     In conversation order (`seq` ascending).
+     One branch of the session's message tree in conversation order: by default the
+    active branch (what the session shows and continues), or with `branch` the one
+    through that message (its ancestors, itself, then the newest child at each step).
+    Each message names its parent and its siblings.
 
     Args:
         id (UUID):
+        branch (UUID | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -119,6 +130,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        branch=branch,
         limit=limit,
         cursor=cursor,
     )
@@ -134,15 +146,20 @@ def sync(
     id: UUID,
     *,
     client: AuthenticatedClient,
+    branch: UUID | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageMessage | Problem | None:
     """List a session's messages
 
-     In conversation order (`seq` ascending).
+     One branch of the session's message tree in conversation order: by default the
+    active branch (what the session shows and continues), or with `branch` the one
+    through that message (its ancestors, itself, then the newest child at each step).
+    Each message names its parent and its siblings.
 
     Args:
         id (UUID):
+        branch (UUID | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -157,6 +174,7 @@ def sync(
     return sync_detailed(
         id=id,
         client=client,
+        branch=branch,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -166,15 +184,20 @@ async def asyncio_detailed(
     id: UUID,
     *,
     client: AuthenticatedClient,
+    branch: UUID | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageMessage | Problem]:
     """List a session's messages
 
-     In conversation order (`seq` ascending).
+     One branch of the session's message tree in conversation order: by default the
+    active branch (what the session shows and continues), or with `branch` the one
+    through that message (its ancestors, itself, then the newest child at each step).
+    Each message names its parent and its siblings.
 
     Args:
         id (UUID):
+        branch (UUID | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -188,6 +211,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        branch=branch,
         limit=limit,
         cursor=cursor,
     )
@@ -201,15 +225,20 @@ async def asyncio(
     id: UUID,
     *,
     client: AuthenticatedClient,
+    branch: UUID | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageMessage | Problem | None:
     """List a session's messages
 
-     In conversation order (`seq` ascending).
+     One branch of the session's message tree in conversation order: by default the
+    active branch (what the session shows and continues), or with `branch` the one
+    through that message (its ancestors, itself, then the newest child at each step).
+    Each message names its parent and its siblings.
 
     Args:
         id (UUID):
+        branch (UUID | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -225,6 +254,7 @@ async def asyncio(
         await asyncio_detailed(
             id=id,
             client=client,
+            branch=branch,
             limit=limit,
             cursor=cursor,
         )
