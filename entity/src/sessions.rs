@@ -9,7 +9,7 @@ use parley_protocol::{config::SessionConfig, jobs::JobSession};
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::enums::SessionState;
+use crate::enums::{SessionState, TitleSource};
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
 #[sea_orm(table_name = "sessions")]
@@ -31,7 +31,23 @@ pub struct Model {
     pub end_reason: Option<String>,
     /// The `/v1/ask` conversation this session is (its request id), if any.
     pub rid: Option<String>,
+    /// What the session is called (at most [`TITLE_MAX_CHARS`]); `None` until the first
+    /// exchange finishes or the owner names it.
+    #[sea_orm(column_type = "Text", nullable)]
+    pub title: Option<String>,
+    /// Who wrote `title`: [`TitleSource`]; `None` exactly when the title is.
+    pub title_source: Option<TitleSource>,
+    /// When the owner pinned it (pinned sessions list first).
+    pub pinned_at: Option<DateTimeUtc>,
+    /// When the owner archived it (archived sessions leave the default list).
+    pub archived_at: Option<DateTimeUtc>,
+    /// When the owner deleted it: its content is gone and only the usage ledger refers
+    /// to it; every user-facing read answers 404.
+    pub deleted_at: Option<DateTimeUtc>,
 }
+
+/// The longest title a session takes, in characters.
+pub const TITLE_MAX_CHARS: usize = 200;
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
 pub enum Relation {
@@ -132,6 +148,11 @@ impl From<Model> for JobSession {
             active_prompt_id: s.active_prompt_id,
             end_reason: s.end_reason,
             rid: s.rid,
+            title: s.title,
+            title_source: s.title_source,
+            pinned_at: s.pinned_at,
+            archived_at: s.archived_at,
+            deleted_at: s.deleted_at,
         }
     }
 }
@@ -153,6 +174,11 @@ impl From<JobSession> for Model {
             active_prompt_id: s.active_prompt_id,
             end_reason: s.end_reason,
             rid: s.rid,
+            title: s.title,
+            title_source: s.title_source,
+            pinned_at: s.pinned_at,
+            archived_at: s.archived_at,
+            deleted_at: s.deleted_at,
         }
     }
 }

@@ -275,6 +275,10 @@ catalogue! {
         ToolMismatch = "tool_mismatch", 422;
         /// The submission belongs to another assignment.
         SubmissionMismatch = "submission_mismatch", 422;
+        /// A session title that is blank or longer than 200 characters.
+        InvalidTitle = "invalid_title", 422;
+        /// A search without a word to look for.
+        EmptyQuery = "empty_query", 422;
 
         // Administration.
         /// A record with the same unique value already exists.

@@ -3,8 +3,10 @@
 use parley_protocol::config::{ConfigOverrides, SessionAssignment, SessionConfig};
 use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, prelude::DateTimeUtc,
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, Order, QueryFilter,
+    QueryOrder, QuerySelect, Set,
+    prelude::DateTimeUtc,
+    sea_query::{Expr, ExprTrait},
 };
 use uuid::Uuid;
 
@@ -87,6 +89,11 @@ pub async fn open<C: ConnectionTrait>(
         active_prompt_id: Set(None),
         end_reason: Set(None),
         rid: Set(req.rid),
+        title: Set(None),
+        title_source: Set(None),
+        pinned_at: Set(None),
+        archived_at: Set(None),
+        deleted_at: Set(None),
     }
     .insert(db)
     .await
@@ -102,6 +109,7 @@ pub async fn by_rid<C: ConnectionTrait>(
     sessions::Entity::find()
         .filter(sessions::Column::UserId.eq(user_id))
         .filter(sessions::Column::Rid.eq(rid))
+        .filter(sessions::Column::DeletedAt.is_null())
         .one(db)
         .await
         .context("finding a conversation by request id")?
@@ -197,7 +205,7 @@ async fn resolve_config<C: ConnectionTrait>(
     Ok(SessionConfig::resolve(&layers, about))
 }
 
-/// A session of this user's (another user's answers as missing).
+/// A session of this user's (another user's, or a deleted one, answers as missing).
 pub async fn get_owned<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
@@ -207,19 +215,22 @@ pub async fn get_owned<C: ConnectionTrait>(
         .one(db)
         .await
         .context("reading a session")?
-        .filter(|s| s.user_id == user_id)
+        .filter(|s| s.user_id == user_id && s.deleted_at.is_none())
         .ok_or(Error::not_found("session"))
 }
 
 /// A session this user may read: their own, or — for a teacher of the class — one a
 /// student opened on an assignment of a class they teach (DESIGN §7). Anything else
-/// answers as missing.
+/// answers as missing, as does a deleted session.
 pub async fn get_readable<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
     id: Uuid,
 ) -> Result<sessions::Model> {
     let session = get(db, id).await?;
+    if session.deleted_at.is_some() {
+        return Err(Error::not_found("session"));
+    }
     if session.user_id == user_id || teaches(db, user_id, &session).await? {
         Ok(session)
     } else {
@@ -350,6 +361,9 @@ pub async fn idle<C: ConnectionTrait>(
 /// The position of a session in the list order.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SessionKey {
+    /// Pinned sessions come first (a cursor of an earlier version has none: unpinned).
+    #[serde(default)]
+    pub pinned: bool,
     pub state: SessionState,
     pub last_activity_at: DateTimeUtc,
     pub id: Uuid,
@@ -358,6 +372,7 @@ pub struct SessionKey {
 impl From<&sessions::Model> for SessionKey {
     fn from(s: &sessions::Model) -> Self {
         Self {
+            pinned: s.pinned_at.is_some(),
             state: s.state,
             last_activity_at: s.last_activity_at,
             id: s.id,
@@ -365,14 +380,19 @@ impl From<&sessions::Model> for SessionKey {
     }
 }
 
+/// Which of a user's sessions a list shows.
 #[derive(Debug, Clone, Default)]
 pub struct SessionFilter {
     pub tool_id: Option<Uuid>,
     pub state: Option<SessionState>,
+    /// Archived sessions only (`true`), or only those not archived (`false`, the default).
+    pub archived: bool,
+    /// Only pinned (`true`) or only unpinned (`false`) sessions; both when `None`.
+    pub pinned: Option<bool>,
 }
 
-/// The user's sessions: active before completed ("active" sorts before "completed"),
-/// then the most recently active first.
+/// The user's sessions (never deleted ones): pinned before unpinned, active before
+/// completed ("active" sorts before "completed"), then the most recently active first.
 pub async fn list_for_user<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
@@ -380,8 +400,16 @@ pub async fn list_for_user<C: ConnectionTrait>(
     page: PageRequest<SessionKey>,
 ) -> Result<Page<sessions::Model, SessionKey>> {
     use sessions::Column as C;
+    let unpinned = || Expr::col(C::PinnedAt).is_null();
     let mut query = sessions::Entity::find()
         .filter(C::UserId.eq(user_id))
+        .filter(C::DeletedAt.is_null())
+        .filter(if filter.archived {
+            C::ArchivedAt.is_not_null()
+        } else {
+            C::ArchivedAt.is_null()
+        })
+        .order_by(unpinned(), Order::Asc)
         .order_by_asc(C::State)
         .order_by_desc(C::LastActivityAt)
         .order_by_desc(C::Id);
@@ -391,17 +419,40 @@ pub async fn list_for_user<C: ConnectionTrait>(
     if let Some(state) = filter.state {
         query = query.filter(C::State.eq(state));
     }
+    if let Some(pinned) = filter.pinned {
+        query = query.filter(if pinned {
+            C::PinnedAt.is_not_null()
+        } else {
+            C::PinnedAt.is_null()
+        });
+    }
     if let Some(key) = page.after {
+        // Within the key's pinned group: after it in (state, activity, id); then the
+        // unpinned group when the key is pinned.
+        let same_group = if key.pinned {
+            Expr::col(C::PinnedAt).is_not_null()
+        } else {
+            unpinned()
+        };
+        let later_group = if key.pinned {
+            unpinned()
+        } else {
+            Expr::val(false).into()
+        };
         query = query.filter(
-            Condition::any().add(C::State.gt(key.state)).add(
-                Condition::all().add(C::State.eq(key.state)).add(
-                    Condition::any()
-                        .add(C::LastActivityAt.lt(key.last_activity_at))
-                        .add(
-                            Condition::all()
-                                .add(C::LastActivityAt.eq(key.last_activity_at))
-                                .add(C::Id.lt(key.id)),
+            Condition::any().add(later_group).add(
+                Condition::all().add(same_group).add(
+                    Condition::any().add(C::State.gt(key.state)).add(
+                        Condition::all().add(C::State.eq(key.state)).add(
+                            Condition::any()
+                                .add(C::LastActivityAt.lt(key.last_activity_at))
+                                .add(
+                                    Condition::all()
+                                        .add(C::LastActivityAt.eq(key.last_activity_at))
+                                        .add(C::Id.lt(key.id)),
+                                ),
                         ),
+                    ),
                 ),
             ),
         );

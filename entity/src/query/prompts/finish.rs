@@ -108,6 +108,9 @@ pub struct TurnWrites {
     pub checkpointed: bool,
     /// One row per LLM call.
     pub usage: Vec<UsageRow>,
+    /// The first words of the user's message, for a session without a title (set only
+    /// where the turn completed): written in the session's update, never over a title.
+    pub title: Option<String>,
 }
 
 /// Ends the worker's attempt with `outcome.state` (terminal for the job: `completed`,
@@ -172,6 +175,7 @@ async fn write_finish(
         prompt.session_id,
         prompt.id,
         writes.messages.len(),
+        writes.title.as_deref(),
         now,
     )
     .await?;
@@ -289,7 +293,12 @@ pub(crate) async fn finish_in_two_batches(
     finished.returning_all();
     batch::transaction(db, async {
         let rows = Batch::begin()
-            .then(Some(&counted_hand_over(prompt, added, now)))
+            .then(Some(&counted_hand_over(
+                prompt,
+                added,
+                writes.title.as_deref(),
+                now,
+            )))
             .then(messages.as_ref())
             .then(blocks.as_ref())
             .then(usage.as_ref())
@@ -345,7 +354,10 @@ async fn finish_in_one_statement(
     let mut finished = finish_update(prompt, worker, outcome.clone(), now).into_query();
     finished.returning_all();
     with.cte(cte("p", finished));
-    with.cte(cte("s", counted_hand_over(prompt, added, now)));
+    with.cte(cte(
+        "s",
+        counted_hand_over(prompt, added, writes.title.as_deref(), now),
+    ));
     // A missing `s` makes every `seq` NULL, which the column refuses: the statement fails
     // and the caller takes the general path.
     let seq = |i: usize| {

@@ -6,11 +6,15 @@ use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     prelude::DateTimeUtc,
-    sea_query::{Expr, ExprTrait, Order, Query, UpdateStatement},
+    sea_query::{Expr, ExprTrait, Func, Order, Query, UpdateStatement},
 };
 use uuid::Uuid;
 
-use crate::{enums::PromptState, error::Context, prompts, sessions};
+use crate::{
+    enums::{PromptState, TitleSource},
+    error::Context,
+    prompts, sessions,
+};
 
 /// The oldest prompt of the session waiting for it, other than `prompt_id`.
 fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::SelectStatement {
@@ -25,14 +29,41 @@ fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::Select
         .to_owned()
 }
 
+/// `title = COALESCE(title, $title)` and `title_source = COALESCE(title_source,
+/// 'words')`: the first words of the first finished exchange title an untitled session,
+/// in the update of the session the finish runs anyway (no statement of its own). The
+/// two are null together, so the source is `words` exactly when this title took.
+fn first_words_title(title: &str) -> [(sessions::Column, Expr); 2] {
+    [
+        (
+            sessions::Column::Title,
+            Func::coalesce([Expr::col(sessions::Column::Title), Expr::value(title)]).into(),
+        ),
+        (
+            sessions::Column::TitleSource,
+            Func::coalesce([
+                Expr::col(sessions::Column::TitleSource),
+                Expr::value(TitleSource::Words),
+            ])
+            .into(),
+        ),
+    ]
+}
+
 /// The session's message counter and its hand-over to the next waiting prompt, only
 /// while `prompt` holds it: an `UPDATE … RETURNING message_count, active_prompt_id`.
+/// With `title`, an untitled session takes it ([`first_words_title`]).
 pub(super) fn counted_hand_over(
     prompt: &prompts::Model,
     added: usize,
+    title: Option<&str>,
     now: DateTimeUtc,
 ) -> UpdateStatement {
-    Query::update()
+    let mut update = Query::update();
+    for (column, value) in title.into_iter().flat_map(first_words_title) {
+        update.value(column, value);
+    }
+    update
         .table(sessions::Entity)
         .value(
             sessions::Column::MessageCount,
@@ -57,16 +88,22 @@ pub(super) fn counted_hand_over(
 
 /// Counts `added` messages on the session and, when `prompt_id` holds it, gives it to
 /// its oldest waiting prompt — one `UPDATE … RETURNING` (the next prompt is a subquery).
-/// Returns the message count after and the prompt handed to.
+/// Returns the message count after and the prompt handed to. With `title`, an
+/// untitled session takes it ([`first_words_title`]).
 pub(super) async fn release_session<C: ConnectionTrait>(
     txn: &C,
     session_id: Uuid,
     prompt_id: Uuid,
     added: usize,
+    title: Option<&str>,
     now: DateTimeUtc,
 ) -> Result<(i32, Option<Uuid>)> {
     let counted = || {
-        sessions::Entity::update_many()
+        let mut update = sessions::Entity::update_many();
+        for (column, value) in title.into_iter().flat_map(first_words_title) {
+            update = update.col_expr(column, value);
+        }
+        update
             .col_expr(
                 sessions::Column::MessageCount,
                 Expr::col(sessions::Column::MessageCount).add(added as i32),
