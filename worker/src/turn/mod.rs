@@ -37,6 +37,9 @@ mod route;
 mod user_breaker;
 mod user_message;
 
+/// The text a blocked user message is saved with.
+pub use before::BLOCKED_TEXT;
+
 use std::time::Instant;
 
 use parley_entity::{prompts, sessions};
@@ -243,5 +246,7 @@ fn telling(deps: &Deps) -> finish::Telling<'_> {
         events: &deps.events,
         retention: deps.settings.retention,
         quotas: &deps.quotas,
+        catalog: &deps.catalog,
+        title_model: deps.settings.title_model.as_deref(),
     }
 }
