@@ -9,7 +9,8 @@
 //! from them), the answers' blocks, the tool calls and their archived payloads, the
 //! extractions, and the prompts' text (input, system message, response, route, error
 //! text, idempotency key). The `sessions` row stays as a content-free tombstone
-//! (`deleted_at` set, title and request id cleared) with its prompts' bare rows, so the
+//! (`deleted_at` set, title and request id cleared, completed with `end_reason`
+//! `deleted` if it was active) with its prompts' bare rows, so the
 //! usage ledger (`ai_usage`, whose keys cascade from sessions and prompts) keeps every
 //! row: model, tokens, cost, latency and error class, with `message_id` cleared. Notes,
 //! to-dos and timers are the user's own and stay, no longer tied to the session. A session
@@ -146,6 +147,24 @@ pub async fn delete(
             Expr::value(Option::<TitleSource>::None),
         )
         .col_expr(sessions::Column::Rid, Expr::value(Option::<String>::None))
+        // An active session ends with its deletion (no `session:end`: nothing is left
+        // for a module to read).
+        .col_expr(
+            sessions::Column::State,
+            Expr::value(crate::enums::SessionState::Completed),
+        )
+        .col_expr(
+            sessions::Column::EndedAt,
+            Func::coalesce([Expr::col(sessions::Column::EndedAt), Expr::value(now)]).into(),
+        )
+        .col_expr(
+            sessions::Column::EndReason,
+            Func::coalesce([
+                Expr::col(sessions::Column::EndReason),
+                Expr::value("deleted"),
+            ])
+            .into(),
+        )
         .col_expr(
             sessions::Column::PinnedAt,
             Expr::value(Option::<DateTimeUtc>::None),

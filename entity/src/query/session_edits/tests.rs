@@ -232,6 +232,12 @@ on_both_backends!(deleting_keeps_the_ledger_without_content, |db| {
     assert_eq!(err.code(), ErrorCode::NotFound);
 
     delete(&db, alice, session.id, query_now()).await.unwrap();
+    let tombstone = q::get(&db, session.id).await.unwrap();
+    assert!(tombstone.deleted_at.is_some());
+    assert_eq!(
+        (tombstone.state, tombstone.end_reason.as_deref()),
+        (crate::enums::SessionState::Completed, Some("deleted"))
+    );
     assert_eq!(
         q::get_owned(&db, alice, session.id)
             .await
