@@ -164,6 +164,8 @@ from .session_assignment import SessionAssignment
 from .session_audit import SessionAudit
 from .session_config import SessionConfig
 from .session_context import SessionContext
+from .session_match import SessionMatch
+from .session_matches import SessionMatches
 from .session_state import SessionState
 from .sse_event import SseEvent
 from .state_count import StateCount
@@ -207,6 +209,7 @@ from .stuck_prompt import StuckPrompt
 from .suggested_action import SuggestedAction
 from .suggested_value import SuggestedValue
 from .thinking_delta_event import ThinkingDeltaEvent
+from .title_source import TitleSource
 from .todo import Todo
 from .token import Token
 from .token_list import TokenList
@@ -225,6 +228,7 @@ from .tool_summary import ToolSummary
 from .update_assignment import UpdateAssignment
 from .update_class import UpdateClass
 from .update_group import UpdateGroup
+from .update_session import UpdateSession
 from .update_tool import UpdateTool
 from .update_user import UpdateUser
 from .upload_file_body import UploadFileBody
@@ -394,6 +398,8 @@ __all__ = (
     "SessionAudit",
     "SessionConfig",
     "SessionContext",
+    "SessionMatch",
+    "SessionMatches",
     "SessionState",
     "SseEvent",
     "StateCount",
@@ -437,6 +443,7 @@ __all__ = (
     "SuggestedAction",
     "SuggestedValue",
     "ThinkingDeltaEvent",
+    "TitleSource",
     "Todo",
     "Token",
     "TokenList",
@@ -455,6 +462,7 @@ __all__ = (
     "UpdateAssignment",
     "UpdateClass",
     "UpdateGroup",
+    "UpdateSession",
     "UpdateTool",
     "UpdateUser",
     "UploadFileBody",
