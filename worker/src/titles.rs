@@ -15,13 +15,7 @@ use parley_entity::query::{self, conversation::UsageRow, session_edits};
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use crate::providers::{Catalog, ChatMessage, Delta};
-
-/// What the title model is asked (the system message); the demo model answers it with a
-/// title too ([`crate::providers::demo`]).
-pub const INSTRUCTIONS: &str = "Write a title of at most six words for the conversation \
-     that starts with the user's message below. Answer with the title only: no quotes, \
-     no final full stop.";
+use crate::providers::{Catalog, ChatMessage, Delta, TITLE_INSTRUCTIONS as INSTRUCTIONS};
 
 /// How much of the first message the title model sees, in characters.
 const MAX_INPUT_CHARS: usize = 2000;
@@ -66,10 +60,9 @@ pub async fn title(
     model: &str,
     session: Untitled,
 ) -> Result<Option<String>, Box<dyn std::error::Error + Send + Sync>> {
-    let Some(first) = session_edits::first_user_message(db, session.session_id)
-        .await?
-        .filter(|text| text != crate::turn::BLOCKED_TEXT)
-    else {
+    // The finish titled the session with the first words of this message (never a
+    // blocked one, which starts no title task).
+    let Some(first) = session_edits::first_user_message(db, session.session_id).await? else {
         return Ok(None);
     };
     let route = catalog

@@ -282,6 +282,8 @@ impl SessionsApi {
     /// The caller's sessions: pinned ones first, then active ones, then the most recently
     /// active. Archived sessions only with `archived=true` (and then only they).
     #[oai(path = "/", method = "get", operation_id = "list_sessions")]
+    // poem-openapi takes each query parameter as an argument of its own.
+    #[allow(clippy::too_many_arguments)]
     async fn list(
         &self,
         auth: BearerAuth,

@@ -85,10 +85,10 @@ fn calls_the_clock(messages: &[ChatMessage], functions: &[FunctionOffer]) -> boo
 const FILLER: &[&str] = &[
     "a", "about", "an", "and", "are", "be", "can", "could", "did", "do", "does", "for", "hello",
     "help", "hi", "how", "i", "in", "is", "it", "me", "my", "of", "on", "please", "tell", "the",
-    "to", "what", "when", "where", "which", "who", "why", "would", "you", "your",
+    "to", "what", "when", "where", "which", "who", "why", "with", "would", "you", "your",
 ];
 
-/// The demo model's title for a conversation ([`crate::titles::INSTRUCTIONS`]): up to
+/// The demo model's title for a conversation ([`super::TITLE_INSTRUCTIONS`]): up to
 /// four words of the user's message that are not filler, the first capitalised ("How does
 /// photosynthesis work in plants?" → "Photosynthesis work plants"); "New conversation"
 /// when none is left.
@@ -119,7 +119,7 @@ pub fn title(message: &str) -> String {
 fn answer(messages: &[ChatMessage]) -> String {
     if messages
         .first()
-        .is_some_and(|m| m.role == "system" && m.content == crate::titles::INSTRUCTIONS)
+        .is_some_and(|m| m.role == "system" && m.content == super::TITLE_INSTRUCTIONS)
     {
         let asked = messages.iter().find(|m| m.role == "user");
         return title(asked.map_or("", |m| m.content.as_str()));
@@ -256,7 +256,7 @@ mod tests {
     #[tokio::test]
     async fn asked_for_a_title_it_answers_with_one() {
         let messages = vec![
-            ChatMessage::system(crate::titles::INSTRUCTIONS),
+            ChatMessage::system(crate::providers::TITLE_INSTRUCTIONS),
             ChatMessage::user("What caused the French Revolution?"),
         ];
         let text: String = stream(&messages, &[])

@@ -37,9 +37,6 @@ mod route;
 mod user_breaker;
 mod user_message;
 
-/// The text a blocked user message is saved with.
-pub use before::BLOCKED_TEXT;
-
 use std::time::Instant;
 
 use parley_entity::{prompts, sessions};

@@ -19,7 +19,7 @@ use parley_service::{modules::runner::HookOutcome, respond, turns::record};
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use super::{BLOCKED_TEXT as BLOCKED, answer::Answer, answer::Produced, user_breaker};
+use super::{answer::Answer, answer::Produced, before::BLOCKED_TEXT as BLOCKED, user_breaker};
 use crate::{
     agent_loop::LoopEnd, error::TurnError, history::HistoryCache, persist::TurnSink,
     providers::Catalog, tools::live::LiveRegistry,
@@ -274,6 +274,10 @@ pub(super) async fn write(
             .user_text()
             .filter(|text| *text != BLOCKED)
             .and_then(session_edits::first_words);
+    }
+    if writes.title.is_none() {
+        // Nothing to title from (a blocked message, no words, an unfinished turn).
+        record.after.untitled = None;
     }
     if let Some(user) = sink.take_pending_user() {
         outcome.user_message_id = Some(user.id);
