@@ -407,12 +407,18 @@ pub mod statuses {
         ListOf = [400, 401, 404, 500, 503];
         /// An action on one resource without a body (cancel, complete, resume).
         Act = [401, 404, 409, 500, 503];
+        /// Changing one resource of the caller's with a JSON body (`PATCH`).
+        Change = [400, 401, 404, 413, 415, 422, 500, 503];
+        /// A search of the caller's own data (`q`, paged by `limit`): a query without a word
+        /// is 422.
+        Search = [400, 401, 422, 500, 503];
         /// Opening a session.
         CreateSession = [400, 401, 404, 409, 413, 415, 422, 500, 503];
         /// Sending a message: the turn's own failures in JSON mode too.
         SendMessage = [400, 401, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
-        /// A change of a resource of the caller's with a body (it may clash with its state).
-        Change = [400, 401, 404, 409, 413, 415, 422, 500, 503];
+        /// A change of a resource of the caller's with a body that may clash with its
+        /// state (409).
+        ChangeMayConflict = [400, 401, 404, 409, 413, 415, 422, 500, 503];
         /// `POST /v1/ask`: sending a message, and the `chat:write` permission.
         Ask = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504];
         /// `GET /v1/ask/replay/{rid}`: a path parameter with a pattern, the permission.

@@ -83,6 +83,8 @@ pub use parley_protocol::events::{BlockType, CallError, PromptState, ToolCallSta
 /// `sessions.state` is the protocol's too: a job carries the session row
 /// ([`parley_protocol::jobs::JobSession`]).
 pub use parley_protocol::jobs::SessionState;
+/// `sessions.title_source` travels with the session row in a job too.
+pub use parley_protocol::jobs::TitleSource;
 
 /// `module_events.outcome`: what a module decided at one hook.
 #[derive(

@@ -9,7 +9,7 @@ use parley_protocol::{config::SessionConfig, jobs::JobSession};
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::enums::SessionState;
+use crate::enums::{SessionState, TitleSource};
 
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel, Serialize, Deserialize)]
 #[sea_orm(table_name = "sessions")]
@@ -34,7 +34,23 @@ pub struct Model {
     /// The last message of the branch the session shows and continues (DESIGN §13):
     /// every message a turn writes becomes it; switching branches sets it.
     pub active_leaf_id: Option<Uuid>,
+    /// What the session is called (at most [`TITLE_MAX_CHARS`]); `None` until the first
+    /// exchange finishes or the owner names it.
+    #[sea_orm(column_type = "Text", nullable)]
+    pub title: Option<String>,
+    /// Who wrote `title`: [`TitleSource`]; `None` exactly when the title is.
+    pub title_source: Option<TitleSource>,
+    /// When the owner pinned it (pinned sessions list first).
+    pub pinned_at: Option<DateTimeUtc>,
+    /// When the owner archived it (archived sessions leave the default list).
+    pub archived_at: Option<DateTimeUtc>,
+    /// When the owner deleted it: its content is gone and only the usage ledger refers
+    /// to it; every user-facing read answers 404.
+    pub deleted_at: Option<DateTimeUtc>,
 }
+
+/// The longest title a session takes, in characters.
+pub const TITLE_MAX_CHARS: usize = 200;
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
 pub enum Relation {
@@ -136,6 +152,11 @@ impl From<Model> for JobSession {
             end_reason: s.end_reason,
             rid: s.rid,
             active_leaf_id: s.active_leaf_id,
+            title: s.title,
+            title_source: s.title_source,
+            pinned_at: s.pinned_at,
+            archived_at: s.archived_at,
+            deleted_at: s.deleted_at,
         }
     }
 }
@@ -158,6 +179,11 @@ impl From<JobSession> for Model {
             end_reason: s.end_reason,
             rid: s.rid,
             active_leaf_id: s.active_leaf_id,
+            title: s.title,
+            title_source: s.title_source,
+            pinned_at: s.pinned_at,
+            archived_at: s.archived_at,
+            deleted_at: s.deleted_at,
         }
     }
 }

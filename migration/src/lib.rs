@@ -34,6 +34,7 @@ mod m20261124_000017_create_quota_refusals;
 mod m20261126_000018_add_user_disabled;
 mod m20261126_000019_add_prompt_request_hash;
 mod m20261126_000020_create_message_tree;
+mod m20261126_000021_add_session_management;
 
 #[cfg(test)]
 mod tests;
@@ -65,6 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000018_add_user_disabled::Migration),
             Box::new(m20261126_000019_add_prompt_request_hash::Migration),
             Box::new(m20261126_000020_create_message_tree::Migration),
+            Box::new(m20261126_000021_add_session_management::Migration),
         ]
     }
 }

@@ -277,6 +277,10 @@ catalogue! {
         SubmissionMismatch = "submission_mismatch", 422;
         /// Only a user message, or an answer to one, can be regenerated.
         NothingToRegenerate = "nothing_to_regenerate", 422;
+        /// A session title that is blank or longer than 200 characters.
+        InvalidTitle = "invalid_title", 422;
+        /// A search without a word to look for.
+        EmptyQuery = "empty_query", 422;
 
         // Administration.
         /// A record with the same unique value already exists.

@@ -57,6 +57,31 @@ pub struct JobSession {
     /// worker reads the current one with its claim instead.
     #[serde(default)]
     pub active_leaf_id: Option<Uuid>,
+    /// The fields below came with session management (#14): a job of an earlier
+    /// version has none.
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub title_source: Option<TitleSource>,
+    #[serde(default)]
+    pub pinned_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub archived_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub deleted_at: Option<DateTime<Utc>>,
+}
+
+shared_enum! {
+    /// `sessions.title_source`: who wrote a session's title. The generator only ever
+    /// replaces a `words` title; the owner's (`user`) is never replaced.
+    pub enum TitleSource {
+        /// The first words of the first user message, written by the first finished turn.
+        Words = "words",
+        /// The configured title model, in the background after the first exchange.
+        Model = "model",
+        /// The owner.
+        User = "user",
+    }
 }
 
 shared_enum! {

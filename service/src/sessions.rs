@@ -9,6 +9,11 @@
 //! update — only an active session is completed — so however many processes race to end
 //! a session, one of them does, and that one fires `session:end`.
 //!
+//! Its owner also names, pins, archives, deletes and searches their sessions
+//! ([`SessionService::change`], [`SessionService::delete`], [`SessionService::search`]);
+//! a session titles itself after its first exchange (the turn's finish writes the first
+//! words; [`crate::titles`] asks the title model, when one is configured).
+//!
 //! `session:start` and `session:end` (module hooks, DESIGN §8) fire in one place,
 //! [`SessionService::fire`], on a task of their own: a caller never waits for a module.
 
@@ -18,6 +23,8 @@ use parley_entity::{
     query::{
         self,
         page::{Page, PageRequest},
+        session_edits::{self as edits, SessionChanges},
+        session_search,
         sessions::{self as q, OpenSession, Opener, SessionFilter, SessionKey, SessionLimit},
     },
     sessions,
@@ -45,6 +52,17 @@ impl Completion {
             Self::ByAction => "ended_by_action",
         }
     }
+}
+
+/// A session found by [`SessionService::search`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionMatch {
+    pub session_id: Uuid,
+    pub title: Option<String>,
+    /// The session's best matching message.
+    pub message_id: Uuid,
+    /// A short excerpt of that message around the first word found.
+    pub snippet: String,
 }
 
 /// The application layer of sessions; cheap to clone.
@@ -84,6 +102,51 @@ impl SessionService {
     /// otherwise, as for a session that does not exist).
     pub async fn get(&self, user_id: Uuid, id: Uuid) -> Result<sessions::Model> {
         q::get_readable(&self.db, user_id, id).await
+    }
+
+    /// Applies the owner's changes (title, pinned, archived) and returns the session as
+    /// it is now (404 when it is not theirs or deleted, 422 `invalid_title`).
+    ///
+    /// The per-user feed publishes "renamed" (a title in `changes`) or "changed" here,
+    /// from the returned session.
+    #[tracing::instrument(skip_all, fields(session_id = %id), err(level = "debug"))]
+    pub async fn change(
+        &self,
+        user_id: Uuid,
+        id: Uuid,
+        changes: SessionChanges,
+    ) -> Result<sessions::Model> {
+        edits::change(&self.db, user_id, id, changes, query::now()).await
+    }
+
+    /// Deletes the owner's session (404 when it is not theirs or already deleted, 409
+    /// `prompt_active` while it answers a turn): its content goes, the usage ledger keeps
+    /// its rows ([`edits`] says exactly what goes and what stays). Returns the session as
+    /// it was, for the per-user feed's "deleted" event.
+    #[tracing::instrument(skip_all, fields(session_id = %id), err(level = "debug"))]
+    pub async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<sessions::Model> {
+        edits::delete(&self.db, user_id, id, query::now()).await
+    }
+
+    /// The user's own sessions with a message containing every word of `query`, best
+    /// match first, each with its best message and a snippet (422 `empty_query` without
+    /// a word).
+    pub async fn search(
+        &self,
+        user_id: Uuid,
+        query: &str,
+        limit: u64,
+    ) -> Result<Vec<SessionMatch>> {
+        let hits = session_search::search_own_sessions(&self.db, user_id, query, limit).await?;
+        Ok(hits
+            .into_iter()
+            .map(|hit| SessionMatch {
+                snippet: session_search::snippet(&hit.content, query),
+                session_id: hit.session_id,
+                title: hit.title,
+                message_id: hit.message_id,
+            })
+            .collect())
     }
 
     /// Completes the owner's active session (404 when it is not theirs, 409

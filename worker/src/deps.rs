@@ -49,6 +49,9 @@ pub struct TurnSettings {
     pub delta_window: Duration,
     /// The most text one merged delta carries.
     pub delta_max_bytes: usize,
+    /// The model that titles a session after its first exchange (`[titles] model`);
+    /// none: the first words of the first message are its title ([`crate::titles`]).
+    pub title_model: Option<String>,
 }
 
 impl Default for TurnSettings {
@@ -65,6 +68,7 @@ impl Default for TurnSettings {
             response_buffer: 1024,
             delta_window: Duration::from_millis(30),
             delta_max_bytes: 4096,
+            title_model: None,
         }
     }
 }

@@ -35,6 +35,7 @@ pub mod persist;
 pub mod providers;
 pub mod schedule;
 pub mod skills;
+pub mod titles;
 pub mod tools;
 pub mod turn;
 

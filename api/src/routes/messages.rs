@@ -203,7 +203,7 @@ impl MessagesApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
         body: Json<SwitchBranch>,
-    ) -> ApiResult<Json<Session>, statuses::Change> {
+    ) -> ApiResult<Json<Session>, statuses::ChangeMayConflict> {
         let session = state
             .turns
             .switch_branch(auth.0.user_id, id.0, body.0.message_id)

@@ -1,14 +1,18 @@
 //! `/v1/sessions`: the caller's conversations.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{query::sessions as q, sessions};
-use parley_protocol::config::SessionConfig;
+use parley_entity::{
+    query::{session_edits::SessionChanges, sessions as q},
+    sessions,
+};
+use parley_protocol::{config::SessionConfig, jobs::TitleSource};
 use parley_service::sessions::Completion;
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
     param::{Path, Query},
     payload::Json,
+    types::MaybeUndefined,
 };
 use uuid::Uuid;
 
@@ -18,6 +22,7 @@ use crate::{
     error::{ApiResult, statuses},
     pagination::{self, Limit, Page},
     state::AppState,
+    types::Text,
 };
 
 /// Open a session with a chat tool, optionally for an assignment.
@@ -55,6 +60,88 @@ pub struct Session {
     /// The resolved configuration cascade (organisation → tool → assignment), frozen
     /// when the session started.
     pub config: SessionConfig,
+    /// What the session is called: the owner's title, or one generated after its first
+    /// exchange (the title model's, or the first words of the first message). Absent
+    /// until then.
+    pub title: Option<String>,
+    /// Who wrote the title: `words`, `model` or `user`.
+    pub title_source: Option<TitleSource>,
+    /// Present (true) when the owner pinned it: pinned sessions list first.
+    pub pinned: Option<bool>,
+    /// When it was pinned.
+    pub pinned_at: Option<DateTime<Utc>>,
+    /// Present (true) when the owner archived it: archived sessions leave the default list.
+    pub archived: Option<bool>,
+    /// When it was archived.
+    pub archived_at: Option<DateTime<Utc>>,
+}
+
+/// What the owner changes about a session; absent fields stay as they are.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct UpdateSession {
+    /// The new title (trimmed; not blank); `null` clears it, and the next finished
+    /// exchange titles the session again.
+    #[oai(validator(max_length = 200))]
+    pub title: MaybeUndefined<Text>,
+    /// Pin (true) or unpin (false).
+    pub pinned: Option<bool>,
+    /// Archive (true) or bring back (false).
+    pub archived: Option<bool>,
+}
+
+impl From<UpdateSession> for SessionChanges {
+    fn from(body: UpdateSession) -> Self {
+        Self {
+            title: match body.title {
+                MaybeUndefined::Undefined => None,
+                MaybeUndefined::Null => Some(None),
+                MaybeUndefined::Value(title) => Some(Some(title.into())),
+            },
+            pinned: body.pinned,
+            archived: body.archived,
+        }
+    }
+}
+
+/// A session whose messages match a search.
+#[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
+pub struct SessionMatch {
+    pub session_id: Uuid,
+    /// The session's title, when it has one.
+    pub title: Option<String>,
+    /// Its best matching message (`GET /v1/sessions/{id}/messages` has it).
+    pub message_id: Uuid,
+    /// A short excerpt of that message around the first word found (`…` where text is
+    /// left out).
+    pub snippet: String,
+}
+
+/// The sessions a search found.
+#[derive(Debug, Object)]
+pub struct SessionMatches {
+    /// Best match first.
+    pub items: Vec<SessionMatch>,
+}
+
+impl From<parley_service::sessions::SessionMatch> for SessionMatch {
+    fn from(m: parley_service::sessions::SessionMatch) -> Self {
+        Self {
+            session_id: m.session_id,
+            title: m.title,
+            message_id: m.message_id,
+            snippet: m.snippet,
+        }
+    }
+}
+
+/// The answer of a delete.
+#[derive(ApiResponse)]
+pub enum DeletedSession {
+    /// Deleted: the session and its content are gone.
+    #[oai(status = 204)]
+    NoContent,
 }
 
 impl From<sessions::Model> for Session {
@@ -73,6 +160,12 @@ impl From<sessions::Model> for Session {
             active_leaf_id: s.active_leaf_id,
             end_reason: s.end_reason,
             config: s.config,
+            title: s.title,
+            title_source: s.title_source,
+            pinned: s.pinned_at.map(|_| true),
+            pinned_at: s.pinned_at,
+            archived: s.archived_at.map(|_| true),
+            archived_at: s.archived_at,
         }
     }
 }
@@ -120,8 +213,11 @@ impl SessionsApi {
 
     /// List sessions
     ///
-    /// The caller's sessions, active ones first, then the most recently active.
+    /// The caller's sessions: pinned ones first, then active ones, then the most recently
+    /// active. Archived sessions only with `archived=true` (and then only they).
     #[oai(path = "/", method = "get", operation_id = "list_sessions")]
+    // poem-openapi takes each query parameter as an argument of its own.
+    #[allow(clippy::too_many_arguments)]
     async fn list(
         &self,
         auth: BearerAuth,
@@ -131,6 +227,10 @@ impl SessionsApi {
         /// Only sessions in this state.
         #[oai(name = "state")]
         session_state: Query<Option<SessionState>>,
+        /// `true`: only archived sessions; `false` (the default): only the others.
+        archived: Query<Option<bool>>,
+        /// `true`: only pinned sessions; `false`: only the others; absent: both.
+        pinned: Query<Option<bool>>,
         /// Page size.
         limit: Query<Option<Limit>>,
         /// `next_cursor` of the previous page.
@@ -140,9 +240,38 @@ impl SessionsApi {
         let filter = q::SessionFilter {
             tool_id: tool_id.0,
             state: session_state.0.map(Into::into),
+            archived: archived.0.unwrap_or(false),
+            pinned: pinned.0,
         };
         let rows = state.sessions().list(auth.0.user_id, filter, page).await?;
         Ok(Json(Page::from_rows(rows, Session::from)))
+    }
+
+    /// Search one's sessions
+    ///
+    /// The caller's own sessions with a message containing every word of `q` (whole
+    /// words, any case, no stemming), best match first: each session once, with its best
+    /// matching message and a snippet of it. Archived sessions are included; 422
+    /// `empty_query` when `q` has no word (only symbols).
+    #[oai(path = "/search", method = "get", operation_id = "search_sessions")]
+    async fn search(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        /// The words to find.
+        #[oai(validator(min_length = 1, max_length = 500))]
+        q: Query<String>,
+        /// How many sessions at most.
+        limit: Query<Option<Limit>>,
+    ) -> ApiResult<Json<SessionMatches>, statuses::Search> {
+        let limit = limit.0.map_or(pagination::DEFAULT_LIMIT, |l| l.0);
+        let found = state
+            .sessions()
+            .search(auth.0.user_id, &q.0, limit.into())
+            .await?;
+        Ok(Json(SessionMatches {
+            items: found.into_iter().map(Into::into).collect(),
+        }))
     }
 
     /// Get a session
@@ -156,6 +285,42 @@ impl SessionsApi {
         Ok(Json(
             state.sessions().get(auth.0.user_id, id.0).await?.into(),
         ))
+    }
+
+    /// Change a session
+    ///
+    /// Renames, pins or archives one of the caller's sessions (absent fields stay as
+    /// they are); a title set here is never replaced by a generated one. 422
+    /// `invalid_title` for a blank title.
+    #[oai(path = "/:id", method = "patch", operation_id = "update_session")]
+    async fn update(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        body: Json<UpdateSession>,
+    ) -> ApiResult<Json<Session>, statuses::Change> {
+        let session = state
+            .sessions()
+            .change(auth.0.user_id, id.0, body.0.into())
+            .await?;
+        Ok(Json(session.into()))
+    }
+
+    /// Delete a session
+    ///
+    /// Deletes one of the caller's sessions and its content (messages, answers, function
+    /// calls); the usage ledger keeps its rows, without content. 409 `prompt_active`
+    /// while the session answers a turn: cancel it first.
+    #[oai(path = "/:id", method = "delete", operation_id = "delete_session")]
+    async fn delete(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<DeletedSession, statuses::Act> {
+        state.sessions().delete(auth.0.user_id, id.0).await?;
+        Ok(DeletedSession::NoContent)
     }
 
     /// Complete a session

@@ -82,6 +82,8 @@ pub struct Settings {
     pub http: HttpSettings,
     #[serde(default)]
     pub outbound: OutboundSettings,
+    #[serde(default)]
+    pub titles: TitleSettings,
 }
 
 /// The least address space `files.extract_max_memory_mb` may give the PDF extractor:

@@ -7,6 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use super::mask;
 
+/// How sessions get their titles (`[titles]`).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TitleSettings {
+    /// The model (one of `models`, or `parley-demo` without providers) that writes a
+    /// session's title after its first exchange, in the background. None: the first
+    /// words of the first message are the title.
+    pub model: Option<String>,
+}
+
 /// How workers run turns (`[worker]`).
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -175,6 +175,11 @@ pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
         .collect();
     let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())
         .map_err(|err| anyhow::anyhow!("invalid setting `models`: {err}"))?;
+    if let Some(model) = &settings.titles.model
+        && catalog.resolve(Some(model)).is_none()
+    {
+        anyhow::bail!("invalid setting `titles.model`: `{model}` is not a model served here");
+    }
     let (providers, users) = breakers(settings)?;
     Ok(Arc::new(catalog.with_breakers(providers, users)))
 }
@@ -259,6 +264,7 @@ pub(super) fn turn_settings(settings: &Settings) -> TurnSettings {
         retention: settings.event_retention(),
         delta_window: Duration::from_millis(w.delta_window_ms),
         delta_max_bytes: w.delta_max_bytes,
+        title_model: settings.titles.model.clone(),
         ..TurnSettings::default()
     }
 }

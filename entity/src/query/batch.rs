@@ -199,6 +199,7 @@ mod tests {
             }],
             answer_id: Some(answered),
             checkpointed: false,
+            title: Some("hello".into()),
             usage: vec![UsageRow {
                 prompt_id: prompt.id,
                 message_id: Some(answered),
@@ -329,6 +330,11 @@ mod tests {
             let session = reread(&db, session.id).await;
             assert_eq!(session.message_count, 4);
             assert_eq!(session.active_prompt_id, None);
+            // The first finish titled the session with the first words.
+            assert_eq!(
+                (session.title.as_deref(), session.title_source),
+                (Some("hello"), Some(crate::enums::TitleSource::Words))
+            );
         });
     }
 

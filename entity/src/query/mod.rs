@@ -21,6 +21,8 @@ pub mod resource;
 pub mod schedule;
 pub mod search;
 pub mod secrets;
+pub mod session_edits;
+pub mod session_search;
 pub mod sessions;
 #[cfg(test)]
 mod stored_config;

@@ -31,7 +31,7 @@ pub struct MessageHit {
 }
 
 /// The words of a query: runs of letters and digits (what both tokenizers index).
-fn words(query: &str) -> Vec<&str> {
+pub(crate) fn words(query: &str) -> Vec<&str> {
     query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -40,7 +40,7 @@ fn words(query: &str) -> Vec<&str> {
 
 /// An FTS5 query that matches rows containing every word: `"w1" AND "w2"`, each word a
 /// string with its double quotes doubled, so FTS5 reads it as text, never as syntax.
-fn fts5_all_words(words: &[&str]) -> String {
+pub(crate) fn fts5_all_words(words: &[&str]) -> String {
     words
         .iter()
         .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))

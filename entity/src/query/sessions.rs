@@ -1,10 +1,11 @@
-//! Sessions: open one (access checks and the config cascade), read, page, complete.
+//! Sessions: open one (access checks and the config cascade), read, page
+//! ([`list_for_user`]), complete.
 
 use parley_protocol::config::{ConfigOverrides, SessionAssignment, SessionConfig};
 use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, prelude::DateTimeUtc,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set, prelude::DateTimeUtc,
 };
 use uuid::Uuid;
 
@@ -16,6 +17,10 @@ use crate::{
     assignments, enrollments, enums::SessionState, error::Context, groups, messages, sessions,
     submissions, tools,
 };
+
+mod list;
+
+pub use list::{SessionFilter, SessionKey, list_for_user};
 
 /// Who is asking, as far as opening sessions is concerned.
 #[derive(Debug, Clone, Copy)]
@@ -88,6 +93,11 @@ pub async fn open<C: ConnectionTrait>(
         end_reason: Set(None),
         rid: Set(req.rid),
         active_leaf_id: Set(None),
+        title: Set(None),
+        title_source: Set(None),
+        pinned_at: Set(None),
+        archived_at: Set(None),
+        deleted_at: Set(None),
     }
     .insert(db)
     .await
@@ -103,6 +113,7 @@ pub async fn by_rid<C: ConnectionTrait>(
     sessions::Entity::find()
         .filter(sessions::Column::UserId.eq(user_id))
         .filter(sessions::Column::Rid.eq(rid))
+        .filter(sessions::Column::DeletedAt.is_null())
         .one(db)
         .await
         .context("finding a conversation by request id")?
@@ -198,7 +209,7 @@ async fn resolve_config<C: ConnectionTrait>(
     Ok(SessionConfig::resolve(&layers, about))
 }
 
-/// A session of this user's (another user's answers as missing).
+/// A session of this user's (another user's, or a deleted one, answers as missing).
 pub async fn get_owned<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
@@ -208,19 +219,22 @@ pub async fn get_owned<C: ConnectionTrait>(
         .one(db)
         .await
         .context("reading a session")?
-        .filter(|s| s.user_id == user_id)
+        .filter(|s| s.user_id == user_id && s.deleted_at.is_none())
         .ok_or(Error::not_found("session"))
 }
 
 /// A session this user may read: their own, or — for a teacher of the class — one a
 /// student opened on an assignment of a class they teach (DESIGN §7). Anything else
-/// answers as missing.
+/// answers as missing, as does a deleted session.
 pub async fn get_readable<C: ConnectionTrait>(
     db: &C,
     user_id: Uuid,
     id: Uuid,
 ) -> Result<sessions::Model> {
     let session = get(db, id).await?;
+    if session.deleted_at.is_some() {
+        return Err(Error::not_found("session"));
+    }
     if session.user_id == user_id || teaches(db, user_id, &session).await? {
         Ok(session)
     } else {
@@ -346,75 +360,6 @@ pub async fn idle<C: ConnectionTrait>(
         .all(db)
         .await
         .context("finding idle sessions")
-}
-
-/// The position of a session in the list order.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct SessionKey {
-    pub state: SessionState,
-    pub last_activity_at: DateTimeUtc,
-    pub id: Uuid,
-}
-
-impl From<&sessions::Model> for SessionKey {
-    fn from(s: &sessions::Model) -> Self {
-        Self {
-            state: s.state,
-            last_activity_at: s.last_activity_at,
-            id: s.id,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct SessionFilter {
-    pub tool_id: Option<Uuid>,
-    pub state: Option<SessionState>,
-}
-
-/// The user's sessions: active before completed ("active" sorts before "completed"),
-/// then the most recently active first.
-pub async fn list_for_user<C: ConnectionTrait>(
-    db: &C,
-    user_id: Uuid,
-    filter: SessionFilter,
-    page: PageRequest<SessionKey>,
-) -> Result<Page<sessions::Model, SessionKey>> {
-    use sessions::Column as C;
-    let mut query = sessions::Entity::find()
-        .filter(C::UserId.eq(user_id))
-        .order_by_asc(C::State)
-        .order_by_desc(C::LastActivityAt)
-        .order_by_desc(C::Id);
-    if let Some(tool_id) = filter.tool_id {
-        query = query.filter(C::ToolId.eq(tool_id));
-    }
-    if let Some(state) = filter.state {
-        query = query.filter(C::State.eq(state));
-    }
-    if let Some(key) = page.after {
-        query = query.filter(
-            Condition::any().add(C::State.gt(key.state)).add(
-                Condition::all().add(C::State.eq(key.state)).add(
-                    Condition::any()
-                        .add(C::LastActivityAt.lt(key.last_activity_at))
-                        .add(
-                            Condition::all()
-                                .add(C::LastActivityAt.eq(key.last_activity_at))
-                                .add(C::Id.lt(key.id)),
-                        ),
-                ),
-            ),
-        );
-    }
-    let rows = query
-        .limit(page.limit + 1)
-        .all(db)
-        .await
-        .context("listing sessions")?;
-    Ok(Page::from_overfetch(rows, page.limit, |s| {
-        SessionKey::from(s)
-    }))
 }
 
 /// Completes an active session. A guarded update, so two concurrent completes cannot

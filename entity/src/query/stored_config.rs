@@ -179,6 +179,11 @@ fn a_job_carries_the_session_row_in_its_own_form() {
         end_reason: None,
         rid: Some("r1".into()),
         active_leaf_id: Some(Uuid::now_v7()),
+        title: Some("Fractions".into()),
+        title_source: Some(crate::enums::TitleSource::Words),
+        pinned_at: Some(Utc::now()),
+        archived_at: None,
+        deleted_at: None,
     };
     let carried = parley_protocol::jobs::JobSession::from(row.clone());
     assert_eq!(

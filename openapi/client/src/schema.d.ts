@@ -939,7 +939,8 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description The caller's sessions, active ones first, then the most recently active.
+         * @description The caller's sessions: pinned ones first, then active ones, then the most recently
+         *     active. Archived sessions only with `archived=true` (and then only they).
          */
         get: operations["list_sessions"];
         put?: never;
@@ -950,6 +951,29 @@ export interface paths {
          *     resolved configuration cascade.
          */
         post: operations["create_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search one's sessions
+         * @description The caller's own sessions with a message containing every word of `q` (whole
+         *     words, any case, no stemming), best match first: each session once, with its best
+         *     matching message and a snippet of it. Archived sessions are included; 422
+         *     `empty_query` when `q` has no word (only symbols).
+         */
+        get: operations["search_sessions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -967,10 +991,22 @@ export interface paths {
         get: operations["get_session"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a session
+         * @description Deletes one of the caller's sessions and its content (messages, answers, function
+         *     calls); the usage ledger keeps its rows, without content. 409 `prompt_active`
+         *     while the session answers a turn: cancel it first.
+         */
+        delete: operations["delete_session"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a session
+         * @description Renames, pins or archives one of the caller's sessions (absent fields stay as
+         *     they are); a title set here is never replaced by a generated one. 422
+         *     `invalid_title` for a blank title.
+         */
+        patch: operations["update_session"];
         trace?: never;
     };
     "/v1/sessions/{id}/actions": {
@@ -1972,6 +2008,8 @@ export interface components {
          *     * `tool_mismatch` (422): The assignment is done with a different tool.
          *     * `submission_mismatch` (422): The submission belongs to another assignment.
          *     * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
+         *     * `invalid_title` (422): A session title that is blank or longer than 200 characters.
+         *     * `empty_query` (422): A search without a word to look for.
          *     * `already_exists` (409): A record with the same unique value already exists.
          *     * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.
          *     * `email_taken` (409): A user with this e-mail address already exists.
@@ -1999,7 +2037,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "nothing_to_regenerate" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -3306,6 +3344,13 @@ export interface components {
              * @description The generation in flight, if any.
              */
             active_prompt_id?: string;
+            /** @description Present (true) when the owner archived it: archived sessions leave the default list. */
+            archived?: boolean;
+            /**
+             * Format: date-time
+             * @description When it was archived.
+             */
+            archived_at?: string;
             /** Format: uuid */
             assignment_id?: string;
             /**
@@ -3322,11 +3367,26 @@ export interface components {
             last_activity_at: string;
             /** Format: int32 */
             message_count: number;
+            /** @description Present (true) when the owner pinned it: pinned sessions list first. */
+            pinned?: boolean;
+            /**
+             * Format: date-time
+             * @description When it was pinned.
+             */
+            pinned_at?: string;
             /** Format: date-time */
             started_at: string;
             state: components["schemas"]["SessionState"];
             /** Format: uuid */
             submission_id?: string;
+            /**
+             * @description What the session is called: the owner's title, or one generated after its first
+             *     exchange (the title model's, or the first words of the first message). Absent
+             *     until then.
+             */
+            title?: string;
+            /** @description Who wrote the title: `words`, `model` or `user`. */
+            title_source?: components["schemas"]["TitleSource"];
             /** Format: uuid */
             tool_id: string;
         };
@@ -3416,6 +3476,34 @@ export interface components {
             started_at: string;
             /** @description `active` or `completed`. */
             state: string;
+        };
+        /**
+         * SessionMatch
+         * @description A session whose messages match a search.
+         */
+        SessionMatch: {
+            /**
+             * Format: uuid
+             * @description Its best matching message (`GET /v1/sessions/{id}/messages` has it).
+             */
+            message_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * @description A short excerpt of that message around the first word found (`…` where text is
+             *     left out).
+             */
+            snippet: string;
+            /** @description The session's title, when it has one. */
+            title?: string;
+        };
+        /**
+         * SessionMatches
+         * @description The sessions a search found.
+         */
+        SessionMatches: {
+            /** @description Best match first. */
+            items: components["schemas"]["SessionMatch"][];
         };
         /**
          * @description A session is `active` until it is completed.
@@ -3771,6 +3859,12 @@ export interface components {
             text: string;
         };
         /**
+         * @description `sessions.title_source`: who wrote a session's title. The generator only ever
+         *     replaces a `words` title; the owner's (`user`) is never replaced.
+         * @enum {string}
+         */
+        TitleSource: "words" | "model" | "user";
+        /**
          * Todo
          * @description Something the caller means to do.
          */
@@ -4068,6 +4162,21 @@ export interface components {
             name?: string | null;
             /** @description Replaces the settings as a whole. */
             settings?: components["schemas"]["ConfigOverrides"] | null;
+        };
+        /**
+         * UpdateSession
+         * @description What the owner changes about a session; absent fields stay as they are.
+         */
+        UpdateSession: {
+            /** @description Archive (true) or bring back (false). */
+            archived?: boolean | null;
+            /** @description Pin (true) or unpin (false). */
+            pinned?: boolean | null;
+            /**
+             * @description The new title (trimmed; not blank); `null` clears it, and the next finished
+             *     exchange titles the session again.
+             */
+            title?: string | null;
         };
         /**
          * UpdateTool
@@ -9678,6 +9787,10 @@ export interface operations {
                 tool_id?: string;
                 /** @description Only sessions in this state. */
                 state?: components["schemas"]["SessionState"];
+                /** @description `true`: only archived sessions; `false` (the default): only the others. */
+                archived?: boolean;
+                /** @description `true`: only pinned sessions; `false`: only the others; absent: both. */
+                pinned?: boolean;
                 /** @description Page size. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page. */
@@ -9863,6 +9976,86 @@ export interface operations {
             };
         };
     };
+    search_sessions: {
+        parameters: {
+            query: {
+                /** @description The words to find. */
+                q: string;
+                /** @description How many sessions at most. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["SessionMatches"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get_session: {
         parameters: {
             query?: never;
@@ -9893,6 +10086,190 @@ export interface operations {
             };
             /** @description No such resource, or it belongs to someone else. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted: the session and its content are gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request clashes with the resource's current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    update_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["UpdateSession"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Session"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

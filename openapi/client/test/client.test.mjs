@@ -147,6 +147,49 @@ test("edit and regenerate make siblings; a switch moves the active branch", asyn
   assert.equal((await shown(edited.parent_id)).at(-1).id, again.data.message_id);
 });
 
+test("a session: titled, renamed, pinned, archived, searched and deleted", async () => {
+  const id = await newSession();
+  const words = "Photosynthesis questions for my biology homework tonight please";
+  const events = await collect(
+    streamTurn({ baseUrl: parley.baseUrl, token: parley.adminToken, sessionId: id, content: words }),
+  );
+  assert.equal(events.at(-1).type, "complete");
+  const titled = await client.GET("/v1/sessions/{id}", { params: { path: { id } } });
+  assert.equal(titled.data.title, "Photosynthesis questions for my biology homework");
+  assert.equal(titled.data.title_source, "words");
+
+  const changed = await client.PATCH("/v1/sessions/{id}", {
+    params: { path: { id } },
+    body: { title: "Biology", pinned: true, archived: true },
+  });
+  assert.equal(changed.response.status, 200, JSON.stringify(changed.error));
+  assert.deepEqual(
+    [changed.data.title, changed.data.title_source, changed.data.pinned, changed.data.archived],
+    ["Biology", "user", true, true],
+  );
+  const archived = await client.GET("/v1/sessions", { params: { query: { archived: true } } });
+  assert.deepEqual(
+    archived.data.items.map((s) => s.id),
+    [id],
+  );
+  const blank = await client.PATCH("/v1/sessions/{id}", { params: { path: { id } }, body: { title: "  " } });
+  assert.equal(blank.response.status, 422);
+  assert.equal(blank.error.code, "invalid_title");
+
+  const found = await client.GET("/v1/sessions/search", { params: { query: { q: "PHOTOSYNTHESIS biology" } } });
+  assert.equal(found.response.status, 200, JSON.stringify(found.error));
+  const hit = found.data.items.find((h) => h.session_id === id);
+  assert.equal(hit.title, "Biology");
+  assert.match(hit.snippet, /Photosynthesis/);
+
+  const deleted = await client.DELETE("/v1/sessions/{id}", { params: { path: { id } } });
+  assert.equal(deleted.response.status, 204);
+  const gone = await client.GET("/v1/sessions/{id}", { params: { path: { id } } });
+  assert.equal(gone.response.status, 404);
+  const after = await client.GET("/v1/sessions/search", { params: { query: { q: "photosynthesis" } } });
+  assert.ok(!after.data.items.some((h) => h.session_id === id));
+});
+
 test("a streamed turn yields its events in order and ends with complete", async () => {
   const sessionId = await newSession();
   const events = await collect(

@@ -70,6 +70,51 @@ def test_another_sessions_id_is_a_not_found_problem(client: AuthenticatedClient)
     assert raised.value.detail
 
 
+def test_a_session_is_titled_renamed_pinned_archived_searched_and_deleted(
+    json_client: AuthenticatedClient, new_session
+) -> None:
+    from parley_client.api.sessions import delete_session, search_sessions, update_session
+    from parley_client.models import TitleSource, UpdateSession
+
+    session_id = new_session()
+    words = "Photosynthesis questions for my biology homework tonight please"
+    response = send_message.sync_detailed(session_id, client=json_client, body=CreateMessage(content=words))
+    assert response.status_code == 201, response.content
+    titled = expect(get_session.sync_detailed(session_id, client=json_client))
+    assert titled.title == "Photosynthesis questions for my biology homework"
+    assert titled.title_source == TitleSource.WORDS
+
+    changed = expect(
+        update_session.sync_detailed(
+            session_id, client=json_client, body=UpdateSession(title="Biology", pinned=True, archived=True)
+        )
+    )
+    assert (changed.title, changed.title_source, changed.pinned, changed.archived) == (
+        "Biology",
+        TitleSource.USER,
+        True,
+        True,
+    )
+    archived = expect(list_sessions.sync_detailed(client=json_client, archived=True))
+    assert [s.id for s in archived.items] == [session_id]
+    with pytest.raises(ParleyProblem) as raised:
+        expect(update_session.sync_detailed(session_id, client=json_client, body=UpdateSession(title="  ")))
+    assert (raised.value.status, raised.value.code) == (422, "invalid_title")
+
+    found = expect(search_sessions.sync_detailed(client=json_client, q="PHOTOSYNTHESIS biology"))
+    hit = next(h for h in found.items if h.session_id == session_id)
+    assert hit.title == "Biology"
+    assert "Photosynthesis" in hit.snippet
+    with pytest.raises(ParleyProblem) as raised:
+        expect(search_sessions.sync_detailed(client=json_client, q="***"))
+    assert (raised.value.status, raised.value.code) == (422, "empty_query")
+
+    assert delete_session.sync_detailed(session_id, client=json_client).status_code == 204
+    with pytest.raises(ParleyProblem) as raised:
+        expect(get_session.sync_detailed(session_id, client=json_client))
+    assert raised.value.status == 404
+
+
 def test_an_empty_message_is_a_validation_problem(json_client: AuthenticatedClient, new_session) -> None:
     response = send_message.sync_detailed(new_session(), client=json_client, body=CreateMessage(content=""))
     with pytest.raises(ParleyProblem) as raised:

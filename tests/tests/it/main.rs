@@ -33,6 +33,7 @@ mod openai;
 mod ops;
 mod quotas;
 mod restart;
+mod session_management;
 mod session_rules;
 mod sessions;
 mod skills;

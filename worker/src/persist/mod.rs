@@ -167,6 +167,11 @@ impl TurnSink {
     }
 
     /// The deferred user message no checkpoint has written (for the end of the turn).
+    /// The turn's user message as saved (after the hooks), pending or written.
+    pub fn user_text(&self) -> Option<&str> {
+        self.user_message.text()
+    }
+
     pub fn take_pending_user(&mut self) -> Option<MessageRow> {
         self.user_message.take_pending()
     }

@@ -51,6 +51,14 @@ impl UserMessage {
         Ok(())
     }
 
+    /// The message's text, pending or written (`None` before the stage saves it).
+    pub fn text(&self) -> Option<&str> {
+        self.pending
+            .as_ref()
+            .map(|(_, row)| row.content.as_str())
+            .or_else(|| self.written.as_ref().map(|(row, _)| row.content.as_str()))
+    }
+
     pub fn take_pending(&mut self) -> Option<MessageRow> {
         self.pending.take().map(|(_, row)| row)
     }

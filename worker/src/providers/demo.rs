@@ -2,7 +2,8 @@
 //! newcomer sees a whole turn stream without any account. Its `vendor`/`model` say what
 //! it is, and its reply is deterministic. Asked for the time when `getCurrentTime` is
 //! offered, it calls that function and answers with its result, so a tool card's events
-//! can be seen without a provider too.
+//! can be seen without a provider too. Asked for a title (`[titles] model =
+//! "parley-demo"`), it answers with the message's telling words ([`title`]).
 
 use std::time::Duration;
 
@@ -80,8 +81,49 @@ fn calls_the_clock(messages: &[ChatMessage], functions: &[FunctionOffer]) -> boo
         && !messages[last_user..].iter().any(|m| m.role == "tool")
 }
 
+/// Words a demo title leaves out: they say little about what a conversation is about.
+const FILLER: &[&str] = &[
+    "a", "about", "an", "and", "are", "be", "can", "could", "did", "do", "does", "for", "hello",
+    "help", "hi", "how", "i", "in", "is", "it", "me", "my", "of", "on", "please", "tell", "the",
+    "to", "what", "when", "where", "which", "who", "why", "with", "would", "you", "your",
+];
+
+/// The demo model's title for a conversation ([`super::TITLE_INSTRUCTIONS`]): up to
+/// four words of the user's message that are not filler, the first capitalised ("How does
+/// photosynthesis work in plants?" → "Photosynthesis work plants"); "New conversation"
+/// when none is left.
+pub fn title(message: &str) -> String {
+    let words: Vec<String> = message
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '-')
+        .map(|w| w.trim_matches(|c| c == '\'' || c == '-'))
+        .filter(|w| !w.is_empty() && !FILLER.contains(&w.to_lowercase().as_str()))
+        .take(4)
+        .map(str::to_owned)
+        .collect();
+    let Some((first, rest)) = words.split_first() else {
+        return "New conversation".to_owned();
+    };
+    let mut chars = first.chars();
+    let capital: String = chars
+        .next()
+        .into_iter()
+        .flat_map(char::to_uppercase)
+        .collect();
+    std::iter::once(capital + chars.as_str())
+        .chain(rest.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The text of the demo model's answer when it does not call a function.
 fn answer(messages: &[ChatMessage]) -> String {
+    if messages
+        .first()
+        .is_some_and(|m| m.role == "system" && m.content == super::TITLE_INSTRUCTIONS)
+    {
+        let asked = messages.iter().find(|m| m.role == "user");
+        return title(asked.map_or("", |m| m.content.as_str()));
+    }
     let last_user = messages.iter().rposition(|m| m.role == "user").unwrap_or(0);
     let results: Vec<&str> = messages[last_user..]
         .iter()
@@ -194,6 +236,39 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_demo_title_keeps_the_telling_words() {
+        assert_eq!(
+            title("How does photosynthesis work in plants?"),
+            "Photosynthesis work plants"
+        );
+        assert_eq!(
+            title("Can you help me with fractions, decimals and percentages today?"),
+            "Fractions decimals percentages today"
+        );
+        assert_eq!(title("Hi!"), "New conversation");
+        assert_eq!(title(""), "New conversation");
+        assert_eq!(title("Élan vital?"), "Élan vital");
+    }
+
+    #[tokio::test]
+    async fn asked_for_a_title_it_answers_with_one() {
+        let messages = vec![
+            ChatMessage::system(crate::providers::TITLE_INSTRUCTIONS),
+            ChatMessage::user("What caused the French Revolution?"),
+        ];
+        let text: String = stream(&messages, &[])
+            .filter_map(|d| async move {
+                match d.unwrap() {
+                    Delta::Text(t) => Some(t),
+                    _ => None,
+                }
+            })
+            .collect()
+            .await;
+        assert_eq!(text, "Caused French Revolution");
     }
 
     #[tokio::test]

@@ -121,6 +121,12 @@ impl ProviderError {
     }
 }
 
+/// What a title model is asked, as the system message before the user's first message
+/// (the `titles` module); the demo model answers it with a title too ([`demo::title`]).
+pub const TITLE_INSTRUCTIONS: &str = "Write a title of at most six words for the conversation \
+     that starts with the user's message below. Answer with the title only: no quotes, \
+     no final full stop.";
+
 /// One kind of model API.
 #[async_trait::async_trait]
 pub trait Provider: Send + Sync {

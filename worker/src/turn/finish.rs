@@ -2,7 +2,8 @@
 //! `prompt_state` and the terminal event, built by `parley_service::turns::record` from
 //! what was recorded — after the rows that point at the answer (the after-hooks' audit,
 //! the function calls); the turn's tokens count against its quotas; the event log gets
-//! its retention. The session's next waiting prompt is the caller's to start.
+//! its retention; a session's first exchange is titled by the title model, on a task of
+//! its own. The session's next waiting prompt is the caller's to start.
 
 use std::{sync::Arc, time::Duration};
 
@@ -26,6 +27,9 @@ pub(super) struct Telling<'a> {
     /// How long a finished prompt's event log stays readable.
     pub retention: Duration,
     pub quotas: &'a Quotas,
+    pub catalog: &'a Arc<crate::providers::Catalog>,
+    /// The title model (`[titles] model`), if any.
+    pub title_model: Option<&'a str>,
 }
 
 /// Tells readers how the turn ended and does what follows a recorded end. Returns the
@@ -81,6 +85,14 @@ pub(super) async fn finish(
         charge_tokens(telling, user_id, tool_id, tokens).await;
     }
     expire(telling.events, telling.retention, prompt.id).await;
+    if let (Some(untitled), Some(model)) = (after.untitled, telling.title_model) {
+        crate::titles::spawn(
+            telling.db.clone(),
+            telling.catalog.clone(),
+            model.to_owned(),
+            untitled,
+        );
+    }
     Ok(next)
 }
 

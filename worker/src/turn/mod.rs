@@ -238,5 +238,7 @@ fn telling(deps: &Deps) -> finish::Telling<'_> {
         events: &deps.events,
         retention: deps.settings.retention,
         quotas: &deps.quotas,
+        catalog: &deps.catalog,
+        title_model: deps.settings.title_model.as_deref(),
     }
 }

@@ -11,6 +11,7 @@ use parley_entity::{
         self,
         conversation::{self, MessageRow, UsageRow},
         prompts::{Finished, Outcome, TurnWrites},
+        session_edits,
     },
 };
 use parley_protocol::events::{ResponseExtras, Usage};
@@ -18,7 +19,7 @@ use parley_service::{modules::runner::HookOutcome, respond, turns::record};
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use super::{answer::Answer, answer::Produced, user_breaker};
+use super::{answer::Answer, answer::Produced, before::BLOCKED_TEXT as BLOCKED, user_breaker};
 use crate::{
     agent_loop::LoopEnd, error::TurnError, history::HistoryCache, persist::TurnSink,
     providers::Catalog, tools::live::LiveRegistry,
@@ -58,6 +59,9 @@ pub(super) struct Afterwards {
     pub attach_calls: bool,
     /// The user and tool whose quotas count the turn's tokens.
     pub quota: Option<(Uuid, Uuid)>,
+    /// The session had no title when the turn started: a completed turn is its first
+    /// exchange, which the title model titles ([`crate::titles`]).
+    pub untitled: Option<crate::titles::Untitled>,
 }
 
 impl Record {
@@ -168,6 +172,14 @@ async fn record_answer(
         session_id: answer.session.id,
         attach_calls: !answer.generation.results.is_empty(),
         quota: Some((answer.session.user_id, answer.session.tool_id)),
+        untitled: (complete && answer.session.title_source.is_none()).then_some(
+            crate::titles::Untitled {
+                session_id: answer.session.id,
+                user_id: answer.session.user_id,
+                tool_id: answer.session.tool_id,
+                prompt_id: prompt.id,
+            },
+        ),
     };
     let mut outcome = match answer.end {
         LoopEnd::Failed { code, .. } => Outcome::failure(state, code),
@@ -256,6 +268,18 @@ pub(super) async fn write(
     let mut writes = std::mem::take(&mut record.writes);
     let mut outcome = std::mem::replace(&mut record.outcome, Outcome::bare(PromptState::Error));
     writes.checkpointed = sink.checkpointed();
+    // The first finished exchange titles an untitled session with the user's first
+    // words (the finish's session update keeps a title it has).
+    if outcome.state == PromptState::Completed {
+        writes.title = sink
+            .user_text()
+            .filter(|text| *text != BLOCKED)
+            .and_then(session_edits::first_words);
+    }
+    if writes.title.is_none() {
+        // Nothing to title from (a blocked message, no words, an unfinished turn).
+        record.after.untitled = None;
+    }
     if let Some(user) = sink.take_pending_user() {
         outcome.user_message_id = Some(user.id);
         writes.messages.insert(0, user);

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::{
     UNFINISHED,
-    handover::{counted_hand_over, release_session},
+    handover::{Marks, counted_hand_over, release_session},
 };
 use crate::{
     enums::{ErrorCode, PromptState},
@@ -108,12 +108,19 @@ pub struct TurnWrites {
     pub checkpointed: bool,
     /// One row per LLM call.
     pub usage: Vec<UsageRow>,
+    /// The first words of the user's message, for a session without a title (set only
+    /// where the turn completed): written in the session's update, never over a title.
+    pub title: Option<String>,
 }
 
 impl TurnWrites {
-    /// The session's active leaf after these writes: the last message they add.
-    fn leaf(&self) -> Option<Uuid> {
-        self.messages.last().map(|m| m.id)
+    /// What these writes also mark on the session: the active leaf (the last message
+    /// they add) and the first words' title.
+    fn marks(&self) -> Marks<'_> {
+        Marks {
+            leaf: self.messages.last().map(|m| m.id),
+            title: self.title.as_deref(),
+        }
     }
 }
 
@@ -179,7 +186,7 @@ async fn write_finish(
         prompt.session_id,
         prompt.id,
         writes.messages.len(),
-        writes.leaf(),
+        writes.marks(),
         now,
     )
     .await?;
@@ -297,7 +304,7 @@ pub(crate) async fn finish_in_two_batches(
     finished.returning_all();
     batch::transaction(db, async {
         let rows = Batch::begin()
-            .then(Some(&counted_hand_over(prompt, added, writes.leaf(), now)))
+            .then(Some(&counted_hand_over(prompt, added, writes.marks(), now)))
             .then(messages.as_ref())
             .then(blocks.as_ref())
             .then(usage.as_ref())
@@ -355,7 +362,7 @@ async fn finish_in_one_statement(
     with.cte(cte("p", finished));
     with.cte(cte(
         "s",
-        counted_hand_over(prompt, added, writes.leaf(), now),
+        counted_hand_over(prompt, added, writes.marks(), now),
     ));
     // A missing `s` makes every `seq` NULL, which the column refuses: the statement fails
     // and the caller takes the general path.

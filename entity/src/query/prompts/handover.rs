@@ -6,11 +6,15 @@ use parley_protocol::error::{Error, Result};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     prelude::DateTimeUtc,
-    sea_query::{Expr, ExprTrait, Order, Query, UpdateStatement},
+    sea_query::{Expr, ExprTrait, Func, Order, Query, UpdateStatement},
 };
 use uuid::Uuid;
 
-use crate::{enums::PromptState, error::Context, prompts, sessions};
+use crate::{
+    enums::{PromptState, TitleSource},
+    error::Context,
+    prompts, sessions,
+};
 
 /// The oldest prompt of the session waiting for it, other than `prompt_id`.
 fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::SelectStatement {
@@ -25,18 +29,58 @@ fn next_waiting(session_id: Uuid, prompt_id: Uuid) -> sea_orm::sea_query::Select
         .to_owned()
 }
 
+/// `title = COALESCE(title, $title)` and `title_source = COALESCE(title_source,
+/// 'words')`: the first words of the first finished exchange title an untitled session,
+/// in the update of the session the finish runs anyway (no statement of its own). The
+/// two are null together, so the source is `words` exactly when this title took.
+fn first_words_title(title: &str) -> [(sessions::Column, Expr); 2] {
+    [
+        (
+            sessions::Column::Title,
+            Func::coalesce([Expr::col(sessions::Column::Title), Expr::value(title)]).into(),
+        ),
+        (
+            sessions::Column::TitleSource,
+            Func::coalesce([
+                Expr::col(sessions::Column::TitleSource),
+                Expr::value(TitleSource::Words),
+            ])
+            .into(),
+        ),
+    ]
+}
+
+/// What the end of a turn also writes on its session, in the update that counts its
+/// messages: the last message written becomes the active leaf (DESIGN §13), and an
+/// untitled session takes the first words' title.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Marks<'a> {
+    pub leaf: Option<Uuid>,
+    pub title: Option<&'a str>,
+}
+
+impl Marks<'_> {
+    fn columns(self) -> impl Iterator<Item = (sessions::Column, Expr)> {
+        let leaf = self
+            .leaf
+            .map(|leaf| (sessions::Column::ActiveLeafId, Expr::value(leaf)));
+        leaf.into_iter()
+            .chain(self.title.into_iter().flat_map(first_words_title))
+    }
+}
+
 /// The session's message counter and its hand-over to the next waiting prompt, only
 /// while `prompt` holds it: an `UPDATE … RETURNING message_count, active_prompt_id`.
-/// `leaf`, the last message written, becomes the session's active leaf.
+/// `marks` go with it: the new active leaf, the first words' title.
 pub(super) fn counted_hand_over(
     prompt: &prompts::Model,
     added: usize,
-    leaf: Option<Uuid>,
+    marks: Marks<'_>,
     now: DateTimeUtc,
 ) -> UpdateStatement {
     let mut update = Query::update();
-    if let Some(leaf) = leaf {
-        update.value(sessions::Column::ActiveLeafId, Expr::value(leaf));
+    for (column, value) in marks.columns() {
+        update.value(column, value);
     }
     update
         .table(sessions::Entity)
@@ -63,28 +107,28 @@ pub(super) fn counted_hand_over(
 
 /// Counts `added` messages on the session and, when `prompt_id` holds it, gives it to
 /// its oldest waiting prompt — one `UPDATE … RETURNING` (the next prompt is a subquery).
-/// `leaf`, the last message written, becomes the session's active leaf. Returns the
-/// message count after and the prompt handed to.
+/// `marks` go with it: the new active leaf, the first words' title. Returns the message
+/// count after and the prompt handed to.
 pub(super) async fn release_session<C: ConnectionTrait>(
     txn: &C,
     session_id: Uuid,
     prompt_id: Uuid,
     added: usize,
-    leaf: Option<Uuid>,
+    marks: Marks<'_>,
     now: DateTimeUtc,
 ) -> Result<(i32, Option<Uuid>)> {
     let counted = || {
-        let update = sessions::Entity::update_many()
+        let mut update = sessions::Entity::update_many();
+        for (column, value) in marks.columns() {
+            update = update.col_expr(column, value);
+        }
+        update
             .col_expr(
                 sessions::Column::MessageCount,
                 Expr::col(sessions::Column::MessageCount).add(added as i32),
             )
-            .col_expr(sessions::Column::LastActivityAt, Expr::value(now));
-        match leaf {
-            Some(leaf) => update.col_expr(sessions::Column::ActiveLeafId, Expr::value(leaf)),
-            None => update,
-        }
-        .filter(sessions::Column::Id.eq(session_id))
+            .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
+            .filter(sessions::Column::Id.eq(session_id))
     };
     let handed = counted()
         .col_expr(

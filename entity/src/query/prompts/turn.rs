@@ -194,6 +194,7 @@ async fn write_turn(db: &DatabaseConnection, turn: NewTurn, now: DateTimeUtc) ->
             .col_expr(sessions::Column::ActivePromptId, Expr::value(prompt.id))
             .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
             .filter(sessions::Column::Id.eq(session.id))
+            .filter(sessions::Column::DeletedAt.is_null()) // a delete after the read wins
             .filter(match session.active_prompt_id {
                 Some(previous) => sessions::Column::ActivePromptId.eq(previous),
                 None => sessions::Column::ActivePromptId.is_null(),
@@ -254,7 +255,7 @@ async fn take_idle_session(
 }
 
 /// The guarded `UPDATE` that makes prompt `id` the active one of `turn`'s session when
-/// the session is the user's, active and idle.
+/// the session is the user's, active, idle and not deleted.
 fn take_session(
     id: Uuid,
     turn: &NewTurn,
@@ -267,6 +268,7 @@ fn take_session(
         .filter(sessions::Column::UserId.eq(turn.user_id))
         .filter(sessions::Column::State.eq(SessionState::Active))
         .filter(sessions::Column::ActivePromptId.is_null())
+        .filter(sessions::Column::DeletedAt.is_null())
 }
 
 /// [`take_idle_session`] on SQLite in two round trips instead of four: `BEGIN` with the
@@ -336,6 +338,7 @@ async fn take_idle_session_pg(
             r#"WITH s AS (
         UPDATE sessions SET active_prompt_id = $1, last_activity_at = $2
         WHERE id = $3 AND user_id = $4 AND state = $5 AND active_prompt_id IS NULL
+          AND deleted_at IS NULL
           AND (jsonb_typeof(config -> '{max_messages}') IS DISTINCT FROM 'number'
                OR message_count + 2 <= (config ->> '{max_messages}')::numeric)
           AND (jsonb_typeof(config -> '{max_duration}') IS DISTINCT FROM 'number'

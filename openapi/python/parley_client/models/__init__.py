@@ -165,6 +165,8 @@ from .session_assignment import SessionAssignment
 from .session_audit import SessionAudit
 from .session_config import SessionConfig
 from .session_context import SessionContext
+from .session_match import SessionMatch
+from .session_matches import SessionMatches
 from .session_state import SessionState
 from .skill_name import SkillName
 from .sse_event import SseEvent
@@ -210,6 +212,7 @@ from .suggested_action import SuggestedAction
 from .suggested_value import SuggestedValue
 from .switch_branch import SwitchBranch
 from .thinking_delta_event import ThinkingDeltaEvent
+from .title_source import TitleSource
 from .todo import Todo
 from .token import Token
 from .token_list import TokenList
@@ -228,6 +231,7 @@ from .tool_summary import ToolSummary
 from .update_assignment import UpdateAssignment
 from .update_class import UpdateClass
 from .update_group import UpdateGroup
+from .update_session import UpdateSession
 from .update_tool import UpdateTool
 from .update_user import UpdateUser
 from .upload_file_body import UploadFileBody
@@ -398,6 +402,8 @@ __all__ = (
     "SessionAudit",
     "SessionConfig",
     "SessionContext",
+    "SessionMatch",
+    "SessionMatches",
     "SessionState",
     "SkillName",
     "SseEvent",
@@ -443,6 +449,7 @@ __all__ = (
     "SuggestedValue",
     "SwitchBranch",
     "ThinkingDeltaEvent",
+    "TitleSource",
     "Todo",
     "Token",
     "TokenList",
@@ -461,6 +468,7 @@ __all__ = (
     "UpdateAssignment",
     "UpdateClass",
     "UpdateGroup",
+    "UpdateSession",
     "UpdateTool",
     "UpdateUser",
     "UploadFileBody",

@@ -16,6 +16,8 @@ def _get_kwargs(
     *,
     tool_id: UUID | Unset = UNSET,
     state: SessionState | Unset = UNSET,
+    archived: bool | Unset = UNSET,
+    pinned: bool | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -32,6 +34,10 @@ def _get_kwargs(
         json_state = state.value
 
     params["state"] = json_state
+
+    params["archived"] = archived
+
+    params["pinned"] = pinned
 
     params["limit"] = limit
 
@@ -103,16 +109,21 @@ def sync_detailed(
     client: AuthenticatedClient,
     tool_id: UUID | Unset = UNSET,
     state: SessionState | Unset = UNSET,
+    archived: bool | Unset = UNSET,
+    pinned: bool | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageSession | Problem]:
     """List sessions
 
-     The caller's sessions, active ones first, then the most recently active.
+     The caller's sessions: pinned ones first, then active ones, then the most recently
+    active. Archived sessions only with `archived=true` (and then only they).
 
     Args:
         tool_id (UUID | Unset):
         state (SessionState | Unset): A session is `active` until it is completed.
+        archived (bool | Unset):
+        pinned (bool | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -127,6 +138,8 @@ def sync_detailed(
     kwargs = _get_kwargs(
         tool_id=tool_id,
         state=state,
+        archived=archived,
+        pinned=pinned,
         limit=limit,
         cursor=cursor,
     )
@@ -143,16 +156,21 @@ def sync(
     client: AuthenticatedClient,
     tool_id: UUID | Unset = UNSET,
     state: SessionState | Unset = UNSET,
+    archived: bool | Unset = UNSET,
+    pinned: bool | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageSession | Problem | None:
     """List sessions
 
-     The caller's sessions, active ones first, then the most recently active.
+     The caller's sessions: pinned ones first, then active ones, then the most recently
+    active. Archived sessions only with `archived=true` (and then only they).
 
     Args:
         tool_id (UUID | Unset):
         state (SessionState | Unset): A session is `active` until it is completed.
+        archived (bool | Unset):
+        pinned (bool | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -168,6 +186,8 @@ def sync(
         client=client,
         tool_id=tool_id,
         state=state,
+        archived=archived,
+        pinned=pinned,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -178,16 +198,21 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     tool_id: UUID | Unset = UNSET,
     state: SessionState | Unset = UNSET,
+    archived: bool | Unset = UNSET,
+    pinned: bool | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageSession | Problem]:
     """List sessions
 
-     The caller's sessions, active ones first, then the most recently active.
+     The caller's sessions: pinned ones first, then active ones, then the most recently
+    active. Archived sessions only with `archived=true` (and then only they).
 
     Args:
         tool_id (UUID | Unset):
         state (SessionState | Unset): A session is `active` until it is completed.
+        archived (bool | Unset):
+        pinned (bool | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -202,6 +227,8 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         tool_id=tool_id,
         state=state,
+        archived=archived,
+        pinned=pinned,
         limit=limit,
         cursor=cursor,
     )
@@ -216,16 +243,21 @@ async def asyncio(
     client: AuthenticatedClient,
     tool_id: UUID | Unset = UNSET,
     state: SessionState | Unset = UNSET,
+    archived: bool | Unset = UNSET,
+    pinned: bool | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageSession | Problem | None:
     """List sessions
 
-     The caller's sessions, active ones first, then the most recently active.
+     The caller's sessions: pinned ones first, then active ones, then the most recently
+    active. Archived sessions only with `archived=true` (and then only they).
 
     Args:
         tool_id (UUID | Unset):
         state (SessionState | Unset): A session is `active` until it is completed.
+        archived (bool | Unset):
+        pinned (bool | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -242,6 +274,8 @@ async def asyncio(
             client=client,
             tool_id=tool_id,
             state=state,
+            archived=archived,
+            pinned=pinned,
             limit=limit,
             cursor=cursor,
         )
