@@ -33,6 +33,7 @@ mod m20261124_000016_create_schedule_and_archive;
 mod m20261124_000017_create_quota_refusals;
 mod m20261126_000018_add_user_disabled;
 mod m20261126_000019_add_prompt_request_hash;
+mod m20261126_000022_timer_due_index;
 
 #[cfg(test)]
 mod tests;
@@ -63,6 +64,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000017_create_quota_refusals::Migration),
             Box::new(m20261126_000018_add_user_disabled::Migration),
             Box::new(m20261126_000019_add_prompt_request_hash::Migration),
+            Box::new(m20261126_000022_timer_due_index::Migration),
         ]
     }
 }

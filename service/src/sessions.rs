@@ -11,6 +11,8 @@
 //!
 //! `session:start` and `session:end` (module hooks, DESIGN §8) fire in one place,
 //! [`SessionService::fire`], on a task of their own: a caller never waits for a module.
+//! Each start and end is also published on the owner's feed (`session_created`,
+//! `session_updated` with the new state; DESIGN §13).
 
 use std::time::Duration;
 
@@ -23,7 +25,9 @@ use parley_entity::{
     sessions,
 };
 use parley_protocol::error::{Error, Result};
+use parley_protocol::feed::UserEventKind;
 use parley_protocol::hooks::Hook;
+use parley_runtime::user_feed::Publisher;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
@@ -53,11 +57,25 @@ pub struct SessionService {
     db: DatabaseConnection,
     /// The deployment's modules: the session hooks run those the session's config names.
     modules: ModuleCatalog,
+    /// Where the user's other tabs and devices hear of their sessions (`GET /v1/feed`).
+    feed: Publisher,
 }
 
 impl SessionService {
+    /// A service over `db` whose feed events go nowhere ([`with_feed`](Self::with_feed)
+    /// gives it the deployment's feed).
     pub fn new(db: DatabaseConnection, modules: ModuleCatalog) -> Self {
-        Self { db, modules }
+        Self {
+            db,
+            modules,
+            feed: Publisher::detached(),
+        }
+    }
+
+    /// Publishes its sessions' changes on `feed`.
+    pub fn with_feed(mut self, feed: Publisher) -> Self {
+        self.feed = feed;
+        self
     }
 
     /// Opens a session (access, assignment window and config cascade are checked and
@@ -67,6 +85,11 @@ impl SessionService {
         let session = q::open(&self.db, who, request, query::now()).await?;
         parley_runtime::metrics::metrics().sessions_created.inc();
         self.fire(&session, Hook::SessionStart);
+        let created = UserEventKind::SessionCreated {
+            session_id: session.id,
+            tool_id: session.tool_id,
+        };
+        self.feed.publish(session.user_id, created).await;
         Ok(session)
     }
 
@@ -97,6 +120,7 @@ impl SessionService {
     ) -> Result<sessions::Model> {
         let session = q::complete(&self.db, user_id, id, how.end_reason(), query::now()).await?;
         self.fire(&session, Hook::SessionEnd);
+        self.publish_state(&session).await;
         Ok(session)
     }
 
@@ -115,7 +139,10 @@ impl SessionService {
             return;
         }
         match q::get(&self.db, session_id).await {
-            Ok(session) => self.fire(&session, Hook::SessionEnd),
+            Ok(session) => {
+                self.fire(&session, Hook::SessionEnd);
+                self.publish_state(&session).await;
+            }
             Err(err) => tracing::warn!(error = %err, %session_id, "cannot fire session:end"),
         }
     }
@@ -140,6 +167,7 @@ impl SessionService {
                 Ok(Some(ended)) => {
                     closed += 1;
                     self.fire(&ended, Hook::SessionEnd);
+                    self.publish_state(&ended).await;
                 }
                 Ok(None) => {}
                 Err(err) => {
@@ -151,6 +179,13 @@ impl SessionService {
             tracing::info!(closed, "completed idle sessions");
         }
         closed
+    }
+
+    /// Tells the owner's feed the session's state (it ended).
+    async fn publish_state(&self, session: &sessions::Model) {
+        let kind =
+            UserEventKind::session_state(session.id, session.state, session.end_reason.clone());
+        self.feed.publish(session.user_id, kind).await;
     }
 
     /// Fires a session hook for the modules the session's config names: the one place

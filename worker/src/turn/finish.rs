@@ -2,12 +2,15 @@
 //! `prompt_state` and the terminal event, built by `parley_service::turns::record` from
 //! what was recorded — after the rows that point at the answer (the after-hooks' audit,
 //! the function calls); the turn's tokens count against its quotas; the event log gets
-//! its retention. The session's next waiting prompt is the caller's to start.
+//! its retention; the owner's feed hears `turn_finished`. The session's next waiting
+//! prompt is the caller's to start.
 
 use std::{sync::Arc, time::Duration};
 
-use parley_entity::query;
+use parley_entity::{prompts, query};
+use parley_protocol::feed::UserEventKind;
 use parley_runtime::event_log::EventLog;
+use parley_runtime::user_feed::Publisher;
 use parley_service::{
     quota::Quotas,
     turns::record::{self, TurnRecord},
@@ -26,6 +29,8 @@ pub(super) struct Telling<'a> {
     /// How long a finished prompt's event log stays readable.
     pub retention: Duration,
     pub quotas: &'a Quotas,
+    /// The per-user feed, told `turn_finished`.
+    pub feed: &'a Publisher,
 }
 
 /// Tells readers how the turn ended and does what follows a recorded end. Returns the
@@ -80,8 +85,32 @@ pub(super) async fn finish(
         let tokens = record.usage.input_tokens + record.usage.output_tokens;
         charge_tokens(telling, user_id, tool_id, tokens).await;
     }
+    publish_finished(telling, &prompt, after.quota.map(|(user_id, _)| user_id)).await;
     expire(telling.events, telling.retention, prompt.id).await;
     Ok(next)
+}
+
+/// Tells the owner's feed the turn ended. A turn that answered knows its user; one that
+/// ended before (a failure, an interruption) reads its session's owner: one query, off
+/// the plain turn's path.
+async fn publish_finished(telling: Telling<'_>, prompt: &prompts::Model, user_id: Option<Uuid>) {
+    let user_id = match user_id {
+        Some(user_id) => user_id,
+        None => match query::sessions::get(telling.db, prompt.session_id).await {
+            Ok(session) => session.user_id,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot tell the user feed a turn ended");
+                return;
+            }
+        },
+    };
+    let finished = UserEventKind::TurnFinished {
+        session_id: prompt.session_id,
+        prompt_id: prompt.id,
+        state: prompt.state,
+        assistant_message_id: prompt.assistant_message_id,
+    };
+    telling.feed.publish(user_id, finished).await;
 }
 
 /// Counts a turn's tokens against its user's and group's daily quotas (when any is

@@ -243,5 +243,6 @@ fn telling(deps: &Deps) -> finish::Telling<'_> {
         events: &deps.events,
         retention: deps.settings.retention,
         quotas: &deps.quotas,
+        feed: &deps.feed,
     }
 }

@@ -1,0 +1,106 @@
+//! Timers that fire (#14 item 5): each worker process runs [`run`], which finds the
+//! timers that are due and fires each once, however many workers look and however often
+//! they restart.
+//!
+//! A firing ([`query::timers::fire`]) is one transaction: the timer's guarded `UPDATE`
+//! (`fired_at`, only while it is pending — not fired, paused or cancelled — and due) is
+//! the claim, and the notice (`⏰ The tea timer is done`, an assistant message with no
+//! prompt and no model call) is appended to the session the timer was set in, in the
+//! same transaction. Two workers racing for one timer: one claims it, the other finds
+//! it gone. A worker that dies before it commits leaves the timer pending for the next
+//! pass; a restart changes nothing, the timer is a row.
+//!
+//! After the commit the owner's feed hears `timer_fired` (also for a timer set with no
+//! session or whose session was deleted: no notice then). A worker that dies between
+//! the commit and the publish loses the feed event, not the notice.
+//!
+//! A timer whose session has a turn in flight (`sessions.active_prompt_id`) is not fired
+//! then: it fires on the first pass after the turn ended, so a notice never lands in the
+//! middle of a turn's messages (the session's row is locked while the timer fires, so
+//! no turn starts in between).
+//!
+//! Polling is cheap: one indexed query (`idx_timers_due`) for the next due time, and
+//! the pass sleeps until then, or [`every`](run) at most (a timer set by another process
+//! is noticed within it).
+
+use std::time::Duration;
+
+use parley_entity::query::{self, timers::Firing};
+use parley_protocol::feed::UserEventKind;
+
+use crate::deps::Deps;
+use crate::skills::timer_notice;
+
+/// The most timers one pass fires.
+const BATCH: u64 = 100;
+/// The shortest sleep between passes.
+const MIN_WAIT: Duration = Duration::from_millis(20);
+
+/// Fires due timers until dropped, looking at least every `every`.
+pub async fn run(deps: Deps, every: Duration) {
+    loop {
+        let deferred = fire_due(&deps).await;
+        let wait = if deferred > 0 {
+            // Those wait for their turns to end: look again a pass later.
+            every
+        } else {
+            until_next(&deps, every).await
+        };
+        tokio::time::sleep(wait.max(MIN_WAIT)).await;
+    }
+}
+
+/// How long until the next pending timer is due, at most `every`.
+async fn until_next(deps: &Deps, every: Duration) -> Duration {
+    match query::timers::next_due(&deps.db).await {
+        Ok(Some(at)) => (at - query::now())
+            .to_std()
+            .unwrap_or(Duration::ZERO)
+            .min(every),
+        Ok(None) => every,
+        Err(err) => {
+            tracing::debug!(error = %err, "cannot look for the next due timer");
+            every
+        }
+    }
+}
+
+/// One pass: fires every due timer it can. Returns how many it deferred (their
+/// sessions have a turn in flight).
+pub async fn fire_due(deps: &Deps) -> usize {
+    let now = query::now();
+    let due = match query::timers::due(&deps.db, now, BATCH).await {
+        Ok(due) => due,
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot look for due timers");
+            return 0;
+        }
+    };
+    let mut deferred = 0;
+    for timer in due {
+        let notice = timer_notice(&timer.label);
+        match query::timers::fire(&deps.db, &timer, notice, query::now()).await {
+            Ok(Firing::Fired { timer, notice }) => {
+                parley_runtime::metrics::metrics().timers_fired.inc();
+                tracing::info!(timer_id = %timer.id, label = %timer.label, "a timer fired");
+                if let Some(notice) = &notice {
+                    // The session's history grew without a turn: a cached copy is stale.
+                    deps.history.forget(notice.session_id);
+                }
+                let fired = UserEventKind::TimerFired {
+                    timer_id: timer.id,
+                    label: timer.label.clone(),
+                    session_id: timer.session_id,
+                    message_id: notice.as_ref().map(|n| n.id),
+                };
+                deps.feed.publish(timer.user_id, fired).await;
+            }
+            Ok(Firing::Deferred) => deferred += 1,
+            Ok(Firing::Gone) => {}
+            Err(err) => {
+                tracing::warn!(error = %err, timer_id = %timer.id, "cannot fire a timer");
+            }
+        }
+    }
+    deferred
+}
