@@ -6,6 +6,8 @@ pub mod admin;
 pub mod ask;
 pub mod catalog;
 pub mod events_doc;
+pub mod feed;
+pub mod feed_doc;
 pub mod files;
 pub mod notes;
 pub mod ops;
@@ -43,6 +45,7 @@ pub type Api = (
     ask::AskApi,
     actions::ActionsApi,
     prompts::PromptsApi,
+    feed::FeedApi,
     catalog::CatalogApi,
     todos::TodosApi,
     notes::NotesApi,
@@ -59,6 +62,7 @@ pub fn api() -> Api {
         ask::AskApi,
         actions::ActionsApi,
         prompts::PromptsApi,
+        feed::FeedApi,
         catalog::CatalogApi,
         todos::TodosApi,
         notes::NotesApi,
