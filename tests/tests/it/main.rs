@@ -38,3 +38,4 @@ mod sessions;
 mod skills;
 mod tool_config;
 mod turns;
+mod user_feed;
