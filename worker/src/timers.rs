@@ -80,7 +80,8 @@ pub async fn fire_due(deps: &Deps) -> usize {
     for timer in due {
         let notice = timer_notice(&timer.label);
         match query::timers::fire(&deps.db, &timer, notice, query::now()).await {
-            Ok(Firing::Fired { timer, notice }) => {
+            Ok(Firing::Fired(fired)) => {
+                let query::timers::Fired { timer, notice } = *fired;
                 parley_runtime::metrics::metrics().timers_fired.inc();
                 tracing::info!(timer_id = %timer.id, label = %timer.label, "a timer fired");
                 if let Some(notice) = &notice {

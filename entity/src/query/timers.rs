@@ -186,15 +186,19 @@ pub async fn due<C: ConnectionTrait>(
         .context("looking for due timers")
 }
 
+/// A timer that fired, and its notice in its session (`None`: it has no session, or
+/// the session is gone).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fired {
+    pub timer: timers::Model,
+    pub notice: Option<messages::Model>,
+}
+
 /// What [`fire`] did with a due timer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Firing {
-    /// It fired: its notice is in its session (`None`: it has no session, or the session
-    /// is gone).
-    Fired {
-        timer: timers::Model,
-        notice: Option<messages::Model>,
-    },
+    /// It fired.
+    Fired(Box<Fired>),
     /// A turn of its session is in flight: it fires once the turn has ended, so its
     /// notice never lands in the middle of a turn.
     Deferred,
@@ -254,13 +258,13 @@ pub async fn fire(
         None => None,
     };
     txn.commit().await.context("committing a fired timer")?;
-    Ok(Firing::Fired {
+    Ok(Firing::Fired(Box::new(Fired {
         timer: timers::Model {
             fired_at: Some(now),
             ..timer.clone()
         },
         notice,
-    })
+    })))
 }
 
 #[cfg(test)]
@@ -395,13 +399,10 @@ mod tests {
             idle.active_prompt_id = Set(None);
             idle.update(&db).await.unwrap();
 
-            let Firing::Fired {
-                notice: Some(message),
-                ..
-            } = fire(&db, &timer, notice(), later).await.unwrap()
-            else {
+            let Firing::Fired(fired) = fire(&db, &timer, notice(), later).await.unwrap() else {
                 panic!("the timer fires");
             };
+            let message = fired.notice.expect("a notice in its session");
             assert_eq!(message.content, notice());
             assert_eq!(message.role, MessageRole::Assistant);
             assert_eq!(message.prompt_id, None);
@@ -412,7 +413,7 @@ mod tests {
             );
             assert!(matches!(
                 fire(&db, &loose, notice(), later).await.unwrap(),
-                Firing::Fired { notice: None, .. }
+                Firing::Fired(fired) if fired.notice.is_none()
             ));
             assert_eq!(
                 fire(&db, &paused, notice(), later).await.unwrap(),

@@ -46,7 +46,10 @@ async fn next(stream: &mut BoxStream<'static, Result<UserEvent>>) -> UserEvent {
 }
 
 async fn append(b: &Backend, user: Uuid, n: u128) -> UserEvent {
-    b.feed.append(user, created(n)).await.unwrap()
+    b.feed
+        .append(user, created(n))
+        .await
+        .expect("the feed answers")
 }
 
 pub async fn seqs_increase_from_above_the_clock(b: &Backend) {
@@ -67,15 +70,23 @@ pub async fn read_returns_the_events_after_a_seq(b: &Backend) {
     for n in 0..3 {
         stored.push(append(b, user, n).await);
     }
-    let all = b.feed.read(user, 0, 10).await.unwrap();
+    let all = b.feed.read(user, 0, 10).await.expect("the feed answers");
     assert!(!all.gap);
     assert_eq!(all.events, stored);
-    let rest = b.feed.read(user, stored[0].seq, 10).await.unwrap();
+    let rest = b
+        .feed
+        .read(user, stored[0].seq, 10)
+        .await
+        .expect("the feed answers");
     assert!(!rest.gap);
     assert_eq!(rest.events, stored[1..]);
-    let limited = b.feed.read(user, 0, 2).await.unwrap();
+    let limited = b.feed.read(user, 0, 2).await.expect("the feed answers");
     assert_eq!(limited.events, stored[..2]);
-    let none = b.feed.read(user, stored[2].seq, 10).await.unwrap();
+    let none = b
+        .feed
+        .read(user, stored[2].seq, 10)
+        .await
+        .expect("the feed answers");
     assert!(!none.gap && none.events.is_empty());
 }
 
@@ -83,14 +94,27 @@ pub async fn feeds_are_per_user(b: &Backend) {
     let (alice, bob) = (Uuid::now_v7(), Uuid::now_v7());
     append(b, alice, 1).await;
     let bobs = append(b, bob, 2).await;
-    assert_eq!(b.feed.read(bob, 0, 10).await.unwrap().events, vec![bobs]);
+    assert_eq!(
+        b.feed
+            .read(bob, 0, 10)
+            .await
+            .expect("the feed answers")
+            .events,
+        vec![bobs]
+    );
 }
 
 pub async fn unknown_feed_is_empty_and_a_gap_after_any_seq(b: &Backend) {
     let user = Uuid::now_v7();
-    let from_start = b.feed.read(user, 0, 10).await.unwrap();
+    let from_start = b.feed.read(user, 0, 10).await.expect("the feed answers");
     assert!(!from_start.gap && from_start.events.is_empty());
-    assert!(b.feed.read(user, 42, 10).await.unwrap().gap);
+    assert!(
+        b.feed
+            .read(user, 42, 10)
+            .await
+            .expect("the feed answers")
+            .gap
+    );
 }
 
 pub async fn unstored_kinds_are_refused(b: &Backend) {
@@ -112,12 +136,25 @@ pub async fn trimming_past_a_reader_is_a_gap(b: &Backend) {
     for n in 1..300 {
         append(b, user, n).await;
     }
-    let read = b.feed.read(user, first.seq, 1000).await.unwrap();
+    let read = b
+        .feed
+        .read(user, first.seq, 1000)
+        .await
+        .expect("the feed answers");
     assert!(read.gap, "the first events were trimmed");
     assert!(read.events.len() < 300 && !read.events.is_empty());
-    assert_eq!(read.events.last().unwrap().kind, created(299));
-    let latest = read.events.last().unwrap().seq;
-    assert!(!b.feed.read(user, latest, 10).await.unwrap().gap);
+    assert_eq!(
+        read.events.last().expect("the feed answers").kind,
+        created(299)
+    );
+    let latest = read.events.last().expect("the feed answers").seq;
+    assert!(
+        !b.feed
+            .read(user, latest, 10)
+            .await
+            .expect("the feed answers")
+            .gap
+    );
     let mut stream = b.feed.subscribe(user, first.seq);
     assert_eq!(next(&mut stream).await.kind, UserEventKind::Reset);
     assert_eq!(next(&mut stream).await, read.events[0]);
@@ -156,17 +193,26 @@ pub async fn concurrent_appenders_get_distinct_increasing_seqs(b: &Backend) {
     let user = Uuid::now_v7();
     let appends = (0..5).map(|n| {
         let feed = b.feed.clone();
-        tokio::spawn(async move { feed.append(user, created(n)).await.unwrap() })
+        tokio::spawn(async move {
+            feed.append(user, created(n))
+                .await
+                .expect("the feed answers")
+        })
     });
     let mut seqs: Vec<u64> = futures::future::join_all(appends)
         .await
         .into_iter()
-        .map(|joined| joined.unwrap().seq)
+        .map(|joined| joined.expect("the feed answers").seq)
         .collect();
     seqs.sort_unstable();
     seqs.dedup();
     assert_eq!(seqs.len(), 5, "distinct");
-    let stored: Vec<u64> = (b.feed.read(user, 0, 100).await.unwrap().events)
+    let stored: Vec<u64> = (b
+        .feed
+        .read(user, 0, 100)
+        .await
+        .expect("the feed answers")
+        .events)
         .iter()
         .map(|e| e.seq)
         .collect();
