@@ -19,9 +19,10 @@
 //! middle of a turn's messages (the session's row is locked while the timer fires, so
 //! no turn starts in between).
 //!
-//! Polling is cheap: one indexed query (`idx_timers_due`) for the next due time, and
-//! the pass sleeps until then, or [`every`](run) at most (a timer set by another process
-//! is noticed within it).
+//! Polling is cheap: a pass is one indexed query (`idx_timers_due`) for the pending
+//! timers due within [`every`](run), earliest first; it fires those that are due and
+//! sleeps until the next one, or `every` at most (a timer set by another process is
+//! noticed within it).
 
 use std::time::Duration;
 
@@ -39,69 +40,73 @@ const MIN_WAIT: Duration = Duration::from_millis(20);
 /// Fires due timers until dropped, looking at least every `every`.
 pub async fn run(deps: Deps, every: Duration) {
     loop {
-        let deferred = fire_due(&deps).await;
-        let wait = if deferred > 0 {
-            // Those wait for their turns to end: look again a pass later.
-            every
-        } else {
-            until_next(&deps, every).await
-        };
+        let wait = pass(&deps, every).await;
         tokio::time::sleep(wait.max(MIN_WAIT)).await;
     }
 }
 
-/// How long until the next pending timer is due, at most `every`.
-async fn until_next(deps: &Deps, every: Duration) -> Duration {
-    match query::timers::next_due(&deps.db).await {
-        Ok(Some(at)) => (at - query::now())
-            .to_std()
-            .unwrap_or(Duration::ZERO)
-            .min(every),
-        Ok(None) => every,
+/// One pass, one query: the pending timers due within `every`, earliest first. Fires
+/// those that are due; returns how long to sleep — until the next one is due, `every`
+/// when none is or some wait for their turns to end, no time when the batch was full.
+pub async fn pass(deps: &Deps, every: Duration) -> Duration {
+    let now = query::now();
+    let horizon = now + chrono::Duration::from_std(every).unwrap_or(chrono::Duration::seconds(1));
+    let upcoming = match query::timers::due(&deps.db, horizon, BATCH).await {
+        Ok(upcoming) => upcoming,
         Err(err) => {
-            tracing::debug!(error = %err, "cannot look for the next due timer");
-            every
+            tracing::warn!(error = %err, "cannot look for due timers");
+            return every;
         }
+    };
+    let full = upcoming.len() as u64 == BATCH;
+    let (due, later): (Vec<_>, Vec<_>) = upcoming.into_iter().partition(|t| t.fires_at <= now);
+    let mut deferred = 0;
+    for timer in due {
+        if !fire(deps, timer).await {
+            deferred += 1;
+        }
+    }
+    if deferred > 0 {
+        // Those wait for their turns to end: look again a pass later.
+        return every;
+    }
+    if full {
+        return Duration::ZERO;
+    }
+    match later.first() {
+        Some(next) => (next.fires_at - query::now())
+            .to_std()
+            .unwrap_or(Duration::ZERO),
+        None => every,
     }
 }
 
-/// One pass: fires every due timer it can. Returns how many it deferred (their
-/// sessions have a turn in flight).
-pub async fn fire_due(deps: &Deps) -> usize {
-    let now = query::now();
-    let due = match query::timers::due(&deps.db, now, BATCH).await {
-        Ok(due) => due,
-        Err(err) => {
-            tracing::warn!(error = %err, "cannot look for due timers");
-            return 0;
+/// Fires one due timer; `false` when it was deferred (its session has a turn in flight).
+async fn fire(deps: &Deps, timer: parley_entity::timers::Model) -> bool {
+    let notice = timer_notice(&timer.label);
+    match query::timers::fire(&deps.db, &timer, notice, query::now()).await {
+        Ok(Firing::Fired(fired)) => {
+            let query::timers::Fired { timer, notice } = *fired;
+            parley_runtime::metrics::metrics().timers_fired.inc();
+            tracing::info!(timer_id = %timer.id, label = %timer.label, "a timer fired");
+            if let Some(notice) = &notice {
+                // The session's history grew without a turn: a cached copy is stale.
+                deps.history.forget(notice.session_id);
+            }
+            let fired = UserEventKind::TimerFired {
+                timer_id: timer.id,
+                label: timer.label.clone(),
+                session_id: timer.session_id,
+                message_id: notice.as_ref().map(|n| n.id),
+            };
+            deps.feed.publish(timer.user_id, fired).await;
+            true
         }
-    };
-    let mut deferred = 0;
-    for timer in due {
-        let notice = timer_notice(&timer.label);
-        match query::timers::fire(&deps.db, &timer, notice, query::now()).await {
-            Ok(Firing::Fired(fired)) => {
-                let query::timers::Fired { timer, notice } = *fired;
-                parley_runtime::metrics::metrics().timers_fired.inc();
-                tracing::info!(timer_id = %timer.id, label = %timer.label, "a timer fired");
-                if let Some(notice) = &notice {
-                    // The session's history grew without a turn: a cached copy is stale.
-                    deps.history.forget(notice.session_id);
-                }
-                let fired = UserEventKind::TimerFired {
-                    timer_id: timer.id,
-                    label: timer.label.clone(),
-                    session_id: timer.session_id,
-                    message_id: notice.as_ref().map(|n| n.id),
-                };
-                deps.feed.publish(timer.user_id, fired).await;
-            }
-            Ok(Firing::Deferred) => deferred += 1,
-            Ok(Firing::Gone) => {}
-            Err(err) => {
-                tracing::warn!(error = %err, timer_id = %timer.id, "cannot fire a timer");
-            }
+        Ok(Firing::Deferred) => false,
+        Ok(Firing::Gone) => true,
+        Err(err) => {
+            tracing::warn!(error = %err, timer_id = %timer.id, "cannot fire a timer");
+            true
         }
     }
-    deferred
 }
