@@ -22,8 +22,12 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::{
-    error::Problem, feed_token::FeedGrant, gate::Authenticated, middleware::problem_response,
-    revocations::Credential, state::AppState,
+    error::Problem,
+    feed_token::{FeedGrant, FeedScope},
+    gate::Authenticated,
+    middleware::problem_response,
+    revocations::Credential,
+    state::AppState,
 };
 
 const TOKEN_PREFIX: &str = "prl_";
@@ -171,9 +175,9 @@ impl<'a> ApiExtractor<'a> for AdminAuth {
     }
 }
 
-/// `?access_token=` with a feed token from `POST /v1/prompts/{id}/feed-token`: what a
-/// browser's `EventSource`, which cannot send headers, uses to follow one prompt's
-/// events.
+/// `?access_token=` with a feed token from `POST /v1/prompts/{id}/feed-token` (or `POST
+/// /v1/feed/token`): what a browser's `EventSource`, which cannot send headers, uses to
+/// follow one prompt's events (or the user's feed).
 #[derive(SecurityScheme)]
 #[oai(
     rename = "feed_token",
@@ -209,11 +213,26 @@ impl FeedAuth {
     pub fn reader_of(&self, prompt_id: Uuid) -> Result<Credential> {
         match self {
             Self::Bearer(bearer) => Ok(bearer.0.credential()),
-            Self::FeedToken(token) if token.0.prompt_id == prompt_id => Ok(Credential {
+            Self::FeedToken(token) if token.0.scope == FeedScope::Prompt(prompt_id) => {
+                Ok(Credential {
+                    user_id: token.0.user_id,
+                    token_id: token.0.token_id,
+                })
+            }
+            Self::FeedToken(_) => Err(Error::not_found("prompt")),
+        }
+    }
+
+    /// The credential of the reader of their own user feed; a prompt's feed token
+    /// opens no user feed (401).
+    pub fn reader_of_user_feed(&self) -> Result<Credential> {
+        match self {
+            Self::Bearer(bearer) => Ok(bearer.0.credential()),
+            Self::FeedToken(token) if token.0.scope == FeedScope::User => Ok(Credential {
                 user_id: token.0.user_id,
                 token_id: token.0.token_id,
             }),
-            Self::FeedToken(_) => Err(Error::not_found("prompt")),
+            Self::FeedToken(_) => Err(Error::Unauthenticated),
         }
     }
 }

@@ -429,6 +429,8 @@ pub mod statuses {
         Upload = [400, 401, 413, 415, 422, 500, 503];
         /// Following a prompt's events (`Last-Event-ID`, `?after=`).
         Follow = [400, 401, 404, 500, 503];
+        /// Following the caller's own feed (`Last-Event-ID`, `?after=`; no path id).
+        FollowFeed = [400, 401, 500, 503];
         /// An admin read without a path id.
         AdminList = [400, 401, 403, 500, 503];
         /// An admin read of one resource.

@@ -1,14 +1,17 @@
-//! Feed tokens: short-lived credentials scoped to one prompt's event feed.
+//! Feed tokens: short-lived credentials scoped to one feed — one prompt's events, or
+//! the user's own feed.
 //!
 //! A browser's `EventSource` cannot send an `Authorization` header, so a client mints a
-//! feed token with its bearer token (`POST /v1/prompts/{id}/feed-token`) and passes it
-//! as `?access_token=` to `GET /v1/prompts/{id}/events`. The token is stateless: the
-//! prompt, the user, the API token it was minted with and the expiry, signed with
-//! HMAC-SHA256 under a key every api process shares (kept in the database, see
-//! `parley_entity::query::secrets`). It opens nothing but that one feed, for its
-//! owner, until it expires or its API token is revoked (or its user disabled:
-//! `crate::revocations`); it is never logged (request logs carry the path, not the
-//! query).
+//! feed token with its bearer token (`POST /v1/prompts/{id}/feed-token`, or `POST
+//! /v1/feed/token` for the user feed) and passes it as `?access_token=` to `GET
+//! /v1/prompts/{id}/events` (or `GET /v1/feed`). The token is stateless: the prompt (nil
+//! for the user feed), the user, the API token it was minted with and the expiry,
+//! signed with HMAC-SHA256 under a key every api process shares (kept in the database,
+//! see `parley_entity::query::secrets`). The two scopes are signed under different
+//! contexts, so a prompt's token never verifies as a user feed's or the other way
+//! round. A token opens nothing but its one feed, for its owner, until it expires or its
+//! API token is revoked (or its user disabled: `crate::revocations`); it is never
+//! logged (request logs carry the path, not the query).
 
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use chrono::{DateTime, Duration, Utc};
@@ -18,16 +21,42 @@ use uuid::Uuid;
 
 const PREFIX: &str = "pft_";
 const CONTEXT: &[u8] = b"parley/feed-token/v2";
+const USER_CONTEXT: &[u8] = b"parley/user-feed-token/v1";
 const PAYLOAD_LEN: usize = 16 + 16 + 16 + 8;
 const MAC_LEN: usize = 32;
 
-/// The right a valid feed token grants: reading `prompt_id`'s feed as `user_id`, for as
-/// long as `token_id` (the API token that minted it) is not revoked.
+/// The right a valid feed token grants: reading the feed of its `scope` as `user_id`,
+/// for as long as `token_id` (the API token that minted it) is not revoked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FeedGrant {
-    pub prompt_id: Uuid,
+    pub scope: FeedScope,
     pub user_id: Uuid,
     pub token_id: Uuid,
+}
+
+/// Which feed a token opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeedScope {
+    /// One prompt's events.
+    Prompt(Uuid),
+    /// The user's own feed (`GET /v1/feed`).
+    User,
+}
+
+impl FeedScope {
+    fn context(self) -> &'static [u8] {
+        match self {
+            Self::Prompt(_) => CONTEXT,
+            Self::User => USER_CONTEXT,
+        }
+    }
+
+    fn prompt_id(self) -> Uuid {
+        match self {
+            Self::Prompt(prompt_id) => prompt_id,
+            Self::User => Uuid::nil(),
+        }
+    }
 }
 
 /// Mints and checks feed tokens.
@@ -53,9 +82,9 @@ impl FeedTokens {
         }
     }
 
-    fn mac(&self, payload: &[u8]) -> Hmac<Sha256> {
+    fn mac(&self, context: &[u8], payload: &[u8]) -> Hmac<Sha256> {
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes any key");
-        mac.update(CONTEXT);
+        mac.update(context);
         mac.update(payload);
         mac
     }
@@ -64,11 +93,14 @@ impl FeedTokens {
     pub fn mint(&self, grant: FeedGrant, now: DateTime<Utc>) -> (String, DateTime<Utc>) {
         let expires_at = now + self.ttl;
         let mut bytes = Vec::with_capacity(PAYLOAD_LEN + MAC_LEN);
-        bytes.extend_from_slice(grant.prompt_id.as_bytes());
+        bytes.extend_from_slice(grant.scope.prompt_id().as_bytes());
         bytes.extend_from_slice(grant.user_id.as_bytes());
         bytes.extend_from_slice(grant.token_id.as_bytes());
         bytes.extend_from_slice(&expires_at.timestamp().to_be_bytes());
-        let tag = self.mac(&bytes).finalize().into_bytes();
+        let tag = self
+            .mac(grant.scope.context(), &bytes)
+            .finalize()
+            .into_bytes();
         bytes.extend_from_slice(&tag);
         (
             format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes)),
@@ -83,13 +115,19 @@ impl FeedTokens {
             return None;
         }
         let (payload, tag) = bytes.split_at(PAYLOAD_LEN);
-        self.mac(payload).verify_slice(tag).ok()?;
+        let prompt_id = Uuid::from_slice(&payload[..16]).ok()?;
+        let scope = if self.mac(CONTEXT, payload).verify_slice(tag).is_ok() {
+            FeedScope::Prompt(prompt_id)
+        } else {
+            self.mac(USER_CONTEXT, payload).verify_slice(tag).ok()?;
+            FeedScope::User
+        };
         let expires = i64::from_be_bytes(payload[48..56].try_into().ok()?);
         if now.timestamp() >= expires {
             return None;
         }
         Some(FeedGrant {
-            prompt_id: Uuid::from_slice(&payload[..16]).ok()?,
+            scope,
             user_id: Uuid::from_slice(&payload[16..32]).ok()?,
             token_id: Uuid::from_slice(&payload[32..48]).ok()?,
         })
@@ -107,7 +145,7 @@ mod tests {
     #[test]
     fn a_token_grants_its_prompt_until_it_expires() {
         let grant = FeedGrant {
-            prompt_id: Uuid::now_v7(),
+            scope: FeedScope::Prompt(Uuid::now_v7()),
             user_id: Uuid::now_v7(),
             token_id: Uuid::now_v7(),
         };
@@ -123,7 +161,7 @@ mod tests {
     #[test]
     fn tampered_or_foreign_tokens_are_refused() {
         let grant = FeedGrant {
-            prompt_id: Uuid::now_v7(),
+            scope: FeedScope::Prompt(Uuid::now_v7()),
             user_id: Uuid::now_v7(),
             token_id: Uuid::now_v7(),
         };
@@ -141,5 +179,26 @@ mod tests {
         ] {
             assert_eq!(tokens(b"k").verify(bad, now), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_user_feed_token_and_a_prompt_token_keep_their_scopes() {
+        let (user_id, token_id) = (Uuid::now_v7(), Uuid::now_v7());
+        let user = FeedGrant {
+            scope: FeedScope::User,
+            user_id,
+            token_id,
+        };
+        let now = Utc::now();
+        let (token, _) = tokens(b"k").mint(user, now);
+        assert_eq!(tokens(b"k").verify(&token, now), Some(user));
+        // The nil prompt of a user token is no prompt scope: the MAC tells them apart.
+        let nil_prompt = FeedGrant {
+            scope: FeedScope::Prompt(Uuid::nil()),
+            ..user
+        };
+        let (prompt_token, _) = tokens(b"k").mint(nil_prompt, now);
+        assert_ne!(prompt_token, token);
+        assert_eq!(tokens(b"k").verify(&prompt_token, now), Some(nil_prompt));
     }
 }

@@ -23,6 +23,7 @@ pub mod spec;
 pub mod sse;
 pub mod state;
 pub mod types;
+pub mod user_sse;
 
 use std::sync::Arc;
 

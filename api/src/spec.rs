@@ -34,6 +34,7 @@ use serde_json::{Map, Value, json};
 use parley_protocol::hooks::{HookContext, HookResult};
 
 use crate::routes::events_doc::StreamEventDoc;
+use crate::routes::feed_doc::UserEventDoc;
 
 /// The document, hardened and with the stream events, as pretty JSON.
 pub fn document(raw: &str) -> String {
@@ -143,11 +144,12 @@ fn collapse_annotated_ref(map: &mut Map<String, Value>) {
 }
 
 /// Adds the `StreamEvent` union (and what it uses) to the components and links it from
-/// `SseEvent.data`; adds the module hook contract (`HookContext`, `HookResult`), which
+/// `SseEvent.data`, and the `UserEvent` union from `UserSseEvent.data`; adds the module hook contract (`HookContext`, `HookResult`), which
 /// webhook modules receive and answer (no route of this API takes them).
 fn add_stream_events(doc: &mut Value) {
     let mut registry = Registry::new();
     StreamEventDoc::register(&mut registry);
+    UserEventDoc::register(&mut registry);
     HookContext::register(&mut registry);
     HookResult::register(&mut registry);
     let schemas = &mut doc["components"]["schemas"];
@@ -174,6 +176,13 @@ fn add_stream_events(doc: &mut Value) {
     if let Some(data) = schemas.pointer_mut("/SseEvent/properties/data") {
         data["x-content-media-type"] = json!("application/json");
         data["x-content-schema"] = json!({ "$ref": format!("{SCHEMA_PREFIX}{reference}") });
+    }
+    // The user feed's (`GET /v1/feed`) likewise.
+    if let poem_openapi::registry::MetaSchemaRef::Reference(user) = UserEventDoc::schema_ref()
+        && let Some(data) = schemas.pointer_mut("/UserSseEvent/properties/data")
+    {
+        data["x-content-media-type"] = json!("application/json");
+        data["x-content-schema"] = json!({ "$ref": format!("{SCHEMA_PREFIX}{user}") });
     }
 }
 

@@ -35,6 +35,7 @@ mod m20261126_000018_add_user_disabled;
 mod m20261126_000019_add_prompt_request_hash;
 mod m20261126_000020_create_message_tree;
 mod m20261126_000021_add_session_management;
+mod m20261126_000022_timer_due_index;
 
 #[cfg(test)]
 mod tests;
@@ -67,6 +68,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000019_add_prompt_request_hash::Migration),
             Box::new(m20261126_000020_create_message_tree::Migration),
             Box::new(m20261126_000021_add_session_management::Migration),
+            Box::new(m20261126_000022_timer_due_index::Migration),
         ]
     }
 }

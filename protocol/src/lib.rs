@@ -1,7 +1,7 @@
 //! The wire contract shared by Parley's api, worker and tests.
 //!
 //! What crosses a process boundary is defined here once: the error catalogue and the
-//! domain error ([`error`]), the stream events of a prompt ([`events`]), the module hook
+//! domain error ([`error`]), the stream events of a prompt ([`events`]), the per-user feed's events ([`feed`]), the module hook
 //! contract ([`hooks`]), the job payloads ([`jobs`]), the input of a turn ([`turn`]),
 //! the skill router's decision ([`route`]), a chat tool's configuration from its
 //! definition to a session's resolved config ([`config`]), the strict JSON values the
@@ -12,6 +12,7 @@
 pub mod config;
 pub mod error;
 pub mod events;
+pub mod feed;
 pub mod hooks;
 pub mod jobs;
 pub mod route;
@@ -42,6 +43,12 @@ pub mod keys {
     /// announced (payload `<seq>:<event kind JSON>`), so readers need not poll.
     pub fn notify(prompt_id: Uuid) -> String {
         format!("{PREFIX}:{{{prompt_id}}}:notify")
+    }
+
+    /// The feed (a Redis stream) of one user. Its hash tag is `{user:<user_id>}`: every
+    /// key of one user's feed lands on one slot, and no command spans two users.
+    pub fn user_feed(user_id: Uuid) -> String {
+        format!("{PREFIX}:{{user:{user_id}}}:feed")
     }
 
     #[cfg(test)]

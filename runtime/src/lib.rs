@@ -7,7 +7,8 @@
 //! one conformance suite that runs against both, so the code above a seam cannot tell
 //! which backend it talks to. A third seam, the circuit **breakers** (#10), follows the
 //! same shape: state every worker of a deployment shares; and a fourth, the **quota**
-//! counters (#11), state every api process shares. Beside the seams: the process's
+//! counters (#11), state every api process shares; and a fifth, the per-user **feed**
+//! (#14), what happens across one user's sessions, for every api process to follow. Beside the seams: the process's
 //! Prometheus [`metrics`] and the trace context a job carries ([`trace`]).
 
 pub mod breaker;
@@ -18,6 +19,7 @@ pub mod quota;
 #[cfg(test)]
 mod test_redis;
 pub mod trace;
+pub mod user_feed;
 
 /// A Redis client for `url` whose connections send small writes at once (`TCP_NODELAY`):
 /// every event is one small command, and Nagle's algorithm would hold it for the peer's

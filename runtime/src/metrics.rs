@@ -48,6 +48,10 @@ type HistogramFamily<S> = Family<S, Histogram, fn() -> Histogram>;
 pub struct Metrics {
     registry: Registry,
     pub sessions_created: Counter,
+    /// Events the user feed could not store (`user_feed::Publisher`).
+    pub feed_publish_failures: Counter,
+    /// Timers fired (their notice posted and their feed event published).
+    pub timers_fired: Counter,
     pub turns: Family<TurnLabels, Counter>,
     pub turn_duration: HistogramFamily<StateLabels>,
     pub ttft: HistogramFamily<ModelLabels>,
@@ -99,6 +103,14 @@ impl Metrics {
             "Chat sessions opened",
             sessions_created.clone(),
         );
+        let feed_publish_failures = Counter::default();
+        registry.register(
+            "feed_publish_failures",
+            "Events the user feed could not store (lost: readers refetch the session list)",
+            feed_publish_failures.clone(),
+        );
+        let timers_fired = Counter::default();
+        registry.register("timers_fired", "Timers fired", timers_fired.clone());
         let turns = Family::default();
         registry.register(
             "turns",
@@ -221,6 +233,8 @@ impl Metrics {
         Self {
             registry,
             sessions_created,
+            feed_publish_failures,
+            timers_fired,
             turns,
             turn_duration,
             ttft,

@@ -16,6 +16,8 @@
 //!
 //! `session:start` and `session:end` (module hooks, DESIGN §8) fire in one place,
 //! [`SessionService::fire`], on a task of their own: a caller never waits for a module.
+//! Each start and end is also published on the owner's feed (`session_created`,
+//! `session_updated` with the new state; DESIGN §13).
 
 use std::time::Duration;
 
@@ -30,7 +32,9 @@ use parley_entity::{
     sessions,
 };
 use parley_protocol::error::{Error, Result};
+use parley_protocol::feed::UserEventKind;
 use parley_protocol::hooks::Hook;
+use parley_runtime::user_feed::Publisher;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
@@ -71,11 +75,25 @@ pub struct SessionService {
     db: DatabaseConnection,
     /// The deployment's modules: the session hooks run those the session's config names.
     modules: ModuleCatalog,
+    /// Where the user's other tabs and devices hear of their sessions (`GET /v1/feed`).
+    feed: Publisher,
 }
 
 impl SessionService {
+    /// A service over `db` whose feed events go nowhere ([`with_feed`](Self::with_feed)
+    /// gives it the deployment's feed).
     pub fn new(db: DatabaseConnection, modules: ModuleCatalog) -> Self {
-        Self { db, modules }
+        Self {
+            db,
+            modules,
+            feed: Publisher::detached(),
+        }
+    }
+
+    /// Publishes its sessions' changes on `feed`.
+    pub fn with_feed(mut self, feed: Publisher) -> Self {
+        self.feed = feed;
+        self
     }
 
     /// Opens a session (access, assignment window and config cascade are checked and
@@ -85,6 +103,11 @@ impl SessionService {
         let session = q::open(&self.db, who, request, query::now()).await?;
         parley_runtime::metrics::metrics().sessions_created.inc();
         self.fire(&session, Hook::SessionStart);
+        let created = UserEventKind::SessionCreated {
+            session_id: session.id,
+            tool_id: session.tool_id,
+        };
+        self.feed.publish(session.user_id, created).await;
         Ok(session)
     }
 
@@ -107,8 +130,8 @@ impl SessionService {
     /// Applies the owner's changes (title, pinned, archived) and returns the session as
     /// it is now (404 when it is not theirs or deleted, 422 `invalid_title`).
     ///
-    /// The per-user feed publishes "renamed" (a title in `changes`) or "changed" here,
-    /// from the returned session.
+    /// The owner's feed hears `session_updated` with what changed (a cleared title as
+    /// an empty one).
     #[tracing::instrument(skip_all, fields(session_id = %id), err(level = "debug"))]
     pub async fn change(
         &self,
@@ -116,16 +139,29 @@ impl SessionService {
         id: Uuid,
         changes: SessionChanges,
     ) -> Result<sessions::Model> {
-        edits::change(&self.db, user_id, id, changes, query::now()).await
+        let told = UserEventKind::SessionUpdated {
+            session_id: id,
+            title: changes.title.clone().map(Option::unwrap_or_default),
+            pinned: changes.pinned,
+            archived: changes.archived,
+            state: None,
+            end_reason: None,
+        };
+        let session = edits::change(&self.db, user_id, id, changes, query::now()).await?;
+        self.feed.publish(user_id, told).await;
+        Ok(session)
     }
 
     /// Deletes the owner's session (404 when it is not theirs or already deleted, 409
     /// `prompt_active` while it answers a turn): its content goes, the usage ledger keeps
     /// its rows ([`edits`] says exactly what goes and what stays). Returns the session as
-    /// it was, for the per-user feed's "deleted" event.
+    /// it was; the owner's feed hears `session_deleted`.
     #[tracing::instrument(skip_all, fields(session_id = %id), err(level = "debug"))]
     pub async fn delete(&self, user_id: Uuid, id: Uuid) -> Result<sessions::Model> {
-        edits::delete(&self.db, user_id, id, query::now()).await
+        let session = edits::delete(&self.db, user_id, id, query::now()).await?;
+        let told = UserEventKind::SessionDeleted { session_id: id };
+        self.feed.publish(user_id, told).await;
+        Ok(session)
     }
 
     /// The user's own sessions with a message containing every word of `query`, best
@@ -160,6 +196,7 @@ impl SessionService {
     ) -> Result<sessions::Model> {
         let session = q::complete(&self.db, user_id, id, how.end_reason(), query::now()).await?;
         self.fire(&session, Hook::SessionEnd);
+        self.publish_state(&session).await;
         Ok(session)
     }
 
@@ -178,7 +215,10 @@ impl SessionService {
             return;
         }
         match q::get(&self.db, session_id).await {
-            Ok(session) => self.fire(&session, Hook::SessionEnd),
+            Ok(session) => {
+                self.fire(&session, Hook::SessionEnd);
+                self.publish_state(&session).await;
+            }
             Err(err) => tracing::warn!(error = %err, %session_id, "cannot fire session:end"),
         }
     }
@@ -203,6 +243,7 @@ impl SessionService {
                 Ok(Some(ended)) => {
                     closed += 1;
                     self.fire(&ended, Hook::SessionEnd);
+                    self.publish_state(&ended).await;
                 }
                 Ok(None) => {}
                 Err(err) => {
@@ -214,6 +255,13 @@ impl SessionService {
             tracing::info!(closed, "completed idle sessions");
         }
         closed
+    }
+
+    /// Tells the owner's feed the session's state (it ended).
+    async fn publish_state(&self, session: &sessions::Model) {
+        let kind =
+            UserEventKind::session_state(session.id, session.state, session.end_reason.clone());
+        self.feed.publish(session.user_id, kind).await;
     }
 
     /// Fires a session hook for the modules the session's config names: the one place

@@ -61,6 +61,7 @@ impl JobHandler for GenerateHandler {
 /// 200 a pass. Returns how many it completed.
 pub async fn close_idle_once(deps: &Deps, idle: Duration) -> usize {
     parley_service::SessionService::new(deps.db.clone(), deps.modules.clone())
+        .with_feed(deps.feed.clone())
         .close_idle(idle, 200)
         .await
 }

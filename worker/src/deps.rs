@@ -30,6 +30,8 @@ pub struct Deps {
     pub worker_id: String,
     /// The quotas a turn's tokens count against.
     pub quotas: parley_service::quota::Quotas,
+    /// The per-user feed: turns finished and timers fired are published on it.
+    pub feed: parley_runtime::user_feed::Publisher,
 }
 
 #[derive(Debug, Clone)]

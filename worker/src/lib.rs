@@ -15,7 +15,9 @@
 //!   running of one response's calls;
 //! * [`providers`] — where tokens come from (OpenAI-compatible endpoints, the offline
 //!   demo model);
-//! * [`persist`] — the event log, block checkpoints, cancel and lease watching.
+//! * [`persist`] — the event log, block checkpoints, cancel and lease watching;
+//! * [`timers`] — the pass that fires due timers (a notice in the session, an event on
+//!   the user's feed), run by [`schedule`].
 //!
 //! * [`deps`] and [`error`] — what every stage is built from and fails with (they
 //!   import no stage, so no stage imports the orchestrator or another's parent);
@@ -35,6 +37,7 @@ pub mod persist;
 pub mod providers;
 pub mod schedule;
 pub mod skills;
+pub mod timers;
 pub mod titles;
 pub mod tools;
 pub mod turn;

@@ -15,15 +15,18 @@
 //! * `archive_tool_payloads` — moves the arguments and results of function calls older
 //!   than `worker.tool_payload_retention_s` to `tool_call_archive`.
 //!
-//! Two passes are the process's own, not shared: one reap with no grace when the
-//! process starts (a restart resumes what the previous process had accepted), and
-//! pruning the event log's expired logs every minute ([`EventLog::prune`]: the
-//! in-process log frees them even when no turn runs; Redis expires keys itself).
+//! Three passes are the process's own, not shared: one reap with no grace when the
+//! process starts (a restart resumes what the previous process had accepted); pruning
+//! the event log's expired logs and the user feed's old feeds every minute
+//! ([`EventLog::prune`], [`UserFeed::prune`](parley_runtime::user_feed::UserFeed::prune):
+//! the in-process backends free them even when no turn runs; Redis expires keys
+//! itself); and firing due timers ([`crate::timers`], every `timer_check` at most: each
+//! firing is claimed by a guarded update, so every worker may look).
 
 use std::{future::Future, sync::Arc, time::Duration};
 
 use parley_entity::query;
-use parley_runtime::{event_log::EventLog, queue::JobQueue};
+use parley_runtime::{event_log::EventLog, queue::JobQueue, user_feed::UserFeed};
 use rand::Rng;
 
 use crate::{
@@ -49,6 +52,8 @@ pub struct ScheduleSettings {
     /// Function-call payloads older than this are archived; `None`: never.
     pub payload_retention: Option<Duration>,
     pub prune_every: Duration,
+    /// The longest a worker goes without looking for due timers.
+    pub timer_check: Duration,
 }
 
 impl Default for ScheduleSettings {
@@ -61,6 +66,7 @@ impl Default for ScheduleSettings {
             archive_every: Duration::from_secs(3600),
             payload_retention: Some(Duration::from_secs(90 * 24 * 3600)),
             prune_every: Duration::from_secs(60),
+            timer_check: Duration::from_secs(1),
         }
     }
 }
@@ -112,10 +118,11 @@ pub async fn run(deps: Deps, queue: Arc<dyn JobQueue>, settings: ScheduleSetting
         )
     };
     let prune = local(settings.prune_every, {
-        let events = deps.events.clone();
-        move || prune_once(events.clone())
+        let (events, feed) = (deps.events.clone(), deps.feed.feed().clone());
+        move || prune_once(events.clone(), feed.clone())
     });
-    tokio::join!(reap, idle, archive, prune, lost_jobs);
+    let timers = crate::timers::run(deps.clone(), settings.timer_check);
+    tokio::join!(reap, idle, archive, prune, lost_jobs, timers);
 }
 
 /// Tries `name`'s slot four times every `every`, from a random phase, and runs `pass`
@@ -190,11 +197,16 @@ async fn archive_once(db: sea_orm::DatabaseConnection, retention: Option<Duratio
     format!("ok: {moved} archived")
 }
 
-async fn prune_once(events: Arc<dyn EventLog>) {
+async fn prune_once(events: Arc<dyn EventLog>, feed: Arc<dyn UserFeed>) {
     match events.prune().await {
         Ok(0) => {}
         Ok(pruned) => tracing::debug!(pruned, "pruned expired event logs"),
         Err(err) => tracing::warn!(error = %err, "cannot prune the event log"),
+    }
+    match feed.prune().await {
+        Ok(0) => {}
+        Ok(pruned) => tracing::debug!(pruned, "pruned old user feeds"),
+        Err(err) => tracing::warn!(error = %err, "cannot prune the user feed"),
     }
 }
 

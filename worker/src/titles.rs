@@ -12,6 +12,8 @@ use std::{sync::Arc, time::Duration};
 
 use futures::StreamExt;
 use parley_entity::query::{self, conversation::UsageRow, session_edits};
+use parley_protocol::feed::UserEventKind;
+use parley_runtime::user_feed::Publisher;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
@@ -34,11 +36,27 @@ pub struct Untitled {
 }
 
 /// Starts titling `session` with `model` on a task of its own.
-pub fn spawn(db: DatabaseConnection, catalog: Arc<Catalog>, model: String, session: Untitled) {
+/// The owner's feed hears the title it set.
+pub fn spawn(
+    db: DatabaseConnection,
+    catalog: Arc<Catalog>,
+    feed: Publisher,
+    model: String,
+    session: Untitled,
+) {
     tokio::spawn(async move {
         match tokio::time::timeout(TIMEOUT, title(&db, &catalog, &model, session)).await {
             Ok(Ok(Some(title))) => {
-                tracing::debug!(session_id = %session.session_id, %title, "titled a session")
+                tracing::debug!(session_id = %session.session_id, %title, "titled a session");
+                let titled = UserEventKind::SessionUpdated {
+                    session_id: session.session_id,
+                    title: Some(title),
+                    pinned: None,
+                    archived: None,
+                    state: None,
+                    end_reason: None,
+                };
+                feed.publish(session.user_id, titled).await;
             }
             Ok(Ok(None)) => {}
             Ok(Err(err)) => {

@@ -6,6 +6,8 @@ pub mod admin;
 pub mod ask;
 pub mod catalog;
 pub mod events_doc;
+pub mod feed;
+pub mod feed_doc;
 pub mod files;
 pub mod messages;
 pub mod notes;
@@ -45,6 +47,7 @@ pub type Api = (
     ask::AskApi,
     actions::ActionsApi,
     prompts::PromptsApi,
+    feed::FeedApi,
     catalog::CatalogApi,
     todos::TodosApi,
     notes::NotesApi,
@@ -62,6 +65,7 @@ pub fn api() -> Api {
         ask::AskApi,
         actions::ActionsApi,
         prompts::PromptsApi,
+        feed::FeedApi,
         catalog::CatalogApi,
         todos::TodosApi,
         notes::NotesApi,

@@ -19,7 +19,7 @@ use super::ApiTags;
 use crate::{
     auth::{BearerAuth, FeedAuth},
     error::{ApiResult, statuses},
-    feed_token::FeedGrant,
+    feed_token::{FeedGrant, FeedScope},
     sse::{self, Feed, Joined},
     state::AppState,
     types::EventId,
@@ -187,7 +187,7 @@ impl PromptsApi {
     ) -> ApiResult<Json<FeedToken>, statuses::ReadOne> {
         let prompt = q::get_readable(&state.db, auth.0.user_id, id.0).await?;
         let grant = FeedGrant {
-            prompt_id: prompt.id,
+            scope: FeedScope::Prompt(prompt.id),
             user_id: auth.0.user_id,
             token_id: auth.0.token_id,
         };

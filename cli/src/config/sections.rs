@@ -97,10 +97,30 @@ pub struct WorkerSettings {
     /// turn of one need not read its history again (0: read every turn).
     #[serde(default = "default_history_cache_mb")]
     pub history_cache_mb: usize,
+    /// The per-user feed (`GET /v1/feed`) keeps about this many of a user's latest
+    /// events; a reader further behind is told to refetch (`reset`).
+    #[serde(default = "default_feed_max_events")]
+    pub feed_max_events: usize,
+    /// A user's feed is dropped this long after it was created (the next event starts
+    /// a new one; readers from before get a `reset`).
+    #[serde(default = "default_retention_s")]
+    pub feed_max_age_s: u64,
+    /// How often a worker looks for due timers (it sleeps until the next one is due
+    /// when that is sooner).
+    #[serde(default = "default_timer_check_ms")]
+    pub timer_check_ms: u64,
     /// `parley worker` only: where to serve `GET /metrics` (Prometheus) and
     /// `GET /healthz` (none: not served). `parley serve` serves both on its API port.
     #[serde(default)]
     pub metrics_listen: Option<std::net::SocketAddr>,
+}
+
+fn default_feed_max_events() -> usize {
+    1000
+}
+
+fn default_timer_check_ms() -> u64 {
+    1000
 }
 
 fn default_history_cache_mb() -> usize {
@@ -159,6 +179,9 @@ impl Default for WorkerSettings {
             tool_payload_retention_s: default_tool_payload_retention_s(),
             archive_every_s: default_archive_every_s(),
             history_cache_mb: default_history_cache_mb(),
+            feed_max_events: default_feed_max_events(),
+            feed_max_age_s: default_retention_s(),
+            timer_check_ms: default_timer_check_ms(),
             metrics_listen: None,
         }
     }

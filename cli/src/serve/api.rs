@@ -58,6 +58,7 @@ pub(super) async fn serve_http(
         files: file_limits(settings),
         modules: runtime.modules.clone(),
         quotas: runtime.quotas.clone(),
+        feed: runtime.feed.clone(),
     };
     let revocations = parley_api::revocations::Revocations::new(Duration::from_secs(
         settings.auth.feed_token_ttl_s,

@@ -10,6 +10,7 @@ use parley_api::FeedTokens;
 use parley_runtime::{
     event_log::{EventLog, MemoryEventLog, RedisEventLog},
     queue::{QueueBackend, RedisQueue, SqliteQueue},
+    user_feed::{MemoryUserFeed, Publisher, RedisUserFeed, Retention},
 };
 use parley_worker::{
     agent_loop::LoopSettings,
@@ -31,6 +32,8 @@ use crate::config::Settings;
 pub(super) struct Runtime {
     pub(super) events: Arc<dyn EventLog>,
     pub(super) queue: QueueBackend,
+    /// The per-user feed: the api follows it, the api and the workers publish on it.
+    pub(super) feed: Publisher,
     pub(super) catalog: Arc<Catalog>,
     /// What models may call; the API lists its catalog, the workers run it. MCP servers
     /// that were down at start-up join it when they come back.
@@ -44,7 +47,14 @@ pub(super) struct Runtime {
 
 pub(super) async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
     let catalog = catalog(settings)?;
-    let (events, queue): (Arc<dyn EventLog>, QueueBackend) = match &settings.redis.url {
+    let retention = Retention {
+        max_events: settings.worker.feed_max_events.max(1),
+        max_age: Duration::from_secs(settings.worker.feed_max_age_s.max(1)),
+    };
+    let (events, queue, feed): (Arc<dyn EventLog>, QueueBackend, Publisher) = match &settings
+        .redis
+        .url
+    {
         Some(url) => {
             let url = url.expose_secret();
             parley_runtime::check_redis_topology(url)
@@ -56,7 +66,13 @@ pub(super) async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<R
             let queue = RedisQueue::connect(url)
                 .context("invalid setting `redis.url`")?
                 .with_queue(&settings.redis.queue);
-            (Arc::new(events), QueueBackend::Redis(queue))
+            let feed = RedisUserFeed::connect(url, retention)
+                .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?;
+            (
+                Arc::new(events),
+                QueueBackend::Redis(queue),
+                Publisher::new(Arc::new(feed)),
+            )
         }
         None if role == Role::AllInOne => {
             let path = settings.data_dir.join("queue.db");
@@ -67,7 +83,8 @@ pub(super) async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<R
                 .with_context(|| format!("opening the job queue at {}", path.display()))?;
             let events =
                 MemoryEventLog::with_finished_limit(settings.worker.memory_event_max_finished);
-            (Arc::new(events), QueueBackend::Sqlite(queue))
+            let feed = Publisher::new(Arc::new(MemoryUserFeed::new(retention)));
+            (Arc::new(events), QueueBackend::Sqlite(queue), feed)
         }
         None => anyhow::bail!(
             "`parley {}` shares work through Redis: set `redis.url` (PARLEY_REDIS_URL), or run `parley serve`",
@@ -77,6 +94,7 @@ pub(super) async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<R
     Ok(Runtime {
         events,
         queue,
+        feed,
         catalog,
         functions: functions(settings).await?,
         modules: settings.module_catalog()?,

@@ -7,6 +7,8 @@
  * - {@link followPrompt} and {@link streamTurn} (`feed.ts`): a prompt's Server-Sent
  *   Events as an async iterator, resuming with `Last-Event-ID` when the connection drops
  *   or the server asks (`reconnect`), until the terminal event.
+ * - {@link followUserFeed} (`user_feed.ts`): the caller's own feed (`GET /v1/feed`):
+ *   sessions, turns, approvals and timers across their tabs and devices.
  */
 import createClient, { type Client } from "openapi-fetch";
 
@@ -14,6 +16,7 @@ import type { components, paths } from "./schema";
 
 export type { components, operations, paths } from "./schema";
 export * from "./feed";
+export * from "./user_feed";
 
 export type Schemas = components["schemas"];
 export type StreamEvent = Schemas["StreamEvent"];

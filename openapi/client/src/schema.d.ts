@@ -699,6 +699,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the caller's feed
+         * @description Server-Sent Events of what happens across the caller's sessions, from any tab or
+         *     device: `session_created`, `session_updated`, `session_deleted`, `turn_started`,
+         *     `turn_finished`, `approval_requested`, `approval_resolved`, `timer_fired` (see the
+         *     `UserEvent` schema). Each event's `id:` is its `seq`; resume with `Last-Event-ID`
+         *     (or `?after=SEQ`; the header wins). Without either the feed starts with the
+         *     oldest events it holds. The feed keeps a short history (the session list is the
+         *     durable truth): a reader resuming from before it gets a `reset` event, and should
+         *     refetch its session list. Authenticates with a bearer token or with
+         *     `?access_token=` (a token from `POST /v1/feed/token`; a prompt's feed token does
+         *     not open it).
+         */
+        get: operations["get_user_feed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feed/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a user feed token
+         * @description A short-lived token that opens the caller's feed (`GET /v1/feed`) and nothing
+         *     else, for a browser's `EventSource` (which cannot send an `Authorization` header).
+         */
+        post: operations["create_user_feed_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/files": {
         parameters: {
             query?: never;
@@ -1260,6 +1310,36 @@ export interface components {
             prompt_id?: string;
             /** @description The session's state afterwards (`completed` after `end_session`). */
             session_state: components["schemas"]["SessionState"];
+        };
+        /**
+         * ApprovalRequestedEvent
+         * @description A function call waits for the user's approval.
+         */
+        ApprovalRequestedEvent: {
+            call_id: string;
+            function: string;
+            /** @description The call's arguments. */
+            input: unknown;
+            /** Format: uuid */
+            prompt_id: string;
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id: string;
+        };
+        /**
+         * ApprovalResolvedEvent
+         * @description A function call's approval was decided.
+         */
+        ApprovalResolvedEvent: {
+            approved: boolean;
+            call_id: string;
+            /** Format: uuid */
+            prompt_id: string;
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id: string;
         };
         /**
          * AskAnswer
@@ -3478,6 +3558,28 @@ export interface components {
             state: string;
         };
         /**
+         * SessionCreatedEvent
+         * @description A session was opened (in this tab or another).
+         */
+        SessionCreatedEvent: {
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id: string;
+            /** Format: uuid */
+            tool_id: string;
+        };
+        /**
+         * SessionDeletedEvent
+         * @description A session was deleted.
+         */
+        SessionDeletedEvent: {
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id: string;
+        };
+        /**
          * SessionMatch
          * @description A session whose messages match a search.
          */
@@ -3510,6 +3612,22 @@ export interface components {
          * @enum {string}
          */
         SessionState: "active" | "completed";
+        /**
+         * SessionUpdatedEvent
+         * @description A session changed; only the fields that changed are present (its title, a rename,
+         *     pinned, archived, its state when it ended and why).
+         */
+        SessionUpdatedEvent: {
+            archived?: boolean;
+            end_reason?: string;
+            pinned?: boolean;
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id: string;
+            state?: components["schemas"]["SessionState"];
+            title?: string;
+        };
         /**
          * @description A built-in skill (DESIGN §5.3).
          * @enum {string}
@@ -3859,6 +3977,22 @@ export interface components {
             text: string;
         };
         /**
+         * TimerFiredEvent
+         * @description A timer went off. Its notice (an assistant message, `message_id`) is in the session
+         *     it was set in, unless it was set with no session or the session is gone.
+         */
+        TimerFiredEvent: {
+            label: string;
+            /** Format: uuid */
+            message_id?: string;
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id?: string;
+            /** Format: uuid */
+            timer_id: string;
+        };
+        /**
          * @description `sessions.title_source`: who wrote a session's title. The generator only ever
          *     replaces a `words` title; the owner's (`user`) is never replaced.
          * @enum {string}
@@ -4127,6 +4261,35 @@ export interface components {
             type: string;
         };
         /**
+         * TurnFinishedEvent
+         * @description A turn ended; `state` is its prompt's final state.
+         */
+        TurnFinishedEvent: {
+            /** Format: uuid */
+            assistant_message_id?: string;
+            /** Format: uuid */
+            prompt_id: string;
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id: string;
+            state: components["schemas"]["PromptState"];
+        };
+        /**
+         * TurnStartedEvent
+         * @description A turn was accepted: follow it at `/v1/prompts/{prompt_id}/events`.
+         */
+        TurnStartedEvent: {
+            /** Format: uuid */
+            prompt_id: string;
+            /** Format: uint64 */
+            seq: number;
+            /** Format: uuid */
+            session_id: string;
+            /** Format: uuid */
+            user_message_id?: string;
+        };
+        /**
          * UpdateAssignment
          * @description Changes to an assignment; absent fields stay as they are. The class and the tool
          *     cannot change.
@@ -4310,11 +4473,227 @@ export interface components {
             /** @description `student`, `teacher` or `admin`. */
             role: string;
         };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent: components["schemas"]["UserEvent_SessionCreatedEvent"] | components["schemas"]["UserEvent_SessionUpdatedEvent"] | components["schemas"]["UserEvent_SessionDeletedEvent"] | components["schemas"]["UserEvent_TurnStartedEvent"] | components["schemas"]["UserEvent_TurnFinishedEvent"] | components["schemas"]["UserEvent_ApprovalRequestedEvent"] | components["schemas"]["UserEvent_ApprovalResolvedEvent"] | components["schemas"]["UserEvent_TimerFiredEvent"] | components["schemas"]["UserEvent_UserPingEvent"] | components["schemas"]["UserEvent_UserReconnectEvent"] | components["schemas"]["UserEvent_UserResetEvent"];
+        /**
+         * @description The `event:` names of the user feed: each is the `type` of the event in `data`.
+         * @enum {string}
+         */
+        UserEventName: "session_created" | "session_updated" | "session_deleted" | "turn_started" | "turn_finished" | "approval_requested" | "approval_resolved" | "timer_fired" | "ping" | "reconnect" | "reset";
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_ApprovalRequestedEvent: {
+            /**
+             * @example approval_requested
+             * @enum {string}
+             */
+            type: "approval_requested";
+        } & components["schemas"]["ApprovalRequestedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "approval_requested";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_ApprovalResolvedEvent: {
+            /**
+             * @example approval_resolved
+             * @enum {string}
+             */
+            type: "approval_resolved";
+        } & components["schemas"]["ApprovalResolvedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "approval_resolved";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_SessionCreatedEvent: {
+            /**
+             * @example session_created
+             * @enum {string}
+             */
+            type: "session_created";
+        } & components["schemas"]["SessionCreatedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session_created";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_SessionDeletedEvent: {
+            /**
+             * @example session_deleted
+             * @enum {string}
+             */
+            type: "session_deleted";
+        } & components["schemas"]["SessionDeletedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session_deleted";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_SessionUpdatedEvent: {
+            /**
+             * @example session_updated
+             * @enum {string}
+             */
+            type: "session_updated";
+        } & components["schemas"]["SessionUpdatedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session_updated";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_TimerFiredEvent: {
+            /**
+             * @example timer_fired
+             * @enum {string}
+             */
+            type: "timer_fired";
+        } & components["schemas"]["TimerFiredEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "timer_fired";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_TurnFinishedEvent: {
+            /**
+             * @example turn_finished
+             * @enum {string}
+             */
+            type: "turn_finished";
+        } & components["schemas"]["TurnFinishedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn_finished";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_TurnStartedEvent: {
+            /**
+             * @example turn_started
+             * @enum {string}
+             */
+            type: "turn_started";
+        } & components["schemas"]["TurnStartedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "turn_started";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_UserPingEvent: {
+            /**
+             * @example ping
+             * @enum {string}
+             */
+            type: "ping";
+        } & components["schemas"]["UserPingEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ping";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_UserReconnectEvent: {
+            /**
+             * @example reconnect
+             * @enum {string}
+             */
+            type: "reconnect";
+        } & components["schemas"]["UserReconnectEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reconnect";
+        };
+        /** @description Every event type of the user feed, told apart by `type`. */
+        UserEvent_UserResetEvent: {
+            /**
+             * @example reset
+             * @enum {string}
+             */
+            type: "reset";
+        } & components["schemas"]["UserResetEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reset";
+        };
+        /**
+         * UserFeedToken
+         * @description A credential that opens the caller's user feed and nothing else.
+         */
+        UserFeedToken: {
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The feed's URL with the token in it. */
+            feed_url: string;
+            /** @description Pass it as `?access_token=` to `/v1/feed`. Secret; it expires. */
+            token: string;
+        };
+        /**
+         * UserPingEvent
+         * @description Keep-alive, every 8 s on each open connection; not stored, no `id:` line.
+         */
+        UserPingEvent: {
+            /**
+             * Format: int64
+             * @description Unix time in milliseconds.
+             */
+            ts: number;
+        };
+        /**
+         * UserReconnectEvent
+         * @description The server is shutting down: reconnect after `retry_ms` with the last `id` received
+         *     as `Last-Event-ID`. Not stored, no `id:` line.
+         */
+        UserReconnectEvent: {
+            /** Format: uint64 */
+            retry_ms: number;
+        };
+        /**
+         * UserResetEvent
+         * @description Events after the reader's `Last-Event-ID` are no longer held (the feed keeps a short
+         *     history) or were lost: refetch the session list (`GET /v1/sessions`). The events
+         *     after it are the oldest the feed holds. Not stored, no `id:` line.
+         */
+        UserResetEvent: {
+            [key: string]: unknown;
+        };
         /**
          * @description What a person is across the deployment.
          * @enum {string}
          */
         UserRole: "student" | "teacher" | "admin";
+        /**
+         * UserSseEvent
+         * @description One Server-Sent Event of the user feed, as an SSE client sees it.
+         */
+        UserSseEvent: {
+            /** @description A `UserEvent` as JSON (see that schema), whose `type` is `event`. */
+            data: string;
+            event: components["schemas"]["UserEventName"];
+            /**
+             * @description The event's `seq` (absent on `ping`, `reconnect` and `reset`): send it back as
+             *     `Last-Event-ID` to resume.
+             */
+            id?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -8935,6 +9314,136 @@ export interface operations {
             };
             /** @description No such resource, or it belongs to someone else. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_user_feed: {
+        parameters: {
+            query?: {
+                /** @description Start after this `seq` (when no `Last-Event-ID` is sent). */
+                after?: number;
+            };
+            header?: {
+                /** @description Resume after this event (the last `id:` received). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's feed as Server-Sent Events; it does not end on its own. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["UserSseEvent"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    create_user_feed_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["UserFeedToken"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

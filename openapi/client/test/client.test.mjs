@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { FeedError, createParley, followPrompt, streamTurn } from "../dist/parley.js";
+import { FeedError, createParley, followPrompt, followUserFeed, streamTurn } from "../dist/parley.js";
 import { startParley } from "../test-support/harness.mjs";
 
 const LONG = "[[mock tokens=200 token_delay_ms=10]] tell me a long story";
@@ -330,5 +330,52 @@ test("a feed of someone else's prompt is a FeedError with its problem", async ()
       }),
     ),
     (err) => err instanceof FeedError && err.status === 404 && err.problem.code === "not_found",
+  );
+});
+
+/** The next event of `events` that `wanted` accepts (others skipped). */
+async function until(events, wanted) {
+  for (;;) {
+    const { done, value } = await events.next();
+    assert.ok(!done, "the user feed goes on");
+    if (wanted(value)) return value;
+  }
+}
+
+test("the user feed tells a session and its turn, and resumes after the last event", async () => {
+  const abort = new AbortController();
+  const feedToken = async () => {
+    const { data, response } = await client.POST("/v1/feed/token");
+    assert.equal(response.status, 200);
+    return data.token;
+  };
+  const feed = followUserFeed({ baseUrl: parley.baseUrl, feedToken, signal: abort.signal });
+  const sessionId = await newSession();
+  const created = await until(feed, (e) => e.type === "session_created" && e.session_id === sessionId);
+  assert.ok(created.seq > 0);
+  await collect(streamTurn({ baseUrl: parley.baseUrl, token: parley.adminToken, sessionId, content: "hi" }));
+  const started = await until(feed, (e) => e.type === "turn_started" && e.session_id === sessionId);
+  const finished = await until(feed, (e) => e.type === "turn_finished" && e.prompt_id === started.prompt_id);
+  assert.equal(finished.state, "completed");
+  assert.ok(finished.seq > started.seq && started.seq > created.seq);
+
+  // Another tab, resuming after the session's creation, gets the turn next.
+  const again = followUserFeed({
+    baseUrl: parley.baseUrl,
+    token: parley.adminToken,
+    after: created.seq,
+    signal: abort.signal,
+  });
+  const next = (await again.next()).value;
+  assert.deepEqual([next.type, next.seq], ["turn_started", started.seq]);
+  abort.abort();
+
+  // A prompt's feed token does not open the user feed.
+  const { data } = await client.POST("/v1/prompts/{id}/feed-token", {
+    params: { path: { id: started.prompt_id } },
+  });
+  await assert.rejects(
+    followUserFeed({ baseUrl: parley.baseUrl, feedToken: data.token }).next(),
+    (err) => err instanceof FeedError && err.status === 401,
   );
 });

@@ -4,6 +4,8 @@
   `Accept: text/event-stream` (`POST /v1/sessions/{id}/messages` then streams the turn's
   events itself) and yields them; if that connection drops, the rest comes from the
   prompt's feed (`follow_prompt`, resuming after the last event it yielded).
+- `follow_user_feed(client)` follows the caller's own feed (`GET /v1/feed`): sessions,
+  turns, approvals and timers across their tabs and devices (see its doc).
 - `follow_prompt(client, prompt_id)` follows `GET /v1/prompts/{id}/events`: every event
   has a gap-free `seq` (its SSE `id`); when the connection drops, or the server says
   `reconnect` (it is shutting down), it connects again with `Last-Event-ID`, so the
@@ -259,4 +261,95 @@ def stream_turn(
     )
 
 
-__all__ = ["TERMINAL", "FeedDropped", "follow_prompt", "stream_turn"]
+def follow_user_feed(
+    client: AuthenticatedClient | Client,
+    *,
+    after: int = 0,
+    feed_token: str | Callable[[], str] | bool | None = None,
+    max_retries: int = 10,
+    retry_delay: float = 1.0,
+) -> Iterator[dict[str, Any]]:
+    """Yields the caller's own feed (`GET /v1/feed`) after seq `after`; it never ends.
+
+    Events (the `UserEvent` schema): `session_created`, `session_updated`,
+    `session_deleted`, `turn_started`, `turn_finished`, `approval_requested`,
+    `approval_resolved`, `timer_fired`. Each stored event has a `seq` (increasing, not
+    gap-free); after a dropped connection or a `reconnect` it connects again with
+    `Last-Event-ID`. A `reset` (the feed no longer holds the events after `after`) is
+    yielded: refetch the session list; the oldest events held follow. `feed_token`:
+    None (the bearer token), True (a fresh user feed token per connection, `POST
+    /v1/feed/token`), a token, or a function returning one. Stop by leaving the loop.
+    """
+    http = client.get_httpx_client()
+    failures = 0
+    while True:
+        headers = _sse_headers(after)
+        if feed_token is None or feed_token is False:
+            request = http.build_request("GET", "/v1/feed", headers=headers)
+        else:
+            if feed_token is True:
+                token = _mint_user_feed_token(client)
+            elif callable(feed_token):
+                token = feed_token()
+            else:
+                token = feed_token
+            request = http.build_request("GET", "/v1/feed", params={"access_token": token}, headers=headers)
+            request.headers.pop("Authorization", None)
+        try:
+            response = http.send(request, stream=True)
+        except httpx.TransportError:
+            failures += 1
+            if failures > max_retries:
+                raise
+            time.sleep(retry_delay)
+            continue
+        before = after
+        delay = retry_delay
+        try:
+            if response.status_code >= 400:
+                problem = ParleyProblem.from_response(response)
+                if response.status_code < 500 or failures >= max_retries:
+                    raise problem
+            else:
+                try:
+                    for sse in EventSource(response).iter_sse():
+                        if not sse.data:
+                            continue
+                        event = json.loads(sse.data)
+                        kind = event.get("type")
+                        if kind == "ping":
+                            continue
+                        if kind == "reconnect":
+                            delay = int(event.get("retry_ms", 1000)) / 1000
+                            break
+                        if kind == "reset":
+                            # What follows are the oldest events held: take them all.
+                            after = 0
+                            yield event
+                            continue
+                        seq = event.get("seq")
+                        if seq is not None:
+                            if seq <= after:
+                                continue
+                            after = int(seq)
+                        yield event
+                except (httpx.TransportError, SSEError):
+                    pass
+        finally:
+            response.close()
+        failures = 0 if after != before else failures + 1
+        if failures > max_retries:
+            raise FeedDropped("the user feed kept dropping without events")
+        time.sleep(delay)
+
+
+def _mint_user_feed_token(client: AuthenticatedClient | Client) -> str:
+    from .api.sessions import create_user_feed_token
+    from .problem import expect
+
+    if not isinstance(client, AuthenticatedClient):
+        raise TypeError("feed_token=True needs an AuthenticatedClient to ask for feed tokens")
+    return expect(create_user_feed_token.sync_detailed(client=client)).token
+
+
+__all__ = ["TERMINAL", "FeedDropped", "follow_prompt", "follow_user_feed", "stream_turn"]

@@ -315,3 +315,38 @@ def _header(head: str, name: str) -> str | None:
         if key.strip().lower() == name:
             return value.strip()
     return None
+
+
+def _until(events, wanted):  # type: ignore[no-untyped-def]
+    for event in events:
+        if wanted(event):
+            return event
+    raise AssertionError("the user feed ended")
+
+
+def test_the_user_feed_tells_a_session_and_its_turn_and_resumes(client: AuthenticatedClient, new_session) -> None:
+    from parley_client.feed import follow_user_feed
+
+    feed = follow_user_feed(client, feed_token=True)
+    session_id = str(new_session())
+    created = _until(feed, lambda e: e["type"] == "session_created" and e["session_id"] == session_id)
+    events = list(stream_turn(client, session_id, "Hello!"))
+    assert events[-1]["type"] == "complete"
+    started = _until(feed, lambda e: e["type"] == "turn_started" and e["session_id"] == session_id)
+    finished = _until(feed, lambda e: e["type"] == "turn_finished" and e["prompt_id"] == started["prompt_id"])
+    assert finished["state"] == "completed"
+    assert created["seq"] < started["seq"] < finished["seq"]
+    feed.close()
+
+    # Another tab resumes after the session's creation: the turn comes next.
+    again = follow_user_feed(client, after=created["seq"])
+    assert (lambda e: (e["type"], e["seq"]))(next(again)) == ("turn_started", started["seq"])
+    again.close()
+
+    # A prompt's feed token does not open the user feed.
+    from parley_client.api.sessions import create_feed_token
+
+    token = expect(create_feed_token.sync_detailed(uuid.UUID(started["prompt_id"]), client=client)).token
+    with pytest.raises(ParleyProblem) as raised:
+        next(follow_user_feed(client, feed_token=token))
+    assert raised.value.status == 401

@@ -125,7 +125,7 @@ impl RedisEventLog {
 }
 
 /// Maps a Redis error: reaching Redis failed → `Unavailable`, anything else → `Internal`.
-fn redis_error(doing: &str, error: RedisError) -> EventLogError {
+pub(crate) fn redis_error(doing: &str, error: RedisError) -> EventLogError {
     let unreachable = error.is_io_error()
         || error.is_connection_dropped()
         || error.is_connection_refusal()

@@ -51,6 +51,8 @@ pub struct TurnService {
     pub modules: crate::modules::ModuleCatalog,
     /// Turns per minute and tokens per day, per user and per group.
     pub quotas: crate::quota::Quotas,
+    /// The per-user feed: turns started are published on it (and the api follows it).
+    pub feed: parley_runtime::user_feed::Publisher,
 }
 
 impl TurnService {
@@ -58,5 +60,6 @@ impl TurnService {
     /// when a turn finds it past a limit or runs its `end_session` action.
     pub fn sessions(&self) -> crate::sessions::SessionService {
         crate::sessions::SessionService::new(self.db.clone(), self.modules.clone())
+            .with_feed(self.feed.clone())
     }
 }

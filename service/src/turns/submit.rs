@@ -10,6 +10,8 @@ use parley_entity::{
     },
 };
 use parley_protocol::error::{Error, ErrorCode, Result};
+use parley_protocol::events::PromptState;
+use parley_protocol::feed::UserEventKind;
 use parley_protocol::{
     jobs::Generate,
     turn::{Placement, TurnInput},
@@ -89,13 +91,31 @@ impl TurnService {
         if let Some(interrupted) = turn.interrupted {
             self.signal_cancel(interrupted).await;
         }
+        if !turn.replayed {
+            // Before the job goes: the worker's `turn_finished` comes after it.
+            let started = UserEventKind::TurnStarted {
+                session_id,
+                prompt_id: turn.prompt.id,
+                user_message_id: turn.prompt.user_message_id,
+            };
+            self.feed.publish(submission.user_id, started).await;
+        }
         if turn.run_now {
             let job = Generate {
                 trace_context: submission.trace_context,
                 session: turn.session.clone().map(Into::into),
                 ..Generate::new(turn.prompt.id)
             };
-            handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;
+            if let Err(err) = handoff::enqueue(&self.db, self.queue.as_ref(), job).await {
+                let failed = UserEventKind::TurnFinished {
+                    session_id,
+                    prompt_id: turn.prompt.id,
+                    state: PromptState::Failed,
+                    assistant_message_id: None,
+                };
+                self.feed.publish(submission.user_id, failed).await;
+                return Err(err);
+            }
         }
         Ok(turn.prompt)
     }

@@ -866,7 +866,10 @@ async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction
                 .sum()
         };
         let control = calls_of("BEGIN") + calls_of("COMMIT") + calls_of("ROLLBACK");
-        let statements: i64 = ran.iter().map(|(c, _)| c).sum::<i64>() - control;
+        // Each worker's timer pass (`worker/src/timers.rs`) is one indexed read of the
+        // pending timers a second, whatever the turns do: background work, not the turn's.
+        let timer_pass = calls_of(r#"SELECT "timers"."#);
+        let statements: i64 = ran.iter().map(|(c, _)| c).sum::<i64>() - control - timer_pass;
         assert!(
             calls_of("WITH s AS (") >= TURNS,
             "every create is one statement:\n{listing}"

@@ -39,3 +39,4 @@ mod sessions;
 mod skills;
 mod tool_config;
 mod turns;
+mod user_feed;

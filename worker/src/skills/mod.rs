@@ -36,7 +36,7 @@ use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
 pub use math::MathSkill;
-pub use timer::TimerSkill;
+pub use timer::{TimerSkill, notice as timer_notice};
 pub use turn::{Routed, route_turn};
 
 /// The selection score a skill needs to answer (inclusive).

@@ -167,6 +167,11 @@ fn called(name: &str) -> String {
     }
 }
 
+/// The notice a timer posts in its session when it fires: `⏰ The tea timer is done`.
+pub fn notice(name: &str) -> String {
+    format!("⏰ The {} is done", called(name))
+}
+
 /// The same at the start of a sentence (`Timer paused.`, `tea timer paused.`).
 fn called_first(name: &str) -> String {
     if name == DEFAULT_NAME {

@@ -3,12 +3,15 @@
 //! what was recorded — after the rows that point at the answer (the after-hooks' audit,
 //! the function calls); the turn's tokens count against its quotas; the event log gets
 //! its retention; a session's first exchange is titled by the title model, on a task of
-//! its own. The session's next waiting prompt is the caller's to start.
+//! its own; the owner's feed hears `turn_finished`. The session's next waiting prompt is
+//! the caller's to start.
 
 use std::{sync::Arc, time::Duration};
 
-use parley_entity::query;
+use parley_entity::{prompts, query};
+use parley_protocol::feed::UserEventKind;
 use parley_runtime::event_log::EventLog;
+use parley_runtime::user_feed::Publisher;
 use parley_service::{
     quota::Quotas,
     turns::record::{self, TurnRecord},
@@ -30,6 +33,8 @@ pub(super) struct Telling<'a> {
     pub catalog: &'a Arc<crate::providers::Catalog>,
     /// The title model (`[titles] model`), if any.
     pub title_model: Option<&'a str>,
+    /// The per-user feed, told `turn_finished`.
+    pub feed: &'a Publisher,
 }
 
 /// Tells readers how the turn ended and does what follows a recorded end. Returns the
@@ -84,16 +89,52 @@ pub(super) async fn finish(
         let tokens = record.usage.input_tokens + record.usage.output_tokens;
         charge_tokens(telling, user_id, tool_id, tokens).await;
     }
+    publish_finished(telling, &prompt, after.quota.map(|(user_id, _)| user_id)).await;
+    if let (Some(untitled), Some(title)) = (after.untitled, after.first_words.clone()) {
+        let titled = UserEventKind::SessionUpdated {
+            session_id: untitled.session_id,
+            title: Some(title),
+            pinned: None,
+            archived: None,
+            state: None,
+            end_reason: None,
+        };
+        telling.feed.publish(untitled.user_id, titled).await;
+    }
     expire(telling.events, telling.retention, prompt.id).await;
     if let (Some(untitled), Some(model)) = (after.untitled, telling.title_model) {
         crate::titles::spawn(
             telling.db.clone(),
             telling.catalog.clone(),
+            telling.feed.clone(),
             model.to_owned(),
             untitled,
         );
     }
     Ok(next)
+}
+
+/// Tells the owner's feed the turn ended. A turn that answered knows its user; one that
+/// ended before (a failure, an interruption) reads its session's owner: one query, off
+/// the plain turn's path.
+async fn publish_finished(telling: Telling<'_>, prompt: &prompts::Model, user_id: Option<Uuid>) {
+    let user_id = match user_id {
+        Some(user_id) => user_id,
+        None => match query::sessions::get(telling.db, prompt.session_id).await {
+            Ok(session) => session.user_id,
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot tell the user feed a turn ended");
+                return;
+            }
+        },
+    };
+    let finished = UserEventKind::TurnFinished {
+        session_id: prompt.session_id,
+        prompt_id: prompt.id,
+        state: prompt.state,
+        assistant_message_id: prompt.assistant_message_id,
+    };
+    telling.feed.publish(user_id, finished).await;
 }
 
 /// Counts a turn's tokens against its user's and group's daily quotas (when any is

@@ -240,5 +240,6 @@ fn telling(deps: &Deps) -> finish::Telling<'_> {
         quotas: &deps.quotas,
         catalog: &deps.catalog,
         title_model: deps.settings.title_model.as_deref(),
+        feed: &deps.feed,
     }
 }

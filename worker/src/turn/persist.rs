@@ -62,6 +62,8 @@ pub(super) struct Afterwards {
     /// The session had no title when the turn started: a completed turn is its first
     /// exchange, which the title model titles ([`crate::titles`]).
     pub untitled: Option<crate::titles::Untitled>,
+    /// The first words' title the finish gives an untitled session (told on the feed).
+    pub first_words: Option<String>,
 }
 
 impl Record {
@@ -180,6 +182,7 @@ async fn record_answer(
                 prompt_id: prompt.id,
             },
         ),
+        first_words: None,
     };
     let mut outcome = match answer.end {
         LoopEnd::Failed { code, .. } => Outcome::failure(state, code),
@@ -280,6 +283,12 @@ pub(super) async fn write(
         // Nothing to title from (a blocked message, no words, an unfinished turn).
         record.after.untitled = None;
     }
+    record.after.first_words = record
+        .after
+        .untitled
+        .is_some()
+        .then(|| writes.title.clone())
+        .flatten();
     if let Some(user) = sink.take_pending_user() {
         outcome.user_message_id = Some(user.id);
         writes.messages.insert(0, user);

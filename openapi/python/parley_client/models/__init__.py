@@ -3,6 +3,8 @@
 from .accepted_turn import AcceptedTurn
 from .action_handler import ActionHandler
 from .action_result import ActionResult
+from .approval_requested_event import ApprovalRequestedEvent
+from .approval_resolved_event import ApprovalResolvedEvent
 from .ask_answer import AskAnswer
 from .ask_request import AskRequest
 from .assignment import Assignment
@@ -165,9 +167,12 @@ from .session_assignment import SessionAssignment
 from .session_audit import SessionAudit
 from .session_config import SessionConfig
 from .session_context import SessionContext
+from .session_created_event import SessionCreatedEvent
+from .session_deleted_event import SessionDeletedEvent
 from .session_match import SessionMatch
 from .session_matches import SessionMatches
 from .session_state import SessionState
+from .session_updated_event import SessionUpdatedEvent
 from .skill_name import SkillName
 from .sse_event import SseEvent
 from .state_count import StateCount
@@ -212,6 +217,7 @@ from .suggested_action import SuggestedAction
 from .suggested_value import SuggestedValue
 from .switch_branch import SwitchBranch
 from .thinking_delta_event import ThinkingDeltaEvent
+from .timer_fired_event import TimerFiredEvent
 from .title_source import TitleSource
 from .todo import Todo
 from .token import Token
@@ -228,6 +234,8 @@ from .tool_module_config_type_0 import ToolModuleConfigType0
 from .tool_progress_event import ToolProgressEvent
 from .tool_start_event import ToolStartEvent
 from .tool_summary import ToolSummary
+from .turn_finished_event import TurnFinishedEvent
+from .turn_started_event import TurnStartedEvent
 from .update_assignment import UpdateAssignment
 from .update_class import UpdateClass
 from .update_group import UpdateGroup
@@ -240,12 +248,44 @@ from .usage_group import UsageGroup
 from .usage_group_by import UsageGroupBy
 from .user import User
 from .user_context import UserContext
+from .user_event_approval_requested_event import UserEventApprovalRequestedEvent
+from .user_event_approval_requested_event_type import (
+    UserEventApprovalRequestedEventType,
+)
+from .user_event_approval_resolved_event import UserEventApprovalResolvedEvent
+from .user_event_approval_resolved_event_type import UserEventApprovalResolvedEventType
+from .user_event_name import UserEventName
+from .user_event_session_created_event import UserEventSessionCreatedEvent
+from .user_event_session_created_event_type import UserEventSessionCreatedEventType
+from .user_event_session_deleted_event import UserEventSessionDeletedEvent
+from .user_event_session_deleted_event_type import UserEventSessionDeletedEventType
+from .user_event_session_updated_event import UserEventSessionUpdatedEvent
+from .user_event_session_updated_event_type import UserEventSessionUpdatedEventType
+from .user_event_timer_fired_event import UserEventTimerFiredEvent
+from .user_event_timer_fired_event_type import UserEventTimerFiredEventType
+from .user_event_turn_finished_event import UserEventTurnFinishedEvent
+from .user_event_turn_finished_event_type import UserEventTurnFinishedEventType
+from .user_event_turn_started_event import UserEventTurnStartedEvent
+from .user_event_turn_started_event_type import UserEventTurnStartedEventType
+from .user_event_user_ping_event import UserEventUserPingEvent
+from .user_event_user_ping_event_type import UserEventUserPingEventType
+from .user_event_user_reconnect_event import UserEventUserReconnectEvent
+from .user_event_user_reconnect_event_type import UserEventUserReconnectEventType
+from .user_event_user_reset_event import UserEventUserResetEvent
+from .user_event_user_reset_event_type import UserEventUserResetEventType
+from .user_feed_token import UserFeedToken
+from .user_ping_event import UserPingEvent
+from .user_reconnect_event import UserReconnectEvent
+from .user_reset_event import UserResetEvent
 from .user_role import UserRole
+from .user_sse_event import UserSseEvent
 
 __all__ = (
     "AcceptedTurn",
     "ActionHandler",
     "ActionResult",
+    "ApprovalRequestedEvent",
+    "ApprovalResolvedEvent",
     "AskAnswer",
     "AskRequest",
     "Assignment",
@@ -402,9 +442,12 @@ __all__ = (
     "SessionAudit",
     "SessionConfig",
     "SessionContext",
+    "SessionCreatedEvent",
+    "SessionDeletedEvent",
     "SessionMatch",
     "SessionMatches",
     "SessionState",
+    "SessionUpdatedEvent",
     "SkillName",
     "SseEvent",
     "StateCount",
@@ -449,6 +492,7 @@ __all__ = (
     "SuggestedValue",
     "SwitchBranch",
     "ThinkingDeltaEvent",
+    "TimerFiredEvent",
     "TitleSource",
     "Todo",
     "Token",
@@ -465,6 +509,8 @@ __all__ = (
     "ToolProgressEvent",
     "ToolStartEvent",
     "ToolSummary",
+    "TurnFinishedEvent",
+    "TurnStartedEvent",
     "UpdateAssignment",
     "UpdateClass",
     "UpdateGroup",
@@ -477,5 +523,33 @@ __all__ = (
     "UsageGroupBy",
     "User",
     "UserContext",
+    "UserEventApprovalRequestedEvent",
+    "UserEventApprovalRequestedEventType",
+    "UserEventApprovalResolvedEvent",
+    "UserEventApprovalResolvedEventType",
+    "UserEventName",
+    "UserEventSessionCreatedEvent",
+    "UserEventSessionCreatedEventType",
+    "UserEventSessionDeletedEvent",
+    "UserEventSessionDeletedEventType",
+    "UserEventSessionUpdatedEvent",
+    "UserEventSessionUpdatedEventType",
+    "UserEventTimerFiredEvent",
+    "UserEventTimerFiredEventType",
+    "UserEventTurnFinishedEvent",
+    "UserEventTurnFinishedEventType",
+    "UserEventTurnStartedEvent",
+    "UserEventTurnStartedEventType",
+    "UserEventUserPingEvent",
+    "UserEventUserPingEventType",
+    "UserEventUserReconnectEvent",
+    "UserEventUserReconnectEventType",
+    "UserEventUserResetEvent",
+    "UserEventUserResetEventType",
+    "UserFeedToken",
+    "UserPingEvent",
+    "UserReconnectEvent",
+    "UserResetEvent",
     "UserRole",
+    "UserSseEvent",
 )

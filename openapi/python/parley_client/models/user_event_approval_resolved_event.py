@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.user_event_approval_resolved_event_type import (
+    UserEventApprovalResolvedEventType,
+)
+
+T = TypeVar("T", bound="UserEventApprovalResolvedEvent")
+
+
+@_attrs_define
+class UserEventApprovalResolvedEvent:
+    """Every event type of the user feed, told apart by `type`.
+
+    Attributes:
+        approved (bool):
+        call_id (str):
+        prompt_id (UUID):
+        seq (int):
+        session_id (UUID):
+        type_ (UserEventApprovalResolvedEventType):  Example: approval_resolved.
+    """
+
+    approved: bool
+    call_id: str
+    prompt_id: UUID
+    seq: int
+    session_id: UUID
+    type_: UserEventApprovalResolvedEventType
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        approved = self.approved
+
+        call_id = self.call_id
+
+        prompt_id = str(self.prompt_id)
+
+        seq = self.seq
+
+        session_id = str(self.session_id)
+
+        type_ = self.type_.value
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "approved": approved,
+                "call_id": call_id,
+                "prompt_id": prompt_id,
+                "seq": seq,
+                "session_id": session_id,
+                "type": type_,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        approved = d.pop("approved")
+
+        call_id = d.pop("call_id")
+
+        prompt_id = UUID(d.pop("prompt_id"))
+
+        seq = d.pop("seq")
+
+        session_id = UUID(d.pop("session_id"))
+
+        type_ = UserEventApprovalResolvedEventType(d.pop("type"))
+
+        user_event_approval_resolved_event = cls(
+            approved=approved,
+            call_id=call_id,
+            prompt_id=prompt_id,
+            seq=seq,
+            session_id=session_id,
+            type_=type_,
+        )
+
+        user_event_approval_resolved_event.additional_properties = d
+        return user_event_approval_resolved_event
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
