@@ -12,6 +12,7 @@ pub mod cors;
 pub mod error;
 pub mod feed_token;
 pub mod gate;
+pub mod keepalive;
 pub mod metrics;
 pub mod middleware;
 pub mod openai;

@@ -38,6 +38,7 @@ use poem_openapi::{
 use uuid::Uuid;
 
 use crate::{
+    keepalive,
     revocations::Credential,
     routes::events_doc::{SseEvent, StreamEventDoc},
     state::AppState,
@@ -229,104 +230,47 @@ pub fn live(state: &AppState, prompt_id: Uuid, after: u64, credential: Credentia
     with_pings(events, prompt_id, state, credential)
 }
 
-/// How long a client told to `reconnect` waits first.
-const RECONNECT_AFTER_MS: u64 = 1000;
-
 /// Interleaves `ping`s every `streaming.ping_every` until `events` ends or fails, the
-/// server closes its feeds, or the reader's credential is revoked.
+/// server closes its feeds, or the reader's credential is revoked ([`keepalive`]).
 fn with_pings(
     events: futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>,
     prompt_id: Uuid,
     state: &AppState,
     credential: Credential,
 ) -> Feed {
-    let streaming = &state.streaming;
-    let every = streaming.ping_every;
-    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let closing = streaming.closing.clone().map(|mut closing| {
-        Box::pin(async move {
-            // A server that is not closing may drop its switch: that is no close.
-            if closing.wait_for(|closing| *closing).await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }) as Closing
-    });
-    Feed(Box::pin(Pinged {
-        events: Some(events),
-        pings,
-        prompt_id,
-        closing,
-        revoked: Box::pin(state.revocations.revoked(credential)),
-    }))
+    Feed(Box::pin(keepalive::pinged(
+        events,
+        PromptBeats(prompt_id),
+        state,
+        credential,
+    )))
 }
 
-/// Resolves when the server closes its feeds.
-type Closing = Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+/// A prompt's `ping` and `reconnect`.
+struct PromptBeats(Uuid);
 
-/// A feed's events with a `ping` whenever `pings` ticks. One small struct rather than a
-/// chain of stream combinators: every open feed holds one, and with thousands open the
-/// combinators' buffered items added up.
-struct Pinged {
-    /// `None` once the events ended (or failed): the feed ends.
-    events: Option<futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>>,
-    pings: tokio::time::Interval,
-    prompt_id: Uuid,
-    closing: Option<Closing>,
-    /// Resolves when the reader's credential is revoked: the feed ends.
-    revoked: Closing,
-}
-
-impl Stream for Pinged {
+impl keepalive::Beats for PromptBeats {
     type Item = StreamEvent;
 
-    fn poll_next(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<StreamEvent>> {
-        use std::task::Poll;
-        let Some(events) = self.events.as_mut() else {
-            return Poll::Ready(None);
-        };
-        match events.poll_next_unpin(cx) {
-            Poll::Ready(Some(Ok(event))) => return Poll::Ready(Some(event)),
-            Poll::Ready(Some(Err(err))) => {
-                tracing::warn!(error = %err, "event feed interrupted");
-                self.events = None;
-                return Poll::Ready(None);
-            }
-            Poll::Ready(None) => {
-                self.events = None;
-                return Poll::Ready(None);
-            }
-            Poll::Pending => {}
-        }
-        if self.revoked.as_mut().poll(cx).is_ready() {
-            tracing::info!(prompt_id = %self.prompt_id, "a feed's credential was revoked: closing it");
-            self.events = None;
-            return Poll::Ready(None);
-        }
-        if let Some(closing) = self.closing.as_mut()
-            && closing.as_mut().poll(cx).is_ready()
-        {
-            self.events = None;
-            return Poll::Ready(Some(StreamEvent {
-                seq: 0,
-                prompt_id: self.prompt_id,
-                kind: EventKind::Reconnect {
-                    retry_ms: RECONNECT_AFTER_MS,
-                },
-            }));
-        }
-        match self.pings.poll_tick(cx) {
-            Poll::Ready(_) => Poll::Ready(Some(StreamEvent {
-                seq: 0,
-                prompt_id: self.prompt_id,
-                kind: EventKind::Ping {
-                    ts: chrono::Utc::now().timestamp_millis(),
-                },
-            })),
-            Poll::Pending => Poll::Pending,
+    fn ping(&self, ts: i64) -> StreamEvent {
+        self.event(EventKind::Ping { ts })
+    }
+
+    fn reconnect(&self, retry_ms: u64) -> StreamEvent {
+        self.event(EventKind::Reconnect { retry_ms })
+    }
+
+    fn name(&self) -> String {
+        format!("prompt {}", self.0)
+    }
+}
+
+impl PromptBeats {
+    fn event(&self, kind: EventKind) -> StreamEvent {
+        StreamEvent {
+            seq: 0,
+            prompt_id: self.0,
+            kind,
         }
     }
 }

@@ -9,9 +9,8 @@
 
 use std::{fmt::Write as _, pin::Pin};
 
-use futures::{Stream, StreamExt, stream::BoxStream};
+use futures::{Stream, StreamExt};
 use parley_protocol::feed::{UserEvent, UserEventKind};
-use parley_runtime::user_feed::FeedError;
 use poem::{Body, IntoResponse, Response, web::sse::Event};
 use poem_openapi::{
     payload::Payload,
@@ -20,6 +19,7 @@ use poem_openapi::{
 };
 
 use crate::{
+    keepalive,
     revocations::Credential,
     routes::feed_doc::{UserEventDoc, UserSseEvent},
     state::AppState,
@@ -75,85 +75,30 @@ fn to_sse(event: &UserEvent) -> Event {
         .event_type(event.type_name())
 }
 
-/// How long a client told to `reconnect` waits first.
-const RECONNECT_AFTER_MS: u64 = 1000;
-
 /// The user's feed after `after`, for a reader with `credential`.
 pub fn follow(state: &AppState, after: u64, credential: Credential) -> UserFeedStream {
     let events = state.turns.feed.feed().subscribe(credential.user_id, after);
-    let every = state.streaming.ping_every;
-    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let closing = state.streaming.closing.clone().map(|mut closing| {
-        Box::pin(async move {
-            if closing.wait_for(|closing| *closing).await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        }) as Closing
-    });
-    UserFeedStream(Box::pin(Pinged {
-        events: Some(events),
-        pings,
-        closing,
-        revoked: Box::pin(state.revocations.revoked(credential)),
-    }))
+    UserFeedStream(Box::pin(keepalive::pinged(
+        events, UserBeats, state, credential,
+    )))
 }
 
-type Closing = Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+/// The user feed's `ping` and `reconnect`.
+struct UserBeats;
 
-/// The feed's events with a `ping` whenever `pings` ticks (as `crate::sse` does for a
-/// prompt's feed).
-struct Pinged {
-    /// `None` once the events failed, the server closed or the credential was revoked.
-    events: Option<BoxStream<'static, Result<UserEvent, FeedError>>>,
-    pings: tokio::time::Interval,
-    closing: Option<Closing>,
-    revoked: Closing,
-}
-
-impl Stream for Pinged {
+impl keepalive::Beats for UserBeats {
     type Item = UserEvent;
 
-    fn poll_next(
-        mut self: Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<UserEvent>> {
-        use std::task::Poll;
-        let Some(events) = self.events.as_mut() else {
-            return Poll::Ready(None);
-        };
-        match events.poll_next_unpin(cx) {
-            Poll::Ready(Some(Ok(event))) => return Poll::Ready(Some(event)),
-            Poll::Ready(Some(Err(err))) => {
-                tracing::warn!(error = %err, "user feed interrupted");
-                self.events = None;
-                return Poll::Ready(None);
-            }
-            Poll::Ready(None) => {
-                self.events = None;
-                return Poll::Ready(None);
-            }
-            Poll::Pending => {}
-        }
-        if self.revoked.as_mut().poll(cx).is_ready() {
-            tracing::info!("a user feed's credential was revoked: closing it");
-            self.events = None;
-            return Poll::Ready(None);
-        }
-        if let Some(closing) = self.closing.as_mut()
-            && closing.as_mut().poll(cx).is_ready()
-        {
-            self.events = None;
-            return Poll::Ready(Some(unstored(UserEventKind::Reconnect {
-                retry_ms: RECONNECT_AFTER_MS,
-            })));
-        }
-        match self.pings.poll_tick(cx) {
-            Poll::Ready(_) => Poll::Ready(Some(unstored(UserEventKind::Ping {
-                ts: chrono::Utc::now().timestamp_millis(),
-            }))),
-            Poll::Pending => Poll::Pending,
-        }
+    fn ping(&self, ts: i64) -> UserEvent {
+        unstored(UserEventKind::Ping { ts })
+    }
+
+    fn reconnect(&self, retry_ms: u64) -> UserEvent {
+        unstored(UserEventKind::Reconnect { retry_ms })
+    }
+
+    fn name(&self) -> String {
+        "user feed".to_owned()
     }
 }
 

@@ -334,3 +334,42 @@ async fn assert_prompt_done(chat: &Chat, prompt_id: Uuid) {
         "{prompt:?}"
     );
 }
+
+both_backends!(
+    a_notice_follows_the_active_leaf_and_is_not_regenerated,
+    |backend: Backend| async move {
+        let chat = chat(backend).await;
+        let set = chat
+            .send_json("set tea timer for 1 second")
+            .await
+            .assert_status(201)
+            .into_inner();
+        // The notice comes after the timer's answer, in the active branch.
+        let deadline = std::time::Instant::now() + WAIT;
+        let notice = loop {
+            let shown = chat.messages().await;
+            if let Some(notice) = shown.get(2) {
+                break notice.clone();
+            }
+            assert!(std::time::Instant::now() < deadline, "no notice: {shown:?}");
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        };
+        assert_eq!(notice.parent_id, Some(set.message_id), "{notice:?}");
+        assert!(notice.prompt_id.is_none());
+        // It answers nothing a user said.
+        let code = chat
+            .client
+            .regenerate_message()
+            .id(chat.session_id)
+            .message_id(notice.id)
+            .body_map(|b| b)
+            .send()
+            .await
+            .assert_problem(422);
+        assert_eq!(code, "nothing_to_regenerate");
+        // The next message follows the notice.
+        chat.send_json("thanks").await.assert_status(201);
+        let shown = chat.messages().await;
+        assert_eq!(shown[3].parent_id, Some(notice.id));
+    }
+);
