@@ -275,6 +275,8 @@ catalogue! {
         ToolMismatch = "tool_mismatch", 422;
         /// The submission belongs to another assignment.
         SubmissionMismatch = "submission_mismatch", 422;
+        /// The message a body names is not one of the session's.
+        MessageNotFound = "message_not_found", 422;
         /// Only a user message, or an answer to one, can be regenerated.
         NothingToRegenerate = "nothing_to_regenerate", 422;
         /// A session title that is blank or longer than 200 characters.

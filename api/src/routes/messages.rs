@@ -195,7 +195,8 @@ impl MessagesApi {
     ///
     /// Makes the branch through a message the one the session shows and continues (the
     /// ‹ n/m › switcher): the session's `active_leaf_id` becomes the newest leaf below
-    /// it. 409 `prompt_active` while a turn of the session runs.
+    /// it. 409 `prompt_active` while a turn of the session runs; 422 `message_not_found`
+    /// for a message the session does not have.
     #[oai(path = "/:id/branch", method = "put", operation_id = "switch_branch")]
     async fn switch(
         &self,

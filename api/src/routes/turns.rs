@@ -54,7 +54,7 @@ pub struct CreateMessage {
     /// message's `parent_id`: the new message is its sibling, and its branch becomes the
     /// active one. The nil UUID (`00000000-0000-0000-0000-000000000000`) makes it a new
     /// first message (an edit of the session's first message). Another session's
-    /// message: 404.
+    /// message: 422 `message_not_found`.
     pub parent_message_id: Option<Uuid>,
 }
 

@@ -135,6 +135,15 @@ pub async fn siblings<C: ConnectionTrait>(
     Ok(by_parent)
 }
 
+/// The refusal of a body that names a message the session does not have (the session
+/// itself is there: 422, not 404).
+pub fn not_in_session() -> Error {
+    Error::invalid(
+        ErrorCode::MessageNotFound,
+        "no message of this session has that id",
+    )
+}
+
 /// A message of `session_id` (404 `message` for any other id).
 pub async fn message_in<C: ConnectionTrait>(
     db: &C,
@@ -152,7 +161,8 @@ pub async fn message_in<C: ConnectionTrait>(
 /// Makes the branch through `message_id` the active one of `session_id`: the session's
 /// active leaf becomes the leaf below it (the newest child at each step). Refused with
 /// 409 `prompt_active` while a turn of the session runs (its answer would land on the
-/// branch it started from). The caller checked that the user owns the session.
+/// branch it started from), 422 `message_not_found` for a message of no branch of it.
+/// The caller checked that the user owns the session.
 pub async fn switch<C: ConnectionTrait>(
     db: &C,
     session_id: Uuid,
@@ -160,7 +170,7 @@ pub async fn switch<C: ConnectionTrait>(
     now: DateTimeUtc,
 ) -> Result<sessions::Model> {
     let path = descent(db, session_id, message_id).await?;
-    let leaf = path.last().ok_or(Error::not_found("message"))?.id;
+    let leaf = path.last().ok_or_else(not_in_session)?.id;
     let switched = sessions::Entity::update_many()
         .col_expr(sessions::Column::ActiveLeafId, Expr::value(leaf))
         .col_expr(sessions::Column::LastActivityAt, Expr::value(now))

@@ -1096,7 +1096,8 @@ export interface paths {
          * Switch branches
          * @description Makes the branch through a message the one the session shows and continues (the
          *     ‹ n/m › switcher): the session's `active_leaf_id` becomes the newest leaf below
-         *     it. 409 `prompt_active` while a turn of the session runs.
+         *     it. 409 `prompt_active` while a turn of the session runs; 422 `message_not_found`
+         *     for a message the session does not have.
          */
         put: operations["switch_branch"];
         post?: never;
@@ -1910,7 +1911,7 @@ export interface components {
              *     message's `parent_id`: the new message is its sibling, and its branch becomes the
              *     active one. The nil UUID (`00000000-0000-0000-0000-000000000000`) makes it a new
              *     first message (an edit of the session's first message). Another session's
-             *     message: 404.
+             *     message: 422 `message_not_found`.
              */
             parent_message_id?: string | null;
         };
@@ -2087,6 +2088,7 @@ export interface components {
          *     * `no_tool` (422): The caller may use no chat tool, and named none.
          *     * `tool_mismatch` (422): The assignment is done with a different tool.
          *     * `submission_mismatch` (422): The submission belongs to another assignment.
+         *     * `message_not_found` (422): The message a body names is not one of the session's.
          *     * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
          *     * `invalid_title` (422): A session title that is blank or longer than 200 characters.
          *     * `empty_query` (422): A search without a word to look for.
@@ -2117,7 +2119,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.

@@ -218,8 +218,10 @@ impl TurnService {
             return Ok(());
         };
         query::sessions::get_owned(&self.db, submission.user_id, submission.session_id).await?;
-        query::tree::message_in(&self.db, submission.session_id, parent).await?;
-        Ok(())
+        match query::tree::message_in(&self.db, submission.session_id, parent).await {
+            Err(Error::NotFound { .. }) => Err(query::tree::not_in_session()),
+            other => other.map(drop),
+        }
     }
 
     /// The model a message asks for must be served here (422 `unknown_model`); none

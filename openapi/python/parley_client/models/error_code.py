@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     MALFORMED_JSON = "malformed_json"
     MAX_MESSAGES_REACHED = "max_messages_reached"
     MAX_SESSION_DURATION_REACHED = "max_session_duration_reached"
+    MESSAGE_NOT_FOUND = "message_not_found"
     MESSAGE_TOO_LONG = "message_too_long"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     MODEL_NOT_FOUND = "model_not_found"

@@ -72,6 +72,7 @@ class ErrorEvent:
             * `no_tool` (422): The caller may use no chat tool, and named none.
             * `tool_mismatch` (422): The assignment is done with a different tool.
             * `submission_mismatch` (422): The submission belongs to another assignment.
+            * `message_not_found` (422): The message a body names is not one of the session's.
             * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
             * `invalid_title` (422): A session title that is blank or longer than 200 characters.
             * `empty_query` (422): A search without a word to look for.

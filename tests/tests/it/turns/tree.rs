@@ -233,19 +233,29 @@ both_backends!(
             .assert_problem(404);
         assert_eq!(code, "not_found");
         let theirs = crate::fixtures::api::session(&other_client, other.tool.id).await;
+        // A message of another session, named in a body: the session is there, 422.
+        let code = other_client
+            .send_message()
+            .id(theirs.id)
+            .body_map(|b| b.content("hi").parent_message_id(Some(a1)))
+            .send()
+            .await
+            .assert_problem(422);
+        assert_eq!(code, "message_not_found");
+        let code = other_client
+            .switch_branch()
+            .id(theirs.id)
+            .body_map(|b| b.message_id(a1))
+            .send()
+            .await
+            .assert_problem(422);
+        assert_eq!(code, "message_not_found");
         for refused in [
             other_client
                 .regenerate_message()
                 .id(theirs.id)
                 .message_id(a1)
                 .body_map(|b| b)
-                .send()
-                .await
-                .assert_problem(404),
-            other_client
-                .send_message()
-                .id(theirs.id)
-                .body_map(|b| b.content("hi").parent_message_id(Some(a1)))
                 .send()
                 .await
                 .assert_problem(404),

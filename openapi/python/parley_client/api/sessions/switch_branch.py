@@ -120,7 +120,8 @@ def sync_detailed(
 
      Makes the branch through a message the one the session shows and continues (the
     ‹ n/m › switcher): the session's `active_leaf_id` becomes the newest leaf below
-    it. 409 `prompt_active` while a turn of the session runs.
+    it. 409 `prompt_active` while a turn of the session runs; 422 `message_not_found`
+    for a message the session does not have.
 
     Args:
         id (UUID):
@@ -156,7 +157,8 @@ def sync(
 
      Makes the branch through a message the one the session shows and continues (the
     ‹ n/m › switcher): the session's `active_leaf_id` becomes the newest leaf below
-    it. 409 `prompt_active` while a turn of the session runs.
+    it. 409 `prompt_active` while a turn of the session runs; 422 `message_not_found`
+    for a message the session does not have.
 
     Args:
         id (UUID):
@@ -187,7 +189,8 @@ async def asyncio_detailed(
 
      Makes the branch through a message the one the session shows and continues (the
     ‹ n/m › switcher): the session's `active_leaf_id` becomes the newest leaf below
-    it. 409 `prompt_active` while a turn of the session runs.
+    it. 409 `prompt_active` while a turn of the session runs; 422 `message_not_found`
+    for a message the session does not have.
 
     Args:
         id (UUID):
@@ -221,7 +224,8 @@ async def asyncio(
 
      Makes the branch through a message the one the session shows and continues (the
     ‹ n/m › switcher): the session's `active_leaf_id` becomes the newest leaf below
-    it. 409 `prompt_active` while a turn of the session runs.
+    it. 409 `prompt_active` while a turn of the session runs; 422 `message_not_found`
+    for a message the session does not have.
 
     Args:
         id (UUID):
