@@ -154,6 +154,18 @@ impl UserEventKind {
             end_reason,
         }
     }
+
+    /// A [`SessionUpdated`](Self::SessionUpdated) carrying only the session's new title.
+    pub fn session_titled(session_id: Uuid, title: String) -> Self {
+        Self::SessionUpdated {
+            session_id,
+            title: Some(title),
+            pinned: None,
+            archived: None,
+            state: None,
+            end_reason: None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -48,14 +48,7 @@ pub fn spawn(
         match tokio::time::timeout(TIMEOUT, title(&db, &catalog, &model, session)).await {
             Ok(Ok(Some(title))) => {
                 tracing::debug!(session_id = %session.session_id, %title, "titled a session");
-                let titled = UserEventKind::SessionUpdated {
-                    session_id: session.session_id,
-                    title: Some(title),
-                    pinned: None,
-                    archived: None,
-                    state: None,
-                    end_reason: None,
-                };
+                let titled = UserEventKind::session_titled(session.session_id, title);
                 feed.publish(session.user_id, titled).await;
             }
             Ok(Ok(None)) => {}

@@ -91,14 +91,7 @@ pub(super) async fn finish(
     }
     publish_finished(telling, &prompt, after.quota.map(|(user_id, _)| user_id)).await;
     if let (Some(untitled), Some(title)) = (after.untitled, after.first_words.clone()) {
-        let titled = UserEventKind::SessionUpdated {
-            session_id: untitled.session_id,
-            title: Some(title),
-            pinned: None,
-            archived: None,
-            state: None,
-            end_reason: None,
-        };
+        let titled = UserEventKind::session_titled(untitled.session_id, title);
         telling.feed.publish(untitled.user_id, titled).await;
     }
     expire(telling.events, telling.retention, prompt.id).await;
