@@ -35,6 +35,17 @@ pub struct Model {
     /// When `tool_args` and `tool_result` moved to `tool_call_archive` (they are JSON
     /// `null` here since).
     pub archived_at: Option<DateTimeUtc>,
+    /// When a call waiting for approval is denied if no one decided.
+    pub approval_expires_at: Option<DateTimeUtc>,
+    /// Who approved or denied it (none: it expired, or never waited).
+    pub decided_by: Option<Uuid>,
+    pub decided_at: Option<DateTimeUtc>,
+    /// Why it was denied.
+    #[sea_orm(column_type = "Text", nullable)]
+    pub decision_reason: Option<String>,
+    /// What the model asked for, when the owner approved edited arguments.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub requested_args: Option<Json>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

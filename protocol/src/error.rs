@@ -283,6 +283,10 @@ catalogue! {
         InvalidTitle = "invalid_title", 422;
         /// A search without a word to look for.
         EmptyQuery = "empty_query", 422;
+        /// The function call is not waiting for approval (decided, expired or cancelled).
+        NotAwaitingApproval = "not_awaiting_approval", 409;
+        /// Edited input for an approved call that does not fit the function's schema.
+        InvalidApprovalInput = "invalid_approval_input", 422;
 
         // Administration.
         /// A record with the same unique value already exists.

@@ -174,8 +174,16 @@ shared_enum! {
         /// It could not run or failed: unknown function, invalid arguments, permission
         /// denied, an error or a timeout. The model was told why.
         Error = "error",
-        /// The turn was cancelled while it ran.
+        /// The turn was cancelled while it ran (or while it waited for approval).
         Canceled = "canceled",
+        /// It waits for the session's owner to approve or deny it; the turn is
+        /// suspended meanwhile (no worker, no lease).
+        AwaitingApproval = "awaiting_approval",
+        /// Approved, to run when the turn resumes.
+        Approved = "approved",
+        /// Denied by the session's owner, or not decided in time: it never ran. The model
+        /// was told why.
+        Denied = "denied",
     }
 }
 
@@ -365,6 +373,20 @@ pub enum EventKind {
         payload: Option<CustomPayload>,
         duration_ms: u64,
     },
+    /// A function call waits for the session's owner to approve it (`POST
+    /// /v1/prompts/{prompt_id}/calls/{call_id}/approve`, or `…/deny`); the turn is
+    /// suspended until then (the prompt stays `waiting_for_tools`) and resumes as a new
+    /// attempt. Not decided by `expires_at`, the call is denied.
+    ApprovalRequested {
+        /// The call's `N` (`[[tool:N]]`), as in `tool_start`.
+        index: u32,
+        tool: String,
+        tool_use_id: String,
+        /// The call to approve or deny.
+        call_id: Uuid,
+        input: Value,
+        expires_at: chrono::DateTime<chrono::Utc>,
+    },
     /// The model asked for failed before answering (or may not be called); the next
     /// model of its fallback chain answers instead. Nothing was streamed by `from`.
     Fallback {
@@ -459,6 +481,7 @@ impl EventKind {
             Self::ToolStart { .. } => "tool_start",
             Self::ToolProgress { .. } => "tool_progress",
             Self::ToolComplete { .. } => "tool_complete",
+            Self::ApprovalRequested { .. } => "approval_requested",
             Self::Fallback { .. } => "fallback",
             Self::Retry { .. } => "retry",
             Self::Complete { .. } => "complete",

@@ -76,20 +76,24 @@ pub enum UserEventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         assistant_message_id: Option<Uuid>,
     },
-    /// A function call waits for the user's approval.
+    /// A function call waits for the user's approval (approve or deny it by `call_id`).
     ApprovalRequested {
         session_id: Uuid,
         prompt_id: Uuid,
-        call_id: String,
+        call_id: Uuid,
         function: String,
         input: Value,
+        expires_at: chrono::DateTime<chrono::Utc>,
     },
-    /// A function call's approval was decided.
+    /// A function call's approval was decided: approved, denied, or denied because no
+    /// one decided in time (`expired`).
     ApprovalResolved {
         session_id: Uuid,
         prompt_id: Uuid,
-        call_id: String,
+        call_id: Uuid,
         approved: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        expired: bool,
     },
     /// A timer went off: its notice (an assistant message) is in its session, when it
     /// was set in one that still exists.

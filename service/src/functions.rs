@@ -45,6 +45,9 @@ pub struct FunctionSpec {
     pub timeout: Duration,
     /// The payload type its results carry, from the payload registry.
     pub payload_type: Option<String>,
+    /// Every call waits for the session's owner to approve it (a tool can ask the same
+    /// of any function it offers: its definition's `approval_required`).
+    pub requires_approval: bool,
 }
 
 impl FunctionSpec {
@@ -143,6 +146,7 @@ mod tests {
             mode: Mode::Sync,
             timeout: DEFAULT_TIMEOUT,
             payload_type: None,
+            requires_approval: false,
         }
     }
 

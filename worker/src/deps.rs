@@ -54,6 +54,8 @@ pub struct TurnSettings {
     /// The model that titles a session after its first exchange (`[titles] model`);
     /// none: the first words of the first message are its title ([`crate::titles`]).
     pub title_model: Option<String>,
+    /// How long a function call waits for approval before it is denied.
+    pub approval_timeout: Duration,
 }
 
 impl Default for TurnSettings {
@@ -71,6 +73,7 @@ impl Default for TurnSettings {
             delta_window: Duration::from_millis(30),
             delta_max_bytes: 4096,
             title_model: None,
+            approval_timeout: Duration::from_secs(24 * 3600),
         }
     }
 }

@@ -17,7 +17,9 @@
 //!   demo model);
 //! * [`persist`] — the event log, block checkpoints, cancel and lease watching;
 //! * [`timers`] — the pass that fires due timers (a notice in the session, an event on
-//!   the user's feed), run by [`schedule`].
+//!   the user's feed), run by [`schedule`];
+//! * [`approvals`] — the pass that denies function calls whose approval expired and
+//!   resumes their turns, run by [`schedule`].
 //!
 //! * [`deps`] and [`error`] — what every stage is built from and fails with (they
 //!   import no stage, so no stage imports the orchestrator or another's parent);
@@ -25,6 +27,7 @@
 //!   `chat:on_message` and `chat:after_ai` (run by `parley_service::modules`).
 
 pub mod agent_loop;
+pub mod approvals;
 pub mod attachments;
 pub mod consumer;
 pub mod context;

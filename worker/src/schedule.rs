@@ -122,7 +122,8 @@ pub async fn run(deps: Deps, queue: Arc<dyn JobQueue>, settings: ScheduleSetting
         move || prune_once(events.clone(), feed.clone())
     });
     let timers = crate::timers::run(deps.clone(), settings.timer_check);
-    tokio::join!(reap, idle, archive, prune, lost_jobs, timers);
+    let approvals = crate::approvals::run(deps.clone(), settings.timer_check);
+    tokio::join!(reap, idle, archive, prune, lost_jobs, timers, approvals);
 }
 
 /// Tries `name`'s slot four times every `every`, from a random phase, and runs `pass`

@@ -72,6 +72,9 @@ pub struct Function {
     pub timeout_s: u64,
     /// The payload type its results carry (see `GET /v1/payload-types`).
     pub payload_type: Option<String>,
+    /// Every call waits for the session's owner to approve it (a tool may ask it of any
+    /// function: its definition's `approval_required`).
+    pub requires_approval: bool,
 }
 
 impl From<&FunctionSpec> for Function {
@@ -87,6 +90,7 @@ impl From<&FunctionSpec> for Function {
             },
             timeout_s: spec.timeout.as_secs(),
             payload_type: spec.payload_type.clone(),
+            requires_approval: spec.requires_approval,
         }
     }
 }

@@ -45,6 +45,8 @@ pub enum StreamEventDoc {
     ToolProgress(ToolProgressEvent),
     #[oai(mapping = "tool_complete")]
     ToolComplete(ToolCompleteEvent),
+    #[oai(mapping = "approval_requested")]
+    ApprovalRequested(ApprovalRequestedPromptEvent),
     #[oai(mapping = "fallback")]
     Fallback(FallbackEvent),
     #[oai(mapping = "retry")]
@@ -165,6 +167,26 @@ pub struct ToolCompleteEvent {
     /// The result as a payload of the function's payload type (`GET /v1/payload-types`).
     pub payload: Option<CustomPayloadDoc>,
     pub duration_ms: u64,
+}
+
+/// A function call waits for the session's owner's approval: approve it (`POST
+/// /v1/prompts/{prompt_id}/calls/{call_id}/approve`, optionally with edited input) or
+/// deny it (`…/deny`) before `expires_at`, after which it is denied. The turn is
+/// suspended meanwhile (`prompt_state: waiting_for_tools`; the feed stays open) and
+/// resumes as a new attempt (`retry`) once every waiting call is decided.
+#[derive(Debug, Object)]
+#[oai(rename = "ApprovalRequestedPromptEvent")]
+pub struct ApprovalRequestedPromptEvent {
+    pub seq: u64,
+    pub prompt_id: Uuid,
+    /// The call's `N`, as in `tool_start`.
+    pub index: u32,
+    pub tool: String,
+    pub tool_use_id: String,
+    /// The call to approve or deny.
+    pub call_id: Uuid,
+    pub input: Value,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// The turn starts over; drop this prompt's partial blocks.
@@ -338,6 +360,7 @@ pub enum EventName {
     ToolStart,
     ToolProgress,
     ToolComplete,
+    ApprovalRequested,
     Fallback,
     Retry,
     Complete,

@@ -4,6 +4,7 @@
 //! that every protocol event parses as its documented schema.
 
 use crate::routes::views::SessionState;
+use chrono::{DateTime, Utc};
 use parley_protocol::events::PromptState;
 use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;
@@ -84,26 +85,32 @@ pub struct TurnFinishedEvent {
     pub assistant_message_id: Option<Uuid>,
 }
 
-/// A function call waits for the user's approval.
+/// A function call waits for the user's approval: approve it (`POST
+/// /v1/prompts/{prompt_id}/calls/{call_id}/approve`, optionally with edited input) or
+/// deny it (`…/deny`) before `expires_at`, after which it is denied.
 #[derive(Debug, Object)]
 pub struct ApprovalRequestedEvent {
     pub seq: u64,
     pub session_id: Uuid,
     pub prompt_id: Uuid,
-    pub call_id: String,
+    pub call_id: Uuid,
     pub function: String,
     /// The call's arguments.
     pub input: Value,
+    pub expires_at: DateTime<Utc>,
 }
 
-/// A function call's approval was decided.
+/// A function call's approval was decided (here or on another device): approved, or
+/// denied — by the user, or because no one decided in time (`expired`).
 #[derive(Debug, Object)]
 pub struct ApprovalResolvedEvent {
     pub seq: u64,
     pub session_id: Uuid,
     pub prompt_id: Uuid,
-    pub call_id: String,
+    pub call_id: Uuid,
     pub approved: bool,
+    /// Denied because no one decided before it expired (absent: false).
+    pub expired: Option<bool>,
 }
 
 /// A timer went off. Its notice (an assistant message, `message_id`) is in the session

@@ -1,18 +1,27 @@
 //! `/v1/prompts`: one generation — its state, its event feed (with a bearer token or a
-//! feed token), cancel and resume.
+//! feed token), cancel and resume, and the decisions on its function calls that wait
+//! for approval (`/v1/approvals` lists those waiting).
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use parley_entity::{prompts, query::prompts as q};
+use parley_entity::{
+    prompts,
+    query::{approvals::Verdict, prompts as q},
+    tool_calls,
+};
 use parley_protocol::error::ErrorCode;
-use parley_protocol::{events::PromptState, route::RouteDecision};
+use parley_protocol::{
+    events::{PromptState, ToolCallState},
+    route::RouteDecision,
+};
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Object, OpenApi,
     param::{Header, Path, Query},
     payload::Json,
 };
+use serde_json::Value;
 use uuid::Uuid;
 
 use super::ApiTags;
@@ -22,7 +31,7 @@ use crate::{
     feed_token::{FeedGrant, FeedScope},
     sse::{self, Feed, Joined},
     state::AppState,
-    types::EventId,
+    types::{EventId, JsonObject},
 };
 
 /// One generation of a session.
@@ -119,6 +128,96 @@ pub fn trace_context(request: &poem::Request) -> HashMap<String, String> {
     }
 }
 
+/// Approve a function call that waits, optionally with edited arguments.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct ApproveCall {
+    /// The arguments to run the call with instead of the model's (a JSON object that
+    /// fits the function's parameters); absent: the model's.
+    pub input: Option<JsonObject>,
+}
+
+/// Deny a function call that waits.
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct DenyCall {
+    /// Why: the model is told.
+    #[oai(validator(max_length = 2000))]
+    pub reason: Option<String>,
+}
+
+/// A function call of a turn, as its approval sees it.
+#[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
+pub struct ToolCall {
+    /// The call's id (what approve and deny take).
+    pub id: Uuid,
+    pub prompt_id: Uuid,
+    pub session_id: Uuid,
+    /// The function called.
+    pub function: String,
+    /// The arguments it runs (or ran) with.
+    pub input: Value,
+    pub state: ToolCallState,
+    /// Until when it waits for approval (while `awaiting_approval`).
+    pub approval_expires_at: Option<DateTime<Utc>>,
+    /// Who approved or denied it (absent for an expiry).
+    pub decided_by: Option<Uuid>,
+    pub decided_at: Option<DateTime<Utc>>,
+    /// Why it was denied (`expired` when no one decided in time).
+    pub decision_reason: Option<String>,
+    /// The arguments the model asked for, when edited ones were approved.
+    pub requested_input: Option<Value>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl From<tool_calls::Model> for ToolCall {
+    fn from(c: tool_calls::Model) -> Self {
+        Self {
+            id: c.id,
+            prompt_id: c.prompt_id,
+            session_id: c.session_id,
+            function: c.tool_name,
+            input: c.tool_args,
+            state: c.state,
+            approval_expires_at: c.approval_expires_at,
+            decided_by: c.decided_by,
+            decided_at: c.decided_at,
+            decision_reason: c.decision_reason,
+            requested_input: c.requested_args,
+            created_at: c.created_at,
+        }
+    }
+}
+
+/// The calls waiting for the caller's approval.
+#[derive(Debug, Object)]
+pub struct ApprovalList {
+    pub items: Vec<ToolCall>,
+}
+
+pub struct ApprovalsApi;
+
+#[OpenApi(prefix_path = "/v1/approvals", tag = "ApiTags::Sessions")]
+impl ApprovalsApi {
+    /// List calls waiting for approval
+    ///
+    /// The function calls of the caller's sessions that wait for their approval, oldest
+    /// first (each also arrives as `approval_requested` on the prompt's feed and the
+    /// caller's feed).
+    #[oai(path = "/", method = "get", operation_id = "list_approvals")]
+    async fn list(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+    ) -> ApiResult<Json<ApprovalList>, statuses::Read> {
+        let items = state.turns.waiting_approvals(auth.0.user_id).await?;
+        Ok(Json(ApprovalList {
+            items: items.into_iter().map(ToolCall::from).collect(),
+        }))
+    }
+}
+
 pub struct PromptsApi;
 
 #[OpenApi(prefix_path = "/v1/prompts", tag = "ApiTags::Sessions")]
@@ -212,6 +311,64 @@ impl PromptsApi {
     ) -> ApiResult<PromptAccepted, statuses::Act> {
         let prompt = state.turns.cancel(auth.0.user_id, id.0).await?;
         Ok(PromptAccepted::Accepted(Json(prompt.into())))
+    }
+
+    /// Approve a function call
+    ///
+    /// The session's owner lets a call that waits for approval run, with the model's
+    /// arguments or edited ones (`input`). Once no call of the turn waits, the turn
+    /// resumes as a new attempt: the call runs, and the model is called with its result.
+    /// Recorded on the call (who, when, what input). 404 for another user's prompt or a
+    /// call it does not have; 409 `not_awaiting_approval` when it is decided, expired or
+    /// cancelled; 422 `invalid_approval_input` when `input` does not fit the function.
+    #[oai(
+        path = "/:id/calls/:call_id/approve",
+        method = "post",
+        operation_id = "approve_call"
+    )]
+    async fn approve(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        call_id: Path<Uuid>,
+        body: Json<ApproveCall>,
+    ) -> ApiResult<Json<ToolCall>, statuses::ChangeMayConflict> {
+        let verdict = Verdict::Approve {
+            input: body.0.input.map(Value::from),
+        };
+        let call = state
+            .turns
+            .decide_call(auth.0.user_id, id.0, call_id.0, verdict)
+            .await?;
+        Ok(Json(call.into()))
+    }
+
+    /// Deny a function call
+    ///
+    /// The session's owner refuses a call that waits for approval: it never runs, and
+    /// the model is told it was denied (and `reason`, if given) once no call of the turn
+    /// waits. 404 for another user's prompt or a call it does not have; 409
+    /// `not_awaiting_approval` when it is decided, expired or cancelled.
+    #[oai(
+        path = "/:id/calls/:call_id/deny",
+        method = "post",
+        operation_id = "deny_call"
+    )]
+    async fn deny(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        call_id: Path<Uuid>,
+        body: Json<DenyCall>,
+    ) -> ApiResult<Json<ToolCall>, statuses::ChangeMayConflict> {
+        let reason = body.0.reason.filter(|r| !r.trim().is_empty());
+        let call = state
+            .turns
+            .decide_call(auth.0.user_id, id.0, call_id.0, Verdict::Deny { reason })
+            .await?;
+        Ok(Json(call.into()))
     }
 
     /// Resume a prompt

@@ -83,6 +83,10 @@ pub struct McpServerSettings {
     /// accepted; the call runs as a job of its own.
     #[serde(default)]
     pub async_tools: Vec<String>,
+    /// Tools whose every call waits for the session's owner to approve it (a tool's
+    /// definition can ask the same of any function with `approval_required`).
+    #[serde(default)]
+    pub approval_tools: Vec<String>,
 }
 
 /// Where a configured payload type comes from.

@@ -109,6 +109,10 @@ pub struct WorkerSettings {
     /// when that is sooner).
     #[serde(default = "default_timer_check_ms")]
     pub timer_check_ms: u64,
+    /// How long a function call waits for its user's approval before it is denied
+    /// (default a day). The expiry is checked as often as timers are.
+    #[serde(default = "default_approval_timeout_s")]
+    pub approval_timeout_s: u64,
     /// `parley worker` only: where to serve `GET /metrics` (Prometheus) and
     /// `GET /healthz` (none: not served). `parley serve` serves both on its API port.
     #[serde(default)]
@@ -121,6 +125,10 @@ fn default_feed_max_events() -> usize {
 
 fn default_timer_check_ms() -> u64 {
     1000
+}
+
+fn default_approval_timeout_s() -> u64 {
+    24 * 3600
 }
 
 fn default_history_cache_mb() -> usize {
@@ -182,6 +190,7 @@ impl Default for WorkerSettings {
             feed_max_events: default_feed_max_events(),
             feed_max_age_s: default_retention_s(),
             timer_check_ms: default_timer_check_ms(),
+            approval_timeout_s: default_approval_timeout_s(),
             metrics_listen: None,
         }
     }

@@ -153,6 +153,7 @@ async fn functions(settings: &Settings) -> anyhow::Result<LiveRegistry> {
             connect_timeout: Duration::from_millis(server.connect_timeout_ms),
             payload_types: server.payload_types.clone(),
             async_tools: server.async_tools.clone(),
+            approval_tools: server.approval_tools.clone(),
         }
     });
     mcp::join::connect_all(servers.collect(), &registry)
@@ -283,6 +284,7 @@ pub(super) fn turn_settings(settings: &Settings) -> TurnSettings {
         delta_window: Duration::from_millis(w.delta_window_ms),
         delta_max_bytes: w.delta_max_bytes,
         title_model: settings.titles.model.clone(),
+        approval_timeout: Duration::from_secs(w.approval_timeout_s.max(1)),
         ..TurnSettings::default()
     }
 }

@@ -4,6 +4,7 @@
 //! words and returns the domain [`Error`](parley_protocol::error::Error) with context.
 
 pub mod access;
+pub mod approvals;
 pub mod assignments;
 mod batch;
 pub mod catalog;

@@ -59,6 +59,11 @@ pub async fn start<C: ConnectionTrait>(
         duration_ms: Set(None),
         created_at: Set(now),
         archived_at: Set(None),
+        approval_expires_at: Set(None),
+        decided_by: Set(None),
+        decided_at: Set(None),
+        decision_reason: Set(None),
+        requested_args: Set(None),
     };
     let inserted = tool_calls::Entity::insert(row)
         .on_conflict(

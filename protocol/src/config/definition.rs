@@ -39,6 +39,13 @@ pub struct ToolDefinition {
     #[serde(default, deserialize_with = "stored::list")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub functions: Option<Vec<Text>>,
+    /// Functions whose calls wait for the session's owner to approve them (each must be
+    /// one of `functions`), besides those that always need approval (`GET
+    /// /v1/functions`: `requires_approval`). A waiting call suspends the turn until it is
+    /// approved (it runs), denied or expires (the model is told it was denied).
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_required: Option<Vec<Text>>,
     /// The most messages a session may hold.
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,6 +119,7 @@ impl ToolDefinition {
             constraints: None,
             modules: None,
             functions: None,
+            approval_required: None,
             max_messages: None,
             max_session_duration_s: None,
             max_iterations: None,

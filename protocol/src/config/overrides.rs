@@ -40,6 +40,13 @@ pub struct ConfigOverrides {
     #[serde(default, deserialize_with = "stored::list")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub functions: Option<Vec<Text>>,
+    /// Functions whose calls wait for the session's owner to approve them (replaces the list
+    /// below), besides those that always need approval (`GET
+    /// /v1/functions`: `requires_approval`). A waiting call suspends the turn until it is
+    /// approved (it runs), denied or expires (the model is told it was denied).
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_required: Option<Vec<Text>>,
     /// The most messages a session may hold.
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,6 +116,7 @@ impl From<&ToolDefinition> for ConfigOverrides {
             hold_back: d.hold_back,
             skills: d.skills,
             enabled_skills: d.enabled_skills.clone(),
+            approval_required: d.approval_required.clone(),
             guidance: None,
         }
     }

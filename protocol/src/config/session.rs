@@ -36,6 +36,11 @@ pub struct SessionConfig {
     #[serde(default, deserialize_with = "stored::list")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub functions: Option<Vec<Text>>,
+    /// Functions whose calls wait for the owner's approval (besides those that always
+    /// do: [`SessionConfig::needs_approval`]).
+    #[serde(default, deserialize_with = "stored::list")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_required: Option<Vec<Text>>,
     /// The most messages the session may hold.
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,6 +132,7 @@ impl SessionConfig {
         }
         over(&mut self.modules, &layer.modules);
         over(&mut self.functions, &layer.functions);
+        over(&mut self.approval_required, &layer.approval_required);
         over(&mut self.max_messages, &layer.max_messages);
         over(
             &mut self.max_session_duration_s,
@@ -144,6 +150,16 @@ impl SessionConfig {
     /// The functions the model may call (none when absent).
     pub fn functions(&self) -> impl Iterator<Item = &str> {
         self.functions.iter().flatten().map(|name| &**name)
+    }
+
+    /// Whether a call of `function` waits for approval in this session: its tool (or a
+    /// layer of the cascade) says so; a function that always needs approval says so
+    /// itself (the caller checks its spec too).
+    pub fn needs_approval(&self, function: &str) -> bool {
+        self.approval_required
+            .iter()
+            .flatten()
+            .any(|name| &**name == function)
     }
 
     /// The LLM payload types the model may write (none when absent).

@@ -25,7 +25,23 @@ impl TurnService {
         q::get_owned(&self.db, user_id, prompt_id).await?;
         let prompt = q::request_cancel(&self.db, prompt_id, query::now()).await?;
         self.signal_cancel(prompt.id).await;
+        self.wake_if_suspended(&prompt).await?;
         Ok(prompt)
+    }
+
+    /// A prompt suspended for an approval has no worker to hear the cancel: it is woken
+    /// and its job enqueued, whose claim ends it `canceled` (its waiting calls never
+    /// run). A lost enqueue is left to the reaper (the woken prompt's lease lapsed).
+    async fn wake_if_suspended(&self, prompt: &prompts::Model) -> Result<()> {
+        let suspended =
+            prompt.state == PromptState::WaitingForTools && prompt.lease_owner.is_none();
+        if suspended
+            && query::approvals::wake(&self.db, prompt.id).await?
+            && let Err(err) = self.queue.enqueue(Generate::new(prompt.id)).await
+        {
+            tracing::error!(error = %err, prompt_id = %prompt.id, "cannot enqueue a suspended prompt's cancel; the reaper will");
+        }
+        Ok(())
     }
 
     /// Tells the worker running the prompt that a cancel is recorded on its row. A lost
@@ -56,6 +72,7 @@ impl TurnService {
                 other => other,
             })?;
         self.signal_cancel(prompt.id).await;
+        self.wake_if_suspended(&prompt).await?;
         Ok(prompt)
     }
 

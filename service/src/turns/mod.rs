@@ -8,6 +8,7 @@
 //! [`record`]).
 
 mod actions;
+pub mod approvals;
 mod branches;
 mod control;
 pub mod handoff;

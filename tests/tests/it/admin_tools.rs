@@ -31,6 +31,7 @@ fn full_definition() -> ToolDefinition {
             },
         ]),
         functions: Some(strings(&["createTodo", "getCurrentTime"])),
+        approval_required: Some(strings(&["createTodo"])),
         max_messages: Some(40),
         max_session_duration_s: Some(1800),
         hold_back: Some(true),

@@ -240,7 +240,10 @@ pub(super) async fn replay(
 pub fn finished(state: ToolCallState) -> bool {
     matches!(
         state,
-        ToolCallState::Success | ToolCallState::Error | ToolCallState::Canceled
+        ToolCallState::Success
+            | ToolCallState::Error
+            | ToolCallState::Canceled
+            | ToolCallState::Denied
     )
 }
 

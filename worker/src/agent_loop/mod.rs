@@ -143,6 +143,9 @@ pub enum LoopEnd {
     },
     /// Recording failed (event log or database).
     Internal(SinkError),
+    /// A function call waits for the user's approval: the turn stops here and resumes
+    /// as a new attempt once every waiting call is decided.
+    Suspended,
 }
 
 /// What the loop produced, whatever the end.
@@ -190,7 +193,20 @@ pub struct Start<'a> {
     /// calls) when it stopped: a model whose provider continues a partial answer is
     /// asked to go on from it; any other answers from scratch.
     pub partial: Option<String>,
+    /// Calls an earlier attempt left waiting for approval, or approved since (after
+    /// `replay`): run — or waited for again — before the model is called again; the
+    /// model is not asked for them twice.
+    pub approved: Vec<ApprovedCall>,
     pub started: Instant,
+}
+
+/// A call the model asked for in an earlier attempt that its user approved: run as the
+/// turn resumes, with the arguments approved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovedCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
 }
 
 /// Runs the generation of one turn.
@@ -223,6 +239,27 @@ pub async fn run(
             return (generation, LoopEnd::Internal(err));
         }
         messages.extend(transcript("", start.replay));
+    }
+    if !start.approved.is_empty() {
+        let requested = start
+            .approved
+            .into_iter()
+            .map(|call| call::Requested {
+                id: call.id,
+                name: call.name,
+                arguments: call.arguments,
+            })
+            .collect();
+        match blocks::run_calls(&mut generation, requested, sink, tools).await {
+            Ok(results) if waits(&results) => {
+                return end(generation, sink, LoopEnd::Suspended).await;
+            }
+            Ok(results) => messages.extend(transcript("", results)),
+            Err(err) => return (generation, LoopEnd::Internal(err)),
+        }
+        if sink.cancelled() {
+            return end(generation, sink, LoopEnd::Cancelled).await;
+        }
     }
     // Only the first model call of the attempt continues the earlier one's answer.
     let mut partial = start.partial.filter(|p| !p.trim().is_empty());
@@ -260,6 +297,9 @@ pub async fn run(
         }
         let said = generation.text()[text_before..].to_owned();
         match blocks::run_calls(&mut generation, requested, sink, tools).await {
+            Ok(results) if waits(&results) => {
+                return end(generation, sink, LoopEnd::Suspended).await;
+            }
             Ok(results) => messages.extend(transcript(&said, results)),
             Err(err) => return (generation, LoopEnd::Internal(err)),
         }
@@ -268,6 +308,13 @@ pub async fn run(
         }
     }
     end(generation, sink, LoopEnd::Completed).await
+}
+
+/// Whether a call of the response waits for approval (the turn suspends).
+fn waits(results: &[CallResult]) -> bool {
+    results
+        .iter()
+        .any(|r| r.state == ToolCallState::AwaitingApproval)
 }
 
 /// Closes the open block and returns the end.

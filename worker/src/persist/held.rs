@@ -18,14 +18,16 @@ impl Held {
         self.0.is_some()
     }
 
-    /// Keeps `kind` when holding and it is part of the answer (state and status events
-    /// still go out at once); gives it back otherwise.
+    /// Keeps `kind` when holding and it is part of the answer (state and status events,
+    /// and approval requests, still go out at once); gives it back otherwise.
     pub fn keep(&mut self, kind: EventKind) -> Option<EventKind> {
         match self.0.as_mut() {
             Some(held)
                 if !matches!(
                     kind,
-                    EventKind::PromptState { .. } | EventKind::Status { .. }
+                    EventKind::PromptState { .. }
+                        | EventKind::Status { .. }
+                        | EventKind::ApprovalRequested { .. }
                 ) =>
             {
                 held.push(kind);

@@ -186,6 +186,17 @@ impl TurnSink {
         self.checkpoints.wrote_blocks
     }
 
+    /// Sends the deltas held to be merged and writes the drafts (and a deferred user
+    /// message) now, whatever the interval: the turn stops here for a while (it waits
+    /// for an approval) and its next attempt reads what was written.
+    pub async fn checkpoint_now(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
+        if let Some(waiting) = self.coalescer.take(Instant::now()) {
+            self.stream.append(waiting).await?;
+        }
+        self.checkpoint(drafts).await?;
+        self.stream.settle().await
+    }
+
     /// Writes the drafts (and, the first time, a deferred user message) now.
     async fn checkpoint(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
         let (db, prompt_id) = (&self.db, self.prompt_id);

@@ -100,6 +100,7 @@ mod tests {
             mode: Mode::Sync,
             timeout: parley_service::functions::DEFAULT_TIMEOUT,
             payload_type: None,
+            requires_approval: false,
         }))
     }
 

@@ -15,7 +15,7 @@ use std::{collections::BTreeMap, time::Instant};
 use async_trait::async_trait;
 use futures::{FutureExt, StreamExt, future::BoxFuture, stream::FuturesUnordered};
 use parley_entity::query::{
-    self,
+    self, approvals,
     tool_calls::{self as rows, NewToolCall},
 };
 use parley_protocol::events::{EventKind, PromptState, ToolCallState};
@@ -48,6 +48,10 @@ pub struct TurnTools {
     pub attempt: u32,
     /// Where asynchronous calls are queued.
     pub queue: std::sync::Arc<dyn parley_runtime::queue::JobQueue>,
+    /// Where the user hears that a call waits for their approval.
+    pub feed: parley_runtime::user_feed::Publisher,
+    /// How long a call waits for approval before it is denied.
+    pub approval_timeout: std::time::Duration,
 }
 
 /// A call that passed its checks and runs now.
@@ -82,6 +86,9 @@ enum Prepared {
     Done(CallResult),
     /// An earlier attempt of the turn made this call: its result, counted then.
     Reused(CallResult),
+    /// The call waits for the user's approval until the given time (the turn suspends
+    /// once the response's other calls ended).
+    Waiting(CallResult, chrono::DateTime<chrono::Utc>),
 }
 
 #[async_trait]
@@ -113,6 +120,11 @@ impl Tools for TurnTools {
                 Prepared::Reused(result) => {
                     results[i] = Some(self.record(row_id, call, result, sink).await?);
                 }
+                Prepared::Waiting(result, expires_at) => {
+                    self.request_approval(row_id, call, &result, expires_at, sink)
+                        .await?;
+                    results[i] = Some(result);
+                }
             }
         }
         drop(tx);
@@ -140,8 +152,16 @@ impl Tools for TurnTools {
                 results[i] = Some(self.record(row_ids[&i], call, result, sink).await?);
             }
         }
-        self.set_waiting(sink, false).await?;
-        Ok(results.into_iter().flatten().collect())
+        let results: Vec<CallResult> = results.into_iter().flatten().collect();
+        // A call that waits for approval keeps the prompt `waiting_for_tools`: the turn
+        // suspends.
+        if !results
+            .iter()
+            .any(|r| r.state == ToolCallState::AwaitingApproval)
+        {
+            self.set_waiting(sink, false).await?;
+        }
+        Ok(results)
     }
 }
 
@@ -205,6 +225,28 @@ impl TurnTools {
                 ));
             }
         };
+        if row.state == ToolCallState::Approved {
+            // Approved while the turn was suspended: it runs now, once.
+            approvals::start_approved(&self.context.db, row.id, query::now()).await?;
+        } else if row.decided_at.is_none() && self.needs_approval(function.spec()) {
+            let expires_at = match row.approval_expires_at {
+                Some(at) if row.state == ToolCallState::AwaitingApproval => at,
+                _ => {
+                    let timeout = chrono::Duration::from_std(self.approval_timeout)
+                        .unwrap_or(chrono::Duration::days(1));
+                    let at = query::now() + timeout;
+                    approvals::await_approval(&self.context.db, row.id, at)
+                        .await?
+                        .approval_expires_at
+                        .unwrap_or(at)
+                }
+            };
+            let waiting = CallResult {
+                output: json!({ "status": "awaiting_approval" }),
+                ..ended(call, ToolCallState::AwaitingApproval, String::new(), 0)
+            };
+            return Ok((row.id, Prepared::Waiting(waiting, expires_at)));
+        }
         if function.spec().mode == Mode::Async {
             return Ok((
                 row.id,
@@ -274,6 +316,45 @@ impl TurnTools {
             return Err(Refused::Permissions(missing));
         }
         Ok((function.clone(), args))
+    }
+
+    /// Whether a call of the function waits for approval here: the function always
+    /// needs it, or the session's tool asks it of this function.
+    fn needs_approval(&self, spec: &parley_service::FunctionSpec) -> bool {
+        spec.requires_approval || self.context.session_config.needs_approval(&spec.name)
+    }
+
+    /// Tells readers (the prompt's feed, the user's feed) that call `row_id` waits for
+    /// approval until `expires_at`, and closes its block.
+    async fn request_approval(
+        &self,
+        row_id: uuid::Uuid,
+        call: &PlannedCall,
+        waiting: &CallResult,
+        expires_at: chrono::DateTime<chrono::Utc>,
+        sink: &mut dyn Sink,
+    ) -> Result<(), SinkError> {
+        sink.event(EventKind::ApprovalRequested {
+            index: call.n,
+            tool: call.name.clone(),
+            tool_use_id: call.id.clone(),
+            call_id: row_id,
+            input: waiting.input.clone(),
+            expires_at,
+        })
+        .await?;
+        sink.event(EventKind::BlockStop { index: call.block })
+            .await?;
+        let requested = parley_protocol::feed::UserEventKind::ApprovalRequested {
+            session_id: self.context.session_id,
+            prompt_id: self.context.prompt_id,
+            call_id: row_id,
+            function: call.name.clone(),
+            input: waiting.input.clone(),
+            expires_at,
+        };
+        self.feed.publish(self.context.user_id, requested).await;
+        Ok(())
     }
 
     /// Writes the call's end on its row, sends `tool_complete` and closes its block.

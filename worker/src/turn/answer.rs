@@ -34,6 +34,14 @@ pub(super) enum Produced {
     UnknownModel,
     /// The turn was answered, or its generation ended some other way.
     Answered(Box<Answer>),
+    /// A function call waits for the user's approval: the turn suspends.
+    Suspended(Box<Suspended>),
+}
+
+/// A turn whose generation stopped for an approval.
+pub(super) struct Suspended {
+    pub session: sessions::Model,
+    pub generated: Generated,
 }
 
 pub(super) struct Answer {

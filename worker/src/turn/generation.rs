@@ -11,7 +11,7 @@ use parley_entity::{
     prompts,
     query::{self, tool_calls},
 };
-use parley_protocol::config::SessionConfig;
+use parley_protocol::{config::SessionConfig, events::ToolCallState};
 use parley_runtime::queue::JobQueue;
 use parley_service::turns::record;
 use sea_orm::DatabaseConnection;
@@ -37,6 +37,10 @@ pub(super) struct Engine<'a> {
     pub agent_loop: &'a LoopSettings,
     /// Tokens kept free for the answer in the context window.
     pub response_buffer: usize,
+    /// Where the user hears of calls that wait for approval.
+    pub feed: &'a parley_runtime::user_feed::Publisher,
+    /// How long a call waits for approval before it is denied.
+    pub approval_timeout: std::time::Duration,
 }
 
 /// Assembles the context and runs the agent loop over `content` (the message as the
@@ -82,14 +86,16 @@ pub(super) async fn generate(
     }
     let mut tools = turn_tools(&engine, &registry, prompt, context).await?;
     let admission = std::mem::take(&mut context.admission).answer().await;
+    let earlier = earlier_calls(engine.db, &registry, prompt).await?;
     let start = agent_loop::Start {
         chain: &context.chain,
         skip_first: admission.skips_first(),
         messages: assembled.messages,
         settings: engine.agent_loop,
         max_iterations: max_iterations(config),
-        replay: replay(engine.db, &registry, prompt).await?,
+        replay: earlier.replay,
         partial: context.partial.take(),
+        approved: earlier.approved,
         started,
     };
     let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
@@ -154,6 +160,8 @@ async fn turn_tools(
         worker: engine.worker_id.to_owned(),
         queue: engine.queue.clone(),
         attempt: record::attempt(prompt),
+        feed: engine.feed.clone(),
+        approval_timeout: engine.approval_timeout,
     })
 }
 
@@ -165,20 +173,42 @@ fn max_iterations(config: &SessionConfig) -> u32 {
         .unwrap_or(agent_loop::DEFAULT_MAX_ITERATIONS)
 }
 
-/// The calls an earlier attempt of this turn finished, to replay instead of running
-/// them again.
-async fn replay(
+/// What earlier attempts of this turn left of its function calls.
+#[derive(Default)]
+struct Earlier {
+    /// The calls that finished (denied ones too): replayed instead of run again.
+    replay: Vec<CallResult>,
+    /// The calls that wait for approval, were approved while the turn was suspended, or
+    /// were approved and started by an attempt that died: run (or waited for again)
+    /// before the model is called again — the model is not asked for them twice.
+    approved: Vec<agent_loop::ApprovedCall>,
+}
+
+/// The calls earlier attempts of this turn made: those that finished, to replay instead
+/// of running them again, and those approved since, to run now.
+async fn earlier_calls(
     db: &DatabaseConnection,
     registry: &Registry,
     prompt: &prompts::Model,
-) -> Result<Vec<CallResult>, TurnError> {
+) -> Result<Earlier, TurnError> {
     if prompt.attempt <= 1 {
-        return Ok(Vec::new());
+        return Ok(Earlier::default());
     }
-    let rows = tool_calls::of_prompt(db, prompt.id).await?;
-    Ok(rows
-        .into_iter()
-        .filter(|row| agent_loop::blocks::finished(row.state))
-        .map(|row| registry.result_of_row(row))
-        .collect())
+    let mut earlier = Earlier::default();
+    for row in tool_calls::of_prompt(db, prompt.id).await? {
+        let approved = matches!(
+            row.state,
+            ToolCallState::Approved | ToolCallState::AwaitingApproval
+        ) || (row.state == ToolCallState::Running && row.decided_at.is_some());
+        if agent_loop::blocks::finished(row.state) {
+            earlier.replay.push(registry.result_of_row(row));
+        } else if approved {
+            earlier.approved.push(agent_loop::ApprovedCall {
+                id: row.api_tool_call_id,
+                name: row.tool_name,
+                arguments: row.tool_args.to_string(),
+            });
+        }
+    }
+    Ok(earlier)
 }

@@ -18,6 +18,11 @@
 //! 8. [`persist`] — the end written in one transaction: answer, blocks, usage, state;
 //! 9. [`finish`] — readers told how the turn ended; quotas; the log's retention.
 //!
+//! A turn whose model called a function that needs the user's approval stops after the
+//! generation stage instead: [`suspend`] writes what it has (the user message, the
+//! blocks so far, the usage of its model calls) and lets go of the prompt, which waits
+//! with no worker and no lease until the decision's job resumes it as a new attempt.
+//!
 //! Each stage takes typed input and the parts of [`Deps`] it uses, and returns typed
 //! output; none imports this module. Jobs are at-least-once, so every stage is
 //! idempotent: a job for a finished prompt does nothing, one for a prompt another worker
@@ -34,6 +39,7 @@ mod finish;
 mod generation;
 mod persist;
 mod route;
+mod suspend;
 mod user_breaker;
 mod user_message;
 
@@ -42,6 +48,7 @@ use std::time::Instant;
 use parley_entity::{prompts, query::prompts::SessionAt, sessions};
 use parley_protocol::jobs::Generate;
 
+use crate::agent_loop::LoopEnd;
 use crate::{
     deps::Deps,
     error::{Handled, JobError, TurnError},
@@ -81,6 +88,16 @@ pub async fn run(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
     )
     .await
     {
+        Ok(Produced::Suspended(suspended)) => {
+            suspend::suspend(
+                store(deps),
+                deps.queue.as_ref(),
+                prompt,
+                &mut sink,
+                *suspended,
+            )
+            .await
+        }
         Ok(produced) => {
             let record = persist::record(store(deps), prompt, produced).await;
             match record {
@@ -153,6 +170,8 @@ async fn stages(
         worker_id: &deps.worker_id,
         agent_loop: &deps.settings.agent_loop,
         response_buffer: deps.settings.response_buffer,
+        feed: &deps.feed,
+        approval_timeout: deps.settings.approval_timeout,
     };
     let mut generated = generation::generate(
         engine,
@@ -166,6 +185,12 @@ async fn stages(
     .await?;
     if watcher.state() == Stop::LeaseLost {
         return Err(TurnError::LeaseLost);
+    }
+    if matches!(generated.end, LoopEnd::Suspended) {
+        return Ok(Produced::Suspended(Box::new(answer::Suspended {
+            session: context.session,
+            generated,
+        })));
     }
     let settled = after::settle(before.hooks.as_ref(), sink, &content, &mut generated).await?;
     let answer = Answer {

@@ -106,6 +106,11 @@ pub(super) async fn record(
             )))
         }
         Produced::Answered(answer) => record_answer(store, prompt, *answer).await,
+        Produced::Suspended(_) => Err(parley_protocol::error::Error::internal(
+            "recording a turn",
+            "a suspended turn has no end to record",
+        )
+        .into()),
     }
 }
 
@@ -125,6 +130,13 @@ async fn record_answer(
             produced: false, ..
         } => (PromptState::Failed, false),
         LoopEnd::Internal(err) => return Err(err.into()),
+        LoopEnd::Suspended => {
+            return Err(parley_protocol::error::Error::internal(
+                "recording a turn",
+                "a suspended turn has no end to record",
+            )
+            .into());
+        }
     };
     let (text, mut response) = if complete {
         answer_and_extras(store.registry, &answer)
@@ -227,16 +239,29 @@ fn answer_and_extras(registry: &LiveRegistry, answer: &Answer) -> (String, Optio
 
 /// One `ai_usage` row per LLM call of the turn.
 fn usage_rows(prompt: &prompts::Model, answer: &Answer, message_id: Option<Uuid>) -> Vec<UsageRow> {
-    answer
-        .generation
-        .calls
+    usage_of_calls(
+        prompt,
+        &answer.session,
+        &answer.generation.calls,
+        message_id,
+    )
+}
+
+/// One `ai_usage` row per LLM call in `calls`, of `prompt` in `session`.
+pub(super) fn usage_of_calls(
+    prompt: &prompts::Model,
+    session: &parley_entity::sessions::Model,
+    calls: &[crate::agent_loop::CallUsage],
+    message_id: Option<Uuid>,
+) -> Vec<UsageRow> {
+    calls
         .iter()
         .map(|call| UsageRow {
             prompt_id: prompt.id,
             message_id,
-            session_id: answer.session.id,
-            user_id: answer.session.user_id,
-            tool_id: answer.session.tool_id,
+            session_id: session.id,
+            user_id: session.user_id,
+            tool_id: session.tool_id,
             model: call.model.clone(),
             vendor: call.vendor.clone(),
             input_tokens: call.input_tokens as i64,

@@ -96,7 +96,7 @@ pub(super) async fn report(catalog: &Catalog, user_id: Uuid, end: &LoopEnd) {
         return;
     };
     let ok = match end {
-        LoopEnd::Completed => true,
+        LoopEnd::Completed | LoopEnd::Suspended => true,
         LoopEnd::Failed { .. } => false,
         LoopEnd::Cancelled | LoopEnd::Internal(_) => return,
     };

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use parley_entity::{query::tools as q, tools};
 use parley_protocol::config::ToolDefinition;
-use parley_protocol::error::{Error, Result};
+use parley_protocol::error::{Error, ErrorCode, Result};
 use poem_openapi::Object;
 use serde_json::Value;
 use uuid::Uuid;
@@ -45,13 +45,29 @@ impl From<tools::Model> for Tool {
     }
 }
 
-/// 422 `unknown_function` when the definition names a function the deployment lacks,
+/// 422 `unknown_function` when the definition names a function the deployment lacks
+/// (or lists one under `approval_required` that is not among its `functions`),
 /// `unknown_payload_type` when it enables a payload type the model cannot write,
 /// `unknown_module` when it names a module the deployment lacks (or one twice),
 /// `invalid_module_config` when a module's settings do not suit it.
 fn check_functions(state: &AppState, definition: &ToolDefinition) -> Result<()> {
     let names = definition.functions.iter().flatten().map(|name| &**name);
     state.turns.functions.load().check_names(names)?;
+    let offered = |name: &str| definition.functions.iter().flatten().any(|f| &**f == name);
+    if let Some(name) = definition
+        .approval_required
+        .iter()
+        .flatten()
+        .find(|name| !offered(name))
+    {
+        return Err(Error::invalid(
+            ErrorCode::UnknownFunction,
+            format!(
+                "`approval_required` names `{}`, which is not one of the tool's `functions`",
+                &**name
+            ),
+        ));
+    }
     let modules: Vec<(String, Option<Value>)> = definition
         .modules
         .iter()

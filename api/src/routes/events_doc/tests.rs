@@ -53,6 +53,14 @@ fn every_protocol_event_fits_its_documented_schema() {
             payload: None,
             duration_ms: 3,
         },
+        EventKind::ApprovalRequested {
+            index: 0,
+            tool: "createTodo".into(),
+            tool_use_id: "c1".into(),
+            call_id: Uuid::now_v7(),
+            input: serde_json::json!({"title": "x"}),
+            expires_at: chrono::Utc::now(),
+        },
         EventKind::Fallback {
             from: "a".into(),
             to: "b".into(),
@@ -104,8 +112,8 @@ fn every_protocol_event_fits_its_documented_schema() {
             )
         });
         assert_eq!(
-            doc.to_json().unwrap(),
-            json,
+            same_instants(doc.to_json().unwrap()),
+            same_instants(json),
             "documented and real forms agree"
         );
         let name = EventName::parse_from_json(Some(json!(event.type_name())));
@@ -249,4 +257,23 @@ fn the_hook_contract_on_the_wire_fits_its_documented_schema() {
         HookResult::parse_from_json(Some(json!({}))).unwrap(),
         HookResult::proceed()
     );
+}
+
+/// `value` with its timestamps written one way (serde writes `+00:00` where poem writes
+/// `Z`; both are RFC 3339).
+fn same_instants(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => match chrono::DateTime::parse_from_rfc3339(&text) {
+            Ok(at) => Value::String(at.with_timezone(&chrono::Utc).to_rfc3339()),
+            Err(_) => Value::String(text),
+        },
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, value)| (key, same_instants(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(same_instants).collect()),
+        other => other,
+    }
 }

@@ -42,15 +42,17 @@ fn every_user_event_fits_its_documented_schema() {
         UserEventKind::ApprovalRequested {
             session_id,
             prompt_id,
-            call_id: "c1".into(),
+            call_id: Uuid::now_v7(),
             function: "send_email".into(),
             input: json!({"to": "a@b.c"}),
+            expires_at: chrono::Utc::now(),
         },
         UserEventKind::ApprovalResolved {
             session_id,
             prompt_id,
-            call_id: "c1".into(),
+            call_id: Uuid::now_v7(),
             approved: false,
+            expired: true,
         },
         UserEventKind::TimerFired {
             timer_id: Uuid::now_v7(),

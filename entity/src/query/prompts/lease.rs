@@ -188,8 +188,9 @@ async fn write_claim(
 /// The events that tell a cancel at claim time: the `prompt_state` and `cancelled`.
 pub const CANCEL_EVENTS: i64 = 2;
 
-/// A cancel was recorded before this worker could run the prompt: end it `canceled`
-/// unless another worker holds a live lease.
+/// A cancel was recorded before this worker could run the prompt (or while it was
+/// suspended for approval, and woken for the cancel): end it `canceled` unless another
+/// worker holds a live lease; its calls that wait for approval end `canceled` too.
 async fn cancel_at_claim(
     db: &DatabaseConnection,
     id: Uuid,
@@ -215,7 +216,11 @@ async fn cancel_at_claim(
         .await
         .context("cancelling a prompt at claim time")?;
     Ok(match canceled.into_iter().next() {
-        Some(prompt) => Claim::Canceled(prompt),
+        Some(prompt) => {
+            // Calls that waited for approval (the prompt was suspended) never run.
+            crate::query::approvals::cancel_waiting(db, id, now).await?;
+            Claim::Canceled(prompt)
+        }
         None => Claim::Busy,
     })
 }

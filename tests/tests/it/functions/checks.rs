@@ -143,6 +143,20 @@ both_backends!(
             .await
             .assert_problem(422);
         assert_eq!(code, "unknown_function");
+        // Approval only for a function the tool offers.
+        let code = admin
+            .admin_update_tool()
+            .id(tool.id)
+            .body_map(|b| {
+                b.definition(ToolDefinition {
+                    approval_required: Some(vec!["createTodo".into()]),
+                    ..definition(&["getCurrentTime"])
+                })
+            })
+            .send()
+            .await
+            .assert_problem(422);
+        assert_eq!(code, "unknown_function");
         let functions = admin.list_functions().send().await.assert_status(200);
         let names: Vec<&str> = functions.items.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ALL, "an admin may call every built-in");
@@ -153,6 +167,7 @@ both_backends!(
             .unwrap();
         assert_eq!(clock.parameters["type"], "object");
         assert!(clock.permissions.is_empty());
+        assert!(!clock.requires_approval);
     }
 );
 

@@ -3,6 +3,9 @@
 //! Each test runs on PostgreSQL and SQLite; the feeds are read with a real SSE parser,
 //! everything else goes through the generated client.
 //!
+//! * [`approvals`] — calls that wait for the user's approval: approved (with edited
+//!   input, from another connection), denied, expired, cancelled while waiting, a
+//!   worker killed while one waits — side effects counted;
 //! * [`calls`] — one call, parallel calls, split names, what goes back to the model;
 //! * [`checks`] — malformed, invalid, unknown and denied calls are fed back, not fatal;
 //!   the iteration limit; the catalog and tool definitions;
@@ -15,6 +18,7 @@
 //! * [`mcp_joins`] — an MCP server down at start-up joins when it comes back; one on a
 //!   loopback address is refused under `outbound.deny_private_addresses`.
 
+mod approvals;
 mod calls;
 mod checks;
 mod crash;
@@ -70,6 +74,8 @@ struct Setup<'a> {
     payload_types: &'a [&'a str],
     /// The tool's `suggestions`.
     suggestions: bool,
+    /// The tool's `approval_required`.
+    approval_required: &'a [&'a str],
 }
 
 impl Default for Setup<'_> {
@@ -82,6 +88,7 @@ impl Default for Setup<'_> {
             config: "",
             payload_types: &[],
             suggestions: false,
+            approval_required: &[],
         }
     }
 }
@@ -129,6 +136,13 @@ async fn agent_with_env(backend: Backend, setup: Setup<'_>, env: &[(&str, &str)]
                 .collect()
         }),
         suggestions: setup.suggestions.then_some(true),
+        approval_required: (!setup.approval_required.is_empty()).then(|| {
+            setup
+                .approval_required
+                .iter()
+                .map(|f| (*f).to_owned())
+                .collect()
+        }),
         ..api::definition("Help with homework.")
     };
     let tool = api::tool_with(&admin, group.id, "Agent", definition).await;

@@ -41,6 +41,7 @@ fn spec(name: &str, description: &str, parameters: Value, permissions: &[&str]) 
         mode: Mode::Sync,
         timeout: parley_service::functions::DEFAULT_TIMEOUT,
         payload_type: None,
+        requires_approval: false,
     }
 }
 

@@ -18,6 +18,7 @@ impl CreateTodo {
         Self {
             spec: FunctionSpec {
                 payload_type: Some("todo".into()),
+                requires_approval: false,
                 ..super::spec(
                     "createTodo",
                     "Adds a todo to the user's list.",
@@ -82,6 +83,7 @@ impl CreateNote {
         Self {
             spec: FunctionSpec {
                 payload_type: Some("note".into()),
+                requires_approval: false,
                 ..super::spec(
                     "createNote",
                     "Saves a note for the user.",

@@ -20,6 +20,7 @@ impl SearchPriorSessions {
         Self {
             spec: FunctionSpec {
                 payload_type: Some("prior_session_matches".into()),
+                requires_approval: false,
                 ..super::spec(
                     "searchPriorSessions",
                     "Searches the user's earlier conversations for messages with these words.",

@@ -87,6 +87,8 @@ pub struct McpServerConfig {
     pub payload_types: BTreeMap<String, String>,
     /// The tools that run asynchronously.
     pub async_tools: Vec<String>,
+    /// The tools whose every call waits for the session's owner to approve it.
+    pub approval_tools: Vec<String>,
 }
 
 /// Why a server's functions could not be loaded.
@@ -289,6 +291,7 @@ pub async fn functions(config: McpServerConfig) -> Result<Vec<Arc<dyn Function>>
             },
             timeout: config.timeout,
             payload_type: config.payload_types.get(tool.name.as_ref()).cloned(),
+            requires_approval: config.approval_tools.iter().any(|t| *t == tool.name),
         };
         functions.push(Arc::new(McpFunction {
             spec,

@@ -33,6 +33,7 @@ impl Harness for TestServer {
             connect_timeout: Duration::from_secs(5),
             payload_types: [("echo".to_owned(), "echoed".to_owned())].into(),
             async_tools: Vec::new(),
+            approval_tools: Vec::new(),
         };
         let functions = functions(config).await.expect("the test server answers");
         let context = CallContext {
