@@ -283,6 +283,8 @@ catalogue! {
         InvalidTitle = "invalid_title", 422;
         /// A search without a word to look for.
         EmptyQuery = "empty_query", 422;
+        /// Feedback is given on answers (assistant messages) only.
+        NotAnAnswer = "not_an_answer", 422;
 
         // Administration.
         /// A record with the same unique value already exists.
