@@ -170,6 +170,8 @@ impl ExportsAdminApi {
         method = "get",
         operation_id = "admin_export_conversations"
     )]
+    // poem-openapi takes each query parameter as an argument of its own.
+    #[allow(clippy::too_many_arguments)]
     async fn conversations(
         &self,
         _auth: AdminAuth,

@@ -312,7 +312,7 @@ pub async fn figures<C: ConnectionTrait>(db: &C, window: Window) -> Result<Figur
         })
         .collect();
     // NULL sorts last on PostgreSQL and first on SQLite: first on both.
-    by_model.sort_by(|a, b| a.model.is_some().cmp(&b.model.is_some()));
+    by_model.sort_by_key(|m| m.model.is_some());
 
     Ok(Figures {
         total,
