@@ -6,7 +6,9 @@
 # Generates, into a temp dir, with pinned generators installed on first use into a cached
 # venv (PARLEY_GENERATORS_VENV, default ~/.cache/parley-generators-venv):
 #
-# * openapi-python-client (what openapi/python is generated with);
+# * openapi-python-client (what openapi/python is generated with, with its
+#   content_type_overrides from openapi/python/config.yaml: it reads JSON, text and bytes
+#   only, and is told to read the export's `application/x-ndjson` as text);
 # * openapi-generator, targets `typescript-fetch` and `python` (the jar bundled by PyPI's
 #   `openapi-generator-cli`; needs Java, installed from Debian when missing);
 #
@@ -93,8 +95,12 @@ offending() {
 }
 
 log "openapi-python-client $OPENAPI_PYTHON_CLIENT"
+# With the settings parley_client is generated with (openapi/python/config.yaml) but its
+# names: they say how to read media types it does not know (the export's JSONL as text).
+grep -Ev '^(project|package)_name_override:' openapi/python/config.yaml >"$work/opc-config.yaml"
 status=0
 (cd "$work" && openapi-python-client generate --path "$doc" --meta none \
+    --config "$work/opc-config.yaml" \
     --output-path "$work/opc/parley_opc_check" >"$work/opc.log" 2>&1) || status=$?
 [[ $status -eq 0 ]] || { cat "$work/opc.log" >&2; die "openapi-python-client failed ($status)"; }
 # It prints only `Generating …` when it has nothing to say.

@@ -407,6 +407,8 @@ pub mod statuses {
         ListOf = [400, 401, 404, 500, 503];
         /// An action on one resource without a body (cancel, complete, resume).
         Act = [401, 404, 409, 500, 503];
+        /// Removing something of the caller's that cannot clash with anything (204 or 404).
+        Remove = [401, 404, 500, 503];
         /// Changing one resource of the caller's with a JSON body (`PATCH`).
         Change = [400, 401, 404, 413, 415, 422, 500, 503];
         /// A search of the caller's own data (`q`, paged by `limit`): a query without a word

@@ -3,7 +3,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use parley_service::{AdminService, SessionService, TurnService};
+use parley_service::{AdminService, FeedbackService, SessionService, TurnService};
 use sea_orm::DatabaseConnection;
 
 use crate::{cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations};
@@ -117,5 +117,10 @@ impl AppState {
     /// The resources administrators manage (`/v1/admin/…`).
     pub fn admin(&self) -> AdminService {
         AdminService::new(self.db.clone())
+    }
+
+    /// Feedback on answers (`…/messages/{message_id}/feedback`).
+    pub fn feedback(&self) -> FeedbackService {
+        FeedbackService::new(self.db.clone())
     }
 }

@@ -117,3 +117,28 @@ impl ModuleOutcome {
         }
     }
 }
+
+/// `message_feedback.rating`: what a user thought of an answer.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, EnumIter, DeriveActiveEnum, Serialize, Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(24))")]
+#[serde(rename_all = "snake_case")]
+pub enum FeedbackRating {
+    /// Thumbs up.
+    #[sea_orm(string_value = "up")]
+    Up,
+    /// Thumbs down.
+    #[sea_orm(string_value = "down")]
+    Down,
+}
+
+impl FeedbackRating {
+    /// The stored value (`up`, `down`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Up => "up",
+            Self::Down => "down",
+        }
+    }
+}

@@ -25,6 +25,7 @@ pub mod files;
 pub mod group_members;
 pub mod groups;
 pub mod message_audit;
+pub mod message_feedback;
 pub mod messages;
 pub mod module_events;
 pub mod notes;

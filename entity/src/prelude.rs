@@ -11,6 +11,7 @@ pub use super::extractions::Entity as Extractions;
 pub use super::group_members::Entity as GroupMembers;
 pub use super::groups::Entity as Groups;
 pub use super::message_audit::Entity as MessageAudit;
+pub use super::message_feedback::Entity as MessageFeedback;
 pub use super::messages::Entity as Messages;
 pub use super::module_events::Entity as ModuleEvents;
 pub use super::notes::Entity as Notes;
@@ -25,6 +26,6 @@ pub use super::tools::Entity as Tools;
 pub use super::users::Entity as Users;
 
 pub use super::enums::{
-    BlockType, EnrollmentRole, MemberRole, MessageRole, ModuleOutcome, PromptState, SessionState,
-    SubmissionState, ToolCallState, UserRole,
+    BlockType, EnrollmentRole, FeedbackRating, MemberRole, MessageRole, ModuleOutcome, PromptState,
+    SessionState, SubmissionState, ToolCallState, UserRole,
 };

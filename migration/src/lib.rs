@@ -37,6 +37,7 @@ mod m20261126_000020_create_message_tree;
 mod m20261126_000021_add_session_management;
 mod m20261126_000022_timer_due_index;
 mod m20261126_000023_add_tool_call_approvals;
+mod m20261126_000024_create_message_feedback;
 
 #[cfg(test)]
 mod tests;
@@ -71,6 +72,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000021_add_session_management::Migration),
             Box::new(m20261126_000022_timer_due_index::Migration),
             Box::new(m20261126_000023_add_tool_call_approvals::Migration),
+            Box::new(m20261126_000024_create_message_feedback::Migration),
         ]
     }
 }

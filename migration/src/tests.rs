@@ -12,7 +12,7 @@ use sea_orm_migration::sea_orm::{
 
 use crate::{Migrator, MigratorTrait};
 
-const TABLES: [&str; 26] = [
+const TABLES: [&str; 27] = [
     "groups",
     "users",
     "group_members",
@@ -39,6 +39,7 @@ const TABLES: [&str; 26] = [
     "files",
     "scheduled_tasks",
     "tool_call_archive",
+    "message_feedback",
 ];
 
 async fn sqlite() -> DatabaseConnection {
@@ -401,5 +402,91 @@ fn the_message_tree_backfills_each_session_as_one_line() {
             .collect();
         assert_eq!(leaves, [Some("m3".to_owned()), None]);
         Migrator::down(&db, Some(1)).await.expect("down again");
+    });
+}
+
+#[test]
+fn feedback_is_one_row_per_message_and_user_and_goes_with_its_message() {
+    test_block_on(async {
+        let db = sqlite().await;
+        Migrator::up(&db, None).await.expect("up");
+        let now = "2026-11-26T00:00:00Z";
+        let feedback = |id: &str, message: &str, user: &str| {
+            format!(
+                "INSERT INTO message_feedback (id, message_id, session_id, user_id, rating, \
+                 comment, tags, created_at, updated_at) VALUES ('{id}', '{message}', 's1', \
+                 '{user}', 'up', NULL, '[]', '{now}', '{now}')"
+            )
+        };
+        for sql in [
+            format!(
+                "INSERT INTO users (id, email, name, role, permissions, created_at, updated_at) \
+                 VALUES ('u1', 'a@example.com', 'A', 'student', '[]', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO users (id, email, name, role, permissions, created_at, updated_at) \
+                 VALUES ('u2', 'b@example.com', 'B', 'teacher', '[]', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO groups (id, name, path, settings, created_at, updated_at) \
+                 VALUES ('g1', 'G', '/g1/', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO tools (id, group_id, name, type, definition, created_at, updated_at) \
+                 VALUES ('t1', 'g1', 'T', 'chat', '{{}}', '{now}', '{now}')"
+            ),
+            format!(
+                "INSERT INTO sessions (id, user_id, tool_id, state, started_at, last_activity_at, \
+                 message_count, config) VALUES ('s1', 'u1', 't1', 'active', '{now}', '{now}', 2, '{{}}')"
+            ),
+            format!(
+                "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
+                 VALUES ('m1', 's1', 1, 'user', 'hi', true, '{now}')"
+            ),
+            format!(
+                "INSERT INTO messages (id, session_id, seq, role, content, is_complete, created_at) \
+                 VALUES ('m2', 's1', 2, 'assistant', 'hello', true, '{now}')"
+            ),
+            feedback("f1", "m2", "u1"),
+            feedback("f2", "m2", "u2"),
+        ] {
+            db.execute_unprepared(&sql).await.expect(&sql);
+        }
+        // A second row for the same message and user is refused (the upsert's target).
+        assert!(
+            db.execute_unprepared(&feedback("f3", "m2", "u1"))
+                .await
+                .is_err()
+        );
+        let count = |sql: &'static str| {
+            let db = &db;
+            async move {
+                let row = db
+                    .query_one_raw(Statement::from_string(db.get_database_backend(), sql))
+                    .await
+                    .unwrap()
+                    .unwrap();
+                row.try_get_by_index::<i64>(0).unwrap()
+            }
+        };
+        assert_eq!(count("SELECT COUNT(*) FROM message_feedback").await, 2);
+        db.execute_unprepared("DELETE FROM messages WHERE id = 'm2'")
+            .await
+            .unwrap();
+        assert_eq!(
+            count("SELECT COUNT(*) FROM message_feedback").await,
+            0,
+            "the feedback goes with its message"
+        );
+        let through_feedback = 1;
+        Migrator::down(&db, Some(through_feedback))
+            .await
+            .expect("down with the feedback table");
+        assert!(
+            schema_sql(&db, "table", "message_feedback")
+                .await
+                .unwrap()
+                .is_none()
+        );
     });
 }

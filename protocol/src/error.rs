@@ -287,6 +287,8 @@ catalogue! {
         NotAwaitingApproval = "not_awaiting_approval", 409;
         /// Edited input for an approved call that does not fit the function's schema.
         InvalidApprovalInput = "invalid_approval_input", 422;
+        /// Feedback is given on answers (assistant messages) only.
+        NotAnAnswer = "not_an_answer", 422;
 
         // Administration.
         /// A record with the same unique value already exists.

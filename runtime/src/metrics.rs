@@ -71,6 +71,7 @@ pub struct Metrics {
     pub auth_failures: Family<AuthFailureLabels, Counter>,
     pub http_requests: Family<HttpLabels, Counter>,
     pub http_duration: HistogramFamily<HttpRouteLabels>,
+    pub feedback: Family<FeedbackLabels, Counter>,
 }
 
 fn seconds_buckets() -> Histogram {
@@ -230,6 +231,12 @@ impl Metrics {
             Unit::Seconds,
             http_duration.clone(),
         );
+        let feedback = Family::default();
+        registry.register(
+            "feedback",
+            "Ratings users gave answers (a new rating, or a changed one), by chat tool, model and rating",
+            feedback.clone(),
+        );
         Self {
             registry,
             sessions_created,
@@ -254,6 +261,7 @@ impl Metrics {
             auth_failures,
             http_requests,
             http_duration,
+            feedback,
         }
     }
 
@@ -391,6 +399,18 @@ impl Metrics {
             Ok(Err(err)) => tracing::warn!(error = %err, "metrics: cannot read the queue depth"),
             Err(_) => tracing::warn!("metrics: reading the queue depth timed out"),
         }
+    }
+
+    /// A user rated an answer of `tool`'s written by `model` (`None`: not recorded) with
+    /// `rating` (`up`, `down`): a first rating or a changed one.
+    pub fn feedback_given(&self, tool: &str, model: Option<&str>, rating: &'static str) {
+        self.feedback
+            .get_or_create(&FeedbackLabels {
+                tool: tool.to_owned(),
+                model: model.unwrap_or("none").to_owned(),
+                rating,
+            })
+            .inc();
     }
 
     pub fn http_request(&self, method: &str, route: &str, status: u16, secs: f64) {

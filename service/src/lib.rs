@@ -11,6 +11,9 @@
 //!   when the queue is down), cancel, resume, wait for the end of a turn;
 //! * [`sessions::SessionService`] — a session's start and every way it ends (completed,
 //!   an action, a limit, idleness), where `session:start` and `session:end` fire;
+//! * [`feedback::FeedbackService`] — ratings of answers by their sessions' owners, and
+//!   the export of conversations in OpenAI's chat fine-tuning format
+//!   ([`feedback::export`]);
 //! * [`admin::AdminService`] — the resources administrators manage (users and their
 //!   tokens, groups, tools, classes, assignments, memberships): one implementation of
 //!   list, get, update, delete and members, with each resource's own rules as hooks;
@@ -27,6 +30,7 @@
 
 pub mod admin;
 pub mod catalog;
+pub mod feedback;
 pub mod files;
 pub mod functions;
 pub mod modules;
@@ -39,6 +43,7 @@ pub mod turns;
 
 pub use admin::AdminService;
 pub use catalog::{Limits, Models, ProviderEntry, Providers};
+pub use feedback::FeedbackService;
 pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
 pub use sessions::SessionService;
 pub use turns::TurnService;

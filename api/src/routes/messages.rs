@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use super::{
     ApiTags,
+    feedback::Feedback,
     prompts::trace_context,
     sessions::Session,
     turns::{OnActive, TurnResponse, respond},
@@ -53,6 +54,9 @@ pub struct Message {
     /// The files attached to a user message, in order.
     pub attachments: Vec<Attachment>,
     pub created_at: DateTime<Utc>,
+    /// The caller's own feedback on this answer (`PUT …/feedback`); absent when they
+    /// gave none.
+    pub feedback: Option<Feedback>,
 }
 
 /// A file attached to a message (see `GET /v1/files/{id}`).
@@ -76,6 +80,7 @@ impl From<messages::Model> for Message {
             prompt_id: m.prompt_id,
             attachments: Vec::new(),
             created_at: m.created_at,
+            feedback: None,
         }
     }
 }
@@ -106,18 +111,20 @@ impl Message {
 }
 
 impl Message {
-    /// A page of a branch as the API shows it: each message with its siblings and
-    /// attachments.
-    pub(super) fn page(shown: Shown) -> Page<Message> {
+    /// A page of a branch as the API shows it: each message with its siblings,
+    /// attachments and the caller's feedback.
+    pub(super) fn page(mut shown: Shown) -> Page<Message> {
         let siblings: Vec<Vec<Uuid>> = shown
             .page
             .items
             .iter()
             .map(|m| shown.siblings_of(m))
             .collect();
+        let mut feedback = std::mem::take(&mut shown.feedback);
         let mut page = Page::from_rows(shown.page, Message::from);
         for (message, siblings) in page.items.iter_mut().zip(siblings) {
             message.siblings = siblings;
+            message.feedback = feedback.remove(&message.id).map(Feedback::from);
         }
         page.items = Message::with_attachments(page.items, shown.attachments);
         page

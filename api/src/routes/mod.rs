@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod events_doc;
 pub mod feed;
 pub mod feed_doc;
+pub mod feedback;
 pub mod files;
 pub mod messages;
 pub mod notes;
@@ -44,6 +45,7 @@ pub type Api = (
     sessions::SessionsApi,
     turns::TurnsApi,
     messages::MessagesApi,
+    feedback::FeedbackApi,
     ask::AskApi,
     actions::ActionsApi,
     prompts::PromptsApi,
@@ -63,6 +65,7 @@ pub fn api() -> Api {
         sessions::SessionsApi,
         turns::TurnsApi,
         messages::MessagesApi,
+        feedback::FeedbackApi,
         ask::AskApi,
         actions::ActionsApi,
         prompts::PromptsApi,

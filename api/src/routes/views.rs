@@ -49,3 +49,7 @@ mirror_enum!(
     /// What a module decided at one hook run.
     ModuleOutcome <=> enums::ModuleOutcome { Continue, Modify, Block, Error, Timeout }
 );
+mirror_enum!(
+    /// What a user thought of an answer: thumbs `up` or `down`.
+    Rating <=> enums::FeedbackRating { Up, Down }
+);

@@ -10,6 +10,7 @@ mod batch;
 pub mod catalog;
 pub mod classes;
 pub mod conversation;
+pub mod feedback;
 pub mod files;
 pub mod groups;
 pub mod metrics;

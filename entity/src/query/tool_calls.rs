@@ -151,7 +151,7 @@ pub async fn of_prompt<C: ConnectionTrait>(
 
 /// Puts archived calls' payloads back from `tool_call_archive` (one read, only when
 /// some call was archived).
-async fn restore_archived<C: ConnectionTrait>(
+pub(crate) async fn restore_archived<C: ConnectionTrait>(
     db: &C,
     mut calls: Vec<tool_calls::Model>,
 ) -> Result<Vec<tool_calls::Model>> {

@@ -19,7 +19,7 @@ use uuid::Uuid;
 use crate::{error::Context, messages, sessions};
 
 /// `$1`, `$2`, … as each backend numbers parameters (SQLite: `?1`, `?2`, …).
-fn statement(backend: DbBackend, sql: &str, values: Vec<Value>) -> Statement {
+pub(crate) fn statement(backend: DbBackend, sql: &str, values: Vec<Value>) -> Statement {
     let sql = match backend {
         DbBackend::Sqlite => sql.replace('$', "?"),
         _ => sql.to_owned(),

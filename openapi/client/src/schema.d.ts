@@ -327,6 +327,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/exports/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export conversations
+         * @description Conversations as JSONL in OpenAI's chat fine-tuning format, one per line: each
+         *     session's active branch (its stored, redacted text; function calls as
+         *     `tool_calls` and `tool` messages), oldest session first, streamed as it is read.
+         *     Filters: sessions started in the window, with a chat tool, with an answer on the
+         *     branch by a model, or with an answer on the branch rated so.
+         */
+        get: operations["admin_export_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List feedback
+         * @description Users' ratings of answers, newest first, with the answer's text (as stored), the
+         *     comment and tags, the session, its tool and user, and the model that answered.
+         */
+        get: operations["admin_list_feedback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/feedback/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Feedback metrics
+         * @description Ups and downs given in a window (by when feedback was first given): overall, by
+         *     chat tool and by model.
+         */
+        get: operations["admin_feedback_metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/groups": {
         parameters: {
             query?: never;
@@ -1183,6 +1249,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/messages/{message_id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Rate an answer
+         * @description Records the caller's thumbs up or down on an answer (an assistant message) of
+         *     their own session, with an optional comment and tags; giving it again replaces
+         *     it (one per answer and user). Another user's session or message: 404; a message
+         *     that is not an answer: 422 `not_an_answer`.
+         */
+        put: operations["put_message_feedback"];
+        post?: never;
+        /**
+         * Withdraw a rating
+         * @description Removes the caller's feedback on an answer of their own session; 404 when there
+         *     is none.
+         */
+        delete: operations["delete_message_feedback"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/messages/{message_id}/regenerate": {
         parameters: {
             query?: never;
@@ -1311,6 +1405,51 @@ export interface components {
             prompt_id?: string;
             /** @description The session's state afterwards (`completed` after `end_session`). */
             session_state: components["schemas"]["SessionState"];
+        };
+        /**
+         * AdminFeedback
+         * @description A user's feedback on an answer, with what it is about.
+         */
+        AdminFeedback: {
+            comment?: string;
+            /**
+             * Format: date-time
+             * @description When it was first given.
+             */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description The answer's text as stored (after the modules: redacted where a redactor
+             *     rewrote it).
+             */
+            message: string;
+            /**
+             * Format: uuid
+             * @description The answer (an assistant message).
+             */
+            message_id: string;
+            /** @description The model that wrote the answer, when one did. */
+            model?: string;
+            rating: components["schemas"]["Rating"];
+            /** Format: uuid */
+            session_id: string;
+            tags: string[];
+            /**
+             * Format: uuid
+             * @description The session's chat tool.
+             */
+            tool_id: string;
+            tool_name: string;
+            /**
+             * Format: date-time
+             * @description When it was last changed.
+             */
+            updated_at: string;
+            user_email: string;
+            /** Format: uuid */
+            user_id: string;
+            user_name: string;
         };
         /**
          * ApprovalRequestedEvent
@@ -2092,6 +2231,7 @@ export interface components {
          *     * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
          *     * `invalid_title` (422): A session title that is blank or longer than 200 characters.
          *     * `empty_query` (422): A search without a word to look for.
+         *     * `not_an_answer` (422): Feedback is given on answers (assistant messages) only.
          *     * `already_exists` (409): A record with the same unique value already exists.
          *     * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.
          *     * `email_taken` (409): A user with this e-mail address already exists.
@@ -2119,7 +2259,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -2139,6 +2279,86 @@ export interface components {
          * @enum {string}
          */
         EventName: "prompt_state" | "status" | "block_start" | "text_delta" | "thinking_delta" | "block_stop" | "tool_start" | "tool_progress" | "tool_complete" | "fallback" | "retry" | "complete" | "error" | "cancelled" | "ping" | "reconnect" | "reset";
+        /**
+         * ExportedConversation
+         * @description One line of the export: a conversation (a session's active branch) in OpenAI's chat
+         *     fine-tuning format.
+         */
+        ExportedConversation: {
+            /**
+             * @description First to last: the system prompt, then the branch's messages; an answer that
+             *     called functions is its calls' assistant messages and their `tool` results,
+             *     then its text.
+             */
+            messages: components["schemas"]["ExportedMessage"][];
+            /** @description The functions the session offered (absent when none). */
+            tools?: components["schemas"]["ExportedTool"][];
+        };
+        /**
+         * ExportedFunction
+         * @description A function's name, description and JSON schema.
+         */
+        ExportedFunction: {
+            description: string;
+            name: string;
+            /** @description The JSON schema of its arguments. */
+            parameters: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * ExportedFunctionCall
+         * @description Which function was called, and with what.
+         */
+        ExportedFunctionCall: {
+            /** @description The arguments as a JSON text. */
+            arguments: string;
+            name: string;
+        };
+        /**
+         * ExportedMessage
+         * @description A message of an exported conversation.
+         */
+        ExportedMessage: {
+            /**
+             * @description The text as stored (redacted where a module redacted it); absent on an assistant
+             *     message that only calls functions.
+             */
+            content?: string;
+            role: components["schemas"]["ExportedRole"];
+            /** @description A `tool` message's call. */
+            tool_call_id?: string;
+            /** @description An assistant message's function calls, each answered by a `tool` message. */
+            tool_calls?: components["schemas"]["ExportedToolCall"][];
+        };
+        /**
+         * @description Who speaks in a message of an exported conversation.
+         * @enum {string}
+         */
+        ExportedRole: "system" | "user" | "assistant" | "tool";
+        /**
+         * ExportedTool
+         * @description A function the conversation's model was offered.
+         */
+        ExportedTool: {
+            function: components["schemas"]["ExportedFunction"];
+            type: components["schemas"]["ExportedToolKind"];
+        };
+        /**
+         * ExportedToolCall
+         * @description A function call of an assistant message.
+         */
+        ExportedToolCall: {
+            function: components["schemas"]["ExportedFunctionCall"];
+            /** @description The call's id, which its `tool` message names. */
+            id: string;
+            type: components["schemas"]["ExportedToolKind"];
+        };
+        /**
+         * @description The kind of a tool in OpenAI's format: always `function`.
+         * @enum {string}
+         */
+        ExportedToolKind: "function";
         /**
          * Extraction
          * @description Structured data a module pulled out of the conversation.
@@ -2187,6 +2407,77 @@ export interface components {
             expires_at: string;
             /** @description Pass it as `?access_token=` to the events URL. Secret; it expires. */
             token: string;
+        };
+        /**
+         * Feedback
+         * @description The caller's feedback on an answer.
+         */
+        Feedback: {
+            /** @description Absent without one. */
+            comment?: string;
+            /**
+             * Format: date-time
+             * @description When it was first given.
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The answer (an assistant message).
+             */
+            message_id: string;
+            rating: components["schemas"]["Rating"];
+            tags: string[];
+            /**
+             * Format: date-time
+             * @description When it was last given (changed).
+             */
+            updated_at: string;
+        };
+        /**
+         * FeedbackByModel
+         * @description Ups and downs of one model.
+         */
+        FeedbackByModel: {
+            /** Format: uint64 */
+            down: number;
+            /** @description Absent for answers no model wrote (a skill's, a module's direct response). */
+            model?: string;
+            /** Format: uint64 */
+            up: number;
+        };
+        /**
+         * FeedbackByRating
+         * @description How many ratings of one kind.
+         */
+        FeedbackByRating: {
+            /** Format: uint64 */
+            count: number;
+            rating: components["schemas"]["Rating"];
+        };
+        /**
+         * FeedbackByTool
+         * @description Ups and downs of one chat tool.
+         */
+        FeedbackByTool: {
+            /** Format: uint64 */
+            down: number;
+            /** Format: uuid */
+            tool_id: string;
+            tool_name: string;
+            /** Format: uint64 */
+            up: number;
+        };
+        /**
+         * FeedbackMetrics
+         * @description The feedback of a window, counted.
+         */
+        FeedbackMetrics: {
+            /** @description Every model with feedback in the window, by name (answers no model wrote first). */
+            by_model: components["schemas"]["FeedbackByModel"][];
+            /** @description Both ratings, zeros included. */
+            by_rating: components["schemas"]["FeedbackByRating"][];
+            /** @description Every tool with feedback in the window, by name. */
+            by_tool: components["schemas"]["FeedbackByTool"][];
         };
         /**
          * File
@@ -2286,6 +2577,20 @@ export interface components {
          * @enum {string}
          */
         FunctionMode: "sync" | "async";
+        /**
+         * GiveFeedback
+         * @description What the caller thinks of an answer.
+         */
+        GiveFeedback: {
+            /** @description Why, in the caller's words: at most 2000 characters; blank or absent: none. */
+            comment?: string | null;
+            rating: components["schemas"]["Rating"];
+            /**
+             * @description Short labels (`too_long`, `wrong`, …): at most 10, each 1 to 32 characters;
+             *     trimmed, and a blank or repeated one is left out.
+             */
+            tags?: string[] | null;
+        };
         /**
          * Group
          * @description A group of the organisation tree (a school, a department, …).
@@ -2447,6 +2752,11 @@ export interface components {
             content: string;
             /** Format: date-time */
             created_at: string;
+            /**
+             * @description The caller's own feedback on this answer (`PUT …/feedback`); absent when they
+             *     gave none.
+             */
+            feedback?: components["schemas"]["Feedback"];
             /** Format: uuid */
             id: string;
             /** @description False while the assistant is still writing it. */
@@ -2684,6 +2994,15 @@ export interface components {
             code: string;
             /** @description What failed, with Parley's error code. */
             message: string;
+        };
+        /**
+         * Page_AdminFeedback
+         * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
+         *     on the last page.
+         */
+        Page_AdminFeedback: {
+            items: components["schemas"]["AdminFeedback"][];
+            next_cursor?: string;
         };
         /**
          * Page_Assignment
@@ -3052,6 +3371,11 @@ export interface components {
         PutMember: {
             role: components["schemas"]["MemberRole"];
         };
+        /**
+         * @description What a user thought of an answer: thumbs `up` or `down`.
+         * @enum {string}
+         */
+        Rating: "up" | "down";
         /**
          * Readiness
          * @description Every dependency answered.
@@ -6591,6 +6915,265 @@ export interface operations {
             };
             /** @description The request clashes with the resource's current state. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_export_conversations: {
+        parameters: {
+            query?: {
+                /** @description Sessions started at or after this time; default: no start. */
+                from?: string;
+                /** @description Sessions started before this time (must be after `from`); default: no end. */
+                to?: string;
+                /** @description Only sessions of this chat tool. */
+                tool_id?: string;
+                /** @description Only conversations with an answer (on the exported branch) this model wrote. */
+                model?: string;
+                /** @description Only conversations with an answer (on the exported branch) rated so. */
+                rating?: components["schemas"]["Rating"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversations, one JSON object per line, oldest session first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": components["schemas"]["ExportedConversation"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller's role does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_list_feedback: {
+        parameters: {
+            query?: {
+                /** @description Feedback first given at or after this time; default: no start. */
+                from?: string;
+                /** @description Feedback first given before this time (must be after `from`); default: no end. */
+                to?: string;
+                /** @description Only this rating. */
+                rating?: components["schemas"]["Rating"];
+                /** @description Only answers in sessions of this chat tool. */
+                tool_id?: string;
+                /** @description Only answers this model wrote. */
+                model?: string;
+                /** @description Only feedback this user gave. */
+                user_id?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Page_AdminFeedback"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller's role does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_feedback_metrics: {
+        parameters: {
+            query?: {
+                /** @description Feedback first given at or after this time; default: 30 days before `to`. */
+                from?: string;
+                /** @description Feedback first given before this time (must be after `from`); default: no end. */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["FeedbackMetrics"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller's role does not allow this. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11454,6 +12037,183 @@ export interface operations {
             };
             /** @description The turn is still running after the wait, or the model provider stalled. */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    put_message_feedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["GiveFeedback"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Feedback"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete_message_feedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                message_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Withdrawn: the answer has no feedback of the caller's now. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

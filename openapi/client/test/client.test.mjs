@@ -1,6 +1,7 @@
 // The TypeScript client against a live `parley serve` (the mock LLM as its model): a
-// session, a streamed turn, a tool turn, cancel, and resuming a feed whose connection
-// dropped. Runs the bundle (`npm run build`) that the pages use too.
+// session, feedback on an answer and the export, a streamed turn, a tool turn, cancel,
+// and resuming a feed whose connection dropped. Runs the bundle (`npm run build`) that
+// the pages use too.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
@@ -188,6 +189,63 @@ test("a session: titled, renamed, pinned, archived, searched and deleted", async
   assert.equal(gone.response.status, 404);
   const after = await client.GET("/v1/sessions/search", { params: { query: { q: "photosynthesis" } } });
   assert.ok(!after.data.items.some((h) => h.session_id === id));
+});
+
+test("feedback on an answer: rated, shown, listed by admins, exported as JSONL, withdrawn", async () => {
+  const id = await newSession();
+  const sent = await client.POST("/v1/sessions/{id}/messages", {
+    params: { path: { id } },
+    body: { content: "Rate this answer" },
+    headers: { Accept: "application/json" },
+  });
+  assert.equal(sent.response.status, 201, JSON.stringify(sent.error));
+  const answer = { id, message_id: sent.data.message_id };
+  const given = await client.PUT("/v1/sessions/{id}/messages/{message_id}/feedback", {
+    params: { path: answer },
+    body: { rating: "up", comment: " Helpful ", tags: ["clear", "clear"] },
+  });
+  assert.equal(given.response.status, 200, JSON.stringify(given.error));
+  assert.deepEqual([given.data.rating, given.data.comment, given.data.tags], ["up", "Helpful", ["clear"]]);
+  const notAnswer = await client.PUT("/v1/sessions/{id}/messages/{message_id}/feedback", {
+    params: { path: { id, message_id: sent.data.parent_id } },
+    body: { rating: "down" },
+  });
+  assert.equal(notAnswer.response.status, 422);
+  assert.equal(notAnswer.error.code, "not_an_answer");
+
+  const shown = await client.GET("/v1/sessions/{id}/messages", { params: { path: { id } } });
+  const rated = shown.data.items.find((m) => m.id === sent.data.message_id);
+  assert.equal(rated.feedback.rating, "up");
+  assert.equal(shown.data.items.find((m) => m.id === sent.data.parent_id).feedback, undefined);
+
+  const listed = await client.GET("/v1/admin/feedback", { params: { query: { rating: "up" } } });
+  assert.equal(listed.response.status, 200, JSON.stringify(listed.error));
+  const entry = listed.data.items.find((f) => f.message_id === sent.data.message_id);
+  assert.equal(entry.comment, "Helpful");
+  assert.equal(entry.session_id, id);
+  const figures = await client.GET("/v1/admin/feedback/metrics");
+  assert.ok(figures.data.by_rating.find((r) => r.rating === "up").count >= 1);
+
+  const exported = await client.GET("/v1/admin/exports/conversations", {
+    params: { query: { rating: "up" } },
+    parseAs: "text",
+  });
+  assert.equal(exported.response.status, 200);
+  assert.match(exported.response.headers.get("content-type"), /^application\/x-ndjson/);
+  const lines = exported.data.trim().split("\n").map((line) => JSON.parse(line));
+  assert.equal(lines.length, 1);
+  const roles = lines[0].messages.map((m) => m.role);
+  assert.deepEqual(roles.slice(-2), ["user", "assistant"]);
+  assert.equal(lines[0].messages.at(-2).content, "Rate this answer");
+
+  const withdrawn = await client.DELETE("/v1/sessions/{id}/messages/{message_id}/feedback", {
+    params: { path: answer },
+  });
+  assert.equal(withdrawn.response.status, 204);
+  const again = await client.DELETE("/v1/sessions/{id}/messages/{message_id}/feedback", {
+    params: { path: answer },
+  });
+  assert.equal(again.response.status, 404);
 });
 
 test("a streamed turn yields its events in order and ends with complete", async () => {

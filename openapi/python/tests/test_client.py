@@ -1,7 +1,8 @@
 """The Python client against a live `parley serve` (the mock LLM as its model): the
-generated operations (a session, a JSON turn, a run action, problems), and the hand-written
-helpers (a streamed turn, a tool turn, cancel, resuming a feed whose connection dropped,
-problems as `ParleyProblem`). Mirrors openapi/client/test/client.test.mjs.
+generated operations (a session, a JSON turn, feedback on an answer, a run action,
+problems), and the hand-written helpers (a streamed turn, a tool turn, cancel, resuming a
+feed whose connection dropped, the export of conversations, problems as `ParleyProblem`).
+Mirrors openapi/client/test/client.test.mjs.
 """
 
 from __future__ import annotations
@@ -13,22 +14,28 @@ import pytest
 from proxy import DroppingProxy
 
 from parley_client import AuthenticatedClient
+from parley_client.api.admin import admin_feedback_metrics, admin_list_feedback
 from parley_client.api.sessions import (
     cancel_prompt,
     create_feed_token,
+    delete_message_feedback,
     get_prompt,
     get_session,
     list_session_messages,
     list_sessions,
+    put_message_feedback,
     regenerate_message,
     send_message,
     switch_branch,
 )
+from parley_client.export import conversations
 from parley_client.feed import follow_prompt, stream_turn
 from parley_client.models import (
     AcceptedTurn,
     CreateMessage,
+    GiveFeedback,
     PromptState,
+    Rating,
     RegenerateMessage,
     SwitchBranch,
 )
@@ -134,6 +141,53 @@ def test_a_json_turn_answers_201_with_the_finished_turn(json_client: Authenticat
     assert turn.model == "mock-model"
     prompt = expect(get_prompt.sync_detailed(turn.prompt_id, client=json_client))
     assert prompt.state == PromptState.COMPLETED
+
+
+def test_feedback_on_an_answer_is_given_shown_listed_exported_and_withdrawn(
+    json_client: AuthenticatedClient, client: AuthenticatedClient, new_session
+) -> None:
+    session_id = new_session()
+    turn = expect(send_message.sync_detailed(session_id, client=json_client, body=CreateMessage(content="Rate me")))
+    given = expect(
+        put_message_feedback.sync_detailed(
+            session_id,
+            turn.message_id,
+            client=client,
+            body=GiveFeedback(rating=Rating.DOWN, comment=" too short ", tags=["short", " short "]),
+        )
+    )
+    assert (given.rating, given.comment, given.tags) == (Rating.DOWN, "too short", ["short"])
+    with pytest.raises(ParleyProblem) as raised:
+        expect(
+            put_message_feedback.sync_detailed(
+                session_id, turn.parent_id, client=client, body=GiveFeedback(rating=Rating.UP)
+            )
+        )
+    assert (raised.value.status, raised.value.code) == (422, "not_an_answer")
+
+    shown = expect(list_session_messages.sync_detailed(session_id, client=client)).items
+    rated = next(m for m in shown if m.id == turn.message_id)
+    assert rated.feedback.rating == Rating.DOWN
+
+    listed = expect(admin_list_feedback.sync_detailed(client=client, rating=Rating.DOWN)).items
+    assert [f.message_id for f in listed if f.session_id == session_id] == [turn.message_id]
+    figures = expect(admin_feedback_metrics.sync_detailed(client=client))
+    assert next(r.count for r in figures.by_rating if r.rating == Rating.DOWN) >= 1
+
+    exported = list(conversations(client, rating="down"))
+    assert len(exported) == 1
+    assert [m["role"] for m in exported[0]["messages"]][-2:] == ["user", "assistant"]
+    assert exported[0]["messages"][-2]["content"] == "Rate me"
+    with pytest.raises(ParleyProblem) as raised:
+        list(conversations(client, rating="sideways"))
+    assert (raised.value.status, raised.value.code) == (400, "invalid_parameter")
+
+    response = delete_message_feedback.sync_detailed(session_id, turn.message_id, client=client)
+    assert response.status_code == 204
+    again = delete_message_feedback.sync_detailed(session_id, turn.message_id, client=client)
+    with pytest.raises(ParleyProblem) as raised:
+        expect(again)
+    assert raised.value.code == "not_found"
 
 
 def test_edit_and_regenerate_make_siblings_and_a_switch_moves_the_branch(

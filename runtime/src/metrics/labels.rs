@@ -101,3 +101,14 @@ pub struct HttpRouteLabels {
     pub method: String,
     pub route: String,
 }
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct FeedbackLabels {
+    /// The name of the session's chat tool (tools are the deployment's, made by its
+    /// administrators).
+    pub tool: String,
+    /// The model that wrote the answer (`none`: not recorded).
+    pub model: String,
+    /// `up` or `down`.
+    pub rating: &'static str,
+}

@@ -26,6 +26,8 @@ fn renders_recorded_samples_with_conventional_names() {
     m.skill_routed("math", 0.9, true);
     m.function_called("getCurrentTime", "success");
     m.cancelled("running");
+    m.feedback_given("Tutor", Some("gpt"), "down");
+    m.feedback_given("Tutor", None, "up");
     let text = m.render();
     assert_eq!(sample(&text, "parley_sessions_created_total"), Some(1.0));
     assert_eq!(
@@ -65,6 +67,20 @@ fn renders_recorded_samples_with_conventional_names() {
         Some(1.0)
     );
     assert!(text.contains("# TYPE parley_llm_time_to_first_token_seconds histogram"));
+    assert_eq!(
+        sample(
+            &text,
+            "parley_feedback_total{tool=\"Tutor\",model=\"gpt\",rating=\"down\"}"
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        sample(
+            &text,
+            "parley_feedback_total{tool=\"Tutor\",model=\"none\",rating=\"up\"}"
+        ),
+        Some(1.0)
+    );
 }
 
 /// A registry with a sample in every family.
@@ -93,6 +109,7 @@ fn every_family_recorded() -> Metrics {
         })
         .inc();
     m.http_request("GET", "/healthz", 200, 0.001);
+    m.feedback_given("t", Some("m"), "up");
     m
 }
 

@@ -1,10 +1,11 @@
 //! Reading and steering a session's message tree (DESIGN §13): the messages of a branch
-//! with their siblings, and the switch of the branch a session continues.
+//! with their siblings (and the reader's own feedback on its answers), and the switch of
+//! the branch a session continues.
 
 use std::collections::HashMap;
 
 use parley_entity::{
-    blocks, messages,
+    blocks, message_feedback, messages,
     query::{
         self,
         page::{Page, PageRequest},
@@ -24,6 +25,8 @@ pub struct Shown {
     pub siblings: HashMap<Option<Uuid>, Vec<Uuid>>,
     /// The attachment blocks of the shown messages.
     pub attachments: Vec<blocks::Model>,
+    /// The reader's own feedback on the shown messages, by message id.
+    pub feedback: HashMap<Uuid, message_feedback::Model>,
 }
 
 impl Shown {
@@ -39,8 +42,8 @@ impl Shown {
 impl TurnService {
     /// A page of the branch through `through` (default: the session's active branch) of
     /// a session `reader` may read, in conversation order: the branch's messages from
-    /// the first down to its leaf, each with its siblings. A message of another session:
-    /// 404.
+    /// the first down to its leaf, each with its siblings and the reader's feedback (one
+    /// statement for the page). A message of another session: 404.
     pub async fn branch(
         &self,
         reader: Uuid,
@@ -69,10 +72,12 @@ impl TurnService {
         let siblings = query::tree::siblings(&self.db, session.id, &page.items).await?;
         let ids: Vec<Uuid> = page.items.iter().map(|m| m.id).collect();
         let attachments = query::conversation::attachments_of(&self.db, &ids).await?;
+        let feedback = query::feedback::of_messages(&self.db, reader, &ids).await?;
         Ok(Shown {
             page,
             siblings,
             attachments,
+            feedback,
         })
     }
 

@@ -21,6 +21,7 @@ mod data;
 mod distributed;
 mod edge;
 mod errors;
+mod feedback;
 mod feeds;
 mod first_run;
 mod fixtures;

@@ -264,7 +264,23 @@ impl PromptStats {
 
 /// The window of `from` and `to`: `from` defaults to 30 days before `to` (or now), and
 /// must be before `to` (400 `invalid_parameter`).
-fn window(from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Result<Window, Box<Problem>> {
+pub(super) fn window(
+    from: Option<DateTime<Utc>>,
+    to: Option<DateTime<Utc>>,
+) -> Result<Window, Box<Problem>> {
+    let from = from.or_else(|| {
+        to.unwrap_or_else(query::now)
+            .checked_sub_signed(Duration::days(DEFAULT_DAYS))
+    });
+    span(from, to)
+}
+
+/// The window of `from` and `to` as given (an absent side is open); `from` must be
+/// before `to` (400 `invalid_parameter`).
+pub(super) fn span(
+    from: Option<DateTime<Utc>>,
+    to: Option<DateTime<Utc>>,
+) -> Result<Window, Box<Problem>> {
     if let (Some(from), Some(to)) = (from, to)
         && from >= to
     {
@@ -273,10 +289,6 @@ fn window(from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Result<Wind
             "parameter `from`: must be before `to`",
         )));
     }
-    let from = from.or_else(|| {
-        to.unwrap_or_else(query::now)
-            .checked_sub_signed(Duration::days(DEFAULT_DAYS))
-    });
     Ok(Window {
         from: from.map(storable),
         to: to.map(storable),

@@ -4,14 +4,17 @@
 //! One module per resource: users and their tokens, groups and their members, tools,
 //! classes and their enrolments, assignments; and the dashboard's figures: usage, block
 //! metrics and prompt statistics ([`metrics`]), the model providers and their
-//! breakers ([`providers`]), a session's moderation record ([`audit`]). Lists are cursor-paginated, creates answer
-//! 201 with a `Location` header, deletes answer 204 ([`Deleted`]). The standard operations
-//! of users, groups, tools, classes and assignments are one implementation
-//! ([`resource`]).
+//! breakers ([`providers`]), a session's moderation record ([`audit`]), users' feedback
+//! on answers ([`feedback`]) and the export of conversations for fine-tuning
+//! ([`exports`]). Lists are cursor-paginated, creates answer 201 with a `Location`
+//! header, deletes answer 204 ([`Deleted`]). The standard operations of users, groups,
+//! tools, classes and assignments are one implementation ([`resource`]).
 
 pub mod assignments;
 pub mod audit;
 pub mod classes;
+pub mod exports;
+pub mod feedback;
 pub mod groups;
 pub mod metrics;
 pub mod providers;
@@ -51,4 +54,6 @@ admin_apis!(
     metrics::MetricsAdminApi,
     providers::ProvidersAdminApi,
     audit::AuditAdminApi,
+    feedback::FeedbackAdminApi,
+    exports::ExportsAdminApi,
 );

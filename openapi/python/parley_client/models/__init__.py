@@ -3,6 +3,7 @@
 from .accepted_turn import AcceptedTurn
 from .action_handler import ActionHandler
 from .action_result import ActionResult
+from .admin_feedback import AdminFeedback
 from .approval_requested_event import ApprovalRequestedEvent
 from .approval_resolved_event import ApprovalResolvedEvent
 from .ask_answer import AskAnswer
@@ -56,10 +57,24 @@ from .enrollment_role import EnrollmentRole
 from .error_code import ErrorCode
 from .error_event import ErrorEvent
 from .event_name import EventName
+from .exported_conversation import ExportedConversation
+from .exported_function import ExportedFunction
+from .exported_function_call import ExportedFunctionCall
+from .exported_function_parameters import ExportedFunctionParameters
+from .exported_message import ExportedMessage
+from .exported_role import ExportedRole
+from .exported_tool import ExportedTool
+from .exported_tool_call import ExportedToolCall
+from .exported_tool_kind import ExportedToolKind
 from .extraction import Extraction
 from .fallback_event import FallbackEvent
 from .fallback_reason import FallbackReason
 from .feed_token import FeedToken
+from .feedback import Feedback
+from .feedback_by_model import FeedbackByModel
+from .feedback_by_rating import FeedbackByRating
+from .feedback_by_tool import FeedbackByTool
+from .feedback_metrics import FeedbackMetrics
 from .file import File
 from .file_kind import FileKind
 from .finished_turn import FinishedTurn
@@ -67,6 +82,7 @@ from .function import Function
 from .function_list import FunctionList
 from .function_mode import FunctionMode
 from .function_parameters import FunctionParameters
+from .give_feedback import GiveFeedback
 from .group import Group
 from .group_scope import GroupScope
 from .health import Health
@@ -96,6 +112,7 @@ from .open_ai_model_list import OpenAiModelList
 from .open_ai_response import OpenAiResponse
 from .open_ai_response_error import OpenAiResponseError
 from .open_ai_response_metadata import OpenAiResponseMetadata
+from .page_admin_feedback import PageAdminFeedback
 from .page_assignment import PageAssignment
 from .page_class import PageClass
 from .page_enrollment import PageEnrollment
@@ -126,6 +143,7 @@ from .provider_status import ProviderStatus
 from .providers_report import ProvidersReport
 from .put_enrollment import PutEnrollment
 from .put_member import PutMember
+from .rating import Rating
 from .readiness import Readiness
 from .readiness_checks import ReadinessChecks
 from .reconnect_event import ReconnectEvent
@@ -284,6 +302,7 @@ __all__ = (
     "AcceptedTurn",
     "ActionHandler",
     "ActionResult",
+    "AdminFeedback",
     "ApprovalRequestedEvent",
     "ApprovalResolvedEvent",
     "AskAnswer",
@@ -337,10 +356,24 @@ __all__ = (
     "ErrorCode",
     "ErrorEvent",
     "EventName",
+    "ExportedConversation",
+    "ExportedFunction",
+    "ExportedFunctionCall",
+    "ExportedFunctionParameters",
+    "ExportedMessage",
+    "ExportedRole",
+    "ExportedTool",
+    "ExportedToolCall",
+    "ExportedToolKind",
     "Extraction",
     "FallbackEvent",
     "FallbackReason",
     "FeedToken",
+    "Feedback",
+    "FeedbackByModel",
+    "FeedbackByRating",
+    "FeedbackByTool",
+    "FeedbackMetrics",
     "File",
     "FileKind",
     "FinishedTurn",
@@ -348,6 +381,7 @@ __all__ = (
     "FunctionList",
     "FunctionMode",
     "FunctionParameters",
+    "GiveFeedback",
     "Group",
     "GroupScope",
     "Health",
@@ -377,6 +411,7 @@ __all__ = (
     "OpenAiResponse",
     "OpenAiResponseError",
     "OpenAiResponseMetadata",
+    "PageAdminFeedback",
     "PageAssignment",
     "PageClass",
     "PageEnrollment",
@@ -407,6 +442,7 @@ __all__ = (
     "ProvidersReport",
     "PutEnrollment",
     "PutMember",
+    "Rating",
     "Readiness",
     "ReadinessChecks",
     "ReconnectEvent",

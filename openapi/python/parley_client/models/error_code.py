@@ -40,6 +40,7 @@ class ErrorCode(StrEnum):
     MODEL_NOT_FOUND = "model_not_found"
     NOTHING_TO_CANCEL = "nothing_to_cancel"
     NOTHING_TO_REGENERATE = "nothing_to_regenerate"
+    NOT_AN_ANSWER = "not_an_answer"
     NOT_FOUND = "not_found"
     NOT_READY = "not_ready"
     NOT_RESUMABLE = "not_resumable"

@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.attachment import Attachment
+    from ..models.feedback import Feedback
 
 
 T = TypeVar("T", bound="Message")
@@ -34,6 +35,7 @@ class Message:
             a user message, other answers to one — itself included, in creation order. More
             than one: show a ‹ n/m › switcher (n is this message's position among them) and
             read another sibling's branch with `?branch=`.
+        feedback (Feedback | Unset): The caller's feedback on an answer.
         parent_id (UUID | Unset): The message this one follows in the session's tree; absent for a first message.
         prompt_id (UUID | Unset):
     """
@@ -46,6 +48,7 @@ class Message:
     role: MessageRole
     seq: int
     siblings: list[UUID]
+    feedback: Feedback | Unset = UNSET
     parent_id: UUID | Unset = UNSET
     prompt_id: UUID | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -73,6 +76,10 @@ class Message:
             siblings_item = str(siblings_item_data)
             siblings.append(siblings_item)
 
+        feedback: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.feedback, Unset):
+            feedback = self.feedback.to_dict()
+
         parent_id: str | Unset = UNSET
         if not isinstance(self.parent_id, Unset):
             parent_id = str(self.parent_id)
@@ -95,6 +102,8 @@ class Message:
                 "siblings": siblings,
             }
         )
+        if feedback is not UNSET:
+            field_dict["feedback"] = feedback
         if parent_id is not UNSET:
             field_dict["parent_id"] = parent_id
         if prompt_id is not UNSET:
@@ -105,6 +114,7 @@ class Message:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.attachment import Attachment
+        from ..models.feedback import Feedback
 
         d = dict(src_dict)
         attachments = []
@@ -133,6 +143,13 @@ class Message:
 
             siblings.append(siblings_item)
 
+        _feedback = d.pop("feedback", UNSET)
+        feedback: Feedback | Unset
+        if isinstance(_feedback, Unset):
+            feedback = UNSET
+        else:
+            feedback = Feedback.from_dict(_feedback)
+
         _parent_id = d.pop("parent_id", UNSET)
         parent_id: UUID | Unset
         if isinstance(_parent_id, Unset):
@@ -156,6 +173,7 @@ class Message:
             role=role,
             seq=seq,
             siblings=siblings,
+            feedback=feedback,
             parent_id=parent_id,
             prompt_id=prompt_id,
         )
