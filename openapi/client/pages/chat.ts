@@ -114,6 +114,10 @@ function wire(): void {
   });
   byId("cancel").addEventListener("click", () => void cancel());
   byId("sidebar-toggle").addEventListener("click", () => showSidebar(document.body.dataset.sidebar !== "open"));
+  // On a narrow screen the drawer closes when the conversation is touched.
+  document.querySelector(".chat")?.addEventListener("click", () => {
+    if (narrow() && chat.sessionId && document.body.dataset.sidebar === "open") showSidebar(false);
+  });
   window.addEventListener("hashchange", () => {
     const id = new URLSearchParams(window.location.hash.slice(1)).get("session");
     if (chat.client && id !== chat.sessionId) void openSession(id);

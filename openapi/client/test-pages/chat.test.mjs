@@ -354,6 +354,10 @@ test("at 400 px the sidebar folds away; dark mode follows the system", async () 
   await page.waitForFunction(() => document.querySelector("#sidebar").getBoundingClientRect().left >= 0, POLL);
   assert.equal(await page.$eval("#sidebar-toggle", (b) => b.getAttribute("aria-expanded")), "true");
   await page.screenshot({ path: join(shots, "chat-400-sidebar.png") });
+  await page.mouse.click(380, 400); // beside the drawer, on the conversation
+  await page.waitForFunction(() => document.querySelector("#sidebar").getBoundingClientRect().right <= 0, POLL);
+  await page.click("#sidebar-toggle");
+  await page.waitForFunction(() => document.querySelector("#sidebar").getBoundingClientRect().left >= 0, POLL);
   await page.click("#sessions li.session .session-open");
   await page.waitForFunction(() => document.querySelector("#sidebar").getBoundingClientRect().right <= 0, POLL);
 
