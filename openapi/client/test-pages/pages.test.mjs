@@ -117,7 +117,7 @@ test("the chat page streams turns, tool cards, chips, cancel and resumes after a
   assert.equal(await chip.evaluate((n) => n.textContent), "Two plus two");
   await chip.click();
   await completeAnswers(4);
-  const users = await page.$$eval(".message.user", (nodes) => nodes.map((n) => n.textContent));
+  const users = await page.$$eval(".message.user .content", (nodes) => nodes.map((n) => n.textContent));
   assert.equal(users.at(-1), "what is 2+2?");
   const skill = await page.$$eval(".message.assistant[data-state=complete] .answer", (nodes) => nodes.at(-1).textContent);
   assert.match(skill, /4/);

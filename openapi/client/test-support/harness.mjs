@@ -51,17 +51,24 @@ function stop(child) {
 /**
  * A running Parley with the mock as its model; `stop()` ends both and removes the dir.
  * `options.env`: more environment variables for `parley serve` (settings such as
- * `PARLEY_HTTP__CORS_ORIGINS`); they win over the harness's own.
+ * `PARLEY_HTTP__CORS_ORIGINS`); they win over the harness's own. `options.models`: the
+ * model ids the mock serves and Parley offers, the first the default (`mock-model`).
  */
 export async function startParley(options = {}) {
   const dir = mkdtempSync(join(tmpdir(), "parley-client-test-"));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const mock = await start(mockBin, ["--listen", "127.0.0.1:0"], "mock-llm listening on ", env);
+  const models = options.models ?? ["mock-model"];
+  const mock = await start(
+    mockBin,
+    ["--listen", "127.0.0.1:0", ...models.flatMap((m) => ["--model", m])],
+    "mock-llm listening on ",
+    env,
+  );
   const config = join(dir, "parley.toml");
   writeFileSync(
     config,
     `[[providers]]\nname = "mock"\nbase_url = "${mock.ready}"\nfirst_token_timeout_ms = 60000\n\n` +
-      `[[models]]\nid = "mock-model"\nprovider = "mock"\n`,
+      models.map((m) => `[[models]]\nid = "${m}"\nprovider = "mock"\n`).join("\n"),
   );
   const adminToken = `prl_client_test_${process.pid}_${Date.now()}`;
   let parley;
