@@ -722,6 +722,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List calls waiting for approval
+         * @description The function calls of the caller's sessions that wait for their approval, oldest
+         *     first (each also arrives as `approval_requested` on the prompt's feed and the
+         *     caller's feed).
+         */
+        get: operations["list_approvals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ask": {
         parameters: {
             query?: never;
@@ -954,6 +976,54 @@ export interface paths {
         get: operations["get_prompt"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/calls/{call_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a function call
+         * @description The session's owner lets a call that waits for approval run, with the model's
+         *     arguments or edited ones (`input`). Once no call of the turn waits, the turn
+         *     resumes as a new attempt: the call runs, and the model is called with its result.
+         *     Recorded on the call (who, when, what input). 404 for another user's prompt or a
+         *     call it does not have; 409 `not_awaiting_approval` when it is decided, expired or
+         *     cancelled; 422 `invalid_approval_input` when `input` does not fit the function.
+         */
+        post: operations["approve_call"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/prompts/{id}/calls/{call_id}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a function call
+         * @description The session's owner refuses a call that waits for approval: it never runs, and
+         *     the model is told it was denied (and `reason`, if given) once no call of the turn
+         *     waits. 404 for another user's prompt or a call it does not have; 409
+         *     `not_awaiting_approval` when it is decided, expired or cancelled.
+         */
+        post: operations["deny_call"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1452,11 +1522,23 @@ export interface components {
             user_name: string;
         };
         /**
+         * ApprovalList
+         * @description The calls waiting for the caller's approval.
+         */
+        ApprovalList: {
+            items: components["schemas"]["ToolCall"][];
+        };
+        /**
          * ApprovalRequestedEvent
-         * @description A function call waits for the user's approval.
+         * @description A function call waits for the user's approval: approve it (`POST
+         *     /v1/prompts/{prompt_id}/calls/{call_id}/approve`, optionally with edited input) or
+         *     deny it (`…/deny`) before `expires_at`, after which it is denied.
          */
         ApprovalRequestedEvent: {
+            /** Format: uuid */
             call_id: string;
+            /** Format: date-time */
+            expires_at: string;
             function: string;
             /** @description The call's arguments. */
             input: unknown;
@@ -1468,18 +1550,64 @@ export interface components {
             session_id: string;
         };
         /**
+         * ApprovalRequestedPromptEvent
+         * @description A function call waits for the session's owner's approval: approve it (`POST
+         *     /v1/prompts/{prompt_id}/calls/{call_id}/approve`, optionally with edited input) or
+         *     deny it (`…/deny`) before `expires_at`, after which it is denied. The turn is
+         *     suspended meanwhile (`prompt_state: waiting_for_tools`; the feed stays open) and
+         *     resumes as a new attempt (`retry`) once every waiting call is decided.
+         */
+        ApprovalRequestedPromptEvent: {
+            /**
+             * Format: uuid
+             * @description The call to approve or deny.
+             */
+            call_id: string;
+            /** Format: date-time */
+            expires_at: string;
+            /**
+             * Format: uint32
+             * @description The call's `N`, as in `tool_start`.
+             */
+            index: number;
+            input: unknown;
+            /** Format: uuid */
+            prompt_id: string;
+            /** Format: uint64 */
+            seq: number;
+            tool: string;
+            tool_use_id: string;
+        };
+        /**
          * ApprovalResolvedEvent
-         * @description A function call's approval was decided.
+         * @description A function call's approval was decided (here or on another device): approved, or
+         *     denied — by the user, or because no one decided in time (`expired`).
          */
         ApprovalResolvedEvent: {
             approved: boolean;
+            /** Format: uuid */
             call_id: string;
+            /** @description Denied because no one decided before it expired (absent: false). */
+            expired?: boolean;
             /** Format: uuid */
             prompt_id: string;
             /** Format: uint64 */
             seq: number;
             /** Format: uuid */
             session_id: string;
+        };
+        /**
+         * ApproveCall
+         * @description Approve a function call that waits, optionally with edited arguments.
+         */
+        ApproveCall: {
+            /**
+             * @description The arguments to run the call with instead of the model's (a JSON object that
+             *     fits the function's parameters); absent: the model's.
+             */
+            input?: {
+                [key: string]: unknown;
+            } | null;
         };
         /**
          * AskAnswer
@@ -1915,6 +2043,13 @@ export interface components {
          *     it means in a tool definition; `guidance` is set here only.
          */
         ConfigOverrides: {
+            /**
+             * @description Functions whose calls wait for the session's owner to approve them (replaces the list
+             *     below), besides those that always need approval (`GET
+             *     /v1/functions`: `requires_approval`). A waiting call suspends the turn until it is
+             *     approved (it runs), denied or expires (the model is told it was denied).
+             */
+            approval_required?: string[] | null;
             /** @description The core behavior (the "Core Behavior" section of the system prompt). */
             behavior?: string | null;
             /** @description What the tool must stay within, merged field by field. */
@@ -2154,6 +2289,14 @@ export interface components {
             text: string;
         };
         /**
+         * DenyCall
+         * @description Deny a function call that waits.
+         */
+        DenyCall: {
+            /** @description Why: the model is told. */
+            reason?: string | null;
+        };
+        /**
          * Enrollment
          * @description A person's enrolment in a class.
          */
@@ -2231,6 +2374,8 @@ export interface components {
          *     * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
          *     * `invalid_title` (422): A session title that is blank or longer than 200 characters.
          *     * `empty_query` (422): A search without a word to look for.
+         *     * `not_awaiting_approval` (409): The function call is not waiting for approval (decided, expired or cancelled).
+         *     * `invalid_approval_input` (422): Edited input for an approved call that does not fit the function's schema.
          *     * `not_an_answer` (422): Feedback is given on answers (assistant messages) only.
          *     * `already_exists` (409): A record with the same unique value already exists.
          *     * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.
@@ -2259,7 +2404,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -2278,7 +2423,7 @@ export interface components {
          * @description The `event:` names of the feed: each is the `type` of the event in `data`.
          * @enum {string}
          */
-        EventName: "prompt_state" | "status" | "block_start" | "text_delta" | "thinking_delta" | "block_stop" | "tool_start" | "tool_progress" | "tool_complete" | "fallback" | "retry" | "complete" | "error" | "cancelled" | "ping" | "reconnect" | "reset";
+        EventName: "prompt_state" | "status" | "block_start" | "text_delta" | "thinking_delta" | "block_stop" | "tool_start" | "tool_progress" | "tool_complete" | "approval_requested" | "fallback" | "retry" | "complete" | "error" | "cancelled" | "ping" | "reconnect" | "reset";
         /**
          * ExportedConversation
          * @description One line of the export: a conversation (a session's active branch) in OpenAI's chat
@@ -2559,6 +2704,11 @@ export interface components {
             payload_type?: string;
             /** @description What a caller needs to call it. */
             permissions: string[];
+            /**
+             * @description Every call waits for the session's owner to approve it (a tool may ask it of any
+             *     function: its definition's `approval_required`).
+             */
+            requires_approval: boolean;
             /**
              * Format: uint64
              * @description How long one call may run, in seconds.
@@ -3827,6 +3977,11 @@ export interface components {
          *     deployment's defaults.
          */
         SessionConfig: {
+            /**
+             * @description Functions whose calls wait for the owner's approval (besides those that always
+             *     do: [`SessionConfig::needs_approval`]).
+             */
+            approval_required?: string[];
             /** @description The assignment the session was opened for. */
             assignment?: components["schemas"]["SessionAssignment"];
             /** @description The core behavior (the "Core Behavior" section of the system prompt). */
@@ -3991,7 +4146,21 @@ export interface components {
             seq: number;
         };
         /** @description Every event type, told apart by `type`. */
-        StreamEvent: components["schemas"]["StreamEvent_PromptStateEvent"] | components["schemas"]["StreamEvent_StatusEvent"] | components["schemas"]["StreamEvent_BlockStartEvent"] | components["schemas"]["StreamEvent_DeltaEvent"] | components["schemas"]["StreamEvent_ThinkingDeltaEvent"] | components["schemas"]["StreamEvent_BlockStopEvent"] | components["schemas"]["StreamEvent_ToolStartEvent"] | components["schemas"]["StreamEvent_ToolProgressEvent"] | components["schemas"]["StreamEvent_ToolCompleteEvent"] | components["schemas"]["StreamEvent_FallbackEvent"] | components["schemas"]["StreamEvent_RetryEvent"] | components["schemas"]["StreamEvent_CompleteEvent"] | components["schemas"]["StreamEvent_ErrorEvent"] | components["schemas"]["StreamEvent_CancelledEvent"] | components["schemas"]["StreamEvent_PingEvent"] | components["schemas"]["StreamEvent_ReconnectEvent"] | components["schemas"]["StreamEvent_ResetEvent"];
+        StreamEvent: components["schemas"]["StreamEvent_PromptStateEvent"] | components["schemas"]["StreamEvent_StatusEvent"] | components["schemas"]["StreamEvent_BlockStartEvent"] | components["schemas"]["StreamEvent_DeltaEvent"] | components["schemas"]["StreamEvent_ThinkingDeltaEvent"] | components["schemas"]["StreamEvent_BlockStopEvent"] | components["schemas"]["StreamEvent_ToolStartEvent"] | components["schemas"]["StreamEvent_ToolProgressEvent"] | components["schemas"]["StreamEvent_ToolCompleteEvent"] | components["schemas"]["StreamEvent_ApprovalRequestedPromptEvent"] | components["schemas"]["StreamEvent_FallbackEvent"] | components["schemas"]["StreamEvent_RetryEvent"] | components["schemas"]["StreamEvent_CompleteEvent"] | components["schemas"]["StreamEvent_ErrorEvent"] | components["schemas"]["StreamEvent_CancelledEvent"] | components["schemas"]["StreamEvent_PingEvent"] | components["schemas"]["StreamEvent_ReconnectEvent"] | components["schemas"]["StreamEvent_ResetEvent"];
+        /** @description Every event type, told apart by `type`. */
+        StreamEvent_ApprovalRequestedPromptEvent: {
+            /**
+             * @example approval_requested
+             * @enum {string}
+             */
+            type: "approval_requested";
+        } & components["schemas"]["ApprovalRequestedPromptEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "approval_requested";
+        };
         /** @description Every event type, told apart by `type`. */
         StreamEvent_BlockStartEvent: {
             /**
@@ -4394,10 +4563,48 @@ export interface components {
             updated_at: string;
         };
         /**
+         * ToolCall
+         * @description A function call of a turn, as its approval sees it.
+         */
+        ToolCall: {
+            /**
+             * Format: date-time
+             * @description Until when it waits for approval (while `awaiting_approval`).
+             */
+            approval_expires_at?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            decided_at?: string;
+            /**
+             * Format: uuid
+             * @description Who approved or denied it (absent for an expiry).
+             */
+            decided_by?: string;
+            /** @description Why it was denied (`expired` when no one decided in time). */
+            decision_reason?: string;
+            /** @description The function called. */
+            function: string;
+            /**
+             * Format: uuid
+             * @description The call's id (what approve and deny take).
+             */
+            id: string;
+            /** @description The arguments it runs (or ran) with. */
+            input: unknown;
+            /** Format: uuid */
+            prompt_id: string;
+            /** @description The arguments the model asked for, when edited ones were approved. */
+            requested_input?: unknown;
+            /** Format: uuid */
+            session_id: string;
+            state: components["schemas"]["ToolCallState"];
+        };
+        /**
          * @description The life of one function call (`tool_calls.state`, `tool_complete.state`).
          * @enum {string}
          */
-        ToolCallState: "created" | "running" | "success" | "error" | "canceled";
+        ToolCallState: "created" | "running" | "success" | "error" | "canceled" | "awaiting_approval" | "approved" | "denied";
         /**
          * ToolCompleteEvent
          * @description A function call finished.
@@ -4449,6 +4656,13 @@ export interface components {
          *     when a session's configuration is resolved (org → tool → assignment).
          */
         ToolDefinition: {
+            /**
+             * @description Functions whose calls wait for the session's owner to approve them (each must be
+             *     one of `functions`), besides those that always need approval (`GET
+             *     /v1/functions`: `requires_approval`). A waiting call suspends the turn until it is
+             *     approved (it runs), denied or expires (the model is told it was denied).
+             */
+            approval_required?: string[] | null;
             /** @description The core behavior: the "Core Behavior" section of the system prompt. */
             behavior: string;
             /** @description What the tool must stay within. */
@@ -9693,6 +9907,63 @@ export interface operations {
             };
         };
     };
+    list_approvals: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ApprovalList"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     ask: {
         parameters: {
             query?: never;
@@ -10512,6 +10783,242 @@ export interface operations {
             };
             /** @description No such resource, or it belongs to someone else. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    approve_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ApproveCall"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ToolCall"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request clashes with the resource's current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deny_call: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["DenyCall"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ToolCall"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request clashes with the resource's current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

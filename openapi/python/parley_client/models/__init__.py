@@ -4,8 +4,12 @@ from .accepted_turn import AcceptedTurn
 from .action_handler import ActionHandler
 from .action_result import ActionResult
 from .admin_feedback import AdminFeedback
+from .approval_list import ApprovalList
 from .approval_requested_event import ApprovalRequestedEvent
+from .approval_requested_prompt_event import ApprovalRequestedPromptEvent
 from .approval_resolved_event import ApprovalResolvedEvent
+from .approve_call import ApproveCall
+from .approve_call_input_type_0 import ApproveCallInputType0
 from .ask_answer import AskAnswer
 from .ask_request import AskRequest
 from .assignment import Assignment
@@ -52,6 +56,7 @@ from .create_user import CreateUser
 from .created_token import CreatedToken
 from .custom_payload import CustomPayload
 from .delta_event import DeltaEvent
+from .deny_call import DenyCall
 from .enrollment import Enrollment
 from .enrollment_role import EnrollmentRole
 from .error_code import ErrorCode
@@ -195,6 +200,12 @@ from .skill_name import SkillName
 from .sse_event import SseEvent
 from .state_count import StateCount
 from .status_event import StatusEvent
+from .stream_event_approval_requested_prompt_event import (
+    StreamEventApprovalRequestedPromptEvent,
+)
+from .stream_event_approval_requested_prompt_event_type import (
+    StreamEventApprovalRequestedPromptEventType,
+)
 from .stream_event_block_start_event import StreamEventBlockStartEvent
 from .stream_event_block_start_event_type import StreamEventBlockStartEventType
 from .stream_event_block_stop_event import StreamEventBlockStopEvent
@@ -241,6 +252,7 @@ from .todo import Todo
 from .token import Token
 from .token_list import TokenList
 from .tool import Tool
+from .tool_call import ToolCall
 from .tool_call_state import ToolCallState
 from .tool_complete_event import ToolCompleteEvent
 from .tool_constraints import ToolConstraints
@@ -303,8 +315,12 @@ __all__ = (
     "ActionHandler",
     "ActionResult",
     "AdminFeedback",
+    "ApprovalList",
     "ApprovalRequestedEvent",
+    "ApprovalRequestedPromptEvent",
     "ApprovalResolvedEvent",
+    "ApproveCall",
+    "ApproveCallInputType0",
     "AskAnswer",
     "AskRequest",
     "Assignment",
@@ -351,6 +367,7 @@ __all__ = (
     "CreatedToken",
     "CustomPayload",
     "DeltaEvent",
+    "DenyCall",
     "Enrollment",
     "EnrollmentRole",
     "ErrorCode",
@@ -488,6 +505,8 @@ __all__ = (
     "SseEvent",
     "StateCount",
     "StatusEvent",
+    "StreamEventApprovalRequestedPromptEvent",
+    "StreamEventApprovalRequestedPromptEventType",
     "StreamEventBlockStartEvent",
     "StreamEventBlockStartEventType",
     "StreamEventBlockStopEvent",
@@ -534,6 +553,7 @@ __all__ = (
     "Token",
     "TokenList",
     "Tool",
+    "ToolCall",
     "ToolCallState",
     "ToolCompleteEvent",
     "ToolConstraints",

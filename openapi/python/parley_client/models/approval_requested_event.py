@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar
 from uuid import UUID
@@ -12,18 +13,22 @@ T = TypeVar("T", bound="ApprovalRequestedEvent")
 
 @_attrs_define
 class ApprovalRequestedEvent:
-    """A function call waits for the user's approval.
+    """A function call waits for the user's approval: approve it (`POST
+    /v1/prompts/{prompt_id}/calls/{call_id}/approve`, optionally with edited input) or
+    deny it (`…/deny`) before `expires_at`, after which it is denied.
 
-    Attributes:
-        call_id (str):
-        function (str):
-        input_ (Any): The call's arguments.
-        prompt_id (UUID):
-        seq (int):
-        session_id (UUID):
+        Attributes:
+            call_id (UUID):
+            expires_at (datetime.datetime):
+            function (str):
+            input_ (Any): The call's arguments.
+            prompt_id (UUID):
+            seq (int):
+            session_id (UUID):
     """
 
-    call_id: str
+    call_id: UUID
+    expires_at: datetime.datetime
     function: str
     input_: Any
     prompt_id: UUID
@@ -32,7 +37,9 @@ class ApprovalRequestedEvent:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        call_id = self.call_id
+        call_id = str(self.call_id)
+
+        expires_at = self.expires_at.isoformat()
 
         function = self.function
 
@@ -49,6 +56,7 @@ class ApprovalRequestedEvent:
         field_dict.update(
             {
                 "call_id": call_id,
+                "expires_at": expires_at,
                 "function": function,
                 "input": input_,
                 "prompt_id": prompt_id,
@@ -62,7 +70,9 @@ class ApprovalRequestedEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        call_id = d.pop("call_id")
+        call_id = UUID(d.pop("call_id"))
+
+        expires_at = datetime.datetime.fromisoformat(d.pop("expires_at"))
 
         function = d.pop("function")
 
@@ -76,6 +86,7 @@ class ApprovalRequestedEvent:
 
         approval_requested_event = cls(
             call_id=call_id,
+            expires_at=expires_at,
             function=function,
             input_=input_,
             prompt_id=prompt_id,

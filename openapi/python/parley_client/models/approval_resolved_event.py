@@ -7,38 +7,45 @@ from uuid import UUID
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="ApprovalResolvedEvent")
 
 
 @_attrs_define
 class ApprovalResolvedEvent:
-    """A function call's approval was decided.
+    """A function call's approval was decided (here or on another device): approved, or
+    denied — by the user, or because no one decided in time (`expired`).
 
-    Attributes:
-        approved (bool):
-        call_id (str):
-        prompt_id (UUID):
-        seq (int):
-        session_id (UUID):
+        Attributes:
+            approved (bool):
+            call_id (UUID):
+            prompt_id (UUID):
+            seq (int):
+            session_id (UUID):
+            expired (bool | Unset): Denied because no one decided before it expired (absent: false).
     """
 
     approved: bool
-    call_id: str
+    call_id: UUID
     prompt_id: UUID
     seq: int
     session_id: UUID
+    expired: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         approved = self.approved
 
-        call_id = self.call_id
+        call_id = str(self.call_id)
 
         prompt_id = str(self.prompt_id)
 
         seq = self.seq
 
         session_id = str(self.session_id)
+
+        expired = self.expired
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -51,6 +58,8 @@ class ApprovalResolvedEvent:
                 "session_id": session_id,
             }
         )
+        if expired is not UNSET:
+            field_dict["expired"] = expired
 
         return field_dict
 
@@ -59,7 +68,7 @@ class ApprovalResolvedEvent:
         d = dict(src_dict)
         approved = d.pop("approved")
 
-        call_id = d.pop("call_id")
+        call_id = UUID(d.pop("call_id"))
 
         prompt_id = UUID(d.pop("prompt_id"))
 
@@ -67,12 +76,15 @@ class ApprovalResolvedEvent:
 
         session_id = UUID(d.pop("session_id"))
 
+        expired = d.pop("expired", UNSET)
+
         approval_resolved_event = cls(
             approved=approved,
             call_id=call_id,
             prompt_id=prompt_id,
             seq=seq,
             session_id=session_id,
+            expired=expired,
         )
 
         approval_resolved_event.additional_properties = d

@@ -24,6 +24,11 @@ class ConfigOverrides:
     it means in a tool definition; `guidance` is set here only.
 
         Attributes:
+            approval_required (list[str] | None | Unset): Functions whose calls wait for the session's owner to approve them
+                (replaces the list
+                below), besides those that always need approval (`GET
+                /v1/functions`: `requires_approval`). A waiting call suspends the turn until it is
+                approved (it runs), denied or expires (the model is told it was denied).
             behavior (None | str | Unset): The core behavior (the "Core Behavior" section of the system prompt).
             constraints (None | ToolConstraints | Unset): What the tool must stay within, merged field by field.
             enabled_skills (list[SkillName] | None | Unset): Which built-in skills may answer (replaces the list below; see
@@ -45,6 +50,7 @@ class ConfigOverrides:
             suggestions (bool | None | Unset): Ask the model for suggested values and actions.
     """
 
+    approval_required: list[str] | None | Unset = UNSET
     behavior: None | str | Unset = UNSET
     constraints: None | ToolConstraints | Unset = UNSET
     enabled_skills: list[SkillName] | None | Unset = UNSET
@@ -62,6 +68,15 @@ class ConfigOverrides:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.tool_constraints import ToolConstraints
+
+        approval_required: list[str] | None | Unset
+        if isinstance(self.approval_required, Unset):
+            approval_required = UNSET
+        elif isinstance(self.approval_required, list):
+            approval_required = self.approval_required
+
+        else:
+            approval_required = self.approval_required
 
         behavior: None | str | Unset
         if isinstance(self.behavior, Unset):
@@ -170,6 +185,8 @@ class ConfigOverrides:
         field_dict: dict[str, Any] = {}
 
         field_dict.update({})
+        if approval_required is not UNSET:
+            field_dict["approval_required"] = approval_required
         if behavior is not UNSET:
             field_dict["behavior"] = behavior
         if constraints is not UNSET:
@@ -207,6 +224,23 @@ class ConfigOverrides:
         from ..models.tool_module import ToolModule
 
         d = dict(src_dict)
+
+        def _parse_approval_required(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                approval_required_type_0 = cast(list[str], data)
+
+                return approval_required_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        approval_required = _parse_approval_required(d.pop("approval_required", UNSET))
 
         def _parse_behavior(data: object) -> None | str | Unset:
             if data is None:
@@ -389,6 +423,7 @@ class ConfigOverrides:
         suggestions = _parse_suggestions(d.pop("suggestions", UNSET))
 
         config_overrides = cls(
+            approval_required=approval_required,
             behavior=behavior,
             constraints=constraints,
             enabled_skills=enabled_skills,

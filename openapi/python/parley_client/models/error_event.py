@@ -76,6 +76,8 @@ class ErrorEvent:
             * `nothing_to_regenerate` (422): Only a user message, or an answer to one, can be regenerated.
             * `invalid_title` (422): A session title that is blank or longer than 200 characters.
             * `empty_query` (422): A search without a word to look for.
+            * `not_awaiting_approval` (409): The function call is not waiting for approval (decided, expired or cancelled).
+            * `invalid_approval_input` (422): Edited input for an approved call that does not fit the function's schema.
             * `not_an_answer` (422): Feedback is given on answers (assistant messages) only.
             * `already_exists` (409): A record with the same unique value already exists.
             * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.

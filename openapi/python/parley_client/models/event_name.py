@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class EventName(StrEnum):
+    APPROVAL_REQUESTED = "approval_requested"
     BLOCK_START = "block_start"
     BLOCK_STOP = "block_stop"
     CANCELLED = "cancelled"

@@ -26,6 +26,8 @@ class Function:
         name (str):
         parameters (FunctionParameters): The JSON schema of its arguments.
         permissions (list[str]): What a caller needs to call it.
+        requires_approval (bool): Every call waits for the session's owner to approve it (a tool may ask it of any
+            function: its definition's `approval_required`).
         timeout_s (int): How long one call may run, in seconds.
         payload_type (str | Unset): The payload type its results carry (see `GET /v1/payload-types`).
     """
@@ -35,6 +37,7 @@ class Function:
     name: str
     parameters: FunctionParameters
     permissions: list[str]
+    requires_approval: bool
     timeout_s: int
     payload_type: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -50,6 +53,8 @@ class Function:
 
         permissions = self.permissions
 
+        requires_approval = self.requires_approval
+
         timeout_s = self.timeout_s
 
         payload_type = self.payload_type
@@ -63,6 +68,7 @@ class Function:
                 "name": name,
                 "parameters": parameters,
                 "permissions": permissions,
+                "requires_approval": requires_approval,
                 "timeout_s": timeout_s,
             }
         )
@@ -86,6 +92,8 @@ class Function:
 
         permissions = cast(list[str], d.pop("permissions"))
 
+        requires_approval = d.pop("requires_approval")
+
         timeout_s = d.pop("timeout_s")
 
         payload_type = d.pop("payload_type", UNSET)
@@ -96,6 +104,7 @@ class Function:
             name=name,
             parameters=parameters,
             permissions=permissions,
+            requires_approval=requires_approval,
             timeout_s=timeout_s,
             payload_type=payload_type,
         )

@@ -26,6 +26,9 @@ class SessionConfig:
     deployment's defaults.
 
         Attributes:
+            approval_required (list[str] | Unset): Functions whose calls wait for the owner's approval (besides those that
+                always
+                do: [`SessionConfig::needs_approval`]).
             assignment (SessionAssignment | Unset): The assignment of a session, as its configuration carries it (the
                 "Assignment
                 Context" section of the system prompt, `getAssignmentInfo`).
@@ -47,6 +50,7 @@ class SessionConfig:
             suggestions (bool | Unset): Ask the model for suggested values and actions (default false).
     """
 
+    approval_required: list[str] | Unset = UNSET
     assignment: SessionAssignment | Unset = UNSET
     behavior: str | Unset = UNSET
     constraints: ToolConstraints | Unset = UNSET
@@ -65,6 +69,10 @@ class SessionConfig:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        approval_required: list[str] | Unset = UNSET
+        if not isinstance(self.approval_required, Unset):
+            approval_required = self.approval_required
+
         assignment: dict[str, Any] | Unset = UNSET
         if not isinstance(self.assignment, Unset):
             assignment = self.assignment.to_dict()
@@ -116,6 +124,8 @@ class SessionConfig:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
+        if approval_required is not UNSET:
+            field_dict["approval_required"] = approval_required
         if assignment is not UNSET:
             field_dict["assignment"] = assignment
         if behavior is not UNSET:
@@ -156,6 +166,8 @@ class SessionConfig:
         from ..models.tool_module import ToolModule
 
         d = dict(src_dict)
+        approval_required = cast(list[str], d.pop("approval_required", UNSET))
+
         _assignment = d.pop("assignment", UNSET)
         assignment: SessionAssignment | Unset
         if isinstance(_assignment, Unset):
@@ -211,6 +223,7 @@ class SessionConfig:
         suggestions = d.pop("suggestions", UNSET)
 
         session_config = cls(
+            approval_required=approval_required,
             assignment=assignment,
             behavior=behavior,
             constraints=constraints,

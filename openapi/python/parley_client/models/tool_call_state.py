@@ -2,8 +2,11 @@ from enum import StrEnum
 
 
 class ToolCallState(StrEnum):
+    APPROVED = "approved"
+    AWAITING_APPROVAL = "awaiting_approval"
     CANCELED = "canceled"
     CREATED = "created"
+    DENIED = "denied"
     ERROR = "error"
     RUNNING = "running"
     SUCCESS = "success"

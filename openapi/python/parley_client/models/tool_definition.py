@@ -25,6 +25,11 @@ class ToolDefinition:
 
         Attributes:
             behavior (str): The core behavior: the "Core Behavior" section of the system prompt.
+            approval_required (list[str] | None | Unset): Functions whose calls wait for the session's owner to approve them
+                (each must be
+                one of `functions`), besides those that always need approval (`GET
+                /v1/functions`: `requires_approval`). A waiting call suspends the turn until it is
+                approved (it runs), denied or expires (the model is told it was denied).
             constraints (None | ToolConstraints | Unset): What the tool must stay within.
             enabled_skills (list[SkillName] | None | Unset): Which built-in skills may answer, by name; absent: all of them
                 (`timer`,
@@ -51,6 +56,7 @@ class ToolDefinition:
     """
 
     behavior: str
+    approval_required: list[str] | None | Unset = UNSET
     constraints: None | ToolConstraints | Unset = UNSET
     enabled_skills: list[SkillName] | None | Unset = UNSET
     functions: list[str] | None | Unset = UNSET
@@ -68,6 +74,15 @@ class ToolDefinition:
         from ..models.tool_constraints import ToolConstraints
 
         behavior = self.behavior
+
+        approval_required: list[str] | None | Unset
+        if isinstance(self.approval_required, Unset):
+            approval_required = UNSET
+        elif isinstance(self.approval_required, list):
+            approval_required = self.approval_required
+
+        else:
+            approval_required = self.approval_required
 
         constraints: dict[str, Any] | None | Unset
         if isinstance(self.constraints, Unset):
@@ -168,6 +183,8 @@ class ToolDefinition:
                 "behavior": behavior,
             }
         )
+        if approval_required is not UNSET:
+            field_dict["approval_required"] = approval_required
         if constraints is not UNSET:
             field_dict["constraints"] = constraints
         if enabled_skills is not UNSET:
@@ -202,6 +219,23 @@ class ToolDefinition:
 
         d = dict(src_dict)
         behavior = d.pop("behavior")
+
+        def _parse_approval_required(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                approval_required_type_0 = cast(list[str], data)
+
+                return approval_required_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        approval_required = _parse_approval_required(d.pop("approval_required", UNSET))
 
         def _parse_constraints(data: object) -> None | ToolConstraints | Unset:
             if data is None:
@@ -367,6 +401,7 @@ class ToolDefinition:
 
         tool_definition = cls(
             behavior=behavior,
+            approval_required=approval_required,
             constraints=constraints,
             enabled_skills=enabled_skills,
             functions=functions,

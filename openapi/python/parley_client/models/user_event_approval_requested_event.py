@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar
 from uuid import UUID
@@ -19,7 +20,8 @@ class UserEventApprovalRequestedEvent:
     """Every event type of the user feed, told apart by `type`.
 
     Attributes:
-        call_id (str):
+        call_id (UUID):
+        expires_at (datetime.datetime):
         function (str):
         input_ (Any): The call's arguments.
         prompt_id (UUID):
@@ -28,7 +30,8 @@ class UserEventApprovalRequestedEvent:
         type_ (UserEventApprovalRequestedEventType):  Example: approval_requested.
     """
 
-    call_id: str
+    call_id: UUID
+    expires_at: datetime.datetime
     function: str
     input_: Any
     prompt_id: UUID
@@ -38,7 +41,9 @@ class UserEventApprovalRequestedEvent:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        call_id = self.call_id
+        call_id = str(self.call_id)
+
+        expires_at = self.expires_at.isoformat()
 
         function = self.function
 
@@ -57,6 +62,7 @@ class UserEventApprovalRequestedEvent:
         field_dict.update(
             {
                 "call_id": call_id,
+                "expires_at": expires_at,
                 "function": function,
                 "input": input_,
                 "prompt_id": prompt_id,
@@ -71,7 +77,9 @@ class UserEventApprovalRequestedEvent:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
-        call_id = d.pop("call_id")
+        call_id = UUID(d.pop("call_id"))
+
+        expires_at = datetime.datetime.fromisoformat(d.pop("expires_at"))
 
         function = d.pop("function")
 
@@ -87,6 +95,7 @@ class UserEventApprovalRequestedEvent:
 
         user_event_approval_requested_event = cls(
             call_id=call_id,
+            expires_at=expires_at,
             function=function,
             input_=input_,
             prompt_id=prompt_id,

@@ -10,6 +10,7 @@ from attrs import field as _attrs_field
 from ..models.user_event_approval_resolved_event_type import (
     UserEventApprovalResolvedEventType,
 )
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="UserEventApprovalResolvedEvent")
 
@@ -20,25 +21,27 @@ class UserEventApprovalResolvedEvent:
 
     Attributes:
         approved (bool):
-        call_id (str):
+        call_id (UUID):
         prompt_id (UUID):
         seq (int):
         session_id (UUID):
         type_ (UserEventApprovalResolvedEventType):  Example: approval_resolved.
+        expired (bool | Unset): Denied because no one decided before it expired (absent: false).
     """
 
     approved: bool
-    call_id: str
+    call_id: UUID
     prompt_id: UUID
     seq: int
     session_id: UUID
     type_: UserEventApprovalResolvedEventType
+    expired: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         approved = self.approved
 
-        call_id = self.call_id
+        call_id = str(self.call_id)
 
         prompt_id = str(self.prompt_id)
 
@@ -47,6 +50,8 @@ class UserEventApprovalResolvedEvent:
         session_id = str(self.session_id)
 
         type_ = self.type_.value
+
+        expired = self.expired
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -60,6 +65,8 @@ class UserEventApprovalResolvedEvent:
                 "type": type_,
             }
         )
+        if expired is not UNSET:
+            field_dict["expired"] = expired
 
         return field_dict
 
@@ -68,7 +75,7 @@ class UserEventApprovalResolvedEvent:
         d = dict(src_dict)
         approved = d.pop("approved")
 
-        call_id = d.pop("call_id")
+        call_id = UUID(d.pop("call_id"))
 
         prompt_id = UUID(d.pop("prompt_id"))
 
@@ -78,6 +85,8 @@ class UserEventApprovalResolvedEvent:
 
         type_ = UserEventApprovalResolvedEventType(d.pop("type"))
 
+        expired = d.pop("expired", UNSET)
+
         user_event_approval_resolved_event = cls(
             approved=approved,
             call_id=call_id,
@@ -85,6 +94,7 @@ class UserEventApprovalResolvedEvent:
             seq=seq,
             session_id=session_id,
             type_=type_,
+            expired=expired,
         )
 
         user_event_approval_resolved_event.additional_properties = d

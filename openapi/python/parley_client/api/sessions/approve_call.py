@@ -1,0 +1,270 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+from uuid import UUID
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.approve_call import ApproveCall
+from ...models.problem import Problem
+from ...models.tool_call import ToolCall
+from ...types import Response
+
+
+def _get_kwargs(
+    id: UUID,
+    call_id: UUID,
+    *,
+    body: ApproveCall,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/v1/prompts/{id}/calls/{call_id}/approve".format(
+            id=quote(str(id), safe=""),
+            call_id=quote(str(call_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json; charset=utf-8"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | ToolCall | None:
+    if response.status_code == 200:
+        response_200 = ToolCall.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 413:
+        response_413 = Problem.from_dict(response.json())
+
+        return response_413
+
+    if response.status_code == 415:
+        response_415 = Problem.from_dict(response.json())
+
+        return response_415
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 500:
+        response_500 = Problem.from_dict(response.json())
+
+        return response_500
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | ToolCall]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: UUID,
+    call_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: ApproveCall,
+) -> Response[Problem | ToolCall]:
+    """Approve a function call
+
+     The session's owner lets a call that waits for approval run, with the model's
+    arguments or edited ones (`input`). Once no call of the turn waits, the turn
+    resumes as a new attempt: the call runs, and the model is called with its result.
+    Recorded on the call (who, when, what input). 404 for another user's prompt or a
+    call it does not have; 409 `not_awaiting_approval` when it is decided, expired or
+    cancelled; 422 `invalid_approval_input` when `input` does not fit the function.
+
+    Args:
+        id (UUID):
+        call_id (UUID):
+        body (ApproveCall): Approve a function call that waits, optionally with edited arguments.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | ToolCall]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        call_id=call_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: UUID,
+    call_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: ApproveCall,
+) -> Problem | ToolCall | None:
+    """Approve a function call
+
+     The session's owner lets a call that waits for approval run, with the model's
+    arguments or edited ones (`input`). Once no call of the turn waits, the turn
+    resumes as a new attempt: the call runs, and the model is called with its result.
+    Recorded on the call (who, when, what input). 404 for another user's prompt or a
+    call it does not have; 409 `not_awaiting_approval` when it is decided, expired or
+    cancelled; 422 `invalid_approval_input` when `input` does not fit the function.
+
+    Args:
+        id (UUID):
+        call_id (UUID):
+        body (ApproveCall): Approve a function call that waits, optionally with edited arguments.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | ToolCall
+    """
+
+    return sync_detailed(
+        id=id,
+        call_id=call_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: UUID,
+    call_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: ApproveCall,
+) -> Response[Problem | ToolCall]:
+    """Approve a function call
+
+     The session's owner lets a call that waits for approval run, with the model's
+    arguments or edited ones (`input`). Once no call of the turn waits, the turn
+    resumes as a new attempt: the call runs, and the model is called with its result.
+    Recorded on the call (who, when, what input). 404 for another user's prompt or a
+    call it does not have; 409 `not_awaiting_approval` when it is decided, expired or
+    cancelled; 422 `invalid_approval_input` when `input` does not fit the function.
+
+    Args:
+        id (UUID):
+        call_id (UUID):
+        body (ApproveCall): Approve a function call that waits, optionally with edited arguments.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | ToolCall]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        call_id=call_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: UUID,
+    call_id: UUID,
+    *,
+    client: AuthenticatedClient,
+    body: ApproveCall,
+) -> Problem | ToolCall | None:
+    """Approve a function call
+
+     The session's owner lets a call that waits for approval run, with the model's
+    arguments or edited ones (`input`). Once no call of the turn waits, the turn
+    resumes as a new attempt: the call runs, and the model is called with its result.
+    Recorded on the call (who, when, what input). 404 for another user's prompt or a
+    call it does not have; 409 `not_awaiting_approval` when it is decided, expired or
+    cancelled; 422 `invalid_approval_input` when `input` does not fit the function.
+
+    Args:
+        id (UUID):
+        call_id (UUID):
+        body (ApproveCall): Approve a function call that waits, optionally with edited arguments.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | ToolCall
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            call_id=call_id,
+            client=client,
+            body=body,
+        )
+    ).parsed
