@@ -96,7 +96,9 @@ const DEMO_TOOL: &str = "Demo tutor";
 
 /// A group with the first admin in it and a demo chat tool, so a newcomer can open a
 /// session and see a whole turn (answered by the offline demo model until a provider is
-/// configured). It offers `getCurrentTime`: asked the time, the demo model calls it.
+/// configured). It offers `getCurrentTime` (asked the time, the demo model calls it) and
+/// `createTodo`, which waits for the user's approval (asked to "remind me to …", the demo
+/// model calls it), and asks for suggestions (the demo model offers two and a button).
 async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
     db: &C,
     admin_id: uuid::Uuid,
@@ -129,7 +131,11 @@ async fn create_demo_tool<C: sea_orm::ConnectionTrait>(
                     topics: None,
                     no_direct_answers: Some(true),
                 }),
-                functions: Some(vec!["getCurrentTime".into()]),
+                functions: Some(vec!["getCurrentTime".into(), "createTodo".into()]),
+                // Asked to "remind me to …", the demo model calls createTodo: the page
+                // shows the approval card before it runs.
+                approval_required: Some(vec!["createTodo".into()]),
+                suggestions: Some(true),
                 ..ToolDefinition::new(
                     "You are a friendly, patient tutor. Explain step by step and check understanding.",
                 )

@@ -2,7 +2,10 @@
 //! newcomer sees a whole turn stream without any account. Its `vendor`/`model` say what
 //! it is, and its reply is deterministic. Asked for the time when `getCurrentTime` is
 //! offered, it calls that function and answers with its result, so a tool card's events
-//! can be seen without a provider too. Asked for a title (`[titles] model =
+//! can be seen without a provider too; asked to "remind me to …" when `createTodo` is
+//! offered, it calls that (the demo tool makes it wait for the user's approval) and says
+//! what came of it. When the tool asks for suggestions, it ends its answers with
+//! suggested values and an action button. Asked for a title (`[titles] model =
 //! "parley-demo"`), it answers with the message's telling words ([`title`]).
 
 use std::time::Duration;
@@ -69,16 +72,72 @@ pub fn reply(messages: &[ChatMessage]) -> String {
 /// The function the demo model calls when asked the time.
 pub const TIME_FUNCTION: &str = "getCurrentTime";
 
-/// Whether the demo model calls [`TIME_FUNCTION`] in answer to `messages`: it is
-/// offered, the last user message asks for the time, and it was not called since.
-fn calls_the_clock(messages: &[ChatMessage], functions: &[FunctionOffer]) -> bool {
-    let Some(last_user) = messages.iter().rposition(|m| m.role == "user") else {
-        return false;
-    };
-    let asked = messages[last_user].content.to_lowercase();
-    functions.iter().any(|f| f.name == TIME_FUNCTION)
-        && (asked.contains("time") || asked.contains("clock"))
-        && !messages[last_user..].iter().any(|m| m.role == "tool")
+/// The function the demo model calls when asked to remind the user of something.
+pub const REMIND_FUNCTION: &str = "createTodo";
+
+/// A call the demo model makes: what it says first, the function, its arguments.
+struct DemoCall {
+    text: &'static str,
+    function: &'static str,
+    arguments: String,
+}
+
+/// The call the demo model makes in answer to `messages`, if any: the last user message
+/// asks the time (or to be reminded of something), the function is offered, and no
+/// function answered since.
+fn call_for(messages: &[ChatMessage], functions: &[FunctionOffer]) -> Option<DemoCall> {
+    let last_user = messages.iter().rposition(|m| m.role == "user")?;
+    if messages[last_user..].iter().any(|m| m.role == "tool") {
+        return None;
+    }
+    let asked = messages[last_user].content.trim();
+    let lower = asked.to_lowercase();
+    let offered = |name: &str| functions.iter().any(|f| f.name == name);
+    if offered(REMIND_FUNCTION)
+        && let Some(at) = lower.find("remind me")
+    {
+        let rest = asked[at + "remind me".len()..].trim_start();
+        let rest = rest.strip_prefix("to ").unwrap_or(rest);
+        let title: String = rest
+            .trim_end_matches(['.', '!', '?'])
+            .chars()
+            .take(80)
+            .collect();
+        let title = if title.trim().is_empty() {
+            "Something to do".to_owned()
+        } else {
+            title
+        };
+        return Some(DemoCall {
+            text: "I'll put that on your to-do list.",
+            function: REMIND_FUNCTION,
+            arguments: serde_json::json!({ "title": title }).to_string(),
+        });
+    }
+    if offered(TIME_FUNCTION) && (lower.contains("time") || lower.contains("clock")) {
+        return Some(DemoCall {
+            text: "Let me look at the clock.",
+            function: TIME_FUNCTION,
+            arguments: r#"{"time_zone":"UTC"}"#.to_owned(),
+        });
+    }
+    None
+}
+
+/// What the demo model suggests after an answer, when the tool asks for suggestions
+/// (the system prompt carries their instructions): two values to pick and an action
+/// button.
+fn suggestions(messages: &[ChatMessage]) -> Option<String> {
+    let asked = messages.first().is_some_and(|m| {
+        m.role == "system" && m.content.contains(parley_service::respond::VALUES_MARKER)
+    });
+    asked.then(|| {
+        format!(
+            "\n{}: [{{\"label\": \"What time is it?\", \"value\": \"What time is it?\"}},              {{\"label\": \"Remind me\", \"value\": \"Remind me to practise fractions\"}}]\n             {}: [{{\"label\": \"Explain it more simply\", \"action\": \"send_message\",              \"handler\": \"server\", \"data\": {{\"content\": \"Please explain that more simply.\"}},              \"style\": \"primary\"}}]",
+            parley_service::respond::VALUES_MARKER,
+            parley_service::respond::ACTIONS_MARKER,
+        )
+    })
 }
 
 /// Words a demo title leaves out: they say little about what a conversation is about.
@@ -130,15 +189,32 @@ fn answer(messages: &[ChatMessage]) -> String {
         .filter(|m| m.role == "tool")
         .map(|m| m.content.as_str())
         .collect();
-    match results.first() {
+    let text = match results.first() {
         None => reply(messages),
         Some(result) => {
             let result: serde_json::Value = serde_json::from_str(result).unwrap_or_default();
-            match (result["local_time"].as_str(), result["time_zone"].as_str()) {
-                (Some(time), Some(zone)) => format!("It is {time} ({zone})."),
-                _ => "The clock did not answer.".to_owned(),
+            if let (Some(time), Some(zone)) =
+                (result["local_time"].as_str(), result["time_zone"].as_str())
+            {
+                format!("It is {time} ({zone}).")
+            } else if let Some(title) = result["title"]
+                .as_str()
+                .filter(|_| result["todo_id"].is_string())
+            {
+                format!("Done: \"{title}\" is on your to-do list.")
+            } else if result["error"].is_string() {
+                format!(
+                    "That did not happen: {}",
+                    result["error"].as_str().unwrap_or_default()
+                )
+            } else {
+                "The function did not answer.".to_owned()
             }
         }
+    };
+    match suggestions(messages) {
+        Some(more) => text + &more,
+        None => text,
     }
 }
 
@@ -147,10 +223,10 @@ pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> D
         .iter()
         .map(|m| m.content.split_whitespace().count() as u64)
         .sum();
-    let (text, call) = if calls_the_clock(messages, functions) {
-        ("Let me look at the clock.".to_owned(), true)
-    } else {
-        (answer(messages), false)
+    let call = call_for(messages, functions);
+    let text = match &call {
+        Some(call) => call.text.to_owned(),
+        None => answer(messages),
     };
     let mut pieces: Vec<Delta> = Vec::new();
     for (i, word) in text.split(' ').enumerate() {
@@ -160,12 +236,12 @@ pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> D
             format!(" {word}")
         }));
     }
-    if call {
+    if let Some(call) = call {
         pieces.push(Delta::ToolCall {
             index: 0,
             id: Some("demo_call_0".to_owned()),
-            name: Some(TIME_FUNCTION.to_owned()),
-            arguments: r#"{"time_zone":"UTC"}"#.to_owned(),
+            name: Some(call.function.to_owned()),
+            arguments: call.arguments,
         });
     }
     let output_tokens = pieces.len() as u64;
@@ -311,5 +387,90 @@ mod tests {
             })
             .collect();
         assert_eq!(text, "It is 2026-11-23T12:00:00+00:00 (UTC).");
+    }
+
+    /// The text of the demo model's answer to `messages` with `functions` offered, and the
+    /// call it made.
+    async fn said(
+        messages: &[ChatMessage],
+        functions: &[FunctionOffer],
+    ) -> (String, Option<(String, String)>) {
+        let deltas: Vec<Delta> = stream(messages, functions)
+            .map(|d| d.unwrap())
+            .collect()
+            .await;
+        let mut text = String::new();
+        let mut call = None;
+        for delta in deltas {
+            match delta {
+                Delta::Text(t) => text.push_str(&t),
+                Delta::ToolCall {
+                    name, arguments, ..
+                } => call = Some((name.unwrap_or_default(), arguments)),
+                _ => {}
+            }
+        }
+        (text, call)
+    }
+
+    #[tokio::test]
+    async fn asked_to_remind_it_calls_create_todo_and_says_what_came_of_it() {
+        let todo = FunctionOffer {
+            name: REMIND_FUNCTION.into(),
+            description: String::new(),
+            parameters: serde_json::json!({"type": "object"}),
+        };
+        let asked = ChatMessage::user("Please remind me to practise fractions!");
+        let (_, call) = said(std::slice::from_ref(&asked), std::slice::from_ref(&todo)).await;
+        assert_eq!(
+            call,
+            Some((
+                REMIND_FUNCTION.to_owned(),
+                r#"{"title":"practise fractions"}"#.to_owned()
+            ))
+        );
+        let (_, none) = said(std::slice::from_ref(&asked), &[]).await;
+        assert_eq!(none, None, "not offered");
+        let ran = vec![
+            asked.clone(),
+            ChatMessage::tool_result(
+                "demo_call_0",
+                r#"{"todo_id":"t1","title":"practise fractions"}"#,
+            ),
+        ];
+        let (text, call) = said(&ran, std::slice::from_ref(&todo)).await;
+        assert_eq!(
+            (text.as_str(), call),
+            ("Done: \"practise fractions\" is on your to-do list.", None)
+        );
+        let denied = vec![
+            asked,
+            ChatMessage::tool_result(
+                "demo_call_0",
+                r#"{"error":"The user denied this call, so it was not run."}"#,
+            ),
+        ];
+        let (text, _) = said(&denied, std::slice::from_ref(&todo)).await;
+        assert!(
+            text.starts_with("That did not happen: The user denied"),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn asked_for_suggestions_it_ends_with_values_and_a_button() {
+        let system = format!(
+            "be nice\n\n{}",
+            parley_service::respond::suggestion_instructions()
+        );
+        let messages = vec![ChatMessage::system(&system), ChatMessage::user("Hi")];
+        let (text, _) = said(&messages, &[]).await;
+        let registry = parley_service::payloads::PayloadRegistry::default();
+        let extracted = parley_service::respond::extract(&text, &registry, &[]);
+        assert!(extracted.dropped.is_empty(), "{:?}", extracted.dropped);
+        assert_eq!(extracted.text, reply(&messages));
+        assert_eq!(extracted.extras.suggested_values.map(|v| v.len()), Some(2));
+        let actions = extracted.extras.suggested_actions.expect("a button");
+        assert_eq!(actions[0].action, "send_message");
     }
 }

@@ -201,3 +201,82 @@ both_backends!(the_demo_model_calls_the_clock, |app| async move {
     let text = text_of(&events);
     assert!(text.contains("[[tool:0]]It is "), "{text}");
 });
+
+both_backends!(
+    the_demo_offers_suggestions_a_button_and_a_call_that_waits_for_approval,
+    |app| async move {
+        // No provider: the demo tool asks for suggestions and makes createTodo wait.
+        let admin = app.admin_client();
+        let demo = admin
+            .list_tools()
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner()
+            .items
+            .into_iter()
+            .find(|t| t.name == "Demo tutor")
+            .expect("the demo tool");
+        let session = api::session(&admin, demo.id).await;
+        let id = session.id.to_string();
+        let events = app
+            .stream_message(&app.admin_token, &id, "Hello!")
+            .await
+            .until_terminal(WAIT)
+            .await;
+        let end = completed(&events);
+        assert_eq!(
+            end["payload"]["suggested_values"].as_array().map(Vec::len),
+            Some(2),
+            "{end}"
+        );
+        assert_eq!(
+            end["payload"]["suggested_actions"][0]["action"],
+            "send_message"
+        );
+        assert!(
+            !end["payload"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("SUGGESTED"),
+            "{end}"
+        );
+
+        let mut feed = app
+            .stream_message(&app.admin_token, &id, "Remind me to practise fractions")
+            .await;
+        let request = loop {
+            let event = feed.next(WAIT).await.expect("the feed goes on");
+            assert_ne!(event.event, "complete", "the call waits for approval");
+            if event.event == "approval_requested" {
+                break event.data;
+            }
+        };
+        assert_eq!(request["tool"], "createTodo");
+        assert_eq!(
+            request["input"],
+            serde_json::json!({"title": "practise fractions"})
+        );
+        let prompt: Uuid = request["prompt_id"].as_str().unwrap().parse().unwrap();
+        let call: Uuid = request["call_id"].as_str().unwrap().parse().unwrap();
+        admin
+            .approve_call()
+            .id(prompt)
+            .call_id(call)
+            .body(parley_tests::client::types::ApproveCall { input: None })
+            .send()
+            .await
+            .assert_status(200);
+        let rest = feed.until_terminal(WAIT).await;
+        let text = completed(&rest)["payload"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            text.contains("\"practise fractions\" is on your to-do list"),
+            "{text}"
+        );
+        let todos = admin.list_todos().send().await.assert_status(200);
+        assert_eq!(todos.items.len(), 1);
+    }
+);
