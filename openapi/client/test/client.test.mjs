@@ -1,7 +1,8 @@
 // The TypeScript client against a live `parley serve` (the mock LLM as its model): a
-// session, feedback on an answer and the export, a streamed turn, a tool turn, cancel,
-// and resuming a feed whose connection dropped. Runs the bundle (`npm run build`) that
-// the pages use too.
+// session, edit and regenerate, feedback on an answer and the export, a streamed turn, a
+// tool turn, cancel, resuming a feed whose connection dropped, the user feed, and
+// function calls that wait for approval (approved with edited input, denied, refused
+// input, told on the user feed). Runs the bundle (`npm run build`) that the pages use too.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
@@ -13,21 +14,38 @@ const LONG = "[[mock tokens=200 token_delay_ms=10]] tell me a long story";
 let parley;
 let client;
 let toolId;
+/** A tool in the demo's group whose `createTodo` calls wait for approval. */
+let approvingToolId;
 
 before(async () => {
   parley = await startParley();
   client = createParley({ baseUrl: parley.baseUrl, token: parley.adminToken });
   const { data, error } = await client.GET("/v1/tools");
   assert.equal(error, undefined);
-  toolId = data.items.find((tool) => tool.name === "Demo tutor").id;
+  const demo = data.items.find((tool) => tool.name === "Demo tutor");
+  toolId = demo.id;
+  const created = await client.POST("/v1/admin/tools", {
+    body: {
+      group_id: demo.group_id,
+      name: "Approving tutor",
+      definition: {
+        behavior: "Keep track of things.",
+        functions: ["createTodo", "getCurrentTime"],
+        approval_required: ["createTodo"],
+      },
+    },
+  });
+  assert.equal(created.response.status, 201, JSON.stringify(created.error));
+  assert.deepEqual(created.data.definition.approval_required, ["createTodo"]);
+  approvingToolId = created.data.id;
 });
 
 after(async () => {
   await parley?.stop();
 });
 
-async function newSession() {
-  const { data, error, response } = await client.POST("/v1/sessions", { body: { tool_id: toolId } });
+async function newSession(tool = toolId) {
+  const { data, error, response } = await client.POST("/v1/sessions", { body: { tool_id: tool } });
   assert.equal(response.status, 201, JSON.stringify(error));
   return data.id;
 }
@@ -436,4 +454,241 @@ test("the user feed tells a session and its turn, and resumes after the last eve
     followUserFeed({ baseUrl: parley.baseUrl, feedToken: data.token }).next(),
     (err) => err instanceof FeedError && err.status === 401,
   );
+});
+
+// Function calls that wait for approval: the approving tool's `createTodo`, asked for by
+// the mock. GET /v1/todos (the caller's todos) shows whether a call ran.
+
+const ASKS = `[[mock tool_call='createTodo:{"title": "buy milk"}']] remind me`;
+
+async function todoTitles() {
+  const { data, error, response } = await client.GET("/v1/todos", { params: { query: { limit: 100 } } });
+  assert.equal(response.status, 200, JSON.stringify(error));
+  return data.items.map((t) => t.title);
+}
+
+/** The calls of `promptId` that wait for the caller's approval. */
+async function waitingCalls(promptId) {
+  const { data, error, response } = await client.GET("/v1/approvals");
+  assert.equal(response.status, 200, JSON.stringify(error));
+  return data.items.filter((call) => call.prompt_id === promptId);
+}
+
+/** `approve` or `deny` a waiting call (`body`: `{ input }` or `{ reason }`). */
+function decide(decision, promptId, callId, body) {
+  const params = { path: { id: promptId, call_id: callId } };
+  return decision === "approve"
+    ? client.POST("/v1/prompts/{id}/calls/{call_id}/approve", { params, body })
+    : client.POST("/v1/prompts/{id}/calls/{call_id}/deny", { params, body });
+}
+
+/**
+ * Sends {@link ASKS} in the background on a session of the approving tool and follows
+ * the prompt's feed up to `approval_requested`: the feed (still open), what it gave so
+ * far and the request.
+ */
+async function untilApproval() {
+  const sessionId = await newSession(approvingToolId);
+  const accepted = await client.POST("/v1/sessions/{id}/messages", {
+    params: { path: { id: sessionId }, query: { background: true } },
+    body: { content: ASKS },
+  });
+  assert.equal(accepted.response.status, 202, JSON.stringify(accepted.error));
+  const promptId = accepted.data.prompt_id;
+  const feed = followPrompt({ baseUrl: parley.baseUrl, promptId, token: parley.adminToken });
+  const seen = [];
+  for (;;) {
+    const { done, value } = await feed.next();
+    assert.ok(!done, `the feed ended before the request: ${JSON.stringify(seen)}`);
+    seen.push(value);
+    if (value.type === "approval_requested") return { sessionId, promptId, feed, seen, request: value };
+  }
+}
+
+test("an approved call runs once with the edited input, and the turn completes", async () => {
+  const before = await todoTitles();
+  const { sessionId, promptId, feed, seen, request } = await untilApproval();
+  assert.equal(request.tool, "createTodo");
+  assert.deepEqual(request.input, { title: "buy milk" });
+  assert.ok(!Number.isNaN(Date.parse(request.expires_at)), request.expires_at);
+  assert.deepEqual(
+    seen.filter((e) => e.type === "prompt_state").map((e) => e.state),
+    ["in_progress", "waiting_for_tools"],
+  );
+  assert.ok(!seen.some((e) => e.type === "tool_complete"));
+
+  // Suspended: nothing ran, the prompt waits, the call is listed.
+  assert.deepEqual(await todoTitles(), before);
+  const prompt = await client.GET("/v1/prompts/{id}", { params: { path: { id: promptId } } });
+  assert.equal(prompt.data.state, "waiting_for_tools");
+  const listed = await waitingCalls(promptId);
+  assert.equal(listed.length, 1);
+  assert.deepEqual(
+    [listed[0].id, listed[0].session_id, listed[0].function, listed[0].state],
+    [request.call_id, sessionId, "createTodo", "awaiting_approval"],
+  );
+  assert.deepEqual(listed[0].input, { title: "buy milk" });
+  assert.ok(listed[0].approval_expires_at);
+
+  const approved = await decide("approve", promptId, request.call_id, { input: { title: "buy oat milk" } });
+  assert.equal(approved.response.status, 200, JSON.stringify(approved.error));
+  assert.equal(approved.data.state, "approved");
+  assert.deepEqual(approved.data.input, { title: "buy oat milk" });
+  assert.deepEqual(approved.data.requested_input, { title: "buy milk" });
+  assert.ok(approved.data.decided_at && approved.data.decided_by);
+  const twice = await decide("approve", promptId, request.call_id, {});
+  assert.equal(twice.response.status, 409);
+  assert.equal(twice.error.code, "not_awaiting_approval");
+
+  const rest = await collect(feed);
+  assertGapFree([...seen, ...rest]);
+  const retry = rest.findLastIndex((e) => e.type === "retry");
+  assert.ok(retry >= 0, "the turn resumed as a new attempt");
+  const resumed = rest.slice(retry + 1);
+  const done = resumed.filter((e) => e.type === "tool_complete");
+  assert.equal(done.length, 1, JSON.stringify(resumed));
+  assert.equal(done[0].state, "success");
+  const last = rest.at(-1);
+  assert.equal(last.type, "complete");
+  assert.deepEqual(last.payload.tool_history[0].input, { title: "buy oat milk" });
+  assert.ok(text(resumed).startsWith("[[tool:0]]"), text(resumed));
+
+  const after = await todoTitles();
+  assert.deepEqual(after.filter((t) => !before.includes(t)), ["buy oat milk"], "the call ran once, as approved");
+  assert.equal(after.length, before.length + 1);
+  assert.deepEqual(await waitingCalls(promptId), []);
+  const finished = await client.GET("/v1/prompts/{id}", { params: { path: { id: promptId } } });
+  assert.equal(finished.data.state, "completed");
+});
+
+test("a denied call never runs: tool_complete says denied, and the user feed tells it", async () => {
+  const before = await todoTitles();
+  const abort = new AbortController();
+  const userFeed = followUserFeed({ baseUrl: parley.baseUrl, token: parley.adminToken, signal: abort.signal });
+  const sessionId = await newSession(approvingToolId);
+  await until(userFeed, (e) => e.type === "session_created" && e.session_id === sessionId);
+  const events = [];
+  let denied;
+  // The turn streams through the POST; the call is denied while it waits.
+  for await (const event of streamTurn({
+    baseUrl: parley.baseUrl,
+    token: parley.adminToken,
+    sessionId,
+    content: ASKS,
+  })) {
+    events.push(event);
+    if (event.type === "approval_requested") {
+      const requested = await until(userFeed, (e) => e.type === "approval_requested" && e.call_id === event.call_id);
+      assert.deepEqual(
+        [requested.session_id, requested.prompt_id, requested.function],
+        [sessionId, event.prompt_id, "createTodo"],
+      );
+      denied = await decide("deny", event.prompt_id, event.call_id, { reason: "I already have milk" });
+      assert.equal(denied.response.status, 200, JSON.stringify(denied.error));
+    }
+  }
+  assert.ok(denied, "the call waited for approval");
+  assert.equal(denied.data.state, "denied");
+  assert.equal(denied.data.decision_reason, "I already have milk");
+  assert.ok(denied.data.decided_at && denied.data.decided_by);
+  const resolved = await until(userFeed, (e) => e.type === "approval_resolved" && e.call_id === denied.data.id);
+  abort.abort();
+  assert.equal(resolved.approved, false);
+  assert.ok(!resolved.expired);
+
+  assertGapFree(events);
+  assert.ok(events.some((e) => e.type === "retry"));
+  const done = events.filter((e) => e.type === "tool_complete");
+  assert.equal(done.length, 1, JSON.stringify(events));
+  assert.equal(done[0].state, "denied");
+  assert.equal(events.at(-1).type, "complete");
+  assert.deepEqual(await todoTitles(), before, "a denied call never runs");
+  const again = await decide("approve", denied.data.prompt_id, denied.data.id, {});
+  assert.equal(again.response.status, 409);
+  assert.equal(again.error.code, "not_awaiting_approval");
+});
+
+test("edited input that does not fit is a 422 problem and the call still waits", async () => {
+  const before = await todoTitles();
+  const { promptId, feed, request } = await untilApproval();
+  const wrong = await decide("approve", promptId, request.call_id, { input: { title: 5 } });
+  assert.equal(wrong.response.status, 422);
+  assert.match(wrong.response.headers.get("content-type"), /^application\/problem\+json/);
+  assert.equal(wrong.error.code, "invalid_approval_input");
+  assert.equal(wrong.error.status, 422);
+  assert.ok(wrong.error.detail);
+  assert.equal((await waitingCalls(promptId))[0]?.state, "awaiting_approval");
+  assert.deepEqual(await todoTitles(), before);
+
+  // Someone else's prompt: 404, and their list of approvals is empty.
+  const user = await client.POST("/v1/admin/users", {
+    body: { email: `other-${Date.now()}@example.com`, name: "Other", role: "student" },
+  });
+  assert.equal(user.response.status, 201, JSON.stringify(user.error));
+  const minted = await client.POST("/v1/admin/users/{id}/tokens", {
+    params: { path: { id: user.data.id } },
+    body: { name: "client test" },
+  });
+  assert.equal(minted.response.status, 201, JSON.stringify(minted.error));
+  const other = createParley({ baseUrl: parley.baseUrl, token: minted.data.secret });
+  const theirs = await other.POST("/v1/prompts/{id}/calls/{call_id}/approve", {
+    params: { path: { id: promptId, call_id: request.call_id } },
+    body: {},
+  });
+  assert.equal(theirs.response.status, 404);
+  assert.equal(theirs.error.code, "not_found");
+  assert.deepEqual((await other.GET("/v1/approvals")).data.items, []);
+
+  // Approved as asked (no input): it runs with the model's arguments.
+  const approved = await decide("approve", promptId, request.call_id, {});
+  assert.equal(approved.response.status, 200, JSON.stringify(approved.error));
+  assert.deepEqual(approved.data.input, { title: "buy milk" });
+  assert.equal(approved.data.requested_input, undefined);
+  const rest = await collect(feed);
+  assert.equal(rest.filter((e) => e.type === "tool_complete")[0]?.state, "success");
+  assert.equal(rest.at(-1).type, "complete");
+  assert.equal((await todoTitles()).length, before.length + 1);
+});
+
+test("the user feed tells an approval requested and resolved; approving from it resumes the turn", async () => {
+  const abort = new AbortController();
+  const feedToken = async () => (await client.POST("/v1/feed/token")).data.token;
+  const userFeed = followUserFeed({ baseUrl: parley.baseUrl, feedToken, signal: abort.signal });
+  const sessionId = await newSession(approvingToolId);
+  const created = await until(userFeed, (e) => e.type === "session_created" && e.session_id === sessionId);
+  const accepted = await client.POST("/v1/sessions/{id}/messages", {
+    params: { path: { id: sessionId }, query: { background: true } },
+    body: { content: ASKS },
+  });
+  assert.equal(accepted.response.status, 202, JSON.stringify(accepted.error));
+  const promptId = accepted.data.prompt_id;
+
+  // Another device, which only follows the user feed, decides the call.
+  const requested = await until(userFeed, (e) => e.type === "approval_requested" && e.session_id === sessionId);
+  assert.equal(requested.prompt_id, promptId);
+  assert.equal(requested.function, "createTodo");
+  assert.deepEqual(requested.input, { title: "buy milk" });
+  assert.ok(!Number.isNaN(Date.parse(requested.expires_at)), requested.expires_at);
+  assert.ok(requested.seq > created.seq);
+  const approved = await decide("approve", promptId, requested.call_id, { input: { title: "buy bread" } });
+  assert.equal(approved.response.status, 200, JSON.stringify(approved.error));
+  const resolved = await until(userFeed, (e) => e.type === "approval_resolved" && e.call_id === requested.call_id);
+  assert.deepEqual(
+    [resolved.session_id, resolved.prompt_id, resolved.approved, resolved.expired ?? false],
+    [sessionId, promptId, true, false],
+  );
+  assert.ok(resolved.seq > requested.seq);
+  const finished = await until(userFeed, (e) => e.type === "turn_finished" && e.prompt_id === promptId);
+  assert.equal(finished.state, "completed");
+  abort.abort();
+
+  // The prompt's feed, read from the start, tells the same story.
+  const events = await collect(followPrompt({ baseUrl: parley.baseUrl, promptId, token: parley.adminToken }));
+  assertGapFree(events);
+  const asked = events.find((e) => e.type === "approval_requested");
+  assert.equal(asked.call_id, requested.call_id);
+  assert.equal(asked.index, 0);
+  assert.ok(asked.tool_use_id);
+  assert.equal(events.at(-1).type, "complete");
+  assert.ok((await todoTitles()).includes("buy bread"));
 });

@@ -152,12 +152,36 @@ def tool_id(parley: Parley) -> uuid.UUID:
     return next(tool.id for tool in tools.items if tool.name == "Demo tutor")
 
 
+@pytest.fixture(scope="session")
+def approving_tool_id(parley: Parley) -> uuid.UUID:
+    """A tool in the demo tutor's group whose `createTodo` calls wait for approval
+    (`approval_required`), created once through the generated admin operation."""
+    from parley_client.api.admin import admin_create_tool
+    from parley_client.models import CreateTool, ToolDefinition
+
+    with AuthenticatedClient(base_url=parley.base_url, token=parley.admin_token) as client:
+        tools = expect(list_tools.sync_detailed(client=client, limit=100))
+        demo = next(tool for tool in tools.items if tool.name == "Demo tutor")
+        definition = ToolDefinition(
+            behavior="Keep track of things.",
+            functions=["createTodo", "getCurrentTime"],
+            approval_required=["createTodo"],
+        )
+        response = admin_create_tool.sync_detailed(
+            client=client, body=CreateTool(group_id=demo.group_id, name="Approving tutor", definition=definition)
+        )
+        assert response.status_code == 201, response.content
+        tool = expect(response)
+    assert tool.definition.approval_required == ["createTodo"]
+    return tool.id
+
+
 @pytest.fixture
 def new_session(client: AuthenticatedClient, tool_id: uuid.UUID):  # type: ignore[no-untyped-def]
-    """Opens a session with the demo tutor and returns its id."""
+    """Opens a session with the demo tutor (or the tool given) and returns its id."""
 
-    def open_one() -> uuid.UUID:
-        response = create_session.sync_detailed(client=client, body=CreateSession(tool_id=tool_id))
+    def open_one(tool: uuid.UUID | None = None) -> uuid.UUID:
+        response = create_session.sync_detailed(client=client, body=CreateSession(tool_id=tool or tool_id))
         assert response.status_code == 201, response.content
         return expect(response).id
 

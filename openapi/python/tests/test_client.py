@@ -1,7 +1,9 @@
 """The Python client against a live `parley serve` (the mock LLM as its model): the
-generated operations (a session, a JSON turn, feedback on an answer, a run action,
-problems), and the hand-written helpers (a streamed turn, a tool turn, cancel, resuming a
-feed whose connection dropped, the export of conversations, problems as `ParleyProblem`).
+generated operations (a session, a JSON turn, edit and regenerate, feedback on an answer,
+a run action, problems), and the hand-written helpers (a streamed turn, a tool turn,
+cancel, resuming a feed whose connection dropped, the user feed, the export of
+conversations, problems as `ParleyProblem`); function calls that wait for approval
+(approved with edited input, denied, refused input, told on the user feed) with both.
 Mirrors openapi/client/test/client.test.mjs.
 """
 
@@ -404,3 +406,248 @@ def test_the_user_feed_tells_a_session_and_its_turn_and_resumes(client: Authenti
     with pytest.raises(ParleyProblem) as raised:
         next(follow_user_feed(client, feed_token=token))
     assert raised.value.status == 401
+
+
+# Function calls that wait for approval: the approving tool's `createTodo`, asked for by
+# the mock. The caller's todos (`list_todos`) show whether a call ran.
+
+ASKS = """[[mock tool_call='createTodo:{"title": "buy milk"}']] remind me"""
+
+
+def _todo_titles(client: AuthenticatedClient) -> list[str]:
+    from parley_client.api.data import list_todos
+
+    return [t.title for t in expect(list_todos.sync_detailed(client=client, limit=100)).items]
+
+
+def _waiting_calls(client: AuthenticatedClient, prompt_id: uuid.UUID) -> list[Any]:
+    from parley_client.api.sessions import list_approvals
+
+    return [c for c in expect(list_approvals.sync_detailed(client=client)).items if c.prompt_id == prompt_id]
+
+
+def _approve(client: AuthenticatedClient, prompt_id: uuid.UUID, call_id: uuid.UUID, input_: Any = UNSET) -> Any:
+    """`approve_call`, with edited input (a dict) or as the model asked (none)."""
+    from parley_client.api.sessions import approve_call
+    from parley_client.models import ApproveCall, ApproveCallInputType0
+
+    body = ApproveCall() if input_ is UNSET else ApproveCall(input_=ApproveCallInputType0.from_dict(input_))
+    return approve_call.sync_detailed(prompt_id, call_id, client=client, body=body)
+
+
+class _Waiting:
+    """A turn suspended for an approval: its prompt, its feed (still open), what the feed
+    gave so far, and the `approval_requested` event."""
+
+    def __init__(self, session_id: uuid.UUID, prompt_id: uuid.UUID, feed: Any, seen: list[dict[str, Any]]) -> None:
+        self.session_id = session_id
+        self.prompt_id = prompt_id
+        self.feed = feed
+        self.seen = seen
+        self.request = seen[-1]
+        self.call_id = uuid.UUID(self.request["call_id"])
+
+
+def _until_approval(client: AuthenticatedClient, json_client: AuthenticatedClient, session_id: uuid.UUID) -> _Waiting:
+    """Sends ASKS in the background and follows the prompt's feed to `approval_requested`."""
+    from parley_client.feed import TERMINAL
+
+    accepted = expect(
+        send_message.sync_detailed(session_id, client=json_client, body=CreateMessage(content=ASKS), background=True)
+    )
+    assert isinstance(accepted, AcceptedTurn)
+    feed = follow_prompt(client, accepted.prompt_id)
+    seen: list[dict[str, Any]] = []
+    for event in feed:
+        assert event["type"] not in TERMINAL, seen + [event]
+        seen.append(event)
+        if event["type"] == "approval_requested":
+            return _Waiting(session_id, accepted.prompt_id, feed, seen)
+    raise AssertionError(f"the feed ended before the request: {seen}")
+
+
+def test_an_approved_call_runs_once_with_the_edited_input_and_the_turn_completes(
+    client: AuthenticatedClient, json_client: AuthenticatedClient, new_session, approving_tool_id
+) -> None:
+    from parley_client.models import ToolCallState
+
+    before = _todo_titles(client)
+    waiting = _until_approval(client, json_client, new_session(approving_tool_id))
+    request = waiting.request
+    assert (request["tool"], request["input"]) == ("createTodo", {"title": "buy milk"})
+    assert request["expires_at"]
+    assert [e["state"] for e in waiting.seen if e["type"] == "prompt_state"] == ["in_progress", "waiting_for_tools"]
+    assert not [e for e in waiting.seen if e["type"] == "tool_complete"]
+
+    # Suspended: nothing ran, the prompt waits, the call is listed.
+    assert _todo_titles(client) == before
+    assert expect(get_prompt.sync_detailed(waiting.prompt_id, client=client)).state == PromptState.WAITING_FOR_TOOLS
+    listed = _waiting_calls(client, waiting.prompt_id)
+    assert [(c.id, c.session_id, c.function, c.state) for c in listed] == [
+        (waiting.call_id, waiting.session_id, "createTodo", ToolCallState.AWAITING_APPROVAL)
+    ]
+    assert listed[0].input_ == {"title": "buy milk"}
+    assert listed[0].approval_expires_at
+
+    approved = expect(_approve(client, waiting.prompt_id, waiting.call_id, {"title": "buy oat milk"}))
+    assert approved.state == ToolCallState.APPROVED
+    assert approved.input_ == {"title": "buy oat milk"}
+    assert approved.requested_input == {"title": "buy milk"}
+    assert approved.decided_at and approved.decided_by
+    with pytest.raises(ParleyProblem) as raised:
+        expect(_approve(client, waiting.prompt_id, waiting.call_id))
+    assert (raised.value.status, raised.value.code) == (409, "not_awaiting_approval")
+
+    rest = list(waiting.feed)
+    assert_gap_free(waiting.seen + rest)
+    retry = max(i for i, e in enumerate(rest) if e["type"] == "retry")
+    resumed = rest[retry + 1 :]
+    assert [e["state"] for e in resumed if e["type"] == "tool_complete"] == ["success"], resumed
+    assert rest[-1]["type"] == "complete"
+    assert rest[-1]["payload"]["tool_history"][0]["input"] == {"title": "buy oat milk"}
+    assert text(resumed).startswith("[[tool:0]]"), text(resumed)
+
+    after = _todo_titles(client)
+    assert [t for t in after if t not in before] == ["buy oat milk"], "the call ran once, as approved"
+    assert len(after) == len(before) + 1
+    assert _waiting_calls(client, waiting.prompt_id) == []
+    assert expect(get_prompt.sync_detailed(waiting.prompt_id, client=client)).state == PromptState.COMPLETED
+
+
+def test_a_denied_call_never_runs_and_the_user_feed_tells_it(
+    client: AuthenticatedClient, new_session, approving_tool_id
+) -> None:
+    from parley_client.api.sessions import deny_call
+    from parley_client.feed import follow_user_feed
+    from parley_client.models import DenyCall, ToolCallState
+
+    before = _todo_titles(client)
+    user_feed = follow_user_feed(client)
+    session_id = new_session(approving_tool_id)
+    _until(user_feed, lambda e: e["type"] == "session_created" and e["session_id"] == str(session_id))
+    events = []
+    denied = None
+    # The turn streams through the POST; the call is denied while it waits.
+    for event in stream_turn(client, session_id, ASKS):
+        events.append(event)
+        if event["type"] == "approval_requested":
+            requested = _until(
+                user_feed, lambda e: e["type"] == "approval_requested" and e["call_id"] == event["call_id"]
+            )
+            assert (requested["session_id"], requested["prompt_id"], requested["function"]) == (
+                str(session_id),
+                event["prompt_id"],
+                "createTodo",
+            )
+            denied = expect(
+                deny_call.sync_detailed(
+                    uuid.UUID(event["prompt_id"]),
+                    uuid.UUID(event["call_id"]),
+                    client=client,
+                    body=DenyCall(reason="I already have milk"),
+                )
+            )
+    assert denied is not None, "the call waited for approval"
+    assert denied.state == ToolCallState.DENIED
+    assert denied.decision_reason == "I already have milk"
+    assert denied.decided_at and denied.decided_by
+    resolved = _until(user_feed, lambda e: e["type"] == "approval_resolved" and e["call_id"] == str(denied.id))
+    user_feed.close()
+    assert resolved["approved"] is False
+    assert not resolved.get("expired")
+
+    assert_gap_free(events)
+    assert any(e["type"] == "retry" for e in events)
+    assert [e["state"] for e in events if e["type"] == "tool_complete"] == ["denied"], events
+    assert events[-1]["type"] == "complete"
+    assert _todo_titles(client) == before, "a denied call never runs"
+    with pytest.raises(ParleyProblem) as raised:
+        expect(_approve(client, denied.prompt_id, denied.id))
+    assert (raised.value.status, raised.value.code) == (409, "not_awaiting_approval")
+
+
+def test_edited_input_that_does_not_fit_is_a_problem_and_the_call_still_waits(
+    parley, client: AuthenticatedClient, json_client: AuthenticatedClient, new_session, approving_tool_id
+) -> None:
+    import time
+
+    from parley_client.api.admin import admin_create_token, admin_create_user
+    from parley_client.api.sessions import approve_call, list_approvals
+    from parley_client.models import ApproveCall, CreateToken, CreateUser, ToolCallState, UserRole
+
+    before = _todo_titles(client)
+    waiting = _until_approval(client, json_client, new_session(approving_tool_id))
+    wrong = _approve(client, waiting.prompt_id, waiting.call_id, {"title": 5})
+    assert wrong.headers["content-type"].startswith("application/problem+json")
+    with pytest.raises(ParleyProblem) as raised:
+        expect(wrong)
+    assert (raised.value.status, raised.value.code) == (422, "invalid_approval_input")
+    assert raised.value.detail
+    assert [c.state for c in _waiting_calls(client, waiting.prompt_id)] == [ToolCallState.AWAITING_APPROVAL]
+    assert _todo_titles(client) == before
+
+    # Someone else's prompt: 404, and their list of approvals is empty.
+    user = expect(
+        admin_create_user.sync_detailed(
+            client=client,
+            body=CreateUser(email=f"other-{time.time_ns()}@example.com", name="Other", role=UserRole.STUDENT),
+        )
+    )
+    minted = expect(admin_create_token.sync_detailed(user.id, client=client, body=CreateToken(name="client test")))
+    with AuthenticatedClient(base_url=parley.base_url, token=minted.secret) as other:
+        with pytest.raises(ParleyProblem) as raised:
+            expect(approve_call.sync_detailed(waiting.prompt_id, waiting.call_id, client=other, body=ApproveCall()))
+        assert (raised.value.status, raised.value.code) == (404, "not_found")
+        assert expect(list_approvals.sync_detailed(client=other)).items == []
+
+    # Approved as asked (no input): it runs with the model's arguments.
+    approved = expect(_approve(client, waiting.prompt_id, waiting.call_id))
+    assert approved.input_ == {"title": "buy milk"}
+    assert approved.requested_input is UNSET
+    rest = list(waiting.feed)
+    assert [e["state"] for e in rest if e["type"] == "tool_complete"] == ["success"], rest
+    assert rest[-1]["type"] == "complete"
+    assert len(_todo_titles(client)) == len(before) + 1
+
+
+def test_the_user_feed_tells_an_approval_requested_and_resolved(
+    client: AuthenticatedClient, json_client: AuthenticatedClient, new_session, approving_tool_id
+) -> None:
+    from parley_client.feed import follow_user_feed
+
+    user_feed = follow_user_feed(client, feed_token=True)
+    session_id = new_session(approving_tool_id)
+    created = _until(user_feed, lambda e: e["type"] == "session_created" and e["session_id"] == str(session_id))
+    accepted = expect(
+        send_message.sync_detailed(session_id, client=json_client, body=CreateMessage(content=ASKS), background=True)
+    )
+    assert isinstance(accepted, AcceptedTurn)
+
+    # Another device, which only follows the user feed, decides the call.
+    requested = _until(user_feed, lambda e: e["type"] == "approval_requested" and e["session_id"] == str(session_id))
+    assert requested["prompt_id"] == str(accepted.prompt_id)
+    assert (requested["function"], requested["input"]) == ("createTodo", {"title": "buy milk"})
+    assert requested["expires_at"]
+    assert requested["seq"] > created["seq"]
+    call_id = uuid.UUID(requested["call_id"])
+    expect(_approve(client, accepted.prompt_id, call_id, {"title": "buy bread"}))
+    resolved = _until(user_feed, lambda e: e["type"] == "approval_resolved" and e["call_id"] == str(call_id))
+    assert (resolved["session_id"], resolved["prompt_id"], resolved["approved"], resolved.get("expired", False)) == (
+        str(session_id),
+        str(accepted.prompt_id),
+        True,
+        False,
+    )
+    assert resolved["seq"] > requested["seq"]
+    finished = _until(user_feed, lambda e: e["type"] == "turn_finished" and e["prompt_id"] == str(accepted.prompt_id))
+    assert finished["state"] == "completed"
+    user_feed.close()
+
+    # The prompt's feed, read from the start, tells the same story.
+    events = list(follow_prompt(client, accepted.prompt_id))
+    assert_gap_free(events)
+    asked = next(e for e in events if e["type"] == "approval_requested")
+    assert (asked["call_id"], asked["index"]) == (str(call_id), 0)
+    assert asked["tool_use_id"]
+    assert events[-1]["type"] == "complete"
+    assert "buy bread" in _todo_titles(client)
