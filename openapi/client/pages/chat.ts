@@ -11,8 +11,8 @@
  * - `chat/turns.ts`: sending, editing, regenerating, switching, cancel, following a turn.
  * - `chat/composer.ts`: attachments and the model picker.
  * - `chat/live.ts`: the user's feed (another tab's turns, timer notices, titles).
- * - `chat/extensions.ts`: where features that land later plug in (feedback on answers,
- *   approval cards).
+ * - `chat/extensions.ts`: where features that land later plug in: `chat/feedback.ts`
+ *   (thumbs up / down on answers); approval cards next.
  *
  * The open session is in the URL (`#session=…`): after a reload the page shows the
  * conversation and follows the turn still running from its first event. Below 720 px the
@@ -22,6 +22,7 @@ import type { ParleyClient } from "../src/index";
 import { byId, el, problemText, signIn } from "./common";
 import { initComposer, pickFor } from "./chat/composer";
 import { closeConversation, openConversation } from "./chat/conversation";
+import "./chat/feedback";
 import { followFeed } from "./chat/live";
 import { initSidebar, loadSessions, markCurrent, titleOf } from "./chat/sidebar";
 import { chat, notice } from "./chat/state";

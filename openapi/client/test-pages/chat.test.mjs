@@ -2,8 +2,8 @@
 // its own against one live `parley serve` offering two models: the sidebar (titles,
 // rename, pin, search, archive, delete), edits and regenerated answers with the ‹ n/m ›
 // switcher, copy, a second tab following a turn and a timer's notice live, attachments,
-// the model picker, a 400 px wide layout and dark mode. Screenshots go to
-// target/screenshots/ (PARLEY_SCREENSHOTS).
+// the model picker, a 400 px wide layout and dark mode, and thumbs up / down on answers.
+// Screenshots go to target/screenshots/ (PARLEY_SCREENSHOTS).
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -373,5 +373,55 @@ test("at 400 px the sidebar folds away; dark mode follows the system", async () 
   await page.screenshot({ path: join(shots, "chat-dark.png") });
   await page.setViewport({ width: 400, height: 760 });
   await page.screenshot({ path: join(shots, "chat-400-dark.png") });
+  await context.close();
+});
+
+test("thumbs up and down on answers: a comment, kept after a reload, removed", async () => {
+  const { client, token } = await newUser("thumbs");
+  const { context, page } = await signedIn(token);
+  const sessionId = await newChat(page);
+  await send(page, "[[mock reply='Answer one']] first");
+  await completeAnswers(page, 1);
+  const up = ".message.assistant .feedback-up";
+  const down = ".message.assistant .feedback-down";
+  const pressed = (selector) => page.$eval(selector, (b) => b.getAttribute("aria-pressed"));
+  const feedback = async () => {
+    const messages = await client.GET("/v1/sessions/{id}/messages", { params: { path: { id: sessionId } } });
+    return messages.data.items.find((m) => m.role === "assistant").feedback;
+  };
+  assert.equal(await page.$(".message.user .feedback-up"), null, "answers only");
+  assert.deepEqual([await pressed(up), await pressed(down)], ["false", "false"]);
+  assert.deepEqual(await page.$$eval(".message.assistant .feedback button", (b) => b.map((n) => n.getAttribute("aria-label"))), ["Good answer", "Bad answer"]);
+  assert.ok(await page.$(`${up} svg.svg-icon`), "an inline SVG icon, not an emoji");
+
+  // Up, then down with a comment (Enter sends it).
+  await page.click(up);
+  await page.waitForSelector(`${up}[aria-pressed=true]`, POLL);
+  assert.equal((await feedback()).rating, "up");
+  await page.click(down);
+  await page.waitForSelector(`${down}[aria-pressed=true]`, POLL);
+  assert.equal(await pressed(up), "false");
+  await page.waitForSelector(".message.assistant .feedback-comment-input", POLL);
+  assert.equal((await feedback()).rating, "down");
+  await page.type(".message.assistant .feedback-comment-input", "Too short");
+  await page.keyboard.press("Enter");
+  await waitText(page, ".message.assistant .feedback-comment-text", "Too short");
+  const given = await feedback();
+  assert.deepEqual([given.rating, given.comment], ["down", "Too short"]);
+  await page.screenshot({ path: join(shots, "chat-thumbs.png") });
+
+  // After a reload: the state from the branch's messages.
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", POLL);
+  await page.waitForSelector(`${down}[aria-pressed=true]`, POLL);
+  assert.equal(await pressed(up), "false");
+  await waitText(page, ".message.assistant .feedback-comment-text", "Too short");
+
+  // Clicking the active one removes it.
+  await page.click(down);
+  await page.waitForSelector(`${down}[aria-pressed=false]`, POLL);
+  assert.equal(await pressed(up), "false");
+  assert.equal(await page.$(".message.assistant .feedback-comment-text"), null);
+  assert.equal(await feedback(), undefined);
   await context.close();
 });
