@@ -11,8 +11,9 @@
  * - `chat/turns.ts`: sending, editing, regenerating, switching, cancel, following a turn.
  * - `chat/composer.ts`: attachments and the model picker.
  * - `chat/live.ts`: the user's feed (another tab's turns, timer notices, titles).
- * - `chat/extensions.ts`: where features that land later plug in (feedback on answers,
- *   approval cards).
+ * - `chat/extensions.ts`: where features that land later plug in: `chat/feedback.ts`
+ *   (thumbs up / down on answers) and `chat/approvals.ts` (approval cards for function
+ *   calls that wait for the user).
  *
  * The open session is in the URL (`#session=…`): after a reload the page shows the
  * conversation and follows the turn still running from its first event. Below 720 px the
@@ -20,9 +21,12 @@
  */
 import type { ParleyClient } from "../src/index";
 import { byId, el, problemText, signIn } from "./common";
+import "./chat/approvals";
 import { initComposer, pickFor } from "./chat/composer";
 import { closeConversation, openConversation } from "./chat/conversation";
-import { followFeed } from "./chat/live";
+import { eachExtension } from "./chat/extensions";
+import "./chat/feedback";
+import { followFeed, page } from "./chat/live";
 import { initSidebar, loadSessions, markCurrent, titleOf } from "./chat/sidebar";
 import { chat, notice } from "./chat/state";
 import { cancel, followRunning, send } from "./chat/turns";
@@ -74,6 +78,7 @@ async function start(signedIn: ParleyClient, signedInToken: string): Promise<voi
   const select = byId<HTMLSelectElement>("tool");
   select.replaceChildren(...(data?.items ?? []).map((t) => el("option", { value: t.id }, t.name)));
   await Promise.all([loadSessions(), initComposer()]);
+  eachExtension((x) => x.start?.(page));
   void followFeed(() => void openSession(null));
   const fromUrl = new URLSearchParams(window.location.hash.slice(1)).get("session");
   if (fromUrl) await openSession(fromUrl);

@@ -2,8 +2,10 @@
 // its own against one live `parley serve` offering two models: the sidebar (titles,
 // rename, pin, search, archive, delete), edits and regenerated answers with the ‹ n/m ›
 // switcher, copy, a second tab following a turn and a timer's notice live, attachments,
-// the model picker, a 400 px wide layout and dark mode. Screenshots go to
-// target/screenshots/ (PARLEY_SCREENSHOTS).
+// the model picker, a 400 px wide layout and dark mode, thumbs up / down on answers, and
+// approval cards for a function call that waits for the user (decided in a second tab,
+// denied with a reason, decided elsewhere first). Screenshots go to target/screenshots/
+// (PARLEY_SCREENSHOTS).
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,6 +28,8 @@ let parley;
 let admin;
 let browser;
 let toolId;
+/** A tool whose `createTodo` calls wait for the user's approval. */
+let approvalToolId;
 let groupId;
 let files;
 
@@ -39,6 +43,15 @@ before(async () => {
   });
   assert.equal(tool.response.status, 201, JSON.stringify(tool.error));
   toolId = tool.data.id;
+  const approving = await admin.POST("/v1/admin/tools", {
+    body: {
+      group_id: groupId,
+      name: "Chores",
+      definition: { behavior: "Keep track of chores.", functions: ["createTodo"], approval_required: ["createTodo"] },
+    },
+  });
+  assert.equal(approving.response.status, 201, JSON.stringify(approving.error));
+  approvalToolId = approving.data.id;
   browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
@@ -96,8 +109,8 @@ async function anotherTab(context, hash = "") {
 
 const sessionOf = async (page) => new URLSearchParams((await page.evaluate(() => window.location.hash)).slice(1)).get("session");
 
-async function newChat(page) {
-  await page.select("#tool", toolId);
+async function newChat(page, tool = toolId) {
+  await page.select("#tool", tool);
   const before = await sessionOf(page);
   await page.click("#new-session");
   await page.waitForFunction((b) => new URLSearchParams(window.location.hash.slice(1)).get("session") !== b, POLL, before);
@@ -373,5 +386,168 @@ test("at 400 px the sidebar folds away; dark mode follows the system", async () 
   await page.screenshot({ path: join(shots, "chat-dark.png") });
   await page.setViewport({ width: 400, height: 760 });
   await page.screenshot({ path: join(shots, "chat-400-dark.png") });
+  await context.close();
+});
+
+test("thumbs up and down on answers: a comment, kept after a reload, removed", async () => {
+  const { client, token } = await newUser("thumbs");
+  const { context, page } = await signedIn(token);
+  const sessionId = await newChat(page);
+  await send(page, "[[mock reply='Answer one']] first");
+  await completeAnswers(page, 1);
+  const up = ".message.assistant .feedback-up";
+  const down = ".message.assistant .feedback-down";
+  const pressed = (selector) => page.$eval(selector, (b) => b.getAttribute("aria-pressed"));
+  const feedback = async () => {
+    const messages = await client.GET("/v1/sessions/{id}/messages", { params: { path: { id: sessionId } } });
+    return messages.data.items.find((m) => m.role === "assistant").feedback;
+  };
+  assert.equal(await page.$(".message.user .feedback-up"), null, "answers only");
+  assert.deepEqual([await pressed(up), await pressed(down)], ["false", "false"]);
+  assert.deepEqual(await page.$$eval(".message.assistant .feedback button", (b) => b.map((n) => n.getAttribute("aria-label"))), ["Good answer", "Bad answer"]);
+  assert.ok(await page.$(`${up} svg.svg-icon`), "an inline SVG icon, not an emoji");
+
+  // Up, then down with a comment (Enter sends it).
+  await page.click(up);
+  await page.waitForSelector(`${up}[aria-pressed=true]`, POLL);
+  assert.equal((await feedback()).rating, "up");
+  await page.click(down);
+  await page.waitForSelector(`${down}[aria-pressed=true]`, POLL);
+  assert.equal(await pressed(up), "false");
+  await page.waitForSelector(".message.assistant .feedback-comment-input", POLL);
+  assert.equal((await feedback()).rating, "down");
+  await page.type(".message.assistant .feedback-comment-input", "Too short");
+  await page.keyboard.press("Enter");
+  await waitText(page, ".message.assistant .feedback-comment-text", "Too short");
+  const given = await feedback();
+  assert.deepEqual([given.rating, given.comment], ["down", "Too short"]);
+  await page.screenshot({ path: join(shots, "chat-thumbs.png") });
+
+  // After a reload: the state from the branch's messages.
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", POLL);
+  await page.waitForSelector(`${down}[aria-pressed=true]`, POLL);
+  assert.equal(await pressed(up), "false");
+  await waitText(page, ".message.assistant .feedback-comment-text", "Too short");
+
+  // Clicking the active one removes it.
+  await page.click(down);
+  await page.waitForSelector(`${down}[aria-pressed=false]`, POLL);
+  assert.equal(await pressed(up), "false");
+  assert.equal(await page.$(".message.assistant .feedback-comment-text"), null);
+  assert.equal(await feedback(), undefined);
+  await context.close();
+});
+
+const ASKS = `[[mock tool_call='createTodo:{"title": "buy milk"}']] remind me`;
+const waitingCard = ".message.assistant[data-state=streaming] .call .approval[data-state=awaiting]";
+
+/** The todos of the user, by title. */
+const todos = async (client) => (await client.GET("/v1/todos")).data.items.map((t) => t.title).sort();
+
+/** A finished turn's events, read again through the client. */
+async function turnEvents(token, promptId) {
+  const { followPrompt } = await import("../dist/parley.js");
+  const events = [];
+  for await (const event of followPrompt({ baseUrl: parley.baseUrl, token, promptId })) events.push(event);
+  return events;
+}
+
+test("approval cards: approved with edited input in a second tab, denied with a reason, decided elsewhere first", async () => {
+  const { client, token } = await newUser("approver");
+  const { context, page: first } = await signedIn(token);
+  const sessionId = await newChat(first, approvalToolId);
+  await send(first, ASKS);
+  await first.waitForSelector(waitingCard, POLL);
+  assert.equal(await first.$eval(`${waitingCard} .approval-function`, (n) => n.textContent), "createTodo");
+  assert.deepEqual(JSON.parse(await first.$eval(`${waitingCard} .approval-input`, (n) => n.value)), { title: "buy milk" });
+  assert.match(await first.$eval(`${waitingCard} .approval-expiry time`, (n) => n.getAttribute("datetime")), /^\d{4}-/);
+  const waiting = (await client.GET("/v1/approvals")).data.items;
+  assert.equal(waiting.length, 1);
+  assert.equal(await first.$eval(waitingCard, (n) => n.dataset.callId), waiting[0].id);
+
+  // A second tab opened on no chat lists the waiting call (GET /v1/approvals) and opens its chat.
+  const second = await anotherTab(context);
+  await second.waitForSelector(`#approvals-waiting:not([hidden]) p[data-call-id="${waiting[0].id}"]`, POLL);
+  await second.click("#approvals-waiting .approval-open");
+  await second.waitForSelector(waitingCard, POLL);
+  assert.equal(await sessionOf(second), sessionId);
+  await second.waitForSelector("#approvals-waiting[hidden]", POLL);
+
+  // Arguments that are not JSON are caught before sending.
+  const setInput = (page, text) =>
+    page.$eval(`${waitingCard} .approval-input`, (input, text) => {
+      input.value = text;
+      input.dispatchEvent(new Event("input"));
+    }, text);
+  await setInput(second, '{"title": "buy oat milk"');
+  await second.click(`${waitingCard} .approve`);
+  await waitText(second, `${waitingCard} .approval-error`, "not valid JSON");
+  assert.equal((await client.GET("/v1/approvals")).data.items.length, 1, "nothing was sent");
+  await setInput(second, '{"title": "buy oat milk"}');
+  assert.equal(await second.$eval(`${waitingCard} .approval-error`, (n) => n.textContent), "", "edited: the error goes");
+  await second.bringToFront();
+  await second.screenshot({ path: join(shots, "chat-approval.png") });
+
+  // Approved in the second tab: the first tab's card says so and its answer completes.
+  await second.click(`${waitingCard} .approve`);
+  await first.waitForSelector(".call .approval[data-state=approved]", POLL);
+  await completeAnswers(first, 1);
+  await completeAnswers(second, 1);
+  await waitText(first, ".call .approval-outcome", "Approved in another tab or device");
+  await waitText(second, ".call .approval-outcome", "Approved, with edited arguments");
+  await waitText(first, ".message.assistant .answer", "buy oat milk");
+  assert.deepEqual(await todos(client), ["buy oat milk"]);
+  assert.equal((await client.GET("/v1/approvals")).data.items.length, 0);
+  await second.close();
+
+  // Denied with a reason: the call never runs.
+  await first.bringToFront();
+  await send(first, ASKS);
+  await first.waitForSelector(waitingCard, POLL);
+  await first.click(`${waitingCard} .deny`);
+  await first.waitForSelector(`${waitingCard} .approval-reason-input`, POLL);
+  await first.type(`${waitingCard} .approval-reason-input`, "I already have milk");
+  await first.click(`${waitingCard} .deny-confirm`);
+  await completeAnswers(first, 2);
+  const denied = ".message.assistant:last-child .call .approval[data-state=denied]";
+  await first.waitForSelector(denied, POLL);
+  await waitText(first, `${denied} .approval-reason`, "I already have milk");
+  const deniedPrompt = await first.$eval(".message.assistant:last-child", (n) => n.dataset.promptId);
+  const events = await turnEvents(token, deniedPrompt);
+  assert.deepEqual(events.filter((e) => e.type === "tool_complete").map((e) => e.state), ["denied"]);
+  assert.equal(events.at(-1).type, "complete");
+  assert.deepEqual(await todos(client), ["buy oat milk"], "no new todo");
+
+  // Decided elsewhere first: this tab's Approve gets 409 and the card shows the decision.
+  await send(first, ASKS);
+  await first.waitForSelector(waitingCard, POLL);
+  const callId = await first.$eval(waitingCard, (n) => n.dataset.callId);
+  const promptId = await first.$eval(".message.assistant[data-state=streaming]", (n) => n.dataset.promptId);
+  await first.setRequestInterception(true);
+  const statuses = [];
+  first.on("response", (response) => {
+    if (response.url().endsWith("/approve")) statuses.push(response.status());
+  });
+  first.on("request", async (request) => {
+    if (request.isInterceptResolutionHandled()) return;
+    if (request.url().endsWith(`/calls/${callId}/approve`)) {
+      // Another device denies it while this tab's approval is on its way.
+      const other = await client.POST("/v1/prompts/{id}/calls/{call_id}/deny", {
+        params: { path: { id: promptId, call_id: callId } },
+        body: { reason: "changed my mind" },
+      });
+      assert.equal(other.response.status, 200);
+    }
+    await request.continue();
+  });
+  await first.click(`${waitingCard} .approve`);
+  await completeAnswers(first, 3);
+  const last = ".message.assistant:last-child .call .approval";
+  await first.waitForSelector(`${last}[data-state=denied]`, POLL);
+  assert.deepEqual(statuses, [409]);
+  assert.equal(await first.$eval(`${last} .approval-outcome`, (n) => n.textContent), "Denied in another tab or device");
+  assert.equal(await first.$eval("#notice", (n) => n.textContent), "");
+  assert.deepEqual(await todos(client), ["buy oat milk"]);
   await context.close();
 });

@@ -7,7 +7,7 @@
  * function call awaiting the user (`promptEvent` / `userEvent` for `approval_requested`
  * and `approval_resolved`, `callCard` to fill the call's `slot` with Approve / Deny and
  * the editable input). An extension is a module that calls {@link registerExtension}
- * once; `chat.ts` imports it.
+ * once; `chat.ts` imports it: `chat/feedback.ts` and `chat/approvals.ts` are the two.
  */
 import type { ParleyClient, UserEvent } from "../../src/index";
 import type { Message } from "./state";
@@ -64,6 +64,8 @@ export interface PageHandle {
 
 export interface ChatExtension {
   name: string;
+  /** The page signed in and is about to open its chat (once per page load). */
+  start?(page: PageHandle): void;
   /** Buttons for a message's action bar (after Copy, Edit, Regenerate). */
   messageActions?(ctx: MessageContext): Node[];
   /** A call's card was drawn or its state changed: fill or update `ctx.slot`. */

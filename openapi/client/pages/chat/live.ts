@@ -16,7 +16,8 @@ import { scheduleSessionsReload } from "./sidebar";
 import { chat, notice } from "./state";
 import { turnStartedElsewhere } from "./turns";
 
-const page: PageHandle = {
+/** The page as extensions see it. */
+export const page: PageHandle = {
   get client() {
     return chat.client;
   },
