@@ -6,8 +6,8 @@
 //! An expiry is a decision like the owner's (`parley_service::turns::approvals::settle`):
 //! the call's guarded `UPDATE` is the claim, so two workers (or a worker and the owner's
 //! click) racing for one call decide it once; the loser's 409 is expected and dropped.
-//! A pass is one indexed query (`idx_tool_calls_awaiting_approval`, only waiting calls);
-//! it sleeps until the next expiry, or `every` at most.
+//! A pass is one indexed query (`idx_tool_calls_awaiting_approval`, only waiting calls)
+//! for those that expire within `every`; it sleeps until the next expiry, or `every`.
 
 use std::time::Duration;
 
@@ -30,33 +30,32 @@ pub async fn run(deps: Deps, every: Duration) {
     }
 }
 
-/// One pass: denies the calls whose approval expired; returns how long to sleep.
+/// One pass, one query: the waiting calls that expire within `every`, earliest first.
+/// Denies those expired; returns how long to sleep — until the next expiry, `every` when
+/// none is near, no time when the batch was full.
 pub async fn pass(deps: &Deps, every: Duration) -> Duration {
     let now = query::now();
-    let expired = match query::approvals::expired(&deps.db, now, BATCH).await {
-        Ok(expired) => expired,
+    let horizon = now + chrono::Duration::from_std(every).unwrap_or(chrono::Duration::seconds(1));
+    let upcoming = match query::approvals::due(&deps.db, horizon, BATCH).await {
+        Ok(upcoming) => upcoming,
         Err(err) => {
             tracing::warn!(error = %err, "cannot look for expired approvals");
             return every;
         }
     };
-    let full = expired.len() as u64 == BATCH;
-    for (prompt_id, call_id) in expired {
-        expire(deps, prompt_id, call_id).await;
+    let full = upcoming.len() as u64 == BATCH;
+    let (due, later): (Vec<_>, Vec<_>) = upcoming.into_iter().partition(|e| e.expires_at <= now);
+    for expiry in due {
+        expire(deps, expiry.prompt_id, expiry.call_id).await;
     }
     if full {
         return Duration::ZERO;
     }
-    match query::approvals::next_expiry(&deps.db).await {
-        Ok(Some(next)) => (next - query::now())
+    match later.first() {
+        Some(next) => (next.expires_at - query::now())
             .to_std()
-            .unwrap_or(Duration::ZERO)
-            .min(every),
-        Ok(None) => every,
-        Err(err) => {
-            tracing::warn!(error = %err, "cannot read the next approval expiry");
-            every
-        }
+            .unwrap_or(Duration::ZERO),
+        None => every,
     }
 }
 

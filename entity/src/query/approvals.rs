@@ -288,39 +288,43 @@ pub async fn start_approved<C: ConnectionTrait>(
     Ok(started.rows_affected == 1)
 }
 
-/// Waiting calls whose approval expired by `now` (their prompt and id), oldest first.
-pub async fn expired<C: ConnectionTrait>(
+/// A waiting call's expiry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expiry {
+    pub prompt_id: Uuid,
+    pub call_id: Uuid,
+    pub expires_at: DateTimeUtc,
+}
+
+/// Waiting calls whose approval expires by `horizon`, earliest first (one indexed read:
+/// the expiry pass denies those due and sleeps until the next).
+pub async fn due<C: ConnectionTrait>(
     db: &C,
-    now: DateTimeUtc,
+    horizon: DateTimeUtc,
     limit: u64,
-) -> Result<Vec<(Uuid, Uuid)>> {
+) -> Result<Vec<Expiry>> {
     use tool_calls::Column as T;
-    tool_calls::Entity::find()
+    let rows: Vec<(Uuid, Uuid, Option<DateTimeUtc>)> = tool_calls::Entity::find()
         .select_only()
-        .columns([T::PromptId, T::Id])
+        .columns([T::PromptId, T::Id, T::ApprovalExpiresAt])
         .filter(T::State.eq(ToolCallState::AwaitingApproval))
-        .filter(T::ApprovalExpiresAt.lte(now))
+        .filter(T::ApprovalExpiresAt.lte(horizon))
         .order_by_asc(T::ApprovalExpiresAt)
         .limit(limit)
         .into_tuple()
         .all(db)
         .await
-        .context("finding expired approvals")
-}
-
-/// The earliest expiry of a waiting call, if any (the expiry pass sleeps until then).
-pub async fn next_expiry<C: ConnectionTrait>(db: &C) -> Result<Option<DateTimeUtc>> {
-    use tool_calls::Column as T;
-    let next: Option<Option<DateTimeUtc>> = tool_calls::Entity::find()
-        .select_only()
-        .column(T::ApprovalExpiresAt)
-        .filter(T::State.eq(ToolCallState::AwaitingApproval))
-        .order_by_asc(T::ApprovalExpiresAt)
-        .into_tuple()
-        .one(db)
-        .await
-        .context("reading the next approval expiry")?;
-    Ok(next.flatten())
+        .context("finding approvals that expire")?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(prompt_id, call_id, at)| {
+            at.map(|expires_at| Expiry {
+                prompt_id,
+                call_id,
+                expires_at,
+            })
+        })
+        .collect())
 }
 
 /// Cancels the calls of a cancelled prompt that wait for approval or were approved and

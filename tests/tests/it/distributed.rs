@@ -868,7 +868,9 @@ async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction
         let control = calls_of("BEGIN") + calls_of("COMMIT") + calls_of("ROLLBACK");
         // Each worker's timer pass (`worker/src/timers.rs`) is one indexed read of the
         // pending timers a second, whatever the turns do: background work, not the turn's.
-        let timer_pass = calls_of(r#"SELECT "timers"."#);
+        // Each worker's approval-expiry pass (`worker/src/approvals.rs`) likewise.
+        let timer_pass = calls_of(r#"SELECT "timers"."#)
+            + calls_of(r#"SELECT "tool_calls"."prompt_id", "tool_calls"."id", "tool_calls"."approval_expires_at""#);
         let statements: i64 = ran.iter().map(|(c, _)| c).sum::<i64>() - control - timer_pass;
         assert!(
             calls_of("WITH s AS (") >= TURNS,

@@ -184,23 +184,24 @@ on_both_backends!(
     |db| {
         let (prompt, call) = waiting(&db, "w1", "call_1").await;
         let before = call.approval_expires_at.unwrap();
-        assert_eq!(next_expiry(&db).await.unwrap(), Some(before));
         assert!(
-            expired(&db, before - Duration::seconds(1), 10)
+            due(&db, before - Duration::seconds(1), 10)
                 .await
                 .unwrap()
                 .is_empty()
         );
-        assert_eq!(
-            expired(&db, before, 10).await.unwrap(),
-            vec![(prompt.id, call.id)]
-        );
+        let expiry = Expiry {
+            prompt_id: prompt.id,
+            call_id: call.id,
+            expires_at: before,
+        };
+        assert_eq!(due(&db, before, 10).await.unwrap(), vec![expiry]);
         let mine = waiting_for(&db, prompt_owner(&db, &prompt).await)
             .await
             .unwrap();
         assert_eq!(mine.iter().map(|c| c.id).collect::<Vec<_>>(), vec![call.id]);
         assert_eq!(cancel_waiting(&db, prompt.id, before).await.unwrap(), 1);
-        assert!(expired(&db, before, 10).await.unwrap().is_empty());
+        assert!(due(&db, before, 10).await.unwrap().is_empty());
         let decided = decide(&db, prompt.id, call.id, Verdict::Expire, None, before).await;
         assert_eq!(decided.unwrap_err().code(), ErrorCode::NotAwaitingApproval);
         assert_eq!(
