@@ -35,6 +35,7 @@ fn catalog() -> FunctionCatalog {
         mode: Mode::Sync,
         timeout: crate::functions::DEFAULT_TIMEOUT,
         payload_type: None,
+        requires_approval: false,
     }])
 }
 

@@ -51,6 +51,7 @@ fn an_exported_line_with_every_kind_of_message_fits_its_documented_schema() {
         mode: Mode::Sync,
         timeout: DEFAULT_TIMEOUT,
         payload_type: None,
+        requires_approval: false,
     }]);
     let line = parley_service::feedback::export::line(&conversation, &catalog);
     let json = serde_json::to_value(&line).unwrap();
