@@ -139,12 +139,7 @@ both_backends!(
         // Someone else cannot decide it; input that does not fit is refused.
         let (_, other) = agent.app.create_user("other@example.com", "student").await;
         let other = agent.app.client_as(&other);
-        let code = other
-            .approve_call()
-            .id(waiting.prompt_id)
-            .call_id(waiting.call_id())
-            .body(ApproveCall { input: None })
-            .send()
+        let code = approve(&other, waiting.prompt_id, waiting.call_id(), None)
             .await
             .assert_problem(404);
         assert_eq!(code, "not_found");
@@ -159,13 +154,7 @@ both_backends!(
             0
         );
         let wrong = json!({"title": 5}).as_object().cloned();
-        let code = agent
-            .client
-            .approve_call()
-            .id(waiting.prompt_id)
-            .call_id(waiting.call_id())
-            .body(ApproveCall { input: wrong })
-            .send()
+        let code = approve(&agent.client, waiting.prompt_id, waiting.call_id(), wrong)
             .await
             .assert_problem(422);
         assert_eq!(code, "invalid_approval_input");
@@ -173,25 +162,14 @@ both_backends!(
         // Approved with edited input from another connection.
         let second = agent.app.client_as(&agent.token);
         let edited = json!({"title": "buy oat milk"}).as_object().cloned();
-        let approved = second
-            .approve_call()
-            .id(waiting.prompt_id)
-            .call_id(waiting.call_id())
-            .body(ApproveCall { input: edited })
-            .send()
+        let approved = approve(&second, waiting.prompt_id, waiting.call_id(), edited)
             .await
             .assert_status(200);
         assert_eq!(approved.state.to_string(), "approved");
         assert_eq!(approved.input, json!({"title": "buy oat milk"}));
         assert_eq!(approved.requested_input, Some(json!({"title": "buy milk"})));
         assert!(approved.decided_at.is_some() && approved.decided_by.is_some());
-        let code = agent
-            .client
-            .approve_call()
-            .id(waiting.prompt_id)
-            .call_id(waiting.call_id())
-            .body(ApproveCall { input: None })
-            .send()
+        let code = approve(&agent.client, waiting.prompt_id, waiting.call_id(), None)
             .await
             .assert_problem(409);
         assert_eq!(code, "not_awaiting_approval");
@@ -311,13 +289,7 @@ both_backends!(
         let results = tool_results(&agent.mock);
         assert!(results[0].contains("in time"), "{results:?}");
         assert!(todos(&agent).await.is_empty(), "an expired call never runs");
-        let code = agent
-            .client
-            .approve_call()
-            .id(waiting.prompt_id)
-            .call_id(waiting.call_id())
-            .body(ApproveCall { input: None })
-            .send()
+        let code = approve(&agent.client, waiting.prompt_id, waiting.call_id(), None)
             .await
             .assert_problem(409);
         assert_eq!(code, "not_awaiting_approval");
@@ -343,13 +315,7 @@ both_backends!(
             "{rest:?}"
         );
         assert_eq!(prompt_state(&agent, waiting.prompt_id).await, "canceled");
-        let code = agent
-            .client
-            .approve_call()
-            .id(waiting.prompt_id)
-            .call_id(waiting.call_id())
-            .body(ApproveCall { input: None })
-            .send()
+        let code = approve(&agent.client, waiting.prompt_id, waiting.call_id(), None)
             .await
             .assert_problem(409);
         assert_eq!(code, "not_awaiting_approval");
@@ -363,6 +329,23 @@ both_backends!(
         completed(&events);
     }
 );
+
+/// `POST /v1/prompts/{prompt}/calls/{call}/approve` as `client`, with edited `input`
+/// (none: the model's arguments).
+async fn approve(
+    client: &parley_tests::client::Client,
+    prompt: Uuid,
+    call: Uuid,
+    input: Option<serde_json::Map<String, Value>>,
+) -> parley_tests::ApiResponse<parley_tests::client::types::ToolCall> {
+    client
+        .approve_call()
+        .id(prompt)
+        .call_id(call)
+        .body(ApproveCall { input })
+        .send()
+        .await
+}
 
 /// The data of the next event of `kind` on `feed`, skipping others.
 async fn next_on(feed: &mut SseReader, kind: &str) -> Value {
@@ -424,13 +407,7 @@ async fn an_approval_survives_the_death_of_every_worker_and_runs_once() {
         // Approved from another connection; a lease of 30 s would have to lapse before a
         // held prompt could be taken: a turn done well before that held none.
         let approved_at = Instant::now();
-        cluster
-            .client_as(&student.token)
-            .approve_call()
-            .id(accepted.prompt_id)
-            .call_id(call_id)
-            .body(ApproveCall { input: None })
-            .send()
+        approve(&cluster.client_as(&student.token), accepted.prompt_id, call_id, None)
             .await
             .assert_status(200);
         let rest = tokio::time::timeout(Duration::from_secs(25), feed.until_terminal(WAIT))

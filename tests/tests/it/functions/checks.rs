@@ -175,17 +175,7 @@ both_backends!(the_demo_model_calls_the_clock, |app| async move {
     // No provider configured: the offline demo model and the demo tool, which offers
     // getCurrentTime.
     let admin = app.admin_client();
-    let demo = admin
-        .list_tools()
-        .send()
-        .await
-        .assert_status(200)
-        .into_inner()
-        .items
-        .into_iter()
-        .find(|t| t.name == "Demo tutor")
-        .expect("the demo tool");
-    let session = api::session(&admin, demo.id).await;
+    let session = demo_session(&admin).await;
     let mut feed = app
         .stream_message(
             &app.admin_token,
@@ -207,17 +197,7 @@ both_backends!(
     |app| async move {
         // No provider: the demo tool asks for suggestions and makes createTodo wait.
         let admin = app.admin_client();
-        let demo = admin
-            .list_tools()
-            .send()
-            .await
-            .assert_status(200)
-            .into_inner()
-            .items
-            .into_iter()
-            .find(|t| t.name == "Demo tutor")
-            .expect("the demo tool");
-        let session = api::session(&admin, demo.id).await;
+        let session = demo_session(&admin).await;
         let id = session.id.to_string();
         let events = app
             .stream_message(&app.admin_token, &id, "Hello!")
@@ -280,3 +260,20 @@ both_backends!(
         assert_eq!(todos.items.len(), 1);
     }
 );
+
+/// A new session of the admin's on the demo tool a fresh deployment starts with.
+async fn demo_session(
+    admin: &parley_tests::client::Client,
+) -> parley_tests::client::types::Session {
+    let demo = admin
+        .list_tools()
+        .send()
+        .await
+        .assert_status(200)
+        .into_inner()
+        .items
+        .into_iter()
+        .find(|t| t.name == "Demo tutor")
+        .expect("the demo tool");
+    api::session(admin, demo.id).await
+}
