@@ -19,15 +19,10 @@ use crate::deps::Deps;
 
 /// The most expiries one pass decides.
 const BATCH: u64 = 100;
-/// The shortest sleep between passes.
-const MIN_WAIT: Duration = Duration::from_millis(20);
 
 /// Denies expired approvals until dropped, looking at least every `every`.
 pub async fn run(deps: Deps, every: Duration) {
-    loop {
-        let wait = pass(&deps, every).await;
-        tokio::time::sleep(wait.max(MIN_WAIT)).await;
-    }
+    crate::schedule::repeat(|| pass(&deps, every)).await
 }
 
 /// One pass, one query: the waiting calls that expire within `every`, earliest first.

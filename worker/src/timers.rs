@@ -34,15 +34,10 @@ use crate::skills::timer_notice;
 
 /// The most timers one pass fires.
 const BATCH: u64 = 100;
-/// The shortest sleep between passes.
-const MIN_WAIT: Duration = Duration::from_millis(20);
 
 /// Fires due timers until dropped, looking at least every `every`.
 pub async fn run(deps: Deps, every: Duration) {
-    loop {
-        let wait = pass(&deps, every).await;
-        tokio::time::sleep(wait.max(MIN_WAIT)).await;
-    }
+    crate::schedule::repeat(|| pass(&deps, every)).await
 }
 
 /// One pass, one query: the pending timers due within `every`, earliest first. Fires

@@ -26,6 +26,8 @@ use tracing::Instrument;
 use parley_protocol::jobs::Generate;
 use parley_service::functions::Mode;
 
+mod approval;
+
 use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
 use crate::{
     agent_loop::{
@@ -316,45 +318,6 @@ impl TurnTools {
             return Err(Refused::Permissions(missing));
         }
         Ok((function.clone(), args))
-    }
-
-    /// Whether a call of the function waits for approval here: the function always
-    /// needs it, or the session's tool asks it of this function.
-    fn needs_approval(&self, spec: &parley_service::FunctionSpec) -> bool {
-        spec.requires_approval || self.context.session_config.needs_approval(&spec.name)
-    }
-
-    /// Tells readers (the prompt's feed, the user's feed) that call `row_id` waits for
-    /// approval until `expires_at`, and closes its block.
-    async fn request_approval(
-        &self,
-        row_id: uuid::Uuid,
-        call: &PlannedCall,
-        waiting: &CallResult,
-        expires_at: chrono::DateTime<chrono::Utc>,
-        sink: &mut dyn Sink,
-    ) -> Result<(), SinkError> {
-        sink.event(EventKind::ApprovalRequested {
-            index: call.n,
-            tool: call.name.clone(),
-            tool_use_id: call.id.clone(),
-            call_id: row_id,
-            input: waiting.input.clone(),
-            expires_at,
-        })
-        .await?;
-        sink.event(EventKind::BlockStop { index: call.block })
-            .await?;
-        let requested = parley_protocol::feed::UserEventKind::ApprovalRequested {
-            session_id: self.context.session_id,
-            prompt_id: self.context.prompt_id,
-            call_id: row_id,
-            function: call.name.clone(),
-            input: waiting.input.clone(),
-            expires_at,
-        };
-        self.feed.publish(self.context.user_id, requested).await;
-        Ok(())
     }
 
     /// Writes the call's end on its row, sends `tool_complete` and closes its block.
