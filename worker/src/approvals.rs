@@ -22,7 +22,7 @@ const BATCH: u64 = 100;
 
 /// Denies expired approvals until dropped, looking at least every `every`.
 pub async fn run(deps: Deps, every: Duration) {
-    crate::schedule::repeat(|| pass(&deps, every)).await
+    crate::timers::repeat(|| pass(&deps, every)).await
 }
 
 /// One pass, one query: the waiting calls that expire within `every`, earliest first.

@@ -240,17 +240,3 @@ async fn reap_when_the_queue_is_lost(deps: Deps, queue: Arc<dyn JobQueue>, every
         known = Some(epoch);
     }
 }
-
-/// Runs `pass` until dropped: each returns how long to sleep before the next (at least
-/// a few milliseconds) — the timer and approval-expiry passes.
-pub(crate) async fn repeat<F, Fut>(mut pass: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Duration>,
-{
-    const MIN_WAIT: Duration = Duration::from_millis(20);
-    loop {
-        let wait = pass().await;
-        tokio::time::sleep(wait.max(MIN_WAIT)).await;
-    }
-}

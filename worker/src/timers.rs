@@ -37,7 +37,7 @@ const BATCH: u64 = 100;
 
 /// Fires due timers until dropped, looking at least every `every`.
 pub async fn run(deps: Deps, every: Duration) {
-    crate::schedule::repeat(|| pass(&deps, every)).await
+    repeat(|| pass(&deps, every)).await
 }
 
 /// One pass, one query: the pending timers due within `every`, earliest first. Fires
@@ -103,5 +103,19 @@ async fn fire(deps: &Deps, timer: parley_entity::timers::Model) -> bool {
             tracing::warn!(error = %err, timer_id = %timer.id, "cannot fire a timer");
             true
         }
+    }
+}
+
+/// Runs `pass` until dropped: each returns how long to sleep before the next (at least
+/// a few milliseconds) — the timer and approval-expiry passes.
+pub(crate) async fn repeat<F, Fut>(mut pass: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Duration>,
+{
+    const MIN_WAIT: Duration = Duration::from_millis(20);
+    loop {
+        let wait = pass().await;
+        tokio::time::sleep(wait.max(MIN_WAIT)).await;
     }
 }
