@@ -68,7 +68,7 @@ PY
 log "Kubernetes manifests (kubernetes-validate --strict, Kubernetes 1.33)"
 "$venv/bin/kubernetes-validate" --quiet --strict -k 1.33.0 \
     deploy/k8s/namespace.yaml deploy/k8s/migrate-job.yaml deploy/k8s/api.yaml \
-    deploy/k8s/worker.yaml deploy/k8s/secret.example.yaml
+    deploy/k8s/worker.yaml deploy/k8s/secret.example.yaml deploy/k8s/ingress.example.yaml
 # Every manifest the kustomization lists is one of the files checked above or below.
 "$venv/bin/python" - <<'PY'
 import pathlib, sys, yaml
@@ -81,6 +81,22 @@ for generator in k.get("configMapGenerator", []):
             missing.add(f)
 if missing:
     sys.exit(f"kustomization.yaml lists what is not checked or missing: {sorted(missing)}")
+# The migrate Job's name carries the release, so each release's `kubectl apply -k`
+# creates a new Job instead of failing on the old one's immutable template.
+import re
+version = re.search(r'^version = "([^"]+)"', pathlib.Path("Cargo.toml").read_text(), re.M).group(1)
+job = yaml.safe_load(pathlib.Path("deploy/k8s/migrate-job.yaml").read_text())
+expected = "parley-migrate-" + re.sub(r"[^a-z0-9]+", "-", version.lower())
+if job["metadata"]["name"] != expected:
+    sys.exit(f"deploy/k8s/migrate-job.yaml: the Job is named {job['metadata']['name']!r}; "
+             f"for version {version} it must be {expected!r}")
+# The example Ingress keeps what SSE needs of the proxy.
+ingress = yaml.safe_load(pathlib.Path("deploy/k8s/ingress.example.yaml").read_text())
+notes = ingress["metadata"]["annotations"]
+if notes.get("nginx.ingress.kubernetes.io/proxy-buffering") != "off":
+    sys.exit("deploy/k8s/ingress.example.yaml: proxy buffering must be off (SSE)")
+if int(notes.get("nginx.ingress.kubernetes.io/proxy-read-timeout", "60")) < 600:
+    sys.exit("deploy/k8s/ingress.example.yaml: the read timeout must outlast a feed (>= 600 s)")
 PY
 
 log "KEDA objects (@kubernetes-models/keda)"

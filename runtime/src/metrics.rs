@@ -15,6 +15,7 @@
 //! configuration (a function the model made up) is recorded as `other`.
 
 mod labels;
+pub mod process;
 
 use std::sync::LazyLock;
 
@@ -97,7 +98,23 @@ fn share_buckets() -> Histogram {
 impl Metrics {
     /// A registry with every metric, none recorded yet.
     pub fn new() -> Self {
-        let mut registry = Registry::with_prefix("parley");
+        // The process metrics keep the standard unprefixed names (`process_*`); Parley's
+        // own are `parley_*`.
+        let mut root = Registry::default();
+        root.register_collector(Box::new(process::ProcessCollector));
+        let registry = root.sub_registry_with_prefix("parley");
+        let build_info = Family::<process::BuildLabels, Gauge>::default();
+        build_info
+            .get_or_create(&process::BuildLabels {
+                version: process::VERSION,
+                revision: process::REVISION,
+            })
+            .set(1);
+        registry.register(
+            "build_info",
+            "1, labelled with the version and source revision of the build that answers",
+            build_info,
+        );
         let sessions_created = Counter::default();
         registry.register(
             "sessions_created",
@@ -238,7 +255,7 @@ impl Metrics {
             feedback.clone(),
         );
         Self {
-            registry,
+            registry: root,
             sessions_created,
             feed_publish_failures,
             timers_fired,

@@ -200,3 +200,27 @@ fn gauges_read_at_scrape_time_replace_the_last_reading() {
         Some(1.0)
     );
 }
+
+#[test]
+fn every_process_says_which_build_it_is_and_what_it_uses() {
+    let text = Metrics::new().render();
+    let build = format!(
+        "parley_build_info{{version=\"{}\",revision=\"{}\"}}",
+        process::VERSION,
+        process::REVISION
+    );
+    assert_eq!(sample(&text, &build), Some(1.0), "{text}");
+    for series in [
+        "process_cpu_seconds_total",
+        "process_resident_memory_bytes",
+        "process_virtual_memory_bytes",
+        "process_open_fds",
+        "process_threads",
+        "process_start_time_seconds",
+    ] {
+        let value = sample(&text, series).unwrap_or_else(|| panic!("no {series} in\n{text}"));
+        assert!(value > 0.0 || series == "process_cpu_seconds_total", "{series} = {value}");
+    }
+    // The standard names: not under Parley's prefix.
+    assert!(!text.contains("parley_process_"), "{text}");
+}

@@ -293,6 +293,19 @@ async fn a_worker_serves_its_own_metrics() {
             None,
             "the api process runs no turn"
         );
+        // Both processes say which build they are and what they use of the machine.
+        for process in [&worker, &api] {
+            assert_eq!(
+                process.sum("parley_build_info", &[("version", env!("CARGO_PKG_VERSION"))]),
+                Some(1.0),
+                "{}",
+                process.text
+            );
+            for series in ["process_resident_memory_bytes", "process_open_fds"] {
+                assert!(process.sum(series, &[]) > Some(0.0), "{series}: {}", process.text);
+            }
+            assert!(process.sum("process_cpu_seconds_total", &[]).is_some());
+        }
         promtool_accepts(&worker.text);
     })
     .await;
