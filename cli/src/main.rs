@@ -2,6 +2,7 @@
 //! API alone, migrations, admin helpers, or writing the OpenAPI document.
 
 mod admin;
+mod backup;
 mod config;
 mod db;
 mod extract_text;
@@ -80,6 +81,14 @@ enum Command {
     Probe {
         /// The URL to GET (http:// only: a probe inside the container).
         url: String,
+    },
+    /// Copy an embedded deployment's data directory consistently, while it runs (the
+    /// database and the job queue, with SQLite's `VACUUM INTO`); prints the files
+    /// written. Restore: stop Parley and start it with `--data-dir` the copy.
+    Backup {
+        /// A new directory for the copy.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Print the OpenAPI document (or write it to a file).
     Openapi {
@@ -272,6 +281,12 @@ async fn run(command: Command, settings: Settings) -> anyhow::Result<()> {
                 TokenAction::List { user } => admin::list_tokens(&db, user.as_deref()).await,
                 TokenAction::Revoke { token } => admin::revoke_token(&db, &token).await,
             }
+        }
+        Command::Backup { out } => {
+            for file in backup::run(&settings, &out).await? {
+                println!("{}", file.display());
+            }
+            Ok(())
         }
         Command::Openapi { .. }
         | Command::Probe { .. }

@@ -31,6 +31,7 @@ mod migrations;
 mod modules;
 mod observability;
 mod openai;
+mod operations;
 mod ops;
 mod quotas;
 mod restart;
