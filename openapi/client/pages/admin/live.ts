@@ -4,8 +4,8 @@
  * the tab is visible (the router's live refresh) and shows when it last did.
  *
  * Cancel asks the admin route `POST /v1/admin/prompts/{id}/cancel` (any user's prompt);
- * where the deployment does not have it yet (404 with no problem body, or 405), it falls
- * back to `POST /v1/prompts/{id}/cancel`, which cancels the admin's own prompts.
+ * where the deployment does not have it yet (404 or 405), it falls back to
+ * `POST /v1/prompts/{id}/cancel`, which cancels the admin's own prompts.
  */
 import { el } from "../common";
 import { draw, view } from "./router";
@@ -18,8 +18,8 @@ type Untyped = { POST: (path: string, init: object) => Promise<Answer> };
 async function cancelPrompt(id: string): Promise<Answer> {
   const init = { params: { path: { id } } };
   const asAdmin = await (admin.client as unknown as Untyped).POST("/v1/admin/prompts/{id}/cancel", init);
-  const missing = asAdmin.response.status === 405 || (asAdmin.response.status === 404 && !(asAdmin.error && typeof asAdmin.error === "object" && "code" in asAdmin.error && asAdmin.error.code !== "not_found"));
-  if (!missing) return asAdmin;
+  // A 404 is the route missing or the prompt unknown: the owner's route tells which.
+  if (asAdmin.response.status !== 404 && asAdmin.response.status !== 405) return asAdmin;
   return admin.client.POST("/v1/prompts/{id}/cancel", { params: { path: { id } } });
 }
 
