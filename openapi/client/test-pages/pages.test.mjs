@@ -66,6 +66,15 @@ async function signIn(path, token) {
   await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
 }
 
+/** Opens a console route and waits until its view is drawn. */
+async function visit(hash) {
+  await page.evaluate((h) => {
+    document.body.dataset.ready = "false";
+    window.location.hash = h;
+  }, hash);
+  await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
+}
+
 const answers = (state) => page.$$(`.message.assistant[data-state=${state}]`);
 
 /** Sends `content` from the composer (set as the textarea's value: it may hold newlines). */
@@ -143,7 +152,7 @@ test("the chat page streams turns, tool cards, chips, cancel and resumes after a
   await page.screenshot({ path: join(shots, "chat.png"), fullPage: true });
 });
 
-test("the admin dashboard shows the numbers of the turns that ran, for admins only", async () => {
+test("the admin console shows the numbers of the turns that ran, for admins only", async () => {
   const usage = await admin.GET("/v1/admin/usage", { params: { query: { group_by: "model" } } });
   const model = usage.data.items.find((g) => g.key === "mock-model");
   assert.ok(model.calls >= 5, `the chat test's calls: ${model.calls}`);
@@ -152,24 +161,33 @@ test("the admin dashboard shows the numbers of the turns that ran, for admins on
 
   await page.evaluate(() => window.localStorage.clear());
   await signIn("/admin", parley.adminToken);
+  await visit("#/usage?group_by=model");
   const calls = await page.$eval("#usage-model tr[data-key='mock-model'] [data-field=calls]", (n) => Number(n.textContent));
   assert.equal(calls, model.calls);
   const tokens = await page.$eval("#usage-model .bar[data-label='mock-model']", (n) => Number(n.dataset.value));
   assert.equal(tokens, model.input_tokens + model.output_tokens);
+  const cost = await page.$eval("#usage-model tr[data-key='mock-model'] [data-field=cost]", (n) => Number(n.dataset.value));
+  assert.equal(cost, model.cost_usd);
+  await visit("#/live");
   const bar = await page.$eval("#prompts .bar[data-label=completed]", (n) => Number(n.dataset.value));
   assert.equal(bar, completed);
   const cancelled = await page.$eval("#prompts .bar[data-label=canceled]", (n) => Number(n.dataset.value));
   assert.equal(cancelled, 1);
+  const breaker = await page.$eval("#providers [data-provider=mock] .badge", (n) => n.dataset.state);
+  assert.equal(breaker, "closed");
+  // The live view redraws on its own (every 10 s): a later "updated" time, no click.
+  const updated = await page.$eval("#updated", (n) => n.textContent);
+  await page.waitForFunction((before) => document.querySelector("#updated").textContent !== before, { timeout: 15000 }, updated);
   // The PII redactor rewrote the first message: its modification rate, as the API says.
   const blocks = await admin.GET("/v1/admin/blocks", { params: { query: { group_by: "module" } } });
   const pii = blocks.data.groups.find((g) => g.key === "pii_redactor");
   assert.ok(pii.modifications >= 1, JSON.stringify(pii));
-  const modifyRate = await page.$$eval("#blocks .bar[data-label=pii_redactor]", (nodes) => Number(nodes.at(-1).dataset.value));
+  await visit("#/modules");
+  const modifyRate = await page.$eval("#modifications .bar[data-label=pii_redactor]", (n) => Number(n.dataset.value));
   assert.equal(modifyRate, pii.modify_rate);
+  await visit("#/usage?group_by=day");
   const days = await page.$$eval("#usage-day .bar", (nodes) => nodes.length);
   assert.equal(days, 1);
-  const breaker = await page.$eval("#providers [data-provider=mock] .badge", (n) => n.dataset.state);
-  assert.equal(breaker, "closed");
   await page.screenshot({ path: join(shots, "admin.png"), fullPage: true });
 
   // Someone else's token is turned away with the API's answer.
