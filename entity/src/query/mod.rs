@@ -26,6 +26,7 @@ pub mod secrets;
 pub mod session_edits;
 pub mod session_search;
 pub mod sessions;
+pub mod teaching;
 #[cfg(test)]
 mod stored_config;
 #[cfg(test)]
