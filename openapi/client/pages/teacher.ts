@@ -40,6 +40,7 @@ function href(p: Place): string {
 }
 
 const when = (at: string) => new Date(at).toLocaleString();
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** The filters of the lists, as the form holds them. */
 interface Filters {
@@ -208,7 +209,13 @@ function overview(detail: ClassDetail): HTMLElement {
     "assignments",
     ["Assignment", "Tool", "Sessions"],
     detail.assignments.map((a) =>
-      el("tr", { "data-assignment": a.id }, el("td", {}, a.title), el("td", {}, a.tool_name), el("td", {}, String(a.sessions))),
+      el(
+        "tr",
+        { "data-assignment": a.id },
+        el("td", { "data-label": "Assignment" }, a.title),
+        el("td", { "data-label": "Tool" }, a.tool_name),
+        el("td", { "data-label": "Sessions" }, String(a.sessions)),
+      ),
     ),
     "No assignments yet.",
   );
@@ -216,7 +223,13 @@ function overview(detail: ClassDetail): HTMLElement {
     "students",
     ["Student", "Email", "Sessions"],
     detail.students.map((s) =>
-      el("tr", { "data-student": s.id }, el("td", {}, s.name), el("td", {}, s.email), el("td", {}, String(s.sessions))),
+      el(
+        "tr",
+        { "data-student": s.id },
+        el("td", { "data-label": "Student" }, s.name),
+        el("td", { "data-label": "Email" }, s.email),
+        el("td", { "data-label": "Sessions" }, String(s.sessions)),
+      ),
     ),
     "No students enrolled.",
   );
@@ -286,7 +299,7 @@ async function showClasses(client: ParleyClient, current?: string): Promise<stri
         "a",
         { class: `class-link${c.id === current ? " current" : ""}`, href: href({ classId: c.id }), "data-class": c.id },
         el("span", { class: "class-name" }, c.name),
-        el("span", { class: "sub" }, `${c.students} students · ${c.assignments} assignments`),
+        el("span", { class: "sub" }, `${count(c.students, "student", "students")} · ${count(c.assignments, "assignment", "assignments")}`),
       ),
     ),
   );
