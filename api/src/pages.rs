@@ -41,7 +41,10 @@ pub fn routes(route: Route) -> Route {
     route
         .at("/chat", asset(include_str!("../assets/chat.html"), HTML))
         .at("/admin", asset(include_str!("../assets/admin.html"), HTML))
-        .at("/teacher", asset(include_str!("../assets/teacher.html"), HTML))
+        .at(
+            "/teacher",
+            asset(include_str!("../assets/teacher.html"), HTML),
+        )
         .at(
             "/assets/chat.js",
             asset(include_str!("../assets/chat.js"), JS),

@@ -13,7 +13,10 @@ use crate::error::Problem;
 
 /// The window of `from` and `to` as given (an absent side is open); `from` must be
 /// before `to` (400 `invalid_parameter`).
-pub fn span(from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Result<Window, Box<Problem>> {
+pub fn span(
+    from: Option<DateTime<Utc>>,
+    to: Option<DateTime<Utc>>,
+) -> Result<Window, Box<Problem>> {
     if let (Some(from), Some(to)) = (from, to)
         && from >= to
     {
@@ -51,8 +54,20 @@ mod tests {
 
     #[test]
     fn from_must_come_before_to_and_bounds_stay_storable() {
-        assert!(span(Some(at("2026-01-02T00:00:00Z")), Some(at("2026-01-01T00:00:00Z"))).is_err());
-        assert!(span(Some(at("2026-01-01T00:00:00Z")), Some(at("2026-01-01T00:00:00Z"))).is_err());
+        assert!(
+            span(
+                Some(at("2026-01-02T00:00:00Z")),
+                Some(at("2026-01-01T00:00:00Z"))
+            )
+            .is_err()
+        );
+        assert!(
+            span(
+                Some(at("2026-01-01T00:00:00Z")),
+                Some(at("2026-01-01T00:00:00Z"))
+            )
+            .is_err()
+        );
         let late = at("9999-12-31T23:59:59-23:59");
         let w = span(None, Some(late)).unwrap();
         assert_eq!(w.to.unwrap().year(), 9999);

@@ -26,9 +26,9 @@ pub mod secrets;
 pub mod session_edits;
 pub mod session_search;
 pub mod sessions;
-pub mod teaching;
 #[cfg(test)]
 mod stored_config;
+pub mod teaching;
 #[cfg(test)]
 mod testing;
 pub mod timers;

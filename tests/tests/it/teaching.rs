@@ -9,8 +9,7 @@
 use parley_mock_llm::{MockConfig, MockLlm};
 use parley_tests::client::Client;
 use parley_tests::client::types::{
-    EnrollmentRole, TeachingBlock, TeachingExtraction, TeachingSession, ToolDefinition,
-    ToolModule,
+    EnrollmentRole, TeachingBlock, TeachingExtraction, TeachingSession, ToolDefinition, ToolModule,
 };
 use parley_tests::turns::{config_path, mock_provider_config};
 use parley_tests::typed::send_message;
@@ -112,7 +111,9 @@ async fn school(backend: Backend) -> School {
     ] {
         api::enroll(&admin, class, id, role).await;
     }
-    let fractions = api::assignment(&admin, maths, tool.id, "Fractions").await.id;
+    let fractions = api::assignment(&admin, maths, tool.id, "Fractions")
+        .await
+        .id;
     let decimals = api::assignment(&admin, maths, tool.id, "Decimals").await.id;
     let drawing = api::assignment(&admin, art, tool.id, "Drawing").await.id;
     let open = |client: &Client, assignment: Uuid| {
@@ -166,7 +167,11 @@ async fn school(backend: Backend) -> School {
 }
 
 impl School {
-    async fn sessions(&self, assignment: Option<Uuid>, student: Option<Uuid>) -> Vec<TeachingSession> {
+    async fn sessions(
+        &self,
+        assignment: Option<Uuid>,
+        student: Option<Uuid>,
+    ) -> Vec<TeachingSession> {
         let request = self
             .teacher
             .list_class_sessions()
@@ -176,7 +181,11 @@ impl School {
         request.send().await.assert_status(200).into_inner().items
     }
 
-    async fn extractions(&self, kind: Option<&str>, module: Option<&str>) -> Vec<TeachingExtraction> {
+    async fn extractions(
+        &self,
+        kind: Option<&str>,
+        module: Option<&str>,
+    ) -> Vec<TeachingExtraction> {
         let mut request = self.teacher.list_class_extractions().id(self.maths);
         if let Some(kind) = kind {
             request = request.type_(kind);
@@ -209,14 +218,41 @@ both_backends!(
             .into_inner()
             .items;
         assert_eq!(classes.len(), 1, "only the class they teach: {classes:?}");
-        assert_eq!((classes[0].id, classes[0].name.as_str()), (s.maths, "Maths"));
+        assert_eq!(
+            (classes[0].id, classes[0].name.as_str()),
+            (s.maths, "Maths")
+        );
         assert_eq!((classes[0].students, classes[0].assignments), (2, 2));
-        let other = s.other_teacher.list_taught_classes().send().await.assert_status(200);
-        assert_eq!(other.items.iter().map(|c| c.id).collect::<Vec<_>>(), vec![s.art]);
+        let other = s
+            .other_teacher
+            .list_taught_classes()
+            .send()
+            .await
+            .assert_status(200);
+        assert_eq!(
+            other.items.iter().map(|c| c.id).collect::<Vec<_>>(),
+            vec![s.art]
+        );
         // A student, and the admin (enrolled nowhere), teach nothing.
-        assert!(s.ada.list_taught_classes().send().await.assert_status(200).items.is_empty());
+        assert!(
+            s.ada
+                .list_taught_classes()
+                .send()
+                .await
+                .assert_status(200)
+                .items
+                .is_empty()
+        );
         let admin = s.app.admin_client();
-        assert!(admin.list_taught_classes().send().await.assert_status(200).items.is_empty());
+        assert!(
+            admin
+                .list_taught_classes()
+                .send()
+                .await
+                .assert_status(200)
+                .items
+                .is_empty()
+        );
 
         let class = s
             .teacher
@@ -233,36 +269,85 @@ both_backends!(
             .collect();
         assert_eq!(
             assignments,
-            vec![(s.fractions, "Fractions", "Tutor", 1), (s.decimals, "Decimals", "Tutor", 1)]
+            vec![
+                (s.fractions, "Fractions", "Tutor", 1),
+                (s.decimals, "Decimals", "Tutor", 1)
+            ]
         );
-        let students: Vec<_> = class.students.iter().map(|p| (p.id, p.email.as_str(), p.sessions)).collect();
+        let students: Vec<_> = class
+            .students
+            .iter()
+            .map(|p| (p.id, p.email.as_str(), p.sessions))
+            .collect();
         assert_eq!(
             students,
-            vec![(s.ada_id, "ada@example.com", 1), (s.ben_id, "ben@example.com", 1)],
+            vec![
+                (s.ada_id, "ada@example.com", 1),
+                (s.ben_id, "ben@example.com", 1)
+            ],
             "by name, with their sessions on the class's assignments only"
         );
         assert!(class.students.iter().all(|p| !p.name.is_empty()));
         assert_eq!(class.teachers.len(), 1);
 
         // Another class, a student, no credentials.
-        for (client, class) in [(&s.teacher, s.art), (&s.ada, s.maths), (&s.other_teacher, s.maths)] {
-            let code = client.get_taught_class().id(class).send().await.assert_problem(404);
+        for (client, class) in [
+            (&s.teacher, s.art),
+            (&s.ada, s.maths),
+            (&s.other_teacher, s.maths),
+        ] {
+            let code = client
+                .get_taught_class()
+                .id(class)
+                .send()
+                .await
+                .assert_problem(404);
             assert_eq!(code, "not_found");
-            client.list_class_sessions().id(class).send().await.assert_problem(404);
-            client.list_class_extractions().id(class).send().await.assert_problem(404);
-            client.list_class_blocks().id(class).send().await.assert_problem(404);
+            client
+                .list_class_sessions()
+                .id(class)
+                .send()
+                .await
+                .assert_problem(404);
+            client
+                .list_class_extractions()
+                .id(class)
+                .send()
+                .await
+                .assert_problem(404);
+            client
+                .list_class_blocks()
+                .id(class)
+                .send()
+                .await
+                .assert_problem(404);
         }
-        s.teacher.get_taught_class().id(Uuid::now_v7()).send().await.assert_problem(404);
-        let anonymous = s.app.get(&format!("/v1/teaching/classes/{}", s.maths), None).await;
+        s.teacher
+            .get_taught_class()
+            .id(Uuid::now_v7())
+            .send()
+            .await
+            .assert_problem(404);
+        let anonymous = s
+            .app
+            .get(&format!("/v1/teaching/classes/{}", s.maths), None)
+            .await;
         anonymous.assert_status(401);
 
         // Sessions: the class's, with names and what modules found in them.
         let sessions = s.sessions(None, None).await;
         let ids: Vec<Uuid> = sessions.iter().map(|x| x.id).collect();
-        assert_eq!(ids, vec![s.ben_session, s.ada_session], "most recently active first");
+        assert_eq!(
+            ids,
+            vec![s.ben_session, s.ada_session],
+            "most recently active first"
+        );
         assert!(!ids.contains(&s.ada_own) && !ids.contains(&s.outsider_session));
         let ada = &sessions[1];
-        assert_eq!((ada.student_id, ada.assignment_title.as_str()), (s.ada_id, "Fractions"));
+        assert_eq!(
+            (ada.student_id, ada.assignment_title.as_str()),
+            (s.ada_id, "Fractions")
+        );
         assert!(!ada.student_name.is_empty());
         assert_eq!(ada.message_count, 4);
         // pii_detected + struggle_detected for the first message, safety_flag for the
@@ -276,11 +361,19 @@ both_backends!(
         kinds.sort_unstable();
         assert_eq!(
             kinds,
-            vec!["pii_detected", "safety_flag", "struggle_detected", "struggle_detected"]
+            vec![
+                "pii_detected",
+                "safety_flag",
+                "struggle_detected",
+                "struggle_detected"
+            ]
         );
         let pii = s.extractions(Some("pii_detected"), None).await;
         assert_eq!(pii.len(), 1);
-        assert_eq!((pii[0].session_id, pii[0].student_id), (s.ada_session, s.ada_id));
+        assert_eq!(
+            (pii[0].session_id, pii[0].student_id),
+            (s.ada_session, s.ada_id)
+        );
         assert_eq!(pii[0].module, "pii_redactor");
         assert_eq!(pii[0].data["types"], json!(["email"]));
         assert!(pii[0].message_id.is_some());
@@ -309,11 +402,24 @@ both_backends!(
         assert_eq!(blocks.len(), 1);
         let block = &blocks[0];
         assert_eq!(
-            (block.module.as_str(), block.hook.as_str(), block.category.as_deref()),
+            (
+                block.module.as_str(),
+                block.hook.as_str(),
+                block.category.as_deref()
+            ),
             ("safety_filter", "chat:before_ai", Some("self_harm"))
         );
-        assert!(block.reason.as_deref().is_some_and(|r| r.contains("self_harm")), "{block:?}");
-        assert_eq!((block.session_id, block.student_id), (s.ada_session, s.ada_id));
+        assert!(
+            block
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.contains("self_harm")),
+            "{block:?}"
+        );
+        assert_eq!(
+            (block.session_id, block.student_id),
+            (s.ada_session, s.ada_id)
+        );
         let blocked = messages
             .iter()
             .find(|m| Some(m.id) == block.message_id)
@@ -334,9 +440,19 @@ both_backends!(
     |backend: Backend| async move {
         let s = school(backend).await;
         let only = |v: Vec<TeachingSession>| v.into_iter().map(|x| x.id).collect::<Vec<_>>();
-        assert_eq!(only(s.sessions(Some(s.decimals), None).await), vec![s.ben_session]);
-        assert_eq!(only(s.sessions(None, Some(s.ada_id)).await), vec![s.ada_session]);
-        assert!(s.sessions(Some(s.decimals), Some(s.ada_id)).await.is_empty());
+        assert_eq!(
+            only(s.sessions(Some(s.decimals), None).await),
+            vec![s.ben_session]
+        );
+        assert_eq!(
+            only(s.sessions(None, Some(s.ada_id)).await),
+            vec![s.ada_session]
+        );
+        assert!(
+            s.sessions(Some(s.decimals), Some(s.ada_id))
+                .await
+                .is_empty()
+        );
         let by_ben = s
             .teacher
             .list_class_extractions()
@@ -444,7 +560,12 @@ both_backends!(
         assert_eq!(bad_cursor.assert_problem(400), "invalid_cursor");
 
         // Pages of one: every row once, in the same order as one page.
-        let whole: Vec<Uuid> = s.extractions(None, None).await.iter().map(|x| x.id).collect();
+        let whole: Vec<Uuid> = s
+            .extractions(None, None)
+            .await
+            .iter()
+            .map(|x| x.id)
+            .collect();
         let paged: Vec<Uuid> = all_pages(1, |cursor| {
             let teacher = &s.teacher;
             let maths = s.maths;
@@ -512,7 +633,13 @@ both_backends!(
             .await
             .assert_status(200);
         assert_eq!(messages.items.len(), 4);
-        let read = s.ada.get_session().id(s.ada_session).send().await.assert_status(200);
+        let read = s
+            .ada
+            .get_session()
+            .id(s.ada_session)
+            .send()
+            .await
+            .assert_status(200);
         assert_ne!(read.title.as_deref(), Some("mine now"));
     }
 );

@@ -58,7 +58,11 @@ impl TeachingApi {
     ///
     /// The classes the caller is enrolled in as a teacher, by name, with how many
     /// students and assignments each has. Empty for a caller who teaches nothing.
-    #[oai(path = "/classes", method = "get", operation_id = "list_taught_classes")]
+    #[oai(
+        path = "/classes",
+        method = "get",
+        operation_id = "list_taught_classes"
+    )]
     async fn classes(
         &self,
         auth: BearerAuth,

@@ -121,7 +121,10 @@ pub async fn sessions_of<C: ConnectionTrait>(
             (sessions::Entity, S::StartedAt),
             (sessions::Entity, S::LastActivityAt),
         ])
-        .expr_as(Expr::col((users::Entity, users::Column::Name)), "student_name")
+        .expr_as(
+            Expr::col((users::Entity, users::Column::Name)),
+            "student_name",
+        )
         .expr_as(
             Expr::col((assignments::Entity, assignments::Column::Title)),
             "assignment_title",
@@ -141,11 +144,13 @@ pub async fn sessions_of<C: ConnectionTrait>(
     if let Some(key) = page.after {
         let at = Expr::col((sessions::Entity, S::LastActivityAt));
         query.cond_where(
-            Condition::any().add(at.clone().lt(key.last_activity_at)).add(
-                Condition::all()
-                    .add(at.eq(key.last_activity_at))
-                    .add(Expr::col((sessions::Entity, S::Id)).lt(key.id)),
-            ),
+            Condition::any()
+                .add(at.clone().lt(key.last_activity_at))
+                .add(
+                    Condition::all()
+                        .add(at.eq(key.last_activity_at))
+                        .add(Expr::col((sessions::Entity, S::Id)).lt(key.id)),
+                ),
         );
     }
     query
@@ -174,10 +179,12 @@ pub async fn sessions_of<C: ConnectionTrait>(
             blocks: count(r.blocks),
         })
         .collect();
-    Ok(Page::from_overfetch(rows, page.limit, |s: &ClassSession| {
-        ClassSessionKey {
+    Ok(Page::from_overfetch(
+        rows,
+        page.limit,
+        |s: &ClassSession| ClassSessionKey {
             last_activity_at: s.last_activity_at,
             id: s.id,
-        }
-    }))
+        },
+    ))
 }

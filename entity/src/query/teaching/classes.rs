@@ -48,7 +48,8 @@ fn per_class(table: Alias, class_id: Alias, role: Option<EnrollmentRole>) -> Exp
         .expr(Expr::col(sea_orm::sea_query::Asterisk).count())
         .from_as(table.clone(), Alias::new("counted"))
         .and_where(
-            Expr::col((Alias::new("counted"), class_id)).equals((classes::Entity, classes::Column::Id)),
+            Expr::col((Alias::new("counted"), class_id))
+                .equals((classes::Entity, classes::Column::Id)),
         )
         .to_owned();
     if let Some(role) = role {
@@ -66,7 +67,10 @@ pub async fn taught_by<C: ConnectionTrait>(
 ) -> Result<Page<TaughtClass, ClassKey>> {
     let mine = Alias::new("mine");
     let mut query = Query::select()
-        .columns([(classes::Entity, classes::Column::Id), (classes::Entity, classes::Column::Name)])
+        .columns([
+            (classes::Entity, classes::Column::Id),
+            (classes::Entity, classes::Column::Name),
+        ])
         .expr_as(
             per_class(
                 Alias::new("enrollments"),
@@ -85,7 +89,10 @@ pub async fn taught_by<C: ConnectionTrait>(
             enrollments::Entity,
             mine.clone(),
             Condition::all()
-                .add(Expr::col((mine.clone(), enrollments::Column::ClassId)).equals((classes::Entity, classes::Column::Id)))
+                .add(
+                    Expr::col((mine.clone(), enrollments::Column::ClassId))
+                        .equals((classes::Entity, classes::Column::Id)),
+                )
                 .add(Expr::col((mine.clone(), enrollments::Column::UserId)).eq(teacher))
                 .add(Expr::col((mine, enrollments::Column::Role)).eq(EnrollmentRole::Teacher)),
         )
@@ -117,9 +124,11 @@ pub async fn taught_by<C: ConnectionTrait>(
             assignments: count(r.assignments),
         })
         .collect();
-    Ok(Page::from_overfetch(rows, page.limit, |c: &TaughtClass| ClassKey {
-        name: c.name.clone(),
-        id: c.id,
+    Ok(Page::from_overfetch(rows, page.limit, |c: &TaughtClass| {
+        ClassKey {
+            name: c.name.clone(),
+            id: c.id,
+        }
     }))
 }
 
@@ -160,7 +169,10 @@ pub async fn assignments_of<C: ConnectionTrait>(
             (assignments::Entity, A::ClosesAt),
         ])
         .expr_as(Expr::col((tools::Entity, tools::Column::Name)), "tool_name")
-        .expr_as(Expr::SubQuery(None, Box::new(sessions_of.into())), "sessions")
+        .expr_as(
+            Expr::SubQuery(None, Box::new(sessions_of.into())),
+            "sessions",
+        )
         .from(assignments::Entity)
         .join(
             JoinType::InnerJoin,
@@ -214,7 +226,10 @@ pub async fn people_of<C: ConnectionTrait>(db: &C, class_id: Uuid) -> Result<Vec
             (users::Entity, users::Column::Email),
         ])
         .column((enrollments::Entity, enrollments::Column::Role))
-        .expr_as(Expr::SubQuery(None, Box::new(sessions_of.into())), "sessions")
+        .expr_as(
+            Expr::SubQuery(None, Box::new(sessions_of.into())),
+            "sessions",
+        )
         .from(enrollments::Entity)
         .join(
             JoinType::InnerJoin,

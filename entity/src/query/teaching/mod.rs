@@ -43,10 +43,7 @@ pub async fn taught_class<C: ConnectionTrait>(
     class_id: Uuid,
 ) -> Result<class_rows::Model> {
     class_rows::Entity::find_by_id(class_id)
-        .join(
-            JoinType::InnerJoin,
-            class_rows::Relation::Enrollments.def(),
-        )
+        .join(JoinType::InnerJoin, class_rows::Relation::Enrollments.def())
         .filter(enrollments::Column::UserId.eq(teacher))
         .filter(enrollments::Column::Role.eq(EnrollmentRole::Teacher))
         .one(db)

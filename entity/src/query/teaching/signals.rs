@@ -31,7 +31,10 @@ fn with_names(query: &mut SelectStatement) {
     query
         .column((sessions::Entity, sessions::Column::UserId))
         .column((sessions::Entity, sessions::Column::AssignmentId))
-        .expr_as(Expr::col((users::Entity, users::Column::Name)), "student_name")
+        .expr_as(
+            Expr::col((users::Entity, users::Column::Name)),
+            "student_name",
+        )
         .expr_as(
             Expr::col((assignments::Entity, assignments::Column::Title)),
             "assignment_title",
@@ -113,7 +116,9 @@ pub async fn extractions_of<C: ConnectionTrait>(
     if let Some(after) = page.after {
         query.and_where(Expr::col((x, X::Id)).lt(after));
     }
-    query.order_by((x, X::Id), Order::Desc).limit(page.limit + 1);
+    query
+        .order_by((x, X::Id), Order::Desc)
+        .limit(page.limit + 1);
     let backend = db.get_database_backend();
     let rows = ClassExtraction::find_by_statement(backend.build(&query))
         .all(db)
@@ -177,7 +182,10 @@ struct BlockRow {
 fn reason_of_block() -> Expr {
     let a = message_audit::Entity;
     let query = Query::select()
-        .expr(Func::min(Expr::col((a, message_audit::Column::RedactionReason))))
+        .expr(Func::min(Expr::col((
+            a,
+            message_audit::Column::RedactionReason,
+        ))))
         .from(a)
         .and_where(
             Expr::col((a, message_audit::Column::MessageId))
@@ -245,14 +253,18 @@ pub async fn blocks_of<C: ConnectionTrait>(
     if let Some(after) = page.after {
         query.and_where(Expr::col((m, M::Id)).lt(after));
     }
-    query.order_by((m, M::Id), Order::Desc).limit(page.limit + 1);
+    query
+        .order_by((m, M::Id), Order::Desc)
+        .limit(page.limit + 1);
     let backend = db.get_database_backend();
     let rows = BlockRow::find_by_statement(backend.build(&query))
         .all(db)
         .await
         .context("listing a class's blocks")?;
     let rows = rows.into_iter().map(ClassBlock::from).collect();
-    Ok(Page::from_overfetch(rows, page.limit, |r: &ClassBlock| r.id))
+    Ok(Page::from_overfetch(rows, page.limit, |r: &ClassBlock| {
+        r.id
+    }))
 }
 
 impl From<BlockRow> for ClassBlock {
