@@ -116,13 +116,17 @@ async fn school(backend: Backend) -> School {
         .id;
     let decimals = api::assignment(&admin, maths, tool.id, "Decimals").await.id;
     let drawing = api::assignment(&admin, art, tool.id, "Drawing").await.id;
-    let open = |client: &Client, assignment: Uuid| {
-        let request = client
+    let tool_id = tool.id;
+    async fn open(client: &Client, tool_id: Uuid, assignment: Uuid) -> Uuid {
+        client
             .create_session()
-            .body_map(move |b| b.tool_id(tool.id).assignment_id(Some(assignment)));
-        async move { request.send().await.assert_status(201).id }
-    };
-    let ada_session = open(&ada, fractions).await;
+            .body_map(move |b| b.tool_id(tool_id).assignment_id(Some(assignment)))
+            .send()
+            .await
+            .assert_status(201)
+            .id
+    }
+    let ada_session = open(&ada, tool_id, fractions).await;
     send_message(&ada, ada_session, "Write to me at ada.l@example.com please")
         .await
         .assert_status(201);
@@ -130,7 +134,7 @@ async fn school(backend: Backend) -> School {
         .await
         .assert_status(201);
     assert!(blocked.blocked, "the safety filter blocks it: {blocked:?}");
-    let ben_session = open(&ben, decimals).await;
+    let ben_session = open(&ben, tool_id, decimals).await;
     send_message(&ben, ben_session, "What is 0.5 as a fraction?")
         .await
         .assert_status(201);
@@ -138,7 +142,7 @@ async fn school(backend: Backend) -> School {
     send_message(&ada, ada_own, "My phone is +44 20 7946 0958")
         .await
         .assert_status(201);
-    let outsider_session = open(&outsider, drawing).await;
+    let outsider_session = open(&outsider, tool_id, drawing).await;
     send_message(&outsider, outsider_session, "mail me: out@example.com")
         .await
         .assert_status(201);
@@ -172,12 +176,13 @@ impl School {
         assignment: Option<Uuid>,
         student: Option<Uuid>,
     ) -> Vec<TeachingSession> {
-        let request = self
-            .teacher
-            .list_class_sessions()
-            .id(self.maths)
-            .assignment_id(assignment)
-            .student_id(student);
+        let mut request = self.teacher.list_class_sessions().id(self.maths);
+        if let Some(assignment) = assignment {
+            request = request.assignment_id(assignment);
+        }
+        if let Some(student) = student {
+            request = request.student_id(student);
+        }
         request.send().await.assert_status(200).into_inner().items
     }
 
