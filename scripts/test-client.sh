@@ -41,9 +41,9 @@ npx --no-install esbuild src/index.ts --bundle --format=esm --platform=neutral -
     --outfile=dist/parley.js --log-level=warning
 
 log "the pages' bundles in api/assets match their sources"
-npx --no-install esbuild pages/chat.ts pages/admin.ts --bundle --format=esm --platform=browser \
+npx --no-install esbuild pages/chat.ts pages/admin.ts pages/teacher.ts --bundle --format=esm --platform=browser \
     --target=es2022 --minify --legal-comments=none --outdir="$work/pages" --log-level=warning
-for page in chat admin; do
+for page in chat admin teacher; do
     cmp -s "$work/pages/$page.js" "../../api/assets/$page.js" \
         || die "api/assets/$page.js is out of date: run \`npm run build:pages\` in openapi/client (then rebuild parley)"
 done

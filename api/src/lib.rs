@@ -25,6 +25,7 @@ pub mod sse;
 pub mod state;
 pub mod types;
 pub mod user_sse;
+pub mod window;
 
 use std::sync::Arc;
 

@@ -1,5 +1,6 @@
-//! The demo pages (issue #11): the chat page (`/chat`) and the admin dashboard
-//! (`/admin`), static HTML with their script bundles and styles under `/assets/`.
+//! The demo pages (issue #11): the chat page (`/chat`), the admin dashboard (`/admin`)
+//! and the teacher's view of their classes (`/teacher`, issue #15): static HTML with their
+//! script bundles and styles under `/assets/`.
 //!
 //! The pages are built from `openapi/client/pages/` (TypeScript on the generated client)
 //! by esbuild into `api/assets/` and committed, so building Parley needs no Node.js; the
@@ -41,12 +42,20 @@ pub fn routes(route: Route) -> Route {
         .at("/chat", asset(include_str!("../assets/chat.html"), HTML))
         .at("/admin", asset(include_str!("../assets/admin.html"), HTML))
         .at(
+            "/teacher",
+            asset(include_str!("../assets/teacher.html"), HTML),
+        )
+        .at(
             "/assets/chat.js",
             asset(include_str!("../assets/chat.js"), JS),
         )
         .at(
             "/assets/admin.js",
             asset(include_str!("../assets/admin.js"), JS),
+        )
+        .at(
+            "/assets/teacher.js",
+            asset(include_str!("../assets/teacher.js"), JS),
         )
         .at(
             "/assets/pages.css",

@@ -14,6 +14,8 @@
 //! * [`feedback::FeedbackService`] — ratings of answers by their sessions' owners, and
 //!   the export of conversations in OpenAI's chat fine-tuning format
 //!   ([`feedback::export`]);
+//! * [`teaching`] — a teacher's read-only view of the classes they teach: sessions,
+//!   extractions and blocks, for their classes only;
 //! * [`admin::AdminService`] — the resources administrators manage (users and their
 //!   tokens, groups, tools, classes, assignments, memberships): one implementation of
 //!   list, get, update, delete and members, with each resource's own rules as hooks;
@@ -39,6 +41,7 @@ pub mod payloads;
 pub mod quota;
 pub mod respond;
 pub mod sessions;
+pub mod teaching;
 pub mod turns;
 
 pub use admin::AdminService;

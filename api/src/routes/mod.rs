@@ -15,6 +15,7 @@ pub mod notes;
 pub mod ops;
 pub mod prompts;
 pub mod sessions;
+pub mod teaching;
 pub mod todos;
 pub mod turns;
 pub mod views;
@@ -30,6 +31,8 @@ pub enum ApiTags {
     Catalog,
     /// What the caller's conversations saved for them: todos and notes.
     Data,
+    /// A teacher's read-only view of the classes they teach.
+    Teaching,
     /// Administration (role admin).
     Admin,
     /// Health, readiness and the API document.
@@ -54,7 +57,8 @@ pub type Api = (
     catalog::CatalogApi,
     todos::TodosApi,
     notes::NotesApi,
-    files::FilesApi,
+    // Tuples implement `OpenApi` up to 16 members: nested, there is room for more.
+    (files::FilesApi, teaching::TeachingApi),
     admin::AdminApi,
     ops::OpsApi,
     crate::openai::OpenAiApi,
@@ -74,7 +78,7 @@ pub fn api() -> Api {
         catalog::CatalogApi,
         todos::TodosApi,
         notes::NotesApi,
-        files::FilesApi,
+        (files::FilesApi, teaching::TeachingApi),
         admin::api(),
         ops::OpsApi,
         crate::openai::OpenAiApi,

@@ -28,6 +28,7 @@ pub mod session_search;
 pub mod sessions;
 #[cfg(test)]
 mod stored_config;
+pub mod teaching;
 #[cfg(test)]
 mod testing;
 pub mod timers;

@@ -1394,6 +1394,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/teaching/classes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the classes I teach
+         * @description The classes the caller is enrolled in as a teacher, by name, with how many
+         *     students and assignments each has. Empty for a caller who teaches nothing.
+         */
+        get: operations["list_taught_classes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teaching/classes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a class I teach
+         * @description The class with its assignments (each with its tool and how many sessions it has)
+         *     and its students and teachers by name. 404 for a class the caller does not teach.
+         */
+        get: operations["get_taught_class"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teaching/classes/{id}/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a class's blocks
+         * @description Messages and answers modules blocked in the class's sessions, newest first: the
+         *     module, the hook, the category and the module's reason, with the session and
+         *     message to open — never the blocked text. An assignment of another class or a
+         *     student not in the class: 404.
+         */
+        get: operations["list_class_blocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teaching/classes/{id}/extractions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a class's extractions
+         * @description What modules recorded about the class's sessions (detected personal data, safety
+         *     flags, struggle or misconception signals a module emits, …), newest first, each
+         *     with the session and message it is about and the student's and assignment's
+         *     names. An assignment of another class or a student not in the class: 404.
+         */
+        get: operations["list_class_extractions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/teaching/classes/{id}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a class's sessions
+         * @description Sessions opened on the class's assignments, most recently active first, each
+         *     with its student's and assignment's names, its message count and how many
+         *     extractions and blocks modules recorded in it. The window keeps sessions active
+         *     during it (last active at or after `from`, started before `to`). An assignment of
+         *     another class or a student not in the class: 404.
+         */
+        get: operations["list_class_sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/todos": {
         parameters: {
             query?: never;
@@ -1991,6 +2103,22 @@ export interface components {
             name: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * ClassPerson
+         * @description Someone enrolled in the class.
+         */
+        ClassPerson: {
+            email: string;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            role: components["schemas"]["EnrollmentRole"];
+            /**
+             * Format: uint64
+             * @description Their sessions on the class's assignments.
+             */
+            sessions: number;
         };
         /** ClassScope */
         ClassScope: {
@@ -3227,6 +3355,42 @@ export interface components {
             next_cursor?: string;
         };
         /**
+         * Page_TeachingBlock
+         * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
+         *     on the last page.
+         */
+        Page_TeachingBlock: {
+            items: components["schemas"]["TeachingBlock"][];
+            next_cursor?: string;
+        };
+        /**
+         * Page_TeachingClass
+         * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
+         *     on the last page.
+         */
+        Page_TeachingClass: {
+            items: components["schemas"]["TeachingClass"][];
+            next_cursor?: string;
+        };
+        /**
+         * Page_TeachingExtraction
+         * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
+         *     on the last page.
+         */
+        Page_TeachingExtraction: {
+            items: components["schemas"]["TeachingExtraction"][];
+            next_cursor?: string;
+        };
+        /**
+         * Page_TeachingSession
+         * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
+         *     on the last page.
+         */
+        Page_TeachingSession: {
+            items: components["schemas"]["TeachingSession"][];
+            next_cursor?: string;
+        };
+        /**
          * Page_Todo
          * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
          *     on the last page.
@@ -4457,6 +4621,156 @@ export interface components {
              *     becomes the active one.
              */
             message_id: string;
+        };
+        /**
+         * TeachingAssignment
+         * @description An assignment of the class.
+         */
+        TeachingAssignment: {
+            /** Format: date-time */
+            available_at?: string;
+            /** Format: date-time */
+            closes_at?: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uint64
+             * @description Sessions opened on it.
+             */
+            sessions: number;
+            title: string;
+            /**
+             * Format: uuid
+             * @description The chat tool its sessions use.
+             */
+            tool_id: string;
+            tool_name: string;
+        };
+        /**
+         * TeachingBlock
+         * @description A module's block in a class's session: which module, of what (`chat:before_ai`: the
+         *     student's message, stored as `[blocked]`; `chat:after_ai`: the answer, replaced by
+         *     the module's response), why — never the blocked text.
+         */
+        TeachingBlock: {
+            /** Format: uuid */
+            assignment_id: string;
+            assignment_title: string;
+            /** @description The category the module gave (`self_harm`, `policy`, …). */
+            category?: string;
+            /** Format: date-time */
+            created_at: string;
+            hook: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The blocked message (or the answer that replaced a blocked answer).
+             */
+            message_id?: string;
+            module: string;
+            /** @description The module's reason, recorded for a blocked message (not for an answer). */
+            reason?: string;
+            /** Format: uuid */
+            session_id: string;
+            session_title?: string;
+            /** Format: uuid */
+            student_id: string;
+            student_name: string;
+        };
+        /**
+         * TeachingClass
+         * @description A class the caller teaches, with its size.
+         */
+        TeachingClass: {
+            /** Format: uint64 */
+            assignments: number;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * Format: uint64
+             * @description People enrolled as students.
+             */
+            students: number;
+        };
+        /**
+         * TeachingClassDetail
+         * @description A class the caller teaches, with its assignments (in the order they were made) and
+         *     its people (by name).
+         */
+        TeachingClassDetail: {
+            assignments: components["schemas"]["TeachingAssignment"][];
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description People enrolled as students. */
+            students: components["schemas"]["ClassPerson"][];
+            /** @description People enrolled as teachers (the caller among them). */
+            teachers: components["schemas"]["ClassPerson"][];
+        };
+        /**
+         * TeachingExtraction
+         * @description Structured data a module recorded about a class's session (`pii_detected`,
+         *     `safety_flag`, a webhook's `struggle_detected`, …), with where to read it: the
+         *     session and, when the finding is about one, the message.
+         */
+        TeachingExtraction: {
+            /** Format: uuid */
+            assignment_id: string;
+            assignment_title: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description What the module recorded (its own shape per `type`). */
+            data: unknown;
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            message_id?: string;
+            module: string;
+            /** Format: uuid */
+            session_id: string;
+            session_title?: string;
+            /** Format: uuid */
+            student_id: string;
+            student_name: string;
+            type: string;
+        };
+        /**
+         * TeachingSession
+         * @description A session opened on one of the class's assignments.
+         */
+        TeachingSession: {
+            /** Format: uuid */
+            assignment_id: string;
+            assignment_title: string;
+            /**
+             * Format: uint64
+             * @description Messages or answers a module blocked in it.
+             */
+            blocks: number;
+            /**
+             * Format: uint64
+             * @description Extractions modules recorded in it.
+             */
+            extractions: number;
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            last_activity_at: string;
+            /** Format: int32 */
+            message_count: number;
+            /** Format: date-time */
+            started_at: string;
+            state: components["schemas"]["SessionState"];
+            /**
+             * Format: uuid
+             * @description Whose session it is.
+             */
+            student_id: string;
+            student_name: string;
+            /** @description Its title, once it has one. */
+            title?: string;
         };
         /**
          * ThinkingDeltaEvent
@@ -12916,6 +13230,423 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["StreamingState"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_taught_classes: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Page_TeachingClass"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_taught_class: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["TeachingClassDetail"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_class_blocks: {
+        parameters: {
+            query?: {
+                /** @description Only in sessions of this assignment of the class. */
+                assignment_id?: string;
+                /** @description Only in sessions of this student of the class. */
+                student_id?: string;
+                /** @description Only those at or after this time. */
+                from?: string;
+                /** @description Only those before this time (must be after `from`). */
+                to?: string;
+                /** @description Only those of this module (its configured name). */
+                module?: string;
+                /** @description Only those of this category (`self_harm`, `policy`, …). */
+                category?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Page_TeachingBlock"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_class_extractions: {
+        parameters: {
+            query?: {
+                /** @description Only in sessions of this assignment of the class. */
+                assignment_id?: string;
+                /** @description Only in sessions of this student of the class. */
+                student_id?: string;
+                /** @description Only those recorded at or after this time. */
+                from?: string;
+                /** @description Only those recorded before this time (must be after `from`). */
+                to?: string;
+                /** @description Only those of this module (its configured name). */
+                module?: string;
+                /** @description Only those of this type (`pii_detected`, `safety_flag`, …). */
+                type?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Page_TeachingExtraction"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_class_sessions: {
+        parameters: {
+            query?: {
+                /** @description Only sessions of this assignment of the class. */
+                assignment_id?: string;
+                /** @description Only sessions of this student of the class. */
+                student_id?: string;
+                /** @description Only sessions active at or after this time. */
+                from?: string;
+                /** @description Only sessions started before this time (must be after `from`). */
+                to?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Page_TeachingSession"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials. */

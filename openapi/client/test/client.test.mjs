@@ -2,7 +2,8 @@
 // session, edit and regenerate, feedback on an answer and the export, a streamed turn, a
 // tool turn, cancel, resuming a feed whose connection dropped, the user feed, and
 // function calls that wait for approval (approved with edited input, denied, refused
-// input, told on the user feed). Runs the bundle (`npm run build`) that the pages use too.
+// input, told on the user feed), and a teacher reading their class. Runs the bundle
+// (`npm run build`) that the pages use too.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
@@ -691,4 +692,45 @@ test("the user feed tells an approval requested and resolved; approving from it 
   assert.ok(asked.tool_use_id);
   assert.equal(events.at(-1).type, "complete");
   assert.ok((await todoTitles()).includes("buy bread"));
+});
+
+test("a teacher reads the class they teach through the teaching routes; another class is a 404 problem", async () => {
+  const tools = await client.GET("/v1/tools");
+  const groupId = tools.data.items.find((tool) => tool.name === "Demo tutor").group_id;
+  const made = await client.POST("/v1/admin/users", {
+    body: { email: `teacher-${Date.now()}@example.com`, name: "Tess", role: "teacher" },
+  });
+  assert.equal(made.response.status, 201, JSON.stringify(made.error));
+  const minted = await client.POST("/v1/admin/users/{id}/tokens", {
+    params: { path: { id: made.data.id } },
+    body: { name: "client test" },
+  });
+  const teacher = createParley({ baseUrl: parley.baseUrl, token: minted.data.secret });
+  const klass = async (name) => (await client.POST("/v1/admin/classes", { body: { group_id: groupId, name } })).data.id;
+  const mine = await klass("Client Maths");
+  const other = await klass("Client Art");
+  await client.PUT("/v1/admin/classes/{id}/enrollments/{user_id}", {
+    params: { path: { id: mine, user_id: made.data.id } },
+    body: { role: "teacher" },
+  });
+  await client.POST("/v1/admin/assignments", { body: { class_id: mine, tool_id: toolId, title: "Fractions" } });
+
+  const listed = await teacher.GET("/v1/teaching/classes");
+  assert.equal(listed.response.status, 200, JSON.stringify(listed.error));
+  assert.deepEqual(
+    listed.data.items.map((c) => [c.name, c.students, c.assignments]),
+    [["Client Maths", 0, 1]],
+  );
+  const detail = await teacher.GET("/v1/teaching/classes/{id}", { params: { path: { id: mine } } });
+  assert.deepEqual(detail.data.assignments.map((a) => [a.title, a.tool_name]), [["Fractions", "Demo tutor"]]);
+  assert.deepEqual(detail.data.teachers.map((t) => t.name), ["Tess"]);
+  const sessions = await teacher.GET("/v1/teaching/classes/{id}/sessions", { params: { path: { id: mine } } });
+  assert.deepEqual(sessions.data.items, []);
+
+  const theirs = await teacher.GET("/v1/teaching/classes/{id}/blocks", { params: { path: { id: other } } });
+  assert.equal(theirs.response.status, 404);
+  assert.match(theirs.response.headers.get("content-type"), /^application\/problem\+json/);
+  assert.equal(theirs.error.code, "not_found");
+  // The admin is enrolled nowhere: they teach nothing here (the admin API reads all).
+  assert.deepEqual((await client.GET("/v1/teaching/classes")).data.items, []);
 });

@@ -651,3 +651,44 @@ def test_the_user_feed_tells_an_approval_requested_and_resolved(
     assert asked["tool_use_id"]
     assert events[-1]["type"] == "complete"
     assert "buy bread" in _todo_titles(client)
+
+
+def test_a_teacher_reads_their_class_and_another_class_is_a_not_found_problem(
+    parley, client: AuthenticatedClient, tool_id
+) -> None:
+    import time
+
+    from parley_client.api.admin import (
+        admin_create_class,
+        admin_create_token,
+        admin_create_user,
+        admin_put_enrollment,
+    )
+    from parley_client.api.catalog import list_tools
+    from parley_client.api.teaching import get_taught_class, list_class_sessions, list_taught_classes
+    from parley_client.models import CreateClass, CreateToken, CreateUser, EnrollmentRole, PutEnrollment, UserRole
+
+    group_id = next(t.group_id for t in expect(list_tools.sync_detailed(client=client)).items if t.id == tool_id)
+    teacher = expect(
+        admin_create_user.sync_detailed(
+            client=client,
+            body=CreateUser(email=f"teacher-{time.time_ns()}@example.com", name="Tess", role=UserRole.TEACHER),
+        )
+    )
+    minted = expect(admin_create_token.sync_detailed(teacher.id, client=client, body=CreateToken(name="client test")))
+    mine = expect(admin_create_class.sync_detailed(client=client, body=CreateClass(group_id=group_id, name="Py Maths")))
+    other = expect(admin_create_class.sync_detailed(client=client, body=CreateClass(group_id=group_id, name="Py Art")))
+    expect(
+        admin_put_enrollment.sync_detailed(
+            mine.id, teacher.id, client=client, body=PutEnrollment(role=EnrollmentRole.TEACHER)
+        )
+    )
+    with AuthenticatedClient(base_url=parley.base_url, token=minted.secret) as as_teacher:
+        classes = expect(list_taught_classes.sync_detailed(client=as_teacher))
+        assert [(c.id, c.name, c.students) for c in classes.items] == [(mine.id, "Py Maths", 0)]
+        detail = expect(get_taught_class.sync_detailed(mine.id, client=as_teacher))
+        assert [t.name for t in detail.teachers] == ["Tess"]
+        assert expect(list_class_sessions.sync_detailed(mine.id, client=as_teacher)).items == []
+        with pytest.raises(ParleyProblem) as raised:
+            expect(get_taught_class.sync_detailed(other.id, client=as_teacher))
+        assert (raised.value.status, raised.value.code) == (404, "not_found")

@@ -39,6 +39,7 @@ mod session_management;
 mod session_rules;
 mod sessions;
 mod skills;
+mod teaching;
 mod tool_config;
 mod turns;
 mod user_feed;

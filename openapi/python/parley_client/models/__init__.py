@@ -40,6 +40,7 @@ from .chat_response_payload import ChatResponsePayload
 from .chat_role import ChatRole
 from .chat_stream_options import ChatStreamOptions
 from .class_ import Class
+from .class_person import ClassPerson
 from .class_scope import ClassScope
 from .complete_event import CompleteEvent
 from .config_overrides import ConfigOverrides
@@ -126,6 +127,10 @@ from .page_membership import PageMembership
 from .page_message import PageMessage
 from .page_note import PageNote
 from .page_session import PageSession
+from .page_teaching_block import PageTeachingBlock
+from .page_teaching_class import PageTeachingClass
+from .page_teaching_extraction import PageTeachingExtraction
+from .page_teaching_session import PageTeachingSession
 from .page_todo import PageTodo
 from .page_tool import PageTool
 from .page_tool_summary import PageToolSummary
@@ -245,6 +250,12 @@ from .stuck_prompt import StuckPrompt
 from .suggested_action import SuggestedAction
 from .suggested_value import SuggestedValue
 from .switch_branch import SwitchBranch
+from .teaching_assignment import TeachingAssignment
+from .teaching_block import TeachingBlock
+from .teaching_class import TeachingClass
+from .teaching_class_detail import TeachingClassDetail
+from .teaching_extraction import TeachingExtraction
+from .teaching_session import TeachingSession
 from .thinking_delta_event import ThinkingDeltaEvent
 from .timer_fired_event import TimerFiredEvent
 from .title_source import TitleSource
@@ -351,6 +362,7 @@ __all__ = (
     "ChatRole",
     "ChatStreamOptions",
     "Class",
+    "ClassPerson",
     "ClassScope",
     "CompleteEvent",
     "ConfigOverrides",
@@ -437,6 +449,10 @@ __all__ = (
     "PageMessage",
     "PageNote",
     "PageSession",
+    "PageTeachingBlock",
+    "PageTeachingClass",
+    "PageTeachingExtraction",
+    "PageTeachingSession",
     "PageTodo",
     "PageTool",
     "PageToolSummary",
@@ -546,6 +562,12 @@ __all__ = (
     "SuggestedAction",
     "SuggestedValue",
     "SwitchBranch",
+    "TeachingAssignment",
+    "TeachingBlock",
+    "TeachingClass",
+    "TeachingClassDetail",
+    "TeachingExtraction",
+    "TeachingSession",
     "ThinkingDeltaEvent",
     "TimerFiredEvent",
     "TitleSource",
