@@ -219,7 +219,10 @@ fn every_process_says_which_build_it_is_and_what_it_uses() {
         "process_start_time_seconds",
     ] {
         let value = sample(&text, series).unwrap_or_else(|| panic!("no {series} in\n{text}"));
-        assert!(value > 0.0 || series == "process_cpu_seconds_total", "{series} = {value}");
+        assert!(
+            value > 0.0 || series == "process_cpu_seconds_total",
+            "{series} = {value}"
+        );
     }
     // The standard names: not under Parley's prefix.
     assert!(!text.contains("parley_process_"), "{text}");
