@@ -296,13 +296,20 @@ async fn a_worker_serves_its_own_metrics() {
         // Both processes say which build they are and what they use of the machine.
         for process in [&worker, &api] {
             assert_eq!(
-                process.sum("parley_build_info", &[("version", env!("CARGO_PKG_VERSION"))]),
+                process.sum(
+                    "parley_build_info",
+                    &[("version", env!("CARGO_PKG_VERSION"))]
+                ),
                 Some(1.0),
                 "{}",
                 process.text
             );
             for series in ["process_resident_memory_bytes", "process_open_fds"] {
-                assert!(process.sum(series, &[]) > Some(0.0), "{series}: {}", process.text);
+                assert!(
+                    process.sum(series, &[]) > Some(0.0),
+                    "{series}: {}",
+                    process.text
+                );
             }
             assert!(process.sum("process_cpu_seconds_total", &[]).is_some());
         }

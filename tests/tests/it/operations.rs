@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::client::Client;
 use parley_tests::client::types::{MessageRole, PromptState};
 use parley_tests::turns::{config_path, mock_provider_config_with, mock_tokens};
 use parley_tests::{ApiResult, Backend, Cluster, TestApp, run_test, typed};
@@ -28,6 +29,17 @@ const SETTLE: Duration = Duration::from_secs(60);
 struct Conversation {
     session_id: Uuid,
     prompts: Vec<Uuid>,
+}
+
+/// Sends the next turn in every conversation, once its last turn has completed.
+async fn send_round(client: &Client, content: &str, conversations: &mut [Conversation]) {
+    for c in conversations.iter_mut() {
+        if let Some(last) = c.prompts.last() {
+            typed::wait_for_prompt_state(client, *last, PromptState::Completed, SETTLE).await;
+        }
+        let accepted = typed::send_in_background(client, c.session_id, content).await;
+        c.prompts.push(accepted.prompt_id);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -51,36 +63,29 @@ async fn a_rolling_restart_of_workers_and_api_loses_no_turn_and_answers_none_twi
             });
         }
         let content = format!("[[mock tokens={TOKENS} token_delay_ms=50]] keep going");
-        // Sends the next turn in every session whose last turn has ended.
-        let send_round = |cluster: &Cluster, conversations: &mut Vec<Conversation>| {
-            let client = cluster.client_as(&student.token);
-            let content = content.clone();
-            async move {
-                for c in conversations.iter_mut() {
-                    if let Some(last) = c.prompts.last() {
-                        typed::wait_for_prompt_state(
-                            &client,
-                            *last,
-                            PromptState::Completed,
-                            SETTLE,
-                        )
-                        .await;
-                    }
-                    let accepted = typed::send_in_background(&client, c.session_id, &content).await;
-                    c.prompts.push(accepted.prompt_id);
-                }
-            }
-        };
         let started = Instant::now();
 
         // The workers, one at a time: the new one first, then the old one stops.
-        send_round(&cluster, &mut conversations).await;
+        send_round(
+            &cluster.client_as(&student.token),
+            &content,
+            &mut conversations,
+        )
+        .await;
         tokio::time::sleep(Duration::from_millis(700)).await;
         for old in cluster.worker_pids() {
             cluster.start_worker().await;
             let status = cluster.terminate_worker(old, Duration::from_secs(20)).await;
-            assert!(status.is_some_and(|s| s.success()), "worker {old}: {status:?}");
-            send_round(&cluster, &mut conversations).await;
+            assert!(
+                status.is_some_and(|s| s.success()),
+                "worker {old}: {status:?}"
+            );
+            send_round(
+                &cluster.client_as(&student.token),
+                &content,
+                &mut conversations,
+            )
+            .await;
             tokio::time::sleep(Duration::from_millis(700)).await;
         }
 
@@ -88,7 +93,12 @@ async fn a_rolling_restart_of_workers_and_api_loses_no_turn_and_answers_none_twi
         let status = cluster.terminate(Duration::from_secs(20)).await;
         assert!(status.is_some_and(|s| s.success()), "the api: {status:?}");
         cluster.start().await;
-        send_round(&cluster, &mut conversations).await;
+        send_round(
+            &cluster.client_as(&student.token),
+            &content,
+            &mut conversations,
+        )
+        .await;
 
         // Every accepted turn completes, once, with its whole answer.
         let client = cluster.client_as(&student.token);
@@ -138,7 +148,7 @@ async fn a_backup_of_a_running_embedded_deployment_restores_what_it_held() {
         let kept = api::session(&client, student.tool.id).await;
         typed::send_message(&client, kept.id, "before the backup")
             .await
-            .assert_status(200);
+            .assert_status(201);
 
         let out = app.root_dir().join("backup-1");
         let printed = app
@@ -146,18 +156,24 @@ async fn a_backup_of_a_running_embedded_deployment_restores_what_it_held() {
             .await;
         let files: Vec<&str> = printed.lines().collect();
         assert_eq!(files.len(), 2, "the database and the queue: {printed}");
-        assert!(files[0].ends_with("parley.db") && files[1].ends_with("queue.db"), "{printed}");
+        assert!(
+            files[0].ends_with("parley.db") && files[1].ends_with("queue.db"),
+            "{printed}"
+        );
         // Never over an earlier copy.
         let again = app
             .cli(&["backup", "--out", out.to_str().expect("a UTF-8 path")])
             .await;
         assert!(!again.status.success(), "{again:?}");
-        assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"), "{again:?}");
+        assert!(
+            String::from_utf8_lossy(&again.stderr).contains("exists already"),
+            "{again:?}"
+        );
 
         let later = api::session(&client, student.tool.id).await;
         typed::send_message(&client, later.id, "after the backup")
             .await
-            .assert_status(200);
+            .assert_status(201);
 
         // Restore: stop, put the copy in place of the data directory, start.
         app.stop().await;
@@ -170,7 +186,11 @@ async fn a_backup_of_a_running_embedded_deployment_restores_what_it_held() {
         app.start().await;
         let client = app.client_as(&student.token);
         let messages = typed::messages(&client, kept.id).await;
-        assert_eq!(messages.len(), 2, "the turn before the backup: {messages:?}");
+        assert_eq!(
+            messages.len(),
+            2,
+            "the turn before the backup: {messages:?}"
+        );
         assert_eq!(messages[0].content, "before the backup");
         // The session made after the backup is not in it.
         let missing = client.get_session().id(later.id).send().await;
@@ -178,7 +198,7 @@ async fn a_backup_of_a_running_embedded_deployment_restores_what_it_held() {
         // The restored deployment runs turns.
         typed::send_message(&client, kept.id, "after the restore")
             .await
-            .assert_status(200);
+            .assert_status(201);
         assert_eq!(typed::messages(&client, kept.id).await.len(), 4);
     })
     .await;
@@ -194,7 +214,10 @@ async fn backup_of_a_postgresql_deployment_points_to_pg_dump() {
             .cli(&["backup", "--out", out.to_str().expect("a UTF-8 path")])
             .await;
         assert!(!output.status.success(), "{output:?}");
-        assert!(String::from_utf8_lossy(&output.stderr).contains("pg_dump"), "{output:?}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("pg_dump"),
+            "{output:?}"
+        );
         assert!(!out.exists(), "nothing written");
     })
     .await;
