@@ -6,8 +6,7 @@ use std::collections::BTreeSet;
 
 use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Select, Set,
-    ExprTrait,
+    ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, PaginatorTrait, QueryFilter, Select, Set,
     sea_query::{Expr, Func, LikeExpr},
 };
 use uuid::Uuid;
@@ -308,7 +307,10 @@ mod tests {
     #[test]
     fn a_search_is_a_lower_case_contains_pattern_with_wildcards_taken_literally() {
         assert_eq!(contains_pattern("  Ada "), Some("%ada%".to_owned()));
-        assert_eq!(contains_pattern("50%_a\\b"), Some("%50\\%\\_a\\\\b%".to_owned()));
+        assert_eq!(
+            contains_pattern("50%_a\\b"),
+            Some("%50\\%\\_a\\\\b%".to_owned())
+        );
         assert_eq!(contains_pattern("   "), None);
     }
 }

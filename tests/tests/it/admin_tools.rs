@@ -294,7 +294,10 @@ both_backends!(tools_answer_their_group_name, |app| async move {
         .collect();
     assert_eq!(
         named,
-        vec![("Muse", Some("Arts")), ("Lab partner", Some("Natural sciences"))]
+        vec![
+            ("Muse", Some("Arts")),
+            ("Lab partner", Some("Natural sciences"))
+        ]
     );
 });
 

@@ -391,19 +391,35 @@ both_backends!(users_are_searched_by_email_or_name, |app| async move {
         }
     };
 
-    assert_eq!(search("ADA").await, vec![ada.id], "an email or a name, any case");
+    assert_eq!(
+        search("ADA").await,
+        vec![ada.id],
+        "an email or a name, any case"
+    );
     assert_eq!(search("hopper").await, vec![grace.id], "a piece of a name");
-    assert_eq!(search("NAVY.t").await, vec![grace.id], "a piece of an email");
+    assert_eq!(
+        search("NAVY.t").await,
+        vec![grace.id],
+        "a piece of an email"
+    );
     assert_eq!(
         search("example.com").await,
         vec![sure.id, ada.id],
         "newest first"
     );
-    assert_eq!(search("%").await, vec![sure.id], "`%` is a literal percent sign");
+    assert_eq!(
+        search("%").await,
+        vec![sure.id],
+        "`%` is a literal percent sign"
+    );
     assert!(search("_").await.is_empty(), "`_` is a literal underscore");
     assert!(search("nobody").await.is_empty());
     let everyone = search("  ").await;
-    assert_eq!(everyone.len(), 4, "a blank search is every user: {everyone:?}");
+    assert_eq!(
+        everyone.len(),
+        4,
+        "a blank search is every user: {everyone:?}"
+    );
 
     // The search pages like the list: one user a page, no gaps.
     let mut seen = Vec::new();

@@ -5,10 +5,10 @@
 
 use chrono::{DateTime, Utc};
 use parley_entity::{assignments, query::assignments as q};
-use q::AssignmentRefs;
 use parley_protocol::config::ConfigOverrides;
 use parley_protocol::error::Result;
 use poem_openapi::{Object, types::MaybeUndefined};
+use q::AssignmentRefs;
 use uuid::Uuid;
 
 use super::resource::{FromRow, IntoChanges, IntoNew, admin_api};

@@ -15,11 +15,9 @@
 //! read for a whole page at once ([`Resource::refs`], one query per table referred to)
 //! and handed to the view with its row ([`FromRow`]).
 
-use parley_entity::query::{
-    resource::{
-        Membership, Resource,
-        names::{Names, UserName},
-    },
+use parley_entity::query::resource::{
+    Membership, Resource,
+    names::{Names, UserName},
 };
 use parley_protocol::error::Result;
 use parley_service::admin::{Actor, AdminResource};

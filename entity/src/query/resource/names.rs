@@ -61,7 +61,10 @@ pub trait Named: EntityTrait {
 
 /// The distinct ids, in a stable order (so the statement is the same for the same page).
 fn distinct(ids: impl IntoIterator<Item = Uuid>) -> Vec<Uuid> {
-    ids.into_iter().collect::<BTreeSet<_>>().into_iter().collect()
+    ids.into_iter()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// `(id, name)` of the rows `ids` of a table with a `name` column.
