@@ -437,6 +437,8 @@ pub mod statuses {
         AdminList = [400, 401, 403, 500, 503];
         /// An admin read of one resource.
         AdminRead = [401, 403, 404, 500, 503];
+        /// An admin read of the deployment's configuration (no parameters, no path id).
+        AdminConfig = [401, 403, 500, 503];
         /// An admin list below one resource.
         AdminListOf = [400, 401, 403, 404, 500, 503];
         /// An admin create without a path id.

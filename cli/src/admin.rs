@@ -199,7 +199,7 @@ pub async fn list_users(db: &DatabaseConnection) -> anyhow::Result<()> {
     let mut after = None;
     loop {
         let page = parley_entity::query::page::PageRequest { limit: 500, after };
-        let rows = resource::list::<parley_entity::users::Entity, _>(db, (), page)
+        let rows = resource::list::<parley_entity::users::Entity, _>(db, None, page)
             .await
             .map_err(|err| anyhow::anyhow!("{err}"))?;
         for user in &rows.items {

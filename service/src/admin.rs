@@ -20,7 +20,10 @@ use parley_entity::{
     groups,
     query::{
         page::{Page, PageRequest},
-        resource::{self, Membership, Resource},
+        resource::{
+            self, Membership, Resource,
+            names::{Names, UserName},
+        },
         tokens,
         users::UserChanges,
     },
@@ -141,6 +144,17 @@ impl AdminService {
     pub async fn delete<R: AdminResource>(&self, actor: &Actor, id: Uuid) -> Result<()> {
         R::may_delete(actor, id)?;
         resource::delete::<R, _>(&self.db, id).await
+    }
+
+    /// The names of what `rows` refer to by id, read with one query per table they
+    /// refer to (see [`Resource::refs`]).
+    pub async fn refs<R: AdminResource>(&self, rows: &[R::Model]) -> Result<R::Refs> {
+        R::refs(&self.db, rows).await
+    }
+
+    /// The names and emails of the users of membership rows, in one query.
+    pub async fn member_names<M: Membership>(&self, rows: &[M::Model]) -> Result<Names<UserName>> {
+        resource::member_names::<M, _>(&self.db, rows).await
     }
 
     /// Makes the user a member of the parent with this role, or changes their role.

@@ -11,7 +11,11 @@ use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{ColumnTrait, ConnectionTrait, QueryFilter, Select, Set, prelude::DateTimeUtc};
 use uuid::Uuid;
 
-use super::resource::{self, Resource, rows};
+use super::resource::{
+    self, Resource,
+    names::{Named, Names},
+    rows,
+};
 use crate::{assignments, classes, tools};
 
 /// Refuses a window that closes before (or when) it opens.
@@ -72,6 +76,13 @@ pub struct AssignmentChanges {
     pub closes_at: Option<Option<DateTimeUtc>>,
 }
 
+/// The names of what assignments refer to: their classes and their tools.
+#[derive(Debug, Clone, Default)]
+pub struct AssignmentRefs {
+    pub classes: Names,
+    pub tools: Names,
+}
+
 /// A list narrowed to one class, or not.
 pub type ClassFilter = Option<Uuid>;
 
@@ -79,6 +90,19 @@ impl Resource for assignments::Entity {
     rows! {
         assignments: "assignment" / "an assignment" / "assignments",
         NewAssignment, AssignmentChanges, ClassFilter
+    }
+
+    type Refs = AssignmentRefs;
+
+    /// Two queries: the classes' names, then the tools'.
+    async fn refs<C: ConnectionTrait>(
+        db: &C,
+        rows: &[assignments::Model],
+    ) -> Result<AssignmentRefs> {
+        Ok(AssignmentRefs {
+            classes: classes::Entity::names(db, rows.iter().map(|a| a.class_id)).await?,
+            tools: tools::Entity::names(db, rows.iter().map(|a| a.tool_id)).await?,
+        })
     }
 
     /// The assignments of one class when `class_id` is given.

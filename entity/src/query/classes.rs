@@ -10,8 +10,12 @@ use parley_protocol::error::Result;
 use sea_orm::{ConnectionTrait, Set};
 use uuid::Uuid;
 
-use super::resource::{self, Membership, Resource, members, rows};
-use crate::{classes, enrollments, enums::EnrollmentRole};
+use super::resource::{
+    self, Membership, Resource, members,
+    names::{Named, Names},
+    rows,
+};
+use crate::{classes, enrollments, enums::EnrollmentRole, groups};
 
 pub struct NewClass {
     pub group_id: Uuid,
@@ -37,6 +41,13 @@ pub struct ClassChanges {
 
 impl Resource for classes::Entity {
     rows! { classes: "class" / "a class" / "classes", NewClass, ClassChanges, () }
+
+    /// The names of the classes' groups.
+    type Refs = Names;
+
+    async fn refs<C: ConnectionTrait>(db: &C, rows: &[classes::Model]) -> Result<Names> {
+        groups::Entity::names(db, rows.iter().map(|c| c.group_id)).await
+    }
 
     fn apply(changes: ClassChanges, row: &mut classes::ActiveModel) -> Result<()> {
         resource::set(&mut row.name, changes.name);

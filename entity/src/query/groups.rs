@@ -12,7 +12,11 @@ use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{ConnectionTrait, Set};
 use uuid::Uuid;
 
-use super::resource::{self, Hold, Membership, Resource, members, rows};
+use super::resource::{
+    self, Hold, Membership, Resource, members,
+    names::{Named, Names},
+    rows,
+};
 use crate::{classes, enums::MemberRole, group_members, groups, tools};
 
 /// The materialized path of a new group: `/<id>/` for a root, the parent's path followed
@@ -83,6 +87,13 @@ pub struct GroupChanges {
 
 impl Resource for groups::Entity {
     rows! { groups: "group" / "a group" / "groups", NewGroup, GroupChanges, () }
+
+    /// The names of the groups' parents.
+    type Refs = Names;
+
+    async fn refs<C: ConnectionTrait>(db: &C, rows: &[groups::Model]) -> Result<Names> {
+        groups::Entity::names(db, rows.iter().filter_map(|g| g.parent_id)).await
+    }
 
     fn apply(changes: GroupChanges, row: &mut groups::ActiveModel) -> Result<()> {
         resource::set(&mut row.name, changes.name);

@@ -27,6 +27,8 @@ use uuid::Uuid;
 use super::page::{Page, PageRequest};
 use crate::error::Context;
 
+pub mod names;
+
 /// A kind of row an administrator manages (see the module note).
 pub trait Resource:
     EntityTrait<ActiveModel: Send, Model: IntoActiveModel<Self::ActiveModel> + Sync>
@@ -43,6 +45,9 @@ pub trait Resource:
     type Changes: Send;
     /// What a list may be narrowed to (`()`: nothing).
     type Filter: Send;
+    /// The names of the rows these rows refer to by id (a tool's group, …), shown beside
+    /// the ids (`()`: none).
+    type Refs: Send + Sync;
 
     /// Its key, a UUIDv7 (so the newest rows have the largest ids).
     fn id_column() -> Self::Column;
@@ -56,6 +61,13 @@ pub trait Resource:
         db: &C,
         new: Self::New,
     ) -> impl Future<Output = Result<Self::Model>> + Send;
+
+    /// The names of what `rows` refer to: one query per table they refer to
+    /// ([`names::Named`]), whatever the number of rows.
+    fn refs<C: ConnectionTrait>(
+        db: &C,
+        rows: &[Self::Model],
+    ) -> impl Future<Output = Result<Self::Refs>> + Send;
 
     /// Narrows a list to `filter`.
     fn narrow(query: Select<Self>, _filter: Self::Filter) -> Select<Self> {
@@ -408,6 +420,16 @@ pub async fn list_members<M: Membership, C: ConnectionTrait>(
         of: M::user_of,
     };
     keyset(db, query, key, page, &format!("listing {}", M::PLURAL)).await
+}
+
+/// The names of the users of membership rows (a group's members, a class's enrolments),
+/// in one query.
+pub async fn member_names<M: Membership, C: ConnectionTrait>(
+    db: &C,
+    rows: &[M::Model],
+) -> Result<names::Names<names::UserName>> {
+    use names::Named;
+    crate::users::Entity::names(db, rows.iter().map(M::user_of)).await
 }
 
 #[cfg(test)]

@@ -10,8 +10,12 @@ use parley_protocol::error::{ErrorCode, Result};
 use sea_orm::{ConnectionTrait, Set};
 use uuid::Uuid;
 
-use super::resource::{self, Hold, Resource, rows};
-use crate::{assignments, sessions, tools};
+use super::resource::{
+    self, Hold, Resource,
+    names::{Named, Names},
+    rows,
+};
+use crate::{assignments, groups, sessions, tools};
 
 pub struct NewTool {
     pub group_id: Uuid,
@@ -45,6 +49,13 @@ pub struct ToolChanges {
 
 impl Resource for tools::Entity {
     rows! { tools: "tool" / "a tool" / "tools", NewTool, ToolChanges, () }
+
+    /// The names of the tools' groups.
+    type Refs = Names;
+
+    async fn refs<C: ConnectionTrait>(db: &C, rows: &[tools::Model]) -> Result<Names> {
+        groups::Entity::names(db, rows.iter().map(|t| t.group_id)).await
+    }
 
     fn apply(changes: ToolChanges, row: &mut tools::ActiveModel) -> Result<()> {
         resource::set(&mut row.name, changes.name);

@@ -5,7 +5,10 @@
 use std::collections::BTreeSet;
 
 use parley_protocol::error::{Error, ErrorCode, Result};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, ExprTrait, PaginatorTrait, QueryFilter, Select, Set,
+    sea_query::{Expr, Func, LikeExpr},
+};
 use uuid::Uuid;
 
 use super::resource::{self, Hold, Resource, rows};
@@ -127,8 +130,50 @@ pub struct UserChanges {
     pub disabled: Option<bool>,
 }
 
+/// A search of the user list: a piece of an email or a name (`None`: every user).
+pub type UserSearch = Option<String>;
+
+/// The `LIKE` pattern of rows containing `search` in lower case, its own `%`, `_` and `\\`
+/// taken literally; `None` for a blank search.
+fn contains_pattern(search: &str) -> Option<String> {
+    let search = search.trim().to_lowercase();
+    if search.is_empty() {
+        return None;
+    }
+    let mut pattern = String::from("%");
+    for c in search.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    Some(pattern)
+}
+
 impl Resource for users::Entity {
-    rows! { users: "user" / "a user" / "users", NewUser, UserChanges, () }
+    rows! { users: "user" / "a user" / "users", NewUser, UserChanges, UserSearch }
+
+    /// A user refers to nothing an admin view names.
+    type Refs = ();
+
+    async fn refs<C: ConnectionTrait>(_db: &C, _rows: &[users::Model]) -> Result<()> {
+        Ok(())
+    }
+
+    /// The users whose email or name contains the search, ignoring case.
+    fn narrow(query: Select<Self>, search: UserSearch) -> Select<Self> {
+        match search.as_deref().and_then(contains_pattern) {
+            Some(pattern) => query.filter(
+                // Emails are stored in lower case; names are compared in lower case.
+                Expr::col(users::Column::Email)
+                    .like(LikeExpr::new(pattern.clone()).escape('\\'))
+                    .or(Expr::expr(Func::lower(Expr::col(users::Column::Name)))
+                        .like(LikeExpr::new(pattern).escape('\\'))),
+            ),
+            None => query,
+        }
+    }
 
     fn apply(changes: UserChanges, row: &mut users::ActiveModel) -> Result<()> {
         resource::set(&mut row.name, changes.name);
@@ -257,5 +302,15 @@ mod tests {
         let all: Vec<String> = ROLE_DEFAULTS.iter().map(|p| format!("-{p}")).collect();
         let u = user(UserRole::Student, serde_json::json!(all));
         assert!(effective_permissions(&u).is_empty());
+    }
+
+    #[test]
+    fn a_search_is_a_lower_case_contains_pattern_with_wildcards_taken_literally() {
+        assert_eq!(contains_pattern("  Ada "), Some("%ada%".to_owned()));
+        assert_eq!(
+            contains_pattern("50%_a\\b"),
+            Some("%50\\%\\_a\\\\b%".to_owned())
+        );
+        assert_eq!(contains_pattern("   "), None);
     }
 }

@@ -489,6 +489,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/modules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deployment's modules
+         * @description Every module a tool definition's `modules` may name, by name: the built-in
+         *     `pii_redactor`, `safety_filter` and `analytics` (unless configured otherwise) and
+         *     those of the deployment's configuration, with the hooks each runs at, its
+         *     priority and its settings.
+         */
+        get: operations["admin_list_modules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/prompts/stats": {
         parameters: {
             query?: never;
@@ -664,7 +687,8 @@ export interface paths {
         };
         /**
          * List users
-         * @description Newest first.
+         * @description Newest first; only those whose email or name contains `q` (ignoring case) when
+         *     it is given.
          */
         get: operations["admin_list_users"];
         put?: never;
@@ -1767,6 +1791,8 @@ export interface components {
             available_at?: string;
             /** Format: uuid */
             class_id: string;
+            /** @description The class's name (absent only when it was deleted while the answer was read). */
+            class_name?: string;
             /**
              * Format: date-time
              * @description Sessions may be opened until then; absent: forever.
@@ -1782,6 +1808,8 @@ export interface components {
             title: string;
             /** Format: uuid */
             tool_id: string;
+            /** @description The tool's name (absent only when it was deleted while the answer was read). */
+            tool_name?: string;
             /** Format: date-time */
             updated_at: string;
         };
@@ -2098,6 +2126,8 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             group_id: string;
+            /** @description The group's name (absent only when it was deleted while the answer was read). */
+            group_name?: string;
             /** Format: uuid */
             id: string;
             name: string;
@@ -2439,8 +2469,12 @@ export interface components {
             /** Format: uuid */
             id: string;
             role: components["schemas"]["EnrollmentRole"];
+            /** @description The user's email (absent with `user_name`). */
+            user_email?: string;
             /** Format: uuid */
             user_id: string;
+            /** @description The user's name (absent only when it was deleted while the answer was read). */
+            user_name?: string;
         };
         /**
          * @description A person's part in a class.
@@ -2884,6 +2918,8 @@ export interface components {
              * @description Absent for a root group.
              */
             parent_id?: string;
+            /** @description The parent's name (absent for a root group; otherwise absent only when it was deleted while the answer was read). */
+            parent_name?: string;
             /** @description The ids from the root down to this group: `/<root>/…/<id>/`. */
             path: string;
             /**
@@ -3016,8 +3052,12 @@ export interface components {
             /** Format: uuid */
             group_id: string;
             role: components["schemas"]["MemberRole"];
+            /** @description The user's email (absent with `user_name`). */
+            user_email?: string;
             /** Format: uuid */
             user_id: string;
+            /** @description The user's name (absent only when it was deleted while the answer was read). */
+            user_name?: string;
         };
         /**
          * Message
@@ -3140,6 +3180,51 @@ export interface components {
             outcome: components["schemas"]["ModuleOutcome"];
             /** Format: uuid */
             prompt_id?: string;
+        };
+        /**
+         * ModuleInfo
+         * @description A module of the deployment.
+         */
+        ModuleInfo: {
+            /**
+             * @description The deployment's settings of the module, which a tool's `config` for it
+             *     overrides key by key.
+             */
+            config: {
+                [key: string]: unknown;
+            };
+            /** @description What it does and which settings it reads. */
+            description: string;
+            /** @description An error or a timeout blocks the message instead of being skipped. */
+            fail_closed: boolean;
+            /** @description The hooks it runs at. */
+            hooks: components["schemas"]["Hook"][];
+            kind: components["schemas"]["ModuleKindName"];
+            /** @description What a tool definition's `modules` names it by. */
+            name: string;
+            /**
+             * Format: uint8
+             * @description 1–99; lower runs first.
+             */
+            priority: number;
+            /**
+             * Format: uint64
+             * @description How long one run may take, in milliseconds.
+             */
+            timeout_ms: number;
+        };
+        /**
+         * @description What a module does, by the code that runs it.
+         * @enum {string}
+         */
+        ModuleKindName: "pii_redactor" | "safety_filter" | "webhook" | "analytics";
+        /**
+         * ModuleList
+         * @description The deployment's modules.
+         */
+        ModuleList: {
+            /** @description By name. */
+            items: components["schemas"]["ModuleInfo"][];
         };
         /**
          * @description What a module decided at one hook run.
@@ -4868,6 +4953,8 @@ export interface components {
             definition: components["schemas"]["ToolDefinition"];
             /** Format: uuid */
             group_id: string;
+            /** @description The group's name (absent only when it was deleted while the answer was read). */
+            group_name?: string;
             /** Format: uuid */
             id: string;
             name: string;
@@ -8538,6 +8625,72 @@ export interface operations {
             };
         };
     };
+    admin_list_modules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ModuleList"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller's role does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     admin_prompt_stats: {
         parameters: {
             query?: {
@@ -9526,6 +9679,11 @@ export interface operations {
     admin_list_users: {
         parameters: {
             query?: {
+                /**
+                 * @description A piece of an email or a name, matched ignoring case (`%` and `_` are
+                 *     literal); blank: every user.
+                 */
+                q?: string;
                 /** @description Page size. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page. */

@@ -154,10 +154,31 @@ test("groups, members, classes, enrolments and assignments are created by name",
   assert.equal(assignment.data.instructions, "Explain Newton's laws.");
   const names = await page.$$eval("#assignment-detail .named .name", (nodes) => nodes.map((n) => n.textContent));
   assert.deepEqual(names, ["Mechanics 101", "Console tutor"]);
+
+  // The names are the API's, as they are now: renamed behind the console's back (its
+  // lists are not reloaded), the pages show the new names.
+  const renamed = await admin.PATCH("/v1/admin/classes/{id}", { params: { path: { id: classId } }, body: { name: "Mechanics 102" } });
+  assert.equal(renamed.response.status, 200);
+  await admin.PATCH("/v1/admin/users/{id}", { params: { path: { id: personId } }, body: { name: "Ada Renamed" } });
+  await redrawn(() => page.click("#refresh"));
+  const now = await page.$$eval("#assignment-detail .named .name", (nodes) => nodes.map((n) => n.textContent));
+  assert.deepEqual(now, ["Mechanics 102", "Console tutor"]);
+  await visit(`#/groups?id=${groupId}`);
+  const row = await page.$eval(`#member-table tr[data-member='${personId}']`, (r) => ({
+    name: r.querySelector(".name").textContent,
+    email: r.querySelector("[data-field=email]").textContent,
+  }));
+  assert.deepEqual(row, { name: "Ada Renamed", email: person.email });
+  await admin.PATCH("/v1/admin/users/{id}", { params: { path: { id: personId } }, body: { name: person.name } });
 });
 
 test("a tool's definition is edited; the server's validation error shows inline", async () => {
   await visit(`#/tools?id=${tool.id}`);
+  // The modules to name are the deployment's (GET /v1/admin/modules), with their hooks.
+  const modules = await page.$$eval("#offered-modules li", (items) => items.map((li) => [li.dataset.module, li.querySelector(".muted").textContent.trim()]));
+  const listed = await admin.GET("/v1/admin/modules");
+  assert.deepEqual(modules, listed.data.items.map((m) => [m.name, m.hooks.join(", ")]));
+  assert.ok(modules.some(([name]) => name === "pii_redactor"), JSON.stringify(modules));
   const bad = { ...tool.definition, approval_required: ["createTodo"] };
   await page.$eval("#tool-definition", (area, v) => {
     area.value = v;
@@ -250,7 +271,10 @@ test("the console fits a 400 px screen behind a menu", async () => {
   await visit("#/usage?group_by=model");
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(overflow <= 400, `no sideways scroll: ${overflow}`);
-  const hidden = await page.$eval("#nav-slot", (n) => n.getBoundingClientRect().right <= 0);
+  // Folded away: it slides out (a .15 s transition) when the screen narrows.
+  const hidden = await page
+    .waitForFunction(() => document.querySelector("#nav-slot").getBoundingClientRect().right <= 0, { timeout: 2000 })
+    .then(() => true, () => false);
   assert.ok(hidden, "the navigation is folded away");
   await page.click("#nav-toggle");
   await page.waitForFunction(() => document.querySelector("#nav-slot").getBoundingClientRect().left >= 0, { timeout: WAIT });

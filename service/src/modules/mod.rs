@@ -65,6 +65,30 @@ impl ModuleKind {
         }
     }
 
+    /// What a module of this kind does, and the settings a tool may override, for an
+    /// administrator choosing modules.
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::PiiRedactor => {
+                "Redacts emails, phone numbers, card numbers, IBANs and national ids from a \
+                 message before the model sees it. Settings: `types` (which of them), \
+                 `national_ids` (more formats, each a `name` and a `pattern`)."
+            }
+            Self::SafetyFilter => {
+                "Blocks messages and answers that match its categories. Settings: \
+                 `categories` (each with its patterns), `response` (what the user is told)."
+            }
+            Self::Webhook => {
+                "Sends the hook's context to the deployment's URL, signed, and applies the \
+                 result it answers (continue, block, rewrite)."
+            }
+            Self::Analytics => {
+                "Counts the characters, words, questions and code of each user message, as \
+                 the extraction `message_stats`. No settings."
+            }
+        }
+    }
+
     /// Priority bands of DESIGN §8: safety 1–10, content modifiers 20–40, analytics 90–99.
     fn default_priority(self) -> u8 {
         match self {
@@ -226,6 +250,11 @@ impl ModuleCatalog {
 
     pub fn get(&self, name: &str) -> Option<&Arc<Registered>> {
         self.modules.get(name)
+    }
+
+    /// Every module of the deployment, by name.
+    pub fn all(&self) -> impl Iterator<Item = &Registered> {
+        self.modules.values().map(AsRef::as_ref)
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {

@@ -105,6 +105,8 @@ fn admin_calls<'a>(client: &'a Client, w: &World, user_id: Uuid) -> Vec<Refusal<
     let (group_id, class_id, tool_id) = (w.group_id, w.class_id, w.tool_id);
     vec![
         refusal("list users", client.admin_list_users().send()),
+        refusal("search users", client.admin_list_users().q("admin").send()),
+        refusal("list modules", client.admin_list_modules().send()),
         refusal(
             "create a user",
             client

@@ -370,3 +370,90 @@ both_backends!(assignments_by_class, |app| async move {
     );
     assert_eq!(everything.len(), 2);
 });
+
+both_backends!(
+    classes_enrolments_and_assignments_answer_names,
+    |app| async move {
+        let admin = app.admin_client();
+        let (class, tool) = class_with_tool(&app, "Algebra").await;
+        assert_eq!(class.group_name.as_deref(), Some("Group of Algebra"));
+        let (ann, _) = app.create_user("ann@example.com", "student").await;
+        let ann = uuid(&ann);
+        let enrolled = api::enroll(&admin, class.id, ann, EnrollmentRole::Student).await;
+        assert_eq!(enrolled.user_name.as_deref(), Some("ann"), "{enrolled:?}");
+        assert_eq!(enrolled.user_email.as_deref(), Some("ann@example.com"));
+        let first = api::assignment(&admin, class.id, tool.id, "Week 1").await;
+        assert_eq!(first.class_name.as_deref(), Some("Algebra"), "{first:?}");
+        assert_eq!(first.tool_name.as_deref(), Some("Tutor"));
+        let (other_class, other_tool) = class_with_tool(&app, "Geometry").await;
+        api::assignment(&admin, other_class.id, other_tool.id, "Angles").await;
+
+        // Renamed rows show their new names everywhere they are named.
+        admin
+            .admin_update_tool()
+            .id(tool.id)
+            .body_map(|b| b.name("Algebra coach".to_owned()))
+            .send()
+            .await
+            .assert_status(200);
+        admin
+            .admin_update_class()
+            .id(class.id)
+            .body_map(|b| b.name("Algebra I".to_owned()))
+            .send()
+            .await
+            .assert_status(200);
+        admin
+            .admin_update_user()
+            .id(ann)
+            .body_map(|b| b.name("Ann Smith".to_owned()))
+            .send()
+            .await
+            .assert_status(200);
+        let fetched = admin
+            .admin_get_assignment()
+            .id(first.id)
+            .send()
+            .await
+            .assert_status(200);
+        assert_eq!(fetched.class_name.as_deref(), Some("Algebra I"));
+        assert_eq!(fetched.tool_name.as_deref(), Some("Algebra coach"));
+        let listed = api::assignments(&admin, None, 1).await;
+        let named: Vec<(&str, Option<&str>, Option<&str>)> = listed
+            .iter()
+            .map(|a| {
+                (
+                    a.title.as_str(),
+                    a.class_name.as_deref(),
+                    a.tool_name.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            named,
+            vec![
+                ("Angles", Some("Geometry"), Some("Tutor")),
+                ("Week 1", Some("Algebra I"), Some("Algebra coach")),
+            ]
+        );
+        let of_class = api::assignments(&admin, Some(class.id), 100).await;
+        assert_eq!(of_class.len(), 1);
+        assert_eq!(of_class[0].tool_name.as_deref(), Some("Algebra coach"));
+        let enrolments = api::enrollments(&admin, class.id, 100).await;
+        assert_eq!(enrolments.len(), 1);
+        assert_eq!(enrolments[0].user_name.as_deref(), Some("Ann Smith"));
+        assert_eq!(enrolments[0].user_email.as_deref(), Some("ann@example.com"));
+        let classes = api::classes(&admin, 100).await;
+        let named: Vec<(&str, Option<&str>)> = classes
+            .iter()
+            .map(|c| (c.name.as_str(), c.group_name.as_deref()))
+            .collect();
+        assert_eq!(
+            named,
+            vec![
+                ("Geometry", Some("Group of Geometry")),
+                ("Algebra I", Some("Group of Algebra")),
+            ]
+        );
+    }
+);

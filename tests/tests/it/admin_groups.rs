@@ -277,3 +277,69 @@ both_backends!(delete_groups, |app| async move {
     delete(root.id).await.assert_problem(404);
     assert_eq!(api::groups(&admin, 100).await, Vec::new());
 });
+
+both_backends!(
+    groups_and_members_answer_names_beside_ids,
+    |app| async move {
+        let admin = app.admin_client();
+        let root = api::group(&admin, "School", None, json!({})).await;
+        assert_eq!(root.parent_name, None, "a root has no parent: {root:?}");
+        let child = api::group(&admin, "Maths", Some(root.id), json!({})).await;
+        assert_eq!(child.parent_name.as_deref(), Some("School"), "{child:?}");
+
+        admin
+            .admin_update_group()
+            .id(root.id)
+            .body_map(|b| b.name("Academy".to_owned()))
+            .send()
+            .await
+            .assert_status(200);
+        let fetched = admin
+            .admin_get_group()
+            .id(child.id)
+            .send()
+            .await
+            .assert_status(200);
+        assert_eq!(
+            fetched.parent_name.as_deref(),
+            Some("Academy"),
+            "the new name"
+        );
+        let listed = api::groups(&admin, 1).await;
+        let named: Vec<(&str, Option<&str>)> = listed
+            .iter()
+            .map(|g| (g.name.as_str(), g.parent_name.as_deref()))
+            .collect();
+        assert_eq!(named, vec![("Maths", Some("Academy")), ("Academy", None)]);
+
+        let (ann, _) = app.create_user("ann@example.com", "student").await;
+        let (ben, _) = app.create_user("ben@example.com", "teacher").await;
+        let (ann, ben) = (uuid(&ann), uuid(&ben));
+        let put = api::add_member(&admin, child.id, ann).await;
+        assert_eq!(put.user_name.as_deref(), Some("ann"), "{put:?}");
+        assert_eq!(put.user_email.as_deref(), Some("ann@example.com"));
+        api::add_member(&admin, child.id, ben).await;
+        admin
+            .admin_update_user()
+            .id(ann)
+            .body_map(|b| b.name("Ann Smith".to_owned()))
+            .send()
+            .await
+            .assert_status(200);
+        for limit in [1, 100] {
+            let members = api::members(&admin, child.id, limit).await;
+            let named: Vec<(Uuid, Option<&str>, Option<&str>)> = members
+                .iter()
+                .map(|m| (m.user_id, m.user_name.as_deref(), m.user_email.as_deref()))
+                .collect();
+            assert_eq!(
+                named,
+                vec![
+                    (ben, Some("ben"), Some("ben@example.com")),
+                    (ann, Some("Ann Smith"), Some("ann@example.com")),
+                ],
+                "pages of {limit}: names as they are now"
+            );
+        }
+    }
+);

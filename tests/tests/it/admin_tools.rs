@@ -4,7 +4,9 @@
 //! Through the typed client (`parley_tests::client`); raw requests only for definitions
 //! no schema of the API can express (unknown or mistyped fields, a missing behavior).
 
-use parley_tests::client::types::{SkillName, ToolConstraints, ToolDefinition, ToolModule};
+use parley_tests::client::types::{
+    Hook, ModuleKindName, SkillName, ToolConstraints, ToolDefinition, ToolModule,
+};
 use parley_tests::{ApiResult, TestApp, TestResponse, both_backends};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -253,4 +255,92 @@ both_backends!(delete_tools, |app| async move {
     delete(unused.id).await.assert_status(204);
     get(unused.id).await.assert_problem(404);
     delete(unused.id).await.assert_problem(404);
+});
+
+both_backends!(tools_answer_their_group_name, |app| async move {
+    let admin = app.admin_client();
+    let group = api::group(&admin, "Science", None, json!({})).await;
+    let tool = api::tool(&admin, group.id, "Lab helper", "Help in the lab.").await;
+    assert_eq!(tool.group_name.as_deref(), Some("Science"), "{tool:?}");
+    let other = api::group(&admin, "Arts", None, json!({})).await;
+    api::tool(&admin, other.id, "Muse", "Inspire.").await;
+
+    admin
+        .admin_update_group()
+        .id(group.id)
+        .body_map(|b| b.name("Natural sciences".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    let fetched = admin
+        .admin_get_tool()
+        .id(tool.id)
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(fetched.group_name.as_deref(), Some("Natural sciences"));
+    let renamed = admin
+        .admin_update_tool()
+        .id(tool.id)
+        .body_map(|b| b.name("Lab partner".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(renamed.group_name.as_deref(), Some("Natural sciences"));
+    let listed = api::tools(&admin, 1).await;
+    let named: Vec<(&str, Option<&str>)> = listed
+        .iter()
+        .map(|t| (t.name.as_str(), t.group_name.as_deref()))
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            ("Muse", Some("Arts")),
+            ("Lab partner", Some("Natural sciences"))
+        ]
+    );
+});
+
+both_backends!(the_deployments_modules_are_listed, |app| async move {
+    let modules = app
+        .admin_client()
+        .admin_list_modules()
+        .send()
+        .await
+        .assert_status(200)
+        .into_inner()
+        .items;
+    let names: Vec<&str> = modules.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, vec!["analytics", "pii_redactor", "safety_filter"]);
+    let pii = &modules[1];
+    assert_eq!(pii.kind, ModuleKindName::PiiRedactor);
+    assert_eq!(pii.hooks, vec![Hook::ChatBeforeAi]);
+    assert!(!pii.fail_closed);
+    assert!(pii.description.contains("`types`"), "{pii:?}");
+    let safety = &modules[2];
+    assert!(safety.fail_closed, "safety filters fail closed: {safety:?}");
+    assert!(safety.priority < pii.priority, "safety runs first");
+
+    // Each listed name is one a tool definition may use; another is refused.
+    let group = api::group(&app.admin_client(), "G", None, json!({})).await;
+    let every = ToolDefinition {
+        modules: Some(
+            names
+                .iter()
+                .map(|name| ToolModule {
+                    name: (*name).to_owned(),
+                    config: None,
+                })
+                .collect(),
+        ),
+        ..definition("x")
+    };
+    api::tool_with(&app.admin_client(), group.id, "All modules", every).await;
+    let unknown = post_raw(
+        &app,
+        group.id,
+        json!({"behavior": "x", "modules": [{"name": "nope"}]}),
+    )
+    .await;
+    assert_eq!(unknown.assert_problem(422), "unknown_module");
 });

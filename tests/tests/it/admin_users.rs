@@ -377,3 +377,79 @@ both_backends!(token_expiry, |app| async move {
         .await;
     assert_eq!(nameless.assert_problem(422), "validation_failed");
 });
+
+both_backends!(users_are_searched_by_email_or_name, |app| async move {
+    let admin = app.admin_client();
+    let ada = create_user(&admin, "ada@example.com", "Ada Lovelace", UserRole::Student).await;
+    let grace = create_user(&admin, "grace@navy.test", "Grace Hopper", UserRole::Teacher).await;
+    let sure = create_user(&admin, "sure@example.com", "100% Sure", UserRole::Student).await;
+    let search = |q: &str| {
+        let request = admin.admin_list_users().q(q.to_owned()).limit(100);
+        async move {
+            let page = request.send().await.assert_status(200).into_inner();
+            page.items.iter().map(|u| u.id).collect::<Vec<Uuid>>()
+        }
+    };
+
+    assert_eq!(
+        search("ADA").await,
+        vec![ada.id],
+        "an email or a name, any case"
+    );
+    assert_eq!(search("hopper").await, vec![grace.id], "a piece of a name");
+    assert_eq!(
+        search("NAVY.t").await,
+        vec![grace.id],
+        "a piece of an email"
+    );
+    assert_eq!(
+        search("example.com").await,
+        vec![sure.id, ada.id],
+        "newest first"
+    );
+    assert_eq!(
+        search("%").await,
+        vec![sure.id],
+        "`%` is a literal percent sign"
+    );
+    assert!(search("_").await.is_empty(), "`_` is a literal underscore");
+    assert!(search("nobody").await.is_empty());
+    let everyone = search("  ").await;
+    assert_eq!(
+        everyone.len(),
+        4,
+        "a blank search is every user: {everyone:?}"
+    );
+
+    // The search pages like the list: one user a page, no gaps.
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut request = admin.admin_list_users().q("example.com").limit(1);
+        if let Some(cursor) = cursor.take() {
+            request = request.cursor(cursor);
+        }
+        let page = request.send().await.assert_status(200).into_inner();
+        seen.extend(page.items.iter().map(|u| u.id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen, vec![sure.id, ada.id], "pages of one");
+
+    // A renamed user is found by the new name, not the old one.
+    admin
+        .admin_update_user()
+        .id(ada.id)
+        .body_map(|b| b.name("Augusta King".to_owned()))
+        .send()
+        .await
+        .assert_status(200);
+    assert_eq!(search("augusta").await, vec![ada.id]);
+    assert!(search("lovelace").await.is_empty());
+
+    let long = "a".repeat(201);
+    let too_long = admin.admin_list_users().q(long).send().await;
+    assert_eq!(too_long.assert_problem(400), "invalid_parameter");
+});

@@ -8,9 +8,10 @@ use parley_entity::{assignments, query::assignments as q};
 use parley_protocol::config::ConfigOverrides;
 use parley_protocol::error::Result;
 use poem_openapi::{Object, types::MaybeUndefined};
+use q::AssignmentRefs;
 use uuid::Uuid;
 
-use super::resource::{IntoChanges, IntoNew, admin_api};
+use super::resource::{FromRow, IntoChanges, IntoNew, admin_api};
 use crate::{state::AppState, types::Text};
 
 /// A task in a class, done in sessions with one tool.
@@ -19,7 +20,11 @@ use crate::{state::AppState, types::Text};
 pub struct Assignment {
     pub id: Uuid,
     pub class_id: Uuid,
+    /// The class's name (absent only when it was deleted while the answer was read).
+    pub class_name: Option<String>,
     pub tool_id: Uuid,
+    /// The tool's name (absent only when it was deleted while the answer was read).
+    pub tool_name: Option<String>,
     pub title: String,
     pub instructions: String,
     /// Overrides of the tool's definition for sessions of this assignment.
@@ -32,12 +37,14 @@ pub struct Assignment {
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<assignments::Model> for Assignment {
-    fn from(a: assignments::Model) -> Self {
+impl FromRow<assignments::Model, AssignmentRefs> for Assignment {
+    fn from_row(a: assignments::Model, refs: &AssignmentRefs) -> Self {
         Self {
             id: a.id,
             class_id: a.class_id,
+            class_name: refs.classes.get(a.class_id),
             tool_id: a.tool_id,
+            tool_name: refs.tools.get(a.tool_id),
             title: a.title,
             instructions: a.instructions,
             config: a.config,

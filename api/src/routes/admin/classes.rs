@@ -3,12 +3,18 @@
 //! Enrolments are listed by user id, newest users first, like group members.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{classes, enrollments, query::classes as q};
+use parley_entity::{
+    classes, enrollments,
+    query::{
+        classes as q,
+        resource::names::{Names, UserName},
+    },
+};
 use parley_protocol::error::Result;
 use poem_openapi::Object;
 use uuid::Uuid;
 
-use super::resource::{IntoChanges, IntoNew, admin_api};
+use super::resource::{FromRow, IntoChanges, IntoNew, admin_api};
 use crate::{routes::views::EnrollmentRole, state::AppState, types::Text};
 
 /// A course inside a group.
@@ -17,16 +23,19 @@ use crate::{routes::views::EnrollmentRole, state::AppState, types::Text};
 pub struct Class {
     pub id: Uuid,
     pub group_id: Uuid,
+    /// The group's name (absent only when it was deleted while the answer was read).
+    pub group_name: Option<String>,
     pub name: String,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<classes::Model> for Class {
-    fn from(c: classes::Model) -> Self {
+impl FromRow<classes::Model, Names> for Class {
+    fn from_row(c: classes::Model, groups: &Names) -> Self {
         Self {
             id: c.id,
             group_id: c.group_id,
+            group_name: groups.get(c.group_id),
             name: c.name,
             created_at: c.created_at,
             updated_at: c.updated_at,
@@ -58,17 +67,24 @@ pub struct Enrollment {
     pub id: Uuid,
     pub class_id: Uuid,
     pub user_id: Uuid,
+    /// The user's name (absent only when it was deleted while the answer was read).
+    pub user_name: Option<String>,
+    /// The user's email (absent with `user_name`).
+    pub user_email: Option<String>,
     pub role: EnrollmentRole,
     /// When the user was first enrolled.
     pub created_at: DateTime<Utc>,
 }
 
-impl From<enrollments::Model> for Enrollment {
-    fn from(e: enrollments::Model) -> Self {
+impl FromRow<enrollments::Model, Names<UserName>> for Enrollment {
+    fn from_row(e: enrollments::Model, users: &Names<UserName>) -> Self {
+        let user = users.get(e.user_id);
         Self {
             id: e.id,
             class_id: e.class_id,
             user_id: e.user_id,
+            user_name: user.as_ref().map(|u| u.name.clone()),
+            user_email: user.map(|u| u.email),
             role: e.role.into(),
             created_at: e.created_at,
         }

@@ -4,13 +4,19 @@
 //! materialized `path` never changes. Members are listed by user id, newest users first.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{group_members, groups, query::groups as q};
+use parley_entity::{
+    group_members, groups,
+    query::{
+        groups as q,
+        resource::names::{Names, UserName},
+    },
+};
 use parley_protocol::config::ConfigOverrides;
 use parley_protocol::error::Result;
 use poem_openapi::Object;
 use uuid::Uuid;
 
-use super::resource::{IntoChanges, IntoNew, admin_api};
+use super::resource::{FromRow, IntoChanges, IntoNew, admin_api};
 use crate::{routes::views::MemberRole, state::AppState, types::Text};
 
 /// A group of the organisation tree (a school, a department, …).
@@ -20,6 +26,8 @@ pub struct Group {
     pub id: Uuid,
     /// Absent for a root group.
     pub parent_id: Option<Uuid>,
+    /// The parent's name (absent for a root group; otherwise absent only when it was deleted while the answer was read).
+    pub parent_name: Option<String>,
     pub name: String,
     /// The ids from the root down to this group: `/<root>/…/<id>/`.
     pub path: String,
@@ -30,11 +38,12 @@ pub struct Group {
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<groups::Model> for Group {
-    fn from(g: groups::Model) -> Self {
+impl FromRow<groups::Model, Names> for Group {
+    fn from_row(g: groups::Model, groups: &Names) -> Self {
         Self {
             id: g.id,
             parent_id: g.parent_id,
+            parent_name: groups.of(g.parent_id),
             name: g.name,
             path: g.path,
             settings: g.settings,
@@ -72,16 +81,23 @@ pub struct UpdateGroup {
 pub struct Membership {
     pub group_id: Uuid,
     pub user_id: Uuid,
+    /// The user's name (absent only when it was deleted while the answer was read).
+    pub user_name: Option<String>,
+    /// The user's email (absent with `user_name`).
+    pub user_email: Option<String>,
     pub role: MemberRole,
     /// When the user first joined the group.
     pub created_at: DateTime<Utc>,
 }
 
-impl From<group_members::Model> for Membership {
-    fn from(m: group_members::Model) -> Self {
+impl FromRow<group_members::Model, Names<UserName>> for Membership {
+    fn from_row(m: group_members::Model, users: &Names<UserName>) -> Self {
+        let user = users.get(m.user_id);
         Self {
             group_id: m.group_id,
             user_id: m.user_id,
+            user_name: user.as_ref().map(|u| u.name.clone()),
+            user_email: user.map(|u| u.email),
             role: m.role.into(),
             created_at: m.created_at,
         }

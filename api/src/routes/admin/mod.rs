@@ -2,7 +2,8 @@
 //! the caller into an [`Admin`](crate::auth::Admin) (403 otherwise).
 //!
 //! One module per resource: users and their tokens, groups and their members, tools,
-//! classes and their enrolments, assignments; and the dashboard's figures: usage, block
+//! classes and their enrolments, assignments; the deployment's modules ([`modules`]);
+//! and the dashboard's figures: usage, block
 //! metrics and prompt statistics ([`metrics`]), the model providers and their
 //! breakers ([`providers`]), a session's moderation record ([`audit`]), users' feedback
 //! on answers ([`feedback`]) and the export of conversations for fine-tuning
@@ -17,6 +18,7 @@ pub mod exports;
 pub mod feedback;
 pub mod groups;
 pub mod metrics;
+pub mod modules;
 pub mod providers;
 pub mod resource;
 pub mod tools;
@@ -49,6 +51,7 @@ admin_apis!(
     users::TokensAdminApi,
     groups::GroupsAdminApi,
     tools::ToolsAdminApi,
+    modules::ModulesAdminApi,
     classes::ClassesAdminApi,
     assignments::AssignmentsAdminApi,
     metrics::MetricsAdminApi,

@@ -9,10 +9,15 @@
 //! literals in its `#[OpenApi]` impl, so the macro writes that impl from a table, and
 //! every handler in it is one call to the generic function of its operation here, which
 //! calls the [`AdminService`](parley_service::AdminService).
+//!
+//! A view shows the names of the rows its row refers to beside their ids (a tool's
+//! `group_name`, a member's `user_name` and `user_email`): flat optional `*_name` fields,
+//! read for a whole page at once ([`Resource::refs`], one query per table referred to)
+//! and handed to the view with its row ([`FromRow`]).
 
-use parley_entity::query::{
-    page,
-    resource::{Membership, Resource},
+use parley_entity::query::resource::{
+    Membership, Resource,
+    names::{Names, UserName},
 };
 use parley_protocol::error::Result;
 use parley_service::admin::{Actor, AdminResource};
@@ -31,12 +36,20 @@ use crate::{
 };
 
 type Model<V> = <<V as AdminView>::Resource as sea_orm::EntityTrait>::Model;
+type Refs<V> = <<V as AdminView>::Resource as Resource>::Refs;
+type MemberModel<W> = <<W as MemberView>::Membership as sea_orm::EntityTrait>::Model;
 type Answer<T> = std::result::Result<T, Box<Problem>>;
 
+/// A view built from a row and the names of what the row refers to (the names of a
+/// whole page: the view picks its own).
+pub trait FromRow<Row, Names> {
+    fn from_row(row: Row, names: &Names) -> Self;
+}
+
 /// An admin resource as the API shows it, written by [`admin_api!`]: its rows, its
-/// bodies and where it lives. The view is built from a row with `TryFrom` (a stored
-/// value that no longer parses is a 500), or `From`.
-pub trait AdminView: ParseFromJSON + ToJSON {
+/// bodies and where it lives. The view is built from a row and the names it refers to
+/// ([`FromRow`], each resource's own).
+pub trait AdminView: ParseFromJSON + ToJSON + FromRow<Model<Self>, Refs<Self>> {
     type Resource: AdminResource;
     /// The body of a create.
     type Create: IntoNew<Self::Resource>;
@@ -45,9 +58,6 @@ pub trait AdminView: ParseFromJSON + ToJSON {
     /// The path of the collection (`/v1/admin/classes`): a new row's `Location` is
     /// below it.
     const COLLECTION: &'static str;
-
-    /// The row as the client sees it.
-    fn view(row: Model<Self>) -> Result<Self>;
 
     /// Tells the api's own state about an updated row (nothing, by default).
     fn updated(_state: &AppState, _row: &Model<Self>) {}
@@ -66,9 +76,7 @@ pub trait IntoChanges<R: Resource> {
 
 /// A membership (group member, enrolment) as the API shows it, written by
 /// [`admin_api!`]; the body of a put names the role.
-pub trait MemberView:
-    ParseFromJSON + ToJSON + From<<Self::Membership as sea_orm::EntityTrait>::Model>
-{
+pub trait MemberView: ParseFromJSON + ToJSON + FromRow<MemberModel<Self>, Names<UserName>> {
     type Membership: Membership;
     /// The body of a put: the role to give.
     type Put;
@@ -84,12 +92,21 @@ pub fn actor(caller: &Caller) -> Actor {
     }
 }
 
+/// One row as the client sees it, with the names it refers to.
+async fn view<V: AdminView>(state: &AppState, row: Model<V>) -> Result<V> {
+    let refs = state
+        .admin()
+        .refs::<V::Resource>(std::slice::from_ref(&row))
+        .await?;
+    Ok(V::from_row(row, &refs))
+}
+
 /// Creates a row; answers it with its `Location`.
 pub async fn create<V: AdminView>(state: &AppState, body: V::Create) -> Answer<(Json<V>, String)> {
     let new = body.into_new(state)?;
     let row = state.admin().create::<V::Resource>(new).await?;
     let location = format!("{}/{}", V::COLLECTION, V::Resource::id_of(&row));
-    Ok((Json(V::view(row)?), location))
+    Ok((Json(view(state, row).await?), location))
 }
 
 pub async fn list<V: AdminView>(
@@ -100,21 +117,13 @@ pub async fn list<V: AdminView>(
 ) -> Answer<Json<Page<V>>> {
     let page = pagination::request(limit, cursor.as_deref())?;
     let rows = state.admin().list::<V::Resource>(filter, page).await?;
-    let items = rows
-        .items
-        .into_iter()
-        .map(V::view)
-        .collect::<Result<Vec<_>>>()?;
-    let rows = page::Page {
-        items,
-        next: rows.next,
-    };
-    Ok(Json(Page::from_rows(rows, |view| view)))
+    let refs = state.admin().refs::<V::Resource>(&rows.items).await?;
+    Ok(Json(Page::from_rows(rows, |row| V::from_row(row, &refs))))
 }
 
 pub async fn get<V: AdminView>(state: &AppState, id: Uuid) -> Answer<Json<V>> {
     let row = state.admin().get::<V::Resource>(id).await?;
-    Ok(Json(V::view(row)?))
+    Ok(Json(view(state, row).await?))
 }
 
 pub async fn update<V: AdminView>(
@@ -129,7 +138,7 @@ pub async fn update<V: AdminView>(
         .update::<V::Resource>(&actor(caller), id, changes)
         .await?;
     V::updated(state, &row);
-    Ok(Json(V::view(row)?))
+    Ok(Json(view(state, row).await?))
 }
 
 pub async fn delete<V: AdminView>(state: &AppState, caller: &Caller, id: Uuid) -> Answer<Deleted> {
@@ -150,7 +159,11 @@ pub async fn put_member<W: MemberView>(
         .admin()
         .put_member::<W::Membership>(parent_id, user_id, W::role(put))
         .await?;
-    Ok(Json(row.into()))
+    let names = state
+        .admin()
+        .member_names::<W::Membership>(std::slice::from_ref(&row))
+        .await?;
+    Ok(Json(W::from_row(row, &names)))
 }
 
 pub async fn remove_member<W: MemberView>(
@@ -176,7 +189,11 @@ pub async fn list_members<W: MemberView>(
         .admin()
         .list_members::<W::Membership>(parent_id, page)
         .await?;
-    Ok(Json(Page::from_rows(rows, W::from)))
+    let names = state
+        .admin()
+        .member_names::<W::Membership>(&rows.items)
+        .await?;
+    Ok(Json(Page::from_rows(rows, |row| W::from_row(row, &names))))
 }
 
 /// The filter a list handler passes: its filter parameter's value, or `()` for a
@@ -195,8 +212,8 @@ pub(crate) use list_filter;
 pub mod handler {
     pub(crate) use super::list_filter;
     pub use super::{
-        AdminView, MemberView, create, delete, get, list, list_members, put_member, remove_member,
-        update,
+        AdminView, FromRow, MemberView, create, delete, get, list, list_members, put_member,
+        remove_member, update,
     };
     pub use crate::{
         auth::AdminAuth as Admin,
@@ -230,14 +247,15 @@ pub mod handler {
 /// response, with the description of its 201) — under its documentation (summary, then
 /// description), in the order create, list, get, update, delete, and for a resource with
 /// members (`members View(rows), PutBody`) put, remove and list them. `list … filter
-/// name: Type` adds a query parameter that narrows the list.
+/// name: Type` adds a query parameter that narrows the list (its doc comment and
+/// `#[oai(…)]` attributes above its name).
 macro_rules! admin_api {
     (
         $api:ident for $view:ident($rows:ty) at $collection:tt $(then $updated:path)?;
         $(#[doc = $create_doc:tt])* create $create_path:tt $create_id:tt $create:ident
             => $created:ident $created_doc:tt;
         $(#[doc = $list_doc:tt])* list $list_path:tt $list_id:tt
-            $(filter $(#[doc = $filter_doc:tt])* $filter:ident: $filter_ty:ty)?;
+            $(filter $(#[$filter_attr:meta])* $filter:ident: $filter_ty:ty)?;
         $(#[doc = $get_doc:tt])* get $get_path:tt $get_id:tt;
         $(#[doc = $update_doc:tt])* update $update_path:tt $update_id:tt $update:ident;
         $(#[doc = $delete_doc:tt])* delete $delete_path:tt $delete_id:tt;
@@ -255,10 +273,6 @@ macro_rules! admin_api {
             type Create = $create;
             type Update = $update;
             const COLLECTION: &'static str = $collection;
-
-            fn view(row: <$rows as h::EntityTrait>::Model) -> h::Result<Self> {
-                Self::try_from(row).map_err(Into::into)
-            }
 
             $(
                 fn updated(state: &h::AppState, row: &<$rows as h::EntityTrait>::Model) {
@@ -300,7 +314,7 @@ macro_rules! admin_api {
             #[oai(path = $list_path, method = "get", operation_id = $list_id)]
             async fn list(
                 &self, _auth: h::Admin, state: h::Data<&h::AppState>,
-                $($(#[doc = $filter_doc])* $filter: h::Filter<$filter_ty>,)?
+                $($(#[$filter_attr])* $filter: h::Filter<$filter_ty>,)?
                 /// Page size.
                 limit: h::PageSize,
                 /// `next_cursor` of the previous page.

@@ -6,14 +6,17 @@
 //! still loads.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{query::tools as q, tools};
+use parley_entity::{
+    query::{resource::names::Names, tools as q},
+    tools,
+};
 use parley_protocol::config::ToolDefinition;
 use parley_protocol::error::{Error, ErrorCode, Result};
 use poem_openapi::Object;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::resource::{IntoChanges, IntoNew, admin_api};
+use super::resource::{FromRow, IntoChanges, IntoNew, admin_api};
 use crate::{state::AppState, types::Text};
 
 /// A chat tool with its full definition.
@@ -22,6 +25,8 @@ use crate::{state::AppState, types::Text};
 pub struct Tool {
     pub id: Uuid,
     pub group_id: Uuid,
+    /// The group's name (absent only when it was deleted while the answer was read).
+    pub group_name: Option<String>,
     pub name: String,
     /// The tool's kind (e.g. `chat`).
     #[oai(rename = "type")]
@@ -31,11 +36,12 @@ pub struct Tool {
     pub updated_at: DateTime<Utc>,
 }
 
-impl From<tools::Model> for Tool {
-    fn from(t: tools::Model) -> Self {
+impl FromRow<tools::Model, Names> for Tool {
+    fn from_row(t: tools::Model, groups: &Names) -> Self {
         Self {
             id: t.id,
             group_id: t.group_id,
+            group_name: groups.get(t.group_id),
             name: t.name,
             kind: t.r#type,
             definition: t.definition,
@@ -212,7 +218,10 @@ mod tests {
             created_at: Utc::now(),
             updated_at: Utc::now(),
         };
-        let tool = Tool::from(model);
+        let group_id = model.group_id;
+        let tool = Tool::from_row(model, &Names::default());
+        assert_eq!(tool.group_id, group_id);
+        assert_eq!(tool.group_name, None, "no name read, none shown");
         assert_eq!(&*tool.definition.behavior, "Be kind.");
         assert_eq!(tool.definition.model, None);
     }

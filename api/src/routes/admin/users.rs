@@ -12,7 +12,7 @@ use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, param::Path, payload::Json};
 use uuid::Uuid;
 
-use super::resource::{IntoChanges, IntoNew, actor, admin_api};
+use super::resource::{FromRow, IntoChanges, IntoNew, actor, admin_api};
 use crate::{
     auth::{self, AdminAuth},
     error::{ApiResult, statuses},
@@ -51,6 +51,13 @@ impl From<users::Model> for User {
             updated_at: u.updated_at,
             disabled_at: u.disabled_at,
         }
+    }
+}
+
+/// A user refers to nothing named elsewhere.
+impl FromRow<users::Model, ()> for User {
+    fn from_row(u: users::Model, _: &()) -> Self {
+        u.into()
     }
 }
 
@@ -187,8 +194,13 @@ admin_api! {
         => CreatedUser "The user was created.";
     /// List users
     ///
-    /// Newest first.
-    list "/users" "admin_list_users";
+    /// Newest first; only those whose email or name contains `q` (ignoring case) when
+    /// it is given.
+    list "/users" "admin_list_users" filter
+        /// A piece of an email or a name, matched ignoring case (`%` and `_` are
+        /// literal); blank: every user.
+        #[oai(validator(max_length = 200))]
+        q: Option<String>;
     /// Get a user
     get "/users/:id" "admin_get_user";
     /// Update a user

@@ -2,7 +2,8 @@
  * Assignments (`#/assignments`): every assignment with its class and tool by name (or
  * one class's, `?class_id=…`), a form to create one (class, tool, title, instructions,
  * when it opens and closes), and one assignment's page (`?id=…`) to edit or delete it.
- * The class and the tool of an assignment cannot change (the API keeps them).
+ * The class and the tool of an assignment cannot change (the API keeps them); their
+ * names are the API's own (`class_name`, `tool_name`).
  */
 import { el } from "../common";
 import { classOptions } from "./classes";
@@ -21,8 +22,8 @@ async function assignmentList(params: URLSearchParams): Promise<HTMLElement> {
       "tr",
       { "data-assignment": a.id, "data-title": a.title },
       cell(el("a", { href: `#/assignments?id=${a.id}`, class: "name" }, a.title), "title"),
-      cell(named("class", a.class_id), "class"),
-      cell(named("tool", a.tool_id), "tool"),
+      cell(named("class", a.class_id, a.class_name), "class"),
+      cell(named("tool", a.tool_id, a.tool_name), "tool"),
       cell(when(a.available_at)),
       cell(when(a.closes_at)),
     ),
@@ -105,7 +106,7 @@ async function assignmentPage(id: string): Promise<HTMLElement> {
     card(
       "assignment-detail",
       a.title,
-      el("p", {}, "Class: ", named("class", a.class_id), " · Tool: ", named("tool", a.tool_id)),
+      el("p", {}, "Class: ", named("class", a.class_id, a.class_name), " · Tool: ", named("tool", a.tool_id, a.tool_name)),
       edit,
     ),
   );

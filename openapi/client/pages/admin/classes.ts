@@ -2,16 +2,17 @@
  * Classes (`#/classes`): the list with each class's group, a form to create one, and a
  * class's page (`#/classes?id=…`) to rename or delete it, enrol people by name with a
  * role (or change their role: enrolling again replaces it) and remove them, and see its
- * assignments (`assignments.ts` creates and edits them).
+ * assignments (`assignments.ts` creates and edits them). The names beside ids (a
+ * class's group, an enrolled person, an assignment's tool) are the API's own.
  */
 import { el } from "../common";
-import { groupOptions, userOptions } from "./groups";
+import { groupOptions, userPicker } from "./groups";
 import { go, view } from "./router";
-import { admin, directory, loadDirectory, nameOf } from "./state";
+import { admin, directory, loadDirectory } from "./state";
 import { card, cell, confirmButton, empty, flash, form, named, problem, table, toolbar, when } from "./ui";
 
 export const classOptions = () =>
-  directory.classes.map((c) => ({ value: c.id, label: `${c.name} (${nameOf("group", c.group_id) ?? "?"})` }));
+  directory.classes.map((c) => ({ value: c.id, label: `${c.name} (${c.group_name ?? "?"})` }));
 
 function classList(): HTMLElement {
   const rows = directory.classes.map((c) =>
@@ -19,7 +20,7 @@ function classList(): HTMLElement {
       "tr",
       { "data-class": c.id, "data-name": c.name },
       cell(el("a", { href: `#/classes?id=${c.id}`, class: "name" }, c.name), "name"),
-      cell(named("group", c.group_id), "group"),
+      cell(named("group", c.group_id, c.group_name), "group"),
       cell(when(c.created_at)),
     ),
   );
@@ -63,11 +64,12 @@ async function classPage(id: string): Promise<HTMLElement> {
     el(
       "tr",
       { "data-enrollment": e.user_id },
-      cell(named("user", e.user_id), "user"),
+      cell(named("user", e.user_id, e.user_name), "user"),
+      cell(e.user_email ?? "", "email"),
       cell(e.role, "role"),
       cell(when(e.created_at)),
       cell(
-        confirmButton("Remove", `Remove ${nameOf("user", e.user_id) ?? "this person"}?`, async () => {
+        confirmButton("Remove", `Remove ${e.user_name ?? "this person"}?`, async () => {
           const gone = await admin.client.DELETE("/v1/admin/classes/{id}/enrollments/{user_id}", { params: { path: { id, user_id: e.user_id } } });
           if (!gone.response.ok) return flash(gone.error, gone.response.status);
           go("classes", { id });
@@ -78,7 +80,7 @@ async function classPage(id: string): Promise<HTMLElement> {
   const enrol = form(
     "enrollment-add",
     [
-      { name: "user_id", label: "Person", type: "select", options: userOptions() },
+      { name: "user_id", label: "Person", type: "custom", control: await userPicker() },
       { name: "role", label: "Role", type: "select", options: ["student", "teacher"].map((r) => ({ value: r, label: r })) },
     ],
     "Enrol",
@@ -96,7 +98,7 @@ async function classPage(id: string): Promise<HTMLElement> {
       "tr",
       { "data-assignment": a.id },
       cell(el("a", { href: `#/assignments?id=${a.id}`, class: "name" }, a.title), "title"),
-      cell(named("tool", a.tool_id), "tool"),
+      cell(named("tool", a.tool_id, a.tool_name), "tool"),
       cell(when(a.available_at)),
       cell(when(a.closes_at)),
     ),
@@ -110,12 +112,12 @@ async function classPage(id: string): Promise<HTMLElement> {
   return el(
     "div",
     { class: "stack", id: "class-page", "data-class": id },
-    toolbar(el("a", { href: "#/classes" }, "‹ All classes"), el("span", {}, "Group: ", named("group", c.group_id)), remove),
+    toolbar(el("a", { href: "#/classes" }, "‹ All classes"), el("span", {}, "Group: ", named("group", c.group_id, c.group_name)), remove),
     card("class-detail", c.name, rename),
     card(
       "class-enrollments",
       "Enrolments",
-      enrollments.data ? (rows.length ? table({ id: "enrollment-table" }, ["person", "role", "since", ""], rows) : empty("Nobody is enrolled.")) : problem(enrollments.error, enrollments.response.status),
+      enrollments.data ? (rows.length ? table({ id: "enrollment-table" }, ["person", "email", "role", "since", ""], rows) : empty("Nobody is enrolled.")) : problem(enrollments.error, enrollments.response.status),
       enrol,
     ),
     card(

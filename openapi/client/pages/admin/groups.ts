@@ -2,11 +2,12 @@
  * Groups (`#/groups`): the organisation tree, indented by depth, a form to create a group
  * (under a parent or as a root), and one group's page (`#/groups?id=…`) to rename it,
  * delete it, and add and remove members by name. The API does not move a group (its
- * parent cannot change), so neither does the console.
+ * parent cannot change), so neither does the console. Names beside ids (a group's
+ * parent, a member's name and email) are the API's own (`parent_name`, `user_name`).
  */
 import { el } from "../common";
 import { go, view } from "./router";
-import { admin, directory, type Group, loadDirectory, nameOf } from "./state";
+import { admin, directory, type Group, loadDirectory } from "./state";
 import { card, cell, confirmButton, empty, flash, form, named, problem, table, toolbar, when } from "./ui";
 
 /** Depth-first order of the tree: parents before their children, siblings by name. */
@@ -28,12 +29,31 @@ export function groupOptions(): { value: string; label: string }[] {
   return treeOrder(directory.groups).map(({ g, depth }) => ({ value: g.id, label: `${"· ".repeat(depth)}${g.name}` }));
 }
 
-export const userOptions = () => directory.users.map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }));
+type Picked = { value: string; label: string };
+
+/**
+ * A person picker: a select of the newest users (one page) and a search box that refills
+ * it with the users whose name or email matches (`GET /v1/admin/users?q=`), so a person
+ * is found among any number of users.
+ */
+export async function userPicker(name = "user_id"): Promise<{ node: HTMLElement; input: HTMLSelectElement }> {
+  const options = async (q?: string): Promise<Picked[]> => {
+    const { data } = await admin.client.GET("/v1/admin/users", { params: { query: { q, limit: 100 } } });
+    return (data?.items ?? []).map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` }));
+  };
+  const select = el("select", { name, "aria-label": "Person" });
+  const fillSelect = (items: Picked[]) =>
+    select.replaceChildren(...(items.length ? items.map((o) => el("option", { value: o.value }, o.label)) : [el("option", { value: "" }, "nobody matches")]));
+  fillSelect(await options());
+  const search = el("input", { type: "search", class: "picker-search", placeholder: "Find by name or email", "aria-label": "Find a person" });
+  search.addEventListener("change", async () => fillSelect(await options(search.value.trim() || undefined)));
+  return { node: el("span", { class: "picker" }, search, select), input: select };
+}
 
 function groupList(): HTMLElement {
   const rows = treeOrder(directory.groups).map(({ g, depth }) => {
     const link = el("a", { href: `#/groups?id=${g.id}`, class: `name depth-${Math.min(depth, 6)}` }, g.name);
-    return el("tr", { "data-group": g.id, "data-name": g.name }, cell(link, "name"), cell(named("group", g.parent_id), "parent"), cell(when(g.created_at)));
+    return el("tr", { "data-group": g.id, "data-name": g.name }, cell(link, "name"), cell(named("group", g.parent_id, g.parent_name), "parent"), cell(when(g.created_at)));
   });
   const create = form(
     "group-create",
@@ -76,11 +96,12 @@ async function groupPage(id: string): Promise<HTMLElement> {
     el(
       "tr",
       { "data-member": m.user_id },
-      cell(named("user", m.user_id), "user"),
+      cell(named("user", m.user_id, m.user_name), "user"),
+      cell(m.user_email ?? "", "email"),
       cell(m.role, "role"),
       cell(when(m.created_at)),
       cell(
-        confirmButton("Remove", `Remove ${nameOf("user", m.user_id) ?? "this member"}?`, async () => {
+        confirmButton("Remove", `Remove ${m.user_name ?? "this member"}?`, async () => {
           await admin.client.DELETE("/v1/admin/groups/{id}/members/{user_id}", { params: { path: { id, user_id: m.user_id } } });
           go("groups", { id });
         }),
@@ -90,7 +111,7 @@ async function groupPage(id: string): Promise<HTMLElement> {
   const add = form(
     "member-add",
     [
-      { name: "user_id", label: "User", type: "select", options: userOptions() },
+      { name: "user_id", label: "User", type: "custom", control: await userPicker() },
       { name: "role", label: "Role", type: "select", options: ["member", "manager"].map((r) => ({ value: r, label: r })) },
     ],
     "Add member",
@@ -112,12 +133,12 @@ async function groupPage(id: string): Promise<HTMLElement> {
   return el(
     "div",
     { class: "stack", id: "group-page", "data-group": id },
-    toolbar(el("a", { href: "#/groups" }, "‹ All groups"), g.parent_id ? el("span", {}, "Parent: ", named("group", g.parent_id)) : null, remove),
+    toolbar(el("a", { href: "#/groups" }, "‹ All groups"), g.parent_id ? el("span", {}, "Parent: ", named("group", g.parent_id, g.parent_name)) : null, remove),
     card("group-detail", g.name, rename),
     card(
       "group-members",
       "Members",
-      members.data ? (rows.length ? table({ id: "member-table" }, ["user", "role", "since", ""], rows) : empty("No members.")) : problem(members.error, members.response.status),
+      members.data ? (rows.length ? table({ id: "member-table" }, ["user", "email", "role", "since", ""], rows) : empty("No members.")) : problem(members.error, members.response.status),
       add,
     ),
   );

@@ -3,10 +3,14 @@
  * and the directory of names (users, groups, tools, classes) that turns the ids the API
  * answers into something a person reads.
  *
- * The directory is loaded once after sign-in and again after any change made through the
- * console, so a view never asks the API for a name one row at a time. Where a response
- * already carries a name (feedback's `user_name`, `tool_name`; a usage group's `name`
- * once the API answers it) that name wins.
+ * The admin API answers names beside the ids of its rows (a tool's `group_name`, an
+ * assignment's `class_name` and `tool_name`, a member's `user_name`, feedback's
+ * `user_name`), and the views show those. The directory is what is left: the lists the
+ * pickers of the forms offer (groups, tools, classes) and the names of the usage
+ * figures' keys until a usage group carries its own `name` (which then wins). It is
+ * loaded once after sign-in and again after any change made through the console, so a
+ * view never asks the API for a name one row at a time. People are found with the API's
+ * search (`GET /v1/admin/users?q=`), not in this directory.
  */
 import type { ParleyClient, Schemas } from "../../src/index";
 

@@ -6,8 +6,9 @@
  * The definition is checked by the server, not here: a 400 or 422 answer is shown
  * inline under the editor with its `code`, and the option it names is marked (the
  * problem's JSON pointer when it gives one, else the option named in its `detail`) and
- * the editor's caret put on that option's line. The functions and models the deployment
- * offers are listed beside the editor to pick names from.
+ * the editor's caret put on that option's line. The functions, models and modules the
+ * deployment offers are listed beside the editor to pick names from (the modules from
+ * `GET /v1/admin/modules`, with the hooks they run at).
  */
 import { el } from "../common";
 import { groupOptions } from "./groups";
@@ -31,7 +32,7 @@ function toolList(): HTMLElement {
       "tr",
       { "data-tool": t.id, "data-name": t.name },
       cell(el("a", { href: `#/tools?id=${t.id}`, class: "name" }, t.name), "name"),
-      cell(named("group", t.group_id), "group"),
+      cell(named("group", t.group_id, t.group_name), "group"),
       cell(t.definition.model ?? "(default)", "model"),
       cell((t.definition.functions ?? []).join(", ") || "–", "functions"),
       cell((t.definition.modules ?? []).map((m) => m.name).join(", ") || "–", "modules"),
@@ -68,7 +69,7 @@ function editor(tool: Tool | undefined): HTMLElement {
     "form",
     { class: "admin-form tool-editor", id: tool ? "tool-edit" : "tool-create" },
     el("label", { class: "field" }, el("span", {}, "Name"), name),
-    tool ? el("p", {}, "Group: ", named("group", tool.group_id)) : el("label", { class: "field" }, el("span", {}, "Group"), group),
+    tool ? el("p", {}, "Group: ", named("group", tool.group_id, tool.group_name)) : el("label", { class: "field" }, el("span", {}, "Group"), group),
     el("label", { class: "field field-editor", "data-field": "definition" }, el("span", {}, "Definition (JSON)"), area),
     error,
     el("div", { class: "form-buttons" }, save, saved),
@@ -114,9 +115,13 @@ function editor(tool: Tool | undefined): HTMLElement {
   return node;
 }
 
-/** What the deployment offers to name in a definition: functions and models. */
+/** What the deployment offers to name in a definition: functions, models and modules. */
 async function offered(): Promise<HTMLElement> {
-  const [functions, models] = await Promise.all([admin.client.GET("/v1/functions"), admin.client.GET("/v1/models")]);
+  const [functions, models, modules] = await Promise.all([
+    admin.client.GET("/v1/functions"),
+    admin.client.GET("/v1/models"),
+    admin.client.GET("/v1/admin/modules"),
+  ]);
   const list = (items: { name: string; note?: string }[]) =>
     el("ul", { class: "plain" }, ...items.map((i) => el("li", {}, el("code", {}, i.name), i.note ? el("span", { class: "muted" }, ` ${i.note}`) : null)));
   return el(
@@ -127,7 +132,13 @@ async function offered(): Promise<HTMLElement> {
     el("h3", {}, "Models"),
     list((models.data?.items ?? []).map((m) => ({ name: m.id }))),
     el("h3", {}, "Modules"),
-    el("p", { class: "muted" }, "pii_redactor, safety_filter, analytics, and those of the deployment's configuration."),
+    el(
+      "ul",
+      { class: "plain", id: "offered-modules" },
+      ...(modules.data?.items ?? []).map((m) =>
+        el("li", { "data-module": m.name, title: m.description }, el("code", {}, m.name), el("span", { class: "muted" }, ` ${m.hooks.join(", ")}`)),
+      ),
+    ),
   );
 }
 

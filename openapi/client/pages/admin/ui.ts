@@ -135,8 +135,10 @@ export function problemField(error: unknown, fields: string[]): string | undefin
 export interface Field {
   name: string;
   label: string;
-  type?: "text" | "email" | "select" | "checkbox" | "datetime" | "textarea" | "number";
+  type?: "text" | "email" | "select" | "checkbox" | "datetime" | "textarea" | "number" | "custom";
   value?: string | boolean;
+  /** A `custom` field's control (shown) and the input inside it that holds the value. */
+  control?: { node: HTMLElement; input: HTMLSelectElement | HTMLInputElement };
   options?: { value: string; label: string }[];
   required?: boolean;
   placeholder?: string;
@@ -156,7 +158,11 @@ export function form(id: string, fields: Field[], submit: string, onSubmit: (val
   const errorSlot = el("div", { class: "form-error" });
   const rows = fields.map((f) => {
     let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-    if (f.type === "select") {
+    let shown: HTMLElement | undefined;
+    if (f.type === "custom" && f.control) {
+      input = f.control.input;
+      shown = f.control.node;
+    } else if (f.type === "select") {
       input = el("select", { name: f.name }, ...(f.options ?? []).map((o) => el("option", { value: o.value }, o.label)));
       if (typeof f.value === "string") input.value = f.value;
     } else if (f.type === "textarea") {
@@ -169,7 +175,7 @@ export function form(id: string, fields: Field[], submit: string, onSubmit: (val
       else input.value = typeof f.value === "string" ? f.value : "";
     }
     inputs.set(f.name, input);
-    return el("label", { class: `field field-${f.type ?? "text"}`, "data-field": f.name }, el("span", {}, f.label), input, el("span", { class: "field-error" }));
+    return el("label", { class: `field field-${f.type ?? "text"}`, "data-field": f.name }, el("span", {}, f.label), shown ?? input, el("span", { class: "field-error" }));
   });
   const button = el("button", { type: "submit" }, submit);
   const node = el("form", { class: "admin-form", id }, ...rows, el("div", { class: "form-buttons" }, button), errorSlot);

@@ -1,22 +1,29 @@
 /**
- * Users (`#/users`): the list with a search over names and emails and pages of 25, a
+ * Users (`#/users`): the list with the API's search over names and emails (`q`) and its
+ * pages of 25 (`cursor`; the cursors of the earlier pages ride in the URL, so Back and
+ * Previous work), a
  * form to create one with a role, and one user's page (`#/users?id=…`) to change the
  * role, disable or enable, set the extra permissions, and list, create and revoke
  * tokens. A new token's secret is shown once, as the API answers it only then.
  */
 import { el } from "../common";
 import { go, view } from "./router";
-import { admin, directory, loadDirectory, type User } from "./state";
+import { admin, loadDirectory, type User } from "./state";
 import { button, card, cell, confirmButton, empty, form, problem, table, toolbar, when } from "./ui";
+
+/** The pages seen before this one: their cursors, comma-separated (`-`: the first page). */
+const trail = (params: URLSearchParams) => (params.get("trail") ?? "").split(",").filter(Boolean);
 
 const PAGE = 25;
 const ROLES = ["student", "teacher", "admin"].map((r) => ({ value: r, label: r }));
 
-function userList(params: URLSearchParams): HTMLElement {
-  const q = (params.get("q") ?? "").toLowerCase();
-  const page = Math.max(0, Number(params.get("page") ?? 0) || 0);
-  const matching = directory.users.filter((u) => !q || u.name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q));
-  const shown = matching.slice(page * PAGE, (page + 1) * PAGE);
+async function userList(params: URLSearchParams): Promise<HTMLElement> {
+  const q = (params.get("q") ?? "").trim() || undefined;
+  const cursor = params.get("cursor") ?? undefined;
+  const { data, error, response } = await admin.client.GET("/v1/admin/users", { params: { query: { q, cursor, limit: PAGE } } });
+  if (!data) return problem(error, response.status);
+  const shown = data.items;
+  const before = trail(params);
   const search = el("input", { type: "search", id: "user-search", placeholder: "Search names and emails", "aria-label": "Search users", value: params.get("q") ?? "" });
   search.addEventListener("change", () => go("users", { q: search.value.trim() || undefined }));
   const rows = shown.map((u) => {
@@ -31,10 +38,17 @@ function userList(params: URLSearchParams): HTMLElement {
       cell(when(u.created_at)),
     );
   });
+  const first = before.length * PAGE;
+  const previous = () => {
+    const back = before.slice(0, -1);
+    const to = before[before.length - 1];
+    go("users", { q, cursor: to === "-" ? undefined : to, trail: back.join(",") || undefined });
+  };
+  const next = (to: string) => go("users", { q, cursor: to, trail: [...before, cursor ?? "-"].join(",") });
   const pager = toolbar(
-    page > 0 ? button("‹ Previous", () => go("users", { q: q || undefined, page: String(page - 1) })) : null,
-    el("span", { class: "muted" }, `${matching.length ? page * PAGE + 1 : 0}–${page * PAGE + shown.length} of ${matching.length}`),
-    (page + 1) * PAGE < matching.length ? button("Next ›", () => go("users", { q: q || undefined, page: String(page + 1) })) : null,
+    cursor ? button("‹ Previous", previous) : null,
+    el("span", { class: "muted", id: "user-range" }, shown.length ? `${first + 1}–${first + shown.length}` : "none"),
+    data.next_cursor ? button("Next ›", () => next(data.next_cursor!)) : null,
   );
   const create = form(
     "user-create",

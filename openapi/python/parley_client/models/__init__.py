@@ -108,6 +108,10 @@ from .model import Model
 from .model_list import ModelList
 from .modifications import Modifications
 from .module_event import ModuleEvent
+from .module_info import ModuleInfo
+from .module_info_config import ModuleInfoConfig
+from .module_kind_name import ModuleKindName
+from .module_list import ModuleList
 from .module_outcome import ModuleOutcome
 from .note import Note
 from .on_active import OnActive
@@ -430,6 +434,10 @@ __all__ = (
     "ModelList",
     "Modifications",
     "ModuleEvent",
+    "ModuleInfo",
+    "ModuleInfoConfig",
+    "ModuleKindName",
+    "ModuleList",
     "ModuleOutcome",
     "Note",
     "OnActive",

@@ -34,7 +34,9 @@ class Assignment:
         tool_id (UUID):
         updated_at (datetime.datetime):
         available_at (datetime.datetime | Unset): Sessions may be opened from then on; absent: at once.
+        class_name (str | Unset): The class's name (absent only when it was deleted while the answer was read).
         closes_at (datetime.datetime | Unset): Sessions may be opened until then; absent: forever.
+        tool_name (str | Unset): The tool's name (absent only when it was deleted while the answer was read).
     """
 
     class_id: UUID
@@ -46,7 +48,9 @@ class Assignment:
     tool_id: UUID
     updated_at: datetime.datetime
     available_at: datetime.datetime | Unset = UNSET
+    class_name: str | Unset = UNSET
     closes_at: datetime.datetime | Unset = UNSET
+    tool_name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,9 +74,13 @@ class Assignment:
         if not isinstance(self.available_at, Unset):
             available_at = self.available_at.isoformat()
 
+        class_name = self.class_name
+
         closes_at: str | Unset = UNSET
         if not isinstance(self.closes_at, Unset):
             closes_at = self.closes_at.isoformat()
+
+        tool_name = self.tool_name
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -90,8 +98,12 @@ class Assignment:
         )
         if available_at is not UNSET:
             field_dict["available_at"] = available_at
+        if class_name is not UNSET:
+            field_dict["class_name"] = class_name
         if closes_at is not UNSET:
             field_dict["closes_at"] = closes_at
+        if tool_name is not UNSET:
+            field_dict["tool_name"] = tool_name
 
         return field_dict
 
@@ -123,12 +135,16 @@ class Assignment:
         else:
             available_at = datetime.datetime.fromisoformat(_available_at)
 
+        class_name = d.pop("class_name", UNSET)
+
         _closes_at = d.pop("closes_at", UNSET)
         closes_at: datetime.datetime | Unset
         if isinstance(_closes_at, Unset):
             closes_at = UNSET
         else:
             closes_at = datetime.datetime.fromisoformat(_closes_at)
+
+        tool_name = d.pop("tool_name", UNSET)
 
         assignment = cls(
             class_id=class_id,
@@ -140,7 +156,9 @@ class Assignment:
             tool_id=tool_id,
             updated_at=updated_at,
             available_at=available_at,
+            class_name=class_name,
             closes_at=closes_at,
+            tool_name=tool_name,
         )
 
         assignment.additional_properties = d

@@ -8,6 +8,8 @@ from uuid import UUID
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="Class")
 
 
@@ -21,6 +23,7 @@ class Class:
         id (UUID):
         name (str):
         updated_at (datetime.datetime):
+        group_name (str | Unset): The group's name (absent only when it was deleted while the answer was read).
     """
 
     created_at: datetime.datetime
@@ -28,6 +31,7 @@ class Class:
     id: UUID
     name: str
     updated_at: datetime.datetime
+    group_name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -41,6 +45,8 @@ class Class:
 
         updated_at = self.updated_at.isoformat()
 
+        group_name = self.group_name
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -52,6 +58,8 @@ class Class:
                 "updated_at": updated_at,
             }
         )
+        if group_name is not UNSET:
+            field_dict["group_name"] = group_name
 
         return field_dict
 
@@ -68,12 +76,15 @@ class Class:
 
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 
+        group_name = d.pop("group_name", UNSET)
+
         class_ = cls(
             created_at=created_at,
             group_id=group_id,
             id=id,
             name=name,
             updated_at=updated_at,
+            group_name=group_name,
         )
 
         class_.additional_properties = d

@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.enrollment_role import EnrollmentRole
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="Enrollment")
 
@@ -23,6 +24,8 @@ class Enrollment:
         id (UUID):
         role (EnrollmentRole): A person's part in a class.
         user_id (UUID):
+        user_email (str | Unset): The user's email (absent with `user_name`).
+        user_name (str | Unset): The user's name (absent only when it was deleted while the answer was read).
     """
 
     class_id: UUID
@@ -30,6 +33,8 @@ class Enrollment:
     id: UUID
     role: EnrollmentRole
     user_id: UUID
+    user_email: str | Unset = UNSET
+    user_name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,6 +48,10 @@ class Enrollment:
 
         user_id = str(self.user_id)
 
+        user_email = self.user_email
+
+        user_name = self.user_name
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -54,6 +63,10 @@ class Enrollment:
                 "user_id": user_id,
             }
         )
+        if user_email is not UNSET:
+            field_dict["user_email"] = user_email
+        if user_name is not UNSET:
+            field_dict["user_name"] = user_name
 
         return field_dict
 
@@ -70,12 +83,18 @@ class Enrollment:
 
         user_id = UUID(d.pop("user_id"))
 
+        user_email = d.pop("user_email", UNSET)
+
+        user_name = d.pop("user_name", UNSET)
+
         enrollment = cls(
             class_id=class_id,
             created_at=created_at,
             id=id,
             role=role,
             user_id=user_id,
+            user_email=user_email,
+            user_name=user_name,
         )
 
         enrollment.additional_properties = d

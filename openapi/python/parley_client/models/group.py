@@ -32,6 +32,8 @@ class Group:
             it means in a tool definition; `guidance` is set here only.
         updated_at (datetime.datetime):
         parent_id (UUID | Unset): Absent for a root group.
+        parent_name (str | Unset): The parent's name (absent for a root group; otherwise absent only when it was deleted
+            while the answer was read).
     """
 
     created_at: datetime.datetime
@@ -41,6 +43,7 @@ class Group:
     settings: ConfigOverrides
     updated_at: datetime.datetime
     parent_id: UUID | Unset = UNSET
+    parent_name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,6 +63,8 @@ class Group:
         if not isinstance(self.parent_id, Unset):
             parent_id = str(self.parent_id)
 
+        parent_name = self.parent_name
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -74,6 +79,8 @@ class Group:
         )
         if parent_id is not UNSET:
             field_dict["parent_id"] = parent_id
+        if parent_name is not UNSET:
+            field_dict["parent_name"] = parent_name
 
         return field_dict
 
@@ -101,6 +108,8 @@ class Group:
         else:
             parent_id = UUID(_parent_id)
 
+        parent_name = d.pop("parent_name", UNSET)
+
         group = cls(
             created_at=created_at,
             id=id,
@@ -109,6 +118,7 @@ class Group:
             settings=settings,
             updated_at=updated_at,
             parent_id=parent_id,
+            parent_name=parent_name,
         )
 
         group.additional_properties = d

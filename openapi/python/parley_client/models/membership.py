@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.member_role import MemberRole
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="Membership")
 
@@ -22,12 +23,16 @@ class Membership:
         group_id (UUID):
         role (MemberRole): A member's part in a group.
         user_id (UUID):
+        user_email (str | Unset): The user's email (absent with `user_name`).
+        user_name (str | Unset): The user's name (absent only when it was deleted while the answer was read).
     """
 
     created_at: datetime.datetime
     group_id: UUID
     role: MemberRole
     user_id: UUID
+    user_email: str | Unset = UNSET
+    user_name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -39,6 +44,10 @@ class Membership:
 
         user_id = str(self.user_id)
 
+        user_email = self.user_email
+
+        user_name = self.user_name
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -49,6 +58,10 @@ class Membership:
                 "user_id": user_id,
             }
         )
+        if user_email is not UNSET:
+            field_dict["user_email"] = user_email
+        if user_name is not UNSET:
+            field_dict["user_name"] = user_name
 
         return field_dict
 
@@ -63,11 +76,17 @@ class Membership:
 
         user_id = UUID(d.pop("user_id"))
 
+        user_email = d.pop("user_email", UNSET)
+
+        user_name = d.pop("user_name", UNSET)
+
         membership = cls(
             created_at=created_at,
             group_id=group_id,
             role=role,
             user_id=user_id,
+            user_email=user_email,
+            user_name=user_name,
         )
 
         membership.additional_properties = d

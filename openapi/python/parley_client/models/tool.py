@@ -8,6 +8,8 @@ from uuid import UUID
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
     from ..models.tool_definition import ToolDefinition
 
@@ -30,6 +32,7 @@ class Tool:
         name (str):
         type_ (str): The tool's kind (e.g. `chat`).
         updated_at (datetime.datetime):
+        group_name (str | Unset): The group's name (absent only when it was deleted while the answer was read).
     """
 
     created_at: datetime.datetime
@@ -39,6 +42,7 @@ class Tool:
     name: str
     type_: str
     updated_at: datetime.datetime
+    group_name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -56,6 +60,8 @@ class Tool:
 
         updated_at = self.updated_at.isoformat()
 
+        group_name = self.group_name
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -69,6 +75,8 @@ class Tool:
                 "updated_at": updated_at,
             }
         )
+        if group_name is not UNSET:
+            field_dict["group_name"] = group_name
 
         return field_dict
 
@@ -91,6 +99,8 @@ class Tool:
 
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 
+        group_name = d.pop("group_name", UNSET)
+
         tool = cls(
             created_at=created_at,
             definition=definition,
@@ -99,6 +109,7 @@ class Tool:
             name=name,
             type_=type_,
             updated_at=updated_at,
+            group_name=group_name,
         )
 
         tool.additional_properties = d

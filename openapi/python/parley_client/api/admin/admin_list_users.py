@@ -12,11 +12,14 @@ from ...types import UNSET, Response, Unset
 
 def _get_kwargs(
     *,
+    q: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
+
+    params["q"] = q
 
     params["limit"] = limit
 
@@ -91,14 +94,17 @@ def _build_response(
 def sync_detailed(
     *,
     client: AuthenticatedClient,
+    q: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageUser | Problem]:
     """List users
 
-     Newest first.
+     Newest first; only those whose email or name contains `q` (ignoring case) when
+    it is given.
 
     Args:
+        q (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -111,6 +117,7 @@ def sync_detailed(
     """
 
     kwargs = _get_kwargs(
+        q=q,
         limit=limit,
         cursor=cursor,
     )
@@ -125,14 +132,17 @@ def sync_detailed(
 def sync(
     *,
     client: AuthenticatedClient,
+    q: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageUser | Problem | None:
     """List users
 
-     Newest first.
+     Newest first; only those whose email or name contains `q` (ignoring case) when
+    it is given.
 
     Args:
+        q (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -146,6 +156,7 @@ def sync(
 
     return sync_detailed(
         client=client,
+        q=q,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -154,14 +165,17 @@ def sync(
 async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
+    q: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageUser | Problem]:
     """List users
 
-     Newest first.
+     Newest first; only those whose email or name contains `q` (ignoring case) when
+    it is given.
 
     Args:
+        q (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -174,6 +188,7 @@ async def asyncio_detailed(
     """
 
     kwargs = _get_kwargs(
+        q=q,
         limit=limit,
         cursor=cursor,
     )
@@ -186,14 +201,17 @@ async def asyncio_detailed(
 async def asyncio(
     *,
     client: AuthenticatedClient,
+    q: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageUser | Problem | None:
     """List users
 
-     Newest first.
+     Newest first; only those whose email or name contains `q` (ignoring case) when
+    it is given.
 
     Args:
+        q (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -208,6 +226,7 @@ async def asyncio(
     return (
         await asyncio_detailed(
             client=client,
+            q=q,
             limit=limit,
             cursor=cursor,
         )
