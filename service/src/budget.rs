@@ -28,6 +28,9 @@ use parley_runtime::budget::{BudgetStore, Counter, Decision, Reservation, Window
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
+mod admin;
+pub use admin::Shown;
+
 /// The currency of the model prices, and so of budgets.
 pub const CURRENCY: &str = "USD";
 
