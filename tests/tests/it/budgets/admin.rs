@@ -4,7 +4,7 @@
 //! an unknown user or group (422), a second budget for the same subject and period
 //! (409); and a non-admin gets 403.
 
-use parley_tests::{Backend, both_backends};
+use parley_tests::both_backends;
 use serde_json::json;
 use uuid::Uuid;
 
@@ -43,7 +43,10 @@ both_backends!(
         assert_eq!(daily["reserved_micros"], 0);
         let ends: chrono::DateTime<chrono::Utc> =
             serde_json::from_value(daily["period_ends_at"].clone()).expect("a time");
-        assert_eq!(ends.date_naive(), chrono::Utc::now().date_naive() + chrono::Days::new(1));
+        assert_eq!(
+            ends.date_naive(),
+            chrono::Utc::now().date_naive() + chrono::Days::new(1)
+        );
 
         let monthly = create_budget(&app, "group", &group_id, "month", 100.0).await;
         assert_eq!(monthly["subject_name"], "Budgeted school");
@@ -88,10 +91,20 @@ both_backends!(
         let all = app.get("/v1/admin/budgets?limit=1", app.admin()).await;
         all.assert_status(200);
         assert_eq!(all.body["items"].as_array().map(Vec::len), Some(1));
-        assert_eq!(fixtures::id(&all.body["items"][0]), fixtures::id(&monthly), "newest first");
-        let cursor = all.body["next_cursor"].as_str().expect("a second page").to_owned();
+        assert_eq!(
+            fixtures::id(&all.body["items"][0]),
+            fixtures::id(&monthly),
+            "newest first"
+        );
+        let cursor = all.body["next_cursor"]
+            .as_str()
+            .expect("a second page")
+            .to_owned();
         let second = app
-            .get(&format!("/v1/admin/budgets?limit=1&cursor={cursor}"), app.admin())
+            .get(
+                &format!("/v1/admin/budgets?limit=1&cursor={cursor}"),
+                app.admin(),
+            )
             .await;
         assert_eq!(fixtures::id(&second.body["items"][0]), id);
         let mine = app
@@ -99,24 +112,40 @@ both_backends!(
             .await;
         assert_eq!(mine.body["items"].as_array().map(Vec::len), Some(1));
         let theirs = app
-            .get(&format!("/v1/admin/budgets?group_id={group_id}"), app.admin())
+            .get(
+                &format!("/v1/admin/budgets?group_id={group_id}"),
+                app.admin(),
+            )
             .await;
-        assert_eq!(fixtures::id(&theirs.body["items"][0]), fixtures::id(&monthly));
+        assert_eq!(
+            fixtures::id(&theirs.body["items"][0]),
+            fixtures::id(&monthly)
+        );
 
         // Change the limit; delete.
         let changed = app
-            .patch_json(&format!("/v1/admin/budgets/{id}"), app.admin(), &json!({"limit": 0.75}))
+            .patch_json(
+                &format!("/v1/admin/budgets/{id}"),
+                app.admin(),
+                &json!({"limit": 0.75}),
+            )
             .await;
         changed.assert_status(200);
         assert_eq!(changed.body["limit_micros"], 750_000);
         let negative = app
-            .patch_json(&format!("/v1/admin/budgets/{id}"), app.admin(), &json!({"limit": -0.5}))
+            .patch_json(
+                &format!("/v1/admin/budgets/{id}"),
+                app.admin(),
+                &json!({"limit": -0.5}),
+            )
             .await;
         assert_eq!(negative.assert_problem(422), "validation_failed");
         app.delete(&format!("/v1/admin/budgets/{id}"), app.admin())
             .await
             .assert_status(204);
-        let gone = app.get(&format!("/v1/admin/budgets/{id}"), app.admin()).await;
+        let gone = app
+            .get(&format!("/v1/admin/budgets/{id}"), app.admin())
+            .await;
         assert_eq!(gone.assert_problem(404), "not_found");
 
         // Not for students.

@@ -27,7 +27,10 @@ const MAX_OUTPUT_TOKENS: u32 = 12;
 
 /// A mock LLM and an app whose model costs 1000 micro-units per token, with an output
 /// limit of [`MAX_OUTPUT_TOKENS`] and `concurrency` workers.
-async fn spawn(backend: Backend, concurrency: usize) -> (MockLlm, TestApp, tempfile::NamedTempFile) {
+async fn spawn(
+    backend: Backend,
+    concurrency: usize,
+) -> (MockLlm, TestApp, tempfile::NamedTempFile) {
     let mock = MockLlm::start(MockConfig::default()).await;
     let mut config = tempfile::NamedTempFile::new().expect("a temp file");
     write!(
@@ -71,7 +74,8 @@ async fn spent_in_db(app: &TestApp, user_id: &str) -> i64 {
     let sum = app
         .query_strings(&format!(
             "SELECT CAST(COALESCE(SUM(ROUND(cost_usd * 1000000.0)), 0) AS TEXT) \
-             FROM ai_usage WHERE user_id = '{user_id}'"
+             FROM ai_usage WHERE user_id = {}",
+            app.sql_uuid(user_id)
         ))
         .await;
     sum.first()
@@ -103,9 +107,16 @@ async fn all_prompts_ended(app: &TestApp, within: Duration) {
 /// A 429 `budget_exceeded` whose detail names `whose` budget, with a `Retry-After`
 /// within a few seconds of the UTC day's end.
 fn assert_over_budget(response: &TestResponse, whose: &str) {
-    assert_eq!(response.assert_problem(429), "budget_exceeded", "{response:?}");
+    assert_eq!(
+        response.assert_problem(429),
+        "budget_exceeded",
+        "{response:?}"
+    );
     let detail = response.body["detail"].as_str().unwrap_or_default();
-    assert!(detail.contains(whose) && detail.contains("per day"), "{detail}");
+    assert!(
+        detail.contains(whose) && detail.contains("per day"),
+        "{detail}"
+    );
     let retry_after: i64 = response
         .header("retry-after")
         .and_then(|v| v.parse().ok())

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use parley_tests::{Backend, both_backends};
+use parley_tests::both_backends;
 use serde_json::json;
 
 use super::{
@@ -27,7 +27,8 @@ both_backends!(
     |backend: Backend| async move {
         let (_mock, app, _config) = spawn(backend, 8).await;
         let (alice, session) = student(&app, "settle@example.com").await;
-        let budget_id = fixtures::id(&create_budget(&app, "user", &alice.user_id, "day", 50.0).await);
+        let budget_id =
+            fixtures::id(&create_budget(&app, "user", &alice.user_id, "day", 50.0).await);
 
         // A stream cut after a few tokens: the turn ends `error`, its partial use counts.
         let prompt = app
@@ -43,17 +44,24 @@ both_backends!(
             .send_in_background(
                 &alice.token,
                 &session,
-                "[[mock tokens=400 token_delay_ms=20]] long",
+                "[[mock tokens=400 token_delay_ms=300]] long",
             )
             .await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        app.post_json(&format!("/v1/prompts/{prompt}/cancel"), Some(&alice.token), &json!({}))
-            .await;
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        app.post_json(
+            &format!("/v1/prompts/{prompt}/cancel"),
+            Some(&alice.token),
+            &json!({}),
+        )
+        .await;
         app.wait_for_prompt_state(&alice.token, &prompt, "canceled", Duration::from_secs(30))
             .await;
         all_prompts_ended(&app, Duration::from_secs(30)).await;
         let after_cancel = settled(&app, &budget_id, &alice.user_id).await;
-        assert!(after_cancel > after_failure, "the cancelled call's use counts");
+        assert!(
+            after_cancel > after_failure,
+            "the cancelled call's use counts"
+        );
     }
 );
 
@@ -90,7 +98,10 @@ both_backends!(
         // The counters of the embedded mode die with the process; Redis's stay. Either
         // way the spending still counts after a restart.
         app.restart().await;
-        assert_eq!(budget(&app, &budget_id).await["spent_micros"].as_i64(), Some(spent));
+        assert_eq!(
+            budget(&app, &budget_id).await["spent_micros"].as_i64(),
+            Some(spent)
+        );
         let refused = app.send_message(&alice.token, &session, "after", "").await;
         assert_over_budget(&refused, "over your budget");
     }
