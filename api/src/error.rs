@@ -120,7 +120,9 @@ impl From<Error> for Problem {
             tracing::error!(error = %context, request_id = %current_request_id(), "internal error");
         }
         let mut problem = Problem::new(err.code(), err.to_string());
-        if let Error::RateLimited { retry_after_s, .. } = err {
+        if let Error::RateLimited { retry_after_s, .. } | Error::OverBudget { retry_after_s, .. } =
+            err
+        {
             problem.retry_after_s = Some(retry_after_s);
         }
         problem

@@ -18,6 +18,7 @@ pub mod ai_usage;
 pub mod api_tokens;
 pub mod assignments;
 pub mod blocks;
+pub mod budgets;
 pub mod classes;
 pub mod enrollments;
 pub mod extractions;

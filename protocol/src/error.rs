@@ -179,6 +179,9 @@ catalogue! {
         /// The model provider is rate limiting.
         RateLimited = "rate_limited", 429,
             turn "the model provider is rate limiting; try again later";
+        /// A spending budget (the user's or a group's, per day or month) is used up.
+        BudgetExceeded = "budget_exceeded", 429,
+            turn "over the spending budget; try again when its period ends";
         /// A function call failed in a way the turn cannot continue past.
         ToolError = "tool_error", 502, turn "a function call failed";
         /// The turn took longer than allowed, or is still running after the wait.
@@ -321,6 +324,10 @@ catalogue! {
         ParentNotFound = "parent_not_found", 422;
         /// The group does not exist.
         GroupNotFound = "group_not_found", 422;
+        /// The user does not exist.
+        UserNotFound = "user_not_found", 422;
+        /// The user or group already has a budget for this period.
+        BudgetExists = "budget_exists", 409;
         /// Not a function of this deployment.
         UnknownFunction = "unknown_function", 422;
         /// Not a payload type of this deployment, or not one a model can write.
@@ -405,6 +412,9 @@ pub enum Error {
         message: String,
         retry_after_s: u64,
     },
+    /// Over a spending budget: try again after `retry_after_s` seconds (its period's end).
+    #[error("{message}")]
+    OverBudget { message: String, retry_after_s: u64 },
     /// A bug or an unexpected failure; the context is for logs only.
     #[error("internal error")]
     Internal(#[source] InternalContext),
@@ -489,6 +499,7 @@ impl Error {
             Self::Forbidden { .. } => ErrorCode::Forbidden,
             Self::Unavailable { .. } => ErrorCode::Unavailable,
             Self::RateLimited { .. } => ErrorCode::QuotaExceeded,
+            Self::OverBudget { .. } => ErrorCode::BudgetExceeded,
             Self::Internal(_) => ErrorCode::InternalError,
         }
     }

@@ -8,10 +8,13 @@
 //! which backend it talks to. A third seam, the circuit **breakers** (#10), follows the
 //! same shape: state every worker of a deployment shares; and a fourth, the **quota**
 //! counters (#11), state every api process shares; and a fifth, the per-user **feed**
-//! (#14), what happens across one user's sessions, for every api process to follow. Beside the seams: the process's
+//! (#14), what happens across one user's sessions, for every api process to follow; and a sixth,
+//! the **budget** counters (#15): money reserved and spent per budget, shared by the api
+//! and the workers. Beside the seams: the process's
 //! Prometheus [`metrics`] and the trace context a job carries ([`trace`]).
 
 pub mod breaker;
+pub mod budget;
 pub mod event_log;
 pub mod metrics;
 pub mod queue;

@@ -69,6 +69,7 @@ pub struct Metrics {
     pub oldest_active_prompt: Gauge,
     pub queue_depth: Gauge,
     pub rate_limited: Family<LimitLabels, Counter>,
+    pub budget_refusals: Family<BudgetLabels, Counter>,
     pub auth_failures: Family<AuthFailureLabels, Counter>,
     pub http_requests: Family<HttpLabels, Counter>,
     pub http_duration: HistogramFamily<HttpRouteLabels>,
@@ -229,6 +230,12 @@ impl Metrics {
             "Turns refused by a quota, by limit",
             rate_limited.clone(),
         );
+        let budget_refusals = Family::default();
+        registry.register(
+            "budget_refusals",
+            "Turns and model calls refused by a spending budget, by subject and period",
+            budget_refusals.clone(),
+        );
         let auth_failures = Family::default();
         registry.register(
             "auth_failures",
@@ -275,6 +282,7 @@ impl Metrics {
             oldest_active_prompt,
             queue_depth,
             rate_limited,
+            budget_refusals,
             auth_failures,
             http_requests,
             http_duration,

@@ -31,6 +31,7 @@
 //!   event log's retention come from [`turns::record::terminal_event`].
 
 pub mod admin;
+pub mod budget;
 pub mod catalog;
 pub mod feedback;
 pub mod files;

@@ -30,6 +30,8 @@ pub struct Deps {
     pub worker_id: String,
     /// The quotas a turn's tokens count against.
     pub quotas: parley_service::quota::Quotas,
+    /// The budgets a turn's model calls hold and settle against.
+    pub budgets: parley_service::budget::Budgets,
     /// The per-user feed: turns finished and timers fired are published on it.
     pub feed: parley_runtime::user_feed::Publisher,
 }

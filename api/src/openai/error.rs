@@ -105,6 +105,8 @@ fn error_code(code: ErrorCode) -> &'static str {
         ErrorCode::QuotaExceeded | ErrorCode::RateLimited | ErrorCode::AuthThrottled => {
             "rate_limit_exceeded"
         }
+        // OpenAI's word for a spend limit that is used up.
+        ErrorCode::BudgetExceeded => "insufficient_quota",
         other => other.as_str(),
     }
 }

@@ -4,7 +4,10 @@
 use secrecy::SecretString;
 use serde::{Deserialize, Serialize};
 
-use super::{mask, sections::default_max_context};
+use super::{
+    mask,
+    sections::{default_max_context, default_max_output_tokens},
+};
 
 /// An OpenAI-compatible provider (`[[providers]]`).
 #[derive(Debug, Deserialize, Serialize)]
@@ -135,6 +138,10 @@ pub struct ModelSettings {
     /// The context window in tokens.
     #[serde(default = "default_max_context")]
     pub max_context: usize,
+    /// The most tokens one answer may have: sent as the request's `max_tokens`, and the
+    /// output half of the worst case a model call holds against budgets.
+    #[serde(default = "default_max_output_tokens")]
+    pub max_output_tokens: u32,
     /// Whether the model accepts images (attached images are sent to it as image parts).
     #[serde(default)]
     pub vision: bool,

@@ -199,6 +199,9 @@ impl Default for WorkerSettings {
 pub(super) fn default_max_context() -> usize {
     8192
 }
+pub(super) fn default_max_output_tokens() -> u32 {
+    4096
+}
 pub(super) fn default_concurrency() -> usize {
     8
 }

@@ -58,6 +58,7 @@ pub(super) async fn serve_http(
         files: file_limits(settings),
         modules: runtime.modules.clone(),
         quotas: runtime.quotas.clone(),
+        budgets: runtime.budgets.clone(),
         feed: runtime.feed.clone(),
     };
     let revocations = parley_api::revocations::Revocations::new(Duration::from_secs(

@@ -43,6 +43,8 @@ pub(super) struct Runtime {
     pub(super) modules: parley_service::modules::ModuleCatalog,
     /// The quotas: the API admits turns, the workers count their tokens (one store).
     pub(super) quotas: parley_service::quota::Quotas,
+    /// The budgets: the API checks turns, the workers hold and settle calls (one store).
+    pub(super) budgets: parley_service::budget::Budgets,
 }
 
 pub(super) async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<Runtime> {
@@ -99,7 +101,27 @@ pub(super) async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<R
         functions: functions(settings).await?,
         modules: settings.module_catalog()?,
         quotas: quotas(settings)?,
+        budgets: budgets(settings)?,
     })
+}
+
+/// How long a model call's budget hold lasts when the call never settles (its worker
+/// died): well past the longest call (the stall window bounds the silences, the
+/// model's output limit the length), short enough that a crash frees the budget soon.
+const BUDGET_HOLD_TTL: Duration = Duration::from_secs(600);
+
+/// The budget counters: in Redis (shared by the api and every worker) when there is
+/// one, else in this process.
+fn budgets(settings: &Settings) -> anyhow::Result<parley_service::budget::Budgets> {
+    use parley_runtime::budget::{BudgetStore, memory::MemoryBudgets, redis::RedisBudgets};
+    let store: Arc<dyn BudgetStore> = match &settings.redis.url {
+        Some(url) => Arc::new(
+            RedisBudgets::connect(url.expose_secret(), &settings.redis.queue)
+                .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?,
+        ),
+        None => Arc::new(MemoryBudgets::new()),
+    };
+    Ok(parley_service::budget::Budgets::new(store, BUDGET_HOLD_TTL))
 }
 
 /// The quota policy over its counters: in Redis (shared by every process) when there
@@ -184,6 +206,7 @@ pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
             upstream: m.upstream.clone(),
             provider: m.provider.clone(),
             max_context: m.max_context,
+            max_output_tokens: m.max_output_tokens,
             vision: m.vision,
             price: Price {
                 input_usd_per_mtok: m.input_usd_per_mtok.unwrap_or(0.0),

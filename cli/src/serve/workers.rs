@@ -36,6 +36,7 @@ pub(super) fn start_workers(
         settings: turn_settings(settings),
         worker_id,
         quotas: runtime.quotas.clone(),
+        budgets: runtime.budgets.clone(),
         feed: runtime.feed.clone(),
     };
     let handler = Arc::new(GenerateHandler {

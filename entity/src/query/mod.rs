@@ -7,6 +7,7 @@ pub mod access;
 pub mod approvals;
 pub mod assignments;
 mod batch;
+pub mod budgets;
 pub mod catalog;
 pub mod classes;
 pub mod conversation;

@@ -1,5 +1,5 @@
 // The TypeScript client against a live `parley serve` (the mock LLM as its model): a
-// session, edit and regenerate, feedback on an answer and the export, a streamed turn, a
+// session, edit and regenerate, feedback on an answer and the export, a budget, a streamed turn, a
 // tool turn, cancel, resuming a feed whose connection dropped, the user feed, and
 // function calls that wait for approval (approved with edited input, denied, refused
 // input, told on the user feed), and a teacher reading their class. Runs the bundle
@@ -265,6 +265,52 @@ test("feedback on an answer: rated, shown, listed by admins, exported as JSONL, 
     params: { path: answer },
   });
   assert.equal(again.response.status, 404);
+});
+
+test("a budget: set by an admin with its spending shown, refuses a turn with 429 budget_exceeded", async () => {
+  const tools = await client.GET("/v1/tools");
+  const demo = tools.data.items.find((tool) => tool.name === "Demo tutor");
+  const group = await client.POST("/v1/admin/groups", {
+    body: { name: "Budgeted class", parent_id: demo.group_id, settings: {} },
+  });
+  assert.equal(group.response.status, 201, JSON.stringify(group.error));
+  const tool = await client.POST("/v1/admin/tools", {
+    body: { group_id: group.data.id, name: "Budgeted tutor", definition: { behavior: "Help." } },
+  });
+  assert.equal(tool.response.status, 201, JSON.stringify(tool.error));
+  const created = await client.POST("/v1/admin/budgets", {
+    body: { subject: "group", subject_id: group.data.id, period: "month", limit: 0 },
+  });
+  assert.equal(created.response.status, 201, JSON.stringify(created.error));
+  assert.equal(created.response.headers.get("location"), `/v1/admin/budgets/${created.data.id}`);
+  assert.deepEqual(
+    [created.data.subject_name, created.data.currency, created.data.limit, created.data.spent, created.data.reserved],
+    ["Budgeted class", "USD", 0, 0, 0],
+  );
+
+  const id = await newSession(tool.data.id);
+  const send = () =>
+    client.POST("/v1/sessions/{id}/messages", {
+      params: { path: { id } },
+      body: { content: "Over budget?" },
+      headers: { Accept: "application/json" },
+    });
+  const refused = await send();
+  assert.equal(refused.response.status, 429);
+  assert.equal(refused.error.code, "budget_exceeded");
+  assert.match(refused.error.detail, /your group's budget of 0\.00 USD per month/);
+  assert.ok(Number(refused.response.headers.get("retry-after")) > 0);
+
+  const listed = await client.GET("/v1/admin/budgets", { params: { query: { group_id: group.data.id } } });
+  assert.deepEqual(listed.data.items.map((b) => b.id), [created.data.id]);
+  const changed = await client.PATCH("/v1/admin/budgets/{id}", {
+    params: { path: { id: created.data.id } },
+    body: { limit: 5 },
+  });
+  assert.equal(changed.data.limit_micros, 5_000_000);
+  assert.equal((await send()).response.status, 201);
+  const deleted = await client.DELETE("/v1/admin/budgets/{id}", { params: { path: { id: created.data.id } } });
+  assert.equal(deleted.response.status, 204);
 });
 
 test("a streamed turn yields its events in order and ends with complete", async () => {

@@ -192,6 +192,63 @@ def test_feedback_on_an_answer_is_given_shown_listed_exported_and_withdrawn(
     assert raised.value.code == "not_found"
 
 
+def test_a_budget_is_set_shown_and_refuses_a_turn_with_budget_exceeded(
+    json_client: AuthenticatedClient, client: AuthenticatedClient, tool_id, new_session
+) -> None:
+    from parley_client.api.admin import (
+        admin_create_budget,
+        admin_create_group,
+        admin_create_tool,
+        admin_delete_budget,
+        admin_list_budgets,
+        admin_update_budget,
+    )
+    from parley_client.api.catalog import list_tools
+    from parley_client.models import (
+        BudgetPeriod,
+        BudgetSubject,
+        CreateBudget,
+        CreateGroup,
+        CreateTool,
+        ToolDefinition,
+        UpdateBudget,
+    )
+
+    demo = next(t for t in expect(list_tools.sync_detailed(client=client, limit=100)).items if t.id == tool_id)
+    group = expect(
+        admin_create_group.sync_detailed(client=client, body=CreateGroup(name="Budgeted group", parent_id=demo.group_id))
+    )
+    tool = expect(
+        admin_create_tool.sync_detailed(
+            client=client,
+            body=CreateTool(group_id=group.id, name="Budgeted", definition=ToolDefinition(behavior="Help.")),
+        )
+    )
+    budget = expect(
+        admin_create_budget.sync_detailed(
+            client=client,
+            body=CreateBudget(subject=BudgetSubject.GROUP, subject_id=group.id, period=BudgetPeriod.DAY, limit=0),
+        )
+    )
+    assert (budget.subject_name, budget.currency, budget.limit_micros, budget.spent_micros) == (
+        "Budgeted group",
+        "USD",
+        0,
+        0,
+    )
+    session_id = new_session(tool.id)
+    with pytest.raises(ParleyProblem) as raised:
+        expect(send_message.sync_detailed(session_id, client=json_client, body=CreateMessage(content="Over?")))
+    assert (raised.value.status, raised.value.code) == (429, "budget_exceeded")
+
+    listed = expect(admin_list_budgets.sync_detailed(client=client, group_id=group.id)).items
+    assert [b.id for b in listed] == [budget.id]
+    changed = expect(admin_update_budget.sync_detailed(budget.id, client=client, body=UpdateBudget(limit=2.5)))
+    assert changed.limit_micros == 2_500_000
+    expect(send_message.sync_detailed(session_id, client=json_client, body=CreateMessage(content="Now?")))
+    assert admin_delete_budget.sync_detailed(budget.id, client=client).status_code == 204
+
+
 def test_edit_and_regenerate_make_siblings_and_a_switch_moves_the_branch(
     json_client: AuthenticatedClient, new_session
 ) -> None:

@@ -46,6 +46,7 @@ fn the_codes_a_turn_ends_with_fit_their_column_and_keep_their_messages() {
             ErrorCode::UpstreamStall,
             ErrorCode::UnknownModel,
             ErrorCode::RateLimited,
+            ErrorCode::BudgetExceeded,
             ErrorCode::ToolError,
             ErrorCode::Timeout,
             ErrorCode::Unavailable,

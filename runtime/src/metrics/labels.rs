@@ -76,6 +76,14 @@ pub struct FunctionLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct BudgetLabels {
+    /// Whose budget refused the turn: `user` or `group`.
+    pub subject: &'static str,
+    /// Its period: `day` or `month`.
+    pub period: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LimitLabels {
     /// Which limit refused the turn: `turns_per_minute` or `tokens_per_day`.
     pub limit: &'static str,

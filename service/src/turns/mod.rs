@@ -52,6 +52,8 @@ pub struct TurnService {
     pub modules: crate::modules::ModuleCatalog,
     /// Turns per minute and tokens per day, per user and per group.
     pub quotas: crate::quota::Quotas,
+    /// Spend limits in money, per user and per group.
+    pub budgets: crate::budget::Budgets,
     /// The per-user feed: turns started are published on it (and the api follows it).
     pub feed: parley_runtime::user_feed::Publisher,
 }

@@ -50,6 +50,7 @@ impl TurnService {
         self.check_attachments(submission.user_id, &submission.input)
             .await?;
         self.check_placement(&submission).await?;
+        self.check_budgets(&submission).await?;
         let counted = self.check_quota(&submission, model.as_deref()).await?;
         let request_hash = submission
             .idempotency_key
@@ -166,6 +167,35 @@ impl TurnService {
             limit = refused.kind.as_str(),
             retry_after_s = refused.retry_after_s,
             "a quota refused a turn"
+        );
+        Err(refused.error())
+    }
+
+    /// Refuses the turn (429 `budget_exceeded`) when a budget it counts against is at
+    /// or over its limit; holds nothing (the worker reserves each model call). A replay
+    /// of an accepted turn is no new turn.
+    async fn check_budgets(&self, submission: &Submission) -> Result<()> {
+        let (user_id, session_id) = (submission.user_id, submission.session_id);
+        // Not the user's session: the turn's own checks answer 404.
+        let Some(scope) = query::quotas::scope_of_session(&self.db, user_id, session_id).await?
+        else {
+            return Ok(());
+        };
+        let now = query::now();
+        let turn = self.budgets.of_turn(&self.db, user_id, &scope, now).await?;
+        let Err(refused) = self.budgets.check(&self.db, &turn, now).await else {
+            return Ok(());
+        };
+        if let Some(key) = &submission.idempotency_key
+            && query::quotas::is_replay(&self.db, session_id, key).await?
+        {
+            return Ok(());
+        }
+        tracing::info!(
+            subject = refused.subject.kind(),
+            period = refused.period.as_str(),
+            retry_after_s = refused.retry_after_s,
+            "a budget refused a turn"
         );
         Err(refused.error())
     }

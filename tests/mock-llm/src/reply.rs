@@ -21,6 +21,9 @@ pub(crate) struct ChatRequest {
     pub tools: Vec<Value>,
     /// `continue_final_message`: continue the final assistant message (vLLM, llama.cpp).
     pub continue_final: bool,
+    /// `max_tokens`: the most content tokens the reply may have (cut there, as a real
+    /// model stops at its limit).
+    pub max_tokens: Option<usize>,
 }
 
 /// Reads a request body (already valid JSON); `Err` says what is missing.
@@ -48,6 +51,9 @@ pub(crate) fn read_request(body: &Value) -> Result<ChatRequest, String> {
         messages,
         tools: body["tools"].as_array().cloned().unwrap_or_default(),
         continue_final: body["continue_final_message"].as_bool().unwrap_or(false),
+        max_tokens: body["max_tokens"]
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok()),
     })
 }
 

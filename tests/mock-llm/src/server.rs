@@ -185,7 +185,12 @@ async fn chat_completions(request: Request<Incoming>, state: &State) -> Response
         return rejected(&mut exchange, response);
     }
     let (directive, reply) = match derived {
-        Ok((directive, reply)) => (directive.for_model(&request.model), reply),
+        Ok((directive, mut reply)) => {
+            if let Some(most) = request.max_tokens {
+                reply.content.truncate(most);
+            }
+            (directive.for_model(&request.model), reply)
+        }
         Err(message) => {
             let message = format!("mock directive: {message}");
             let response = error(StatusCode::BAD_REQUEST, &message, Some("mock_directive"));

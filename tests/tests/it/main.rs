@@ -16,6 +16,7 @@ mod admin_users;
 mod ask;
 mod attachments;
 mod auth;
+mod budgets;
 mod contract;
 mod data;
 mod distributed;

@@ -32,6 +32,8 @@ pub(super) struct Request<'a> {
     pub started: Instant,
     /// An earlier attempt's partial answer, continued by a model whose provider can.
     pub partial: Option<&'a str>,
+    /// The turn's budgets: each call holds its worst case first and settles after.
+    pub spend: Option<&'a super::spend::Spend<'a>>,
 }
 
 impl Request<'_> {
@@ -74,11 +76,23 @@ pub(super) async fn with_retries(
         let call_started = Instant::now();
         let outcome = match admit(route).await {
             true => {
+                let hold = match request.spend {
+                    Some(spend) => match spend.hold(request, route, generation.calls.len()).await {
+                        Ok(hold) => hold,
+                        Err(refused) => {
+                            tracing::info!(reason = %refused.message(), "a budget refused a model call");
+                            return Err(failed(generation, ErrorCode::BudgetExceeded));
+                        }
+                    },
+                    None => None,
+                };
                 let outcome = once(request, route, sink, generation).await;
                 report(route, &outcome.end).await;
-                generation
-                    .calls
-                    .push(usage_of(request, route, &outcome, call_started));
+                let usage = usage_of(request, route, &outcome, call_started);
+                if let (Some(spend), Some(hold)) = (request.spend, hold) {
+                    spend.settle(hold, &usage).await;
+                }
+                generation.calls.push(usage);
                 outcome
             }
             // No call was made: nothing to record in usage.

@@ -12,6 +12,7 @@
 
 pub mod blocks;
 mod call;
+pub mod spend;
 
 use std::time::{Duration, Instant};
 
@@ -198,6 +199,8 @@ pub struct Start<'a> {
     /// model is not asked for them twice.
     pub approved: Vec<ApprovedCall>,
     pub started: Instant,
+    /// The turn's budgets (none: nothing is held).
+    pub spend: Option<spend::Spend<'a>>,
 }
 
 /// A call the model asked for in an earlier attempt that its user approved: run as the
@@ -273,6 +276,7 @@ pub async fn run(
                 settings: start.settings,
                 started: start.started,
                 partial: partial.take().as_deref(),
+                spend: start.spend.as_ref(),
             },
             &mut position,
             sink,

@@ -46,7 +46,7 @@ fn offered() -> Vec<FunctionOffer> {
 async fn deltas(harness: &dyn Harness, messages: &[ChatMessage]) -> Vec<Delta> {
     let (provider, model) = harness.provider().await;
     let stream = provider
-        .stream(&model, messages, &offered(), None)
+        .stream(&model, messages, &offered(), None, None)
         .await
         .expect("the call starts");
     stream
@@ -159,7 +159,7 @@ pub async fn is_called_again_after_a_stream_was_dropped_midway(harness: &dyn Har
     let (provider, model) = harness.provider().await;
     let messages = [ChatMessage::user(harness.plain())];
     let mut stream = provider
-        .stream(&model, &messages, &offered(), None)
+        .stream(&model, &messages, &offered(), None, None)
         .await
         .expect("the call starts");
     let first = stream.next().await;

@@ -26,6 +26,7 @@ pub(super) fn route() -> Route {
         upstream: MODEL.into(),
         vendor: VENDOR.into(),
         max_context: 8192,
+        max_output_tokens: 4096,
         vision: false,
         price: super::Price::default(),
         first_token_timeout: std::time::Duration::from_secs(6),
@@ -48,6 +49,7 @@ impl Provider for Demo {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         _partial: Option<&str>,
+        _max_tokens: Option<u32>,
     ) -> Result<DeltaStream, ProviderError> {
         Ok(stream(messages, functions))
     }

@@ -132,7 +132,8 @@ pub const TITLE_INSTRUCTIONS: &str = "Write a title of at most six words for the
 pub trait Provider: Send + Sync {
     /// Starts streaming the answer of `model` (the provider's own name for it) to
     /// `messages`, offering `functions`; with `partial`, the continuation of that answer
-    /// (the caller passes one only when the provider's `continue_partial` is set). The
+    /// (the caller passes one only when the provider's `continue_partial` is set), at most
+    /// `max_tokens` tokens long when given. The
     /// stream ends after the answer's last delta and its [`Delta::Usage`]; dropping it
     /// abandons the call.
     async fn stream(
@@ -141,6 +142,7 @@ pub trait Provider: Send + Sync {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         partial: Option<&str>,
+        max_tokens: Option<u32>,
     ) -> Result<DeltaStream, ProviderError>;
 }
 
@@ -190,6 +192,8 @@ pub struct ModelConfig {
     pub provider: String,
     /// The context window, in tokens.
     pub max_context: usize,
+    /// The most tokens one answer may have (the request's `max_tokens`).
+    pub max_output_tokens: u32,
     /// Whether it accepts images.
     pub vision: bool,
     /// What its tokens cost.
@@ -206,6 +210,9 @@ pub struct Route {
     pub upstream: String,
     pub vendor: String,
     pub max_context: usize,
+    /// The most tokens one answer may have: sent with each call, so that a call's
+    /// worst-case cost (what budgets hold) really bounds it.
+    pub max_output_tokens: u32,
     /// Whether attached images are sent to it (as image parts).
     pub vision: bool,
     /// What its tokens cost (recorded with each call's usage).
@@ -249,7 +256,13 @@ impl Route {
             messages
         };
         self.provider
-            .stream(&self.upstream, messages, functions, partial)
+            .stream(
+                &self.upstream,
+                messages,
+                functions,
+                partial,
+                Some(self.max_output_tokens),
+            )
             .await
     }
 
@@ -317,6 +330,7 @@ impl Catalog {
                 upstream: model.upstream.clone().unwrap_or_else(|| model.id.clone()),
                 vendor: model.provider.clone(),
                 max_context: model.max_context,
+                max_output_tokens: model.max_output_tokens,
                 vision: model.vision,
                 price: model.price,
                 first_token_timeout: provider.first_token_timeout,

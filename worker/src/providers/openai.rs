@@ -51,6 +51,7 @@ impl Provider for OpenAiProvider {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         partial: Option<&str>,
+        max_tokens: Option<u32>,
     ) -> Result<DeltaStream, ProviderError> {
         let mut request = json!({
             "model": upstream_model,
@@ -66,6 +67,11 @@ impl Provider for OpenAiProvider {
             }
             request["continue_final_message"] = true.into();
             request["add_generation_prompt"] = false.into();
+        }
+        if let Some(max_tokens) = max_tokens {
+            // `max_tokens`, not `max_completion_tokens`: the field every
+            // OpenAI-compatible server (vLLM, llama.cpp, Ollama, OpenRouter) reads.
+            request["max_tokens"] = max_tokens.into();
         }
         if !functions.is_empty() {
             let tools: Vec<_> = functions.iter().map(FunctionOffer::to_wire).collect();

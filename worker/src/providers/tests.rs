@@ -18,6 +18,7 @@ fn model(id: &str, provider: &str) -> ModelConfig {
         upstream: None,
         provider: provider.into(),
         max_context: 8192,
+        max_output_tokens: 4096,
         vision: false,
         price: Price::default(),
         fallback: Vec::new(),

@@ -41,6 +41,8 @@ pub(super) struct Engine<'a> {
     pub feed: &'a parley_runtime::user_feed::Publisher,
     /// How long a call waits for approval before it is denied.
     pub approval_timeout: std::time::Duration,
+    /// The budgets each model call holds against.
+    pub budgets: &'a parley_service::budget::Budgets,
 }
 
 /// Assembles the context and runs the agent loop over `content` (the message as the
@@ -87,6 +89,7 @@ pub(super) async fn generate(
     let mut tools = turn_tools(&engine, &registry, prompt, context).await?;
     let admission = std::mem::take(&mut context.admission).answer().await;
     let earlier = earlier_calls(engine.db, &registry, prompt).await?;
+    let spend = spend(&engine, prompt, context).await?;
     let start = agent_loop::Start {
         chain: &context.chain,
         skip_first: admission.skips_first(),
@@ -97,6 +100,7 @@ pub(super) async fn generate(
         partial: context.partial.take(),
         approved: earlier.approved,
         started,
+        spend,
     };
     let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
     let answered = &context.chain[generation.answered_by];
@@ -163,6 +167,32 @@ async fn turn_tools(
         feed: engine.feed.clone(),
         approval_timeout: engine.approval_timeout,
     })
+}
+
+/// The budgets of the turn (its user's, its tool's group's and that group's
+/// ancestors'), in their current periods; none when none is set.
+async fn spend<'a>(
+    engine: &Engine<'a>,
+    prompt: &prompts::Model,
+    context: &TurnContext,
+) -> Result<Option<agent_loop::spend::Spend<'a>>, TurnError> {
+    let session = &context.session;
+    let Some(scope) = query::quotas::scope_of_tool(engine.db, session.tool_id).await? else {
+        return Ok(None);
+    };
+    let turn = engine
+        .budgets
+        .of_turn(engine.db, session.user_id, &scope, query::now())
+        .await?;
+    if turn.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(agent_loop::spend::Spend {
+        budgets: engine.budgets,
+        db: engine.db,
+        turn,
+        holder: format!("{}:{}", prompt.id, prompt.attempt),
+    }))
 }
 
 /// The tool's `max_iterations` (model calls per turn), or the default.

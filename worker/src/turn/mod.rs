@@ -172,6 +172,7 @@ async fn stages(
         response_buffer: deps.settings.response_buffer,
         feed: &deps.feed,
         approval_timeout: deps.settings.approval_timeout,
+        budgets: &deps.budgets,
     };
     let mut generated = generation::generate(
         engine,

@@ -97,6 +97,11 @@ pub(super) async fn report(catalog: &Catalog, user_id: Uuid, end: &LoopEnd) {
     };
     let ok = match end {
         LoopEnd::Completed | LoopEnd::Suspended => true,
+        // A budget refusal is the user's spending, not their provider's failure.
+        LoopEnd::Failed {
+            code: parley_protocol::error::ErrorCode::BudgetExceeded,
+            ..
+        } => return,
         LoopEnd::Failed { .. } => false,
         LoopEnd::Cancelled | LoopEnd::Internal(_) => return,
     };

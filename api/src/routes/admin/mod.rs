@@ -6,13 +6,14 @@
 //! and the dashboard's figures: usage, block
 //! metrics and prompt statistics ([`metrics`]), the model providers and their
 //! breakers ([`providers`]), a session's moderation record ([`audit`]), users' feedback
-//! on answers ([`feedback`]) and the export of conversations for fine-tuning
+//! on answers ([`feedback`]), spend limits in money ([`budgets`]) and the export of conversations for fine-tuning
 //! ([`exports`]). Lists are cursor-paginated, creates answer 201 with a `Location`
 //! header, deletes answer 204 ([`Deleted`]). The standard operations of users, groups,
 //! tools, classes and assignments are one implementation ([`resource`]).
 
 pub mod assignments;
 pub mod audit;
+pub mod budgets;
 pub mod classes;
 pub mod exports;
 pub mod feedback;
@@ -59,4 +60,5 @@ admin_apis!(
     audit::AuditAdminApi,
     feedback::FeedbackAdminApi,
     exports::ExportsAdminApi,
+    budgets::BudgetsAdminApi,
 );

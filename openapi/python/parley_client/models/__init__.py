@@ -24,6 +24,9 @@ from .block_stop_event import BlockStopEvent
 from .block_type import BlockType
 from .blocks_group_by import BlocksGroupBy
 from .breaker_state_name import BreakerStateName
+from .budget import Budget
+from .budget_period import BudgetPeriod
+from .budget_subject import BudgetSubject
 from .call_error import CallError
 from .cancelled_event import CancelledEvent
 from .chat_completion import ChatCompletion
@@ -47,6 +50,7 @@ from .config_overrides import ConfigOverrides
 from .conversation_context import ConversationContext
 from .conversation_message import ConversationMessage
 from .create_assignment import CreateAssignment
+from .create_budget import CreateBudget
 from .create_class import CreateClass
 from .create_group import CreateGroup
 from .create_message import CreateMessage
@@ -124,6 +128,7 @@ from .open_ai_response_error import OpenAiResponseError
 from .open_ai_response_metadata import OpenAiResponseMetadata
 from .page_admin_feedback import PageAdminFeedback
 from .page_assignment import PageAssignment
+from .page_budget import PageBudget
 from .page_class import PageClass
 from .page_enrollment import PageEnrollment
 from .page_group import PageGroup
@@ -282,6 +287,7 @@ from .tool_summary import ToolSummary
 from .turn_finished_event import TurnFinishedEvent
 from .turn_started_event import TurnStartedEvent
 from .update_assignment import UpdateAssignment
+from .update_budget import UpdateBudget
 from .update_class import UpdateClass
 from .update_group import UpdateGroup
 from .update_session import UpdateSession
@@ -350,6 +356,9 @@ __all__ = (
     "BlockType",
     "BlocksGroupBy",
     "BreakerStateName",
+    "Budget",
+    "BudgetPeriod",
+    "BudgetSubject",
     "CallError",
     "CancelledEvent",
     "ChatCompletion",
@@ -373,6 +382,7 @@ __all__ = (
     "ConversationContext",
     "ConversationMessage",
     "CreateAssignment",
+    "CreateBudget",
     "CreateClass",
     "CreateGroup",
     "CreateMessage",
@@ -450,6 +460,7 @@ __all__ = (
     "OpenAiResponseMetadata",
     "PageAdminFeedback",
     "PageAssignment",
+    "PageBudget",
     "PageClass",
     "PageEnrollment",
     "PageGroup",
@@ -598,6 +609,7 @@ __all__ = (
     "TurnFinishedEvent",
     "TurnStartedEvent",
     "UpdateAssignment",
+    "UpdateBudget",
     "UpdateClass",
     "UpdateGroup",
     "UpdateSession",

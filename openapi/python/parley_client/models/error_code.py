@@ -8,6 +8,8 @@ class ErrorCode(StrEnum):
     ASSIGNMENT_NOT_OPEN = "assignment_not_open"
     AUTH_THROTTLED = "auth_throttled"
     BAD_REQUEST = "bad_request"
+    BUDGET_EXCEEDED = "budget_exceeded"
+    BUDGET_EXISTS = "budget_exists"
     CANCELLED = "cancelled"
     CANNOT_DELETE_SELF = "cannot_delete_self"
     CANNOT_DEMOTE_SELF = "cannot_demote_self"
@@ -81,6 +83,7 @@ class ErrorCode(StrEnum):
     UPSTREAM_ERROR = "upstream_error"
     UPSTREAM_STALL = "upstream_stall"
     USER_HAS_SESSIONS = "user_has_sessions"
+    USER_NOT_FOUND = "user_not_found"
     VALIDATION_FAILED = "validation_failed"
 
     def __str__(self) -> str:

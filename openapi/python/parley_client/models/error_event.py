@@ -26,6 +26,7 @@ class ErrorEvent:
             * `upstream_stall` (504, †): The model provider stopped sending tokens.
             * `unknown_model` (422, †): The model is not served here.
             * `rate_limited` (429, †): The model provider is rate limiting.
+            * `budget_exceeded` (429, †): A spending budget (the user's or a group's, per day or month) is used up.
             * `tool_error` (502, †): A function call failed in a way the turn cannot continue past.
             * `timeout` (504, †): The turn took longer than allowed, or is still running after the wait.
             * `unavailable` (503, †): A dependency (database, job queue, event log) cannot serve the request, or queue a
@@ -94,6 +95,8 @@ class ErrorEvent:
             * `tool_not_found` (422): The tool does not exist.
             * `parent_not_found` (422): The parent group does not exist.
             * `group_not_found` (422): The group does not exist.
+            * `user_not_found` (422): The user does not exist.
+            * `budget_exists` (409): The user or group already has a budget for this period.
             * `unknown_function` (422): Not a function of this deployment.
             * `unknown_payload_type` (422): Not a payload type of this deployment, or not one a model can write.
             * `unknown_module` (422): Not a module of this deployment, or listed twice.
