@@ -38,6 +38,7 @@ mod m20261126_000021_add_session_management;
 mod m20261126_000022_timer_due_index;
 mod m20261126_000023_add_tool_call_approvals;
 mod m20261126_000024_create_message_feedback;
+mod m20261126_000026_create_metric_rollups;
 
 #[cfg(test)]
 mod tests;
@@ -73,6 +74,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000022_timer_due_index::Migration),
             Box::new(m20261126_000023_add_tool_call_approvals::Migration),
             Box::new(m20261126_000024_create_message_feedback::Migration),
+            Box::new(m20261126_000026_create_metric_rollups::Migration),
         ]
     }
 }
