@@ -7,7 +7,9 @@
 //! cost are exact; the percentiles are read from histograms (see [`bucket_percentile`]).
 
 use parley_protocol::error::Result;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Value};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect, Value,
+};
 use uuid::Uuid;
 
 use super::{
@@ -283,30 +285,40 @@ async fn name_groups<C: ConnectionTrait>(
     if ids.is_empty() || !grouping.keyed_by_id() {
         return Ok(());
     }
+    // Only the names are read (not the tools' definitions or the users' permissions).
     let names: Vec<(Uuid, String, Option<String>)> = match grouping {
         UsageGrouping::User => users::Entity::find()
+            .select_only()
+            .columns([users::Column::Id, users::Column::Name, users::Column::Email])
             .filter(users::Column::Id.is_in(ids))
+            .into_tuple::<(Uuid, String, String)>()
             .all(db)
             .await
             .context("naming users")?
             .into_iter()
-            .map(|u| (u.id, u.name, Some(u.email)))
+            .map(|(id, name, email)| (id, name, Some(email)))
             .collect(),
         UsageGrouping::Tool => tools::Entity::find()
+            .select_only()
+            .columns([tools::Column::Id, tools::Column::Name])
             .filter(tools::Column::Id.is_in(ids))
+            .into_tuple::<(Uuid, String)>()
             .all(db)
             .await
             .context("naming tools")?
             .into_iter()
-            .map(|t| (t.id, t.name, None))
+            .map(|(id, name)| (id, name, None))
             .collect(),
         _ => groups::Entity::find()
+            .select_only()
+            .columns([groups::Column::Id, groups::Column::Name])
             .filter(groups::Column::Id.is_in(ids))
+            .into_tuple::<(Uuid, String)>()
             .all(db)
             .await
             .context("naming groups")?
             .into_iter()
-            .map(|g| (g.id, g.name, None))
+            .map(|(id, name)| (id, name, None))
             .collect(),
     };
     for group in items {
