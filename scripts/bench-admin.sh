@@ -60,6 +60,8 @@ install_servers
 PG_BIN=$(pg_bin_dir) || die "no PostgreSQL found under /usr/lib/postgresql/*/bin"
 pg_port=$(free_port)
 redis_port=$(free_port)
+# Statements slower than 100 ms are logged ($TMP/pg/postgres.log; BENCH_KEEP=1 keeps it).
+PG_EXTRA_OPTS=(-c log_min_duration_statement=100)
 start_postgres "$PG_BIN" "$pg_port"
 start_redis "$redis_port"
 export PARLEY_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
@@ -124,7 +126,7 @@ SELECT gen_random_uuid(), p.id, (ARRAY['pii', 'safety', 'topic', 'profanity', 'l
 FROM (SELECT id, created_at FROM prompts ORDER BY id LIMIT $EVENTS) p
 CROSS JOIN LATERAL (SELECT (random() * 5)::int % 5 AS m, random() AS r,
        (ARRAY['block', 'modify', 'modify', 'error', 'timeout', 'continue'])[1 + (random() * 6)::int % 6] AS outcome) x;
-ANALYZE;
+VACUUM ANALYZE;
 SQL
 log "seeded in $(($(date +%s) - seed_start)) s"
 "${PSQL[@]}" -At -c "SELECT 'rows: ai_usage ' || (SELECT count(*) FROM ai_usage) || ', prompts ' || (SELECT count(*) FROM prompts) || ', module_events ' || (SELECT count(*) FROM module_events)"
@@ -140,6 +142,8 @@ if [[ -z ${BENCH_NO_ROLLUP:-} ]]; then
     roll_s=$(echo "$(date +%s.%N) - $roll_start" | bc)
     printf 'rollup catch-up: %.1f s for %s usage rows and %s module events (polled every 0.5 s)\n' "$roll_s" "$USAGE_ROWS" "$EVENTS"
     "${PSQL[@]}" -At -c "SELECT 'rollup rows: usage ' || (SELECT count(*) FROM usage_rollup) || ', module events ' || (SELECT count(*) FROM module_event_rollup)"
+    # As autovacuum would after the pass's updates (the visibility map, dead rows).
+    "${PSQL[@]}" -c "VACUUM ANALYZE"
     sleep 3
     echo "steady state (last passes): $("${PSQL[@]}" -At -c "SELECT last_outcome FROM scheduled_tasks WHERE name = 'rollup_metrics'")"
 fi
@@ -192,6 +196,7 @@ measure "after: $BIN"
 if [[ -n ${BENCH_BEFORE_BIN:-} ]]; then
     stop_pid "$WORKER_PID" TERM worker
     stop_pid "$API_PID" TERM api
+    unset PARLEY_WORKER__ROLLUP_EVERY_S
     "${PSQL[@]}" -c "DELETE FROM seaql_migrations WHERE version = 'm20261126_000026_create_metric_rollups'"
     "$BENCH_BEFORE_BIN/parley" migrate up >>"$TMP/migrate.log" 2>&1 || { cat "$TMP/migrate.log" >&2; die "migrate up (before) failed"; }
     start_api "$BENCH_BEFORE_BIN"

@@ -135,10 +135,16 @@ pub async fn blocks<C: ConnectionTrait>(
             BlockGrouping::Module => "e.module".to_owned(),
             BlockGrouping::Day => day_expr(backend, "e.created_at"),
         };
+        // Every column named: the first part of the union names them.
         sql.push(&format!(
-            "SELECT {key} AS k, e.outcome, COALESCE(e.category, '{UNCATEGORIZED}'), 1, \
-             e.duration_ms, {} FROM module_events e WHERE 1 = 1",
-            bucket_cases("e.duration_ms", &DURATION_BOUNDS).join(", ")
+            "SELECT {key} AS k, e.outcome, COALESCE(e.category, '{UNCATEGORIZED}') AS category, \
+             1 AS runs, e.duration_ms AS duration_max, {} FROM module_events e WHERE 1 = 1",
+            bucket_cases("e.duration_ms", &DURATION_BOUNDS)
+                .into_iter()
+                .zip(&dur)
+                .map(|(case, name)| format!("{case} AS {name}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
         if unrolled {
             sql.push(" AND e.rolled_up = FALSE");

@@ -67,13 +67,11 @@ pub async fn prompt_stats<C: ConnectionTrait>(
     if let Some(to) = window.to {
         counted = counted.filter(prompts::Column::CreatedAt.lt(to));
     }
+    // `COUNT(*)`, not of a column: the (`created_at`, `state`) index answers alone.
     let counts: Vec<(PromptState, i64)> = counted
         .select_only()
         .column(prompts::Column::State)
-        .column_as(
-            Expr::from(Func::count(Expr::col(prompts::Column::Id))),
-            "count",
-        )
+        .column_as(Expr::cust("COUNT(*)"), "count")
         .group_by(prompts::Column::State)
         .into_tuple()
         .all(db)
@@ -114,6 +112,9 @@ pub async fn prompt_stats<C: ConnectionTrait>(
     })
 }
 
+/// A session's id, user and tool ids, and the user's and tool's names.
+type Owner = (Uuid, Uuid, Uuid, Option<String>, Option<String>);
+
 /// The `max` oldest prompts of `query`, with their sessions' user and tool names.
 async fn listed<C: ConnectionTrait>(
     db: &C,
@@ -128,7 +129,7 @@ async fn listed<C: ConnectionTrait>(
         .await
         .context("listing unfinished prompts")?;
     let session_ids: Vec<Uuid> = rows.iter().map(|p| p.session_id).collect();
-    let owners: Vec<(Uuid, Uuid, Uuid, Option<String>, Option<String>)> = sessions::Entity::find()
+    let owners: Vec<Owner> = sessions::Entity::find()
         .select_only()
         .column(sessions::Column::Id)
         .column(sessions::Column::UserId)

@@ -171,6 +171,29 @@ on_both_backends!(usage_through_the_rollup_equals_the_rows, |db| {
         let rolled = roll_up(&db).await.unwrap();
         assert_eq!(rolled.usage_rows, if pass == 0 { 4 } else { 0 });
     }
+    // A window inside one day: read from the rows alone.
+    let inside = UsageFilter {
+        window: Window {
+            from: Some(at("2026-03-01T22:00:00Z")),
+            to: Some(at("2026-03-01T23:30:00Z")),
+        },
+        ..Default::default()
+    };
+    assert_eq!(
+        figures(&db, &inside, UsageGrouping::Model).await,
+        [("a".to_owned(), 1, 20, 20)]
+    );
+    let hour = Window {
+        from: Some(at("2026-01-10T12:30:00Z")),
+        to: Some(at("2026-01-10T13:30:00Z")),
+    };
+    assert!(
+        blocks(&db, hour, BlockGrouping::Module)
+            .await
+            .unwrap()
+            .groups
+            .is_empty()
+    );
     // A row written after the pass (even in a day already rolled up) counts at once.
     call(&db, &ids, "b", "2026-03-02T05:00:00Z", 5, 10).await;
     let b = figures(
@@ -371,6 +394,19 @@ on_both_backends!(blocks_through_the_rollup_equal_the_rows, |db| {
         );
         roll_up(&db).await.unwrap();
     }
+    let hour = Window {
+        from: Some(at("2026-01-10T12:30:00Z")),
+        to: Some(at("2026-01-10T13:30:00Z")),
+    };
+    let report = blocks(&db, hour, BlockGrouping::Module).await.unwrap();
+    assert_eq!(report.groups.len(), 1);
+    assert_eq!(
+        (
+            report.groups[0].key.as_str(),
+            report.groups[0].counts.blocks
+        ),
+        ("safety", 1)
+    );
     let listed = events(
         &db,
         &EventFilter {

@@ -136,14 +136,18 @@ pub async fn usage<C: ConnectionTrait>(
     for (range, unrolled) in split.raw_ranges() {
         union(&mut sql);
         let key = key_expr(grouping, backend, "u", false);
+        // Every column named: the first part of the union names them.
         let cases: Vec<String> = bucket_cases("u.latency_ms", &LATENCY_BOUNDS)
             .into_iter()
             .chain(bucket_cases("u.ttft_ms", &LATENCY_BOUNDS))
+            .zip(lat.iter().chain(&ttft))
+            .map(|(case, name)| format!("{case} AS {name}"))
             .collect();
         sql.push(&format!(
-            "SELECT {key} AS k, 1, u.input_tokens, u.output_tokens, u.cost_usd, \
-             CASE WHEN u.ttft_ms IS NULL THEN 0 ELSE 1 END, u.latency_ms, \
-             COALESCE(u.ttft_ms, 0), 0, {} FROM ai_usage u{} WHERE 1 = 1",
+            "SELECT {key} AS k, 1 AS calls, u.input_tokens, u.output_tokens, u.cost_usd, \
+             CASE WHEN u.ttft_ms IS NULL THEN 0 ELSE 1 END AS ttft_calls, \
+             u.latency_ms AS latency_max, COALESCE(u.ttft_ms, 0) AS ttft_max, 0 AS refused, \
+             {} FROM ai_usage u{} WHERE 1 = 1",
             cases.join(", "),
             join_tools(grouping, filter, "u"),
         ));
@@ -155,9 +159,16 @@ pub async fn usage<C: ConnectionTrait>(
     }
     // Refused turns: few, read from their rows over the whole window.
     union(&mut sql);
-    let zeros = vec!["0"; lat.len() + ttft.len()].join(", ");
+    let zeros = lat
+        .iter()
+        .chain(&ttft)
+        .map(|c| format!("0 AS {c}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     sql.push(&format!(
-        "SELECT {} AS k, 0, 0, 0, CAST(0 AS DOUBLE PRECISION), 0, 0, 0, 1, {zeros} \
+        "SELECT {} AS k, 0 AS calls, 0 AS input_tokens, 0 AS output_tokens, \
+         CAST(0 AS DOUBLE PRECISION) AS cost_usd, 0 AS ttft_calls, 0 AS latency_max, \
+         0 AS ttft_max, 1 AS refused, {zeros} \
          FROM quota_refusals q{} WHERE 1 = 1",
         key_expr(grouping, backend, "q", false),
         join_tools(grouping, filter, "q"),

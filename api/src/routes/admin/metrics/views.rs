@@ -158,7 +158,7 @@ pub struct BlockGroup {
 }
 
 /// `part / whole`, 0 for an empty whole.
-fn rate(part: u64, whole: u64) -> f64 {
+pub(super) fn rate(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
     } else {
