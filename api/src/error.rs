@@ -447,6 +447,8 @@ pub mod statuses {
         AdminCreate = [400, 401, 403, 404, 409, 413, 415, 422, 500, 503];
         /// An admin write to one resource (create below it, update, put).
         AdminWrite = [400, 401, 403, 404, 409, 413, 415, 422, 500, 503];
+        /// An admin action on one resource without a body (cancel).
+        AdminAct = [401, 403, 404, 409, 500, 503];
         /// An admin delete.
         AdminDelete = [401, 403, 404, 409, 500, 503];
         /// `GET /openai/v1/models`.

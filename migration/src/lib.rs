@@ -39,6 +39,7 @@ mod m20261126_000022_timer_due_index;
 mod m20261126_000023_add_tool_call_approvals;
 mod m20261126_000024_create_message_feedback;
 mod m20261126_000025_create_budgets;
+mod m20261126_000026_create_metric_rollups;
 
 #[cfg(test)]
 mod tests;
@@ -75,6 +76,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000023_add_tool_call_approvals::Migration),
             Box::new(m20261126_000024_create_message_feedback::Migration),
             Box::new(m20261126_000025_create_budgets::Migration),
+            Box::new(m20261126_000026_create_metric_rollups::Migration),
         ]
     }
 }

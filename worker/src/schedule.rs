@@ -13,7 +13,10 @@
 //!   when the queue's epoch changes (its Redis lost the queued jobs);
 //! * `close_idle_sessions` — completes sessions idle past `worker.session_idle_s`;
 //! * `archive_tool_payloads` — moves the arguments and results of function calls older
-//!   than `worker.tool_payload_retention_s` to `tool_call_archive`.
+//!   than `worker.tool_payload_retention_s` to `tool_call_archive`;
+//! * `rollup_metrics` — adds new usage rows and module events to the admin metrics'
+//!   daily rollups ([`query::metrics::rollup`]; each row is claimed once, so a second
+//!   runner could not double-count either), every `worker.rollup_every_s`.
 //!
 //! Three passes are the process's own, not shared: one reap with no grace when the
 //! process starts (a restart resumes what the previous process had accepted); pruning
@@ -35,7 +38,12 @@ use crate::{
 };
 
 /// The shared tasks, by the name of their row.
-pub const TASKS: [&str; 3] = ["reap", "close_idle_sessions", "archive_tool_payloads"];
+pub const TASKS: [&str; 4] = [
+    "reap",
+    "close_idle_sessions",
+    "archive_tool_payloads",
+    "rollup_metrics",
+];
 
 /// How often each pass runs.
 #[derive(Debug, Clone)]
@@ -51,6 +59,8 @@ pub struct ScheduleSettings {
     pub archive_every: Duration,
     /// Function-call payloads older than this are archived; `None`: never.
     pub payload_retention: Option<Duration>,
+    /// How often the admin metrics' rollups are brought up to date.
+    pub rollup_every: Duration,
     pub prune_every: Duration,
     /// The longest a worker goes without looking for due timers.
     pub timer_check: Duration,
@@ -65,6 +75,7 @@ impl Default for ScheduleSettings {
             session_idle: Duration::from_secs(24 * 3600),
             archive_every: Duration::from_secs(3600),
             payload_retention: Some(Duration::from_secs(90 * 24 * 3600)),
+            rollup_every: Duration::from_secs(60),
             prune_every: Duration::from_secs(60),
             timer_check: Duration::from_secs(1),
         }
@@ -117,13 +128,24 @@ pub async fn run(deps: Deps, queue: Arc<dyn JobQueue>, settings: ScheduleSetting
             move || archive_once(db.clone(), retention),
         )
     };
+    let rollup = {
+        let db = deps.db.clone();
+        shared(
+            deps.clone(),
+            "rollup_metrics",
+            settings.rollup_every,
+            move || rollup_once(db.clone()),
+        )
+    };
     let prune = local(settings.prune_every, {
         let (events, feed) = (deps.events.clone(), deps.feed.feed().clone());
         move || prune_once(events.clone(), feed.clone())
     });
     let timers = crate::timers::run(deps.clone(), settings.timer_check);
     let approvals = crate::approvals::run(deps.clone(), settings.timer_check);
-    tokio::join!(reap, idle, archive, prune, lost_jobs, timers, approvals);
+    tokio::join!(
+        reap, idle, archive, rollup, prune, lost_jobs, timers, approvals
+    );
 }
 
 /// Tries `name`'s slot four times every `every`, from a random phase, and runs `pass`
@@ -196,6 +218,27 @@ async fn archive_once(db: sea_orm::DatabaseConnection, retention: Option<Duratio
         tracing::info!(moved, "archived tool-call payloads");
     }
     format!("ok: {moved} archived")
+}
+
+/// Brings the admin metrics' rollups up to date.
+async fn rollup_once(db: sea_orm::DatabaseConnection) -> String {
+    let started = std::time::Instant::now();
+    match query::metrics::rollup::roll_up(&db).await {
+        Ok(rolled) => {
+            let ms = started.elapsed().as_millis();
+            if rolled.usage_rows + rolled.module_events > 0 {
+                tracing::debug!(?rolled, ms, "rolled up admin metrics");
+            }
+            format!(
+                "ok: {} usage rows, {} module events in {ms} ms",
+                rolled.usage_rows, rolled.module_events
+            )
+        }
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot roll up the admin metrics");
+            format!("error: {err}")
+        }
+    }
 }
 
 async fn prune_once(events: Arc<dyn EventLog>, feed: Arc<dyn UserFeed>) {

@@ -93,6 +93,11 @@ pub struct WorkerSettings {
     /// How often the archive pass runs (one worker of the deployment runs it).
     #[serde(default = "default_archive_every_s")]
     pub archive_every_s: u64,
+    /// How often the rollup pass adds new usage rows and module events to the admin
+    /// metrics' daily rollups (one worker of the deployment runs it; the admin views
+    /// read the rows not rolled up yet directly, so this bounds cost, not freshness).
+    #[serde(default = "default_rollup_every_s")]
+    pub rollup_every_s: u64,
     /// The most message text (MiB) a worker keeps of recent conversations, so the next
     /// turn of one need not read its history again (0: read every turn).
     #[serde(default = "default_history_cache_mb")]
@@ -163,6 +168,10 @@ fn default_archive_every_s() -> u64 {
     3600
 }
 
+fn default_rollup_every_s() -> u64 {
+    60
+}
+
 impl Default for WorkerSettings {
     fn default() -> Self {
         Self {
@@ -186,6 +195,7 @@ impl Default for WorkerSettings {
             session_idle_s: default_session_idle_s(),
             tool_payload_retention_s: default_tool_payload_retention_s(),
             archive_every_s: default_archive_every_s(),
+            rollup_every_s: default_rollup_every_s(),
             history_cache_mb: default_history_cache_mb(),
             feed_max_events: default_feed_max_events(),
             feed_max_age_s: default_retention_s(),

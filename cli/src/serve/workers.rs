@@ -61,6 +61,7 @@ pub(super) fn start_workers(
         // Every minute, or as often as the idle timeout when it is shorter.
         close_idle_every: Duration::from_secs(worker.session_idle_s.clamp(1, 60)),
         archive_every: Duration::from_secs(worker.archive_every_s.max(1)),
+        rollup_every: Duration::from_secs(worker.rollup_every_s.max(1)),
         timer_check: Duration::from_millis(worker.timer_check_ms.max(10)),
         payload_retention: (worker.tool_payload_retention_s > 0)
             .then(|| Duration::from_secs(worker.tool_payload_retention_s)),

@@ -22,6 +22,7 @@ import "./admin/groups";
 import "./admin/classes";
 import "./admin/assignments";
 import "./admin/tools";
+import "./admin/budgets";
 import "./admin/usage";
 import "./admin/modules";
 import "./admin/feedback";

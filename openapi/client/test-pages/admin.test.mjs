@@ -3,7 +3,8 @@
 // API, and stops once revoked), a group with a member, a class with an enrolment, an
 // assignment; it edits a tool, shows the server's validation error inline, then saves;
 // it reads the usage of a date range with names, drills down, cancels a running prompt,
-// and fits a 400 px screen. Screenshots go to target/screenshots/ (admin-*.png).
+// sets a budget that refuses a user's turn (in the chat page too), and fits a 400 px
+// screen. Screenshots go to target/screenshots/ (admin-*.png).
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -264,6 +265,90 @@ test("usage of a date range shows names, cost and drills down; a running prompt 
     if (state !== "canceled") await new Promise((r) => setTimeout(r, 200));
   }
   assert.equal(state, "canceled");
+});
+
+test("a budget set in the console refuses the user's next turn, in the chat page too", async () => {
+  // A student of the demo group, created in the console (so its directory knows them).
+  const bea = { name: "Budget Bea", email: `bea.${Date.now()}@example.org` };
+  await visit("#/users");
+  await fill("user-create", { ...bea, role: "student" });
+  await redrawn(() => submit("user-create"));
+  const beaId = await page.$eval("#user-page", (n) => n.dataset.user);
+  const member = await admin.PUT("/v1/admin/groups/{id}/members/{user_id}", {
+    params: { path: { id: demo.id, user_id: beaId } },
+    body: { role: "member" },
+  });
+  assert.ok(member.response.ok, JSON.stringify(member.error));
+  const minted = await admin.POST("/v1/admin/users/{id}/tokens", { params: { path: { id: beaId } }, body: { name: "chat" } });
+  assert.equal(minted.response.status, 201, JSON.stringify(minted.error));
+  const beaToken = minted.data.secret;
+
+  // Her budget: nothing a day.
+  await visit("#/budgets");
+  await fill("budget-create", { subject: "user", subject_id: beaId, period: "day", limit: "0" });
+  await redrawn(() => submit("budget-create"));
+  const row = await page.$eval(`#budget-table tr[data-subject='${beaId}']`, (n) => ({
+    name: n.querySelector("[data-field=name]").textContent,
+    limit: Number(n.querySelector("[data-field=limit]").dataset.value),
+    spent: n.querySelector("[data-field=spent]").textContent,
+  }));
+  assert.deepEqual([row.name, row.limit], [bea.name, 0]);
+  assert.match(row.spent, /\$0\.0000 of \$0\.0000/);
+  const listed = await admin.GET("/v1/admin/budgets", { params: { query: { user_id: beaId } } });
+  assert.equal(listed.data.items.length, 1);
+  assert.equal(listed.data.items[0].limit, 0);
+  await page.screenshot({ path: join(shots, "admin-budgets.png"), fullPage: true });
+
+  // Her turn is refused before any model call: 429 budget_exceeded with Retry-After.
+  const theirs = createParley({ baseUrl: parley.baseUrl, token: beaToken });
+  const session = await theirs.POST("/v1/sessions", { body: { tool_id: tool.id } });
+  assert.equal(session.response.status, 201, JSON.stringify(session.error));
+  const refused = await theirs.POST("/v1/sessions/{id}/messages", {
+    params: { path: { id: session.data.id } },
+    body: { content: "Hello?" },
+    headers: { Accept: "application/json" },
+  });
+  assert.equal(refused.response.status, 429);
+  assert.equal(refused.error.code, "budget_exceeded");
+  assert.ok(Number(refused.response.headers.get("retry-after")) > 0);
+
+  // And the chat page tells her so.
+  const context = await browser.createBrowserContext();
+  try {
+    const chat = await context.newPage();
+    await chat.setViewport({ width: 1200, height: 800 });
+    await chat.goto(`${parley.baseUrl}/chat#session=${session.data.id}`);
+    await chat.type("#token", beaToken);
+    await chat.click("#signin button[type=submit]");
+    await chat.waitForSelector("#composer:not([hidden])", { timeout: WAIT });
+    await chat.$eval("#input", (input) => {
+      input.value = "Are you there?";
+    });
+    await chat.$eval("#composer", (form) => form.requestSubmit());
+    await chat.waitForFunction(
+      () => [...document.querySelectorAll(".message.assistant")].some((m) => /budget/i.test(m.textContent)),
+      { timeout: WAIT },
+    );
+    await chat.screenshot({ path: join(shots, "chat-budget-refused.png") });
+  } finally {
+    await context.close();
+  }
+
+  // The limit is raised in place: her turns run again.
+  await redrawn(() =>
+    page.$eval(`#budget-table tr[data-subject='${beaId}'] input.limit`, (input) => {
+      input.value = "5";
+      input.dispatchEvent(new Event("change"));
+    }),
+  );
+  const raised = await admin.GET("/v1/admin/budgets", { params: { query: { user_id: beaId } } });
+  assert.equal(raised.data.items[0].limit, 5);
+  const allowed = await theirs.POST("/v1/sessions/{id}/messages", {
+    params: { path: { id: session.data.id } },
+    body: { content: "Now?" },
+    headers: { Accept: "application/json" },
+  });
+  assert.equal(allowed.response.status, 201, JSON.stringify(allowed.error));
 });
 
 test("the console fits a 400 px screen behind a menu", async () => {

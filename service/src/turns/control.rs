@@ -29,6 +29,17 @@ impl TurnService {
         Ok(prompt)
     }
 
+    /// An admin's cancel of any prompt: as [`Self::cancel`] without the owner check
+    /// (404 for an unknown prompt, 409 `prompt_finished` when it already ended).
+    #[tracing::instrument(skip(self), err(level = "debug"))]
+    pub async fn cancel_any(&self, prompt_id: Uuid) -> Result<prompts::Model> {
+        q::get(&self.db, prompt_id).await?;
+        let prompt = q::request_cancel(&self.db, prompt_id, query::now()).await?;
+        self.signal_cancel(prompt.id).await;
+        self.wake_if_suspended(&prompt).await?;
+        Ok(prompt)
+    }
+
     /// A prompt suspended for an approval has no worker to hear the cancel: it is woken
     /// and its job enqueued, whose claim ends it `canceled` (its waiting calls never
     /// run). A lost enqueue is left to the reaper (the woken prompt's lease lapsed).

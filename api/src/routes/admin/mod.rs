@@ -56,6 +56,8 @@ admin_apis!(
     classes::ClassesAdminApi,
     assignments::AssignmentsAdminApi,
     metrics::MetricsAdminApi,
+    metrics::UsageRowsAdminApi,
+    metrics::PromptsAdminApi,
     providers::ProvidersAdminApi,
     audit::AuditAdminApi,
     feedback::FeedbackAdminApi,

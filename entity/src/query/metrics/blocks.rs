@@ -1,15 +1,21 @@
 //! What modules did at their hooks, from `module_events`: runs, blocks, modifications,
 //! errors and timeouts per module or per day, hook latency, and blocks by category.
+//!
+//! The database sums whole days from `module_event_rollup` and the rest from the rows
+//! (as [`super::usage`] does) into one row per key × outcome × category; those few rows
+//! are folded into the report here. The 95th percentile of the durations is read from a
+//! histogram.
 
 use std::collections::BTreeMap;
 
 use parley_protocol::error::Result;
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, prelude::DateTimeUtc,
-};
+use sea_orm::ConnectionTrait;
 
-use super::{Window, day_of, nearest_rank};
-use crate::{enums::ModuleOutcome, error::Context, module_events};
+use super::{
+    Split, Window,
+    sql::{DURATION_BOUNDS, Sql, bucket_cases, bucket_columns, bucket_percentile, day_expr},
+};
+use crate::{enums::ModuleOutcome, error::Context};
 
 /// The category of blocks and modifications recorded without one.
 pub const UNCATEGORIZED: &str = "uncategorized";
@@ -34,14 +40,14 @@ pub struct OutcomeCounts {
 }
 
 impl OutcomeCounts {
-    fn add(&mut self, outcome: ModuleOutcome) {
-        self.runs += 1;
+    fn add(&mut self, outcome: ModuleOutcome, n: u64) {
+        self.runs += n;
         match outcome {
             ModuleOutcome::Continue => {}
-            ModuleOutcome::Modify => self.modifications += 1,
-            ModuleOutcome::Block => self.blocks += 1,
-            ModuleOutcome::Error => self.errors += 1,
-            ModuleOutcome::Timeout => self.timeouts += 1,
+            ModuleOutcome::Modify => self.modifications += n,
+            ModuleOutcome::Block => self.blocks += n,
+            ModuleOutcome::Error => self.errors += n,
+            ModuleOutcome::Timeout => self.timeouts += n,
         }
     }
 }
@@ -74,7 +80,9 @@ pub struct BlockReport {
     pub by_category: Vec<CategoryCount>,
 }
 
-type EventFields = (DateTimeUtc, String, ModuleOutcome, i64, Option<String>);
+/// One summed row: the key, outcome and category, runs, the longest run and the
+/// durations' histogram.
+type Summed = (String, ModuleOutcome, String, u64, i64, Vec<i64>);
 
 /// The block metrics of the events in `window`.
 pub async fn blocks<C: ConnectionTrait>(
@@ -82,41 +90,109 @@ pub async fn blocks<C: ConnectionTrait>(
     window: Window,
     grouping: BlockGrouping,
 ) -> Result<BlockReport> {
-    let mut query = module_events::Entity::find().select_only().columns([
-        module_events::Column::CreatedAt,
-        module_events::Column::Module,
-        module_events::Column::Outcome,
-        module_events::Column::DurationMs,
-        module_events::Column::Category,
-    ]);
-    if let Some(from) = window.from {
-        query = query.filter(module_events::Column::CreatedAt.gte(from));
+    let backend = db.get_database_backend();
+    let dur = bucket_columns("dur_", DURATION_BOUNDS.len() + 1);
+    let mut sql = Sql::new(backend);
+    sql.push(&format!(
+        "SELECT k, outcome, category, CAST(SUM(runs) AS BIGINT) AS runs, \
+         CAST(MAX(duration_max) AS BIGINT) AS duration_max, {} FROM (",
+        dur.iter()
+            .map(|c| format!("CAST(SUM({c}) AS BIGINT) AS {c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let split = Split::of(window);
+    let mut parts = 0;
+    if let Some((lo, hi)) = &split.days {
+        parts += 1;
+        let key = match grouping {
+            BlockGrouping::Module => "r.module",
+            BlockGrouping::Day => "r.day",
+        };
+        sql.push(&format!(
+            "SELECT {key} AS k, r.outcome, r.category, r.runs, r.duration_max, {} \
+             FROM module_event_rollup r WHERE 1 = 1",
+            dur.iter()
+                .map(|c| format!("r.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        if let Some(lo) = lo {
+            let p = sql.bind(lo.clone());
+            sql.push(&format!(" AND r.day >= {p}"));
+        }
+        if let Some(hi) = hi {
+            let p = sql.bind(hi.clone());
+            sql.push(&format!(" AND r.day < {p}"));
+        }
     }
-    if let Some(to) = window.to {
-        query = query.filter(module_events::Column::CreatedAt.lt(to));
+    for (range, unrolled) in split.raw_ranges() {
+        if parts > 0 {
+            sql.push(" UNION ALL ");
+        }
+        parts += 1;
+        let key = match grouping {
+            BlockGrouping::Module => "e.module".to_owned(),
+            BlockGrouping::Day => day_expr(backend, "e.created_at"),
+        };
+        // Every column named: the first part of the union names them.
+        sql.push(&format!(
+            "SELECT {key} AS k, e.outcome, COALESCE(e.category, '{UNCATEGORIZED}') AS category, \
+             1 AS runs, e.duration_ms AS duration_max, {} FROM module_events e WHERE 1 = 1",
+            bucket_cases("e.duration_ms", &DURATION_BOUNDS)
+                .into_iter()
+                .zip(&dur)
+                .map(|(case, name)| format!("{case} AS {name}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        if unrolled {
+            sql.push(" AND e.rolled_up = FALSE");
+        }
+        range.filter(&mut sql, "e.created_at");
     }
-    let rows: Vec<EventFields> = query
-        .into_tuple()
-        .all(db)
+    sql.push(") x GROUP BY k, outcome, category ORDER BY k, outcome, category");
+    let rows = db
+        .query_all_raw(sql.statement())
         .await
-        .context("reading module events")?;
-    Ok(report(rows, grouping))
+        .context("summing module events")?;
+    let mut summed = Vec::with_capacity(rows.len());
+    for row in rows {
+        let read = || -> std::result::Result<Summed, sea_orm::DbErr> {
+            let buckets = dur
+                .iter()
+                .map(|c| row.try_get::<i64>("", c))
+                .collect::<std::result::Result<Vec<_>, _>>()?;
+            Ok((
+                row.try_get("", "k")?,
+                row.try_get("", "outcome")?,
+                row.try_get("", "category")?,
+                u64::try_from(row.try_get::<i64>("", "runs")?).unwrap_or(0),
+                row.try_get("", "duration_max")?,
+                buckets,
+            ))
+        };
+        summed.push(read().context("reading module events")?);
+    }
+    Ok(report(summed))
 }
 
-/// Groups the events and counts them.
-fn report(rows: Vec<EventFields>, grouping: BlockGrouping) -> BlockReport {
+/// Folds the summed rows into groups (by key) and the window's categories.
+fn report(rows: Vec<Summed>) -> BlockReport {
     let mut groups: BTreeMap<String, Accumulator> = BTreeMap::new();
     let mut overall = Categories::default();
-    for (created_at, module, outcome, duration_ms, category) in rows {
-        let key = match grouping {
-            BlockGrouping::Module => module,
-            BlockGrouping::Day => day_of(created_at),
-        };
+    for (key, outcome, category, runs, max, buckets) in rows {
         let group = groups.entry(key).or_default();
-        group.counts.add(outcome);
-        group.durations.push(duration_ms);
-        group.categories.add(outcome, category.as_deref());
-        overall.add(outcome, category.as_deref());
+        group.counts.add(outcome, runs);
+        group.max = group.max.max(max);
+        if group.buckets.is_empty() {
+            group.buckets = vec![0; buckets.len()];
+        }
+        for (sum, n) in group.buckets.iter_mut().zip(&buckets) {
+            *sum += n;
+        }
+        group.categories.add(outcome, &category, runs);
+        overall.add(outcome, &category, runs);
     }
     BlockReport {
         groups: groups
@@ -130,17 +206,18 @@ fn report(rows: Vec<EventFields>, grouping: BlockGrouping) -> BlockReport {
 #[derive(Debug, Default)]
 struct Accumulator {
     counts: OutcomeCounts,
-    durations: Vec<i64>,
+    max: i64,
+    buckets: Vec<i64>,
     categories: Categories,
 }
 
 impl Accumulator {
-    fn finish(mut self, key: String) -> BlockGroup {
-        self.durations.sort_unstable();
+    fn finish(self, key: String) -> BlockGroup {
         BlockGroup {
             key,
             counts: self.counts,
-            p95_duration_ms: nearest_rank(&self.durations, 95).unwrap_or(0),
+            p95_duration_ms: bucket_percentile(&self.buckets, &DURATION_BOUNDS, self.max, 95)
+                .unwrap_or(0),
             by_category: self.categories.finish(),
         }
     }
@@ -151,18 +228,17 @@ impl Accumulator {
 struct Categories(BTreeMap<String, (u64, u64)>);
 
 impl Categories {
-    fn add(&mut self, outcome: ModuleOutcome, category: Option<&str>) {
+    fn add(&mut self, outcome: ModuleOutcome, category: &str, n: u64) {
         let slot = match outcome {
-            ModuleOutcome::Block | ModuleOutcome::Modify => self
-                .0
-                .entry(category.unwrap_or(UNCATEGORIZED).to_owned())
-                .or_default(),
+            ModuleOutcome::Block | ModuleOutcome::Modify => {
+                self.0.entry(category.to_owned()).or_default()
+            }
             _ => return,
         };
         if outcome == ModuleOutcome::Block {
-            slot.0 += 1;
+            slot.0 += n;
         } else {
-            slot.1 += 1;
+            slot.1 += n;
         }
     }
 
@@ -175,73 +251,5 @@ impl Categories {
                 modifications,
             })
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(rfc3339: &str) -> DateTimeUtc {
-        chrono::DateTime::parse_from_rfc3339(rfc3339)
-            .unwrap()
-            .with_timezone(&chrono::Utc)
-    }
-
-    fn event(
-        day: &str,
-        module: &str,
-        outcome: ModuleOutcome,
-        ms: i64,
-        category: Option<&str>,
-    ) -> EventFields {
-        (
-            at(&format!("{day}T12:00:00Z")),
-            module.to_owned(),
-            outcome,
-            ms,
-            category.map(str::to_owned),
-        )
-    }
-
-    #[test]
-    fn events_are_counted_by_module_with_categories() {
-        use ModuleOutcome::*;
-        let rows = vec![
-            event("2026-11-01", "pii", Modify, 10, Some("email")),
-            event("2026-11-01", "pii", Continue, 20, None),
-            event("2026-11-02", "safety", Block, 30, Some("self_harm")),
-            event("2026-11-02", "safety", Block, 40, None),
-            event("2026-11-02", "safety", Timeout, 500, None),
-            event("2026-11-02", "safety", Error, 5, None),
-        ];
-        let by_module = report(rows.clone(), BlockGrouping::Module);
-        assert_eq!(by_module.groups.len(), 2);
-        let safety = &by_module.groups[1];
-        assert_eq!(safety.key, "safety");
-        assert_eq!(
-            safety.counts,
-            OutcomeCounts {
-                runs: 4,
-                blocks: 2,
-                modifications: 0,
-                errors: 1,
-                timeouts: 1
-            }
-        );
-        assert_eq!(safety.p95_duration_ms, 500);
-        let names: Vec<&str> = by_module
-            .by_category
-            .iter()
-            .map(|c| c.category.as_str())
-            .collect();
-        assert_eq!(names, ["email", "self_harm", UNCATEGORIZED]);
-        assert_eq!(by_module.by_category[0].modifications, 1);
-        assert_eq!(by_module.by_category[2].blocks, 1);
-
-        let by_day = report(rows, BlockGrouping::Day);
-        let keys: Vec<&str> = by_day.groups.iter().map(|g| g.key.as_str()).collect();
-        assert_eq!(keys, ["2026-11-01", "2026-11-02"]);
-        assert_eq!(by_day.groups[0].counts.runs, 2);
     }
 }

@@ -26,7 +26,9 @@ class BlockGroup:
         key (str): The module's name or the day (`YYYY-MM-DD`, UTC), as `group_by` asked.
         modifications (int):
         modify_rate (float): `modifications / runs`.
-        p95_duration_ms (int): 95th percentile of the hook runs' durations, in ms.
+        p95_duration_ms (int): 95th percentile of the hook runs' durations, in ms, read from a histogram
+            (buckets from 1 ms to 5 s): the bound of the bucket holding the rank, never above
+            the longest run.
         runs (int): Recorded hook runs.
         timeout_rate (float): `timeouts / runs`.
         timeouts (int):

@@ -20,12 +20,16 @@ class PromptStats:
 
     Attributes:
         by_state (list[StateCount]): Every prompt state, zeros included.
+        in_flight (list[StuckPrompt]): The prompts in flight, oldest first (at most 50), stuck or not.
+        in_flight_count (int): How many prompts are in flight (created, in progress or waiting for tools).
         stuck (list[StuckPrompt]): The oldest stuck prompts, oldest first (at most 50).
         stuck_after_s (int): The threshold used: unfinished prompts created longer ago than this are stuck.
         stuck_count (int): How many prompts are stuck.
     """
 
     by_state: list[StateCount]
+    in_flight: list[StuckPrompt]
+    in_flight_count: int
     stuck: list[StuckPrompt]
     stuck_after_s: int
     stuck_count: int
@@ -36,6 +40,13 @@ class PromptStats:
         for by_state_item_data in self.by_state:
             by_state_item = by_state_item_data.to_dict()
             by_state.append(by_state_item)
+
+        in_flight = []
+        for in_flight_item_data in self.in_flight:
+            in_flight_item = in_flight_item_data.to_dict()
+            in_flight.append(in_flight_item)
+
+        in_flight_count = self.in_flight_count
 
         stuck = []
         for stuck_item_data in self.stuck:
@@ -51,6 +62,8 @@ class PromptStats:
         field_dict.update(
             {
                 "by_state": by_state,
+                "in_flight": in_flight,
+                "in_flight_count": in_flight_count,
                 "stuck": stuck,
                 "stuck_after_s": stuck_after_s,
                 "stuck_count": stuck_count,
@@ -72,6 +85,15 @@ class PromptStats:
 
             by_state.append(by_state_item)
 
+        in_flight = []
+        _in_flight = d.pop("in_flight")
+        for in_flight_item_data in _in_flight:
+            in_flight_item = StuckPrompt.from_dict(in_flight_item_data)
+
+            in_flight.append(in_flight_item)
+
+        in_flight_count = d.pop("in_flight_count")
+
         stuck = []
         _stuck = d.pop("stuck")
         for stuck_item_data in _stuck:
@@ -85,6 +107,8 @@ class PromptStats:
 
         prompt_stats = cls(
             by_state=by_state,
+            in_flight=in_flight,
+            in_flight_count=in_flight_count,
             stuck=stuck,
             stuck_after_s=stuck_after_s,
             stuck_count=stuck_count,

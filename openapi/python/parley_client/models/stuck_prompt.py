@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.prompt_state import PromptState
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="StuckPrompt")
 
@@ -23,6 +24,10 @@ class StuckPrompt:
         id (UUID):
         session_id (UUID):
         state (PromptState): The states of a prompt (one generation), DESIGN §4.
+        tool_id (UUID | Unset):
+        tool_name (str | Unset):
+        user_id (UUID | Unset): The session's user and tool, with their names (absent when deleted).
+        user_name (str | Unset):
     """
 
     age_s: int
@@ -30,6 +35,10 @@ class StuckPrompt:
     id: UUID
     session_id: UUID
     state: PromptState
+    tool_id: UUID | Unset = UNSET
+    tool_name: str | Unset = UNSET
+    user_id: UUID | Unset = UNSET
+    user_name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,6 +52,18 @@ class StuckPrompt:
 
         state = self.state.value
 
+        tool_id: str | Unset = UNSET
+        if not isinstance(self.tool_id, Unset):
+            tool_id = str(self.tool_id)
+
+        tool_name = self.tool_name
+
+        user_id: str | Unset = UNSET
+        if not isinstance(self.user_id, Unset):
+            user_id = str(self.user_id)
+
+        user_name = self.user_name
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -54,6 +75,14 @@ class StuckPrompt:
                 "state": state,
             }
         )
+        if tool_id is not UNSET:
+            field_dict["tool_id"] = tool_id
+        if tool_name is not UNSET:
+            field_dict["tool_name"] = tool_name
+        if user_id is not UNSET:
+            field_dict["user_id"] = user_id
+        if user_name is not UNSET:
+            field_dict["user_name"] = user_name
 
         return field_dict
 
@@ -70,12 +99,34 @@ class StuckPrompt:
 
         state = PromptState(d.pop("state"))
 
+        _tool_id = d.pop("tool_id", UNSET)
+        tool_id: UUID | Unset
+        if isinstance(_tool_id, Unset):
+            tool_id = UNSET
+        else:
+            tool_id = UUID(_tool_id)
+
+        tool_name = d.pop("tool_name", UNSET)
+
+        _user_id = d.pop("user_id", UNSET)
+        user_id: UUID | Unset
+        if isinstance(_user_id, Unset):
+            user_id = UNSET
+        else:
+            user_id = UUID(_user_id)
+
+        user_name = d.pop("user_name", UNSET)
+
         stuck_prompt = cls(
             age_s=age_s,
             created_at=created_at,
             id=id,
             session_id=session_id,
             state=state,
+            tool_id=tool_id,
+            tool_name=tool_name,
+            user_id=user_id,
+            user_name=user_name,
         )
 
         stuck_prompt.additional_properties = d

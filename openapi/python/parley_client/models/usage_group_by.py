@@ -3,6 +3,7 @@ from enum import StrEnum
 
 class UsageGroupBy(StrEnum):
     DAY = "day"
+    GROUP = "group"
     MODEL = "model"
     TOOL = "tool"
     USER = "user"

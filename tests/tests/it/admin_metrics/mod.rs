@@ -13,10 +13,14 @@
 //! into the app's database (encoded by sea-query, as the server's own writes are), to
 //! check grouping by day, rates and category totals.
 //!
+//! [`rollup`]: the figures are the same before and after the worker's rollup pass, for
+//! a window whose edge falls inside the day.
+//!
 //! [`access`]: 403 for non-admins on every route, before any parameter is read.
 
 mod access;
 mod prompt_stats;
+mod rollup;
 mod seeded;
 mod usage;
 
@@ -62,6 +66,11 @@ pub(super) struct Priced {
 }
 
 pub(super) async fn priced(backend: Backend) -> Priced {
+    priced_with_env(backend, &[]).await
+}
+
+/// [`priced`], with more environment for the server.
+pub(super) async fn priced_with_env(backend: Backend, env: &[(&str, &str)]) -> Priced {
     let mock = MockLlm::start(MockConfig {
         models: PRICED.iter().map(|(id, ..)| (*id).to_owned()).collect(),
         first_token_delay: Duration::from_millis(30),
@@ -69,7 +78,10 @@ pub(super) async fn priced(backend: Backend) -> Priced {
     })
     .await;
     let config = priced_config(&mock.base_url());
-    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
+    let path = config_path(&config);
+    let mut vars = vec![("PARLEY_CONFIG", path.as_str())];
+    vars.extend_from_slice(env);
+    let app = TestApp::spawn_with_env(backend, &vars).await;
     Priced {
         app,
         mock,

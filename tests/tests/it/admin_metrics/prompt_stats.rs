@@ -74,9 +74,21 @@ both_backends!(
             "{relaxed:?}"
         );
         assert!(relaxed.stuck.is_empty());
-        // Cancelled: the slow one.
-        client
-            .cancel_prompt()
+        // Stuck and in flight, with the names of its user and tool.
+        assert_eq!(stuck.user_id, Some(student.user_id));
+        assert_eq!(stuck.tool_name.as_deref(), Some(student.tool.name.as_str()));
+        assert!(stuck.user_name.is_some(), "{stuck:?}");
+        assert_eq!(during.in_flight_count, 1, "{during:?}");
+        assert_eq!(during.in_flight[0].id, slow.prompt_id);
+        // Cancelled by an admin (the student may not use the admin's cancel).
+        let path = format!("/v1/admin/prompts/{}/cancel", slow.prompt_id);
+        let denied = p
+            .app
+            .post_json(&path, Some(&student.token), &serde_json::json!({}))
+            .await;
+        assert_eq!(denied.assert_problem(403), "forbidden");
+        admin
+            .admin_cancel_prompt()
             .id(slow.prompt_id)
             .send()
             .await
@@ -103,6 +115,33 @@ both_backends!(
             assert_eq!(count(&after, state), n, "{state}: {after:?}");
         }
         assert_eq!(after.stuck_count, 0, "{after:?}");
+        assert_eq!(after.in_flight_count, 0, "{after:?}");
+        // The admin's cancel: 404 for an unknown prompt, 409 for a finished one.
+        let unknown = admin
+            .admin_cancel_prompt()
+            .id(uuid::Uuid::now_v7())
+            .send()
+            .await;
+        assert_eq!(unknown.assert_problem(404), "not_found");
+        let done = typed::send_in_background(&client, session, "quick").await;
+        typed::wait_for_prompt_state(
+            &client,
+            done.prompt_id,
+            PromptState::Completed,
+            Duration::from_secs(10),
+        )
+        .await;
+        let finished = admin.admin_cancel_prompt().id(done.prompt_id).send().await;
+        assert_eq!(finished.assert_problem(409), "prompt_finished");
+        // A window that ends before the turns counts none of them.
+        let before = admin
+            .admin_prompt_stats()
+            .to(chrono::Utc::now() - chrono::Duration::days(1))
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner();
+        assert!(before.by_state.iter().all(|c| c.count == 0), "{before:?}");
         // The threshold's bounds are documented and enforced.
         for bad in ["0", "2592001", "-1", "soon"] {
             let response = p

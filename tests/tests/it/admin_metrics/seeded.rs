@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use parley_tests::client::Client;
-use parley_tests::client::types::{BlockGroup, BlocksGroupBy};
+use parley_tests::client::types::{BlockGroup, BlocksGroupBy, ModuleOutcome};
 use parley_tests::{ApiResult, TestApp, both_backends, typed};
 use sea_orm::sea_query::{Alias, Query, SimpleExpr};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Value};
@@ -14,7 +14,7 @@ use crate::fixtures::api;
 
 /// A connection that may write to the app's database (`TestApp::db` is read-only on
 /// SQLite).
-async fn writable_db(app: &TestApp) -> DatabaseConnection {
+pub(super) async fn writable_db(app: &TestApp) -> DatabaseConnection {
     let url = match app.database_url() {
         Some(url) => url.to_owned(),
         None => format!(
@@ -93,7 +93,7 @@ fn block_group<'a>(groups: &'a [BlockGroup], key: &str) -> &'a BlockGroup {
 }
 
 both_backends!(block_metrics_count_seeded_module_events, |app| async move {
-    let (_, _, prompt_id) = finished_turn(&app, "blocks@example.com").await;
+    let (_, session_id, prompt_id) = finished_turn(&app, "blocks@example.com").await;
     let db = writable_db(&app).await;
     let (day1, day2) = (at("2026-01-10T12:00:00Z"), at("2026-01-11T09:00:00Z"));
     let seeded = [
@@ -187,6 +187,30 @@ both_backends!(block_metrics_count_seeded_module_events, |app| async move {
         .map(|g| (g.key.as_str(), g.runs, g.blocks, g.modifications))
         .collect();
     assert_eq!(days, [("2026-01-10", 3, 1, 1), ("2026-01-11", 4, 1, 0)]);
+    // Drill-down: the blocks of `safety` without a category, then all of its blocks,
+    // newest first, with their sessions.
+    let events = |category: Option<&'static str>| {
+        let admin = admin.clone();
+        async move {
+            let mut request = admin
+                .admin_block_events()
+                .from(from)
+                .to(to)
+                .module("safety")
+                .outcome(ModuleOutcome::Block);
+            if let Some(category) = category {
+                request = request.category(category);
+            }
+            request.send().await.assert_status(200).into_inner().items
+        }
+    };
+    let uncategorized = events(Some("uncategorized")).await;
+    assert_eq!(uncategorized.len(), 1, "{uncategorized:?}");
+    assert_eq!(uncategorized[0].duration_ms, 40);
+    assert_eq!(uncategorized[0].session_id, Some(session_id));
+    let all_blocks = events(None).await;
+    let durations: Vec<i64> = all_blocks.iter().map(|e| e.duration_ms).collect();
+    assert_eq!(durations, [40, 30], "newest first");
     // The window: from the second day; the default window (the last 30 days) has none.
     let second = admin
         .admin_blocks()

@@ -101,6 +101,81 @@ both_backends!(
         let by_tool = usage(&admin, UsageGroupBy::Tool, start, end, 20).await;
         sum(&[a1, a2]).assert_matches(group(&by_tool, &alice.tool.id.to_string()));
         b1.assert_matches(group(&by_tool, &bob.tool.id.to_string()));
+        // Names beside ids, and the currency beside the cost.
+        let alice_row = group(&by_user, &alice.user_id.to_string());
+        assert_eq!(alice_row.email.as_deref(), Some("alice@example.com"));
+        assert!(alice_row.name.is_some(), "{alice_row:?}");
+        assert_eq!(alice_row.currency, "USD");
+        let tool_row = group(&by_tool, &alice.tool.id.to_string());
+        assert_eq!(tool_row.name.as_deref(), Some(alice.tool.name.as_str()));
+        assert!(by_model.iter().all(|g| g.name.is_none()), "{by_model:?}");
+        // By group: each student's tool is in a group of their own, named.
+        let by_group = usage(&admin, UsageGroupBy::Group, start, end, 1).await;
+        assert_eq!(by_group.len(), 2, "{by_group:?}");
+        let alice_group = group(&by_group, &alice.group.id.to_string());
+        sum(&[a1, a2]).assert_matches(alice_group);
+        assert_eq!(alice_group.name.as_deref(), Some(alice.group.name.as_str()));
+        b1.assert_matches(group(&by_group, &bob.group.id.to_string()));
+        // Drill-down: a group's calls, newest first, sum to its figures, with names.
+        let calls = admin
+            .admin_usage_calls()
+            .from(start)
+            .to(end)
+            .group_id(alice.group.id)
+            .limit(1)
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner();
+        assert_eq!(calls.items.len(), 1, "one a page: {calls:?}");
+        let cursor = calls.next_cursor.clone().expect("a second page");
+        let rest = admin
+            .admin_usage_calls()
+            .from(start)
+            .to(end)
+            .group_id(alice.group.id)
+            .cursor(cursor)
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner();
+        assert_eq!(rest.items.len(), 1, "{rest:?}");
+        let listed: Vec<_> = calls.items.iter().chain(&rest.items).collect();
+        assert!(listed[0].created_at >= listed[1].created_at, "newest first");
+        assert_eq!(listed[0].model, "mock-cheap");
+        let mut drilled = Expected::default();
+        for call in &listed {
+            assert_eq!(call.user_id, alice.user_id);
+            assert_eq!(call.user_email.as_deref(), Some("alice@example.com"));
+            assert_eq!(call.tool_name.as_deref(), Some(alice.tool.name.as_str()));
+            assert_eq!(call.session_id, alice_session);
+            assert_eq!(call.currency, "USD");
+            drilled.add(Expected {
+                calls: 1,
+                input_tokens: call.input_tokens,
+                output_tokens: call.output_tokens,
+                cost_usd: call.cost_usd,
+            });
+        }
+        sum(&[a1, a2]).assert_matches(group(&by_group, &alice.group.id.to_string()));
+        drilled.assert_matches(alice_group);
+        // `day`: Bob's call is on the UTC day of `start` or of `end`, once.
+        let mut days = vec![start.date_naive(), end.date_naive()];
+        days.dedup();
+        let mut bobs_calls = 0;
+        for day in days {
+            bobs_calls += admin
+                .admin_usage_calls()
+                .day(day.to_string())
+                .tool_id(bob.tool.id)
+                .send()
+                .await
+                .assert_status(200)
+                .into_inner()
+                .items
+                .len();
+        }
+        assert_eq!(bobs_calls, 1);
         // By day: every call fell on today's UTC date (or yesterday's, around midnight).
         let by_day = usage(&admin, UsageGroupBy::Day, start, end, 20).await;
         let days: Vec<String> = [start, end]

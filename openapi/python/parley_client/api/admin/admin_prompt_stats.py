@@ -1,3 +1,4 @@
+import datetime
 from http import HTTPStatus
 from typing import Any
 
@@ -13,11 +14,23 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     *,
     stuck_after_s: int | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
 
     params["stuck_after_s"] = stuck_after_s
+
+    json_from_: str | Unset = UNSET
+    if not isinstance(from_, Unset):
+        json_from_ = from_.isoformat()
+    params["from"] = json_from_
+
+    json_to: str | Unset = UNSET
+    if not isinstance(to, Unset):
+        json_to = to.isoformat()
+    params["to"] = json_to
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -89,14 +102,20 @@ def sync_detailed(
     *,
     client: AuthenticatedClient,
     stuck_after_s: int | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 ) -> Response[Problem | PromptStats]:
     """Prompt statistics
 
-     How many prompts are in each state, and the prompts still unfinished long after
-    they were created (stuck), oldest first.
+     How many prompts created in the window are in each state, the prompts in flight
+    and those still unfinished long after they were created (stuck), oldest first,
+    with their users' and tools' names. Cancel one with
+    `POST /v1/admin/prompts/{id}/cancel`.
 
     Args:
         stuck_after_s (int | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -108,6 +127,8 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         stuck_after_s=stuck_after_s,
+        from_=from_,
+        to=to,
     )
 
     response = client.get_httpx_client().request(
@@ -121,14 +142,20 @@ def sync(
     *,
     client: AuthenticatedClient,
     stuck_after_s: int | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 ) -> Problem | PromptStats | None:
     """Prompt statistics
 
-     How many prompts are in each state, and the prompts still unfinished long after
-    they were created (stuck), oldest first.
+     How many prompts created in the window are in each state, the prompts in flight
+    and those still unfinished long after they were created (stuck), oldest first,
+    with their users' and tools' names. Cancel one with
+    `POST /v1/admin/prompts/{id}/cancel`.
 
     Args:
         stuck_after_s (int | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -141,6 +168,8 @@ def sync(
     return sync_detailed(
         client=client,
         stuck_after_s=stuck_after_s,
+        from_=from_,
+        to=to,
     ).parsed
 
 
@@ -148,14 +177,20 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient,
     stuck_after_s: int | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 ) -> Response[Problem | PromptStats]:
     """Prompt statistics
 
-     How many prompts are in each state, and the prompts still unfinished long after
-    they were created (stuck), oldest first.
+     How many prompts created in the window are in each state, the prompts in flight
+    and those still unfinished long after they were created (stuck), oldest first,
+    with their users' and tools' names. Cancel one with
+    `POST /v1/admin/prompts/{id}/cancel`.
 
     Args:
         stuck_after_s (int | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -167,6 +202,8 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         stuck_after_s=stuck_after_s,
+        from_=from_,
+        to=to,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -178,14 +215,20 @@ async def asyncio(
     *,
     client: AuthenticatedClient,
     stuck_after_s: int | Unset = UNSET,
+    from_: datetime.datetime | Unset = UNSET,
+    to: datetime.datetime | Unset = UNSET,
 ) -> Problem | PromptStats | None:
     """Prompt statistics
 
-     How many prompts are in each state, and the prompts still unfinished long after
-    they were created (stuck), oldest first.
+     How many prompts created in the window are in each state, the prompts in flight
+    and those still unfinished long after they were created (stuck), oldest first,
+    with their users' and tools' names. Cancel one with
+    `POST /v1/admin/prompts/{id}/cancel`.
 
     Args:
         stuck_after_s (int | Unset):
+        from_ (datetime.datetime | Unset):
+        to (datetime.datetime | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -199,5 +242,7 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             stuck_after_s=stuck_after_s,
+            from_=from_,
+            to=to,
         )
     ).parsed

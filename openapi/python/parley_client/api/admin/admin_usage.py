@@ -21,6 +21,8 @@ def _get_kwargs(
     model: str | Unset = UNSET,
     user_id: UUID | Unset = UNSET,
     tool_id: UUID | Unset = UNSET,
+    group_id: UUID | Unset = UNSET,
+    day: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -54,6 +56,13 @@ def _get_kwargs(
     if not isinstance(tool_id, Unset):
         json_tool_id = str(tool_id)
     params["tool_id"] = json_tool_id
+
+    json_group_id: str | Unset = UNSET
+    if not isinstance(group_id, Unset):
+        json_group_id = str(group_id)
+    params["group_id"] = json_group_id
+
+    params["day"] = day
 
     params["limit"] = limit
 
@@ -134,13 +143,17 @@ def sync_detailed(
     model: str | Unset = UNSET,
     user_id: UUID | Unset = UNSET,
     tool_id: UUID | Unset = UNSET,
+    group_id: UUID | Unset = UNSET,
+    day: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageUsageGroup | Problem]:
     """Usage of models
 
-     LLM calls in a window — calls, tokens, cost, time to first token and latency
-    percentiles — grouped by day, model, user or tool, in key order, paged by group.
+     LLM calls in a window — calls, tokens, cost (with its currency), time to first
+    token and latency percentiles — grouped by day, model, user, tool or group, in key
+    order, paged by group; users, tools and groups carry their names beside their
+    ids. `GET /v1/admin/usage/calls` lists the calls behind a group (same filters).
 
     Args:
         from_ (datetime.datetime | Unset):
@@ -149,6 +162,8 @@ def sync_detailed(
         model (str | Unset):
         user_id (UUID | Unset):
         tool_id (UUID | Unset):
+        group_id (UUID | Unset):
+        day (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -167,6 +182,8 @@ def sync_detailed(
         model=model,
         user_id=user_id,
         tool_id=tool_id,
+        group_id=group_id,
+        day=day,
         limit=limit,
         cursor=cursor,
     )
@@ -187,13 +204,17 @@ def sync(
     model: str | Unset = UNSET,
     user_id: UUID | Unset = UNSET,
     tool_id: UUID | Unset = UNSET,
+    group_id: UUID | Unset = UNSET,
+    day: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageUsageGroup | Problem | None:
     """Usage of models
 
-     LLM calls in a window — calls, tokens, cost, time to first token and latency
-    percentiles — grouped by day, model, user or tool, in key order, paged by group.
+     LLM calls in a window — calls, tokens, cost (with its currency), time to first
+    token and latency percentiles — grouped by day, model, user, tool or group, in key
+    order, paged by group; users, tools and groups carry their names beside their
+    ids. `GET /v1/admin/usage/calls` lists the calls behind a group (same filters).
 
     Args:
         from_ (datetime.datetime | Unset):
@@ -202,6 +223,8 @@ def sync(
         model (str | Unset):
         user_id (UUID | Unset):
         tool_id (UUID | Unset):
+        group_id (UUID | Unset):
+        day (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -221,6 +244,8 @@ def sync(
         model=model,
         user_id=user_id,
         tool_id=tool_id,
+        group_id=group_id,
+        day=day,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -235,13 +260,17 @@ async def asyncio_detailed(
     model: str | Unset = UNSET,
     user_id: UUID | Unset = UNSET,
     tool_id: UUID | Unset = UNSET,
+    group_id: UUID | Unset = UNSET,
+    day: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> Response[PageUsageGroup | Problem]:
     """Usage of models
 
-     LLM calls in a window — calls, tokens, cost, time to first token and latency
-    percentiles — grouped by day, model, user or tool, in key order, paged by group.
+     LLM calls in a window — calls, tokens, cost (with its currency), time to first
+    token and latency percentiles — grouped by day, model, user, tool or group, in key
+    order, paged by group; users, tools and groups carry their names beside their
+    ids. `GET /v1/admin/usage/calls` lists the calls behind a group (same filters).
 
     Args:
         from_ (datetime.datetime | Unset):
@@ -250,6 +279,8 @@ async def asyncio_detailed(
         model (str | Unset):
         user_id (UUID | Unset):
         tool_id (UUID | Unset):
+        group_id (UUID | Unset):
+        day (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -268,6 +299,8 @@ async def asyncio_detailed(
         model=model,
         user_id=user_id,
         tool_id=tool_id,
+        group_id=group_id,
+        day=day,
         limit=limit,
         cursor=cursor,
     )
@@ -286,13 +319,17 @@ async def asyncio(
     model: str | Unset = UNSET,
     user_id: UUID | Unset = UNSET,
     tool_id: UUID | Unset = UNSET,
+    group_id: UUID | Unset = UNSET,
+    day: str | Unset = UNSET,
     limit: int | Unset = 20,
     cursor: str | Unset = UNSET,
 ) -> PageUsageGroup | Problem | None:
     """Usage of models
 
-     LLM calls in a window — calls, tokens, cost, time to first token and latency
-    percentiles — grouped by day, model, user or tool, in key order, paged by group.
+     LLM calls in a window — calls, tokens, cost (with its currency), time to first
+    token and latency percentiles — grouped by day, model, user, tool or group, in key
+    order, paged by group; users, tools and groups carry their names beside their
+    ids. `GET /v1/admin/usage/calls` lists the calls behind a group (same filters).
 
     Args:
         from_ (datetime.datetime | Unset):
@@ -301,6 +338,8 @@ async def asyncio(
         model (str | Unset):
         user_id (UUID | Unset):
         tool_id (UUID | Unset):
+        group_id (UUID | Unset):
+        day (str | Unset):
         limit (int | Unset):  Default: 20.
         cursor (str | Unset):
 
@@ -321,6 +360,8 @@ async def asyncio(
             model=model,
             user_id=user_id,
             tool_id=tool_id,
+            group_id=group_id,
+            day=day,
             limit=limit,
             cursor=cursor,
         )
