@@ -234,6 +234,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/blocks/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Module events
+         * @description The module runs behind `GET /v1/admin/blocks`' figures, filtered by module,
+         *     outcome and category (`uncategorized`: recorded without one), newest first.
+         */
+        get: operations["admin_block_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/budgets": {
         parameters: {
             query?: never;
@@ -569,12 +590,37 @@ export interface paths {
         };
         /**
          * Prompt statistics
-         * @description How many prompts are in each state, and the prompts still unfinished long after
-         *     they were created (stuck), oldest first.
+         * @description How many prompts created in the window are in each state, the prompts in flight
+         *     and those still unfinished long after they were created (stuck), oldest first,
+         *     with their users' and tools' names. Cancel one with
+         *     `POST /v1/admin/prompts/{id}/cancel`.
          */
         get: operations["admin_prompt_stats"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/prompts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel any prompt
+         * @description The admin's cancel of a prompt in flight (a stuck one, say), whoever's it is: as
+         *     the owner's `POST /v1/prompts/{id}/cancel` — recorded, then signalled to the
+         *     worker; partial content is kept. 404 for an unknown prompt, 409
+         *     `prompt_finished` when it already ended.
+         */
+        post: operations["admin_cancel_prompt"];
         delete?: never;
         options?: never;
         head?: never;
@@ -714,10 +760,34 @@ export interface paths {
         };
         /**
          * Usage of models
-         * @description LLM calls in a window — calls, tokens, cost, time to first token and latency
-         *     percentiles — grouped by day, model, user or tool, in key order, paged by group.
+         * @description LLM calls in a window — calls, tokens, cost (with its currency), time to first
+         *     token and latency percentiles — grouped by day, model, user, tool or group, in key
+         *     order, paged by group; users, tools and groups carry their names beside their
+         *     ids. `GET /v1/admin/usage/calls` lists the calls behind a group (same filters).
          */
         get: operations["admin_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/usage/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * LLM calls
+         * @description The calls behind `GET /v1/admin/usage`'s figures, with the same filters (and
+         *     `day` for one day's group), newest first, with user and tool names: a group's
+         *     calls sum to its figures.
+         */
+        get: operations["admin_usage_calls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1902,6 +1972,30 @@ export interface components {
             modifications: number;
         };
         /**
+         * BlockEvent
+         * @description One recorded run of a module at a hook, with its session.
+         */
+        BlockEvent: {
+            /** @description The category the module gave; absent when it gave none. */
+            category?: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: int64 */
+            duration_ms: number;
+            hook: string;
+            /** Format: uuid */
+            id: string;
+            module: string;
+            outcome: components["schemas"]["ModuleOutcome"];
+            /** Format: uuid */
+            prompt_id?: string;
+            /**
+             * Format: uuid
+             * @description The prompt's session, while the prompt exists.
+             */
+            session_id?: string;
+        };
+        /**
          * BlockGroup
          * @description What modules did in one group: a module or a day.
          */
@@ -1933,7 +2027,9 @@ export interface components {
             modify_rate: number;
             /**
              * Format: int64
-             * @description 95th percentile of the hook runs' durations, in ms.
+             * @description 95th percentile of the hook runs' durations, in ms, read from a histogram
+             *     (buckets from 1 ms to 5 s): the bound of the bucket holding the rank, never above
+             *     the longest run.
              */
             p95_duration_ms: number;
             /**
@@ -3507,6 +3603,15 @@ export interface components {
             next_cursor?: string;
         };
         /**
+         * Page_BlockEvent
+         * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
+         *     on the last page.
+         */
+        Page_BlockEvent: {
+            items: components["schemas"]["BlockEvent"][];
+            next_cursor?: string;
+        };
+        /**
          * Page_Budget
          * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
          *     on the last page.
@@ -3639,6 +3744,15 @@ export interface components {
          */
         Page_ToolSummary: {
             items: components["schemas"]["ToolSummary"][];
+            next_cursor?: string;
+        };
+        /**
+         * Page_UsageCall
+         * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
+         *     on the last page.
+         */
+        Page_UsageCall: {
+            items: components["schemas"]["UsageCall"][];
             next_cursor?: string;
         };
         /**
@@ -3812,6 +3926,13 @@ export interface components {
         PromptStats: {
             /** @description Every prompt state, zeros included. */
             by_state: components["schemas"]["StateCount"][];
+            /** @description The prompts in flight, oldest first (at most 50), stuck or not. */
+            in_flight: components["schemas"]["StuckPrompt"][];
+            /**
+             * Format: uint64
+             * @description How many prompts are in flight (created, in progress or waiting for tools).
+             */
+            in_flight_count: number;
             /** @description The oldest stuck prompts, oldest first (at most 50). */
             stuck: components["schemas"]["StuckPrompt"][];
             /**
@@ -4814,6 +4935,15 @@ export interface components {
             /** Format: uuid */
             session_id: string;
             state: components["schemas"]["PromptState"];
+            /** Format: uuid */
+            tool_id?: string;
+            tool_name?: string;
+            /**
+             * Format: uuid
+             * @description The session's user and tool, with their names (absent when deleted).
+             */
+            user_id?: string;
+            user_name?: string;
         };
         /**
          * SuggestedAction
@@ -5471,8 +5601,57 @@ export interface components {
             output_tokens: number;
         };
         /**
+         * UsageCall
+         * @description One LLM call, with its user's and tool's names.
+         */
+        UsageCall: {
+            /**
+             * Format: double
+             * @description At the model's prices when the call was recorded.
+             */
+            cost_usd: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Always `USD`. */
+            currency: string;
+            /** @description How the call failed; absent when it did not. */
+            error?: components["schemas"]["CallError"];
+            /** Format: uuid */
+            id: string;
+            /** Format: int64 */
+            input_tokens: number;
+            /** Format: int64 */
+            latency_ms: number;
+            /**
+             * Format: uuid
+             * @description The answer the call produced, when it produced one.
+             */
+            message_id?: string;
+            model: string;
+            /** Format: int64 */
+            output_tokens: number;
+            /** Format: uuid */
+            prompt_id: string;
+            /** Format: uuid */
+            session_id: string;
+            /** Format: uuid */
+            tool_id: string;
+            tool_name?: string;
+            /**
+             * Format: int64
+             * @description Absent when no token came.
+             */
+            ttft_ms?: number;
+            user_email?: string;
+            /** Format: uuid */
+            user_id: string;
+            /** @description Absent when the user was deleted. */
+            user_name?: string;
+            vendor: string;
+        };
+        /**
          * UsageGroup
-         * @description The LLM calls of one group: a day, a model, a user or a tool.
+         * @description The LLM calls of one group: a day, a model, a user, a tool or a group.
          */
         UsageGroup: {
             /**
@@ -5486,11 +5665,15 @@ export interface components {
              * @description The calls' cost in US dollars, at the model's prices when each call was recorded.
              */
             cost_usd: number;
+            /** @description The currency of `cost_usd`: always `USD`. */
+            currency: string;
+            /** @description The user's email (`group_by=user`). */
+            email?: string;
             /** Format: int64 */
             input_tokens: number;
             /**
-             * @description The day (`YYYY-MM-DD`, UTC), the model id, or the user's or tool's id, as
-             *     `group_by` asked.
+             * @description The day (`YYYY-MM-DD`, UTC), the model id, or the user's, tool's or group's id,
+             *     as `group_by` asked.
              */
             key: string;
             /**
@@ -5503,6 +5686,11 @@ export interface components {
              * @description 95th percentile of the duration of a call, in ms.
              */
             latency_p95_ms?: number;
+            /**
+             * @description The user's, tool's or group's name beside its id in `key`; absent for days and
+             *     models, and when the user, tool or group was deleted.
+             */
+            name?: string;
             /** Format: int64 */
             output_tokens: number;
             /**
@@ -5513,6 +5701,8 @@ export interface components {
             /**
              * Format: int64
              * @description Median time to the first token, in ms; absent when no call reported one.
+             *     Percentiles are read from histograms (buckets about 1.5× apart, from 50 ms to
+             *     60 s): the bound of the bucket holding the rank, never above the largest value.
              */
             ttft_p50_ms?: number;
             /**
@@ -5525,7 +5715,7 @@ export interface components {
          * @description How `GET /v1/admin/usage` groups LLM calls.
          * @enum {string}
          */
-        UsageGroupBy: "day" | "model" | "user" | "tool";
+        UsageGroupBy: "day" | "model" | "user" | "tool" | "group";
         /**
          * User
          * @description A person who signs in.
@@ -6860,6 +7050,96 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["BlockReport"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller's role does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_block_events: {
+        parameters: {
+            query?: {
+                /** @description Runs at or after this time; default: 30 days before `to`. */
+                from?: string;
+                /** @description Runs before this time (must be after `from`); default: no end. */
+                to?: string;
+                /** @description Only runs of this module. */
+                module?: string;
+                /** @description Only runs with this outcome. */
+                outcome?: components["schemas"]["ModuleOutcome"];
+                /** @description Only blocks and modifications of this category. */
+                category?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Page_BlockEvent"];
                 };
             };
             /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
@@ -9347,6 +9627,10 @@ export interface operations {
                  *     (default 120).
                  */
                 stuck_after_s?: number;
+                /** @description Count prompts created at or after this time; default: all. */
+                from?: string;
+                /** @description Count prompts created before this time (after `from`); default: no end. */
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -9382,6 +9666,96 @@ export interface operations {
             };
             /** @description The caller's role does not allow this. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_cancel_prompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description Accepted: the worker acts on it shortly (a cancelled feed ends with `cancelled`;
+             *     a resumed prompt runs again).
+             */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Prompt"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller's role does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request clashes with the resource's current state. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10247,6 +10621,10 @@ export interface operations {
                 user_id?: string;
                 /** @description Only calls in sessions of this chat tool. */
                 tool_id?: string;
+                /** @description Only calls in sessions of the tools of this group. */
+                group_id?: string;
+                /** @description Only calls of this UTC day (within `from` and `to` when given). */
+                day?: string;
                 /** @description Page size (groups). */
                 limit?: number;
                 /** @description `next_cursor` of the previous page. */
@@ -10264,6 +10642,100 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["Page_UsageGroup"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller's role does not allow this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    admin_usage_calls: {
+        parameters: {
+            query?: {
+                /** @description Calls at or after this time; default: 30 days before `to`. */
+                from?: string;
+                /** @description Calls before this time (must be after `from`); default: no end. */
+                to?: string;
+                /** @description Only calls of this UTC day (within `from` and `to` when given). */
+                day?: string;
+                /** @description Only calls to this model. */
+                model?: string;
+                /** @description Only calls answering this user. */
+                user_id?: string;
+                /** @description Only calls in sessions of this chat tool. */
+                tool_id?: string;
+                /** @description Only calls in sessions of the tools of this group. */
+                group_id?: string;
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["Page_UsageCall"];
                 };
             };
             /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */

@@ -17,6 +17,7 @@ from .assignment_scope import AssignmentScope
 from .attachment import Attachment
 from .block import Block
 from .block_category import BlockCategory
+from .block_event import BlockEvent
 from .block_group import BlockGroup
 from .block_report import BlockReport
 from .block_start_event import BlockStartEvent
@@ -128,6 +129,7 @@ from .open_ai_response_error import OpenAiResponseError
 from .open_ai_response_metadata import OpenAiResponseMetadata
 from .page_admin_feedback import PageAdminFeedback
 from .page_assignment import PageAssignment
+from .page_block_event import PageBlockEvent
 from .page_budget import PageBudget
 from .page_class import PageClass
 from .page_enrollment import PageEnrollment
@@ -143,6 +145,7 @@ from .page_teaching_session import PageTeachingSession
 from .page_todo import PageTodo
 from .page_tool import PageTool
 from .page_tool_summary import PageToolSummary
+from .page_usage_call import PageUsageCall
 from .page_usage_group import PageUsageGroup
 from .page_user import PageUser
 from .payload_source_kind import PayloadSourceKind
@@ -295,6 +298,7 @@ from .update_tool import UpdateTool
 from .update_user import UpdateUser
 from .upload_file_body import UploadFileBody
 from .usage import Usage
+from .usage_call import UsageCall
 from .usage_group import UsageGroup
 from .usage_group_by import UsageGroupBy
 from .user import User
@@ -349,6 +353,7 @@ __all__ = (
     "Attachment",
     "Block",
     "BlockCategory",
+    "BlockEvent",
     "BlockGroup",
     "BlockReport",
     "BlockStartEvent",
@@ -460,6 +465,7 @@ __all__ = (
     "OpenAiResponseMetadata",
     "PageAdminFeedback",
     "PageAssignment",
+    "PageBlockEvent",
     "PageBudget",
     "PageClass",
     "PageEnrollment",
@@ -475,6 +481,7 @@ __all__ = (
     "PageTodo",
     "PageTool",
     "PageToolSummary",
+    "PageUsageCall",
     "PageUsageGroup",
     "PageUser",
     "PayloadSourceKind",
@@ -617,6 +624,7 @@ __all__ = (
     "UpdateUser",
     "UploadFileBody",
     "Usage",
+    "UsageCall",
     "UsageGroup",
     "UsageGroupBy",
     "User",
