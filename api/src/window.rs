@@ -1,9 +1,8 @@
 //! Time windows given as `from` and `to` query parameters: `from` inclusive, `to`
 //! exclusive, either side open when absent, `from` before `to` (400
 //! `invalid_parameter` otherwise), clamped to the years both databases store.
-//!
-//! The admin metrics have the same rule (`routes::admin::metrics::span`); the two can
-//! become one when that module is next changed.
+//! The admin metrics, the feedback list and export, and a teacher's lists all read
+//! their windows here.
 
 use chrono::{DateTime, Datelike, Utc};
 use parley_entity::query::metrics::Window;

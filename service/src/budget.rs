@@ -14,9 +14,18 @@
 //!   budget at once and only while each is below its limit, and [settles](Budgets::settle)
 //!   what the call cost after it. So a budget is overrun by at most one reservation.
 //! * A missing counter is seeded from `ai_usage` (the subject's spending in the period).
+//! * Which budgets exist is read from a catalogue each process keeps and reads again
+//!   at most every [`CATALOG_TTL`] (and at once after this process changed one): a turn
+//!   of a deployment without budgets costs no statement at all, and one with budgets
+//!   one (the tool's group path), not a query of the budgets per turn. Another
+//!   process's change takes effect here within [`CATALOG_TTL`].
 //! * A store that does not answer lets turns through (logged), as quotas do.
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
 use parley_entity::query::{
@@ -171,12 +180,19 @@ impl Hold {
     }
 }
 
-/// The budget counters; cheap to clone.
+/// How long a process trusts its catalogue of budgets before it reads them again.
+pub const CATALOG_TTL: Duration = Duration::from_secs(5);
+
+/// The deployment's budgets as last read, and when.
+type Catalog = tokio::sync::Mutex<Option<(Instant, Arc<Vec<Budget>>)>>;
+
+/// The budget counters and the catalogue of budgets; cheap to clone.
 #[derive(Clone)]
 pub struct Budgets {
     store: Arc<dyn BudgetStore>,
     /// How long a hold lasts if its call never settles (its worker died).
     hold_ttl: Duration,
+    catalog: Arc<Catalog>,
 }
 
 impl std::fmt::Debug for Budgets {
@@ -189,7 +205,30 @@ impl std::fmt::Debug for Budgets {
 
 impl Budgets {
     pub fn new(store: Arc<dyn BudgetStore>, hold_ttl: Duration) -> Self {
-        Self { store, hold_ttl }
+        Self {
+            store,
+            hold_ttl,
+            catalog: Arc::default(),
+        }
+    }
+
+    /// Every budget of the deployment, from the catalogue (read again when older than
+    /// [`CATALOG_TTL`]).
+    pub async fn catalog(&self, db: &DatabaseConnection) -> Result<Arc<Vec<Budget>>> {
+        let mut held = self.catalog.lock().await;
+        if let Some((read_at, budgets)) = held.as_ref()
+            && read_at.elapsed() < CATALOG_TTL
+        {
+            return Ok(budgets.clone());
+        }
+        let budgets = Arc::new(q::all(db).await?);
+        *held = Some((Instant::now(), budgets.clone()));
+        Ok(budgets)
+    }
+
+    /// Forgets the catalogue: this process changed a budget.
+    pub async fn invalidate(&self) {
+        *self.catalog.lock().await = None;
     }
 
     /// Counters in this process (embedded mode, tests).
@@ -200,7 +239,7 @@ impl Budgets {
         )
     }
 
-    /// The budgets of `user_id`'s turn on a tool of `scope` (one query).
+    /// The budgets of `user_id`'s turn on a tool of `scope`, from the catalogue.
     pub async fn of_turn(
         &self,
         db: &DatabaseConnection,
@@ -214,7 +253,16 @@ impl Budgets {
             .filter_map(|id| id.parse().ok())
             .chain(std::iter::once(scope.group_id))
             .collect();
-        let mut budgets = q::applicable(db, user_id, &groups).await?;
+        let mut budgets: Vec<Budget> = self
+            .catalog(db)
+            .await?
+            .iter()
+            .filter(|b| match b.subject {
+                Subject::User(id) => id == user_id,
+                Subject::Group(id) => groups.contains(&id),
+            })
+            .cloned()
+            .collect();
         // The user's first, then the groups from the tool's own outwards.
         budgets.sort_by_key(|b| match b.subject {
             Subject::User(_) => 0,

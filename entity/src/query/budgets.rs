@@ -7,9 +7,8 @@ use std::collections::HashMap;
 
 use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, Condition, ConnectionTrait, EntityTrait,
-    JoinType, QueryFilter, QueryOrder, QuerySelect, RelationTrait, prelude::DateTimeUtc,
-    sea_query::Expr,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, JoinType,
+    QueryFilter, QueryOrder, QuerySelect, RelationTrait, prelude::DateTimeUtc, sea_query::Expr,
 };
 use uuid::Uuid;
 
@@ -243,22 +242,13 @@ pub async fn delete<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<()> {
     Ok(())
 }
 
-/// The budgets of `user_id` and of `group_ids` (a tool's group and its ancestors), in
-/// one query; none when none is set.
-pub async fn applicable<C: ConnectionTrait>(
-    db: &C,
-    user_id: Uuid,
-    group_ids: &[Uuid],
-) -> Result<Vec<Budget>> {
+/// Every budget of the deployment (a handful: one per user or group and period), for
+/// the catalogue each process keeps (`parley_service::budget`).
+pub async fn all<C: ConnectionTrait>(db: &C) -> Result<Vec<Budget>> {
     let found = budgets::Entity::find()
-        .filter(
-            Condition::any()
-                .add(budgets::Column::UserId.eq(user_id))
-                .add(budgets::Column::GroupId.is_in(group_ids.iter().copied())),
-        )
         .all(db)
         .await
-        .context("reading a turn's budgets")?;
+        .context("reading the budgets")?;
     rows(found)
 }
 

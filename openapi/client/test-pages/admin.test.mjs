@@ -240,7 +240,15 @@ test("usage of a date range shows names, cost and drills down; a running prompt 
   const me = (await admin.GET("/v1/admin/users", { params: { query: { limit: 100 } } })).data.items.find((u) => u.role === "admin");
   const byUser = await page.$eval(`.usage-table[data-group-by=user] tr[data-key='${me.id}']`, (n) => n.dataset.name);
   assert.equal(byUser, me.name);
+  // The rows behind the figures: the tool's calls, newest first, by name.
+  const calls = await page.$$eval("#calls-table tr[data-call]", (rows) => rows.map((r) => r.querySelector("[data-field=tool]").textContent));
+  assert.ok(calls.length >= 1 && calls.every((t) => t === "Console tutor"), JSON.stringify(calls));
   await page.screenshot({ path: join(shots, "admin-usage.png"), fullPage: true });
+
+  // By group: the tool's group, by name.
+  await visit("#/usage?group_by=group");
+  const groupRow = await page.$eval(`.usage-table[data-group-by=group] tr[data-key='${demo.id}']`, (n) => n.dataset.name);
+  assert.equal(groupRow, "Demo");
 
   // The audit of the session: the redactor's record, admins only.
   await visit(`#/audit?session=${session.data.id}`);

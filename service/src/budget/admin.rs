@@ -42,6 +42,7 @@ impl Budgets {
             parley_entity::query::now(),
         )
         .await?;
+        self.invalidate().await;
         self.show_one(db, budget).await
     }
 
@@ -64,7 +65,8 @@ impl Budgets {
         self.show_one(db, budget).await
     }
 
-    /// Changes a budget's limit; it applies to the next check.
+    /// Changes a budget's limit; it applies to this process's next check, and to the
+    /// others' within [`CATALOG_TTL`](super::CATALOG_TTL).
     pub async fn set_limit(
         &self,
         db: &DatabaseConnection,
@@ -72,11 +74,14 @@ impl Budgets {
         limit_micros: i64,
     ) -> Result<Shown> {
         let budget = q::set_limit(db, id, limit_micros, parley_entity::query::now()).await?;
+        self.invalidate().await;
         self.show_one(db, budget).await
     }
 
     pub async fn delete(&self, db: &DatabaseConnection, id: Uuid) -> Result<()> {
-        q::delete(db, id).await
+        q::delete(db, id).await?;
+        self.invalidate().await;
+        Ok(())
     }
 
     async fn show_one(&self, db: &DatabaseConnection, budget: Budget) -> Result<Shown> {

@@ -177,6 +177,9 @@ async fn spend<'a>(
     context: &TurnContext,
 ) -> Result<Option<agent_loop::spend::Spend<'a>>, TurnError> {
     let session = &context.session;
+    if engine.budgets.catalog(engine.db).await?.is_empty() {
+        return Ok(None);
+    }
     let Some(scope) = query::quotas::scope_of_tool(engine.db, session.tool_id).await? else {
         return Ok(None);
     };

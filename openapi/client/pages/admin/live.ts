@@ -3,25 +3,14 @@
  * with a cancel button, and the providers' breakers. The view redraws every 10 s while
  * the tab is visible (the router's live refresh) and shows when it last did.
  *
- * Cancel asks the admin route `POST /v1/admin/prompts/{id}/cancel` (any user's prompt);
- * where the deployment does not have it yet (404 or 405), it falls back to
- * `POST /v1/prompts/{id}/cancel`, which cancels the admin's own prompts.
+ * Cancel is the admin route `POST /v1/admin/prompts/{id}/cancel` (any user's prompt).
  */
 import { el } from "../common";
 import { draw, view } from "./router";
 import { admin } from "./state";
 import { bars, card, cell, confirmButton, empty, flash, percent, problem, table, when } from "./ui";
 
-type Answer = { error?: unknown; response: Response };
-type Untyped = { POST: (path: string, init: object) => Promise<Answer> };
-
-async function cancelPrompt(id: string): Promise<Answer> {
-  const init = { params: { path: { id } } };
-  const asAdmin = await (admin.client as unknown as Untyped).POST("/v1/admin/prompts/{id}/cancel", init);
-  // A 404 is the route missing or the prompt unknown: the owner's route tells which.
-  if (asAdmin.response.status !== 404 && asAdmin.response.status !== 405) return asAdmin;
-  return admin.client.POST("/v1/prompts/{id}/cancel", { params: { path: { id } } });
-}
+const cancelPrompt = (id: string) => admin.client.POST("/v1/admin/prompts/{id}/cancel", { params: { path: { id } } });
 
 async function prompts(stuckAfter: number): Promise<HTMLElement> {
   const { data, error, response } = await admin.client.GET("/v1/admin/prompts/stats", { params: { query: { stuck_after_s: stuckAfter } } });
@@ -32,6 +21,8 @@ async function prompts(stuckAfter: number): Promise<HTMLElement> {
       { "data-prompt": p.id, "data-state": p.state },
       cell(el("code", {}, p.id), "id"),
       cell(p.state, "state"),
+      cell(p.user_name ?? "–", "user"),
+      cell(p.tool_name ?? "–", "tool"),
       cell(`${p.age_s} s`, "age_s", p.age_s),
       cell(when(p.created_at)),
       cell(el("a", { href: `#/audit?session=${p.session_id}` }, "session audit")),
@@ -49,7 +40,7 @@ async function prompts(stuckAfter: number): Promise<HTMLElement> {
     {},
     bars(data.by_state.map((s) => ({ label: s.state, value: s.count }))),
     el("h3", {}, `Stuck (unfinished after ${data.stuck_after_s} s): `, el("span", { id: "stuck-count", "data-value": String(data.stuck_count) }, String(data.stuck_count))),
-    rows.length ? table({ id: "stuck-table" }, ["prompt", "state", "age", "created", "", ""], rows) : empty("None."),
+    rows.length ? table({ id: "stuck-table" }, ["prompt", "state", "user", "tool", "age", "created", "", ""], rows) : empty("None."),
   );
 }
 

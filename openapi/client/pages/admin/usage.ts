@@ -13,19 +13,20 @@ import type { Schemas } from "../../src/index";
 import { el } from "../common";
 import { go, view } from "./router";
 import { admin, type Kind, nameOf, range, setRange } from "./state";
-import { bars, card, cell, empty, money, named, problem, table, tokens, toolbar } from "./ui";
+import { bars, card, cell, empty, money, named, problem, table, tokens, toolbar, when } from "./ui";
 
 type UsageGroupBy = Schemas["UsageGroupBy"];
 type UsageGroup = Schemas["UsageGroup"] & { name?: string };
 
 /** The groupings offered, in the order of the tabs and of the drill-down. */
-export const GROUPINGS: UsageGroupBy[] = ["day", "model", "user", "tool"];
+export const GROUPINGS: UsageGroupBy[] = ["day", "model", "user", "tool", "group"];
 
 /** The filter each grouping's key sets when drilled into, and the kind of name it has. */
-const FILTERS: Partial<Record<UsageGroupBy, { param: "model" | "user_id" | "tool_id"; kind?: Kind }>> = {
+const FILTERS: Partial<Record<UsageGroupBy, { param: "model" | "user_id" | "tool_id" | "group_id"; kind?: Kind }>> = {
   model: { param: "model" },
   user: { param: "user_id", kind: "user" },
   tool: { param: "tool_id", kind: "tool" },
+  group: { param: "group_id", kind: "group" },
 };
 
 export interface UsageQuery {
@@ -33,6 +34,7 @@ export interface UsageQuery {
   model?: string;
   user_id?: string;
   tool_id?: string;
+  group_id?: string;
 }
 
 /** Every group of the range (the API pages them; a range has few enough). */
@@ -59,7 +61,7 @@ export function labelOf(groupBy: UsageGroupBy, g: UsageGroup): string {
 }
 
 function nextGrouping(q: UsageQuery, from: UsageGroupBy): UsageGroupBy {
-  const order: UsageGroupBy[] = ["user", "tool", "model", "day"];
+  const order: UsageGroupBy[] = ["user", "tool", "model", "group", "day"];
   const filtered = (g: UsageGroupBy) => {
     const f = FILTERS[g];
     return f ? !!q[f.param] : false;
@@ -86,6 +88,7 @@ function chips(q: UsageQuery): HTMLElement | null {
   if (q.model) active.push(["model", el("span", {}, "model ", el("code", {}, q.model))]);
   if (q.user_id) active.push(["user_id", el("span", {}, "user ", named("user", q.user_id))]);
   if (q.tool_id) active.push(["tool_id", el("span", {}, "tool ", named("tool", q.tool_id))]);
+  if (q.group_id) active.push(["group_id", el("span", {}, "group ", named("group", q.group_id))]);
   if (!active.length) return null;
   return el(
     "div",
@@ -105,6 +108,7 @@ async function render(params: URLSearchParams): Promise<HTMLElement> {
     model: params.get("model") ?? undefined,
     user_id: params.get("user_id") ?? undefined,
     tool_id: params.get("tool_id") ?? undefined,
+    group_id: params.get("group_id") ?? undefined,
   };
   const tabs = el(
     "div",
@@ -161,6 +165,7 @@ async function render(params: URLSearchParams): Promise<HTMLElement> {
     { class: "stack" },
     toolbar(tabs, chips(q)),
     card("usage-summary", "Total of the range", totals),
+    await calls(q),
     card(
       `usage-${groupBy}`,
       `Tokens by ${groupBy}`,
@@ -174,5 +179,38 @@ async function render(params: URLSearchParams): Promise<HTMLElement> {
     ),
   );
 }
+
+/** The newest calls behind the figures (the same range and filters): the rows a total is made of. */
+async function calls(q: UsageQuery): Promise<HTMLElement> {
+  const { group_by: _, ...filters } = q;
+  const { data, error, response } = await admin.client.GET("/v1/admin/usage/calls", {
+    params: { query: { ...filters, from: range.from, to: range.to, limit: CALLS } },
+  });
+  if (!data) return card("usage-calls", "Calls", problem(error, response.status));
+  const rows = data.items.map((c) =>
+    el(
+      "tr",
+      { "data-call": c.id, "data-user": c.user_id },
+      cell(when(c.created_at)),
+      cell(c.user_name ?? named("user", c.user_id), "user"),
+      cell(c.tool_name ?? named("tool", c.tool_id), "tool"),
+      cell(c.model, "model"),
+      cell(String(c.input_tokens + c.output_tokens), "tokens", c.input_tokens + c.output_tokens),
+      cell(money(c.cost_usd, c.currency), "cost", c.cost_usd),
+      cell(c.error ? el("span", { class: "badge open" }, c.error) : "ok", "outcome"),
+      cell(el("a", { href: `#/audit?session=${c.session_id}` }, "session")),
+    ),
+  );
+  const more = data.next_cursor ? el("p", { class: "muted" }, `The newest ${CALLS}; narrow the range or drill down for the rest.`) : null;
+  return card(
+    "usage-calls",
+    "Calls",
+    rows.length ? table({ id: "calls-table" }, ["when", "user", "tool", "model", "tokens", "cost", "outcome", ""], rows) : empty(),
+    more,
+  );
+}
+
+/** How many calls the listing shows. */
+const CALLS = 25;
 
 view({ path: "usage", title: "Usage", section: "Read", ranged: true, render });

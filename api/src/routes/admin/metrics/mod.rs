@@ -48,38 +48,7 @@ pub(super) fn window(
     span(from, to)
 }
 
-/// The window of `from` and `to` as given (an absent side is open); `from` must be
-/// before `to` (400 `invalid_parameter`).
-pub(super) fn span(
-    from: Option<DateTime<Utc>>,
-    to: Option<DateTime<Utc>>,
-) -> Result<Window, Box<Problem>> {
-    if let (Some(from), Some(to)) = (from, to)
-        && from >= to
-    {
-        return Err(Box::new(Problem::new(
-            ErrorCode::InvalidParameter,
-            "parameter `from`: must be before `to`",
-        )));
-    }
-    Ok(Window {
-        from: from.map(storable),
-        to: to.map(storable),
-    })
-}
-
-/// `at` within the years 1 to 9999, which both databases store and order correctly
-/// (SQLite compares times as text); no row lies outside them, so the window's rows are
-/// the same.
-fn storable(at: DateTime<Utc>) -> DateTime<Utc> {
-    let first = DateTime::<Utc>::MIN_UTC
-        .with_year(1)
-        .unwrap_or(DateTime::<Utc>::MIN_UTC);
-    let last = DateTime::<Utc>::MAX_UTC
-        .with_year(9999)
-        .unwrap_or(DateTime::<Utc>::MAX_UTC);
-    at.clamp(first, last)
-}
+pub(super) use crate::window::span;
 
 /// The filter of the usage view and of its calls: the window (narrowed to `day` when
 /// one is given) and the model, user, tool and group filters.
