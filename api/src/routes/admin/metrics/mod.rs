@@ -4,7 +4,7 @@
 //! the database over daily rollups and the rows they do not cover yet); here the window
 //! is parsed and the figures mapped ([`views`]).
 
-use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use parley_entity::query::{
     self,
     metrics::{Window, blocks as b, prompt_stats as s, usage as u},
@@ -196,6 +196,8 @@ impl MetricsAdminApi {
 
 #[cfg(test)]
 mod tests {
+    use chrono::Datelike;
+
     use super::*;
 
     fn at(rfc3339: &str) -> DateTime<Utc> {
