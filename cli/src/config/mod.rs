@@ -18,10 +18,12 @@ mod endpoints;
 mod http;
 pub(crate) mod mask;
 mod sections;
+mod worker;
 
 pub use endpoints::*;
 pub use http::*;
 pub use sections::*;
+pub use worker::*;
 
 use figment::{
     Figment,
