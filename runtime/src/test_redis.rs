@@ -1,6 +1,22 @@
 //! Test support: a private `redis-server` a test may stop, start and count commands on,
 //! apart from the shared one of `scripts/test.sh`.
 
+/// The shared Redis of `scripts/test.sh` (`PARLEY_TEST_REDIS_URL`); a missing one fails
+/// the test instead of skipping it.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) from the environment"
+)]
+pub(crate) fn shared_url() -> String {
+    std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
+        panic!(
+            "PARLEY_TEST_REDIS_URL is not set: the Redis tests need a live Redis; run the \
+             suite with scripts/test.sh, which starts one (or export \
+             PARLEY_TEST_REDIS_URL=redis://127.0.0.1:PORT/)"
+        )
+    })
+}
+
 /// A private `redis-server` on a free port, killed when dropped.
 pub(crate) struct OwnServer {
     port: u16,

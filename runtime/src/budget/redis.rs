@@ -212,15 +212,7 @@ mod tests {
     use super::super::conformance::conformance_suite;
     use super::*;
 
-    #[allow(
-        clippy::disallowed_methods,
-        reason = "a test reads its servers (PARLEY_TEST_*) from the environment"
-    )]
-    fn redis_url() -> String {
-        std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
-            panic!("PARLEY_TEST_REDIS_URL is not set: run the tests through scripts/test.sh")
-        })
-    }
+    use crate::test_redis::shared_url as redis_url;
 
     async fn single() -> Box<dyn BudgetStore> {
         Box::new(RedisBudgets::connect(&redis_url(), "parley-test").expect("a Redis URL"))

@@ -10,19 +10,7 @@ use super::*;
 use crate::event_log::conformance::{self, Backend, conformance_suite};
 use crate::test_redis::{OwnServer, command_counts, free_port};
 
-#[allow(
-    clippy::disallowed_methods,
-    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
-)]
-fn redis_url() -> String {
-    std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
-        panic!(
-            "PARLEY_TEST_REDIS_URL is not set: the Redis event-log tests need a live Redis. \
-             Run the suite with scripts/test.sh, which starts a throwaway Redis and sets it \
-             (or export PARLEY_TEST_REDIS_URL=redis://127.0.0.1:PORT/ yourself)."
-        )
-    })
-}
+use crate::test_redis::shared_url as redis_url;
 
 async fn connect() -> RedisEventLog {
     RedisEventLog::connect(&redis_url())

@@ -9,16 +9,7 @@ use super::super::{JobQueue, QueueBackend};
 use super::*;
 use crate::test_redis::{OwnServer, command_counts};
 
-/// The Redis of `scripts/test.sh`; a missing one fails the test instead of skipping.
-#[allow(
-    clippy::disallowed_methods,
-    reason = "a test reads its servers (PARLEY_TEST_*) and files from the environment"
-)]
-fn redis_url() -> String {
-    std::env::var("PARLEY_TEST_REDIS_URL").unwrap_or_else(|_| {
-        panic!("PARLEY_TEST_REDIS_URL is not set: run the tests through scripts/test.sh")
-    })
-}
+use crate::test_redis::shared_url as redis_url;
 
 async fn harness() -> Harness {
     let url = redis_url();

@@ -7,14 +7,7 @@ use super::*;
 use crate::test_redis::{OwnServer, command_counts};
 use crate::user_feed::conformance::{self, Backend, RETENTION, conformance_suite};
 
-#[allow(
-    clippy::disallowed_methods,
-    reason = "a test reads its servers (PARLEY_TEST_*) from the environment"
-)]
-fn redis_url() -> String {
-    std::env::var("PARLEY_TEST_REDIS_URL")
-        .expect("PARLEY_TEST_REDIS_URL is not set: the Redis user feed tests need a live Redis")
-}
+use crate::test_redis::shared_url as redis_url;
 
 async fn backend() -> Backend {
     let feed = RedisUserFeed::connect(&redis_url(), RETENTION).unwrap();
