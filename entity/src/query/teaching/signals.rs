@@ -26,6 +26,30 @@ use crate::{
     sessions, users,
 };
 
+/// The scope's window on the record's time, then one page after the cursor, newest
+/// (highest id: ids are time-ordered UUIDs) first, one row over the page.
+fn newest_first<T, C>(
+    query: &mut SelectStatement,
+    created_at: (T, C),
+    id: (T, C),
+    scope: &Scope,
+    page: &PageRequest<Uuid>,
+) where
+    T: sea_orm::sea_query::IntoIden + Copy,
+    C: sea_orm::sea_query::IntoIden + Copy,
+{
+    if let Some(from) = scope.window.from {
+        query.and_where(Expr::col(created_at).gte(from));
+    }
+    if let Some(to) = scope.window.to {
+        query.and_where(Expr::col(created_at).lt(to));
+    }
+    if let Some(after) = page.after {
+        query.and_where(Expr::col(id).lt(after));
+    }
+    query.order_by(id, Order::Desc).limit(page.limit + 1);
+}
+
 /// The names every signal carries: whose session, on which assignment.
 fn with_names(query: &mut SelectStatement) {
     query
@@ -101,24 +125,19 @@ pub async fn extractions_of<C: ConnectionTrait>(
         .to_owned();
     with_names(&mut query);
     in_class(&mut query, class_id, &filter.scope);
-    if let Some(from) = filter.scope.window.from {
-        query.and_where(Expr::col((x, X::CreatedAt)).gte(from));
-    }
-    if let Some(to) = filter.scope.window.to {
-        query.and_where(Expr::col((x, X::CreatedAt)).lt(to));
-    }
     if let Some(module) = &filter.module {
         query.and_where(Expr::col((x, X::Module)).eq(module.as_str()));
     }
     if let Some(kind) = &filter.kind {
         query.and_where(Expr::col((x, X::Type)).eq(kind.as_str()));
     }
-    if let Some(after) = page.after {
-        query.and_where(Expr::col((x, X::Id)).lt(after));
-    }
-    query
-        .order_by((x, X::Id), Order::Desc)
-        .limit(page.limit + 1);
+    newest_first(
+        &mut query,
+        (x, X::CreatedAt),
+        (x, X::Id),
+        &filter.scope,
+        &page,
+    );
     let backend = db.get_database_backend();
     let rows = ClassExtraction::find_by_statement(backend.build(&query))
         .all(db)
@@ -238,24 +257,19 @@ pub async fn blocks_of<C: ConnectionTrait>(
         .to_owned();
     with_names(&mut query);
     in_class(&mut query, class_id, &filter.scope);
-    if let Some(from) = filter.scope.window.from {
-        query.and_where(Expr::col((m, M::CreatedAt)).gte(from));
-    }
-    if let Some(to) = filter.scope.window.to {
-        query.and_where(Expr::col((m, M::CreatedAt)).lt(to));
-    }
     if let Some(module) = &filter.module {
         query.and_where(Expr::col((m, M::Module)).eq(module.as_str()));
     }
     if let Some(category) = &filter.category {
         query.and_where(Expr::col((m, M::Category)).eq(category.as_str()));
     }
-    if let Some(after) = page.after {
-        query.and_where(Expr::col((m, M::Id)).lt(after));
-    }
-    query
-        .order_by((m, M::Id), Order::Desc)
-        .limit(page.limit + 1);
+    newest_first(
+        &mut query,
+        (m, M::CreatedAt),
+        (m, M::Id),
+        &filter.scope,
+        &page,
+    );
     let backend = db.get_database_backend();
     let rows = BlockRow::find_by_statement(backend.build(&query))
         .all(db)
