@@ -81,6 +81,42 @@ impl LogState {
 }
 
 impl MemoryEventLog {
+    /// Stores `kinds` as the prompt's next events, together (no other append comes
+    /// between them), above `floor` when the log is empty.
+    fn append_all_above(
+        &self,
+        prompt_id: Uuid,
+        floor: u64,
+        kinds: Vec<EventKind>,
+    ) -> Result<Vec<StreamEvent>> {
+        for kind in &kinds {
+            refuse_ping(kind)?;
+        }
+        let now = Instant::now();
+        let mut registry = self.lock();
+        registry.maybe_sweep(now);
+        let log = registry.live_or_new(prompt_id, now);
+        let mut stored = Vec::with_capacity(kinds.len());
+        // Under the registry lock: the sweep cannot retire the log between the lookup and
+        // the push, and the seq is the log's length, so appends are serialized per prompt.
+        log.send_modify(|state| {
+            if state.events.is_empty() {
+                state.base = floor;
+            }
+            for kind in kinds {
+                let event = StreamEvent {
+                    seq: state.last_seq() + 1,
+                    prompt_id,
+                    kind,
+                };
+                state.events.push(event.clone());
+                stored.push(event);
+            }
+        });
+        drop(registry);
+        Ok(stored)
+    }
+
     pub fn new() -> Self {
         Self::default()
     }
@@ -215,28 +251,9 @@ impl EventLog for MemoryEventLog {
         floor: u64,
         kind: EventKind,
     ) -> Result<StreamEvent> {
-        refuse_ping(&kind)?;
-        let now = Instant::now();
-        let mut registry = self.lock();
-        registry.maybe_sweep(now);
-        let log = registry.live_or_new(prompt_id, now);
-        let mut stored = None;
-        // Under the registry lock: the sweep cannot retire the log between the lookup and
-        // the push, and the seq is the log's length, so appends are serialized per prompt.
-        log.send_modify(|state| {
-            if state.events.is_empty() {
-                state.base = floor;
-            }
-            let event = StreamEvent {
-                seq: state.last_seq() + 1,
-                prompt_id,
-                kind,
-            };
-            state.events.push(event.clone());
-            stored = Some(event);
-        });
-        drop(registry);
-        stored.ok_or_else(|| EventLogError::Internal("the append did not run".into()))
+        self.append_all_above(prompt_id, floor, vec![kind])?
+            .pop()
+            .ok_or_else(|| EventLogError::Internal("the append did not run".into()))
     }
 
     fn writer(&self, prompt_id: Uuid, _last_seq: Option<u64>, floor: u64) -> Box<dyn EventWriter> {
@@ -337,6 +354,17 @@ impl EventWriter for Writer {
         self.floor = self.floor.max(event.seq);
         self.next = Some(event.seq + 1);
         Ok(event)
+    }
+
+    async fn append_all(&mut self, kinds: Vec<EventKind>) -> Result<Vec<StreamEvent>> {
+        let events = self
+            .log
+            .append_all_above(self.prompt_id, self.floor, kinds)?;
+        if let Some(last) = events.last() {
+            self.floor = self.floor.max(last.seq);
+            self.next = Some(last.seq + 1);
+        }
+        Ok(events)
     }
 
     fn next_seq(&self) -> Option<u64> {

@@ -151,6 +151,12 @@ pub trait EventWriter: Send + Sync {
     /// Stores `kind` as the next event of the prompt's log and returns it with its `seq`.
     async fn append(&mut self, kind: EventKind) -> Result<StreamEvent>;
 
+    /// Stores `kinds` as the next events of the prompt's log, in order and together: no
+    /// other appender's event comes between them, so their seqs are consecutive. A
+    /// backend may make this one write (Redis: one entry, one round trip). Nothing for
+    /// no events.
+    async fn append_all(&mut self, kinds: Vec<EventKind>) -> Result<Vec<StreamEvent>>;
+
     /// The seq the next append takes unless another appender comes first; `None` when
     /// the writer does not know the log's end (before its first append, after a failure).
     fn next_seq(&self) -> Option<u64>;

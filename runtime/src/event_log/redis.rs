@@ -2,17 +2,20 @@
 //!
 //! Layout (every key of a prompt shares the hash tag `{<prompt_id>}`, DESIGN §6):
 //!
-//! * `parley:{<prompt_id>}:events` — a stream whose entry ids are `<seq>-0`, each with
-//!   one field `k` holding the [`EventKind`] as JSON. The stream is its own sequence
-//!   counter: there is no second key that could drift from it or outlive it.
+//! * `parley:{<prompt_id>}:events` — a stream whose entry ids are `<seq>-0`: an entry
+//!   holds one event (field `k`, the [`EventKind`] as JSON) or a batch of consecutive
+//!   events appended together, up to and including `seq` ([`wire`]). The stream is its
+//!   own sequence counter: there is no second key that could drift from it or outlive
+//!   it.
 //! * `parley:{<prompt_id>}:notify` — a pub/sub channel; every append publishes
-//!   `<seq>:<kind JSON>` on it right after storing the event.
+//!   `<first seq>:<entry JSON>` on it right after storing the entry.
 //!
 //! Appending ([`writer`]): [`EventLog::append`] is one Lua script that reads the last id,
 //! adds the next and publishes it, so any number of appenders get gap-free seqs; the
 //! worker's [`EventWriter`] keeps the last seq and appends with one pipelined `XADD` +
-//! `PUBLISH`, no read, falling back to the script when Redis refuses its id. Reading is
-//! `XRANGE <after+1> + COUNT n`.
+//! `PUBLISH`, no read, falling back to the script when Redis refuses its id — a batch of
+//! events ([`EventWriter::append_all`]) in one entry, so in one `XADD` and one `PUBLISH`.
+//! Reading is `XRANGE <after+1> + COUNT n` (the first entry may start before `after+1`).
 //!
 //! Following a log never costs a connection or a blocking `XREAD` per reader: all the
 //! readers of one `RedisEventLog` share its multiplexed command connection (a
@@ -31,6 +34,7 @@
 mod cancels;
 mod listener;
 mod reader;
+mod wire;
 mod writer;
 
 use std::sync::Arc;
@@ -47,7 +51,8 @@ use uuid::Uuid;
 use self::cancels::Cancels;
 use self::listener::Listener;
 use self::reader::Reader;
-use self::writer::{Writer, append_script, new_tag, to_json};
+use self::wire::Payload;
+use self::writer::{Writer, append_script, new_tag};
 use super::{CancelListener, EventLog, EventLogError, EventWriter, Result};
 
 /// How long a reader waits for a notification before looking at the stream itself.
@@ -155,9 +160,9 @@ impl EventLog for RedisEventLog {
         floor: u64,
         kind: EventKind,
     ) -> Result<StreamEvent> {
-        let json = to_json(&kind)?;
+        let payload = Payload::of(std::slice::from_ref(&kind))?;
         let seq = (self.inner)
-            .append_anywhere(prompt_id, floor, &json, &new_tag())
+            .append_anywhere(prompt_id, floor, &payload, &new_tag())
             .await?;
         Ok(StreamEvent {
             seq,

@@ -29,6 +29,7 @@ pub use self::cancel::{
 };
 pub use self::kit::{complete, delta};
 pub use self::storage::{
+    a_writer_appends_batches_readers_take_apart,
     a_writer_appends_gap_free_alongside_other_appenders, an_empty_log_starts_above_its_floor,
     concurrent_appenders_get_gap_free_seqs, expired_log_is_gone, ping_is_refused,
     read_returns_the_events_after_an_offset, seq_is_gap_free_from_one,
@@ -72,6 +73,7 @@ macro_rules! conformance_suite {
             ping_is_refused,
             dropped_subscriber_leaves_others_intact_and_is_released,
             a_writer_appends_gap_free_alongside_other_appenders,
+            a_writer_appends_batches_readers_take_apart,
             an_empty_log_starts_above_its_floor,
             subscribers_follow_a_writer_among_other_appenders,
             a_cancel_reaches_every_listener_of_its_prompt_and_no_other,

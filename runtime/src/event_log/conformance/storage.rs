@@ -208,3 +208,69 @@ pub async fn an_empty_log_starts_above_its_floor(backend: &Backend) {
         assert_eq!(read_all(log, fresh).await, [again]);
     }
 }
+
+/// A batch ([`EventWriter::append_all`](crate::event_log::EventWriter::append_all)): its
+/// events get consecutive seqs after whatever came before, alongside other appenders;
+/// reads and subscriptions from any seq — inside a batch too — get exactly the events
+/// after it, one by one, and a subscriber that started before sees each batch whole.
+pub async fn a_writer_appends_batches_readers_take_apart(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    let from_start = log.subscribe(prompt_id, 0);
+    let mut writer = log.writer(prompt_id, Some(0), 0);
+    let mut appended = writer
+        .append_all(vec![delta(0), delta(1), delta(2)])
+        .await
+        .expect("append");
+    assert_eq!(seqs(&appended), [1, 2, 3]);
+    appended.push(append(log, prompt_id, delta(3)).await);
+    // The writer's next batch is refused where it thought the log ended, and goes on
+    // after the other appender's event.
+    appended.extend(writer.append_all(vec![delta(4)]).await.expect("append"));
+    appended.extend(
+        writer
+            .append_all(vec![delta(5), delta(6), complete()])
+            .await
+            .expect("append"),
+    );
+    assert_eq!(seqs(&appended), (1..=8).collect::<Vec<_>>());
+    assert_eq!(writer.next_seq(), Some(9));
+    assert!(
+        writer
+            .append_all(Vec::new())
+            .await
+            .expect("none")
+            .is_empty(),
+        "no events, no append"
+    );
+    assert_eq!(read_all(log, prompt_id).await, appended);
+    for after in 0..8u64 {
+        let rest = &appended[after as usize..];
+        let read = log.read(prompt_id, after, 100).await.expect("read");
+        assert_eq!(read, rest, "read after {after}");
+        let two = log.read(prompt_id, after, 2).await.expect("read");
+        assert_eq!(two, rest[..rest.len().min(2)], "two after {after}");
+        assert_eq!(
+            collect(log.subscribe(prompt_id, after)).await,
+            rest,
+            "a subscriber after {after}"
+        );
+    }
+    assert_eq!(
+        log.last(prompt_id).await.expect("last").as_ref(),
+        appended.last()
+    );
+    assert_eq!(collect(from_start).await, appended);
+    let refused = writer
+        .append_all(vec![delta(9), EventKind::Ping { ts: 1 }])
+        .await;
+    assert!(
+        matches!(refused, Err(EventLogError::Internal(_))),
+        "{refused:?}"
+    );
+    assert_eq!(
+        read_all(log, prompt_id).await,
+        appended,
+        "nothing of it stored"
+    );
+}

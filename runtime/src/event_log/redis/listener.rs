@@ -32,7 +32,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::POLL_EVERY;
+use super::{POLL_EVERY, wire};
 
 /// How many of its latest events a topic keeps for its readers. A reader further behind
 /// reads the stream (in batches of [`READ_BATCH`](crate::event_log::READ_BATCH)).
@@ -431,8 +431,8 @@ fn deliver(state: &Shared, message: &Msg) {
     else {
         return;
     };
-    match parse_notification(prompt_id, message.get_payload_bytes()) {
-        Some(event) => shared.push(event),
+    match wire::parse_notification(prompt_id, message.get_payload_bytes()) {
+        Some(events) => events.into_iter().for_each(|event| shared.push(event)),
         None => shared.resync(),
     }
 }
@@ -441,18 +441,6 @@ fn deliver(state: &Shared, message: &Msg) {
 fn prompt_of(channel: &str) -> Option<Uuid> {
     let tagged = channel.strip_prefix(keys::PREFIX)?.strip_prefix(":{")?;
     tagged.strip_suffix("}:notify")?.parse().ok()
-}
-
-/// Parses the `<seq>:<kind JSON>` payload the append script publishes.
-fn parse_notification(prompt_id: Uuid, payload: &[u8]) -> Option<StreamEvent> {
-    let text = std::str::from_utf8(payload).ok()?;
-    let (seq, kind) = text.split_once(':')?;
-    let kind: EventKind = serde_json::from_str(kind).ok()?;
-    Some(StreamEvent {
-        seq: seq.parse().ok()?,
-        prompt_id,
-        kind,
-    })
 }
 
 #[cfg(test)]

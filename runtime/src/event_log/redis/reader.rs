@@ -22,8 +22,8 @@ use parley_protocol::keys;
 use uuid::Uuid;
 
 use super::listener::Membership;
-use super::{Inner, POLL_EVERY, redis_error};
-use crate::event_log::{EventLogError, READ_BATCH, Result};
+use super::{Inner, POLL_EVERY, redis_error, wire};
+use crate::event_log::{READ_BATCH, Result};
 
 /// How long a reader that has caught up waits for its channel subscription before it
 /// reads the stream once more and starts waiting for notifications.
@@ -66,14 +66,22 @@ impl Inner {
             Vec::new()
         };
         let mut replies = replies.into_iter();
-        let decode_all = |entries: Vec<Entry>| {
-            entries
-                .into_iter()
-                .map(|entry| decode(prompt_id, entry))
-                .collect::<Result<Vec<_>>>()
+        let decode_all = |entries: Vec<Entry>| -> Result<Vec<StreamEvent>> {
+            let mut events = Vec::new();
+            for (id, fields) in entries {
+                events.extend(wire::decode_entry(prompt_id, &id, &fields)?);
+            }
+            Ok(events)
         };
         let events = match first {
-            Some(_) => decode_all(replies.next().unwrap_or_default())?,
+            Some(first) => {
+                // The first entry may be a batch that starts before `first`; a batch may
+                // also take the read past `limit` (the next read goes on from there).
+                let mut events = decode_all(replies.next().unwrap_or_default())?;
+                events.retain(|event| event.seq >= first);
+                events.truncate(limit);
+                events
+            }
             None => Vec::new(),
         };
         let tail = if with_tail {
@@ -103,11 +111,10 @@ impl Inner {
             .query_async(&mut self.connection.clone())
             .await
             .map_err(|error| redis_error("reading the event log", error))?;
-        entries
-            .into_iter()
-            .next()
-            .map(|entry| decode(prompt_id, entry))
-            .transpose()
+        match entries.into_iter().next() {
+            Some((id, fields)) => Ok(wire::decode_entry(prompt_id, &id, &fields)?.pop()),
+            None => Ok(None),
+        }
     }
 }
 
@@ -125,21 +132,6 @@ pub(super) enum Tail {
 
 /// One `XRANGE` entry: its id and its fields.
 type Entry = (String, HashMap<String, String>);
-
-fn decode(prompt_id: Uuid, (id, fields): Entry) -> Result<StreamEvent> {
-    let corrupt = |what: &str| EventLogError::Internal(format!("event log entry {id}: {what}"));
-    let seq = id
-        .split_once('-')
-        .and_then(|(seq, _)| seq.parse().ok())
-        .ok_or_else(|| corrupt("the id is not <seq>-0"))?;
-    let kind = fields.get("k").ok_or_else(|| corrupt("no `k` field"))?;
-    let kind = serde_json::from_str(kind).map_err(|error| corrupt(&error.to_string()))?;
-    Ok(StreamEvent {
-        seq,
-        prompt_id,
-        kind,
-    })
-}
 
 /// One subscription: a cursor, what it fetched but has not yielded yet, and its
 /// membership in its prompt's topic.

@@ -41,8 +41,9 @@ use parley_protocol::events::{EventKind, StreamEvent};
 use parley_protocol::keys;
 use uuid::Uuid;
 
+use super::wire::Payload;
 use super::{Inner, redis_error};
-use crate::event_log::{EventLogError, EventWriter, Result, refuse_ping};
+use crate::event_log::{EventLogError, EventWriter, Result};
 
 /// How long a writer keeps trying an append Redis cannot take (it is down or failing
 /// over) before the append fails.
@@ -52,21 +53,23 @@ pub const APPEND_PATIENCE: Duration = Duration::from_secs(5);
 /// whose outcome it did not learn (other appenders may have added a few after it).
 const TAG_LOOKBACK: usize = 32;
 
-/// KEYS[1] the stream, ARGV[1] the kind as JSON, ARGV[2] the notify channel, ARGV[3]
+/// KEYS[1] the stream, ARGV[1] the entry's JSON, ARGV[2] the notify channel, ARGV[3]
 /// the floor (an empty stream starts above it), ARGV[4] a new stream's deadline (ms),
-/// ARGV[5] the entry's tag.
+/// ARGV[5] the entry's tag, ARGV[6] the entry's field (`k` or `b`), ARGV[7] how many
+/// events it holds. Returns the seq of its first event.
 const APPEND_SCRIPT: &str = r"
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-local seq = tonumber(ARGV[3]) + 1
+local first = tonumber(ARGV[3]) + 1
 if #last > 0 then
-  seq = tonumber(string.match(last[1][1], '^(%d+)')) + 1
+  first = tonumber(string.match(last[1][1], '^(%d+)')) + 1
 end
-redis.call('XADD', KEYS[1], string.format('%d-0', seq), 'k', ARGV[1], 'n', ARGV[5])
+local id = string.format('%d-0', first + tonumber(ARGV[7]) - 1)
+redis.call('XADD', KEYS[1], id, ARGV[6], ARGV[1], 'n', ARGV[5])
 if #last == 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
 end
-redis.call('PUBLISH', ARGV[2], string.format('%d:', seq) .. ARGV[1])
-return seq
+redis.call('PUBLISH', ARGV[2], string.format('%d:', first) .. ARGV[1])
+return first
 ";
 
 pub(super) fn append_script() -> Script {
@@ -78,52 +81,49 @@ pub(super) fn new_tag() -> String {
     format!("{:016x}", Uuid::now_v7().as_u64_pair().1)
 }
 
-pub(super) fn to_json(kind: &EventKind) -> Result<String> {
-    refuse_ping(kind)?;
-    serde_json::to_string(kind)
-        .map_err(|error| EventLogError::Internal(format!("serializing an event: {error}")))
-}
-
 impl Inner {
-    /// Appends with the script (above `floor` if the log is empty); returns the seq it
-    /// took.
+    /// Appends with the script (above `floor` if the log is empty); returns the seq of
+    /// its first event.
     pub(super) async fn append_anywhere(
         &self,
         prompt_id: Uuid,
         floor: u64,
-        json: &str,
+        payload: &Payload,
         tag: &str,
     ) -> Result<u64> {
         self.append
             .key(keys::events(prompt_id))
-            .arg(json)
+            .arg(&payload.json)
             .arg(keys::notify(prompt_id))
             .arg(floor)
             .arg(max_age_ms())
             .arg(tag)
+            .arg(payload.field)
+            .arg(payload.count)
             .invoke_async(&mut self.connection.clone())
             .await
             .map_err(|error| redis_error("appending to the event log", error))
     }
 
-    /// Appends at `seq` if that is the log's next seq (`fresh`: the log is empty, and
-    /// `seq` is its first); false if it is not.
+    /// Appends with its first event at `first` if that is the log's next seq (`fresh`:
+    /// the log is empty, and `first` is its first); false if it is not.
     async fn append_at(
         &self,
         prompt_id: Uuid,
-        seq: u64,
+        first: u64,
         fresh: bool,
-        json: &str,
+        payload: &Payload,
         tag: &str,
     ) -> Result<bool> {
+        let last = first + payload.count - 1;
         let mut pipe = ::redis::pipe();
         let xadd = pipe.cmd("XADD").arg(keys::events(prompt_id));
         if !fresh {
             xadd.arg("NOMKSTREAM");
         }
-        xadd.arg(format!("{seq}-0"))
-            .arg("k")
-            .arg(json)
+        xadd.arg(format!("{last}-0"))
+            .arg(payload.field)
+            .arg(&payload.json)
             .arg("n")
             .arg(tag);
         if fresh {
@@ -136,7 +136,7 @@ impl Inner {
         let stored: ::redis::RedisResult<(Option<String>, i64)> = pipe
             .cmd("PUBLISH")
             .arg(keys::notify(prompt_id))
-            .arg(format!("{seq}:{json}"))
+            .arg(payload.notification(first))
             .query_async(&mut self.connection.clone())
             .await;
         match stored {
@@ -146,7 +146,8 @@ impl Inner {
         }
     }
 
-    /// The seq of the entry tagged `tag` among the log's newest, if it is there.
+    /// The seq of the entry tagged `tag` among the log's newest (of its last event), if
+    /// it is there.
     pub(super) async fn tagged(&self, prompt_id: Uuid, tag: &str) -> Result<Option<u64>> {
         let newest: Vec<(String, Vec<(String, String)>)> = ::redis::cmd("XREVRANGE")
             .arg(keys::events(prompt_id))
@@ -192,21 +193,21 @@ pub(super) struct Writer {
 }
 
 impl Writer {
-    /// One try at appending `json` tagged `tag`; the seq it took.
-    async fn try_append(&mut self, json: &str, tag: &str) -> Result<u64> {
+    /// One try at appending `payload` tagged `tag`; the seq of its first event.
+    async fn try_append(&mut self, payload: &Payload, tag: &str) -> Result<u64> {
         let fresh = std::mem::take(&mut self.fresh);
         match self.next.take() {
-            Some(seq)
+            Some(first)
                 if self
                     .inner
-                    .append_at(self.prompt_id, seq, fresh, json, tag)
+                    .append_at(self.prompt_id, first, fresh, payload, tag)
                     .await? =>
             {
-                Ok(seq)
+                Ok(first)
             }
             _ => {
                 (self.inner)
-                    .append_anywhere(self.prompt_id, self.floor, json, tag)
+                    .append_anywhere(self.prompt_id, self.floor, payload, tag)
                     .await
             }
         }
@@ -216,13 +217,25 @@ impl Writer {
 #[async_trait]
 impl EventWriter for Writer {
     async fn append(&mut self, kind: EventKind) -> Result<StreamEvent> {
-        let json = to_json(&kind)?;
+        let mut events = self.append_all(vec![kind]).await?;
+        events
+            .pop()
+            .ok_or_else(|| EventLogError::Internal("an append stored nothing".into()))
+    }
+
+    /// One entry, so one `XADD` and one `PUBLISH` in one round trip, whatever `kinds`
+    /// holds.
+    async fn append_all(&mut self, kinds: Vec<EventKind>) -> Result<Vec<StreamEvent>> {
+        if kinds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let payload = Payload::of(&kinds)?;
         let tag = new_tag();
         let give_up = tokio::time::Instant::now() + APPEND_PATIENCE;
         let mut pause = Duration::from_millis(50);
-        let seq = loop {
-            let error = match self.try_append(&json, &tag).await {
-                Ok(seq) => break seq,
+        let first = loop {
+            let error = match self.try_append(&payload, &tag).await {
+                Ok(first) => break first,
                 Err(error @ EventLogError::Unavailable(_)) => error,
                 Err(error) => return Err(error),
             };
@@ -233,17 +246,22 @@ impl EventWriter for Writer {
             tokio::time::sleep(pause).await;
             pause = (pause * 2).min(Duration::from_secs(1));
             // The failed try may have landed before the connection went.
-            if let Ok(Some(seq)) = self.inner.tagged(self.prompt_id, &tag).await {
-                break seq;
+            if let Ok(Some(last)) = self.inner.tagged(self.prompt_id, &tag).await {
+                break last + 1 - payload.count;
             }
         };
-        self.next = Some(seq + 1);
-        self.floor = self.floor.max(seq);
-        Ok(StreamEvent {
-            seq,
-            prompt_id: self.prompt_id,
-            kind,
-        })
+        let last = first + payload.count - 1;
+        self.next = Some(last + 1);
+        self.floor = self.floor.max(last);
+        Ok(kinds
+            .into_iter()
+            .zip(first..)
+            .map(|(kind, seq)| StreamEvent {
+                seq,
+                prompt_id: self.prompt_id,
+                kind,
+            })
+            .collect())
     }
 
     fn next_seq(&self) -> Option<u64> {

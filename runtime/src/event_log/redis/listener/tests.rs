@@ -5,17 +5,20 @@ fn notifications_parse_back_into_events() {
     let id = Uuid::now_v7();
     assert_eq!(prompt_of(&keys::notify(id)), Some(id));
     assert_eq!(prompt_of(&keys::events(id)), None);
-    let event = parse_notification(id, br#"7:{"type":"block_stop","index":2}"#);
+    let event = wire::parse_notification(id, br#"7:{"type":"block_stop","index":2}"#);
     assert_eq!(
         event,
-        Some(StreamEvent {
+        Some(vec![StreamEvent {
             seq: 7,
             prompt_id: id,
             kind: EventKind::BlockStop { index: 2 },
-        })
+        }])
     );
-    assert_eq!(parse_notification(id, b"7"), None);
-    assert_eq!(parse_notification(id, br#"x:{"type":"cancelled"}"#), None);
+    assert_eq!(wire::parse_notification(id, b"7"), None);
+    assert_eq!(
+        wire::parse_notification(id, br#"x:{"type":"cancelled"}"#),
+        None
+    );
 }
 
 #[test]
