@@ -44,7 +44,9 @@ pub struct WorkerSettings {
     /// Heartbeats a worker may miss before the queue hands its jobs to others.
     #[serde(default = "default_missed_heartbeats")]
     pub missed_heartbeats: u32,
-    /// The most often partial blocks are written to the database.
+    /// The most often partial blocks are written to the database while a turn streams
+    /// (also before each round of function calls): what a worker that takes the turn
+    /// over continues from, and what `GET /v1/sessions/{id}/streaming` shows.
     #[serde(default = "default_checkpoint_ms")]
     pub checkpoint_ms: u64,
     /// How long a finished prompt's event log stays readable (then rebuilt from the
@@ -62,7 +64,8 @@ pub struct WorkerSettings {
     pub memory_event_max_finished: usize,
     /// Deltas of one block arriving within this many milliseconds of the last one sent
     /// are merged into one event (0: every token is its own event). The first delta of
-    /// a turn, and any delta after a pause this long, go out at once.
+    /// a turn, and any delta after a pause this long, go out at once. 100 ms gives every
+    /// reader ten updates a second at any model's pace.
     #[serde(default = "default_delta_window_ms")]
     pub delta_window_ms: u64,
     /// The most text (bytes) one merged delta carries.
@@ -127,7 +130,7 @@ fn default_history_cache_mb() -> usize {
 }
 
 fn default_delta_window_ms() -> u64 {
-    30
+    100
 }
 
 fn default_delta_max_bytes() -> usize {
@@ -220,7 +223,7 @@ fn default_missed_heartbeats() -> u32 {
     3
 }
 pub(super) fn default_checkpoint_ms() -> u64 {
-    100
+    1500
 }
 pub(super) fn default_retention_s() -> u64 {
     24 * 3600

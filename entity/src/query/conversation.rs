@@ -345,6 +345,23 @@ pub async fn attachments_of<C: ConnectionTrait>(
 
 /// Attaches a prompt's blocks to its assistant message (the user message's attachment
 /// blocks stay where they are).
+/// The `UPDATE` that finalizes onto `message_id` a checkpointed prompt's answer blocks
+/// other than those at `except` (which the same write upserts finalized): blocks the
+/// final answer no longer has.
+pub(crate) fn finalize_other_blocks(
+    prompt_id: Uuid,
+    message_id: Uuid,
+    except: impl IntoIterator<Item = i32>,
+) -> sea_orm::sea_query::UpdateStatement {
+    blocks::Entity::update_many()
+        .col_expr(blocks::Column::MessageId, Expr::value(message_id))
+        .col_expr(blocks::Column::IsFinalized, Expr::value(true))
+        .filter(blocks::Column::PromptId.eq(prompt_id))
+        .filter(blocks::Column::Type.ne(BlockType::Attachment))
+        .filter(blocks::Column::Index.is_not_in(except))
+        .into_query()
+}
+
 pub async fn finalize_blocks<C: ConnectionTrait>(
     db: &C,
     prompt_id: Uuid,

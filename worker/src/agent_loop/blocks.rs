@@ -207,6 +207,9 @@ pub(super) async fn run_calls(
     tools: &mut dyn Tools,
 ) -> Result<Vec<CallResult>, SinkError> {
     let planned = start_calls(generation, requested, sink).await?;
+    // What the answer has so far is written before any function runs: a worker that
+    // takes the turn over continues from here.
+    sink.checkpoint_now(&generation.drafts).await?;
     let results = tools.run(&planned, sink).await?;
     finish_calls(generation, &planned, &results, sink).await?;
     Ok(results)

@@ -293,6 +293,11 @@ async fn once(
     // (or when it ends, having nothing to add): a call that fails before that leaves
     // no trace, and the next model of the chain may answer from scratch.
     let mut prefix = request.continued_on(route);
+    // Readers get what waits before the turn waits for the model.
+    if let Err(err) = sink.flush().await {
+        outcome.end = CallEnd::Internal(err);
+        return outcome;
+    }
     let stream = route.stream(request.messages, request.offers, prefix);
     let opened = tokio::select! {
         opened = tokio::time::timeout_at(stall_at, stream) => opened,
@@ -315,7 +320,10 @@ async fn once(
             break;
         }
         let flush_at = sink.due();
+        // What the model has ready comes first: events wait to go together until it has
+        // nothing more (or their time comes), then go as one batch.
         let next = tokio::select! {
+            biased;
             next = tokio::time::timeout_at(stall_at, stream.next()) => Next::Item(next),
             () = until(flush_at) => Next::Flush,
             _ = sink.until_cancelled() => Next::Cancelled,

@@ -53,8 +53,22 @@ pub trait Sink: Send {
     fn due(&self) -> Option<std::time::Instant> {
         None
     }
-    /// Sends the deltas held back, merged (their time has come).
+    /// Sends what is due: the events waiting to go as one batch, and the deltas held
+    /// back to merge them once their time has come. The loop calls it when it has
+    /// nothing else ready.
     async fn flush_due(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
+    /// Sends every event waiting to go (not the deltas still being merged): the turn is
+    /// about to wait (for a model, a function).
+    async fn flush(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
+    /// Sends every event waiting to go (merged deltas too), then writes the drafts (and a
+    /// deferred user message) now, whatever the checkpoint interval: the turn is about
+    /// to run functions, or stops for a while (it waits for an approval), and a later
+    /// attempt reads what was written.
+    async fn checkpoint_now(&mut self, _drafts: &[BlockDraft]) -> Result<(), SinkError> {
         Ok(())
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! * [`stream`] — the prompt's event log, numbered under the prompt's `seq_ceiling`;
 //! * [`coalesce`] — fast deltas merged before they are appended;
+//! * [`outbox`] — events produced together appended as one batch;
 //! * [`held`] — hold-back: the answer's events kept until the after-hooks decide;
 //! * checkpoints — partial blocks written to the database at most once per interval (so
 //!   `GET /v1/sessions/{id}/streaming` and resume have something to show);
@@ -16,7 +17,7 @@ use std::{
 
 use parley_entity::query::{
     self,
-    conversation::{self, BlockDraft, MessageRow},
+    conversation::{BlockDraft, MessageRow},
 };
 use parley_protocol::events::{EventKind, StreamEvent};
 use parley_runtime::event_log::EventLog;
@@ -28,6 +29,7 @@ use crate::agent_loop::{Sink, SinkError};
 
 mod coalesce;
 mod held;
+mod outbox;
 mod stream;
 mod user_message;
 mod watcher;
@@ -42,6 +44,7 @@ pub struct TurnSink {
     prompt_id: Uuid,
     stream: stream::EventStream,
     coalescer: Coalescer,
+    outbox: outbox::Outbox,
     held: held::Held,
     checkpoints: Checkpoints,
     user_message: user_message::UserMessage,
@@ -74,6 +77,7 @@ impl TurnSink {
             db,
             prompt_id,
             coalescer: Coalescer::new(Duration::ZERO, 1),
+            outbox: outbox::Outbox::default(),
             held: held::Held::default(),
             checkpoints: Checkpoints {
                 interval: checkpoint_interval,
@@ -92,7 +96,8 @@ impl TurnSink {
         self
     }
 
-    /// The last event appended (the caller reads its `seq`).
+    /// The last event appended (the caller reads its `seq`), as of the last
+    /// [`TurnSink::settle`].
     pub fn last_event(&self) -> Option<&StreamEvent> {
         self.stream.last_event.as_ref()
     }
@@ -106,10 +111,15 @@ impl TurnSink {
     /// Sends the held events (consecutive deltas of one block merged into one event) and
     /// stops holding.
     pub async fn release(&mut self) -> Result<(), SinkError> {
-        for kind in self.held.release().into_iter().flatten() {
-            self.stream.append(kind).await?;
+        let Some(held) = self.held.release() else {
+            // Nothing was held: what waits goes with the turn's end.
+            return Ok(());
+        };
+        let now = Instant::now();
+        for kind in held {
+            self.outbox.push(kind, now);
         }
-        Ok(())
+        self.send().await
     }
 
     /// Drops the held events (the answer was replaced before anyone saw it) and stops
@@ -126,25 +136,42 @@ impl TurnSink {
         if self.held.is_holding() {
             return Ok(None);
         }
-        if let Some(waiting) = self.coalescer.take(Instant::now()) {
-            self.stream.append(waiting).await?;
+        let now = Instant::now();
+        if let Some(waiting) = self.coalescer.take(now) {
+            self.outbox.push(waiting, now);
         }
+        // What waits goes out first, in one batch with whatever follows it.
+        let waiting = self.outbox.len() as u64;
         let next = self.stream.next_seq().await?;
-        Ok(next.map(|next| next + n.saturating_sub(1)))
+        Ok(next.map(|next| next + waiting + n.saturating_sub(1)))
     }
 
-    /// Appends `kind` without waiting for the event log: the append runs on its own
-    /// while the turn goes on (a `prompt_state` need not hold up the model call by a
-    /// round trip), and the next append — or [`TurnSink::settle`] — waits for it, so
-    /// the order of events and any failure still reach the turn. Not for held-back
-    /// events or deltas (they go through [`Sink::event`]).
+    /// Appends `kind`, with whatever waits, without waiting for the event log: the
+    /// append runs on its own while the turn goes on (a `prompt_state` need not hold up
+    /// the model call by a round trip), and the next append — or [`TurnSink::settle`] —
+    /// waits for it, so the order of events and any failure still reach the turn. Not
+    /// for held-back events or deltas (they go through [`Sink::event`]).
     pub async fn event_soon(&mut self, kind: EventKind) -> Result<(), SinkError> {
-        self.stream.append_soon(kind).await
+        self.outbox.push(kind, Instant::now());
+        self.send().await
     }
 
-    /// Waits for an append [`TurnSink::event_soon`] started.
+    /// Appends everything that waits (merged deltas too) and waits for the event log:
+    /// afterwards [`TurnSink::last_event`] is the turn's last event.
     pub async fn settle(&mut self) -> Result<(), SinkError> {
+        if let Some(waiting) = self.coalescer.take(Instant::now()) {
+            self.outbox.push(waiting, Instant::now());
+        }
+        self.send().await?;
         self.stream.settle().await
+    }
+
+    /// Starts appending the outbox's events as one batch, if any wait.
+    async fn send(&mut self) -> Result<(), SinkError> {
+        match self.outbox.take() {
+            Some(batch) => self.stream.append_soon(batch).await,
+            None => Ok(()),
+        }
     }
 
     /// Leaves the user message of session `session_id` to the first checkpoint or the
@@ -186,22 +213,17 @@ impl TurnSink {
         self.checkpoints.wrote_blocks
     }
 
-    /// Sends the deltas held to be merged and writes the drafts (and a deferred user
-    /// message) now, whatever the interval: the turn stops here for a while (it waits
-    /// for an approval) and its next attempt reads what was written.
-    pub async fn checkpoint_now(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
-        if let Some(waiting) = self.coalescer.take(Instant::now()) {
-            self.stream.append(waiting).await?;
-        }
-        self.checkpoint(drafts).await?;
-        self.stream.settle().await
-    }
-
-    /// Writes the drafts (and, the first time, a deferred user message) now.
+    /// Writes the drafts (and, the first time, a deferred user message) now: one
+    /// statement on PostgreSQL.
     async fn checkpoint(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
         let (db, prompt_id) = (&self.db, self.prompt_id);
-        self.user_message.write_deferred(db, prompt_id).await?;
-        conversation::checkpoint_blocks(db, prompt_id, drafts, query::now()).await?;
+        let user = self.user_message.take_deferred();
+        let now = query::now();
+        let row = user.as_ref().map(|(session_id, row)| (*session_id, row));
+        query::prompts::checkpoint(db, prompt_id, row, drafts, now).await?;
+        if let Some((_, row)) = user {
+            self.user_message.written(row, now);
+        }
         self.checkpoints.wrote_blocks |= !drafts.is_empty();
         self.checkpoints.last = Instant::now();
         Ok(())
@@ -214,15 +236,12 @@ impl Sink for TurnSink {
         let Some(kind) = self.held.keep(kind) else {
             return Ok(());
         };
-        for ready in self
-            .coalescer
-            .push(kind, Instant::now())
-            .into_iter()
-            .flatten()
-        {
-            self.stream.append(ready).await?;
+        let now = Instant::now();
+        let mut now_due = false;
+        for ready in self.coalescer.push(kind, now).into_iter().flatten() {
+            now_due |= self.outbox.push(ready, now);
         }
-        Ok(())
+        if now_due { self.send().await } else { Ok(()) }
     }
 
     async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
@@ -242,14 +261,29 @@ impl Sink for TurnSink {
     }
 
     fn due(&self) -> Option<Instant> {
-        self.coalescer.due()
+        [self.coalescer.due(), self.outbox.due()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     async fn flush_due(&mut self) -> Result<(), SinkError> {
-        match self.coalescer.take(Instant::now()) {
-            Some(kind) => self.stream.append(kind).await,
-            None => Ok(()),
+        let now = Instant::now();
+        if self.coalescer.due().is_some_and(|due| due <= now)
+            && let Some(kind) = self.coalescer.take(now)
+        {
+            self.outbox.push(kind, now);
         }
+        self.send().await
+    }
+
+    async fn flush(&mut self) -> Result<(), SinkError> {
+        self.send().await
+    }
+
+    async fn checkpoint_now(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
+        self.settle().await?;
+        self.checkpoint(drafts).await
     }
 }
 

@@ -1,6 +1,6 @@
 //! The prompt's event log as one attempt writes it: its events numbered after what the
 //! log holds, never above the prompt's `seq_ceiling` the database holds (raised a block
-//! at a time before an event would pass it), and an append that may run on its own
+//! at a time before an event would pass it), appended a batch at a time on their own
 //! while the turn goes on ([`EventStream::append_soon`]).
 
 use std::sync::Arc;
@@ -50,7 +50,8 @@ pub(super) struct EventStream {
 }
 
 /// An append running on its own, and the writer it hands back.
-type InFlight = tokio::task::JoinHandle<(Box<dyn EventWriter>, Result<StreamEvent, EventLogError>)>;
+type InFlight =
+    tokio::task::JoinHandle<(Box<dyn EventWriter>, Result<Vec<StreamEvent>, EventLogError>)>;
 
 impl EventStream {
     pub fn new(
@@ -69,23 +70,16 @@ impl EventStream {
         }
     }
 
-    pub async fn append(&mut self, kind: EventKind) -> Result<(), SinkError> {
-        let event = self.writer().await?.append(kind).await?;
-        self.below_ceiling(event.seq).await?;
-        self.last_event = Some(event);
-        Ok(())
-    }
-
-    /// Appends `kind` without waiting for the event log: the next append — or
-    /// [`EventStream::settle`] — waits for it, so the order of events and any failure
+    /// Appends `kinds` as one batch without waiting for the event log: the next append —
+    /// or [`EventStream::settle`] — waits for it, so the order of events and any failure
     /// still reach the turn.
-    pub async fn append_soon(&mut self, kind: EventKind) -> Result<(), SinkError> {
+    pub async fn append_soon(&mut self, kinds: Vec<EventKind>) -> Result<(), SinkError> {
         self.settle().await?;
         let Some(mut writer) = self.writer.take() else {
             return Err(lost_writer().into());
         };
         let task = tokio::spawn(async move {
-            let appended = writer.append(kind).await;
+            let appended = writer.append_all(kinds).await;
             (writer, appended)
         });
         self.in_flight = Some(task);
@@ -123,9 +117,10 @@ impl EventStream {
                 EventLogError::Internal(format!("an event-log append did not finish: {err}"))
             })?;
             self.writer = Some(writer);
-            let appended = appended?;
-            self.below_ceiling(appended.seq).await?;
-            self.last_event = Some(appended);
+            if let Some(last) = appended?.pop() {
+                self.below_ceiling(last.seq).await?;
+                self.last_event = Some(last);
+            }
         }
         self.writer.as_mut().ok_or_else(|| lost_writer().into())
     }

@@ -39,16 +39,15 @@ impl UserMessage {
         Ok(now)
     }
 
-    /// Writes a deferred message now (the first checkpoint writes it with its blocks).
-    pub async fn write_deferred(
-        &mut self,
-        db: &DatabaseConnection,
-        prompt_id: Uuid,
-    ) -> Result<(), SinkError> {
-        if let Some((session_id, row)) = self.pending.take() {
-            self.write(db, prompt_id, session_id, row).await?;
-        }
-        Ok(())
+    /// The deferred message, for the first checkpoint to write with its blocks (then
+    /// [`UserMessage::written`]).
+    pub fn take_deferred(&mut self) -> Option<(Uuid, MessageRow)> {
+        self.pending.take()
+    }
+
+    /// A checkpoint wrote the message at `now`.
+    pub fn written(&mut self, row: MessageRow, now: DateTimeUtc) {
+        self.written = Some((row, now));
     }
 
     /// The message's text, pending or written (`None` before the stage saves it).

@@ -76,8 +76,14 @@ pub(super) async fn finish(
         usage: record.usage,
         tool_calls: &calls,
     };
-    if let Some(terminal) = record::terminal_event(ended) {
+    let terminal = record::terminal_event(ended);
+    let told_end = terminal.is_some();
+    if let Some(terminal) = terminal {
         sink.event(terminal).await?;
+    }
+    // The turn's last events go out together; then the terminal's seq is known.
+    sink.settle().await?;
+    if told_end {
         let seq = sink.last_event().map_or(0, |event| event.seq);
         if Some(seq) != terminal_seq {
             // Another appender came first: the ceiling must not stay below the terminal.

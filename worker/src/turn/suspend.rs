@@ -21,7 +21,7 @@ use parley_entity::{
 use parley_protocol::jobs::Generate;
 
 use super::{answer::Suspended, persist::Store};
-use crate::{error::TurnError, persist::TurnSink};
+use crate::{agent_loop::Sink, error::TurnError, persist::TurnSink};
 
 /// Writes what the attempt has and suspends the prompt. Returns no next prompt: the
 /// session's turn is still this one.

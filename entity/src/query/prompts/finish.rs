@@ -154,7 +154,7 @@ async fn write_finish(
     writes: TurnWrites,
     now: DateTimeUtc,
 ) -> Result<Finished> {
-    if db.get_database_backend() == DbBackend::Postgres && !writes.checkpointed {
+    if db.get_database_backend() == DbBackend::Postgres {
         let txn = crate::query::begin_write(db, "starting to finish a prompt").await?;
         match finish_in_one_statement(&txn, prompt, worker, &outcome, &writes, now).await {
             Ok(Some(finished)) => {
@@ -168,9 +168,7 @@ async fn write_finish(
         }
         // Dropping the transaction rolls it back; the general path decides.
     }
-    if db.get_database_backend() == DbBackend::Sqlite
-        && !writes.checkpointed
-        && crate::query::owns_connection(db)
+    if db.get_database_backend() == DbBackend::Sqlite && crate::query::owns_connection(db)
     {
         match finish_in_two_batches(db, prompt, worker, &outcome, &writes, now).await {
             Ok(Some(finished)) => return Ok(finished),
@@ -299,6 +297,7 @@ pub(crate) async fn finish_in_two_batches(
     let blocks = writes.answer_id.and_then(|answer| {
         conversation::blocks_upsert(prompt.id, &writes.blocks, Some(answer), now)
     });
+    let others = finalize_others(prompt, writes);
     let usage = conversation::usage_insert(writes.usage.clone(), now);
     let mut finished = finish_update(prompt, worker, outcome.clone(), now).into_query();
     finished.returning_all();
@@ -307,6 +306,7 @@ pub(crate) async fn finish_in_two_batches(
             .then(Some(&counted_hand_over(prompt, added, writes.marks(), now)))
             .then(messages.as_ref())
             .then(blocks.as_ref())
+            .then(others.as_ref())
             .then(usage.as_ref())
             .then(Some(&finished))
             .run(db, "finishing a prompt")
@@ -345,8 +345,8 @@ pub(crate) async fn finish_in_two_batches(
 /// and the usage as data-modifying CTEs — one round trip instead of five. `None` when
 /// that is not the whole story (the lease is lost, or the prompt no longer holds the
 /// session): the caller rolls back and takes the general path, which tells them apart.
-/// A turn that checkpointed is not plain (finalizing would update blocks the same
-/// statement upserts).
+/// A turn that checkpointed also finalizes the blocks its answer no longer has, in a CTE
+/// of its own over the other indices (a statement may not update a row twice).
 async fn finish_in_one_statement(
     txn: &DatabaseTransaction,
     prompt: &prompts::Model,
@@ -382,6 +382,9 @@ async fn finish_in_one_statement(
             conversation::blocks_upsert(prompt.id, &writes.blocks, Some(answer), now)
     {
         with.cte(cte("b", upsert));
+    }
+    if let Some(others) = finalize_others(prompt, writes) {
+        with.cte(cte("f", others));
     }
     if let Some(insert) = conversation::usage_insert(writes.usage.clone(), now) {
         with.cte(cte("u", insert));
@@ -424,7 +427,20 @@ async fn finish_in_one_statement(
     }))
 }
 
-fn cte(
+/// For a checkpointed turn with an answer: finalizing the checkpointed blocks the final
+/// answer does not upsert.
+fn finalize_others(
+    prompt: &prompts::Model,
+    writes: &TurnWrites,
+) -> Option<sea_orm::sea_query::UpdateStatement> {
+    let answer = writes.answer_id.filter(|_| writes.checkpointed)?;
+    let upserted = writes.blocks.iter().map(|block| block.index);
+    Some(conversation::finalize_other_blocks(
+        prompt.id, answer, upserted,
+    ))
+}
+
+pub(super) fn cte(
     name: &str,
     query: impl Into<sea_orm::sea_query::SubQueryStatement>,
 ) -> CommonTableExpression {

@@ -13,15 +13,18 @@
 //!
 //! * [`turn`] — recording a new turn under the session's active-prompt policy;
 //! * [`lease`] — claim, lease renewal, cancel requests, stranded prompts;
+//! * [`checkpoint`] — a streaming turn's partial blocks and user message;
 //! * [`finish`] — ending an attempt, with [`handover`] of the session to the next prompt;
 //! * [`restart`] — resume and abandon.
 
+mod checkpoint;
 mod finish;
 mod handover;
 mod lease;
 mod restart;
 mod turn;
 
+pub use checkpoint::{UserRow, checkpoint};
 pub use finish::{Finished, Outcome, TurnWrites, finish};
 pub use handover::hand_over_after_cancel;
 pub use lease::{

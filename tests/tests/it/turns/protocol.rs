@@ -179,7 +179,7 @@ both_backends!(
             events.iter().filter(|e| e.event == "text_delta").count()
         };
         let chat = chat(backend).await;
-        // 50 tokens at once: the first delta alone, the rest merged (30 ms window).
+        // 50 tokens at once: the first delta alone, the rest merged (100 ms window).
         let events = chat
             .stream("[[mock tokens=50]] go")
             .await
@@ -198,14 +198,28 @@ both_backends!(
             fast + 5,
             "state, start, deltas, stop, state, complete"
         );
-        // Tokens 60 ms apart come one event each: nothing waits for a window.
+        // Tokens 150 ms apart (slower than the window) come one event each: nothing
+        // waits for a window.
         let events = chat
-            .stream("[[mock tokens=6 token_delay_ms=60]] go")
+            .stream("[[mock tokens=4 token_delay_ms=150]] go")
             .await
             .until_terminal(WAIT)
             .await;
-        assert_eq!(text_of(&events), parley_tests::turns::mock_tokens(6));
-        assert_eq!(count(&events), 6);
+        assert_eq!(text_of(&events), parley_tests::turns::mock_tokens(4));
+        assert_eq!(count(&events), 4);
+        // Tokens 20 ms apart (a real model's pace, 1 s): one event per window of 100 ms,
+        // each of a few tokens — about ten, never one per token.
+        let events = chat
+            .stream("[[mock tokens=50 token_delay_ms=20]] go")
+            .await
+            .until_terminal(WAIT)
+            .await;
+        assert_eq!(text_of(&events), expected);
+        let paced = count(&events);
+        assert!(
+            (8..=16).contains(&paced),
+            "{paced} text_delta events for 50 tokens 20 ms apart"
+        );
 
         // With the window off, every token is its own event.
         let off = chat_with(backend, &[("delta_window_ms", "0")], &[]).await;

@@ -1,3 +1,5 @@
+use parley_protocol::events::EventKind;
+
 use super::*;
 
 #[test]

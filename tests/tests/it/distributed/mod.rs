@@ -27,6 +27,11 @@ use uuid::Uuid;
 
 use crate::fixtures::api::{self, uuid};
 
+mod cost;
+mod own_redis;
+
+use own_redis::OwnRedis;
+
 /// The most one event (or one turn's end) may keep a reader waiting.
 const WAIT: Duration = Duration::from_secs(20);
 /// `worker.lease_s` of the test config (the default): how long a dead worker keeps its
@@ -782,124 +787,6 @@ async fn with_redis_down_new_turns_get_503_and_nothing_is_lost() {
     .await;
 }
 
-/// Statements run in the cluster's database so far: `(calls, query)` per normalized
-/// statement, as `pg_stat_statements` (loaded by `scripts/test.sh`) counts them.
-async fn statement_calls(d: &Distributed) -> std::collections::HashMap<String, i64> {
-    d.cluster
-        .query_strings(
-            "SELECT calls::text || ' ' || query FROM pg_stat_statements \
-             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-             AND query NOT LIKE '%pg_stat_statements%'",
-        )
-        .await
-        .into_iter()
-        .map(|line| {
-            let (calls, query) = line.split_once(' ').expect("calls and query");
-            (query.to_owned(), calls.parse().expect("a count"))
-        })
-        .collect()
-}
-
-// What a plain turn costs PostgreSQL, counted by the server (issue #9: at most 10
-// statements and 2 transactions): the create is one statement and the finish one
-// statement in one transaction, both `WITH … AS (UPDATE …)`; with the token lookup, the
-// claim and the history read that is 5 statements and 1 `BEGIN`/`COMMIT`. A finish or a
-// create that fell back to its step-by-step path would show here.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction() {
-    const TURNS: i64 = 10;
-    run_test(Backend::Postgres, |_| async {
-        // A turn that outlasts the checkpoint interval (100 ms by default; a loaded
-        // machine and a debug build get there) checkpoints, and its finish is not plain.
-        let worker = format!("{}\ncheckpoint_ms = 600000", worker_settings(LEASE));
-        let mut d = distributed_with(&worker).await;
-        // One worker runs every turn, so it holds the conversation's history from the
-        // turn before (with two, a turn the other one ran makes it read again).
-        let second = d.cluster.worker_pids()[1];
-        d.cluster.kill_worker(second).await;
-        let db = d.cluster.db().await;
-        sea_orm::ConnectionTrait::execute_unprepared(
-            &db,
-            "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
-        )
-        .await
-        .expect("pg_stat_statements (scripts/test.sh loads it)");
-        let turn = |n: i64| {
-            let d = &d;
-            async move {
-                let mut feed = d
-                    .cluster
-                    .stream_message(&d.token, &d.session_id.to_string(), &format!("turn {n}"))
-                    .await;
-                let events = to_terminal(&mut feed, WAIT, "a plain turn").await;
-                assert_one_text_block_completed(&events);
-            }
-        };
-        // The first turn reads what later turns find cached (the model catalog, the
-        // session's history).
-        turn(0).await;
-        let before = statement_calls(&d).await;
-        for n in 1..=TURNS {
-            turn(n).await;
-        }
-        let after = statement_calls(&d).await;
-        let mut ran: Vec<(i64, &str)> = after
-            .iter()
-            .map(|(query, calls)| {
-                (
-                    calls - before.get(query).copied().unwrap_or(0),
-                    query.as_str(),
-                )
-            })
-            .filter(|(calls, _)| *calls > 0)
-            .collect();
-        ran.sort();
-        let listing = ran
-            .iter()
-            .map(|(calls, query)| format!("{calls:>4} {}", &query[..query.len().min(110)]))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let calls_of = |prefix: &str| -> i64 {
-            ran.iter()
-                .filter(|(_, q)| q.starts_with(prefix))
-                .map(|(c, _)| c)
-                .sum()
-        };
-        let control = calls_of("BEGIN") + calls_of("COMMIT") + calls_of("ROLLBACK");
-        // Each worker's timer pass (`worker/src/timers.rs`) is one indexed read of the
-        // pending timers a second, whatever the turns do: background work, not the turn's.
-        // Each worker's approval-expiry pass (`worker/src/approvals.rs`) likewise.
-        let timer_pass = calls_of(r#"SELECT "timers"."#)
-            + calls_of(r#"SELECT "tool_calls"."prompt_id", "tool_calls"."id", "tool_calls"."approval_expires_at""#);
-        let statements: i64 = ran.iter().map(|(c, _)| c).sum::<i64>() - control - timer_pass;
-        assert!(
-            calls_of("WITH s AS (") >= TURNS,
-            "every create is one statement:\n{listing}"
-        );
-        assert!(
-            calls_of(r#"WITH "p" AS (UPDATE "prompts""#) >= TURNS,
-            "every finish is one statement:\n{listing}"
-        );
-        assert_eq!(calls_of("ROLLBACK"), 0, "nothing rolled back:\n{listing}");
-        assert_eq!(
-            calls_of(r#"SELECT "messages"."id""#),
-            0,
-            "the history comes from the worker's cache:\n{listing}"
-        );
-        // Background work (the reaper, the idle-session sweep) may add a statement or two.
-        assert!(
-            statements <= 4 * TURNS + 3,
-            "{statements} statements for {TURNS} turns:\n{listing}"
-        );
-        assert!(
-            calls_of("BEGIN") <= TURNS + 1,
-            "{} transactions for {TURNS} turns:\n{listing}",
-            calls_of("BEGIN")
-        );
-    })
-    .await;
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_told_to_stop_hands_its_unfinished_turn_to_another_at_the_drain_deadline() {
     run_test(Backend::Postgres, |_| async {
@@ -1210,63 +1097,6 @@ async fn a_taken_over_turn_continues_the_persisted_answer_where_the_provider_can
         assert!(messages[1].is_complete);
     })
     .await;
-}
-
-/// A `redis-server` of the test's own, which it may restart (without persistence: the
-/// restarted server is empty, as a Redis without AOF or RDB is after a crash).
-struct OwnRedis {
-    port: u16,
-    process: std::process::Child,
-}
-
-impl OwnRedis {
-    fn start() -> Self {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        Self {
-            port,
-            process: Self::spawn(port),
-        }
-    }
-
-    fn spawn(port: u16) -> std::process::Child {
-        std::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH (scripts/test.sh installs it)")
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    /// Kills it (by PID) and starts an empty one on the same port.
-    async fn restart(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
-        self.process = Self::spawn(self.port);
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
-                .await
-                .is_ok()
-            {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("the restarted redis-server does not listen");
-    }
-}
-
-impl Drop for OwnRedis {
-    fn drop(&mut self) {
-        let _ = self.process.kill();
-        let _ = self.process.wait();
-    }
 }
 
 /// A Redis restarted without persistence loses the queued jobs; the prompts they stood
