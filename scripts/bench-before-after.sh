@@ -6,10 +6,11 @@
 #   scripts/bench-before-after.sh BEFORE-BIN-DIR AFTER-BIN-DIR
 #   scripts/bench-before-after.sh --pace BEFORE-BIN-DIR AFTER-BIN-DIR
 #
-# --pace (issue #16) runs instead, for each build in turn: the counts matrix
-# (scripts/bench-counts.sh --distributed: 0, 5, 20 ms per token, plain and one function
-# call), then scripts/bench.sh --pace distributed and embedded (C = 50, 200, 500 at 20 and
-# 5 ms per token, beside the direct mock); about 25 minutes a build. BENCH_PACE_* and
+# --pace (issue #16) runs instead, phase by phase, each phase for one build then the
+# other: the counts matrix (scripts/bench-counts.sh --distributed: 0, 5, 20 ms per token,
+# plain and one function call), then scripts/bench.sh --pace distributed, then embedded
+# (C = 50, 200, 500 at 20 and 5 ms per token, beside the direct mock); about 25 minutes
+# a build. BENCH_PACE_* and
 # BENCH_COUNTS_* settings are passed on.
 #
 # Each directory holds release builds of parley, parley-mock-llm and parley-bench (build
