@@ -27,6 +27,7 @@ case ${1:-} in
     "") ;;
     *) echo "usage: $0 [--distributed|--embedded]" >&2; exit 2 ;;
 esac
+# shellcheck disable=SC2054 # the commas separate a flag's values
 args=(--cost "${BENCH_COUNTS_TURNS:-100}" --cost-seconds "${BENCH_COUNTS_SECONDS:-30}"
     --cost-delays "${BENCH_COUNTS_DELAYS:-0,5,20}" --cost-tokens "${BENCH_COUNTS_TOKENS:-50,200}"
     --cost-variants plain,function-call)
