@@ -28,6 +28,8 @@ pub struct Options {
     pub procs: Vec<Proc>,
     pub clk_tck: u64,
     pub series: Option<std::path::PathBuf>,
+    /// The mock's pause between tokens asked per request, when one is.
+    pub token_delay_ms: Option<u64>,
 }
 
 pub async fn run(api: &Api, fixtures: &Fixtures, options: &Options) -> anyhow::Result<()> {
@@ -121,6 +123,7 @@ pub async fn run(api: &Api, fixtures: &Fixtures, options: &Options) -> anyhow::R
             rss,
             cpu,
             token_cpu,
+            bound: model_bound(users, options.tokens, options.token_delay_ms),
         };
         report::print_level(&level);
         series.extend(
@@ -185,4 +188,23 @@ fn cpu_at_edges(
         tokio::time::sleep_until(to.into()).await;
         (a, CpuSnapshot::take(&procs))
     })
+}
+
+/// The most turns/s C users can run when each turn takes the model's time alone:
+/// C / (tokens × the pause between them). None without a pace.
+pub fn model_bound(users: usize, tokens: usize, token_delay_ms: Option<u64>) -> Option<f64> {
+    let turn_s = (token_delay_ms? * tokens as u64) as f64 / 1e3;
+    (turn_s > 0.0).then(|| users as f64 / turn_s)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_model_bound_rate() {
+        // 500 users, 200 tokens 20 ms apart: 4 s a turn, 125 turns/s at most.
+        assert_eq!(super::model_bound(500, 200, Some(20)), Some(125.0));
+        assert_eq!(super::model_bound(200, 200, Some(5)), Some(200.0));
+        assert_eq!(super::model_bound(50, 200, None), None);
+        assert_eq!(super::model_bound(50, 200, Some(0)), None);
+    }
 }

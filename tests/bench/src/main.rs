@@ -371,6 +371,7 @@ async fn main() -> anyhow::Result<()> {
         procs: args.procs.clone(),
         clk_tck: args.clk_tck,
         series: args.series.clone(),
+        token_delay_ms: args.token_delay_ms,
     };
     levels::run(&api, &fixtures, &options).await
 }

@@ -18,6 +18,9 @@ pub struct Level {
     /// CPU per 1,000 tokens streamed in the measured window (None when the CPU could
     /// not be read at its edges).
     pub token_cpu: Option<TokenCpu>,
+    /// C / the model's time per turn: the rate the direct mock should reach (when it
+    /// falls short, the machine, not the model, is the limit, and so is the ratio).
+    pub bound: Option<f64>,
 }
 
 pub fn print_level(level: &Level) {
@@ -96,6 +99,15 @@ pub fn print_level(level: &Level) {
         direct.map_or_else(|| "–".to_owned(), |d| format!("{:.1}", d.completed_per_s())),
         ratio(parley, direct).map_or_else(|| "–".to_owned(), |r| format!("×{r:.3}"))
     );
+    if let (Some(bound), Some(d)) = (level.bound, direct) {
+        println!(
+            "  {:<22} {:>10} {:>10.1}   (the direct mock at {:.0} % of it)",
+            "model-bound turns/s",
+            "",
+            bound,
+            d.completed_per_s() / bound * 100.0
+        );
+    }
     let (pg, dg) = (parley.gaps(), direct.and_then(Run::gaps));
     for (label, pick) in [
         ("event gap p50 (ms)", 0),
@@ -194,7 +206,7 @@ pub fn print_pace_summary(levels: &[Level]) {
         .unwrap_or_default();
     println!();
     println!(
-        "| C | turns/s Parley / direct (ratio) | TTFT p50 Parley / direct / added (ms) | TTFT p99 Parley / direct / added (ms) | event gap p99 Parley / direct (ms) | CPU ms / 1k tokens {} / servers | tokens in window | errors Parley / direct |",
+        "| C | turns/s Parley / direct (ratio) [direct % of model-bound] | TTFT p50 Parley / direct / added (ms) | TTFT p99 Parley / direct / added (ms) | event gap p99 Parley / direct (ms) | CPU ms / 1k tokens {} / servers | tokens in window | errors Parley / direct |",
         names.join(" / ")
     );
     println!("|---:|---|---|---|---|---|---:|---|");
@@ -216,11 +228,15 @@ pub fn print_pace_summary(levels: &[Level]) {
             },
         );
         println!(
-            "| {} | {:.1} / {} ({}) | {} / {} / {} | {} / {} / {} | {} / {} | {} | {} | {} / {} |",
+            "| {} | {:.1} / {} ({}) [{}] | {} / {} / {} | {} / {} / {} | {} / {} | {} | {} | {} / {} |",
             level.users,
             level.parley.completed_per_s(),
             direct.map_or_else(|| "–".to_owned(), |d| format!("{:.1}", d.completed_per_s())),
             ratio(&level.parley, direct).map_or_else(|| "–".to_owned(), |r| format!("{r:.3}")),
+            match (level.bound, direct) {
+                (Some(b), Some(d)) => format!("{:.0} %", d.completed_per_s() / b * 100.0),
+                _ => "–".to_owned(),
+            },
             fmt_ms(pt.map(|p| p.p50)),
             fmt_ms(dt.map(|p| p.p50)),
             fmt_diff(pt.map(|p| p.p50), dt.map(|p| p.p50)),
