@@ -13,6 +13,27 @@
 #   scripts/bench.sh [--embedded] BENCH-ARGS...  # one run of parley-bench with these
 #                                     # arguments, e.g. --levels 1,8,32 --duration 10,
 #                                     # --readers 1000, --cost 100, --growth 500,5000
+#   scripts/bench.sh [--embedded] --pace [BENCH-ARGS...]  # at a real model's pace
+#                                     # (issue #16): 200-token replies at 20 ms, then at
+#                                     # 5 ms per token, closed loop at C = 50, 200, 500,
+#                                     # each level beside the direct mock; ~7 min
+#   scripts/bench-counts.sh           # the per-turn counts at 0, 5 and 20 ms per token,
+#                                     # plain and with a function call (its header)
+#
+# The pace mode asks the mock for the pace per request (`[[mock token_delay_ms=D]]`, the
+# direct baseline's requests alike), spreads each level's users' first turns over one
+# turn's length (so 500 turns of equal length do not start and end together), warms up
+# for that ramp plus one turn, then measures BENCH_PACE_DURATION s. Per level it prints
+# turns/s ended in the window beside the direct mock's and their ratio, TTFT and the
+# added TTFT (Parley's p50/p99 less the direct's of the same run), the p50/p99/max gap
+# between the events a reader sees from its first text to `complete` (pings left out)
+# beside the mock's gap between chunks, and CPU ms per 1,000 tokens streamed in the window
+# of each process (api, worker, postgres with its backends, redis; serve embedded) and of
+# the servers together, then one Markdown table of the levels. Its settings:
+# BENCH_PACE_LEVELS (default 50,200,500), BENCH_PACE_DELAYS (ms, default "20 5"),
+# BENCH_PACE_TOKENS (200), BENCH_PACE_DURATION (measured s per level, 20); the worker's
+# concurrency is raised to the largest level + 64 (BENCH_WORKER_CONCURRENCY overrides),
+# so no turn waits for a slot; BENCH-ARGS are added to every run (e.g. --no-direct).
 #
 # Builds the release binaries (parley, parley-mock-llm, parley-bench; CARGO_TARGET_DIR is
 # respected) and starts parley-mock-llm (0 ms delays) as its own process. Distributed:
@@ -153,11 +174,22 @@ machine_info() {
 
 # --- Main. ---
 
-if [[ ${1:-} == --embedded ]]; then
-    MODE=embedded
+PACE=0
+while [[ ${1:-} == --embedded || ${1:-} == --pace ]]; do
+    if [[ $1 == --embedded ]]; then MODE=embedded; else PACE=1; fi
     shift
+done
+PACE_LEVELS=${BENCH_PACE_LEVELS:-50,200,500}
+PACE_DELAYS=${BENCH_PACE_DELAYS:-20 5}
+PACE_TOKENS=${BENCH_PACE_TOKENS:-200}
+PACE_DURATION=${BENCH_PACE_DURATION:-20}
+if ((PACE)); then
+    # Every turn in flight needs a worker slot: 500 users at 4 s a turn are 500 turns.
+    max_level=$(tr ',' '\n' <<<"$PACE_LEVELS" | sort -n | tail -n 1)
+    WORKER_CONCURRENCY=${BENCH_WORKER_CONCURRENCY:-$((max_level + 64))}
+else
+    WORKER_CONCURRENCY=${BENCH_WORKER_CONCURRENCY:-64}
 fi
-WORKER_CONCURRENCY=${BENCH_WORKER_CONCURRENCY:-64}
 # 10,000 SSE readers are 10,000 sockets in the api and in the bench; both inherit this.
 hard=$(ulimit -Hn)
 want=${BENCH_NOFILE:-$hard}
@@ -237,6 +269,21 @@ if [[ -n ${BENCH_CMD:-} ]]; then
     export BENCH_API_PID=$API_PID BENCH_WORKER_PID=$WORKER_PID BENCH_PG_PID=$PG_PID
     export BENCH_REDIS_PID=$REDIS_PID BENCH_MOCK_PID=$MOCK_PID BIN
     bash -c "$BENCH_CMD"
+elif ((PACE)); then
+    echo
+    echo "== pace: ${PACE_TOKENS}-token replies at ${PACE_DELAYS// /, } ms per token, C = $PACE_LEVELS, $MODE"
+    echo "settings raised for the bench: worker concurrency $WORKER_CONCURRENCY (the largest level + 64); the rest as configured (PARLEY_* passed through: $(env | grep -o '^PARLEY_[A-Z_]*' | grep -vE 'ADMIN_TOKEN|BENCH|CONFIG|_URL$' | sort | tr '\n' ' '))"
+    for delay in $PACE_DELAYS; do
+        # One turn's length (the model's time alone), in seconds: the users' first turns
+        # are spread over it, and the warm-up lasts it twice and a second more, so the
+        # measured window sees the loop's steady state.
+        turn_s=$(awk -v t="$PACE_TOKENS" -v d="$delay" 'BEGIN { printf "%.3f", t * d / 1000 }')
+        warmup=$(awk -v s="$turn_s" 'BEGIN { printf "%.3f", 2 * s + 1 }')
+        echo
+        echo "== pace: $delay ms per token ($PACE_TOKENS tokens, ${turn_s} s a turn), uptime: $(uptime)"
+        run_bench --levels "$PACE_LEVELS" --tokens "$PACE_TOKENS" --token-delay-ms "$delay" \
+            --ramp "$turn_s" --warmup "$warmup" --duration "$PACE_DURATION" --turn-timeout 120 "$@"
+    done
 elif (($# > 0)); then
     run_bench "$@"
 elif [[ $MODE == distributed ]]; then

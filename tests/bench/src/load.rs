@@ -1,25 +1,21 @@
 //! The load levels: C users each running turns back to back, through Parley and — for
 //! the baseline — straight against the mock LLM.
 
-use std::{
-    collections::BTreeMap,
-    future::Future,
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::json;
 
+pub use crate::closed_loop::{Run, Timing, run_users_in};
 use crate::{
     setup::{Api, User},
-    stats::Percentiles,
+    stream::{Reading, Window},
 };
 
 /// One turn that worked.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Turn {
     /// Request sent → first text (`text_delta`, or the first content chunk of the mock).
     pub ttft: Duration,
@@ -39,6 +35,10 @@ pub struct Turn {
     pub headers: Option<Duration>,
     /// Request sent → the first `prompt_state` (a worker claimed the prompt).
     pub claimed: Option<Duration>,
+    /// The gaps (µs) between consecutive events from the first text to the end
+    /// (`complete`; the mock's `[DONE]`), pings left out: the stream's smoothness as its
+    /// reader sees it.
+    pub gaps: Vec<u32>,
 }
 
 /// Why a turn failed: a short kind to count by, and a detail to show once.
@@ -49,7 +49,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    fn new(kind: impl Into<String>, detail: impl std::fmt::Display) -> Self {
+    pub fn new(kind: impl Into<String>, detail: impl std::fmt::Display) -> Self {
         let mut detail = detail.to_string();
         detail.truncate(300);
         Self {
@@ -74,6 +74,10 @@ pub enum Expected {
     Tokens(usize),
     /// A function call's marker, then the mock's answer to its result.
     FunctionCall,
+    /// This many words, the function call's marker, this many words again: the mock's
+    /// `[[mock tool_call=… tokens=N]]` answers N tokens with the call, and N again after
+    /// its result.
+    FunctionCallTokens(usize),
 }
 
 /// One Parley turn: `POST /v1/sessions/{id}/messages` with `Accept: text/event-stream`,
@@ -84,6 +88,18 @@ pub async fn parley_turn(
     token: &str,
     content: &str,
     expected: Expected,
+) -> TurnResult {
+    parley_turn_in(client, url, token, content, expected, None).await
+}
+
+/// [`parley_turn`], counting the tokens that arrive inside `window`.
+pub async fn parley_turn_in(
+    client: &reqwest::Client,
+    url: &str,
+    token: &str,
+    content: &str,
+    expected: Expected,
+    window: Option<&Window>,
 ) -> TurnResult {
     let sent = Instant::now();
     let response = client
@@ -105,6 +121,7 @@ pub async fn parley_turn(
     let mut ttft = None;
     let mut text = String::new();
     let mut count = 0;
+    let mut reading = Reading::new(window);
     let marked = |turn: TurnResult, claimed| {
         turn.map(|turn| Turn {
             headers,
@@ -114,36 +131,57 @@ pub async fn parley_turn(
     };
     while let Some(event) = events.next().await {
         let event = event.map_err(|err| Failure::new("stream", err))?;
+        let at = Instant::now();
         if event.event != "ping" {
             count += 1;
         }
         match event.event.as_str() {
-            "prompt_state" if claimed.is_none() => claimed = Some(sent.elapsed()),
+            "ping" => {}
+            "prompt_state" if claimed.is_none() => {
+                claimed = Some(sent.elapsed());
+                reading.event(at, "");
+            }
             "text_delta" => {
                 let delta: TextDelta = serde_json::from_str(&event.data)
                     .map_err(|err| Failure::new("bad event", format!("{err}: {}", event.data)))?;
                 if ttft.is_none() && !delta.text.is_empty() {
-                    ttft = Some(sent.elapsed());
+                    ttft = Some(at - sent);
                 }
+                reading.event(at, &delta.text);
                 text.push_str(&delta.text);
             }
             "complete" => {
+                reading.event(at, "");
+                let gaps = reading.into_gaps();
                 let turn = match expected {
-                    Expected::Tokens(n) => finished(sent, ttft, &text, n, count),
+                    Expected::Tokens(n) => finished(sent, ttft, &text, n, count, gaps),
                     Expected::FunctionCall if text.starts_with("[[tool:0]]Tool result: ") => {
                         let words = text.split_whitespace().count();
-                        finished(sent, ttft, &text, words, count)
+                        finished(sent, ttft, &text, words, count, gaps)
                     }
                     Expected::FunctionCall => Err(Failure::new(
                         "no function call",
                         format!("the answer is not a call and its result: {text}"),
                     )),
+                    Expected::FunctionCallTokens(n) => match text.split_once("[[tool:0]]") {
+                        Some((before, after))
+                            if before.split_whitespace().count() == n
+                                && after.split_whitespace().count() == n =>
+                        {
+                            // The marker joins the words around it: count them apart.
+                            finished(sent, ttft, &format!("{before} {after}"), 2 * n, count, gaps)
+                        }
+                        _ => Err(Failure::new(
+                            "no function call",
+                            format!("not {n} words, the call, {n} words: {text}"),
+                        )),
+                    },
                 };
                 return marked(turn, claimed);
             }
             "error" => return Err(Failure::new("error event", event.data)),
             "cancelled" => return Err(Failure::new("cancelled", "")),
-            _ => {}
+            _ => reading.event(at, ""),
         }
     }
     Err(Failure::new("no complete", "the stream ended early"))
@@ -176,6 +214,18 @@ pub async fn direct_turn(
     content: &str,
     expected_tokens: usize,
 ) -> TurnResult {
+    direct_turn_in(client, url, model, content, expected_tokens, None).await
+}
+
+/// [`direct_turn`], counting the tokens that arrive inside `window`.
+pub async fn direct_turn_in(
+    client: &reqwest::Client,
+    url: &str,
+    model: &str,
+    content: &str,
+    expected_tokens: usize,
+    window: Option<&Window>,
+) -> TurnResult {
     let body = json!({
         "model": model,
         "messages": [
@@ -201,22 +251,29 @@ pub async fn direct_turn(
     let mut ttft = None;
     let mut text = String::new();
     let mut count = 0;
+    let mut reading = Reading::new(window);
     while let Some(event) = events.next().await {
         let event = event.map_err(|err| Failure::new("stream", err))?;
+        let at = Instant::now();
         count += 1;
         if event.data == "[DONE]" {
-            return finished(sent, ttft, &text, expected_tokens, count);
+            reading.event(at, "");
+            let gaps = reading.into_gaps();
+            return finished(sent, ttft, &text, expected_tokens, count, gaps);
         }
         let chunk: Chunk = serde_json::from_str(&event.data)
             .map_err(|err| Failure::new("bad chunk", format!("{err}: {}", event.data)))?;
+        let mut piece_of_chunk = String::new();
         for choice in chunk.choices {
             if let Some(piece) = choice.delta.and_then(|d| d.content) {
-                if ttft.is_none() && !piece.is_empty() {
-                    ttft = Some(sent.elapsed());
-                }
-                text.push_str(&piece);
+                piece_of_chunk.push_str(&piece);
             }
         }
+        if ttft.is_none() && !piece_of_chunk.is_empty() {
+            ttft = Some(at - sent);
+        }
+        reading.event(at, &piece_of_chunk);
+        text.push_str(&piece_of_chunk);
     }
     Err(Failure::new("no [DONE]", "the stream ended early"))
 }
@@ -227,6 +284,7 @@ fn finished(
     text: &str,
     expected_tokens: usize,
     events: usize,
+    gaps: Vec<u32>,
 ) -> TurnResult {
     let latency = sent.elapsed();
     let tokens = text.split_whitespace().count();
@@ -248,6 +306,7 @@ fn finished(
         started: Duration::ZERO,
         headers: None,
         claimed: None,
+        gaps,
     })
 }
 
@@ -260,6 +319,7 @@ pub async fn new_session_turn(
     tool_id: &str,
     content: &str,
     expected: Expected,
+    window: Option<&Window>,
 ) -> TurnResult {
     let began = Instant::now();
     let session = api
@@ -268,169 +328,17 @@ pub async fn new_session_turn(
         .map_err(|err| Failure::new("session", format!("{err:#}")))?;
     let created = began.elapsed();
     let url = api.url(&format!("/v1/sessions/{session}/messages"));
-    let mut turn = parley_turn(&api.client, &url, &user.token, content, expected).await?;
+    let mut turn =
+        parley_turn_in(&api.client, &url, &user.token, content, expected, window).await?;
     turn.session = Some(created);
     Ok(turn)
 }
 
-/// How long each user runs turns.
-#[derive(Debug, Clone, Copy)]
-pub struct Timing {
-    /// Turns run but not recorded first.
-    pub warmup: Duration,
-    /// The measured window: turns that start in it are recorded.
-    pub duration: Duration,
-    /// A turn longer than this counts as a failure (and the user goes on).
-    pub turn_timeout: Duration,
-}
-
-/// What one level measured.
-pub struct Run {
-    pub turns: Vec<Turn>,
-    /// Failures by kind: count and one example.
-    pub failures: BTreeMap<String, (usize, String)>,
-    /// From the start of the measured window to the end of its last turn.
-    pub elapsed: Duration,
-}
-
-impl Run {
-    pub fn errors(&self) -> usize {
-        self.failures.values().map(|(n, _)| n).sum()
+/// The `[[mock …]]` directive of a plain turn: `tokens` words, `token_delay_ms` apart when
+/// given (else at the mock's own pace).
+pub fn plain_directive(tokens: usize, token_delay_ms: Option<u64>) -> String {
+    match token_delay_ms {
+        Some(ms) => format!("[[mock tokens={tokens} token_delay_ms={ms}]]"),
+        None => format!("[[mock tokens={tokens}]]"),
     }
-
-    pub fn turns_per_s(&self) -> f64 {
-        self.turns.len() as f64 / self.elapsed.as_secs_f64().max(1e-9)
-    }
-
-    pub fn tokens_per_s(&self) -> f64 {
-        self.turns.iter().map(|t| t.tokens).sum::<usize>() as f64
-            / self.elapsed.as_secs_f64().max(1e-9)
-    }
-
-    pub fn ttft(&self) -> Option<Percentiles> {
-        Percentiles::of(&self.turns.iter().map(|t| t.ttft).collect::<Vec<_>>())
-    }
-
-    pub fn latency(&self) -> Option<Percentiles> {
-        Percentiles::of(&self.turns.iter().map(|t| t.latency).collect::<Vec<_>>())
-    }
-
-    /// Of the session creations, when each turn opened its own session.
-    pub fn session(&self) -> Option<Percentiles> {
-        Percentiles::of(
-            &self
-                .turns
-                .iter()
-                .filter_map(|t| t.session)
-                .collect::<Vec<_>>(),
-        )
-    }
-
-    /// One line per turn that worked, in start order:
-    /// `started_s,headers_ms,claimed_ms,ttft_ms,latency_ms` (the `--series` file, to see
-    /// when the slow turns happened and which stage was slow; a mark the turn has not is
-    /// empty).
-    pub fn series(&self) -> Vec<String> {
-        let mut turns = self.turns.clone();
-        turns.sort_by_key(|t| t.started);
-        turns
-            .iter()
-            .map(|t| {
-                let ms = |d: Duration| format!("{:.3}", d.as_secs_f64() * 1e3);
-                format!(
-                    "{:.4},{},{},{},{}",
-                    t.started.as_secs_f64(),
-                    t.headers.map(ms).unwrap_or_default(),
-                    t.claimed.map(ms).unwrap_or_default(),
-                    ms(t.ttft),
-                    ms(t.latency)
-                )
-            })
-            .collect()
-    }
-
-    /// SSE events per turn that worked.
-    pub fn events_per_turn(&self) -> f64 {
-        self.turns.iter().map(|t| t.events).sum::<usize>() as f64 / self.turns.len().max(1) as f64
-    }
-}
-
-/// Runs `users` concurrent loops of `turn(user)` for warm-up + duration; a user starts
-/// no turn after the window closes, and the turns in flight then finish (bounded by the
-/// turn timeout).
-pub async fn run_users<F, Fut>(users: usize, timing: Timing, turn: F) -> Run
-where
-    F: Fn(usize) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = TurnResult> + Send,
-{
-    let turn = Arc::new(turn);
-    let start = Instant::now();
-    let measure_from = start + timing.warmup;
-    let stop_at = measure_from + timing.duration;
-    let tasks: Vec<_> = (0..users)
-        .map(|user| {
-            let turn = turn.clone();
-            tokio::spawn(async move {
-                let mut recorded = Vec::new();
-                loop {
-                    let began = Instant::now();
-                    if began >= stop_at {
-                        break;
-                    }
-                    let result = tokio::time::timeout(timing.turn_timeout, turn(user))
-                        .await
-                        .unwrap_or_else(|_| {
-                            Err(Failure::new(
-                                "timeout",
-                                format!("no end within {:?}", timing.turn_timeout),
-                            ))
-                        });
-                    let failed = result.is_err();
-                    if began >= measure_from {
-                        let result = result.map(|turn| Turn {
-                            started: began - measure_from,
-                            ..turn
-                        });
-                        recorded.push((Instant::now(), result));
-                    }
-                    if failed {
-                        // Do not spin on a failing endpoint.
-                        tokio::time::sleep(Duration::from_millis(20)).await;
-                    }
-                }
-                recorded
-            })
-        })
-        .collect();
-    let mut run = Run {
-        turns: Vec::new(),
-        failures: BTreeMap::new(),
-        elapsed: timing.duration,
-    };
-    let mut last_end = measure_from;
-    for task in tasks {
-        let Ok(recorded) = task.await else {
-            *run.failures
-                .entry("panic".into())
-                .or_insert((0, String::new())) = (1, "a user task panicked".into());
-            continue;
-        };
-        for (ended, result) in recorded {
-            last_end = last_end.max(ended);
-            match result {
-                Ok(turn) => run.turns.push(turn),
-                Err(failure) => {
-                    let entry = run
-                        .failures
-                        .entry(failure.kind)
-                        .or_insert((0, failure.detail));
-                    entry.0 += 1;
-                }
-            }
-        }
-    }
-    run.elapsed = last_end
-        .duration_since(measure_from)
-        .max(Duration::from_millis(1));
-    run
 }

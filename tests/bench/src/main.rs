@@ -14,24 +14,36 @@
 //! against the mock for the baseline TTFT, and samples the RSS and CPU of the processes
 //! named with `--proc`.
 //!
+//! Per level it also reports the turns that ended in the measured window per second
+//! beside the mock's, the gaps between the events a reader sees, and the CPU of each
+//! process per 1,000 tokens streamed in the window ([`stream`]): what matters at a real
+//! model's pace (`--token-delay-ms 20 --tokens 200 --ramp 4`, as `scripts/bench.sh
+//! --pace` runs it), where a turn lasts seconds.
+//!
 //! `--readers N` is the memory mode instead: one slow turn, N SSE readers of its events
 //! on the api process, and the api's RSS before and with them. `--cost N` counts what N
-//! turns cost on the servers (statements, transactions, Redis commands, SSE events);
+//! turns cost on the servers (statements, transactions, Redis commands, SSE events), for
+//! a matrix of paces, reply lengths and turn kinds with `--cost-delays`, `--cost-tokens`
+//! and `--cost-variants` (`scripts/bench-counts.sh`);
 //! `--growth 500,5000` reads the RSS after that many turns; `--drill SECONDS` is the
 //! fault drills' load (`scripts/drill.sh`). `--session-per-turn` makes
 //! every turn open a session of its own. In embedded mode the one process is
 //! `--proc serve=PID` (API, workers, SQLite and the in-process event log).
 
+mod closed_loop;
 mod cost;
+mod cost_report;
 mod counters;
 mod drill;
 mod growth;
+mod levels;
 mod load;
 mod procs;
 mod readers;
 mod report;
 mod setup;
 mod stats;
+mod stream;
 mod timeline;
 
 use std::{sync::Arc, time::Duration};
@@ -39,11 +51,7 @@ use std::{sync::Arc, time::Duration};
 use anyhow::Context;
 use clap::Parser;
 
-use crate::{
-    load::Timing,
-    procs::{CpuSnapshot, Proc, RssSampler},
-    setup::{Api, User},
-};
+use crate::{load::Timing, procs::Proc, setup::Api};
 
 /// Parley's load benchmark.
 #[derive(Debug, Parser)]
@@ -73,6 +81,16 @@ struct Args {
     /// Tokens per reply (`[[mock tokens=N]]`).
     #[arg(long, default_value_t = 50)]
     tokens: usize,
+    /// The mock's pause between tokens, asked per request (`[[mock token_delay_ms=D]]`,
+    /// for Parley's turns and the direct baseline alike); absent: the mock's own
+    /// (`parley-mock-llm --token-delay-ms`). 20 is a real model's pace.
+    #[arg(long)]
+    token_delay_ms: Option<u64>,
+    /// The users' first turns start spread evenly over this many seconds (at most the
+    /// warm-up), so turns of equal length do not start and end in lockstep; about one
+    /// turn's length at a real model's pace.
+    #[arg(long, default_value_t = 0.0)]
+    ramp: f64,
     /// A turn taking longer than this many seconds is an error.
     #[arg(long, default_value_t = 30.0)]
     turn_timeout: f64,
@@ -119,6 +137,21 @@ struct Args {
     /// servers' own counters, beside the same turns sent straight to the mock.
     #[arg(long)]
     cost: Option<usize>,
+    /// Turn-cost mode: the mock's pauses between tokens (ms) to count at, e.g. 0,5,20;
+    /// absent: the mock's own pace only.
+    #[arg(long, value_delimiter = ',')]
+    cost_delays: Vec<u64>,
+    /// Turn-cost mode: the reply lengths to count, e.g. 50,200; absent: `--tokens`.
+    #[arg(long, value_delimiter = ',')]
+    cost_tokens: Vec<usize>,
+    /// Turn-cost mode: plain turns, turns with one function call, or both
+    /// (`plain,function-call`); absent: plain (function-call with `--function-call`).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    cost_variants: Vec<cost::Variant>,
+    /// Turn-cost mode: a case at a real model's pace counts about this many seconds of
+    /// turns (at least 10 turns, at most `--cost`).
+    #[arg(long, default_value_t = 30.0)]
+    cost_seconds: f64,
     /// The app's PostgreSQL URL, to count statements and transactions (`--cost`).
     #[arg(long, env = "PARLEY_BENCH_PG_URL")]
     pg_url: Option<String>,
@@ -216,22 +249,33 @@ async fn main() -> anyhow::Result<()> {
     }
 
     if let Some(turns) = args.cost {
-        let fixtures = api
-            .fixtures(1, &[], &[])
-            .await
-            .context("creating fixtures")?;
         let servers = counters::Servers {
             pg_url: args.pg_url.clone(),
             redis_url: args.redis_url.clone(),
         };
         let options = cost::Options {
             turns,
-            tokens: args.tokens,
+            tokens: if args.cost_tokens.is_empty() {
+                vec![args.tokens]
+            } else {
+                args.cost_tokens.clone()
+            },
+            delays: if args.cost_delays.is_empty() {
+                vec![args.token_delay_ms]
+            } else {
+                args.cost_delays.iter().map(|ms| Some(*ms)).collect()
+            },
+            variants: match (args.cost_variants.is_empty(), args.function_call) {
+                (false, _) => args.cost_variants.clone(),
+                (true, false) => vec![cost::Variant::Plain],
+                (true, true) => vec![cost::Variant::FunctionCall],
+            },
+            seconds: args.cost_seconds,
             session_per_turn: args.session_per_turn,
             mock_url: args.mock_url.clone(),
             model: args.model.clone(),
         };
-        return cost::run(&api, &fixtures, &servers, &options).await;
+        return cost::run(&api, &servers, &options).await;
     }
 
     if !args.growth.is_empty() {
@@ -274,14 +318,19 @@ async fn main() -> anyhow::Result<()> {
         )
         .await
         .context("creating fixtures")?;
+    let pace = args.token_delay_ms.map_or_else(
+        || "at the mock's own pace".to_owned(),
+        |ms| format!("{ms} ms between tokens"),
+    );
     println!(
-        "fixtures: 1 group, 1 chat tool, {max_users} students; {}; {} s warm-up + {} s measured per level; {}-token replies",
+        "fixtures: 1 group, 1 chat tool, {max_users} students; {}; {} s warm-up (first turns spread over {} s) + {} s measured per level; {}-token replies, {pace}",
         if args.session_per_turn {
             "every turn opens a new session (POST /v1/sessions, then the message)"
         } else {
             "each level opens a fresh session per user"
         },
         args.warmup,
+        args.ramp,
         args.duration,
         args.tokens
     );
@@ -289,112 +338,40 @@ async fn main() -> anyhow::Result<()> {
         warmup: Duration::from_secs_f64(args.warmup),
         duration: Duration::from_secs_f64(args.duration),
         turn_timeout: Duration::from_secs_f64(args.turn_timeout),
+        ramp: Duration::from_secs_f64(args.ramp.min(args.warmup)),
     };
+    let directive = load::plain_directive(args.tokens, args.token_delay_ms);
     let content: Arc<str> = if args.function_call {
-        "[[mock tool_call=getCurrentTime]] what time is it".into()
-    } else if args.modules {
-        format!(
-            "[[mock tokens={}]] hi, write to me at kim@example.net",
-            args.tokens
-        )
-        .into()
-    } else {
-        format!("[[mock tokens={}]] hi", args.tokens).into()
-    };
-    let mut summary = Vec::new();
-    let mut series = vec!["users,started_s,headers_ms,claimed_ms,ttft_ms,latency_ms".to_owned()];
-    for &users in &args.levels {
-        let load_before = procs::loadavg();
-        let direct = if args.no_direct {
-            None
-        } else {
-            let client = client.clone();
-            let url: Arc<str> =
-                format!("{}/chat/completions", args.mock_url.trim_end_matches('/')).into();
-            let (model, content) = (Arc::<str>::from(args.model.as_str()), content.clone());
-            let tokens = args.tokens;
-            Some(
-                load::run_users(users, timing, move |_| {
-                    let (client, url, model, content) =
-                        (client.clone(), url.clone(), model.clone(), content.clone());
-                    async move { load::direct_turn(&client, &url, &model, &content, tokens).await }
-                })
-                .await,
-            )
-        };
-
-        let mut urls = Vec::with_capacity(users);
-        if !args.session_per_turn {
-            for user in &fixtures.users[..users] {
-                let session = api.open_session(user, &fixtures.tool_id).await?;
-                urls.push(api.url(&format!("/v1/sessions/{session}/messages")));
+        match args.token_delay_ms {
+            Some(ms) => {
+                format!("[[mock tool_call=getCurrentTime token_delay_ms={ms}]] what time is it")
             }
+            None => "[[mock tool_call=getCurrentTime]] what time is it".to_owned(),
         }
-        let users_of_level: Arc<Vec<User>> = Arc::new(fixtures.users[..users].to_vec());
-        let urls = Arc::new(urls);
-        let rss_pids = procs::rss_pids(&args.procs);
-        let sampler = RssSampler::start(rss_pids.iter().map(|(_, pid)| *pid).collect());
-        let cpu_before = CpuSnapshot::take(&args.procs);
-        let parley = {
-            let client = client.clone();
-            let content = content.clone();
-            let expected = if args.function_call {
-                load::Expected::FunctionCall
-            } else {
-                load::Expected::Tokens(args.tokens)
-            };
-            let (api, tool_id) = (api.clone(), Arc::<str>::from(fixtures.tool_id.as_str()));
-            let per_turn = args.session_per_turn;
-            load::run_users(users, timing, move |user| {
-                let (client, urls, users, content) = (
-                    client.clone(),
-                    urls.clone(),
-                    users_of_level.clone(),
-                    content.clone(),
-                );
-                let (api, tool_id) = (api.clone(), tool_id.clone());
-                async move {
-                    let who = &users[user];
-                    if per_turn {
-                        load::new_session_turn(&api, who, &tool_id, &content, expected).await
-                    } else {
-                        load::parley_turn(&client, &urls[user], &who.token, &content, expected)
-                            .await
-                    }
-                }
-            })
-            .await
-        };
-        let cpu_after = CpuSnapshot::take(&args.procs);
-        let peaks = sampler.finish();
-        let cpu = procs::cpu_use(&args.procs, &cpu_before, &cpu_after, args.clk_tck);
-        let rss: Vec<(String, u64, u64)> = rss_pids
-            .iter()
-            .zip(&peaks)
-            .map(|((name, pid), peak)| (name.clone(), *peak, procs::hwm(*pid).unwrap_or_default()))
-            .collect();
-        report::print_level(users, &load_before, &parley, direct.as_ref(), &rss, &cpu);
-        series.extend(
-            parley
-                .series()
-                .into_iter()
-                .map(|line| format!("{users},{line}")),
-        );
-        summary.push(report::Level {
-            users,
-            load_before: load_before.clone(),
-            parley,
-            direct,
-            rss,
-            cpu,
-        });
-    }
-    report::print_summary(&summary);
-    if let Some(path) = &args.series {
-        std::fs::write(path, series.join("\n") + "\n")
-            .with_context(|| format!("writing {}", path.display()))?;
-        println!("\nper-turn series: {}", path.display());
-    }
-    println!("\nload avg at the end: {}", procs::loadavg());
-    Ok(())
+        .into()
+    } else if args.modules {
+        format!("{directive} hi, write to me at kim@example.net").into()
+    } else {
+        format!("{directive} hi").into()
+    };
+    let options = levels::Options {
+        levels: args.levels.clone(),
+        timing,
+        tokens: args.tokens,
+        content,
+        expected: if args.function_call {
+            load::Expected::FunctionCall
+        } else {
+            load::Expected::Tokens(args.tokens)
+        },
+        no_direct: args.no_direct,
+        session_per_turn: args.session_per_turn,
+        mock_url: args.mock_url.clone(),
+        model: args.model.clone(),
+        procs: args.procs.clone(),
+        clk_tck: args.clk_tck,
+        series: args.series.clone(),
+        token_delay_ms: args.token_delay_ms,
+    };
+    levels::run(&api, &fixtures, &options).await
 }

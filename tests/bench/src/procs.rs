@@ -182,6 +182,20 @@ pub fn cpu_use(procs: &[Proc], a: &CpuSnapshot, b: &CpuSnapshot, clk_tck: u64) -
     }
 }
 
+/// CPU seconds per process between two snapshots, this benchmark last (`bench`).
+pub type CpuSeconds = Vec<(String, f64)>;
+
+pub fn cpu_seconds(procs: &[Proc], a: &CpuSnapshot, b: &CpuSnapshot, clk_tck: u64) -> CpuSeconds {
+    let seconds = |x: u64, y: u64| y.saturating_sub(x) as f64 / clk_tck.max(1) as f64;
+    let mut out: CpuSeconds = procs
+        .iter()
+        .zip(a.procs.iter().zip(&b.procs))
+        .map(|(p, (x, y))| (p.name.clone(), seconds(*x, *y)))
+        .collect();
+    out.push(("bench".into(), seconds(a.own, b.own)));
+    out
+}
+
 /// Samples the RSS of some processes every 50 ms on a thread of its own and keeps each
 /// one's peak.
 pub struct RssSampler {

@@ -5,6 +5,7 @@ use crate::{
     load::Run,
     procs::{self, mib},
     stats::{fmt_diff, fmt_ms},
+    stream::TokenCpu,
 };
 
 pub struct Level {
@@ -14,16 +15,22 @@ pub struct Level {
     pub direct: Option<Run>,
     pub rss: Vec<(String, u64, u64)>,
     pub cpu: procs::CpuUse,
+    /// CPU per 1,000 tokens streamed in the measured window (None when the CPU could
+    /// not be read at its edges).
+    pub token_cpu: Option<TokenCpu>,
+    /// C / the model's time per turn: the rate the direct mock should reach (when it
+    /// falls short, the machine, not the model, is the limit, and so is the ratio).
+    pub bound: Option<f64>,
 }
 
-pub fn print_level(
-    users: usize,
-    load_before: &str,
-    parley: &Run,
-    direct: Option<&Run>,
-    rss: &[(String, u64, u64)],
-    cpu: &procs::CpuUse,
-) {
+pub fn print_level(level: &Level) {
+    let (users, load_before, parley, direct) = (
+        level.users,
+        level.load_before.as_str(),
+        &level.parley,
+        level.direct.as_ref(),
+    );
+    let (rss, cpu) = (&level.rss, &level.cpu);
     let (pt, dt) = (parley.ttft(), direct.and_then(Run::ttft));
     let lat = parley.latency();
     println!();
@@ -86,6 +93,35 @@ pub fn print_level(
         direct.map_or(0.0, Run::turns_per_s)
     );
     println!(
+        "  {:<22} {:>10.1} {:>10} {:>10}",
+        "turns/s ended in window",
+        parley.completed_per_s(),
+        direct.map_or_else(|| "–".to_owned(), |d| format!("{:.1}", d.completed_per_s())),
+        ratio(parley, direct).map_or_else(|| "–".to_owned(), |r| format!("×{r:.3}"))
+    );
+    if let (Some(bound), Some(d)) = (level.bound, direct) {
+        println!(
+            "  {:<22} {:>10} {:>10.1}   (the direct mock at {:.0} % of it)",
+            "model-bound turns/s",
+            "",
+            bound,
+            d.completed_per_s() / bound * 100.0
+        );
+    }
+    let (pg, dg) = (parley.gaps(), direct.and_then(Run::gaps));
+    for (label, pick) in [
+        ("event gap p50 (ms)", 0),
+        ("event gap p99 (ms)", 1),
+        ("event gap max (ms)", 2),
+    ] {
+        let of = |g: crate::stream::GapStats| [g.p50, g.p99, g.max][pick];
+        println!(
+            "  {label:<22} {:>10} {:>10}",
+            fmt_ms(pg.map(of)),
+            fmt_ms(dg.map(of))
+        );
+    }
+    println!(
         "  {:<22} {:>10.0} {:>10.0}",
         "tokens/s",
         parley.tokens_per_s(),
@@ -127,6 +163,94 @@ pub fn print_level(
         cpu.machine_busy,
         procs::cpus()
     );
+    if let Some(tc) = &level.token_cpu {
+        let per: Vec<String> = tc
+            .procs
+            .iter()
+            .map(|(name, ms)| format!("{name} {}", fmt_opt(*ms)))
+            .collect();
+        println!(
+            "  CPU ms per 1,000 tokens streamed in the {:.0} s window ({} tokens): servers {} = {}",
+            tc.window.as_secs_f64(),
+            tc.tokens,
+            fmt_opt(tc.servers),
+            per.join(", ")
+        );
+    }
+}
+
+/// Parley's turns/s (ended in the window) over the direct mock's.
+pub fn ratio(parley: &Run, direct: Option<&Run>) -> Option<f64> {
+    let d = direct?.completed_per_s();
+    (d > 0.0).then(|| parley.completed_per_s() / d)
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "–".to_owned(), |v| format!("{v:.1}"))
+}
+
+/// The pace table: per level, what issue #16's targets are about — turns/s beside the
+/// direct mock's and their ratio, added TTFT, the readers' p99 gap between events, and
+/// CPU per 1,000 streamed tokens of every server process and their sum.
+pub fn print_pace_summary(levels: &[Level]) {
+    let names: Vec<&str> = levels
+        .first()
+        .and_then(|l| l.token_cpu.as_ref())
+        .map(|tc| {
+            tc.procs
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .filter(|n| crate::stream::SERVER_PROCS.contains(n))
+                .collect()
+        })
+        .unwrap_or_default();
+    println!();
+    println!(
+        "| C | turns/s Parley / direct (ratio) [direct % of model-bound] | TTFT p50 Parley / direct / added (ms) | TTFT p99 Parley / direct / added (ms) | event gap p99 Parley / direct (ms) | CPU ms / 1k tokens {} / servers | tokens in window | errors Parley / direct |",
+        names.join(" / ")
+    );
+    println!("|---:|---|---|---|---|---|---:|---|");
+    for level in levels {
+        let direct = level.direct.as_ref();
+        let (pt, dt) = (level.parley.ttft(), direct.and_then(Run::ttft));
+        let (pg, dg) = (level.parley.gaps(), direct.and_then(Run::gaps));
+        let cpu = level.token_cpu.as_ref().map_or_else(
+            || "–".to_owned(),
+            |tc| {
+                let mut cells: Vec<String> = tc
+                    .procs
+                    .iter()
+                    .filter(|(n, _)| names.contains(&n.as_str()))
+                    .map(|(_, ms)| fmt_opt(*ms))
+                    .collect();
+                cells.push(format!("**{}**", fmt_opt(tc.servers)));
+                cells.join(" / ")
+            },
+        );
+        println!(
+            "| {} | {:.1} / {} ({}) [{}] | {} / {} / {} | {} / {} / {} | {} / {} | {} | {} | {} / {} |",
+            level.users,
+            level.parley.completed_per_s(),
+            direct.map_or_else(|| "–".to_owned(), |d| format!("{:.1}", d.completed_per_s())),
+            ratio(&level.parley, direct).map_or_else(|| "–".to_owned(), |r| format!("{r:.3}")),
+            match (level.bound, direct) {
+                (Some(b), Some(d)) => format!("{:.0} %", d.completed_per_s() / b * 100.0),
+                _ => "–".to_owned(),
+            },
+            fmt_ms(pt.map(|p| p.p50)),
+            fmt_ms(dt.map(|p| p.p50)),
+            fmt_diff(pt.map(|p| p.p50), dt.map(|p| p.p50)),
+            fmt_ms(pt.map(|p| p.p99)),
+            fmt_ms(dt.map(|p| p.p99)),
+            fmt_diff(pt.map(|p| p.p99), dt.map(|p| p.p99)),
+            fmt_ms(pg.map(|g| g.p99)),
+            fmt_ms(dg.map(|g| g.p99)),
+            cpu,
+            level.token_cpu.as_ref().map_or(0, |tc| tc.tokens),
+            level.parley.errors(),
+            direct.map_or_else(|| "–".to_owned(), |d| d.errors().to_string()),
+        );
+    }
 }
 
 /// One Markdown table of every level, to paste into BENCHMARKS.md.
