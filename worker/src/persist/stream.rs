@@ -50,8 +50,10 @@ pub(super) struct EventStream {
 }
 
 /// An append running on its own, and the writer it hands back.
-type InFlight =
-    tokio::task::JoinHandle<(Box<dyn EventWriter>, Result<Vec<StreamEvent>, EventLogError>)>;
+type InFlight = tokio::task::JoinHandle<(
+    Box<dyn EventWriter>,
+    Result<Vec<StreamEvent>, EventLogError>,
+)>;
 
 impl EventStream {
     pub fn new(

@@ -168,8 +168,7 @@ async fn write_finish(
         }
         // Dropping the transaction rolls it back; the general path decides.
     }
-    if db.get_database_backend() == DbBackend::Sqlite && crate::query::owns_connection(db)
-    {
+    if db.get_database_backend() == DbBackend::Sqlite && crate::query::owns_connection(db) {
         match finish_in_two_batches(db, prompt, worker, &outcome, &writes, now).await {
             Ok(Some(finished)) => return Ok(finished),
             Ok(None) => {}

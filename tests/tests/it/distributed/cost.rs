@@ -39,7 +39,10 @@ impl Ran {
         let mut ran: Vec<(i64, String)> = after
             .iter()
             .map(|(query, calls)| {
-                (calls - before.get(query).copied().unwrap_or(0), query.clone())
+                (
+                    calls - before.get(query).copied().unwrap_or(0),
+                    query.clone(),
+                )
             })
             .filter(|(calls, _)| *calls > 0)
             .collect();
@@ -168,7 +171,6 @@ async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction
     })
     .await;
 }
-
 
 /// Calls per command of a Redis server (`INFO commandstats`, commands run by scripts
 /// included; `info` itself left out), in plain RESP.

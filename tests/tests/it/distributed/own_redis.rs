@@ -64,4 +64,3 @@ impl Drop for OwnRedis {
         let _ = self.process.wait();
     }
 }
-
