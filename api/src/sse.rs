@@ -352,12 +352,18 @@ mod tests {
     #[tokio::test]
     async fn readers_of_one_event_write_the_same_frame() {
         let shared = SharedEvent::new(event(7));
-        let (one, two) = (futures::channel::mpsc::unbounded(), futures::channel::mpsc::unbounded());
+        let (one, two) = (
+            futures::channel::mpsc::unbounded(),
+            futures::channel::mpsc::unbounded(),
+        );
         one.0.unbounded_send(shared.clone()).unwrap();
         two.0.unbounded_send(shared).unwrap();
         let mut frames = Vec::new();
         for rx in [one.1, two.1] {
-            let mut chunks = Feed(rx.boxed()).into_response().into_body().into_bytes_stream();
+            let mut chunks = Feed(rx.boxed())
+                .into_response()
+                .into_body()
+                .into_bytes_stream();
             frames.push(chunks.next().await.unwrap().unwrap());
         }
         assert_eq!(&frames[0][..], to_sse(&event(7)).to_string().as_bytes());

@@ -77,9 +77,21 @@ mod tests {
         });
         assert_eq!(calls, 1, "encoded once");
         assert_eq!(first, Bytes::from_static(b"id: 3\n"));
-        assert_eq!(first.as_ptr(), second.as_ptr(), "the same bytes, not a copy");
+        assert_eq!(
+            first.as_ptr(),
+            second.as_ptr(),
+            "the same bytes, not a copy"
+        );
         let other = shared.clone();
-        assert_eq!(SharedEvent::into_event(shared).seq, 3, "copied while shared");
-        assert_eq!(SharedEvent::into_event(other).seq, 3, "moved out when alone");
+        assert_eq!(
+            SharedEvent::into_event(shared).seq,
+            3,
+            "copied while shared"
+        );
+        assert_eq!(
+            SharedEvent::into_event(other).seq,
+            3,
+            "moved out when alone"
+        );
     }
 }

@@ -68,7 +68,10 @@ fn the_window_keeps_the_latest_contiguous_events() {
         "a gap starts a new window: 6 and 7 come from the stream"
     );
     assert_eq!(seqs(shared.events_from(8)), Some(vec![8]));
-    let (one, two) = (shared.events_from(8).unwrap(), shared.events_from(8).unwrap());
+    let (one, two) = (
+        shared.events_from(8).unwrap(),
+        shared.events_from(8).unwrap(),
+    );
     assert!(
         Arc::ptr_eq(&one[0], &two[0]),
         "every member gets the window's copy"
