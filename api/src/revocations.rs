@@ -85,6 +85,11 @@ impl Revocations {
         }
     }
 
+    /// A watch that changes whenever the set grows (the feeds' pulse follows it).
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
     /// Notes ids revoked at `at` (this process's own revocations, or a poll's).
     pub fn note(&self, revoked: &Revoked, at: DateTime<Utc>) {
         let mut grew = false;

@@ -19,15 +19,19 @@
 //! seconds, without a terminal event; the client's reconnection is refused.
 //!
 //! Events that are ready together (a backlog read at once, a burst of notifications) go
-//! to the connection as one chunk — one write, not one per event.
+//! to the connection as one chunk — one write, not one per event. A live event that comes
+//! alone goes out as the SSE frame every reader of the prompt in this process shares
+//! ([`SharedEvent::wire`]): with thousands of readers of one turn, one encoding and one
+//! copy of it per event, not one per reader.
 
-use std::{fmt::Write as _, pin::Pin};
+use std::{fmt::Write as _, pin::Pin, sync::Arc};
 
+use bytes::Bytes;
 use futures::{Stream, StreamExt, stream};
 use parley_entity::{prompts, query::prompts::UNFINISHED};
 use parley_protocol::error::{Error, Result};
 use parley_protocol::events::{EventKind, StreamEvent};
-use parley_runtime::event_log::EventLogError;
+use parley_runtime::event_log::{EventLogError, SharedEvent};
 use parley_service::turns::record;
 use poem::{Body, IntoResponse, Response, web::sse::Event};
 use poem_openapi::{
@@ -46,15 +50,18 @@ use crate::{
 
 pub type Events = Pin<Box<dyn Stream<Item = StreamEvent> + Send>>;
 
+/// A feed's events as the log shares them among the readers of this process.
+type SharedEvents = Pin<Box<dyn Stream<Item = Arc<SharedEvent>> + Send>>;
+
 /// An open SSE feed; documented as `text/event-stream` of `SseEvent`s, each carrying
 /// one `StreamEvent` as its `data`.
-pub struct Feed(Events);
+pub struct Feed(SharedEvents);
 
 impl Feed {
     /// The feed's events (with its `ping`s, and a `reconnect` when the server closes),
     /// for a surface that frames them its own way (`crate::openai`).
     pub fn into_events(self) -> Events {
-        self.0
+        Box::pin(self.0.map(SharedEvent::into_event))
     }
 }
 
@@ -89,45 +96,70 @@ impl IntoResponse for Feed {
 /// The events that are ready, written as one chunk of SSE text. Unlike `ready_chunks`,
 /// it keeps no buffer between chunks: an idle feed holds only its source stream, which
 /// matters with thousands of them open.
-struct Chunks(stream::Fuse<Events>);
+struct Chunks(stream::Fuse<SharedEvents>);
 
 impl Stream for Chunks {
-    type Item = String;
+    type Item = Bytes;
 
     fn poll_next(
         mut self: Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<String>> {
+    ) -> std::task::Poll<Option<Bytes>> {
         use std::task::Poll;
-        let mut chunk = String::new();
-        for _ in 0..MAX_BATCH {
+        let first = match self.0.poll_next_unpin(cx) {
+            Poll::Ready(Some(event)) => event,
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => return Poll::Pending,
+        };
+        let second = match self.0.poll_next_unpin(cx) {
+            Poll::Ready(Some(event)) => event,
+            // Alone: the shared frame as it is. The end (or the wait) is seen on the
+            // next poll.
+            Poll::Ready(None) | Poll::Pending => return Poll::Ready(Some(frame(&first))),
+        };
+        // Several ready together: one chunk of this reader's own.
+        let mut chunk = Vec::new();
+        chunk.extend_from_slice(&frame(&first));
+        chunk.extend_from_slice(&frame(&second));
+        for _ in 2..MAX_BATCH {
             match self.0.poll_next_unpin(cx) {
-                Poll::Ready(Some(event)) => {
-                    // Written in place: no String per event.
-                    if let EventKind::Reconnect { retry_ms } = event.kind {
-                        // The client's reconnection delay, in a field of its own.
-                        let _ = write!(chunk, "{}", Event::retry(retry_ms));
-                    }
-                    let _ = write!(chunk, "{}", to_sse(event));
-                }
-                Poll::Ready(None) if chunk.is_empty() => return Poll::Ready(None),
-                Poll::Pending if chunk.is_empty() => return Poll::Pending,
-                // The chunk goes out now; the end (or the wait) is seen on the next poll.
+                Poll::Ready(Some(event)) => chunk.extend_from_slice(&frame(&event)),
                 Poll::Ready(None) | Poll::Pending => break,
             }
         }
-        Poll::Ready(Some(chunk))
+        Poll::Ready(Some(Bytes::from(chunk)))
     }
+}
+
+/// The SSE frame of one event: a stored event's is encoded once and shared by every
+/// reader that got the event from the same place; a `ping` or `reconnect` is made for
+/// its reader alone.
+fn frame(event: &SharedEvent) -> Bytes {
+    match event.event().kind {
+        EventKind::Ping { .. } | EventKind::Reconnect { .. } => sse_text(event.event()).into(),
+        _ => event.wire(|event| sse_text(event).into()),
+    }
+}
+
+/// The SSE text of one event (see [`to_sse`]); a `reconnect` carries the client's
+/// reconnection delay in a field of its own first.
+fn sse_text(event: &StreamEvent) -> String {
+    let mut text = String::new();
+    if let EventKind::Reconnect { retry_ms } = event.kind {
+        let _ = write!(text, "{}", Event::retry(retry_ms));
+    }
+    let _ = write!(text, "{}", to_sse(event));
+    text
 }
 
 /// The SSE form of one event: `id: seq`, `event: type`, JSON `data`. The events that
 /// are never stored (`ping`, `reconnect`) have no `id:` and carry the bare event.
-fn to_sse(event: StreamEvent) -> Event {
+fn to_sse(event: &StreamEvent) -> Event {
     if let EventKind::Ping { .. } | EventKind::Reconnect { .. } = event.kind {
         let data = serde_json::to_string(&event.kind).unwrap_or_default();
         return Event::message(data).event_type(event.type_name());
     }
-    let data = serde_json::to_string(&event).unwrap_or_default();
+    let data = serde_json::to_string(event).unwrap_or_default();
     Event::message(data)
         .id(event.seq.to_string())
         .event_type(event.type_name())
@@ -184,7 +216,7 @@ pub async fn join(
     Ok(if rest.is_empty() {
         Joined::UpToDate
     } else {
-        let events = stream::iter(rest.into_iter().map(Ok)).boxed();
+        let events = stream::iter(rest.into_iter().map(|e| Ok(SharedEvent::new(e)))).boxed();
         Joined::Feed(with_pings(events, prompt.id, state, credential))
     })
 }
@@ -226,14 +258,14 @@ pub async fn so_far(state: &AppState, prompt: &prompts::Model) -> Result<Vec<Str
 
 /// The live feed of the prompt's log.
 pub fn live(state: &AppState, prompt_id: Uuid, after: u64, credential: Credential) -> Feed {
-    let events = state.turns.events.subscribe(prompt_id, after);
+    let events = state.turns.events.subscribe_shared(prompt_id, after);
     with_pings(events, prompt_id, state, credential)
 }
 
 /// Interleaves `ping`s every `streaming.ping_every` until `events` ends or fails, the
 /// server closes its feeds, or the reader's credential is revoked ([`keepalive`]).
 fn with_pings(
-    events: futures::stream::BoxStream<'static, Result<StreamEvent, EventLogError>>,
+    events: futures::stream::BoxStream<'static, Result<Arc<SharedEvent>, EventLogError>>,
     prompt_id: Uuid,
     state: &AppState,
     credential: Credential,
@@ -250,14 +282,14 @@ fn with_pings(
 struct PromptBeats(Uuid);
 
 impl keepalive::Beats for PromptBeats {
-    type Item = StreamEvent;
+    type Item = Arc<SharedEvent>;
 
-    fn ping(&self, ts: i64) -> StreamEvent {
-        self.event(EventKind::Ping { ts })
+    fn ping(&self, ts: i64) -> Arc<SharedEvent> {
+        SharedEvent::new(self.event(EventKind::Ping { ts }))
     }
 
-    fn reconnect(&self, retry_ms: u64) -> StreamEvent {
-        self.event(EventKind::Reconnect { retry_ms })
+    fn reconnect(&self, retry_ms: u64) -> Arc<SharedEvent> {
+        SharedEvent::new(self.event(EventKind::Reconnect { retry_ms }))
     }
 
     fn name(&self) -> String {
@@ -291,7 +323,7 @@ mod tests {
     async fn events_ready_together_are_written_in_one_chunk() {
         let (tx, rx) = futures::channel::mpsc::unbounded();
         for seq in 1..=3 {
-            tx.unbounded_send(event(seq)).unwrap();
+            tx.unbounded_send(SharedEvent::new(event(seq))).unwrap();
         }
         let response = Feed(rx.boxed()).into_response();
         assert_eq!(
@@ -303,17 +335,51 @@ mod tests {
         let mut chunks = response.into_body().into_bytes_stream();
         let first = chunks.next().await.unwrap().unwrap();
         let first = std::str::from_utf8(&first).unwrap().to_owned();
-        let expected: String = (1..=3).map(|seq| to_sse(event(seq)).to_string()).collect();
+        let expected: String = (1..=3).map(|seq| to_sse(&event(seq)).to_string()).collect();
         assert_eq!(first, expected, "three ready events, one chunk");
         assert!(
             first.starts_with("id: 1\nevent: block_stop\ndata: {"),
             "{first}"
         );
         // A later event is a chunk of its own; the feed ends with its stream.
-        tx.unbounded_send(event(4)).unwrap();
+        tx.unbounded_send(SharedEvent::new(event(4))).unwrap();
         let second = chunks.next().await.unwrap().unwrap();
-        assert_eq!(&second[..], to_sse(event(4)).to_string().as_bytes());
+        assert_eq!(&second[..], to_sse(&event(4)).to_string().as_bytes());
         drop(tx);
         assert!(chunks.next().await.is_none());
+    }
+
+    #[tokio::test]
+    async fn readers_of_one_event_write_the_same_frame() {
+        let shared = SharedEvent::new(event(7));
+        let (one, two) = (
+            futures::channel::mpsc::unbounded(),
+            futures::channel::mpsc::unbounded(),
+        );
+        one.0.unbounded_send(shared.clone()).unwrap();
+        two.0.unbounded_send(shared).unwrap();
+        let mut frames = Vec::new();
+        for rx in [one.1, two.1] {
+            let mut chunks = Feed(rx.boxed())
+                .into_response()
+                .into_body()
+                .into_bytes_stream();
+            frames.push(chunks.next().await.unwrap().unwrap());
+        }
+        assert_eq!(&frames[0][..], to_sse(&event(7)).to_string().as_bytes());
+        assert_eq!(frames[0], frames[1]);
+        assert_eq!(
+            frames[0].as_ptr(),
+            frames[1].as_ptr(),
+            "one encoding for both readers"
+        );
+        // A ping is its reader's own, without an id.
+        let ping = SharedEvent::new(StreamEvent {
+            seq: 0,
+            prompt_id: Uuid::nil(),
+            kind: EventKind::Ping { ts: 5 },
+        });
+        assert_eq!(frame(&ping), frame(&ping));
+        assert!(!std::str::from_utf8(&frame(&ping)).unwrap().contains("id:"));
     }
 }

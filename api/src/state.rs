@@ -71,6 +71,8 @@ pub struct Streaming {
     /// Turns true when the server shuts down: every open feed then ends with a
     /// `reconnect` event. None: feeds end only with their prompt.
     pub closing: Option<tokio::sync::watch::Receiver<bool>>,
+    /// The one ping tick, close and revocation signal all the feeds share.
+    pub pulse: crate::keepalive::Pulse,
 }
 
 impl Default for Streaming {
@@ -79,6 +81,7 @@ impl Default for Streaming {
             ping_every: Duration::from_secs(8),
             wait_timeout: Duration::from_secs(300),
             closing: None,
+            pulse: crate::keepalive::Pulse::default(),
         }
     }
 }

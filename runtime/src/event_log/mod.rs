@@ -32,9 +32,11 @@
 //! Backends: [`MemoryEventLog`] (embedded mode, in-process) and [`RedisEventLog`]
 //! (distributed mode, one Redis stream per prompt plus a pub/sub notification).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use futures::stream::BoxStream;
 use parley_protocol::events::{EventKind, StreamEvent};
 use uuid::Uuid;
@@ -44,10 +46,12 @@ pub mod cancel;
 pub mod conformance;
 pub mod memory;
 pub mod redis;
+pub mod shared;
 
 pub use self::cancel::{CancelHeard, CancelListener};
 pub use self::memory::MemoryEventLog;
 pub use self::redis::RedisEventLog;
+pub use self::shared::SharedEvent;
 
 /// How long a log lives that nobody [expires](EventLog::expire): each log gets this
 /// deadline when it is created, and the finish of its turn replaces it with the
@@ -114,6 +118,21 @@ pub trait EventLog: Send + Sync {
     /// that has no events waits for them — also one that has expired, so check
     /// [`exists`](EventLog::exists) first. Dropping the stream releases everything.
     fn subscribe(&self, prompt_id: Uuid, after: u64) -> BoxStream<'static, Result<StreamEvent>>;
+
+    /// [`subscribe`](EventLog::subscribe), each event as a [`SharedEvent`]: a backend
+    /// that keeps the latest events once for all the readers of a prompt in this process
+    /// (Redis: the topic's window) hands each of them the same copy, with one wire form
+    /// for all. The same events as `subscribe`, with the same guarantees; by default each
+    /// reader gets copies of its own.
+    fn subscribe_shared(
+        &self,
+        prompt_id: Uuid,
+        after: u64,
+    ) -> BoxStream<'static, Result<Arc<SharedEvent>>> {
+        self.subscribe(prompt_id, after)
+            .map(|event| event.map(SharedEvent::new))
+            .boxed()
+    }
 
     /// The log is finished: it stays readable for `retention`, then it is gone (`read`
     /// returns nothing and `exists` is false). Calling it again resets the deadline.

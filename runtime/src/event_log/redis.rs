@@ -43,6 +43,7 @@ use std::time::Duration;
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use ::redis::{ErrorKind, RedisError, Script, ServerErrorKind};
 use async_trait::async_trait;
+use futures::StreamExt;
 use futures::stream::BoxStream;
 use parley_protocol::events::{EventKind, StreamEvent};
 use parley_protocol::keys;
@@ -53,7 +54,7 @@ use self::listener::Listener;
 use self::reader::Reader;
 use self::wire::Payload;
 use self::writer::{Writer, append_script, new_tag};
-use super::{CancelListener, EventLog, EventLogError, EventWriter, Result};
+use super::{CancelListener, EventLog, EventLogError, EventWriter, Result, SharedEvent};
 
 /// How long a reader waits for a notification before looking at the stream itself.
 pub const POLL_EVERY: Duration = Duration::from_secs(2);
@@ -193,6 +194,16 @@ impl EventLog for RedisEventLog {
     }
 
     fn subscribe(&self, prompt_id: Uuid, after: u64) -> BoxStream<'static, Result<StreamEvent>> {
+        self.subscribe_shared(prompt_id, after)
+            .map(|event| event.map(SharedEvent::into_event))
+            .boxed()
+    }
+
+    fn subscribe_shared(
+        &self,
+        prompt_id: Uuid,
+        after: u64,
+    ) -> BoxStream<'static, Result<Arc<SharedEvent>>> {
         Reader::new(self.inner.clone(), prompt_id, after).into_stream()
     }
 

@@ -37,7 +37,8 @@ pub use self::storage::{
 pub use self::subscribers::{
     a_resumed_log_goes_on_after_its_terminal_event, concurrent_subscribers_see_identical_sequences,
     dropped_subscriber_leaves_others_intact_and_is_released, expiry_ends_a_waiting_subscriber,
-    long_backlog_is_delivered_in_order, subscriber_after_the_end_gets_the_remainder_and_ends,
+    long_backlog_is_delivered_in_order, shared_subscribers_see_what_subscribers_see,
+    subscriber_after_the_end_gets_the_remainder_and_ends,
     subscriber_from_start_gets_every_event_then_ends,
     subscriber_joining_mid_way_gets_exactly_the_rest,
     subscribers_follow_a_writer_among_other_appenders,
@@ -76,6 +77,7 @@ macro_rules! conformance_suite {
             a_writer_appends_batches_readers_take_apart,
             an_empty_log_starts_above_its_floor,
             subscribers_follow_a_writer_among_other_appenders,
+            shared_subscribers_see_what_subscribers_see,
             a_cancel_reaches_every_listener_of_its_prompt_and_no_other,
             a_listener_hears_only_later_signals,
             dropped_cancel_listeners_are_released,

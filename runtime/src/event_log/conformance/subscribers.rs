@@ -17,7 +17,7 @@ use super::kit::{
     PATIENCE, append, append_deltas, collect, complete, delta, eventually, next, read_all, seqs,
     within,
 };
-use crate::event_log::READ_BATCH;
+use crate::event_log::{READ_BATCH, SharedEvent};
 
 pub async fn subscriber_from_start_gets_every_event_then_ends(backend: &Backend) {
     let log = &*backend.log;
@@ -215,4 +215,32 @@ pub async fn subscribers_follow_a_writer_among_other_appenders(backend: &Backend
     for reader in seen {
         assert_eq!(reader, stored);
     }
+}
+
+/// `subscribe_shared` delivers what `subscribe` does — every event once, in order, from
+/// any starting point, to the end — to many readers at once while the log is written.
+pub async fn shared_subscribers_see_what_subscribers_see(backend: &Backend) {
+    let log = &*backend.log;
+    let prompt_id = Uuid::now_v7();
+    append_deltas(log, prompt_id, 3).await;
+    let shared = |after| {
+        log.subscribe_shared(prompt_id, after)
+            .map(|event| event.map(SharedEvent::into_event))
+            .boxed()
+    };
+    let readers = join_all((0..5).map(|n| collect(shared(n % 3))));
+    let writer = async {
+        for n in 3..30 {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            append(log, prompt_id, delta(n)).await;
+        }
+        append(log, prompt_id, complete()).await;
+    };
+    let (seen, ()) = tokio::join!(readers, writer);
+    let stored = read_all(log, prompt_id).await;
+    assert_eq!(seqs(&stored), (1..=31).collect::<Vec<_>>());
+    for (n, reader) in seen.into_iter().enumerate() {
+        assert_eq!(reader, stored[n % 3..], "reader {n}");
+    }
+    assert_eq!(collect(shared(31)).await, [], "after the terminal event");
 }

@@ -33,6 +33,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::{POLL_EVERY, wire};
+use crate::event_log::SharedEvent;
 
 /// How many of its latest events a topic keeps for its readers. A reader further behind
 /// reads the stream (in batches of [`READ_BATCH`](crate::event_log::READ_BATCH)).
@@ -50,8 +51,9 @@ pub(super) struct TopicState {
 }
 
 struct Window {
-    /// The latest notified events, contiguous by `seq`; emptied on a resync.
-    events: VecDeque<Arc<StreamEvent>>,
+    /// The latest notified events, contiguous by `seq`; emptied on a resync. Each is
+    /// handed to every member as it is (one copy, one wire form: [`SharedEvent`]).
+    events: VecDeque<Arc<SharedEvent>>,
     /// When a member should next look at the stream for itself, if no notification came.
     poll_due: Instant,
 }
@@ -76,16 +78,17 @@ impl TopicState {
 
     /// Adds a notified event: after the last one, or as the start of a new window when
     /// notifications were missed in between. A repeat is ignored.
-    fn push(&self, event: StreamEvent) {
+    fn push(&self, event: Arc<SharedEvent>) {
         {
             let mut window = self.window();
             let events = &mut window.events;
-            match events.back().map(|last| last.seq) {
-                Some(last) if event.seq <= last => return,
-                Some(last) if event.seq > last + 1 => events.clear(),
+            let seq = event.event().seq;
+            match events.back().map(|last| last.event().seq) {
+                Some(last) if seq <= last => return,
+                Some(last) if seq > last + 1 => events.clear(),
                 _ => {}
             }
-            events.push_back(Arc::new(event));
+            events.push_back(event);
             if events.len() > WINDOW {
                 events.pop_front();
             }
@@ -111,7 +114,7 @@ impl TopicState {
     /// Hands what a poll found to the other members: events the notifications did not
     /// bring go into the window; a log that is gone makes every member read the stream
     /// (and see for itself).
-    pub(super) fn share(&self, found: impl IntoIterator<Item = StreamEvent>, log_gone: bool) {
+    pub(super) fn share(&self, found: impl IntoIterator<Item = Arc<SharedEvent>>, log_gone: bool) {
         if log_gone {
             self.resync();
             return;
@@ -128,11 +131,11 @@ impl TopicState {
     }
 
     /// The window's events from `next` on (see [`Membership::events_from`]).
-    fn events_from(&self, next: u64) -> Option<Vec<StreamEvent>> {
+    fn events_from(&self, next: u64) -> Option<Vec<Arc<SharedEvent>>> {
         let window = self.window();
         let events = &window.events;
-        let first = events.front()?.seq;
-        let last = events.back()?.seq;
+        let first = events.front()?.event().seq;
+        let last = events.back()?.event().seq;
         if next < first {
             return None;
         }
@@ -142,13 +145,7 @@ impl TopicState {
             return Some(Vec::new());
         }
         let skip = usize::try_from(next - first).ok()?;
-        Some(
-            events
-                .iter()
-                .skip(skip)
-                .map(|e| StreamEvent::clone(e))
-                .collect(),
-        )
+        Some(events.iter().skip(skip).cloned().collect())
     }
 }
 
@@ -264,7 +261,7 @@ impl Membership {
     /// The window's events from `next` on, if the window reaches back to `next` (empty
     /// when the reader has them all, or even more); `None` when the reader must read the
     /// stream.
-    pub(super) fn events_from(&self, next: u64) -> Option<Vec<StreamEvent>> {
+    pub(super) fn events_from(&self, next: u64) -> Option<Vec<Arc<SharedEvent>>> {
         self.shared.events_from(next)
     }
 }
@@ -432,7 +429,9 @@ fn deliver(state: &Shared, message: &Msg) {
         return;
     };
     match wire::parse_notification(prompt_id, message.get_payload_bytes()) {
-        Some(events) => events.into_iter().for_each(|event| shared.push(event)),
+        Some(events) => events
+            .into_iter()
+            .for_each(|event| shared.push(SharedEvent::new(event))),
         None => shared.resync(),
     }
 }

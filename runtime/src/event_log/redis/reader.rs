@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 use super::listener::Membership;
 use super::{Inner, POLL_EVERY, redis_error, wire};
-use crate::event_log::{READ_BATCH, Result};
+use crate::event_log::{READ_BATCH, Result, SharedEvent};
 
 /// How long a reader that has caught up waits for its channel subscription before it
 /// reads the stream once more and starts waiting for notifications.
@@ -139,7 +139,8 @@ pub(super) struct Reader {
     inner: Arc<Inner>,
     prompt_id: Uuid,
     next: u64,
-    buffer: VecDeque<StreamEvent>,
+    /// Shared with the topic's other readers when taken from its window.
+    buffer: VecDeque<Arc<SharedEvent>>,
     started: bool,
     /// The last fetch filled a whole batch: fetch again before waiting (and before taking
     /// a terminal event at the end of the batch as the end of the log).
@@ -166,9 +167,9 @@ impl Reader {
         }
     }
 
-    /// The reader as the stream [`EventLog::subscribe`](super::EventLog::subscribe)
-    /// returns.
-    pub(super) fn into_stream(self) -> BoxStream<'static, Result<StreamEvent>> {
+    /// The reader as the stream
+    /// [`EventLog::subscribe_shared`](crate::event_log::EventLog::subscribe_shared) returns.
+    pub(super) fn into_stream(self) -> BoxStream<'static, Result<Arc<SharedEvent>>> {
         stream::unfold(self, |mut reader| async move {
             let item = reader.next_item().await?;
             Some((item, reader))
@@ -176,13 +177,13 @@ impl Reader {
         .boxed()
     }
 
-    async fn next_item(&mut self) -> Option<Result<StreamEvent>> {
+    async fn next_item(&mut self) -> Option<Result<Arc<SharedEvent>>> {
         loop {
             if self.done {
                 return None;
             }
             if let Some(event) = self.buffer.pop_front() {
-                self.next = event.seq + 1;
+                self.next = event.event().seq + 1;
                 if self.buffer.is_empty() {
                     // An idle reader keeps no buffer: with thousands of readers open,
                     // a batch's capacity each would add up.
@@ -192,7 +193,7 @@ impl Reader {
                 // prompt was resumed: a new attempt follows). The last event of a read
                 // that was not a whole batch, or the one just announced, was the last
                 // stored; only at the end of a whole batch does it take another look.
-                if event.kind.is_terminal() && self.buffer.is_empty() {
+                if event.event().kind.is_terminal() && self.buffer.is_empty() {
                     let goes_on =
                         self.more && self.fetch(false).await.is_ok() && !self.buffer.is_empty();
                     if !goes_on {
@@ -250,12 +251,12 @@ impl Reader {
                 Tail::Missing | Tail::NotChecked => {}
             }
         }
-        self.take(events);
+        self.take(events.into_iter().map(SharedEvent::new).collect());
         Ok(())
     }
 
     /// Queues `events` to yield; into an empty buffer they move without a copy.
-    fn take(&mut self, events: Vec<StreamEvent>) {
+    fn take(&mut self, events: Vec<Arc<SharedEvent>>) {
         if self.buffer.is_empty() {
             self.buffer = events.into();
         } else {

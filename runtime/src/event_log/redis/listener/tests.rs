@@ -26,13 +26,15 @@ fn notifications_parse_back_into_events() {
 #[test]
 fn the_window_keeps_the_latest_contiguous_events() {
     let id = Uuid::now_v7();
-    let event = |seq| StreamEvent {
-        seq,
-        prompt_id: id,
-        kind: EventKind::BlockStop { index: 0 },
+    let event = |seq| {
+        SharedEvent::new(StreamEvent {
+            seq,
+            prompt_id: id,
+            kind: EventKind::BlockStop { index: 0 },
+        })
     };
-    let seqs = |events: Option<Vec<StreamEvent>>| {
-        events.map(|events| events.iter().map(|e| e.seq).collect::<Vec<_>>())
+    let seqs = |events: Option<Vec<Arc<SharedEvent>>>| {
+        events.map(|events| events.iter().map(|e| e.event().seq).collect::<Vec<_>>())
     };
     let shared = TopicState::new();
     let mut wakes = shared.wakes.subscribe();
@@ -71,6 +73,14 @@ fn the_window_keeps_the_latest_contiguous_events() {
         "a gap starts a new window: 6 and 7 come from the stream"
     );
     assert_eq!(seqs(shared.events_from(8)), Some(vec![8]));
+    let (one, two) = (
+        shared.events_from(8).unwrap(),
+        shared.events_from(8).unwrap(),
+    );
+    assert!(
+        Arc::ptr_eq(&one[0], &two[0]),
+        "every member gets the window's copy"
+    );
     for seq in 9..9 + WINDOW as u64 {
         shared.push(event(seq));
     }
