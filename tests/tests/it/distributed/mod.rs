@@ -1039,14 +1039,16 @@ async fn a_taken_over_turn_continues_the_persisted_answer_where_the_provider_can
             "stall_timeout_ms = 5000\nmax_attempts = 2",
         )
         .await;
-        const TOKENS: usize = 40;
+        const TOKENS: usize = 60;
         let student = d.student();
         let (prompt_id, mut reader) = d
             .start_turn(&format!(
                 "[[mock tokens={TOKENS} token_delay_ms=50]] carry on"
             ))
             .await;
-        let head = until_deltas(&mut reader, 10).await;
+        // Past the first checkpoint (every 1.5 s by default; one delta event per 100 ms
+        // window): the worker dies with part of the answer persisted.
+        let head = until_deltas(&mut reader, 20).await;
         let streaming = d.cluster.workers_connected_to(d.mock.addr());
         assert_eq!(streaming.len(), 1, "{streaming:?}");
         d.cluster.kill_worker(streaming[0]).await;
