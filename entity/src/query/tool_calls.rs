@@ -42,8 +42,9 @@ pub async fn start<C: ConnectionTrait>(
     now: DateTimeUtc,
 ) -> Result<(tool_calls::Model, bool)> {
     use tool_calls::Column as T;
+    let id = Uuid::now_v7();
     let row = tool_calls::ActiveModel {
-        id: Set(Uuid::now_v7()),
+        id: Set(id),
         session_id: Set(new.session_id),
         prompt_id: Set(new.prompt_id),
         block_id: Set(None),
@@ -65,32 +66,32 @@ pub async fn start<C: ConnectionTrait>(
         decision_reason: Set(None),
         requested_args: Set(None),
     };
-    let inserted = tool_calls::Entity::insert(row)
+    // One statement: a call already recorded (an earlier attempt's) is "updated" to
+    // itself, so `RETURNING` hands back the row either way; it is ours when it has the
+    // id we gave it.
+    let row = tool_calls::Entity::insert(row)
         .on_conflict(
             OnConflict::columns([T::PromptId, T::ApiToolCallId])
-                .do_nothing()
+                .update_column(T::PromptId)
                 .to_owned(),
         )
-        .exec_without_returning(db)
+        .exec_with_returning(db)
         .await
         .context("recording a tool call")?;
-    let row = tool_calls::Entity::find()
-        .filter(T::PromptId.eq(new.prompt_id))
-        .filter(T::ApiToolCallId.eq(new.api_tool_call_id))
-        .one(db)
-        .await
-        .context("reading a tool call")?
-        .ok_or(Error::not_found("tool call"))?;
-    Ok((row, inserted == 1))
+    let inserted = row.id == id;
+    Ok((row, inserted))
 }
 
 /// Records how a running call ended: `state` (success, error or canceled), its result or
 /// error message, `completed_at = now` and the duration since it started. Only a call
 /// still `running` changes (a guarded update), so a call is finished once; the row is
-/// returned as it is now either way. 404 when there is no such call.
+/// returned as it is now either way. 404 when there is no such call. `started_at` is
+/// when the call started, when the caller knows it (one statement, the guarded
+/// `UPDATE … RETURNING`); else it is read first.
 pub async fn finish<C: ConnectionTrait>(
     db: &C,
     id: Uuid,
+    started_at: Option<DateTimeUtc>,
     state: ToolCallState,
     result: Option<Value>,
     error: Option<String>,
@@ -103,14 +104,18 @@ pub async fn finish<C: ConnectionTrait>(
             format!("{state:?} is not a state a call ends in"),
         ));
     }
-    let call = get(db, id).await?;
-    if call.state != ToolCallState::Running {
-        return Ok(call);
-    }
-    let duration_ms = call
-        .started_at
-        .map(|started| (now - started).num_milliseconds().max(0));
-    tool_calls::Entity::update_many()
+    let started_at = match started_at {
+        Some(started_at) => Some(started_at),
+        None => {
+            let call = get(db, id).await?;
+            if call.state != ToolCallState::Running {
+                return Ok(call);
+            }
+            call.started_at
+        }
+    };
+    let duration_ms = started_at.map(|started| (now - started).num_milliseconds().max(0));
+    let finished = tool_calls::Entity::update_many()
         .col_expr(T::State, Expr::value(state))
         .col_expr(T::ToolResult, Expr::value(result))
         .col_expr(T::ErrorMessage, Expr::value(error))
@@ -118,10 +123,14 @@ pub async fn finish<C: ConnectionTrait>(
         .col_expr(T::DurationMs, Expr::value(duration_ms))
         .filter(T::Id.eq(id))
         .filter(T::State.eq(ToolCallState::Running))
-        .exec(db)
+        .exec_with_returning(db)
         .await
         .context("finishing a tool call")?;
-    get(db, id).await
+    match finished.into_iter().next() {
+        Some(call) => Ok(call),
+        // Finished before (or no such call): as it is.
+        None => get(db, id).await,
+    }
 }
 
 /// One call by id.
@@ -246,15 +255,23 @@ pub async fn archive_payloads(
 }
 
 /// Attaches all of a prompt's calls to the message that answers it.
-pub async fn attach<C: ConnectionTrait>(db: &C, prompt_id: Uuid, message_id: Uuid) -> Result<()> {
+///
+/// Returns the prompt's calls as [`of_prompt`] does, from the same statement (`UPDATE …
+/// RETURNING`).
+pub async fn attach<C: ConnectionTrait>(
+    db: &C,
+    prompt_id: Uuid,
+    message_id: Uuid,
+) -> Result<Vec<tool_calls::Model>> {
     use tool_calls::Column as T;
-    tool_calls::Entity::update_many()
+    let mut calls = tool_calls::Entity::update_many()
         .col_expr(T::MessageId, Expr::value(message_id))
         .filter(T::PromptId.eq(prompt_id))
-        .exec(db)
+        .exec_with_returning(db)
         .await
         .context("attaching tool calls to their message")?;
-    Ok(())
+    calls.sort_by_key(|call| (call.created_at, call.id));
+    restore_archived(db, calls).await
 }
 
 #[cfg(test)]

@@ -123,7 +123,7 @@ impl Tools for TurnTools {
                     results[i] = Some(self.record(row_id, call, result, sink).await?);
                 }
                 Prepared::Waiting(result, expires_at) => {
-                    self.request_approval(row_id, call, &result, expires_at, sink)
+                    self.request_approval(row_id.0, call, &result, expires_at, sink)
                         .await?;
                     results[i] = Some(result);
                 }
@@ -167,6 +167,9 @@ impl Tools for TurnTools {
     }
 }
 
+/// A call's row: its id, and when it started (its end is written in one statement).
+type RowRef = (uuid::Uuid, Option<sea_orm::prelude::DateTimeUtc>);
+
 impl TurnTools {
     /// A successful result with its payload, when its function declares a payload type;
     /// a result that does not fit that type fails the call instead (its row records the
@@ -194,7 +197,7 @@ impl TurnTools {
         i: usize,
         call: &PlannedCall,
         tx: &mpsc::UnboundedSender<ProgressUpdate>,
-    ) -> Result<(uuid::Uuid, Prepared), SinkError> {
+    ) -> Result<(RowRef, Prepared), SinkError> {
         let parsed = parse_arguments(&call.arguments);
         let input = parsed
             .as_ref()
@@ -215,7 +218,7 @@ impl TurnTools {
                 ..ended(call, row.state, String::new(), 0)
             };
             let reused = self.with_payload(CallResult { output, ..reused });
-            return Ok((row.id, Prepared::Reused(reused)));
+            return Ok(((row.id, row.started_at), Prepared::Reused(reused)));
         }
         let checked = self.check(call, parsed);
         let (function, args) = match checked {
@@ -247,7 +250,7 @@ impl TurnTools {
                 output: json!({ "status": "awaiting_approval" }),
                 ..ended(call, ToolCallState::AwaitingApproval, String::new(), 0)
             };
-            return Ok((row.id, Prepared::Waiting(waiting, expires_at)));
+            return Ok(((row.id, row.started_at), Prepared::Waiting(waiting, expires_at)));
         }
         if function.spec().mode == Mode::Async {
             return Ok((
@@ -268,7 +271,7 @@ impl TurnTools {
             (i, started, result)
         }
         .instrument(span);
-        Ok((row.id, Prepared::Run(future.boxed())))
+        Ok(((row.id, row.started_at), Prepared::Run(future.boxed())))
     }
 
     /// Queues an asynchronous call as a job of its own (once: a call an earlier attempt
@@ -323,7 +326,7 @@ impl TurnTools {
     /// Writes the call's end on its row, sends `tool_complete` and closes its block.
     async fn record(
         &self,
-        row_id: uuid::Uuid,
+        (row_id, started_at): RowRef,
         call: &PlannedCall,
         result: CallResult,
         sink: &mut dyn Sink,
@@ -342,6 +345,7 @@ impl TurnTools {
         rows::finish(
             &self.context.db,
             row_id,
+            started_at,
             result.state,
             Some(result.output.clone()),
             error,

@@ -62,10 +62,10 @@ pub(super) async fn finish(
         .await?;
     }
     let calls = if after.attach_calls {
-        if let Some(message_id) = prompt.assistant_message_id {
-            query::tool_calls::attach(telling.db, prompt.id, message_id).await?;
+        match prompt.assistant_message_id {
+            Some(message_id) => query::tool_calls::attach(telling.db, prompt.id, message_id).await?,
+            None => query::tool_calls::of_prompt(telling.db, prompt.id).await?,
         }
-        query::tool_calls::of_prompt(telling.db, prompt.id).await?
     } else {
         Vec::new()
     };

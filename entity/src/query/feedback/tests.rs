@@ -328,6 +328,7 @@ on_both_backends!(the_export_reads_active_branches_with_their_calls, |db| {
     calls::finish(
         &db,
         row.id,
+        None,
         ToolCallState::Success,
         Some(json!({"time": "12:00"})),
         None,

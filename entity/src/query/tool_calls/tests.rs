@@ -47,6 +47,7 @@ on_both_backends!(start_twice_returns_the_same_row, |db| {
     let done = finish(
         &db,
         first.id,
+        None,
         ToolCallState::Success,
         Some(json!({"id": "t1"})),
         None,
@@ -94,6 +95,7 @@ on_both_backends!(finish_happens_once, |db| {
     let done = finish(
         &db,
         running.id,
+        None,
         ToolCallState::Error,
         None,
         Some("the function timed out".into()),
@@ -115,6 +117,7 @@ on_both_backends!(finish_happens_once, |db| {
     let late = finish(
         &db,
         running.id,
+        None,
         ToolCallState::Success,
         Some(json!({"ok": true})),
         None,
@@ -123,14 +126,27 @@ on_both_backends!(finish_happens_once, |db| {
     .await
     .unwrap();
     assert_eq!(late, done);
+    // Told when it started (one statement), likewise.
+    let late = finish(
+        &db,
+        running.id,
+        Some(t0),
+        ToolCallState::Success,
+        None,
+        None,
+        t1 + Duration::seconds(4),
+    )
+    .await
+    .unwrap();
+    assert_eq!(late, done);
 
     // Only final states end a call; an unknown call is 404.
     assert!(matches!(
-        finish(&db, running.id, ToolCallState::Running, None, None, t1).await,
+        finish(&db, running.id, None, ToolCallState::Running, None, None, t1).await,
         Err(Error::Internal(_))
     ));
     assert!(matches!(
-        finish(&db, Uuid::now_v7(), ToolCallState::Canceled, None, None, t1).await,
+        finish(&db, Uuid::now_v7(), None, ToolCallState::Canceled, None, None, t1).await,
         Err(Error::NotFound { .. })
     ));
 
@@ -142,6 +158,7 @@ on_both_backends!(finish_happens_once, |db| {
     let ok = finish(
         &db,
         ok.id,
+        ok.started_at,
         ToolCallState::Success,
         Some(json!({"todo": {"title": "x"}})),
         None,
@@ -191,7 +208,13 @@ on_both_backends!(calls_of_a_prompt_in_order_and_attached, |db| {
         "Done.",
     )
     .await;
-    attach(&db, prompt.id, answer.id).await.unwrap();
+    let attached = attach(&db, prompt.id, answer.id).await.unwrap();
+    assert_eq!(
+        attached,
+        of_prompt(&db, prompt.id).await.unwrap(),
+        "the attached calls, in order"
+    );
+    assert_eq!(attached.iter().map(|c| c.id).collect::<Vec<_>>(), [a.id, b.id]);
     for call in of_prompt(&db, prompt.id).await.unwrap() {
         assert_eq!(call.message_id, Some(answer.id));
     }
@@ -232,6 +255,7 @@ on_both_backends!(old_payloads_of_finished_turns_move_to_the_archive, |db| {
         finish(
             &db,
             row.id,
+            None,
             ToolCallState::Success,
             Some(json!({"n": n})),
             None,
