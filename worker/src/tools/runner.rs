@@ -225,14 +225,17 @@ impl TurnTools {
             Ok(ready) => ready,
             Err(refused) => {
                 return Ok((
-                    row.id,
+                    (row.id, row.started_at),
                     Prepared::Done(ended(call, ToolCallState::Error, refused.to_string(), 0)),
                 ));
             }
         };
+        let mut started_at = row.started_at;
         if row.state == ToolCallState::Approved {
-            // Approved while the turn was suspended: it runs now, once.
+            // Approved while the turn was suspended: it runs now, once (its end reads
+            // when it started).
             approvals::start_approved(&self.context.db, row.id, query::now()).await?;
+            started_at = None;
         } else if row.decided_at.is_none() && self.needs_approval(function.spec()) {
             let expires_at = match row.approval_expires_at {
                 Some(at) if row.state == ToolCallState::AwaitingApproval => at,
@@ -250,11 +253,11 @@ impl TurnTools {
                 output: json!({ "status": "awaiting_approval" }),
                 ..ended(call, ToolCallState::AwaitingApproval, String::new(), 0)
             };
-            return Ok(((row.id, row.started_at), Prepared::Waiting(waiting, expires_at)));
+            return Ok(((row.id, started_at), Prepared::Waiting(waiting, expires_at)));
         }
         if function.spec().mode == Mode::Async {
             return Ok((
-                row.id,
+                (row.id, started_at),
                 Prepared::Done(self.queue_call(call, &row, new_row).await),
             ));
         }
@@ -271,7 +274,7 @@ impl TurnTools {
             (i, started, result)
         }
         .instrument(span);
-        Ok(((row.id, row.started_at), Prepared::Run(future.boxed())))
+        Ok(((row.id, started_at), Prepared::Run(future.boxed())))
     }
 
     /// Queues an asynchronous call as a job of its own (once: a call an earlier attempt
