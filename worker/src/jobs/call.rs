@@ -69,7 +69,16 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
         }
     };
     let error = output["error"].as_str().map(str::to_owned);
-    let finished = rows::finish(&deps.db, row.id, None, state, Some(output), error, query::now()).await?;
+    let finished = rows::finish(
+        &deps.db,
+        row.id,
+        None,
+        state,
+        Some(output),
+        error,
+        query::now(),
+    )
+    .await?;
     crate::tools::runner::count_call(&registry, &row.tool_name, finished.state);
     tracing::info!(state = ?finished.state, elapsed_ms = started.elapsed().as_millis() as u64, "an asynchronous call ended");
     // Tell the turn's readers, if the turn is still streaming.

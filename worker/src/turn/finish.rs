@@ -63,7 +63,9 @@ pub(super) async fn finish(
     }
     let calls = if after.attach_calls {
         match prompt.assistant_message_id {
-            Some(message_id) => query::tool_calls::attach(telling.db, prompt.id, message_id).await?,
+            Some(message_id) => {
+                query::tool_calls::attach(telling.db, prompt.id, message_id).await?
+            }
             None => query::tool_calls::of_prompt(telling.db, prompt.id).await?,
         }
     } else {

@@ -142,11 +142,29 @@ on_both_backends!(finish_happens_once, |db| {
 
     // Only final states end a call; an unknown call is 404.
     assert!(matches!(
-        finish(&db, running.id, None, ToolCallState::Running, None, None, t1).await,
+        finish(
+            &db,
+            running.id,
+            None,
+            ToolCallState::Running,
+            None,
+            None,
+            t1
+        )
+        .await,
         Err(Error::Internal(_))
     ));
     assert!(matches!(
-        finish(&db, Uuid::now_v7(), None, ToolCallState::Canceled, None, None, t1).await,
+        finish(
+            &db,
+            Uuid::now_v7(),
+            None,
+            ToolCallState::Canceled,
+            None,
+            None,
+            t1
+        )
+        .await,
         Err(Error::NotFound { .. })
     ));
 
@@ -214,7 +232,10 @@ on_both_backends!(calls_of_a_prompt_in_order_and_attached, |db| {
         of_prompt(&db, prompt.id).await.unwrap(),
         "the attached calls, in order"
     );
-    assert_eq!(attached.iter().map(|c| c.id).collect::<Vec<_>>(), [a.id, b.id]);
+    assert_eq!(
+        attached.iter().map(|c| c.id).collect::<Vec<_>>(),
+        [a.id, b.id]
+    );
     for call in of_prompt(&db, prompt.id).await.unwrap() {
         assert_eq!(call.message_id, Some(answer.id));
     }
