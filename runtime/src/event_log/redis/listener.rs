@@ -26,7 +26,6 @@ use std::time::Duration;
 use ::redis::aio::{PubSub, PubSubSink};
 use ::redis::{Client, Msg, RedisResult};
 use futures::StreamExt;
-use parley_protocol::events::StreamEvent;
 use parley_protocol::keys;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;

@@ -1,4 +1,4 @@
-use parley_protocol::events::EventKind;
+use parley_protocol::events::{EventKind, StreamEvent};
 
 use super::*;
 
