@@ -6,17 +6,19 @@ use sea_orm::{
     ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     QueryFilter, QueryOrder, QuerySelect, QueryTrait, Set,
     prelude::DateTimeUtc,
-    sea_query::{Expr, ExprTrait, InsertStatement, OnConflict, Query},
+    sea_query::{Expr, ExprTrait, InsertStatement, Query},
 };
-use serde_json::Value;
 use uuid::Uuid;
 
-use crate::{
-    ai_usage, blocks,
-    enums::{BlockType, MessageRole},
-    error::Context,
-    messages, sessions,
+mod blocks;
+
+pub use blocks::{
+    BlockDraft, attach_files, attachments_of, blocks_of, checkpoint_blocks, discard_blocks,
+    finalize_blocks, write_final_blocks,
 };
+pub(crate) use blocks::{blocks_upsert, finalize_other_blocks};
+
+use crate::{ai_usage, enums::MessageRole, error::Context, messages, sessions};
 
 /// A message to append to a session.
 #[derive(Debug, Clone)]
@@ -103,17 +105,7 @@ pub async fn append_messages<C: ConnectionTrait>(
     rows: &[MessageRow],
     now: DateTimeUtc,
 ) -> Result<i32> {
-    let mut update = sessions::Entity::update_many()
-        .col_expr(
-            sessions::Column::MessageCount,
-            Expr::col(sessions::Column::MessageCount).add(rows.len() as i32),
-        )
-        .col_expr(sessions::Column::LastActivityAt, Expr::value(now));
-    if let Some(last) = rows.last() {
-        update = update.col_expr(sessions::Column::ActiveLeafId, Expr::value(last.id));
-    }
-    let counted = update
-        .filter(sessions::Column::Id.eq(session_id))
+    let counted = count_on_session(session_id, rows, now)
         .exec_with_returning(txn)
         .await
         .context("counting messages on their session")?;
@@ -124,6 +116,25 @@ pub async fn append_messages<C: ConnectionTrait>(
     let first = count - rows.len() as i32 + 1;
     insert_messages(txn, session_id, rows, first, now).await?;
     Ok(first)
+}
+
+/// The session's `UPDATE` that counts `rows` on it (its `seq` counter) and makes the last
+/// of them its active leaf.
+pub(crate) fn count_on_session(
+    session_id: Uuid,
+    rows: &[MessageRow],
+    now: DateTimeUtc,
+) -> sea_orm::UpdateMany<sessions::Entity> {
+    let mut update = sessions::Entity::update_many()
+        .col_expr(
+            sessions::Column::MessageCount,
+            Expr::col(sessions::Column::MessageCount).add(rows.len() as i32),
+        )
+        .col_expr(sessions::Column::LastActivityAt, Expr::value(now));
+    if let Some(last) = rows.last() {
+        update = update.col_expr(sessions::Column::ActiveLeafId, Expr::value(last.id));
+    }
+    update.filter(sessions::Column::Id.eq(session_id))
 }
 
 /// Inserts messages with seqs `first`, `first + 1`, … (already counted on the session).
@@ -189,204 +200,6 @@ pub(crate) fn messages_insert(
         ]);
     }
     Some(insert)
-}
-
-/// The current content of one block of a streaming answer.
-#[derive(Debug, Clone)]
-pub struct BlockDraft {
-    pub index: i32,
-    pub kind: BlockType,
-    pub content: String,
-    pub metadata: Value,
-}
-
-/// Writes the current content of the given blocks (insert or update by prompt and index).
-pub async fn checkpoint_blocks<C: ConnectionTrait>(
-    db: &C,
-    prompt_id: Uuid,
-    drafts: &[BlockDraft],
-    now: DateTimeUtc,
-) -> Result<()> {
-    upsert_blocks(db, prompt_id, drafts, None, now).await
-}
-
-/// Writes the final content of the given blocks, finalized onto the answer `message_id`
-/// (one statement whether or not a checkpoint wrote them before).
-pub async fn write_final_blocks<C: ConnectionTrait>(
-    db: &C,
-    prompt_id: Uuid,
-    message_id: Uuid,
-    drafts: &[BlockDraft],
-    now: DateTimeUtc,
-) -> Result<()> {
-    upsert_blocks(db, prompt_id, drafts, Some(message_id), now).await
-}
-
-async fn upsert_blocks<C: ConnectionTrait>(
-    db: &C,
-    prompt_id: Uuid,
-    drafts: &[BlockDraft],
-    message_id: Option<Uuid>,
-    now: DateTimeUtc,
-) -> Result<()> {
-    let upsert = blocks_upsert(prompt_id, drafts, message_id, now);
-    execute_if_any(db, upsert, "writing blocks").await
-}
-
-/// The upsert (by prompt and index) of `drafts`, finalized onto `message_id` when given;
-/// none for no drafts.
-pub(crate) fn blocks_upsert(
-    prompt_id: Uuid,
-    drafts: &[BlockDraft],
-    message_id: Option<Uuid>,
-    now: DateTimeUtc,
-) -> Option<InsertStatement> {
-    if drafts.is_empty() {
-        return None;
-    }
-    let rows = drafts.iter().map(|d| blocks::ActiveModel {
-        id: Set(Uuid::now_v7()),
-        message_id: Set(message_id),
-        prompt_id: Set(prompt_id),
-        index: Set(d.index),
-        r#type: Set(d.kind),
-        content: Set(d.content.clone()),
-        metadata: Set(d.metadata.clone()),
-        is_finalized: Set(message_id.is_some()),
-        created_at: Set(now),
-        updated_at: Set(now),
-    });
-    let mut columns = vec![
-        blocks::Column::Content,
-        blocks::Column::Metadata,
-        blocks::Column::UpdatedAt,
-    ];
-    if message_id.is_some() {
-        columns.extend([blocks::Column::MessageId, blocks::Column::IsFinalized]);
-    }
-    Some(
-        blocks::Entity::insert_many(rows)
-            .on_conflict(
-                OnConflict::columns([blocks::Column::PromptId, blocks::Column::Index])
-                    .update_columns(columns)
-                    .to_owned(),
-            )
-            .into_query(),
-    )
-}
-
-/// Drops a prompt's unfinalized blocks (a new attempt starts over).
-pub async fn discard_blocks<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Result<()> {
-    blocks::Entity::delete_many()
-        .filter(blocks::Column::PromptId.eq(prompt_id))
-        .filter(blocks::Column::IsFinalized.eq(false))
-        .exec(db)
-        .await
-        .context("discarding partial blocks")?;
-    Ok(())
-}
-
-/// Records a user message's attachments as `attachment` blocks of the message (indexes
-/// −1, −2, … in order, so they never meet the answer's blocks of the same prompt),
-/// finalized at once. `attachments`: (file id, metadata) in order.
-pub async fn attach_files<C: ConnectionTrait>(
-    db: &C,
-    prompt_id: Uuid,
-    message_id: Uuid,
-    attachments: &[(Uuid, String, Value)],
-    now: DateTimeUtc,
-) -> Result<()> {
-    if attachments.is_empty() {
-        return Ok(());
-    }
-    let rows = attachments
-        .iter()
-        .enumerate()
-        .map(|(i, (_, name, metadata))| blocks::ActiveModel {
-            id: Set(Uuid::now_v7()),
-            message_id: Set(Some(message_id)),
-            prompt_id: Set(prompt_id),
-            index: Set(-1 - i as i32),
-            r#type: Set(BlockType::Attachment),
-            content: Set(name.clone()),
-            metadata: Set(metadata.clone()),
-            is_finalized: Set(true),
-            created_at: Set(now),
-            updated_at: Set(now),
-        });
-    blocks::Entity::insert_many(rows)
-        .on_conflict(
-            OnConflict::columns([blocks::Column::PromptId, blocks::Column::Index])
-                .do_nothing()
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await
-        .context("recording attachments")?;
-    Ok(())
-}
-
-/// The attachment blocks of these messages, by message, in order.
-pub async fn attachments_of<C: ConnectionTrait>(
-    db: &C,
-    message_ids: &[Uuid],
-) -> Result<Vec<blocks::Model>> {
-    if message_ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    blocks::Entity::find()
-        .filter(blocks::Column::MessageId.is_in(message_ids.iter().copied()))
-        .filter(blocks::Column::Type.eq(BlockType::Attachment))
-        .order_by_desc(blocks::Column::Index)
-        .all(db)
-        .await
-        .context("reading attachments")
-}
-
-/// Attaches a prompt's blocks to its assistant message (the user message's attachment
-/// blocks stay where they are).
-/// The `UPDATE` that finalizes onto `message_id` a checkpointed prompt's answer blocks
-/// other than those at `except` (which the same write upserts finalized): blocks the
-/// final answer no longer has.
-pub(crate) fn finalize_other_blocks(
-    prompt_id: Uuid,
-    message_id: Uuid,
-    except: impl IntoIterator<Item = i32>,
-) -> sea_orm::sea_query::UpdateStatement {
-    blocks::Entity::update_many()
-        .col_expr(blocks::Column::MessageId, Expr::value(message_id))
-        .col_expr(blocks::Column::IsFinalized, Expr::value(true))
-        .filter(blocks::Column::PromptId.eq(prompt_id))
-        .filter(blocks::Column::Type.ne(BlockType::Attachment))
-        .filter(blocks::Column::Index.is_not_in(except))
-        .into_query()
-}
-
-pub async fn finalize_blocks<C: ConnectionTrait>(
-    db: &C,
-    prompt_id: Uuid,
-    message_id: Uuid,
-) -> Result<()> {
-    blocks::Entity::update_many()
-        .col_expr(blocks::Column::MessageId, Expr::value(message_id))
-        .col_expr(blocks::Column::IsFinalized, Expr::value(true))
-        .filter(blocks::Column::PromptId.eq(prompt_id))
-        .filter(blocks::Column::Type.ne(BlockType::Attachment))
-        .exec(db)
-        .await
-        .context("finalizing blocks")?;
-    Ok(())
-}
-
-/// A prompt's answer blocks in order (not the attachments of its user message).
-pub async fn blocks_of<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Result<Vec<blocks::Model>> {
-    blocks::Entity::find()
-        .filter(blocks::Column::PromptId.eq(prompt_id))
-        .filter(blocks::Column::Type.ne(BlockType::Attachment))
-        .order_by_asc(blocks::Column::Index)
-        .all(db)
-        .await
-        .context("reading blocks")
 }
 
 pub async fn get_message<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<messages::Model> {

@@ -8,7 +8,7 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, QueryFilter,
     QueryTrait,
     prelude::DateTimeUtc,
-    sea_query::{Expr, ExprTrait, Query, WithClause},
+    sea_query::{Expr, Query, WithClause},
 };
 use uuid::Uuid;
 
@@ -44,14 +44,7 @@ pub async fn checkpoint(
         return conversation::checkpoint_blocks(db, prompt_id, drafts, now).await;
     }
     let mut with = WithClause::new();
-    let counted = sessions::Entity::update_many()
-        .col_expr(
-            sessions::Column::MessageCount,
-            Expr::col(sessions::Column::MessageCount).add(1),
-        )
-        .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
-        .col_expr(sessions::Column::ActiveLeafId, Expr::value(row.id))
-        .filter(sessions::Column::Id.eq(session_id))
+    let counted = conversation::count_on_session(session_id, std::slice::from_ref(row), now)
         .into_query()
         .returning_col(sessions::Column::MessageCount)
         .to_owned();
