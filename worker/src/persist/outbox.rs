@@ -4,7 +4,8 @@
 //! the last words with `block_stop`, `prompt_state` and the terminal event.
 //!
 //! Which events wait is decided by what follows them. The content of a block (its start,
-//! deltas and stop, a function's result) and the end of the turn wait: the agent loop
+//! deltas and stop, a function's result) and the end of the turn wait — except the
+//! attempt's first text, which goes at once with its `block_start`: the agent loop
 //! sends them as soon as the model has nothing more ready ([`Sink::due`]), and the end
 //! of the turn settles the log before anything else. An event after which the turn may
 //! wait a long time — for a model's first token, a function, an approval — or that
@@ -31,13 +32,22 @@ pub(super) struct Outbox {
     events: Vec<EventKind>,
     /// When the oldest of them became ready.
     since: Option<Instant>,
+    /// Whether the attempt's first text went out (it goes at once: the first token
+    /// never waits for a burst to end).
+    first_text_sent: bool,
 }
 
 impl Outbox {
     /// Adds `kind`; returns whether the batch should go now (`kind` goes at once, or the
     /// batch is full or has waited long enough).
     pub fn push(&mut self, kind: EventKind, now: Instant) -> bool {
-        let at_once = goes_at_once(&kind);
+        let first_text = !self.first_text_sent
+            && matches!(
+                kind,
+                EventKind::TextDelta { .. } | EventKind::ThinkingDelta { .. }
+            );
+        self.first_text_sent |= first_text;
+        let at_once = first_text || goes_at_once(&kind);
         self.events.push(kind);
         let since = *self.since.get_or_insert(now);
         at_once || self.events.len() >= MAX_EVENTS || now.duration_since(since) >= MAX_WAIT
@@ -97,11 +107,15 @@ mod tests {
             index: 0,
             text: "hi".into(),
         };
-        assert!(!outbox.push(delta.clone(), t0));
+        assert!(
+            outbox.push(delta.clone(), t0),
+            "the first text goes at once"
+        );
+        assert!(!outbox.push(delta.clone(), t0), "later text waits");
         assert!(!outbox.push(EventKind::BlockStop { index: 0 }, t0));
         assert!(!outbox.push(EventKind::state(PromptState::Completed, 1), t0));
-        assert_eq!(outbox.len(), 4);
-        assert_eq!(outbox.take().map(|b| b.len()), Some(4));
+        assert_eq!(outbox.len(), 5);
+        assert_eq!(outbox.take().map(|b| b.len()), Some(5));
         assert_eq!((outbox.take(), outbox.due()), (None, None));
 
         let status = EventKind::Status {
