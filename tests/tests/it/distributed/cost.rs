@@ -223,17 +223,19 @@ fn commands_between(
         .collect()
 }
 
-// What a turn costs at a real model's pace (#16): 50 tokens 20 ms apart, a second of
-// streaming, with the default settings. A block's deltas are merged by time (one event
-// per 100 ms window), the partial answer is checkpointed by time (every 1.5 s: none in
-// a one-second turn), the end is one statement in one transaction, and the events of a
-// batch are one Redis entry: so a turn costs what one at once costs plus one event and
-// two Redis commands (`XADD` + `PUBLISH`) per window — not per token. Before #16 this
-// turn cost 22.5 statements in 4 transactions, 86 Redis commands and 38 events.
+// What a turn costs at a real model's pace (#16): 100 tokens 20 ms apart, two seconds
+// of streaming, with the default settings but a lease longer than a turn (its renewal
+// is a cost per second, not per token). A block's deltas are merged by time (one event
+// per 100 ms window), the partial answer is checkpointed by time (every 1.5 s: once a
+// turn, one statement with the user message), the end is one statement in one
+// transaction even after a checkpoint, and the events of a batch are one Redis entry:
+// so a turn costs what one at once costs plus a checkpoint, and one event and two Redis
+// commands (`XADD` + `PUBLISH`) per window — not per token. Before #16 a one-second
+// turn of 50 tokens cost 22.5 statements in 4 transactions, 86 Redis commands and 38 events.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_at_a_real_models_pace_writes_by_time_not_by_token() {
     const TURNS: i64 = 4;
-    const TOKENS: usize = 50;
+    const TOKENS: usize = 100;
     const PACE_MS: u64 = 20;
     run_test(Backend::Postgres, |_| async {
         // Redis's counters are per server: this one is the test's alone.
@@ -243,7 +245,7 @@ async fn a_turn_at_a_real_models_pace_writes_by_time_not_by_token() {
         let config = mock_provider_config_with(
             &mock.base_url(),
             "first_token_timeout_ms = 60000",
-            &worker_settings(LEASE),
+            &worker_settings(Duration::from_secs(30)),
         );
         let mut cluster =
             Cluster::spawn_on_redis(&redis.url(), &[("PARLEY_CONFIG", &config_path(&config))])
@@ -346,6 +348,16 @@ async fn a_turn_at_a_real_models_pace_writes_by_time_not_by_token() {
             ran.calls_of("BEGIN")
         );
         assert_eq!(ran.calls_of("ROLLBACK"), 0, "nothing rolled back:\n{listing}");
+        // Every turn checkpointed (its user message with its blocks, one statement), and
+        // its finish stayed one statement after that.
+        assert!(
+            ran.calls_of(r#"WITH "s" AS (UPDATE "sessions""#) >= TURNS,
+            "every first checkpoint is one statement:\n{listing}"
+        );
+        assert!(
+            ran.calls_of(r#"WITH "p" AS (UPDATE "prompts""#) >= TURNS,
+            "every finish is one statement:\n{listing}"
+        );
         // One entry (`XADD`) and one notification (`PUBLISH`) per batch of events; the
         // user feed adds two entries a turn.
         assert!(
