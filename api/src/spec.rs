@@ -12,7 +12,9 @@
 //! The document also carries the stream events: each SSE `data:` is one `StreamEvent`,
 //! which no operation names (a feed is documented as `SseEvent`s, what an SSE client
 //! sees), so [`document`] adds the union's schemas and points `SseEvent.data` at it with
-//! an `x-content-schema` extension (OpenAPI 3.0 has no `contentSchema`). The module hook
+//! an `x-content-schema` extension (OpenAPI 3.0 has no `contentSchema`); the
+//! OpenAI-compatible streams' events (`ChatCompletionSseEvent`, `ResponseSseEvent`)
+//! point at OpenAI's chunk and event the same way. The module hook
 //! contract (`HookContext`, `HookResult`) is added the same way, for webhook authors.
 //!
 //! Last, [`for_generators`] says two things the way every mainstream client generator
@@ -152,6 +154,8 @@ fn add_stream_events(doc: &mut Value) {
     UserEventDoc::register(&mut registry);
     HookContext::register(&mut registry);
     HookResult::register(&mut registry);
+    crate::openai::types::ChatCompletionChunk::register(&mut registry);
+    crate::openai::types::ResponseStreamEvent::register(&mut registry);
     let schemas = &mut doc["components"]["schemas"];
     for (name, schema) in registry.schemas {
         let schema = serde_json::to_value(schema).expect("a schema serializes");
@@ -183,6 +187,16 @@ fn add_stream_events(doc: &mut Value) {
     {
         data["x-content-media-type"] = json!("application/json");
         data["x-content-schema"] = json!({ "$ref": format!("{SCHEMA_PREFIX}{user}") });
+    }
+    // The OpenAI-compatible streams', whose events are OpenAI's chunks and events.
+    for (event, content) in [
+        ("ChatCompletionSseEvent", "ChatCompletionChunk"),
+        ("ResponseSseEvent", "ResponseStreamEvent"),
+    ] {
+        if let Some(data) = schemas.pointer_mut(&format!("/{event}/properties/data")) {
+            data["x-content-media-type"] = json!("application/json");
+            data["x-content-schema"] = json!({ "$ref": format!("{SCHEMA_PREFIX}{content}") });
+        }
     }
 }
 

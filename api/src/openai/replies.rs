@@ -12,19 +12,19 @@ use poem_openapi::{
 
 use super::{
     stream::OpenAiStream,
-    types::{ChatCompletion, ChatCompletionChunk, OpenAiResponse, ResponseStreamEvent},
+    types::{ChatCompletion, ChatCompletionSseEvent, OpenAiResponse, ResponseSseEvent},
 };
 
 /// A completion, or its stream.
 pub enum ChatReply {
     Completion(Box<ChatCompletion>, String),
-    Stream(OpenAiStream<ChatCompletionChunk>, String),
+    Stream(OpenAiStream<ChatCompletionSseEvent>, String),
 }
 
 /// A response object, or its stream.
 pub enum ResponseReply {
     Object(Box<OpenAiResponse>, String),
-    Stream(OpenAiStream<ResponseStreamEvent>, String),
+    Stream(OpenAiStream<ResponseSseEvent>, String),
 }
 
 /// One 200 with a JSON body (`J`) or, when the request asked to stream, an event stream
@@ -67,14 +67,14 @@ fn with_location(mut response: poem::Response, location: String) -> poem::Respon
 
 impl ApiResponse for ChatReply {
     fn meta() -> MetaResponses {
-        json_or_stream::<ChatCompletion, ChatCompletionChunk>(
+        json_or_stream::<ChatCompletion, ChatCompletionSseEvent>(
             "The completion (`stream` false), or `chat.completion.chunk` events ending with `data: [DONE]`.",
         )
     }
 
     fn register(registry: &mut Registry) {
         ChatCompletion::register(registry);
-        ChatCompletionChunk::register(registry);
+        ChatCompletionSseEvent::register(registry);
     }
 }
 
@@ -91,14 +91,14 @@ impl IntoResponse for ChatReply {
 
 impl ApiResponse for ResponseReply {
     fn meta() -> MetaResponses {
-        json_or_stream::<OpenAiResponse, ResponseStreamEvent>(
+        json_or_stream::<OpenAiResponse, ResponseSseEvent>(
             "The response (`stream` false), or its events (`stream` true).",
         )
     }
 
     fn register(registry: &mut Registry) {
         OpenAiResponse::register(registry);
-        ResponseStreamEvent::register(registry);
+        ResponseSseEvent::register(registry);
     }
 }
 

@@ -421,6 +421,25 @@ pub struct ResponseStreamEvent {
     pub sequence_number: u64,
 }
 
+/// One Server-Sent Event of a streamed chat completion, as an SSE client sees it: a
+/// `data:` line and no `event:` or `id:`.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatCompletionSseEvent")]
+pub struct ChatCompletionSseEvent {
+    /// A `ChatCompletionChunk` as JSON (see that schema); the last event's is `[DONE]`.
+    pub data: String,
+}
+
+/// One Server-Sent Event of a response's stream, as an SSE client sees it.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseSseEvent")]
+pub struct ResponseSseEvent {
+    /// The event's type, the same as `type` in `data`.
+    pub event: String,
+    /// A `ResponseStreamEvent` as JSON (see that schema).
+    pub data: String,
+}
+
 /// The error of a failed request, in OpenAI's shape.
 #[derive(Debug, Clone, Object)]
 #[oai(rename = "OpenAiErrorDetail")]

@@ -153,6 +153,57 @@ fn streams_are_documented_as_event_streams_of_the_event_union() {
     }
 }
 
+/// An SSE response's schema describes an event as an SSE client (and a fuzzer) parses
+/// it, `{event, data, id}` with `data` a string, never the JSON inside `data`; the JSON's
+/// schema is named by `x-content-schema`.
+#[test]
+fn every_event_stream_documents_sse_events_whose_data_names_its_json() {
+    let doc = generated();
+    let schemas = &doc["components"]["schemas"];
+    let mut streams = 0;
+    for (path, methods) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in methods.as_object().expect("methods") {
+            for (status, response) in operation["responses"].as_object().expect("responses") {
+                let Some(schema) = response["content"].get("text/event-stream") else {
+                    continue;
+                };
+                streams += 1;
+                let name = schema["schema"]["$ref"]
+                    .as_str()
+                    .and_then(|r| r.strip_prefix(SCHEMA_PREFIX));
+                let name =
+                    name.unwrap_or_else(|| panic!("{method} {path} {status}: a named schema"));
+                let event = &schemas[name];
+                assert_eq!(
+                    event["properties"]["data"]["type"], "string",
+                    "{name}: {event}"
+                );
+                assert!(
+                    event["required"]
+                        .as_array()
+                        .is_some_and(|r| r.contains(&json!("data"))),
+                    "{name}: `data` is required"
+                );
+                let allowed = ["event", "data", "id"];
+                for property in event["properties"].as_object().expect("properties").keys() {
+                    assert!(
+                        allowed.contains(&property.as_str()),
+                        "{name}: `{property}` is no SSE field"
+                    );
+                }
+                let content = event["properties"]["data"]["x-content-schema"]["$ref"].as_str();
+                let content = content.and_then(|r| r.strip_prefix(SCHEMA_PREFIX));
+                let content = content.unwrap_or_else(|| panic!("{name}: `data` names its schema"));
+                assert!(
+                    schemas.get(content).is_some(),
+                    "{content} is in the document"
+                );
+            }
+        }
+    }
+    assert!(streams >= 7, "{streams} event streams");
+}
+
 #[test]
 fn request_objects_reject_unknown_fields_and_accept_null_for_optional_ones() {
     let mut doc = json!({

@@ -2262,6 +2262,15 @@ export interface components {
             stream_options?: components["schemas"]["ChatStreamOptions"] | null;
         };
         /**
+         * ChatCompletionSseEvent
+         * @description One Server-Sent Event of a streamed chat completion, as an SSE client sees it: a
+         *     `data:` line and no `event:` or `id:`.
+         */
+        ChatCompletionSseEvent: {
+            /** @description A `ChatCompletionChunk` as JSON (see that schema); the last event's is `[DONE]`. */
+            data: string;
+        };
+        /**
          * ChatCompletionUsage
          * @description Token counts of a completion.
          */
@@ -4271,6 +4280,16 @@ export interface components {
             reasoning_tokens: number;
         };
         /**
+         * ResponseSseEvent
+         * @description One Server-Sent Event of a response's stream, as an SSE client sees it.
+         */
+        ResponseSseEvent: {
+            /** @description A `ResponseStreamEvent` as JSON (see that schema). */
+            data: string;
+            /** @description The event's type, the same as `type` in `data`. */
+            event: string;
+        };
+        /**
          * ResponseStreamEvent
          * @description One event of a response's stream (`event: <type>`, `data: {…}`): `response.created`,
          *     `response.queued`, `response.in_progress`, `response.output_item.added`,
@@ -6031,7 +6050,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatCompletion"];
-                    "text/event-stream": components["schemas"]["ChatCompletionChunk"];
+                    "text/event-stream": components["schemas"]["ChatCompletionSseEvent"];
                 };
             };
             /** @description The request is malformed or its values are not acceptable (`invalid_request_error`). */
@@ -6225,7 +6244,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAiResponse"];
-                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
+                    "text/event-stream": components["schemas"]["ResponseSseEvent"];
                 };
             };
             /** @description The request is malformed or its values are not acceptable (`invalid_request_error`). */
@@ -6365,7 +6384,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAiResponse"];
-                    "text/event-stream": components["schemas"]["ResponseStreamEvent"];
+                    "text/event-stream": components["schemas"]["ResponseSseEvent"];
                 };
             };
             /** @description The request is malformed or its values are not acceptable (`invalid_request_error`). */

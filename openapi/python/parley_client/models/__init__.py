@@ -37,6 +37,7 @@ from .chat_completion_chunk_choice import ChatCompletionChunkChoice
 from .chat_completion_delta import ChatCompletionDelta
 from .chat_completion_message import ChatCompletionMessage
 from .chat_completion_request import ChatCompletionRequest
+from .chat_completion_sse_event import ChatCompletionSseEvent
 from .chat_completion_usage import ChatCompletionUsage
 from .chat_content_part import ChatContentPart
 from .chat_message_input import ChatMessageInput
@@ -193,6 +194,7 @@ from .response_output_item_response_output_message_type import (
 from .response_output_message import ResponseOutputMessage
 from .response_output_text import ResponseOutputText
 from .response_output_tokens_details import ResponseOutputTokensDetails
+from .response_sse_event import ResponseSseEvent
 from .response_stream_event import ResponseStreamEvent
 from .response_text import ResponseText
 from .response_text_format import ResponseTextFormat
@@ -373,6 +375,7 @@ __all__ = (
     "ChatCompletionDelta",
     "ChatCompletionMessage",
     "ChatCompletionRequest",
+    "ChatCompletionSseEvent",
     "ChatCompletionUsage",
     "ChatContentPart",
     "ChatMessageInput",
@@ -523,6 +526,7 @@ __all__ = (
     "ResponseOutputMessage",
     "ResponseOutputText",
     "ResponseOutputTokensDetails",
+    "ResponseSseEvent",
     "ResponseStreamEvent",
     "ResponseText",
     "ResponseTextFormat",
