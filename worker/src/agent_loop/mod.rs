@@ -71,6 +71,13 @@ pub trait Sink: Send {
     async fn checkpoint_now(&mut self, _drafts: &[BlockDraft]) -> Result<(), SinkError> {
         Ok(())
     }
+    /// Whether the checkpoints write the prompt's running state on its row, in their own
+    /// statement: [`Sink::checkpoint_now`] marks it `waiting_for_tools` (functions are
+    /// about to run), a checkpoint while the model streams `in_progress`. When false,
+    /// whoever changes the state writes it.
+    fn checkpoints_keep_the_state(&self) -> bool {
+        false
+    }
 }
 
 pub use crate::error::SinkError;

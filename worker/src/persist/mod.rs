@@ -18,8 +18,9 @@ use std::{
 use parley_entity::query::{
     self,
     conversation::{BlockDraft, MessageRow},
+    prompts::{LeaseRenewal, LeaseState},
 };
-use parley_protocol::events::{EventKind, StreamEvent};
+use parley_protocol::events::{EventKind, PromptState, StreamEvent};
 use parley_runtime::event_log::EventLog;
 use sea_orm::{DatabaseConnection, prelude::DateTimeUtc};
 use tokio::sync::watch;
@@ -36,7 +37,7 @@ mod watcher;
 
 pub use coalesce::Coalescer;
 pub use stream::Seqs;
-pub use watcher::{DbRow, PromptRow, Stop, Watcher};
+pub use watcher::{DbRow, LeaseReports, PromptRow, Renewed, Stop, Watcher};
 
 /// The agent loop's sink for one attempt at a prompt.
 pub struct TurnSink {
@@ -49,6 +50,16 @@ pub struct TurnSink {
     checkpoints: Checkpoints,
     user_message: user_message::UserMessage,
     stop: watch::Receiver<Stop>,
+    lease: Option<CheckpointLease>,
+}
+
+/// The lease a checkpoint renews beside what it writes.
+struct CheckpointLease {
+    worker: String,
+    length: Duration,
+    reports: LeaseReports,
+    /// False once a checkpoint found the lease lost.
+    held: bool,
 }
 
 /// When partial blocks were last written.
@@ -86,7 +97,19 @@ impl TurnSink {
             },
             user_message: user_message::UserMessage::default(),
             stop: watcher.receiver(),
+            lease: None,
         }
+    }
+
+    /// Checkpoints renew `worker`'s lease of `length` too, and tell `watcher`.
+    pub fn renews_lease(mut self, worker: &str, length: Duration, watcher: &Watcher) -> Self {
+        self.lease = Some(CheckpointLease {
+            worker: worker.to_owned(),
+            length,
+            reports: watcher.reports(),
+            held: true,
+        });
+        self
     }
 
     /// Merges consecutive deltas of a block that arrive within `window` of the last one
@@ -213,14 +236,31 @@ impl TurnSink {
         self.checkpoints.wrote_blocks
     }
 
-    /// Writes the drafts (and, the first time, a deferred user message) now: one
-    /// statement on PostgreSQL.
-    async fn checkpoint(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
+    /// Writes the drafts (and, the first time, a deferred user message) now, renewing the
+    /// lease with the prompt in `state`: one statement on PostgreSQL.
+    async fn checkpoint(
+        &mut self,
+        drafts: &[BlockDraft],
+        state: PromptState,
+    ) -> Result<(), SinkError> {
         let (db, prompt_id) = (&self.db, self.prompt_id);
         let user = self.user_message.take_deferred();
         let now = query::now();
         let row = user.as_ref().map(|(session_id, row)| (*session_id, row));
-        query::prompts::checkpoint(db, prompt_id, row, drafts, now).await?;
+        let sent = tokio::time::Instant::now();
+        let renewal = self.lease.as_ref().map(|lease| LeaseRenewal {
+            worker: &lease.worker,
+            until: now + chrono::Duration::from_std(lease.length).unwrap_or_default(),
+            state: Some(state),
+        });
+        let found = query::prompts::checkpoint(db, prompt_id, row, drafts, renewal, now).await?;
+        if let (Some(found), Some(lease)) = (found, &mut self.lease) {
+            lease.held = found != LeaseState::Lost;
+            lease.reports.report(Renewed {
+                at: sent,
+                state: found,
+            });
+        }
         if let Some((_, row)) = user {
             self.user_message.written(row, now);
         }
@@ -246,7 +286,7 @@ impl Sink for TurnSink {
 
     async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
         if self.checkpoints.last.elapsed() >= self.checkpoints.interval {
-            self.checkpoint(drafts).await?;
+            self.checkpoint(drafts, PromptState::InProgress).await?;
         }
         Ok(())
     }
@@ -283,7 +323,12 @@ impl Sink for TurnSink {
 
     async fn checkpoint_now(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError> {
         self.settle().await?;
-        self.checkpoint(drafts).await
+        self.checkpoint(drafts, PromptState::WaitingForTools).await
+    }
+
+    fn checkpoints_keep_the_state(&self) -> bool {
+        self.lease.as_ref().is_some_and(|lease| lease.held)
+            && self.db.get_database_backend() == sea_orm::DbBackend::Postgres
     }
 }
 
@@ -298,8 +343,8 @@ mod tests {
 
     #[async_trait::async_trait]
     impl PromptRow for QuietRow {
-        async fn renew(&self) -> Result<bool, parley_protocol::error::Error> {
-            Ok(true)
+        async fn renew(&self) -> Result<LeaseState, parley_protocol::error::Error> {
+            Ok(LeaseState::Held { cancelled: false })
         }
 
         async fn cancel_requested(&self) -> Result<bool, parley_protocol::error::Error> {

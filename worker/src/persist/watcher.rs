@@ -8,17 +8,23 @@
 //!
 //! * when the listener says signals may have been missed (the backend was not listening
 //!   yet, its connection dropped);
-//! * at every lease renewal (every third of the lease): the backstop for a signal lost in
-//!   a way nobody noticed, so a cancel is seen within a third of the lease at worst.
+//! * at every lease renewal: the backstop for a signal lost in a way nobody noticed. The
+//!   renewal's statement returns the cancel mark, so a cancel is seen within half the
+//!   lease at worst.
 //!
-//! A plain turn shorter than that never reads the row. The watcher also stops the turn
-//! when its lease has run out by its own clock (the renewals failed for a whole lease):
-//! another worker may own the prompt by then, and the turn must stop writing.
+//! The lease is renewed when half of it has gone by since it was last renewed, by the
+//! watcher or by a checkpoint: a streaming turn's checkpoints (every 1.5 s, one statement
+//! each on PostgreSQL) renew it beside what they write and report here
+//! ([`LeaseReports`]), so the watcher renews only a turn that writes nothing, such as one
+//! waiting on a function. A renewal that fails is tried again every sixth of the lease.
+//! A plain turn shorter than half the lease never reads the row. The watcher also stops
+//! the turn when its lease has run out by its own clock (the renewals failed for a whole
+//! lease): another worker may own the prompt by then, and the turn must stop writing.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
-use parley_entity::query;
+use parley_entity::query::{self, prompts::LeaseState};
 use parley_runtime::event_log::{CancelHeard, CancelListener};
 use sea_orm::DatabaseConnection;
 use tokio::sync::watch;
@@ -38,8 +44,8 @@ pub enum Stop {
 /// The prompt's row, as far as the watcher reads and writes it.
 #[async_trait]
 pub trait PromptRow: Send + Sync + 'static {
-    /// Extends this worker's lease; false when the worker lost the prompt.
-    async fn renew(&self) -> Result<bool, parley_protocol::error::Error>;
+    /// Extends this worker's lease, and reads the cancel mark.
+    async fn renew(&self) -> Result<LeaseState, parley_protocol::error::Error>;
     /// Whether a cancel is recorded on the prompt.
     async fn cancel_requested(&self) -> Result<bool, parley_protocol::error::Error>;
 }
@@ -55,7 +61,7 @@ pub struct DbRow {
 
 #[async_trait]
 impl PromptRow for DbRow {
-    async fn renew(&self) -> Result<bool, parley_protocol::error::Error> {
+    async fn renew(&self) -> Result<LeaseState, parley_protocol::error::Error> {
         let lease = chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::seconds(60));
         let until = query::now() + lease;
         query::prompts::renew_lease(&self.db, self.prompt_id, &self.worker, until).await
@@ -66,9 +72,27 @@ impl PromptRow for DbRow {
     }
 }
 
+/// A renewal of the lease made beside a checkpoint: when it was sent, and what it found.
+#[derive(Debug, Clone, Copy)]
+pub struct Renewed {
+    pub at: Instant,
+    pub state: LeaseState,
+}
+
+/// Where a turn's checkpoints report the lease renewals they made.
+#[derive(Clone)]
+pub struct LeaseReports(std::sync::Arc<watch::Sender<Option<Renewed>>>);
+
+impl LeaseReports {
+    pub fn report(&self, renewed: Renewed) {
+        self.0.send_replace(Some(renewed));
+    }
+}
+
 /// Watches one turn until dropped.
 pub struct Watcher {
     stop: watch::Receiver<Stop>,
+    reports: LeaseReports,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -82,11 +106,16 @@ impl Watcher {
     /// Starts watching; the lease was taken (or renewed) just now.
     pub fn start(row: impl PromptRow, cancel: CancelListener, lease: Duration) -> Self {
         let (tx, rx) = watch::channel(Stop::Running);
+        let (reports, renewals) = watch::channel(None);
         let task = tokio::spawn(async move {
-            let stop = watch(&row, cancel, lease).await;
+            let stop = watch(&row, cancel, lease, renewals).await;
             let _ = tx.send(stop);
         });
-        Self { stop: rx, task }
+        Self {
+            stop: rx,
+            reports: LeaseReports(std::sync::Arc::new(reports)),
+            task,
+        }
     }
 
     pub fn state(&self) -> Stop {
@@ -96,11 +125,21 @@ impl Watcher {
     pub(super) fn receiver(&self) -> watch::Receiver<Stop> {
         self.stop.clone()
     }
+
+    /// Where checkpoints that renew the lease say so.
+    pub fn reports(&self) -> LeaseReports {
+        self.reports.clone()
+    }
 }
 
 /// Runs until the turn must stop, and says why.
-async fn watch(row: &impl PromptRow, mut cancel: CancelListener, lease: Duration) -> Stop {
-    let renew_every = lease / 3;
+async fn watch(
+    row: &impl PromptRow,
+    mut cancel: CancelListener,
+    lease: Duration,
+    mut renewals: watch::Receiver<Option<Renewed>>,
+) -> Stop {
+    let (renew_every, retry_every) = (lease / 2, lease / 6);
     let mut renewed = Instant::now();
     let mut next_renewal = renewed + renew_every;
     loop {
@@ -113,20 +152,37 @@ async fn watch(row: &impl PromptRow, mut cancel: CancelListener, lease: Duration
                     }
                 }
             },
-            () = tokio::time::sleep_until(next_renewal) => {
-                match row.renew().await {
-                    Ok(true) => renewed = Instant::now(),
-                    Ok(false) => return Stop::LeaseLost,
-                    Err(err) => tracing::warn!(error = %err, "cannot renew the lease"),
+            Ok(()) = renewals.changed() => {
+                let Some(report) = *renewals.borrow_and_update() else {
+                    continue;
+                };
+                match report.state {
+                    LeaseState::Held { cancelled: true } => return Stop::Cancelled,
+                    LeaseState::Held { cancelled: false } => {
+                        renewed = renewed.max(report.at);
+                        next_renewal = renewed + renew_every;
+                    }
+                    LeaseState::Lost => return Stop::LeaseLost,
                 }
-                if cancel_on_row(row).await {
-                    return Stop::Cancelled;
+            }
+            () = tokio::time::sleep_until(next_renewal) => {
+                let attempted = Instant::now();
+                match row.renew().await {
+                    Ok(LeaseState::Held { cancelled: true }) => return Stop::Cancelled,
+                    Ok(LeaseState::Held { cancelled: false }) => {
+                        renewed = attempted;
+                        next_renewal = renewed + renew_every;
+                    }
+                    Ok(LeaseState::Lost) => return Stop::LeaseLost,
+                    Err(err) => {
+                        tracing::warn!(error = %err, "cannot renew the lease");
+                        next_renewal = Instant::now() + retry_every;
+                    }
                 }
                 if renewed.elapsed() >= lease {
                     tracing::warn!("the lease ran out before it could be renewed; stopping");
                     return Stop::LeaseLost;
                 }
-                next_renewal = Instant::now() + renew_every;
             }
         }
     }

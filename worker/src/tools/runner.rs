@@ -362,6 +362,9 @@ impl TurnTools {
     }
 
     /// `waiting_for_tools` while calls run, `in_progress` after, on the row and the log.
+    /// Where the sink's checkpoints keep the row's state, the checkpoint before the calls
+    /// marked it waiting, and the next checkpoint or the finish writes what follows: a
+    /// function round costs no statement of its own for the state.
     async fn set_waiting(&self, sink: &mut dyn Sink, waiting: bool) -> Result<(), SinkError> {
         let state = if waiting {
             PromptState::WaitingForTools
@@ -369,7 +372,9 @@ impl TurnTools {
             PromptState::InProgress
         };
         let db = &self.context.db;
-        if query::prompts::set_state(db, self.context.prompt_id, &self.worker, state).await? {
+        if sink.checkpoints_keep_the_state()
+            || query::prompts::set_state(db, self.context.prompt_id, &self.worker, state).await?
+        {
             sink.event(EventKind::state(state, self.attempt)).await?;
         }
         Ok(())

@@ -81,7 +81,8 @@ pub async fn run(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
         deps.settings.checkpoint_interval,
         &watcher,
     )
-    .coalesce(deps.settings.delta_window, deps.settings.delta_max_bytes);
+    .coalesce(deps.settings.delta_window, deps.settings.delta_max_bytes)
+    .renews_lease(&deps.worker_id, deps.settings.lease, &watcher);
     let known = job.session.clone().map(sessions::Model::from);
     let ended = match stages(
         deps, prompt, &mut sink, &watcher, known, claimed.at, started,

@@ -4,8 +4,8 @@
 use chrono::Duration;
 use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, FromQueryResult, QueryFilter,
-    QueryOrder, QueryTrait, UpdateMany,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, EntityTrait, FromQueryResult,
+    QueryFilter, QueryOrder, QueryTrait, UpdateMany,
     prelude::DateTimeUtc,
     sea_query::{Asterisk, Expr, ExprTrait, Query},
 };
@@ -225,25 +225,112 @@ async fn cancel_at_claim(
     })
 }
 
-/// Extends the worker's lease. False when the worker lost the prompt (its lease lapsed
-/// and another worker claimed it, or the prompt finished): the worker must stop.
+/// What a renewal of a worker's lease found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LeaseState {
+    /// The worker still holds the prompt; whether a cancel is recorded on it.
+    Held { cancelled: bool },
+    /// The worker lost the prompt (its lease lapsed and another worker claimed it, or
+    /// the prompt finished): it must stop.
+    Lost,
+}
+
+/// A renewal of `worker`'s lease until `until`, as a checkpoint's statement carries it,
+/// with the running state the prompt is in from then on (`in_progress` while the model
+/// streams, `waiting_for_tools` before functions run), when the checkpoint sets it.
+#[derive(Debug, Clone, Copy)]
+pub struct LeaseRenewal<'a> {
+    pub worker: &'a str,
+    pub until: DateTimeUtc,
+    pub state: Option<PromptState>,
+}
+
+impl LeaseRenewal<'_> {
+    /// `until` as the database keeps it (microseconds), so that the renewed row reads
+    /// back equal to it.
+    pub(super) fn until(&self) -> DateTimeUtc {
+        chrono::SubsecRound::trunc_subsecs(self.until, 6)
+    }
+
+    /// The lease column's new value: `until` when the worker holds the prompt and it is
+    /// unfinished, else what it was.
+    pub(super) fn expires_at(&self) -> Expr {
+        self.when_held(Expr::value(self.until()), prompts::Column::LeaseExpiresAt)
+    }
+
+    /// The state column's new value, when the renewal sets one: [`Self::state`] when the
+    /// worker holds the prompt, else what it was.
+    pub(super) fn state_value(&self) -> Option<Expr> {
+        let state = self.state?;
+        Some(self.when_held(Expr::value(state), prompts::Column::State))
+    }
+
+    /// `value` while the worker holds the prompt and it is unfinished, else `column`.
+    fn when_held(&self, value: Expr, column: prompts::Column) -> Expr {
+        Expr::case(
+            Condition::all()
+                .add(prompts::Column::LeaseOwner.eq(self.worker))
+                .add(prompts::Column::State.is_in(UNFINISHED)),
+            value,
+        )
+        .finally(Expr::col((prompts::Entity, column)))
+        .into()
+    }
+
+    /// What the renewed row's `lease_expires_at` and `cancel_requested_at` say.
+    pub(super) fn state(
+        &self,
+        expires_at: Option<DateTimeUtc>,
+        cancel_requested_at: Option<DateTimeUtc>,
+    ) -> LeaseState {
+        if expires_at == Some(self.until()) {
+            LeaseState::Held {
+                cancelled: cancel_requested_at.is_some(),
+            }
+        } else {
+            LeaseState::Lost
+        }
+    }
+}
+
+/// Extends the worker's lease and reads the cancel mark, in one statement.
 pub async fn renew_lease<C: ConnectionTrait>(
     db: &C,
     id: Uuid,
     worker: &str,
     until: DateTimeUtc,
-) -> Result<bool> {
-    let renew = prompts::Entity::update_many()
-        .col_expr(prompts::Column::LeaseExpiresAt, Expr::value(until));
-    while_held(
-        db,
-        renew,
-        id,
+) -> Result<LeaseState> {
+    let renewal = LeaseRenewal {
         worker,
-        &UNFINISHED,
-        "renewing a prompt lease",
-    )
-    .await
+        until,
+        state: None,
+    };
+    let mut renew = prompts::Entity::update_many()
+        .col_expr(
+            prompts::Column::LeaseExpiresAt,
+            Expr::value(renewal.until()),
+        )
+        .filter(prompts::Column::Id.eq(id))
+        .filter(prompts::Column::LeaseOwner.eq(worker))
+        .filter(prompts::Column::State.is_in(UNFINISHED))
+        .into_query();
+    renew.returning_col(prompts::Column::CancelRequestedAt);
+    let statement = db.get_database_backend().build(&renew);
+    let row = db
+        .query_one_raw(statement)
+        .await
+        .context("renewing a prompt lease")?;
+    Ok(match row {
+        None => LeaseState::Lost,
+        Some(row) => {
+            let cancel: Option<DateTimeUtc> = row
+                .try_get("", "cancel_requested_at")
+                .context("reading a renewed lease")?;
+            LeaseState::Held {
+                cancelled: cancel.is_some(),
+            }
+        }
+    })
 }
 
 /// Lets go of a prompt this worker holds without finishing it (a shutdown's drain

@@ -28,8 +28,8 @@ pub use checkpoint::{UserRow, checkpoint};
 pub use finish::{Finished, Outcome, TurnWrites, finish};
 pub use handover::hand_over_after_cancel;
 pub use lease::{
-    CANCEL_EVENTS, Claim, SEQ_BLOCK, SessionAt, cancel_requested, claim, raise_seq_ceiling,
-    release_lease, renew_lease, request_cancel, set_state, stranded,
+    CANCEL_EVENTS, Claim, LeaseRenewal, LeaseState, SEQ_BLOCK, SessionAt, cancel_requested, claim,
+    raise_seq_ceiling, release_lease, renew_lease, request_cancel, set_state, stranded,
 };
 pub use restart::{abandon, resume};
 pub use turn::{NewTurn, OnActive, Turn, create_turn, save_user_message, set_user_message};

@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, Instant};
 
 use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::client::types::ToolDefinition;
 use parley_tests::turns::{
     assert_one_text_block_completed, config_path, mock_provider_config_with, text_of,
 };
@@ -172,6 +173,101 @@ async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction
     .await;
 }
 
+// What a turn with one function call costs PostgreSQL (#16: at most 10 statements): the
+// token, the create, the claim, the owner's permissions (the tool offers functions), the
+// checkpoint before the call (which also renews the lease and marks the prompt
+// `waiting_for_tools`), the call's row opened and closed, the calls attached to the
+// answer, and the finish — 9. The state's
+// way back to `in_progress` rides on the next checkpoint or the finish: no
+// `UPDATE "prompts" SET "state"` of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_with_a_function_call_costs_at_most_ten_statements() {
+    const TURNS: i64 = 5;
+    run_test(Backend::Postgres, |_| async {
+        let mut d = distributed_with(&worker_settings(LEASE)).await;
+        // One worker runs every turn, so it holds the conversation's history.
+        let second = d.cluster.worker_pids()[1];
+        d.cluster.kill_worker(second).await;
+        let admin = d.cluster.admin_client();
+        let student = api::student_with_tool(&d.cluster, "clock@example.com").await;
+        let definition = ToolDefinition {
+            functions: Some(vec!["getCurrentTime".to_owned()]),
+            ..api::definition("Tell the time.")
+        };
+        let tool = api::tool_with(&admin, student.group.id, "Keeper", definition).await;
+        let session = api::session(&d.cluster.client_as(&student.token), tool.id).await;
+        let (token, session_id) = (&student.token, session.id.to_string());
+        let db = d.cluster.db().await;
+        sea_orm::ConnectionTrait::execute_unprepared(
+            &db,
+            "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+        )
+        .await
+        .expect("pg_stat_statements (scripts/test.sh loads it)");
+        let turn = |n: i64| {
+            let (d, session_id) = (&d, &session_id);
+            async move {
+                // The benchmark's function turn (`scripts/bench-counts.sh`): a function that
+                // writes nothing of its own.
+                let content = format!("[[mock tool_call=getCurrentTime]] what time is it ({n})");
+                let mut feed = d.cluster.stream_message(token, session_id, &content).await;
+                let events = to_terminal(&mut feed, WAIT, "a function turn").await;
+                let states: Vec<_> = events
+                    .iter()
+                    .filter(|e| e.event == "prompt_state")
+                    .map(|e| e.data["state"].as_str().unwrap_or_default().to_owned())
+                    .collect();
+                assert_eq!(
+                    states,
+                    [
+                        "in_progress",
+                        "waiting_for_tools",
+                        "in_progress",
+                        "completed"
+                    ]
+                );
+                let completed: Vec<_> = events
+                    .iter()
+                    .filter(|e| e.event == "tool_complete")
+                    .collect();
+                assert_eq!(completed.len(), 1);
+                assert_eq!(
+                    completed[0].data["state"], "success",
+                    "{:?}",
+                    completed[0].data
+                );
+            }
+        };
+        turn(0).await;
+        let before = statement_calls(&d.cluster).await;
+        for n in 1..=TURNS {
+            turn(n).await;
+        }
+        let after = statement_calls(&d.cluster).await;
+        let ran = Ran::between(&before, &after);
+        let listing = ran.listing();
+        // The owner's permissions are read like the background's user reads.
+        let statements =
+            ran.turn_statements() + ran.calls_of(r#"SELECT "users"."id", "users"."email""#);
+        assert!(
+            statements <= 10 * TURNS,
+            "{statements} statements for {TURNS} function turns:\n{listing}"
+        );
+        assert_eq!(
+            ran.calls_of(r#"UPDATE "prompts" SET "state" = $1 WHERE"#),
+            0,
+            "the running state rides on the checkpoints:\n{listing}"
+        );
+        assert!(
+            ran.calls_of("BEGIN") <= 2 * TURNS,
+            "{} transactions for {TURNS} turns:\n{listing}",
+            ran.calls_of("BEGIN")
+        );
+        eprintln!("{statements} statements for {TURNS} function turns:\n{listing}");
+    })
+    .await;
+}
+
 /// Calls per command of a Redis server (`INFO commandstats`, commands run by scripts
 /// included; `info` itself left out), in plain RESP.
 async fn redis_commands(url: &str) -> BTreeMap<String, i64> {
@@ -223,19 +319,20 @@ fn commands_between(
         .collect()
 }
 
-// What a turn costs at a real model's pace (#16): 100 tokens 20 ms apart, two seconds
-// of streaming, with the default settings but a lease longer than a turn (its renewal
-// is a cost per second, not per token). A block's deltas are merged by time (one event
-// per 100 ms window), the partial answer is checkpointed by time (every 1.5 s: once a
-// turn, one statement with the user message), the end is one statement in one
-// transaction even after a checkpoint, and the events of a batch are one Redis entry:
-// so a turn costs what one at once costs plus a checkpoint, and one event and two Redis
-// commands (`XADD` + `PUBLISH`) per window — not per token. Before #16 a one-second
+// What a turn costs at a real model's pace (#16): 200 tokens 20 ms apart, four seconds
+// of streaming, with the default settings (a 4 s lease). A block's deltas are merged by
+// time (one event per 100 ms window), the partial answer is checkpointed by time (every
+// 1.5 s, one statement each, the first with the user message) and each checkpoint
+// renews the lease, so the watcher never renews it on its own although the turn
+// outlasts it; the end is one statement in one transaction even after a checkpoint, and
+// the events of a batch are one Redis entry: so a turn costs what one at once costs
+// plus a statement per 1.5 s, and one event and two Redis commands (`XADD` +
+// `PUBLISH`) per window — not per token. Before #16 a one-second
 // turn of 50 tokens cost 22.5 statements in 4 transactions, 86 Redis commands and 38 events.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turn_at_a_real_models_pace_writes_by_time_not_by_token() {
-    const TURNS: i64 = 4;
-    const TOKENS: usize = 100;
+    const TURNS: i64 = 3;
+    const TOKENS: usize = 200;
     const PACE_MS: u64 = 20;
     run_test(Backend::Postgres, |_| async {
         // Redis's counters are per server: this one is the test's alone.
@@ -245,7 +342,7 @@ async fn a_turn_at_a_real_models_pace_writes_by_time_not_by_token() {
         let config = mock_provider_config_with(
             &mock.base_url(),
             "first_token_timeout_ms = 60000",
-            &worker_settings(Duration::from_secs(30)),
+            &worker_settings(Duration::from_secs(4)),
         );
         let mut cluster =
             Cluster::spawn_on_redis(&redis.url(), &[("PARLEY_CONFIG", &config_path(&config))])
@@ -351,6 +448,13 @@ async fn a_turn_at_a_real_models_pace_writes_by_time_not_by_token() {
             ran.calls_of("BEGIN")
         );
         assert_eq!(ran.calls_of("ROLLBACK"), 0, "nothing rolled back:\n{listing}");
+        // The checkpoints renewed the lease: the watcher had no renewal of its own to make
+        // (one would have been due two seconds into each turn).
+        assert_eq!(
+            ran.calls_of(r#"UPDATE "prompts" SET "lease_expires_at""#),
+            0,
+            "the lease is renewed by the checkpoints:\n{listing}"
+        );
         // Every turn checkpointed (its user message with its blocks, one statement), and
         // its finish stayed one statement after that.
         assert!(
