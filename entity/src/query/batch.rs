@@ -262,6 +262,7 @@ mod tests {
                 turns::SessionAt {
                     count: 0,
                     leaf: None,
+                    ..
                 },
             )) = turns::claim(&db, recorded.prompt.id, "w1", LEASE, query::now()).await
             else {
@@ -288,6 +289,7 @@ mod tests {
                 turns::SessionAt {
                     count: 2,
                     leaf: Some(_),
+                    ..
                 },
             )) = turns::claim(&db, turn.prompt.id, "w1", LEASE, query::now()).await
             else {

@@ -34,7 +34,11 @@ pub fn role_defaults(role: UserRole) -> &'static [&'static str] {
 /// The user's stored permission entries, as the admin API shows them: grants (`name`)
 /// and revocations (`-name`), in a JSON list of strings (anything else counts as none).
 pub fn permissions_of(user: &users::Model) -> Vec<String> {
-    user.permissions
+    entries_of(&user.permissions)
+}
+
+fn entries_of(permissions: &serde_json::Value) -> Vec<String> {
+    permissions
         .as_array()
         .map(|list| {
             list.iter()
@@ -42,6 +46,18 @@ pub fn permissions_of(user: &users::Model) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// [`effective_permissions`] from a user's role and stored entries as the database
+/// keeps them (the role's name, the entries' JSON text), as a claim returns them; `None`
+/// when either does not read.
+pub fn effective_permissions_of(role: &str, entries: &str) -> Option<Vec<String>> {
+    let role = <UserRole as sea_orm::ActiveEnum>::try_from_value(&role.to_owned()).ok()?;
+    let entries: serde_json::Value = serde_json::from_str(entries).ok()?;
+    Some(resolve_permissions(
+        role_defaults(role),
+        &entries_of(&entries),
+    ))
 }
 
 /// What the user may do (DESIGN §9): their role's defaults, plus the stored entries that
@@ -223,6 +239,23 @@ mod tests {
 
     fn defaults() -> Vec<String> {
         ROLE_DEFAULTS.iter().map(|p| (*p).to_owned()).collect()
+    }
+
+    /// What a claim returns (the role's name, the entries' JSON text) resolves as the
+    /// row does; text that does not read resolves to nothing (the turn reads the row).
+    #[test]
+    fn permissions_from_a_claims_text_resolve_as_the_rows_do() {
+        let entries = serde_json::json!(["-todos:write:self", "reports:read"]);
+        for role in [UserRole::Student, UserRole::Teacher, UserRole::Admin] {
+            let name = sea_orm::ActiveEnum::to_value(&role);
+            assert_eq!(
+                effective_permissions_of(&name, &entries.to_string()),
+                Some(effective_permissions(&user(role, entries.clone()))),
+                "{role:?}"
+            );
+        }
+        assert_eq!(effective_permissions_of("nobody", "[]"), None);
+        assert_eq!(effective_permissions_of("student", "not json"), None);
     }
 
     #[test]

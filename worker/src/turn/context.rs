@@ -56,6 +56,8 @@ pub(super) struct TurnContext {
     /// The user's breaker, asked as the turn starts so its round trip runs beside the
     /// reads and the hooks; the generation stage awaits the answer.
     pub admission: Asked,
+    /// The owner's effective permissions as the claim read them (`None`: read them).
+    pub owner_permissions: Option<Vec<String>>,
 }
 
 /// Where a turn's user message is in its session's tree.
@@ -109,8 +111,9 @@ pub(super) async fn gather(
     prompt: &prompts::Model,
     sink: &mut TurnSink,
     known: Option<sessions::Model>,
-    at: SessionAt,
+    mut at: SessionAt,
 ) -> Result<Option<TurnContext>, TurnError> {
+    let owner_permissions = at.owner_permissions.take();
     let mut partial = None;
     if prompt.attempt > 1 {
         sink.event(EventKind::Retry {
@@ -157,6 +160,7 @@ pub(super) async fn gather(
         chain,
         partial,
         admission,
+        owner_permissions,
     }))
 }
 

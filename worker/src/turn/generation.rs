@@ -143,11 +143,14 @@ async fn turn_tools(
 ) -> Result<TurnTools, TurnError> {
     let session = &context.session;
     let offers = registry.offers(session.config.functions());
-    let permissions = if offers.is_empty() {
-        Vec::new()
-    } else {
-        let user = query::users::get(engine.db, session.user_id).await?;
-        query::users::effective_permissions(&user)
+    // The claim read the owner's permissions; a turn whose claim did not reads them now.
+    let permissions = match (&context.owner_permissions, offers.is_empty()) {
+        (_, true) => Vec::new(),
+        (Some(permissions), false) => permissions.clone(),
+        (None, false) => {
+            let user = query::users::get(engine.db, session.user_id).await?;
+            query::users::effective_permissions(&user)
+        }
     };
     Ok(TurnTools {
         registry: registry.clone(),

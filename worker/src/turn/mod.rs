@@ -84,6 +84,7 @@ pub async fn run(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
     .coalesce(deps.settings.delta_window, deps.settings.delta_max_bytes)
     .renews_lease(&deps.worker_id, deps.settings.lease, &watcher);
     let known = job.session.clone().map(sessions::Model::from);
+    let count_at_claim = claimed.at.count;
     let ended = match stages(
         deps, prompt, &mut sink, &watcher, known, claimed.at, started,
     )
@@ -102,7 +103,7 @@ pub async fn run(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
         Ok(produced) => {
             let record = persist::record(store(deps), prompt, produced).await;
             match record {
-                Ok(record) => end(deps, prompt, &mut sink, record, Some(claimed.at.count)).await,
+                Ok(record) => end(deps, prompt, &mut sink, record, Some(count_at_claim)).await,
                 Err(err) => Err(err),
             }
         }

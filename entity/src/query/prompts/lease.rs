@@ -102,19 +102,26 @@ pub async fn claim(
 }
 
 /// Where a claimed prompt's session stood when the claim took it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionAt {
     /// Its message counter (`sessions.message_count`, which every append of a message
     /// raises).
     pub count: i32,
     /// Its active leaf: the message a new user message follows (none before the first).
     pub leaf: Option<Uuid>,
+    /// Its owner's effective permissions as the claim read them (the turn's functions
+    /// run with them); `None` when they were not read.
+    pub owner_permissions: Option<Vec<String>>,
 }
 
 /// The claimed prompt's session's message counter and active leaf, as `RETURNING`
 /// columns.
 const SESSION_COUNT: &str = r#"(SELECT "message_count" FROM "sessions" WHERE "sessions"."id" = "prompts"."session_id") AS "session_message_count""#;
 const SESSION_LEAF: &str = r#"(SELECT "active_leaf_id" FROM "sessions" WHERE "sessions"."id" = "prompts"."session_id") AS "session_active_leaf_id""#;
+/// The session's owner's role and stored permission entries, as text: the turn's
+/// functions need them, and the claim saves the turn a read.
+const OWNER_ROLE: &str = r#"(SELECT CAST("role" AS TEXT) FROM "users" WHERE "users"."id" = (SELECT "user_id" FROM "sessions" WHERE "sessions"."id" = "prompts"."session_id")) AS "owner_role""#;
+const OWNER_PERMISSIONS: &str = r#"(SELECT CAST("permissions" AS TEXT) FROM "users" WHERE "users"."id" = (SELECT "user_id" FROM "sessions" WHERE "sessions"."id" = "prompts"."session_id")) AS "owner_permissions""#;
 
 async fn write_claim(
     db: &DatabaseConnection,
@@ -157,6 +164,8 @@ async fn write_claim(
         Expr::col(Asterisk),
         Expr::cust(SESSION_COUNT),
         Expr::cust(SESSION_LEAF),
+        Expr::cust(OWNER_ROLE),
+        Expr::cust(OWNER_PERMISSIONS),
     ]));
     let backend = db.get_database_backend();
     let claimed = db
@@ -172,6 +181,7 @@ async fn write_claim(
             leaf: row
                 .try_get("", "session_active_leaf_id")
                 .context("reading a claim")?,
+            owner_permissions: owner_permissions(&row),
         };
         return Ok(Claim::Claimed(prompt, at));
     }
@@ -183,6 +193,14 @@ async fn write_claim(
     } else {
         Claim::Busy
     })
+}
+
+/// The owner's effective permissions from a claim's row (`None` when they do not read:
+/// the turn reads the user then).
+fn owner_permissions(row: &sea_orm::QueryResult) -> Option<Vec<String>> {
+    let role: Option<String> = row.try_get("", "owner_role").ok()?;
+    let entries: Option<String> = row.try_get("", "owner_permissions").ok()?;
+    crate::query::users::effective_permissions_of(&role?, &entries?)
 }
 
 /// The events that tell a cancel at claim time: the `prompt_state` and `cancelled`.

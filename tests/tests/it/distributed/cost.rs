@@ -174,10 +174,10 @@ async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction
 }
 
 // What a turn with one function call costs PostgreSQL (#16: at most 10 statements): the
-// token, the create, the claim, the owner's permissions (the tool offers functions), the
-// checkpoint before the call (which also renews the lease and marks the prompt
-// `waiting_for_tools`), the call's row opened and closed, the calls attached to the
-// answer, and the finish — 9. The state's
+// token, the create, the claim (which also returns the owner's permissions the turn's
+// functions run with), the checkpoint before the call (which also renews the lease and
+// marks the prompt `waiting_for_tools`), the call's row opened and closed, the calls
+// attached to the answer, and the finish — 8. The state's
 // way back to `in_progress` rides on the next checkpoint or the finish: no
 // `UPDATE "prompts" SET "state"` of its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -252,6 +252,11 @@ async fn a_turn_with_a_function_call_costs_at_most_ten_statements() {
         assert!(
             statements <= 10 * TURNS,
             "{statements} statements for {TURNS} function turns:\n{listing}"
+        );
+        assert_eq!(
+            ran.calls_of(r#"SELECT "users"."id", "users"."email", "users"."name", "users"."role", "users"."permissions", "users"."created_at", "users"."updated_at", "users"."disabled_at" FROM "users" WHERE "users"."id" = $1"#),
+            0,
+            "the claim read the owner's permissions:\n{listing}"
         );
         assert_eq!(
             ran.calls_of(r#"UPDATE "prompts" SET "state" = $1 WHERE"#),
