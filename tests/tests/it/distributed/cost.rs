@@ -79,6 +79,16 @@ impl Ran {
     }
 }
 
+/// Turns `pg_stat_statements` (which `scripts/test.sh` loads) on in the cluster's database.
+async fn count_statements(cluster: &Cluster) {
+    sea_orm::ConnectionTrait::execute_unprepared(
+        &cluster.db().await,
+        "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+    )
+    .await
+    .expect("pg_stat_statements (scripts/test.sh loads it)");
+}
+
 /// Statements run in the cluster's database so far: `(calls, query)` per normalized
 /// statement, as `pg_stat_statements` (loaded by `scripts/test.sh`) counts them.
 async fn statement_calls(cluster: &Cluster) -> HashMap<String, i64> {
@@ -114,13 +124,7 @@ async fn a_plain_turn_on_a_warm_worker_costs_four_statements_and_one_transaction
         // turn before (with two, a turn the other one ran makes it read again).
         let second = d.cluster.worker_pids()[1];
         d.cluster.kill_worker(second).await;
-        let db = d.cluster.db().await;
-        sea_orm::ConnectionTrait::execute_unprepared(
-            &db,
-            "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
-        )
-        .await
-        .expect("pg_stat_statements (scripts/test.sh loads it)");
+        count_statements(&d.cluster).await;
         let turn = |n: i64| {
             let d = &d;
             async move {
@@ -197,13 +201,7 @@ async fn a_turn_with_a_function_call_costs_at_most_ten_statements() {
         let tool = api::tool_with(&admin, student.group.id, "Keeper", definition).await;
         let session = api::session(&d.cluster.client_as(&student.token), tool.id).await;
         let (token, session_id) = (&student.token, session.id.to_string());
-        let db = d.cluster.db().await;
-        sea_orm::ConnectionTrait::execute_unprepared(
-            &db,
-            "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
-        )
-        .await
-        .expect("pg_stat_statements (scripts/test.sh loads it)");
+        count_statements(&d.cluster).await;
         let turn = |n: i64| {
             let (d, session_id) = (&d, &session_id);
             async move {
@@ -356,13 +354,7 @@ async fn a_turn_at_a_real_models_pace_writes_by_time_not_by_token() {
         cluster.kill_worker(second).await;
         let student = api::student_with_tool(&cluster, "pace@example.com").await;
         let session = api::session(&cluster.client_as(&student.token), student.tool.id).await;
-        let db = cluster.db().await;
-        sea_orm::ConnectionTrait::execute_unprepared(
-            &db,
-            "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
-        )
-        .await
-        .expect("pg_stat_statements (scripts/test.sh loads it)");
+        count_statements(&cluster).await;
         let (cluster, token, session_id) = (&cluster, &student.token, session.id.to_string());
         let turn = |n: i64| {
             let session_id = &session_id;
