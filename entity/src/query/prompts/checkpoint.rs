@@ -39,14 +39,11 @@ pub async fn checkpoint(
     lease: Option<LeaseRenewal<'_>>,
     now: DateTimeUtc,
 ) -> Result<Option<LeaseState>> {
-    if db.get_database_backend() != DbBackend::Postgres {
+    // Nothing but blocks to write (or not PostgreSQL): the blocks' own statement.
+    if db.get_database_backend() != DbBackend::Postgres || (user.is_none() && lease.is_none()) {
         if let Some((session_id, row)) = user {
             super::save_user_message(db, prompt_id, session_id, row, now).await?;
         }
-        conversation::checkpoint_blocks(db, prompt_id, drafts, now).await?;
-        return Ok(None);
-    }
-    if user.is_none() && lease.is_none() {
         conversation::checkpoint_blocks(db, prompt_id, drafts, now).await?;
         return Ok(None);
     }
