@@ -124,7 +124,7 @@ pub(super) async fn with_retries(
                 let pause = backoff(request.settings.retry_backoff, failures);
                 tokio::select! {
                     _ = tokio::time::sleep(pause) => continue,
-                    _ = sink.until_cancelled() => return Err(LoopEnd::Cancelled),
+                    () = sink.until_cancelled() => return Err(LoopEnd::Cancelled),
                 }
             }
             CallEnd::Failed(err) => {
@@ -299,9 +299,10 @@ async fn once(
         return outcome;
     }
     let stream = route.stream(request.messages, request.offers, prefix);
+    let mut cancelled = sink.until_cancelled();
     let opened = tokio::select! {
         opened = tokio::time::timeout_at(stall_at, stream) => opened,
-        _ = sink.until_cancelled() => { outcome.end = CallEnd::Cancelled; return outcome; }
+        _ = &mut cancelled => { outcome.end = CallEnd::Cancelled; return outcome; }
     };
     let mut stream = match opened {
         Ok(Ok(stream)) => stream,
@@ -314,23 +315,52 @@ async fn once(
             return outcome;
         }
     };
+    // Two timers for the whole call, moved only when their moment has to: the stall
+    // timer fires at the deadline it was set to and, if a delta came since, is set to the
+    // new one; the flush timer moves when the sink's due time does (once a window).
+    // Setting them per delta cost two timer registrations and a waiter a token.
+    let stall_timer = tokio::time::sleep_until(stall_at);
+    let flush_timer = tokio::time::sleep_until(stall_at);
+    tokio::pin!(stall_timer, flush_timer);
+    let mut flush_armed: Option<Instant> = None;
     loop {
         if sink.cancelled() {
             outcome.end = CallEnd::Cancelled;
             break;
         }
         let flush_at = sink.due();
+        if flush_at != flush_armed {
+            if let Some(at) = flush_at {
+                flush_timer.as_mut().reset(at.into());
+            }
+            flush_armed = flush_at;
+        }
         // What the model has ready comes first: events wait to go together until it has
         // nothing more (or their time comes), then go as one batch.
         let next = tokio::select! {
             biased;
-            next = tokio::time::timeout_at(stall_at, stream.next()) => Next::Item(next),
-            () = until(flush_at) => Next::Flush,
-            _ = sink.until_cancelled() => Next::Cancelled,
+            next = stream.next() => Next::Item(next),
+            () = &mut stall_timer => Next::Stall,
+            () = &mut flush_timer, if flush_armed.is_some() => Next::Flush,
+            () = &mut cancelled => Next::Cancelled,
         };
         let next = match next {
             Next::Item(next) => next,
+            Next::Stall if tokio::time::Instant::now() < stall_at => {
+                stall_timer.as_mut().reset(stall_at);
+                continue;
+            }
+            Next::Stall if outcome.ttft_ms.is_none() => {
+                outcome.end = no_first_token();
+                break;
+            }
+            Next::Stall => {
+                outcome.end = CallEnd::Stalled;
+                break;
+            }
             Next::Flush => {
+                // Fired: armed again by the next due time, even if it is the same.
+                flush_armed = None;
                 if let Err(err) = sink.flush_due().await {
                     outcome.end = CallEnd::Internal(err);
                     return outcome;
@@ -343,20 +373,12 @@ async fn once(
             }
         };
         let delta = match next {
-            Err(_) if outcome.ttft_ms.is_none() => {
-                outcome.end = no_first_token();
-                break;
-            }
-            Err(_) => {
-                outcome.end = CallEnd::Stalled;
-                break;
-            }
-            Ok(None) => break,
-            Ok(Some(Err(err))) => {
+            None => break,
+            Some(Err(err)) => {
                 outcome.end = CallEnd::Failed(err);
                 break;
             }
-            Ok(Some(Ok(delta))) => delta,
+            Some(Ok(delta)) => delta,
         };
         // The first output starts the stall window; until then the first deadline holds.
         if outcome.ttft_ms.is_some() || !matches!(delta, Delta::Usage { .. }) {
@@ -393,19 +415,13 @@ async fn once(
 
 /// What woke the call's loop.
 enum Next<T> {
-    /// The provider sent something (or the stall window passed).
+    /// The provider sent something.
     Item(T),
+    /// The stall timer fired (a stall if no delta moved its deadline since it was set).
+    Stall,
     /// Deltas the sink held back are due.
     Flush,
     Cancelled,
-}
-
-/// Resolves at `at`; never without one.
-async fn until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// Writes the partial answer a call continues into the answer (once; `None`: nothing

@@ -47,8 +47,10 @@ pub trait Sink: Send {
     async fn drafts(&mut self, drafts: &[BlockDraft]) -> Result<(), SinkError>;
     /// Whether the turn was cancelled (checked between deltas).
     fn cancelled(&self) -> bool;
-    /// Resolves when the turn is cancelled, to abort a wait for the provider.
-    async fn until_cancelled(&self);
+    /// Resolves when the turn is cancelled, to abort a wait for the provider. The future
+    /// owns what it waits on, so a call's loop makes it once and polls it beside every
+    /// delta instead of registering a waiter per delta.
+    fn until_cancelled(&self) -> futures::future::BoxFuture<'static, ()>;
     /// When deltas the sink holds back to merge them are due (none held: `None`).
     fn due(&self) -> Option<std::time::Instant> {
         None

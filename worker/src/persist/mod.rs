@@ -295,9 +295,11 @@ impl Sink for TurnSink {
         *self.stop.borrow() != Stop::Running
     }
 
-    async fn until_cancelled(&self) {
+    fn until_cancelled(&self) -> futures::future::BoxFuture<'static, ()> {
         let mut stop = self.stop.clone();
-        let _ = stop.wait_for(|s| *s != Stop::Running).await;
+        Box::pin(async move {
+            let _ = stop.wait_for(|s| *s != Stop::Running).await;
+        })
     }
 
     fn due(&self) -> Option<Instant> {
