@@ -1,13 +1,24 @@
-//! OpenAI-compatible providers through async-openai.
+//! OpenAI-compatible providers: Chat Completions over HTTP, streamed as server-sent
+//! events.
 //!
-//! Requests and chunks are our own types (async-openai's "bring your own types" calls),
-//! so that providers' reasoning fields (`reasoning_content`, `reasoning`) reach us. A
-//! stream must end with a `finish_reason`; one that stops without it was cut. Retries
-//! are the agent loop's, not the HTTP client's.
+//! Requests and chunks are our own types, so that providers' reasoning fields
+//! (`reasoning_content`, `reasoning`) reach us. A stream must end with a
+//! `finish_reason`; one that stops without it was cut. Retries are the agent loop's, not
+//! the HTTP client's.
+//!
+//! The stream is read in the turn's own task: reqwest's body, `eventsource-stream`'s
+//! parser, then [`Deltas`]. async-openai (which this module used until #16) reads every
+//! stream in a task of its own and hands each chunk over an unbounded channel: one more
+//! task woken per token, for every token of every turn (docs/decisions.md, "The provider
+//! stream in the turn's task").
 
-use async_openai::{Client, config::OpenAIConfig, error::OpenAIError};
-use futures::StreamExt;
-use secrecy::ExposeSecret;
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures::{Stream, StreamExt};
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -16,29 +27,22 @@ use super::{
 };
 
 pub struct OpenAiProvider {
-    client: Client<OpenAIConfig>,
+    http: reqwest::Client,
+    /// `{base_url}/chat/completions`.
+    url: String,
+    api_key: Option<SecretString>,
 }
 
 impl OpenAiProvider {
     pub fn new(config: &ProviderConfig) -> Self {
-        let key = config
-            .api_key
-            .as_ref()
-            .map(|k| k.expose_secret().to_owned())
-            .unwrap_or_default();
-        let openai = OpenAIConfig::new()
-            .with_api_base(config.base_url.trim_end_matches('/'))
-            .with_api_key(key);
         let http = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());
         Self {
-            // async-openai's default transport retries 429s and 5xx itself, with its own
-            // backoff; Parley's agent loop owns retries (bounded, cancellable, counted in
-            // usage), so the client gets the plain transport without that layer.
-            client: Client::with_config(openai)
-                .with_http_service(async_openai::middleware::ReqwestService::new(http)),
+            http,
+            url: format!("{}/chat/completions", config.base_url.trim_end_matches('/')),
+            api_key: config.api_key.clone(),
         }
     }
 }
@@ -77,13 +81,52 @@ impl Provider for OpenAiProvider {
             let tools: Vec<_> = functions.iter().map(FunctionOffer::to_wire).collect();
             request["tools"] = tools.into();
         }
-        let chunks = self
-            .client
-            .chat()
-            .create_stream_byot::<_, Chunk>(request)
-            .await
-            .map_err(map_error)?;
-        Ok(deltas(chunks).boxed())
+        let mut call = self.http.post(&self.url).json(&request);
+        if let Some(key) = &self.api_key {
+            call = call.bearer_auth(key.expose_secret());
+        }
+        let response = call.send().await.map_err(unreachable_or_status)?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(refusal(status, response).await);
+        }
+        Ok(Deltas::new(response.bytes_stream().eventsource()).boxed())
+    }
+}
+
+/// A request that got no answer: unreachable, unless reqwest saw a status.
+fn unreachable_or_status(err: reqwest::Error) -> ProviderError {
+    match err.status() {
+        Some(status) if !err.is_connect() && !err.is_timeout() => ProviderError::Status {
+            status: status.as_u16(),
+            message: err.to_string(),
+        },
+        _ => ProviderError::Unreachable(err.to_string()),
+    }
+}
+
+/// An error status: the message of OpenAI's `{"error": {"message": …}}` body, or the
+/// body itself (servers' 5xx pages are seldom JSON).
+async fn refusal(status: reqwest::StatusCode, response: reqwest::Response) -> ProviderError {
+    #[derive(Deserialize)]
+    struct Wrapped {
+        error: Message,
+    }
+    #[derive(Deserialize)]
+    struct Message {
+        message: String,
+    }
+    let body = match response.bytes().await {
+        Ok(body) => body,
+        Err(err) => return ProviderError::Unreachable(err.to_string()),
+    };
+    let message = match serde_json::from_slice::<Wrapped>(&body) {
+        Ok(wrapped) => wrapped.error.message,
+        Err(_) => String::from_utf8_lossy(&body).into_owned(),
+    };
+    ProviderError::Status {
+        status: status.as_u16(),
+        message,
     }
 }
 
@@ -141,91 +184,101 @@ struct ChunkUsage {
     completion_tokens: u64,
 }
 
-/// Flattens chunks into deltas; reports a stream that ends without a finish reason.
-fn deltas(
-    chunks: impl futures::Stream<Item = Result<Chunk, OpenAIError>> + Send + 'static,
-) -> impl futures::Stream<Item = Result<Delta, ProviderError>> + Send {
-    let mut finished = false;
-    let mut ended = false;
-    chunks
-        .map(Some)
-        .chain(futures::stream::once(async { None }))
-        .flat_map(move |item| {
-            let out: Vec<Result<Delta, ProviderError>> = match item {
-                Some(Ok(chunk)) => {
-                    let mut out = Vec::new();
-                    for choice in chunk.choices {
-                        if let Some(text) = choice
-                            .delta
-                            .reasoning_content
-                            .or(choice.delta.reasoning)
-                            .filter(|t| !t.is_empty())
-                        {
-                            out.push(Ok(Delta::Reasoning(text)));
-                        }
-                        if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
-                            out.push(Ok(Delta::Text(text)));
-                        }
-                        for call in choice.delta.tool_calls {
-                            out.push(Ok(Delta::ToolCall {
-                                index: call.index,
-                                id: call.id.filter(|id| !id.is_empty()),
-                                name: call.function.name.filter(|n| !n.is_empty()),
-                                arguments: call.function.arguments.unwrap_or_default(),
-                            }));
-                        }
-                        finished |= choice.finish_reason.is_some();
-                    }
-                    if let Some(usage) = chunk.usage {
-                        out.push(Ok(Delta::Usage {
-                            input_tokens: usage.prompt_tokens,
-                            output_tokens: usage.completion_tokens,
-                        }));
-                    }
-                    out
-                }
-                Some(Err(err)) => {
-                    ended = true;
-                    vec![Err(map_stream_error(err))]
-                }
-                None if !finished && !ended => {
-                    vec![Err(ProviderError::Broken(
-                        "the stream ended without a finish reason".into(),
-                    ))]
-                }
-                None => Vec::new(),
-            };
-            futures::stream::iter(out)
-        })
+/// The stream's events as [`Delta`]s: `[DONE]` ends it, keep-alives are skipped, and
+/// an end without a finish reason is an error (the stream was cut). One chunk may hold
+/// several deltas; they wait in a queue the stream keeps, not in a list per chunk.
+struct Deltas<S> {
+    events: S,
+    pending: VecDeque<Result<Delta, ProviderError>>,
+    finished: bool,
+    ended: bool,
 }
 
-fn map_error(err: OpenAIError) -> ProviderError {
-    match err {
-        OpenAIError::ApiError(api) => ProviderError::Status {
-            status: api.status_code.as_u16(),
-            message: api.api_error.message,
-        },
-        OpenAIError::Reqwest(e) if e.is_connect() || e.is_timeout() => {
-            ProviderError::Unreachable(e.to_string())
+impl<S> Deltas<S> {
+    fn new(events: S) -> Self {
+        Self {
+            events,
+            pending: VecDeque::new(),
+            finished: false,
+            ended: false,
         }
-        OpenAIError::Reqwest(e) => match e.status() {
-            Some(status) => ProviderError::Status {
-                status: status.as_u16(),
-                message: e.to_string(),
-            },
-            None => ProviderError::Unreachable(e.to_string()),
-        },
-        other => ProviderError::Broken(other.to_string()),
+    }
+
+    fn chunk(&mut self, chunk: Chunk) {
+        for choice in chunk.choices {
+            if let Some(text) = choice
+                .delta
+                .reasoning_content
+                .or(choice.delta.reasoning)
+                .filter(|t| !t.is_empty())
+            {
+                self.pending.push_back(Ok(Delta::Reasoning(text)));
+            }
+            if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
+                self.pending.push_back(Ok(Delta::Text(text)));
+            }
+            for call in choice.delta.tool_calls {
+                self.pending.push_back(Ok(Delta::ToolCall {
+                    index: call.index,
+                    id: call.id.filter(|id| !id.is_empty()),
+                    name: call.function.name.filter(|n| !n.is_empty()),
+                    arguments: call.function.arguments.unwrap_or_default(),
+                }));
+            }
+            self.finished |= choice.finish_reason.is_some();
+        }
+        if let Some(usage) = chunk.usage {
+            self.pending.push_back(Ok(Delta::Usage {
+                input_tokens: usage.prompt_tokens,
+                output_tokens: usage.completion_tokens,
+            }));
+        }
+    }
+
+    /// The stream is over: cut, unless a finish reason came.
+    fn end(&mut self) {
+        if !self.finished && !self.ended {
+            self.pending.push_back(Err(ProviderError::Broken(
+                "the stream ended without a finish reason".into(),
+            )));
+        }
+        self.ended = true;
+    }
+
+    /// The stream failed: the error, and nothing after it.
+    fn fail(&mut self, message: String) {
+        self.pending.push_back(Err(ProviderError::Broken(message)));
+        self.ended = true;
     }
 }
 
-fn map_stream_error(err: OpenAIError) -> ProviderError {
-    match err {
-        OpenAIError::ApiError(api) => ProviderError::Status {
-            status: api.status_code.as_u16(),
-            message: api.api_error.message,
-        },
-        other => ProviderError::Broken(other.to_string()),
+impl<S, E> Stream for Deltas<S>
+where
+    S: Stream<Item = Result<Event, EventStreamError<E>>> + Unpin,
+    E: std::fmt::Display,
+{
+    type Item = Result<Delta, ProviderError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(next) = this.pending.pop_front() {
+                return Poll::Ready(Some(next));
+            }
+            if this.ended {
+                return Poll::Ready(None);
+            }
+            match ready!(this.events.poll_next_unpin(cx)) {
+                Some(Ok(event)) if event.data == "[DONE]" => this.end(),
+                Some(Ok(event)) if event.event == "keepalive" => {}
+                Some(Ok(event)) => match serde_json::from_str::<Chunk>(&event.data) {
+                    Ok(chunk) => this.chunk(chunk),
+                    Err(err) => this.fail(format!("an unreadable chunk: {err}")),
+                },
+                Some(Err(err)) => this.fail(format!("the stream broke: {err}")),
+                None => this.end(),
+            }
+        }
     }
 }
 
@@ -279,4 +332,127 @@ mod tests {
     }
 
     conformance_suite!(AgainstTheMock::default());
+
+    fn config(base_url: String) -> ProviderConfig {
+        ProviderConfig {
+            name: "mock".into(),
+            kind: ProviderKind::Openai,
+            base_url,
+            api_key: Some("sk-test".to_owned().into()),
+            connect_timeout: Duration::from_secs(2),
+            first_token_timeout: Duration::from_secs(5),
+            continue_partial: false,
+        }
+    }
+
+    /// The deltas of one call of `text`, and how it ended.
+    async fn call(provider: &OpenAiProvider, text: &str) -> Result<Vec<Delta>, ProviderError> {
+        let messages = [ChatMessage::user(text)];
+        let mut stream = provider
+            .stream(DEFAULT_MODEL, &messages, &[], None, None)
+            .await?;
+        let mut deltas = Vec::new();
+        while let Some(delta) = stream.next().await {
+            deltas.push(delta?);
+        }
+        Ok(deltas)
+    }
+
+    #[tokio::test]
+    async fn refusals_cuts_and_bad_chunks_map_to_their_errors() {
+        let mock = MockLlm::start(MockConfig::default()).await;
+        let provider = OpenAiProvider::new(&config(mock.base_url()));
+        match call(&provider, "[[mock status=429]] hi").await {
+            Err(ProviderError::Status { status: 429, message }) => {
+                assert!(!message.contains('{'), "OpenAI's message, not the body: {message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            call(&provider, "[[mock status=503]] hi").await,
+            Err(ProviderError::Status { status: 503, .. })
+        ));
+        match call(&provider, "[[mock cut_after=2]] one two three four").await {
+            Err(ProviderError::Broken(message)) => assert!(message.contains("broke"), "{message}"),
+            other => panic!("{other:?}"),
+        }
+        match call(&provider, "[[mock malformed_after=1]] one two three").await {
+            Err(ProviderError::Broken(message)) => {
+                assert!(message.contains("unreadable chunk"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let answered: String = call(&provider, "one two")
+            .await
+            .unwrap()
+            .into_iter()
+            .filter_map(|delta| match delta {
+                Delta::Text(text) => Some(text),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(answered, "Echo: one two", "the same client answers after them");
+        drop(mock);
+
+        let closed = OpenAiProvider::new(&config("http://127.0.0.1:9/v1".into()));
+        assert!(matches!(
+            call(&closed, "hi").await,
+            Err(ProviderError::Unreachable(_))
+        ));
+    }
+
+    fn event(event: &str, data: &str) -> Result<Event, EventStreamError<std::io::Error>> {
+        Ok(Event {
+            event: event.into(),
+            data: data.into(),
+            ..Event::default()
+        })
+    }
+
+    async fn collect(
+        events: Vec<Result<Event, EventStreamError<std::io::Error>>>,
+    ) -> Vec<Result<Delta, ProviderError>> {
+        Deltas::new(futures::stream::iter(events)).collect().await
+    }
+
+    #[tokio::test]
+    async fn a_stream_without_a_finish_reason_was_cut_and_keepalives_are_skipped() {
+        let text = r#"{"choices":[{"delta":{"content":"hi"}}]}"#;
+        let finish = r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#;
+        let usage = r#"{"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1}}"#;
+
+        let whole = collect(vec![
+            event("message", text),
+            event("keepalive", "{}"),
+            event("message", finish),
+            event("message", usage),
+            event("message", "[DONE]"),
+            event("message", text),
+        ])
+        .await;
+        let whole: Vec<_> = whole.into_iter().map(Result::unwrap).collect();
+        assert_eq!(
+            whole,
+            [
+                Delta::Text("hi".into()),
+                Delta::Usage {
+                    input_tokens: 3,
+                    output_tokens: 1
+                }
+            ],
+            "nothing after [DONE]"
+        );
+
+        for cut in [
+            vec![event("message", text)],
+            vec![event("message", text), event("message", "[DONE]")],
+        ] {
+            let deltas = collect(cut).await;
+            assert_eq!(deltas.len(), 2, "{deltas:?}");
+            assert!(
+                matches!(&deltas[1], Err(ProviderError::Broken(m)) if m.contains("finish reason")),
+                "{deltas:?}"
+            );
+        }
+    }
 }
