@@ -363,8 +363,14 @@ mod tests {
         let mock = MockLlm::start(MockConfig::default()).await;
         let provider = OpenAiProvider::new(&config(mock.base_url()));
         match call(&provider, "[[mock status=429]] hi").await {
-            Err(ProviderError::Status { status: 429, message }) => {
-                assert!(!message.contains('{'), "OpenAI's message, not the body: {message}");
+            Err(ProviderError::Status {
+                status: 429,
+                message,
+            }) => {
+                assert!(
+                    !message.contains('{'),
+                    "OpenAI's message, not the body: {message}"
+                );
             }
             other => panic!("{other:?}"),
         }
@@ -391,7 +397,10 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(answered, "Echo: one two", "the same client answers after them");
+        assert_eq!(
+            answered, "Echo: one two",
+            "the same client answers after them"
+        );
         drop(mock);
 
         let closed = OpenAiProvider::new(&config("http://127.0.0.1:9/v1".into()));
