@@ -3,7 +3,7 @@
 //! A [`Provider`] is one kind of model API: it streams [`Delta`]s and reports failures as
 //! a [`ProviderError`], which says which protocol error code (DESIGN §6) it maps to and
 //! whether any output was produced. The kinds a deployment configures are the
-//! [`ProviderKind`]s: an OpenAI-compatible endpoint reached through async-openai
+//! [`ProviderKind`]s: an OpenAI-compatible endpoint's Chat Completions stream
 //! ([`openai`]). The built-in offline demo model ([`demo`]) is a provider too, used only
 //! when no provider is configured at all. A new kind is one file implementing
 //! [`Provider`] and a variant of [`ProviderKind`]; every implementation runs the one
