@@ -85,12 +85,6 @@ impl EventStream {
             (writer, appended)
         });
         self.in_flight = Some(task);
-        // The append starts now, not when the turn next waits: a task spawned from a
-        // worker thread waits in that thread's LIFO slot (which no other thread steals)
-        // until the spawning task yields, and a turn reading a burst of buffered tokens
-        // (a fast model, 0 ms apart) does not yield until the burst is read: the first
-        // text's append waited for the whole reply.
-        tokio::task::yield_now().await;
         Ok(())
     }
 
