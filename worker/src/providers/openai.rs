@@ -410,6 +410,35 @@ mod tests {
         ));
     }
 
+    /// A proxy's 4xx page is the status it came with, its body the message (not a
+    /// broken stream, which is what async-openai's reading of it as JSON made it).
+    #[tokio::test]
+    async fn an_error_page_that_is_not_json_is_its_status() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let _ = socket.read(&mut [0; 4096]).await;
+            let page = "<html>denied by the proxy</html>";
+            let head = format!(
+                "HTTP/1.1 403 Forbidden\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n",
+                page.len()
+            );
+            socket.write_all((head + page).as_bytes()).await.unwrap();
+        });
+        let provider = OpenAiProvider::new(&config(base_url));
+        match call(&provider, "hi").await {
+            Err(ProviderError::Status {
+                status: 403,
+                message,
+            }) => {
+                assert_eq!(message, "<html>denied by the proxy</html>");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     fn event(event: &str, data: &str) -> Result<Event, EventStreamError<std::io::Error>> {
         Ok(Event {
             event: event.into(),
