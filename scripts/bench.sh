@@ -52,8 +52,8 @@
 # run, default 900), BENCH_READERS (readers of the readers phase, default 10000),
 # BENCH_READERS_WAIT_MS (their turn's first-token delay, while they connect; 45000),
 # BENCH_NOFILE (fd limit, default the hard limit), BENCH_API_MMAP_THRESHOLD (glibc's
-# MALLOC_MMAP_THRESHOLD_ for `parley api`, default 8192 as docs/configuration.md
-# recommends; empty for glibc's default), BENCH_GROWTH_RETENTION_S (the RSS
+# MALLOC_MMAP_THRESHOLD_ for `parley api`, default 8192 as #9 recommended for builds on
+# glibc's malloc, before #16; jemalloc builds ignore it; empty for glibc's default), BENCH_GROWTH_RETENTION_S (the RSS
 # phase's worker.memory_event_retention_s, default 1), BENCH_WRAP (a command prefix for
 # the server processes, e.g. valgrind; see scripts/bench-instructions.sh) and
 # BENCH_START_TRIES (tenths of a second to wait for each to start, default 300); PARLEY_*
@@ -123,8 +123,9 @@ start_roles() {
         PROCS=(--proc "serve=$API_PID" --proc "mock=$MOCK_PID")
         return
     fi
-    # As docs/configuration.md recommends for api processes (fewer resident pages per
-    # open SSE connection); BENCH_API_MMAP_THRESHOLD= (empty) keeps glibc's default.
+    # As #9 recommended for api processes on glibc's malloc (fewer resident pages per
+    # open SSE connection), for builds before #16's jemalloc, which ignores it;
+    # BENCH_API_MMAP_THRESHOLD= (empty) keeps glibc's default.
     local api_env=()
     if [[ -n ${BENCH_API_MMAP_THRESHOLD-8192} ]]; then
         api_env=("MALLOC_MMAP_THRESHOLD_=${BENCH_API_MMAP_THRESHOLD-8192}")

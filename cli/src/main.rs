@@ -2,6 +2,7 @@
 //! API alone, migrations, admin helpers, or writing the OpenAPI document.
 
 mod admin;
+mod alloc;
 mod backup;
 mod config;
 mod db;
@@ -193,6 +194,14 @@ fn main() -> std::process::ExitCode {
     // The PDF sandbox's child: before the runtime, the settings and the logs.
     if let Command::ExtractText(args) = &cli.command {
         return args.run();
+    }
+    // The processes that hold the open feeds (an api, or the one embedded process):
+    // their allocator gives the pages the feeds leave untouched back (`alloc`), set when
+    // the process starts.
+    let feeds = matches!(cli.command, Command::Api(_) | Command::Serve(_));
+    if let Some(conf) = alloc::restart_conf(feeds) {
+        let err = alloc::restart_with(conf);
+        eprintln!("parley: the allocator keeps its defaults (cannot run itself again: {err})");
     }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,

@@ -27,6 +27,7 @@ use uuid::Uuid;
 
 use crate::fixtures::api::{self, uuid};
 
+mod allocator;
 mod cost;
 mod own_redis;
 
