@@ -53,8 +53,8 @@
 # BENCH_READERS_WAIT_MS (their turn's first-token delay, while they connect; 45000),
 # BENCH_NOFILE (fd limit, default the hard limit), BENCH_API_MMAP_THRESHOLD (glibc's
 # MALLOC_MMAP_THRESHOLD_ for `parley api`, default 8192 as #9 recommended for builds on
-# glibc's malloc, before #16; jemalloc builds ignore it; empty for glibc's default), BENCH_GROWTH_RETENTION_S (the RSS
-# phase's worker.memory_event_retention_s, default 1), BENCH_WRAP (a command prefix for
+# glibc's malloc, before #16; jemalloc builds ignore it; empty for glibc's default),
+# BENCH_GROWTH_RETENTION_S (the RSS phase's worker.memory_event_retention_s, default 1), BENCH_WRAP (a command prefix for
 # the server processes, e.g. valgrind; see scripts/bench-instructions.sh) and
 # BENCH_START_TRIES (tenths of a second to wait for each to start, default 300); PARLEY_*
 # settings (e.g. PARLEY_DATABASE__MAX_CONNECTIONS) are passed on to the servers. Logs are
