@@ -325,7 +325,8 @@ else
     PARLEY_WORKER__MEMORY_EVENT_RETENTION_S=$RETENTION start_roles
     echo
     echo "== phase 3: RSS after 500 and 5,000 turns (embedded, finished turns' events kept $RETENTION s)"
-    run_bench --growth 500,5000 --levels 8
+    # Each reading waits out the retention and the log's 10-s sweep, then runs a turn.
+    run_bench --growth 500,5000 --levels 8 --growth-settle-s $((RETENTION + 11))
     log "restarting parley serve for the readers phase"
     stop_roles
     PARLEY_WORKER__STALL_TIMEOUT_MS=300000 start_roles

@@ -32,6 +32,12 @@ pub struct Options {
     /// A user opens a new session after this many turns (a session's context stays
     /// short, as in real use).
     pub turns_per_session: usize,
+    /// Before each reading, wait this long and run one more turn: the in-process log
+    /// sweeps finished logs past their retention at most every 10 s, on an append, so a
+    /// reading straight after a burst also holds whatever the last sweep did not reach
+    /// (with jemalloc handing freed pages back at once, up to ~18 MiB). Zero reads at
+    /// once.
+    pub settle: Duration,
 }
 
 pub async fn run(
@@ -111,10 +117,24 @@ pub async fn run(
         for task in tasks {
             task.await.context("a user task panicked")??;
         }
-        let rss = procs::rss(pid).context("reading the RSS")?;
         let took = phase.elapsed().as_secs_f64();
+        let mut rss = procs::rss(pid).context("reading the RSS")?;
+        let mut settled = String::new();
+        if !options.settle.is_zero() {
+            settled = format!(" (at once: {:.1} MiB)", mib(rss));
+            tokio::time::sleep(options.settle).await;
+            let user = fixtures.users.first().context("no user")?;
+            let session = api.open_session(user, &tool_id).await?;
+            let url = api.url(&format!("/v1/sessions/{session}/messages"));
+            if let Err(Failure { kind, detail }) =
+                load::parley_turn(&api.client, &url, &user.token, &content, options.expected).await
+            {
+                anyhow::bail!("the settling turn failed: {kind}: {detail}");
+            }
+            rss = procs::rss(pid).context("reading the RSS")?;
+        }
         println!(
-            "  after {target:>6} turns: RSS {:>6.1} MiB (VmHWM {:.1} MiB); {:.1} turns/s over the last {} turns; {} failed so far",
+            "  after {target:>6} turns: RSS {:>6.1} MiB{settled} (VmHWM {:.1} MiB); {:.1} turns/s over the last {} turns; {} failed so far",
             mib(rss),
             mib(procs::hwm(pid).unwrap_or(0)),
             (target - from) as f64 / took.max(1e-9),

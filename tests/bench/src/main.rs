@@ -169,6 +169,10 @@ struct Args {
     /// Memory-growth mode: a user opens a new session after this many turns.
     #[arg(long, default_value_t = 20)]
     turns_per_session: usize,
+    /// Memory-growth mode: before each reading wait this many seconds, then run one
+    /// more turn (its append sweeps the finished logs past their retention).
+    #[arg(long, default_value_t = 0)]
+    growth_settle_s: u64,
     /// Fault-drill mode (scripts/drill.sh injects the faults): C = the first level users
     /// run function-calling turns for this many seconds, as careful clients (retries with
     /// an Idempotency-Key, feeds followed again with Last-Event-ID).
@@ -298,6 +302,7 @@ async fn main() -> anyhow::Result<()> {
             content: format!("[[mock tokens={}]] hi", args.tokens),
             expected: load::Expected::Tokens(args.tokens),
             turns_per_session: args.turns_per_session,
+            settle: Duration::from_secs(args.growth_settle_s),
         };
         return growth::run(&api, &fixtures, proc.pid, &proc.name, options).await;
     }

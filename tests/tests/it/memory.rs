@@ -4,14 +4,18 @@
 //! traffic.
 //!
 //! The test reads the server's RSS after [`FIRST`] turns and after [`LAST`], with a
-//! 1-second retention, and asks that it grew by at most [`BOUND`]. Each turn's reply
+//! 1-second retention, each time once the finished turns' logs are swept
+//! ([`settled_rss`]), and asks that it grew by at most [`BOUND`]. Each turn's reply
 //! echoes a message of ~16 KiB, so a log that kept finished turns holds more per turn:
-//! with `memory_event_retention_s = 86400` the RSS grew by 24 MiB from 800 to 2,000
-//! turns, and this test fails by ~14 MiB; with 1 s it grew by ~1.3 MiB. The issue's
+//! with `memory_event_retention_s = 86400` and no limit on finished logs
+//! (`memory_event_max_finished = 1000000`) the RSS grew by 56 MiB from 800 to 2,000
+//! turns, and this test failed by 46 MiB; with 1 s it grew by 0.6–1.1 MiB (jemalloc,
+//! November 2026; with the day's retention alone, the limit of 1,000 finished logs held
+//! the growth to 9.8 MiB). The issue's
 //! own figure — 5,000 plain turns against 500, within 10 MiB — is checked on release
 //! builds by `scripts/bench.sh --embedded` (phase 3, `parley-bench --growth 500,5000`);
 //! this test runs fewer, larger turns, so that a debug build catches the same fault in
-//! about a minute.
+//! about a minute and a half.
 //!
 //! The first reading waits until the database file is larger than SQLite's page caches
 //! together (2 MiB per connection: the pool's two, the writer's, the checkpointer's and
@@ -30,6 +34,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use parley_mock_llm::{MockConfig, MockLlm};
+use parley_runtime::event_log::memory::SWEEP_EVERY;
 use parley_tests::turns::{config_path, mock_provider_config};
 use parley_tests::{Backend, TestApp};
 use serde_json::json;
@@ -70,10 +75,10 @@ async fn embedded_rss_follows_turns_in_flight_not_traffic() {
     let started = Arc::new(AtomicUsize::new(0));
     let clock = Instant::now();
     run_turns(&app, &student.token, &tool_id, &message, &started, FIRST).await;
-    let first = rss(pid);
+    let first = settled_rss(&app, &student.token, &tool_id, &message, &started, pid).await;
     let at_first = clock.elapsed();
     run_turns(&app, &student.token, &tool_id, &message, &started, LAST).await;
-    let last = rss(pid);
+    let last = settled_rss(&app, &student.token, &tool_id, &message, &started, pid).await;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     eprintln!(
         "RSS after {FIRST} turns: {:.1} MiB ({:.0} s); after {LAST}: {:.1} MiB ({:.0} s)",
@@ -90,6 +95,26 @@ async fn embedded_rss_follows_turns_in_flight_not_traffic() {
         mib(last),
         mib(BOUND)
     );
+}
+
+/// The server's RSS once the finished turns' logs are past their retention and swept:
+/// waits out the retention (1 s) and the log's sweep interval, then runs one turn, whose
+/// append sweeps. Read straight after a burst of turns, the RSS also holds whatever the
+/// last sweep has not reached yet — up to [`SWEEP_EVERY`] of turns, about 18 MiB on a
+/// release build — and jemalloc hands freed pages back at once, so such a reading says
+/// when the last sweep ran more than what the server keeps (the CI failure of `0638b9b`).
+async fn settled_rss(
+    app: &TestApp,
+    token: &str,
+    tool_id: &str,
+    message: &Arc<str>,
+    started: &Arc<AtomicUsize>,
+    pid: u32,
+) -> u64 {
+    tokio::time::sleep(SWEEP_EVERY + Duration::from_secs(2)).await;
+    let target = started.load(Ordering::Relaxed) + 1;
+    run_turns(app, token, tool_id, message, started, target).await;
+    rss(pid)
 }
 
 /// Runs turns with [`USERS`] users until `target` turns have started in all (each waits
