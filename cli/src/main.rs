@@ -203,11 +203,27 @@ fn main() -> std::process::ExitCode {
         let err = alloc::restart_with(conf);
         eprintln!("parley: the allocator keeps its defaults (cannot run itself again: {err})");
     }
-    let runtime = match tokio::runtime::Runtime::new() {
+    // The settings are read before the runtime starts: its size is one of them.
+    match prepare(cli) {
+        Ok(Prepared::Done) => std::process::ExitCode::SUCCESS,
+        Ok(Prepared::Probe(url)) => block_on(None, probe(&url)),
+        Ok(Prepared::Run(command, settings)) => {
+            block_on(settings.runtime.threads, start(command, *settings))
+        }
+        Err(err) => fail(err),
+    }
+}
+
+/// Runs `work` on a new runtime of `threads` threads and reports how it ended.
+fn block_on(
+    threads: Option<usize>,
+    work: impl std::future::Future<Output = anyhow::Result<()>>,
+) -> std::process::ExitCode {
+    let runtime = match async_runtime(threads) {
         Ok(runtime) => runtime,
         Err(err) => return fail(anyhow::anyhow!(err).context("starting the async runtime")),
     };
-    match runtime.block_on(start(cli)) {
+    match runtime.block_on(work) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(err) => fail(err),
     }
@@ -219,12 +235,34 @@ fn fail(err: anyhow::Error) -> std::process::ExitCode {
     std::process::ExitCode::FAILURE
 }
 
-async fn start(cli: Cli) -> anyhow::Result<()> {
-    if let Command::Openapi { out } = &cli.command {
-        return write_openapi(out.as_deref());
+/// The process's runtime: `runtime.threads` threads, else one per CPU it may use.
+fn async_runtime(threads: Option<usize>) -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.enable_all();
+    if let Some(threads) = threads {
+        builder.worker_threads(threads);
     }
-    if let Command::Probe { url } = &cli.command {
-        return probe(url).await;
+    builder.build()
+}
+
+/// What is left to run once the command line and the settings are read.
+enum Prepared {
+    /// Done already: the OpenAPI document or the effective settings are written.
+    Done,
+    /// `parley probe`, which reads no settings.
+    Probe(String),
+    Run(Command, Box<Settings>),
+}
+
+/// Reads the settings the command needs, with its flags applied; runs the commands that
+/// need no runtime.
+fn prepare(cli: Cli) -> anyhow::Result<Prepared> {
+    if let Command::Openapi { out } = &cli.command {
+        write_openapi(out.as_deref())?;
+        return Ok(Prepared::Done);
+    }
+    if let Command::Probe { url } = cli.command {
+        return Ok(Prepared::Probe(url));
     }
     let listen = match &cli.command {
         Command::Serve(args) | Command::Api(args) => args.listen.clone(),
@@ -253,16 +291,20 @@ async fn start(cli: Cli) -> anyhow::Result<()> {
     } = &cli.command
     {
         print!("{}", settings.effective_toml()?);
-        return Ok(());
+        return Ok(Prepared::Done);
     }
-    let service = match &cli.command {
+    Ok(Prepared::Run(cli.command, Box::new(settings)))
+}
+
+async fn start(command: Command, settings: Settings) -> anyhow::Result<()> {
+    let service = match &command {
         Command::Serve(_) => Some("parley"),
         Command::Api(_) => Some("parley-api"),
         Command::Worker { .. } => Some("parley-worker"),
         _ => None,
     };
     let telemetry = telemetry::init(&settings.log, &settings.telemetry, service);
-    let result = run(cli.command, settings).await;
+    let result = run(command, settings).await;
     // The last spans go out before the process ends (a blocking flush).
     let _ = tokio::task::spawn_blocking(move || telemetry.shutdown()).await;
     result

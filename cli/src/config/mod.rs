@@ -86,6 +86,8 @@ pub struct Settings {
     pub outbound: OutboundSettings,
     #[serde(default)]
     pub titles: TitleSettings,
+    #[serde(default)]
+    pub runtime: RuntimeSettings,
 }
 
 /// The least address space `files.extract_max_memory_mb` may give the PDF extractor:
@@ -193,6 +195,14 @@ impl Settings {
     }
 
     fn validate(&self) -> anyhow::Result<()> {
+        if let Some(threads) = self.runtime.threads
+            && !(1..=MAX_RUNTIME_THREADS).contains(&threads)
+        {
+            anyhow::bail!(
+                "invalid setting `runtime.threads`: {threads} (from 1 to {MAX_RUNTIME_THREADS}; \
+                 unset: one per CPU)"
+            );
+        }
         let mut groups = std::collections::HashSet::new();
         for o in &self.quotas.overrides {
             if !groups.insert(o.group_id) {

@@ -211,6 +211,21 @@ impl Default for TelemetrySettings {
     }
 }
 
+/// The process's async runtime (`[runtime]`).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuntimeSettings {
+    /// Threads that run the process's tasks. None: one per CPU the process may use
+    /// (cgroup quotas count; a CPU *request* without a limit does not). A worker's and an
+    /// api's work is waiting on sockets: on a machine they share with other busy
+    /// processes, fewer threads spend less CPU per token waking one another.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+}
+
+/// The most threads `runtime.threads` may ask for.
+pub const MAX_RUNTIME_THREADS: usize = 1024;
+
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogSettings {

@@ -90,7 +90,13 @@ pub(super) async fn serve_http(
         .api
         .local_addr()
         .context("reading the bound address")?;
-    tracing::info!(%addr, database = %db::describe(settings), ?role, "parley started");
+    tracing::info!(
+        %addr,
+        database = %db::describe(settings),
+        ?role,
+        threads = super::runtime_threads(),
+        "parley started"
+    );
     println!("parley listening on http://{addr}");
     // In `serve` the feeds of the turns draining here stay open until the drain ends.
     let grace = match role {

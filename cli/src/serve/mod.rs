@@ -133,6 +133,7 @@ pub async fn run(settings: Settings, role: Role) -> anyhow::Result<()> {
             None => {
                 tracing::info!(
                     concurrency = settings.worker.concurrency,
+                    threads = runtime_threads(),
                     "parley worker started"
                 );
                 println!("parley worker running");
@@ -183,4 +184,9 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     let _ = ctrl_c.await;
     tracing::info!("shutting down");
+}
+
+/// The threads of the process's runtime (`runtime.threads`), as its start-up line says.
+pub(crate) fn runtime_threads() -> usize {
+    tokio::runtime::Handle::current().metrics().num_workers()
 }

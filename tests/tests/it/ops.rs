@@ -4,7 +4,7 @@
 //! `/openapi.json` and `/docs` are no operations of the document, so they stay raw.
 
 use parley_tests::client::types::Readiness;
-use parley_tests::{ApiResult, TestApp, both_backends, test_redis_url};
+use parley_tests::{ApiResult, Backend, TestApp, both_backends, test_redis_url};
 
 /// Whether the readiness report has a check `name` that passed (`ok`, as documented).
 fn check_passed(readiness: &Readiness, name: &str) -> bool {
@@ -135,6 +135,38 @@ both_backends!(a_bad_setting_names_its_key, |app| async move {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("limits.max_body_bytes"), "{stderr}");
 });
+
+// `runtime.threads` sizes the process's runtime (cli/src/main.rs); unset, one thread per
+// CPU the process may use. The start-up line says how many it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runtime_runs_the_threads_it_is_given() {
+    let started = |app: &TestApp| {
+        let log = app.full_server_log();
+        log.lines()
+            .find(|line| line.contains("parley started"))
+            .and_then(|line| line.split("threads=").nth(1))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("no `parley started` line with threads=N:\n{log}"))
+    };
+    let given = TestApp::spawn_with_env(
+        Backend::Sqlite,
+        &[("PARLEY_RUNTIME__THREADS", "3"), ("PARLEY_LOG", "info")],
+    )
+    .await;
+    given.get("/healthz", None).await.assert_status(200);
+    assert_eq!(started(&given), 3);
+    let default = TestApp::spawn_with_env(Backend::Sqlite, &[("PARLEY_LOG", "info")]).await;
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    assert_eq!(started(&default), cpus, "one thread per CPU when unset");
+    // None is refused, naming the key.
+    let output = default
+        .cli_with_env(&["migrate", "status"], &[("PARLEY_RUNTIME__THREADS", "0")])
+        .await;
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("runtime.threads"), "{stderr}");
+}
 
 /// Reads one HTTP/1.1 response (head and `Content-Length` body) from `conn`.
 async fn read_response(conn: &mut tokio::net::TcpStream) -> String {
