@@ -5,7 +5,7 @@
 //!
 //! The test reads the server's RSS after [`FIRST`] turns and after [`LAST`], with a
 //! 1-second retention, each time once the finished turns' logs are swept
-//! ([`settled_rss`]), and asks that it grew by at most [`BOUND`]. Each turn's reply
+//! ([`Load::settled_rss`]), and asks that it grew by at most [`BOUND`]. Each turn's reply
 //! echoes a message of ~16 KiB, so a log that kept finished turns holds more per turn:
 //! with `memory_event_retention_s = 86400` and no limit on finished logs
 //! (`memory_event_max_finished = 1000000`) the RSS grew by 56 MiB from 800 to 2,000
@@ -72,13 +72,19 @@ async fn embedded_rss_follows_turns_in_flight_not_traffic() {
         .join(" ")
         .into();
 
-    let started = Arc::new(AtomicUsize::new(0));
+    let load = Load {
+        app: &app,
+        token: &student.token,
+        tool_id: &tool_id,
+        message,
+        started: Arc::new(AtomicUsize::new(0)),
+    };
     let clock = Instant::now();
-    run_turns(&app, &student.token, &tool_id, &message, &started, FIRST).await;
-    let first = settled_rss(&app, &student.token, &tool_id, &message, &started, pid).await;
+    load.run_to(FIRST).await;
+    let first = load.settled_rss(pid).await;
     let at_first = clock.elapsed();
-    run_turns(&app, &student.token, &tool_id, &message, &started, LAST).await;
-    let last = settled_rss(&app, &student.token, &tool_id, &message, &started, pid).await;
+    load.run_to(LAST).await;
+    let last = load.settled_rss(pid).await;
     let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
     eprintln!(
         "RSS after {FIRST} turns: {:.1} MiB ({:.0} s); after {LAST}: {:.1} MiB ({:.0} s)",
@@ -97,64 +103,63 @@ async fn embedded_rss_follows_turns_in_flight_not_traffic() {
     );
 }
 
-/// The server's RSS once the finished turns' logs are past their retention and swept:
-/// waits out the retention (1 s) and the log's sweep interval, then runs one turn, whose
-/// append sweeps. Read straight after a burst of turns, the RSS also holds whatever the
-/// last sweep has not reached yet — up to [`SWEEP_EVERY`] of turns, about 18 MiB on a
-/// release build — and jemalloc hands freed pages back at once, so such a reading says
-/// when the last sweep ran more than what the server keeps (the CI failure of `0638b9b`).
-async fn settled_rss(
-    app: &TestApp,
-    token: &str,
-    tool_id: &str,
-    message: &Arc<str>,
-    started: &Arc<AtomicUsize>,
-    pid: u32,
-) -> u64 {
-    tokio::time::sleep(SWEEP_EVERY + Duration::from_secs(2)).await;
-    let target = started.load(Ordering::Relaxed) + 1;
-    run_turns(app, token, tool_id, message, started, target).await;
-    rss(pid)
+/// The turns the test runs: [`USERS`] users of one token, each sending `message`.
+struct Load<'a> {
+    app: &'a TestApp,
+    token: &'a str,
+    tool_id: &'a str,
+    message: Arc<str>,
+    /// Turns started so far, by all users.
+    started: Arc<AtomicUsize>,
 }
 
-/// Runs turns with [`USERS`] users until `target` turns have started in all (each waits
-/// for its turn to finish, JSON mode).
-async fn run_turns(
-    app: &TestApp,
-    token: &str,
-    tool_id: &str,
-    message: &Arc<str>,
-    started: &Arc<AtomicUsize>,
-    target: usize,
-) {
-    let users = (0..USERS).map(|_| {
-        let (client, started, message) = (app.client.clone(), started.clone(), message.clone());
-        let (base, token, tool_id) = (app.base_url.clone(), token.to_owned(), tool_id.to_owned());
-        async move {
-            let mut session = String::new();
-            let mut in_session = PER_SESSION;
-            while started.fetch_add(1, Ordering::Relaxed) < target {
-                if in_session == PER_SESSION {
-                    let created = post(
-                        &client,
-                        &format!("{base}/v1/sessions"),
-                        &token,
-                        json!({"tool_id": tool_id}),
-                    )
-                    .await;
-                    session = id(&created);
-                    in_session = 0;
+impl Load<'_> {
+    /// The server's RSS once the finished turns' logs are past their retention and
+    /// swept: waits out the retention (1 s) and the log's sweep interval, then runs one
+    /// turn, whose append sweeps. Read straight after a burst of turns, the RSS also
+    /// holds whatever the last sweep has not reached yet — up to [`SWEEP_EVERY`] of
+    /// turns, about 18 MiB on a release build — and jemalloc hands freed pages back at
+    /// once, so such a reading says when the last sweep ran more than what the server
+    /// keeps (the CI failure of `0638b9b`).
+    async fn settled_rss(&self, pid: u32) -> u64 {
+        tokio::time::sleep(SWEEP_EVERY + Duration::from_secs(2)).await;
+        self.run_to(self.started.load(Ordering::Relaxed) + 1).await;
+        rss(pid)
+    }
+
+    /// Runs turns with [`USERS`] users until `target` turns have started in all (each
+    /// waits for its turn to finish, JSON mode).
+    async fn run_to(&self, target: usize) {
+        let users = (0..USERS).map(|_| {
+            let (client, started) = (self.app.client.clone(), self.started.clone());
+            let (base, message) = (self.app.base_url.clone(), self.message.clone());
+            let (token, tool_id) = (self.token.to_owned(), self.tool_id.to_owned());
+            async move {
+                let mut session = String::new();
+                let mut in_session = PER_SESSION;
+                while started.fetch_add(1, Ordering::Relaxed) < target {
+                    if in_session == PER_SESSION {
+                        let created = post(
+                            &client,
+                            &format!("{base}/v1/sessions"),
+                            &token,
+                            json!({"tool_id": tool_id}),
+                        )
+                        .await;
+                        session = id(&created);
+                        in_session = 0;
+                    }
+                    in_session += 1;
+                    let url = format!("{base}/v1/sessions/{session}/messages");
+                    let turn = post(&client, &url, &token, json!({"content": &*message})).await;
+                    let reply = turn["payload"]["message"].as_str().unwrap_or_default();
+                    assert!(reply.ends_with(&message[message.len() - 200..]), "{turn}");
                 }
-                in_session += 1;
-                let url = format!("{base}/v1/sessions/{session}/messages");
-                let turn = post(&client, &url, &token, json!({"content": &*message})).await;
-                let reply = turn["payload"]["message"].as_str().unwrap_or_default();
-                assert!(reply.ends_with(&message[message.len() - 200..]), "{turn}");
+                started.fetch_sub(1, Ordering::Relaxed);
             }
-            started.fetch_sub(1, Ordering::Relaxed);
-        }
-    });
-    futures::future::join_all(users).await;
+        });
+        futures::future::join_all(users).await;
+    }
 }
 
 async fn post(

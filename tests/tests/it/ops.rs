@@ -159,7 +159,7 @@ async fn the_runtime_runs_the_threads_it_is_given() {
     let default = TestApp::spawn_with_env(Backend::Sqlite, &[("PARLEY_LOG", "info")]).await;
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
     assert_eq!(started(&default), cpus, "one thread per CPU when unset");
-    // None is refused, naming the key.
+    // Zero is refused, naming the key.
     let output = default
         .cli_with_env(&["migrate", "status"], &[("PARLEY_RUNTIME__THREADS", "0")])
         .await;
