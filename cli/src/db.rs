@@ -81,6 +81,13 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         options.test_before_acquire_if_idle_for(IDLE_BEFORE_PING);
     }
     options
+        // No reaper: sqlx 0.9.0's pool task that closes idle and old connections can spin
+        // a runtime thread for good (a `num_idle` underflow, sqlx#3645, fixed upstream
+        // after 0.9.0; it hung a test process here). Connections are few, opened on
+        // demand, and a PostgreSQL one idle past `IDLE_BEFORE_PING` is pinged before use
+        // (docs/decisions.md, "No pool reaper").
+        .idle_timeout(None)
+        .max_lifetime(None)
         .max_connections(pool)
         .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
         .acquire_timeout(Duration::from_secs(settings.database.connect_timeout_s))
@@ -194,7 +201,8 @@ mod tests {
     }
 
     /// sea-orm's default pings a connection on every checkout: a round trip more for each
-    /// statement outside a transaction. Neither backend's pool may do that.
+    /// statement outside a transaction. Neither backend's pool may do that, nor run the
+    /// reaper task that closes idle and old connections (it can spin: sqlx#3645).
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     #[allow(
         clippy::disallowed_methods,
@@ -204,13 +212,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("parley-db-{}", uuid::Uuid::now_v7()));
         let mut settings = settings_in(&dir);
         let sqlite = connect(&settings).await.expect("opening the database");
-        let pinging = sqlite
-            .get_sqlite_connection_pool()
-            .options()
-            .get_test_before_acquire();
+        let options = sqlite.get_sqlite_connection_pool().options();
+        let pinging = options.get_test_before_acquire();
+        let reaping = (options.get_idle_timeout(), options.get_max_lifetime());
         sqlite.close().await.expect("closing");
         let _ = std::fs::remove_dir_all(&dir);
         assert!(!pinging, "the SQLite pool pings");
+        assert_eq!(reaping, (None, None), "the SQLite pool runs a reaper");
         // PostgreSQL: the server scripts/test.sh starts.
         let Ok(server) = std::env::var("PARLEY_TEST_PG_URL") else {
             eprintln!("PARLEY_TEST_PG_URL is not set: skipping the PostgreSQL pool");
@@ -222,6 +230,14 @@ mod tests {
         assert!(
             !pool.options().get_test_before_acquire(),
             "the PostgreSQL pool pings"
+        );
+        assert_eq!(
+            (
+                pool.options().get_idle_timeout(),
+                pool.options().get_max_lifetime()
+            ),
+            (None, None),
+            "the PostgreSQL pool runs a reaper"
         );
         postgres.close().await.expect("closing");
     }

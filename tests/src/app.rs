@@ -267,7 +267,7 @@ impl TestApp {
                 self.data_dir().join("parley.db").display()
             ),
         };
-        sea_orm::Database::connect(url)
+        sea_orm::Database::connect(crate::connect_options(url))
             .await
             .expect("connecting to the app's database")
     }
@@ -299,8 +299,8 @@ impl TestApp {
                 self.data_dir().join("parley.db").display()
             ),
         };
-        let mut options = sea_orm::ConnectOptions::new(url);
-        options.max_connections(1).sqlx_logging(false);
+        let mut options = crate::connect_options(url);
+        options.max_connections(1);
         let db = sea_orm::Database::connect(options)
             .await
             .expect("connecting to the app's database");

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use sea_orm::{ConnectOptions, ConnectionTrait, Database};
+use sea_orm::{ConnectionTrait, Database};
 use tempfile::TempDir;
 use uuid::Uuid;
 
@@ -102,8 +102,8 @@ async fn create_pg_database() -> Result<String> {
     let server_url = required_env(PG_URL_VAR);
     let name = format!("t_{}", Uuid::now_v7().simple());
 
-    let mut options = ConnectOptions::new(server_url.clone());
-    options.max_connections(1).sqlx_logging(false);
+    let mut options = crate::connect_options(&server_url);
+    options.max_connections(1);
     let conn = Database::connect(options)
         .await
         .with_context(|| format!("connecting to {PG_URL_VAR}={server_url}"))?;

@@ -50,6 +50,18 @@ pub mod turns;
 pub mod typed;
 pub mod webhook;
 
+/// Options for a pool of the tests' own on a database: no query log, and no reaper task
+/// (sqlx 0.9.0's can spin a runtime thread for good, sqlx#3645: it once left a test
+/// process hung at 100 % CPU as its runtime shut down).
+pub fn connect_options(url: impl Into<String>) -> sea_orm::ConnectOptions {
+    let mut options = sea_orm::ConnectOptions::new(url.into());
+    options
+        .sqlx_logging(false)
+        .idle_timeout(None)
+        .max_lifetime(None);
+    options
+}
+
 pub use app::TestApp;
 pub use backend::{Backend, test_redis_url};
 pub use client_ext::{ApiResponse, ApiResult, all_pages, problem};

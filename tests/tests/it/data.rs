@@ -25,7 +25,7 @@ async fn writable_db(app: &TestApp) -> DatabaseConnection {
             app.data_dir().join("parley.db").display()
         ),
     };
-    Database::connect(url)
+    Database::connect(parley_tests::connect_options(url))
         .await
         .expect("connecting to the app's database")
 }

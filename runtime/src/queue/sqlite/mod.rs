@@ -113,8 +113,11 @@ impl SqliteQueue {
             .pragma("wal_autocheckpoint", "0");
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
-            // A local file has no peer to lose: no ping (a round trip) on each checkout.
+            // A local file has no peer to lose: no ping (a round trip) on each checkout,
+            // and no reaper of idle connections (sqlx 0.9.0's can spin, sqlx#3645).
             .test_before_acquire(false)
+            .idle_timeout(None)
+            .max_lifetime(None)
             .connect_with(options.clone())
             .await
             .map_err(|e| sqlx_error(&format!("opening {}", path.display()), e))?;
@@ -263,6 +266,8 @@ pub fn spawn_wal_checkpointer(
     let pool = SqlitePoolOptions::new()
         .max_connections(1)
         .test_before_acquire(false)
+        .idle_timeout(None)
+        .max_lifetime(None)
         .connect_lazy_with(options);
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);

@@ -257,7 +257,7 @@ async fn writable_db(app: &parley_tests::TestApp) -> sea_orm::DatabaseConnection
         Some(url) => url.to_owned(),
         None => format!("sqlite://{}", app.data_dir().join("parley.db").display()),
     };
-    sea_orm::Database::connect(url)
+    sea_orm::Database::connect(parley_tests::connect_options(url))
         .await
         .expect("connecting to the app's database")
 }
