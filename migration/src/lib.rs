@@ -40,6 +40,7 @@ mod m20261126_000023_add_tool_call_approvals;
 mod m20261126_000024_create_message_feedback;
 mod m20261126_000025_create_budgets;
 mod m20261126_000026_create_metric_rollups;
+mod m20261127_000027_prompt_waiting_index;
 
 #[cfg(test)]
 mod tests;
@@ -77,6 +78,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000024_create_message_feedback::Migration),
             Box::new(m20261126_000025_create_budgets::Migration),
             Box::new(m20261126_000026_create_metric_rollups::Migration),
+            Box::new(m20261127_000027_prompt_waiting_index::Migration),
         ]
     }
 }

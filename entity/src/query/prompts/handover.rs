@@ -4,7 +4,7 @@
 
 use parley_protocol::error::{Error, Result};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
     prelude::DateTimeUtc,
     sea_query::{Expr, ExprTrait, Func, Order, Query, UpdateStatement},
 };
@@ -176,15 +176,14 @@ pub(super) async fn hand_over<C: ConnectionTrait>(
     prompt: &prompts::Model,
     now: DateTimeUtc,
 ) -> Result<Option<Uuid>> {
-    let next = prompts::Entity::find()
-        .filter(prompts::Column::SessionId.eq(prompt.session_id))
-        .filter(prompts::Column::State.eq(PromptState::Created))
-        .filter(prompts::Column::Id.ne(prompt.id))
-        .order_by_asc(prompts::Column::Id)
-        .one(db)
+    let next = next_waiting(prompt.session_id, prompt.id);
+    let next_id = db
+        .query_one_raw(db.get_database_backend().build(&next))
         .await
-        .context("finding the next waiting prompt")?;
-    let next_id = next.as_ref().map(|p| p.id);
+        .context("finding the next waiting prompt")?
+        .map(|row| row.try_get::<Uuid>("", "id"))
+        .transpose()
+        .context("reading the next waiting prompt")?;
     let handed = sessions::Entity::update_many()
         .col_expr(sessions::Column::ActivePromptId, Expr::value(next_id))
         .col_expr(sessions::Column::LastActivityAt, Expr::value(now))
@@ -198,4 +197,104 @@ pub(super) async fn hand_over<C: ConnectionTrait>(
     } else {
         None
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::{ConnectionTrait, DbBackend, Statement};
+
+    use super::*;
+    use crate::query::testing::{self, on_both_backends};
+
+    /// The plan of the hand-over's subquery, as the backend explains it.
+    async fn plan(db: &DatabaseConnection, session_id: Uuid, prompt_id: Uuid) -> String {
+        let backend = db.get_database_backend();
+        let query = backend.build(&next_waiting(session_id, prompt_id));
+        let explain = match backend {
+            DbBackend::Postgres => "EXPLAIN",
+            _ => "EXPLAIN QUERY PLAN",
+        };
+        let statement = Statement {
+            sql: format!("{explain} {}", query.sql),
+            ..query
+        };
+        let rows = db.query_all_raw(statement).await.expect("explaining");
+        rows.iter()
+            .map(|row| match backend {
+                DbBackend::Postgres => row.try_get::<String>("", "QUERY PLAN"),
+                _ => row.try_get::<String>("", "detail"),
+            })
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .expect("reading the plan")
+            .join("\n")
+    }
+
+    /// Sets the state of `prompt_id`.
+    async fn set_state(db: &DatabaseConnection, prompt_id: Uuid, state: PromptState) {
+        prompts::Entity::update_many()
+            .col_expr(prompts::Column::State, Expr::value(state))
+            .filter(prompts::Column::Id.eq(prompt_id))
+            .exec(db)
+            .await
+            .expect("setting a prompt's state");
+    }
+
+    // The finish hands the session to its oldest waiting prompt through the partial
+    // index of waiting prompts, on a young table and on an analysed one, whatever the
+    // session's history or the other sessions' backlog: the statement every turn ends
+    // with does not grow with either.
+    on_both_backends!(
+        the_hand_over_reads_only_the_sessions_waiting_prompts,
+        |db| {
+            let user = testing::user(&db, crate::enums::UserRole::Student).await;
+            let session = testing::session(&db, user).await;
+            let busy = testing::session(&db, user).await;
+            let holder = testing::prompt(&db, session.id).await;
+            for _ in 0..200 {
+                let done = testing::prompt(&db, session.id).await;
+                set_state(&db, done.id, PromptState::Completed).await;
+            }
+            // Another session's backlog.
+            for _ in 0..50 {
+                let queued = testing::prompt(&db, busy.id).await;
+                set_state(&db, queued.id, PromptState::Created).await;
+            }
+            let mut waiting = Vec::new();
+            for _ in 0..2 {
+                let next = testing::prompt(&db, session.id).await;
+                set_state(&db, next.id, PromptState::Created).await;
+                waiting.push(next.id);
+            }
+
+            for analysed in [false, true] {
+                if analysed {
+                    db.execute_unprepared("ANALYZE").await.expect("analysing");
+                }
+                let plan = plan(&db, session.id, holder.id).await;
+                assert!(
+                    plan.contains("idx_prompts_session_waiting"),
+                    "analysed: {analysed}\n{plan}"
+                );
+                let next = db
+                    .query_one_raw(
+                        db.get_database_backend()
+                            .build(&next_waiting(session.id, holder.id)),
+                    )
+                    .await
+                    .expect("finding the next waiting prompt")
+                    .map(|row| row.try_get::<Uuid>("", "id").expect("reading its id"));
+                assert_eq!(next, Some(waiting[0]));
+                // The oldest waiting prompt looks past itself to the next one.
+                let after = db
+                    .query_one_raw(
+                        db.get_database_backend()
+                            .build(&next_waiting(session.id, waiting[0])),
+                    )
+                    .await
+                    .expect("finding the next waiting prompt")
+                    .map(|row| row.try_get::<Uuid>("", "id").expect("reading its id"));
+                assert_eq!(after, Some(waiting[1]));
+            }
+        }
+    );
 }
