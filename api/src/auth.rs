@@ -133,12 +133,31 @@ async fn check_bearer(req: &Request, bearer: Bearer) -> poem::Result<Caller> {
         return Ok(caller.clone());
     }
     let state = app_state(req)?;
-    let hash = hash_token(&bearer.token);
-    match tokens::authenticate(&state.db, &hash, chrono::Utc::now()).await {
-        Ok(Some(owner)) => Ok(owner.into()),
+    match authenticate_bearer(state, &bearer.token).await {
+        Ok(Some(caller)) => Ok(caller),
         Ok(None) => Err(poem_openapi::error::AuthorizationError.into()),
         Err(err) => Err(error_response(err)),
     }
+}
+
+/// Who the API token `secret` belongs to: from the process's [`TokenCache`] when it
+/// authenticated lately and nothing since says otherwise, else from the database (then
+/// kept). `None`: unknown, revoked, expired, or its user disabled.
+///
+/// [`TokenCache`]: crate::token_cache::TokenCache
+pub async fn authenticate_bearer(state: &AppState, secret: &str) -> Result<Option<Caller>> {
+    let hash = hash_token(secret);
+    let now = chrono::Utc::now();
+    if let Some(caller) = state.token_cache.get(&hash, &state.revocations, now) {
+        return Ok(Some(caller));
+    }
+    let Some(owner) = tokens::authenticate(&state.db, &hash, now).await? else {
+        return Ok(None);
+    };
+    let expires_at = owner.expires_at;
+    let caller = Caller::from(owner);
+    state.token_cache.put(hash, caller.clone(), expires_at);
+    Ok(Some(caller))
 }
 
 /// The bearer scheme for administrators: 401 without valid credentials, then 403 for

@@ -24,17 +24,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use parley_entity::query::tokens;
 use parley_protocol::error::{Error, ErrorCode};
 use poem::{Request, web::RemoteAddr};
 
-use crate::{
-    auth::{Caller, hash_token},
-    error::Problem,
-    feed_token::FeedGrant,
-    spec::Security,
-    state::AppState,
-};
+use crate::{auth::Caller, error::Problem, feed_token::FeedGrant, spec::Security, state::AppState};
 
 /// How long failures count.
 const WINDOW: Duration = Duration::from_secs(60);
@@ -166,12 +159,10 @@ pub async fn admit(req: &mut Request, state: &AppState, security: Security) -> R
         return Err(problem);
     }
     let found = match (bearer, feed_token) {
-        (Some(token), _) => {
-            let owner = tokens::authenticate(&state.db, &hash_token(&token), chrono::Utc::now())
-                .await
-                .map_err(Problem::from)?;
-            owner.map(|owner| Authenticated::Bearer(owner.into()))
-        }
+        (Some(token), _) => crate::auth::authenticate_bearer(state, &token)
+            .await
+            .map_err(Problem::from)?
+            .map(Authenticated::Bearer),
         (None, Some(token)) => state
             .feed_tokens
             .verify(&token, chrono::Utc::now())

@@ -23,6 +23,7 @@ pub mod routes;
 pub mod spec;
 pub mod sse;
 pub mod state;
+pub mod token_cache;
 pub mod types;
 pub mod user_sse;
 pub mod window;

@@ -2,9 +2,11 @@
 //! minted with them stop opening feeds and the feeds they opened close, within
 //! seconds, in every api process.
 //!
-//! A bearer token is looked up in the database on every request, so a revoked one is
-//! refused at once; but a feed token is stateless (an HMAC, `crate::feed_token`) and a
-//! feed stays open for as long as its turn runs. Each api process therefore keeps the
+//! A bearer token is looked up in the database, or found in the process's
+//! [`TokenCache`](crate::token_cache::TokenCache), which checks every hit against this
+//! set (a revoked one is refused at once here, within seconds elsewhere); a feed token
+//! is stateless (an HMAC, `crate::feed_token`) and a feed stays open for as long as its
+//! turn runs. Each api process therefore keeps the
 //! ids revoked or disabled in the last feed-token lifetime, read from the database
 //! every [`POLL_EVERY`] (two indexed reads, `tokens::revoked_since`) and noted at once
 //! when the revocation happened in this process. A feed token whose minting token or

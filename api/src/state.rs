@@ -6,7 +6,10 @@ use std::{sync::Arc, time::Duration};
 use parley_service::{AdminService, FeedbackService, SessionService, TurnService};
 use sea_orm::DatabaseConnection;
 
-use crate::{cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations};
+use crate::{
+    cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations,
+    token_cache::TokenCache,
+};
 
 /// How the HTTP edge behaves (`[http]` settings).
 #[derive(Debug, Clone, Default)]
@@ -106,8 +109,10 @@ pub struct AppState {
     pub edge: Edge,
     /// Failed authentications per client address (see `crate::gate`).
     pub throttle: Arc<Throttle>,
-    /// Tokens revoked and users disabled lately (feed tokens and open feeds).
+    /// Tokens revoked and users disabled lately (feed tokens, open feeds, cached tokens).
     pub revocations: Arc<Revocations>,
+    /// API tokens authenticated lately (`crate::token_cache`).
+    pub token_cache: Arc<TokenCache>,
 }
 
 impl AppState {

@@ -134,14 +134,24 @@ pub struct AuthSettings {
     /// How long a feed token (`POST /v1/prompts/{id}/feed-token`) opens its feed.
     #[serde(default = "default_feed_token_ttl_s")]
     pub feed_token_ttl_s: u64,
+    /// How long an api process keeps what an API token authenticated as (0: it reads the
+    /// database on every request). Revocations and disabled users still take effect
+    /// within seconds everywhere; role changes within this time.
+    #[serde(default = "default_token_cache_s")]
+    pub token_cache_s: u64,
 }
 
 impl Default for AuthSettings {
     fn default() -> Self {
         Self {
             feed_token_ttl_s: default_feed_token_ttl_s(),
+            token_cache_s: default_token_cache_s(),
         }
     }
+}
+
+pub(super) fn default_token_cache_s() -> u64 {
+    5
 }
 
 pub(super) fn default_feed_token_ttl_s() -> u64 {

@@ -72,6 +72,9 @@ pub(super) async fn serve_http(
             settings.http.auth_failures_per_minute,
         )),
         revocations,
+        token_cache: Arc::new(parley_api::token_cache::TokenCache::new(
+            Duration::from_secs(settings.auth.token_cache_s),
+        )),
         db,
         redis,
         turns,

@@ -18,6 +18,8 @@ const LAST_USED_RESOLUTION: Duration = Duration::seconds(60);
 pub struct TokenOwner {
     pub token_id: Uuid,
     pub user: users::Model,
+    /// When the token expires (`None`: never).
+    pub expires_at: Option<DateTimeUtc>,
 }
 
 impl TokenOwner {
@@ -67,6 +69,7 @@ pub async fn authenticate<C: ConnectionTrait>(
     Ok(Some(TokenOwner {
         token_id: token.id,
         user,
+        expires_at: token.expires_at,
     }))
 }
 

@@ -146,6 +146,9 @@ pub async fn delete<V: AdminView>(state: &AppState, caller: &Caller, id: Uuid) -
         .admin()
         .delete::<V::Resource>(&actor(caller), id)
         .await?;
+    // A deleted user's tokens leave this process's cache now (ids are UUIDs: no other
+    // resource's id names a user).
+    state.token_cache.forget_user(id);
     Ok(Deleted::NoContent)
 }
 

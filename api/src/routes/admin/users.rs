@@ -175,9 +175,11 @@ impl IntoChanges<users::Entity> for UpdateUser {
     }
 }
 
-/// A disabled user's open feeds on this process close now (the others learn it from
-/// the database within seconds).
+/// A changed user's tokens leave this process's cache (their role or permissions may
+/// have changed), and a disabled user's open feeds on this process close now (the
+/// others learn it from the database within seconds).
 fn note_disabled(state: &AppState, user: &users::Model) {
+    state.token_cache.forget_user(user.id);
     if user.disabled_at.is_some() {
         let disabled = tokens::Revoked {
             users: vec![user.id],
@@ -300,6 +302,7 @@ impl TokensAdminApi {
             ..Default::default()
         };
         state.revocations.note(&revoked, chrono::Utc::now());
+        state.token_cache.forget_token(token.id);
         Ok(Json(token.into()))
     }
 }

@@ -30,6 +30,7 @@ use crate::fixtures::api::{self, uuid};
 mod allocator;
 mod cost;
 mod own_redis;
+mod tokens;
 
 use own_redis::OwnRedis;
 
