@@ -152,8 +152,8 @@ mod tests {
         Revocations::new(Duration::from_secs(600))
     }
 
-    #[test]
-    fn a_token_is_kept_for_its_lifetime_and_no_longer() {
+    #[tokio::test]
+    async fn a_token_is_kept_for_its_lifetime_and_no_longer() {
         let cache = TokenCache::new(Duration::from_millis(50));
         let revocations = revocations();
         let who = caller();
@@ -162,7 +162,7 @@ mod tests {
         let hit = cache.get("h", &revocations, Utc::now()).expect("kept");
         assert_eq!((hit.user_id, hit.token_id), (who.user_id, who.token_id));
         assert!(cache.get("other", &revocations, Utc::now()).is_none());
-        std::thread::sleep(Duration::from_millis(60));
+        tokio::time::sleep(Duration::from_millis(60)).await;
         assert!(cache.get("h", &revocations, Utc::now()).is_none(), "lapsed");
         assert!(cache.is_empty(), "a lapsed entry is dropped when met");
     }
