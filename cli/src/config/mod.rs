@@ -252,6 +252,12 @@ impl Settings {
         if self.auth.feed_token_ttl_s == 0 {
             anyhow::bail!("invalid setting `auth.feed_token_ttl_s`: must be at least 1");
         }
+        if self.auth.token_cache_s > MAX_TOKEN_CACHE_S {
+            anyhow::bail!(
+                "invalid setting `auth.token_cache_s`: {} (from 0 to {MAX_TOKEN_CACHE_S})",
+                self.auth.token_cache_s
+            );
+        }
         if self.worker.concurrency == 0 {
             anyhow::bail!("invalid setting `worker.concurrency`: must be at least 1");
         }

@@ -154,6 +154,10 @@ pub(super) fn default_token_cache_s() -> u64 {
     5
 }
 
+/// The longest `auth.token_cache_s`: an hour (a role change must reach every api
+/// process in bounded time; the clock's arithmetic needs a bound too).
+pub const MAX_TOKEN_CACHE_S: u64 = 3600;
+
 pub(super) fn default_feed_token_ttl_s() -> u64 {
     600
 }

@@ -381,3 +381,16 @@ fn the_pdf_extractor_has_a_timeout_and_a_memory_limit() {
         });
     }
 }
+
+#[test]
+fn the_token_cache_takes_zero_to_an_hour() {
+    Jail::expect_with(|jail| {
+        assert_eq!(load_in(jail).expect("defaults load").auth.token_cache_s, 5);
+        jail.set_env("PARLEY_AUTH__TOKEN_CACHE_S", "0");
+        assert_eq!(load_in(jail).expect("0 turns it off").auth.token_cache_s, 0);
+        jail.set_env("PARLEY_AUTH__TOKEN_CACHE_S", "3601");
+        let err = load_in(jail).expect_err("over an hour").to_string();
+        assert!(err.contains("auth.token_cache_s"), "{err}");
+        Ok(())
+    });
+}
