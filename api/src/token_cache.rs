@@ -116,12 +116,6 @@ impl TokenCache {
             .retain(|_, entry| entry.caller.user_id != user_id);
     }
 
-    /// Forgets the token `token_id` (it was revoked here).
-    pub fn forget_token(&self, token_id: Uuid) {
-        self.entries()
-            .retain(|_, entry| entry.caller.token_id != token_id);
-    }
-
     /// How many tokens are kept.
     pub fn len(&self) -> usize {
         self.entries().len()
@@ -200,12 +194,8 @@ mod tests {
 
         let changed = caller();
         cache.put("changed".into(), changed.clone(), None);
-        let kept = caller();
-        cache.put("kept".into(), kept.clone(), None);
         cache.forget_user(changed.user_id);
         assert!(cache.get("changed", &revocations, now).is_none());
-        cache.forget_token(kept.token_id);
-        assert!(cache.get("kept", &revocations, now).is_none());
         assert!(cache.is_empty());
     }
 

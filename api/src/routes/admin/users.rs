@@ -178,7 +178,7 @@ impl IntoChanges<users::Entity> for UpdateUser {
 /// A changed user's tokens leave this process's cache (their role or permissions may
 /// have changed), and a disabled user's open feeds on this process close now (the
 /// others learn it from the database within seconds).
-fn note_disabled(state: &AppState, user: &users::Model) {
+fn user_changed(state: &AppState, user: &users::Model) {
     state.token_cache.forget_user(user.id);
     if user.disabled_at.is_some() {
         let disabled = tokens::Revoked {
@@ -190,7 +190,7 @@ fn note_disabled(state: &AppState, user: &users::Model) {
 }
 
 admin_api! {
-    UsersAdminApi for User(users::Entity) at "/v1/admin/users" then note_disabled;
+    UsersAdminApi for User(users::Entity) at "/v1/admin/users" then user_changed;
     /// Create a user
     create "/users" "admin_create_user" CreateUser
         => CreatedUser "The user was created.";
@@ -301,8 +301,8 @@ impl TokensAdminApi {
             tokens: vec![token.id],
             ..Default::default()
         };
+        // The cache checks every hit against the revocations: noting it is enough.
         state.revocations.note(&revoked, chrono::Utc::now());
-        state.token_cache.forget_token(token.id);
         Ok(Json(token.into()))
     }
 }
