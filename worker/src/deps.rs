@@ -48,8 +48,8 @@ pub struct TurnSettings {
     pub retention: Duration,
     /// Tokens kept free for the answer in the context window.
     pub response_buffer: usize,
-    /// Deltas of a block arriving within this long of the last one sent are merged into
-    /// one event (zero: never).
+    /// Deltas of a block arriving in the same window (this long, the process's) as the
+    /// last one sent are merged into one event (zero: never).
     pub delta_window: Duration,
     /// The most text one merged delta carries.
     pub delta_max_bytes: usize,

@@ -62,10 +62,11 @@ pub struct WorkerSettings {
     /// the oldest unread ones go before their retention ends (a few KiB each).
     #[serde(default = "default_memory_max_finished")]
     pub memory_event_max_finished: usize,
-    /// Deltas of one block arriving within this many milliseconds of the last one sent
-    /// are merged into one event (0: every token is its own event). The first delta of
-    /// a turn, and any delta after a pause this long, go out at once. 100 ms gives every
-    /// reader ten updates a second at any model's pace.
+    /// Deltas of one block arriving in the same window of this many milliseconds as the
+    /// last one sent are merged into one event, sent when the window ends (the windows
+    /// are the same for all the worker's turns; 0: every token is its own event). The
+    /// first delta of a turn, and any delta in a later window, go out at once. 100 ms
+    /// gives every reader ten updates a second at any model's pace.
     #[serde(default = "default_delta_window_ms")]
     pub delta_window_ms: u64,
     /// The most text (bytes) one merged delta carries.

@@ -2,22 +2,37 @@
 //! events of one block are merged so that a fast stream costs one event-log append per
 //! window, not one per token.
 //!
-//! The rule is a rate limit with the leading edge first: a delta that arrives when no
-//! delta went out within the last `window` goes out at once (so the first delta of a
-//! turn is never held, and a stream slower than the window is not delayed at all);
-//! deltas that arrive sooner are merged and go out when the window since the last one
-//! has passed (the agent loop wakes for [`Coalescer::due`]), when they reach
-//! `max_bytes`, or before any other event (a block's stop, a tool call, the end).
-//! Readers see the same text in the same order, in fewer events.
+//! The rule is a rate limit with the leading edge first, on windows every turn of the
+//! process shares: time is cut into windows of `window` from one moment (the process's
+//! first coalescer), and a delta that arrives in a later window than the last delta
+//! sent goes out at once (so the first delta of a turn is never held, and a stream
+//! slower than the window is not delayed at all); deltas that arrive in the same window
+//! are merged and go out when it ends (the agent loop wakes for [`Coalescer::due`]),
+//! when they reach `max_bytes`, or before any other event (a block's stop, a tool call,
+//! the end). Readers see the same text in the same order, in fewer events, and never
+//! wait longer than a window for it.
+//!
+//! The windows are shared so that the turns' batches go out together: the flush timers
+//! of all the process's streaming turns fire at one moment, their appends leave in one
+//! write to Redis (the connection pipelines what is queued), Redis answers them and
+//! publishes them to the api processes in one pass, and each api process reads them in
+//! one go — where windows of their own, each turn's starting at its last delta, woke
+//! every one of those processes once per turn per window.
 
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use parley_protocol::events::EventKind;
+
+/// Where the process's windows are counted from.
+static EPOCH: LazyLock<Instant> = LazyLock::new(Instant::now);
 
 /// Merges consecutive deltas of one block.
 #[derive(Debug)]
 pub struct Coalescer {
     window: Duration,
+    /// The windows are `window` long from here.
+    epoch: Instant,
     max_bytes: usize,
     /// When the last delta went out.
     last_sent: Option<Instant>,
@@ -31,8 +46,14 @@ pub type Ready = [Option<EventKind>; 2];
 impl Coalescer {
     /// `window` zero turns coalescing off.
     pub fn new(window: Duration, max_bytes: usize) -> Self {
+        Self::from_epoch(*EPOCH, window, max_bytes)
+    }
+
+    /// With the windows counted from `epoch`.
+    fn from_epoch(epoch: Instant, window: Duration, max_bytes: usize) -> Self {
         Self {
             window,
+            epoch,
             max_bytes: max_bytes.max(1),
             last_sent: None,
             pending: None,
@@ -47,9 +68,7 @@ impl Coalescer {
         if self.window.is_zero() {
             return [None, Some(kind)];
         }
-        let recent = self
-            .last_sent
-            .is_some_and(|at| now.duration_since(at) < self.window);
+        let recent = self.last_sent.is_some_and(|at| now < self.window_end(at));
         let merged = match self.pending.as_mut() {
             Some(pending) => merge(pending, &kind),
             None => false,
@@ -86,8 +105,16 @@ impl Coalescer {
         self.pending.as_ref()?;
         Some(
             self.last_sent
-                .map_or_else(Instant::now, |at| at + self.window),
+                .map_or_else(Instant::now, |at| self.window_end(at)),
         )
+    }
+
+    /// The end of the window `at` falls in (a moment on a window's edge starts the next).
+    fn window_end(&self, at: Instant) -> Instant {
+        let window = self.window.as_nanos().max(1);
+        let windows = at.saturating_duration_since(self.epoch).as_nanos() / window + 1;
+        let end = u64::try_from(windows * window).unwrap_or(u64::MAX);
+        self.epoch + Duration::from_nanos(end)
     }
 
     /// The waiting deltas, merged, now (the window passed, or the turn goes on to
@@ -156,8 +183,8 @@ mod tests {
 
     #[test]
     fn the_first_delta_goes_at_once_and_a_burst_is_merged_until_due() {
-        let mut c = Coalescer::new(30 * MS, 1024);
         let t0 = Instant::now();
+        let mut c = Coalescer::from_epoch(t0, 30 * MS, 1024);
         assert_eq!(sent(c.push(text(0, "a"), t0)), [text(0, "a")]);
         assert_eq!(c.due(), None);
         for (i, piece) in ["b", "c", "d"].into_iter().enumerate() {
@@ -172,9 +199,32 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_slower_than_the_window_is_not_delayed() {
-        let mut c = Coalescer::new(30 * MS, 1024);
+    fn the_windows_are_the_same_for_every_turn() {
         let t0 = Instant::now();
+        let mut one = Coalescer::from_epoch(t0, 100 * MS, 1024);
+        let mut other = Coalescer::from_epoch(t0, 100 * MS, 1024);
+        // Two turns whose first deltas went out at different moments of a window...
+        one.push(text(0, "a"), t0 + 7 * MS);
+        other.push(text(0, "x"), t0 + 64 * MS);
+        // ...hold what follows until that window's end, the same moment for both.
+        assert!(sent(one.push(text(0, "b"), t0 + 70 * MS)).is_empty());
+        assert!(sent(other.push(text(0, "y"), t0 + 80 * MS)).is_empty());
+        assert_eq!(one.due(), Some(t0 + 100 * MS));
+        assert_eq!(other.due(), Some(t0 + 100 * MS));
+        // A flush a little late still ends the next window on the next edge.
+        assert_eq!(one.take(t0 + 101 * MS), Some(text(0, "b")));
+        assert!(sent(one.push(text(0, "c"), t0 + 120 * MS)).is_empty());
+        assert_eq!(one.due(), Some(t0 + 200 * MS));
+        // A delta in a later window than the last one sent goes at once.
+        let mut late = Coalescer::from_epoch(t0, 100 * MS, 1024);
+        late.push(text(0, "a"), t0 + 95 * MS);
+        assert_eq!(sent(late.push(text(0, "b"), t0 + 105 * MS)), [text(0, "b")]);
+    }
+
+    #[test]
+    fn a_stream_slower_than_the_window_is_not_delayed() {
+        let t0 = Instant::now();
+        let mut c = Coalescer::from_epoch(t0, 30 * MS, 1024);
         for i in 0..5u32 {
             let out = sent(c.push(text(0, "x"), t0 + i * 50 * MS));
             assert_eq!(out, [text(0, "x")], "delta {i} went out at once");
@@ -184,8 +234,8 @@ mod tests {
 
     #[test]
     fn other_events_flush_first_and_blocks_are_not_mixed() {
-        let mut c = Coalescer::new(30 * MS, 1024);
         let t0 = Instant::now();
+        let mut c = Coalescer::from_epoch(t0, 30 * MS, 1024);
         c.push(text(0, "a"), t0);
         assert!(sent(c.push(text(0, "b"), t0 + MS)).is_empty());
         // A delta of another block sends the waiting one on and waits in its place.
@@ -200,8 +250,8 @@ mod tests {
 
     #[test]
     fn the_size_cap_sends_early_and_a_zero_window_is_off() {
-        let mut c = Coalescer::new(30 * MS, 4);
         let t0 = Instant::now();
+        let mut c = Coalescer::from_epoch(t0, 30 * MS, 4);
         c.push(text(0, "a"), t0);
         assert!(sent(c.push(text(0, "bb"), t0 + MS)).is_empty());
         assert_eq!(sent(c.push(text(0, "cc"), t0 + 2 * MS)), [text(0, "bbcc")]);

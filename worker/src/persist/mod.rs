@@ -112,8 +112,9 @@ impl TurnSink {
         self
     }
 
-    /// Merges consecutive deltas of a block that arrive within `window` of the last one
-    /// sent (up to `max_bytes`); zero: every delta is its own event.
+    /// Merges consecutive deltas of a block that arrive in the same window as the last
+    /// one sent (windows of `window`, shared by the process's turns; up to `max_bytes`);
+    /// zero: every delta is its own event.
     pub fn coalesce(mut self, window: Duration, max_bytes: usize) -> Self {
         self.coalescer = Coalescer::new(window, max_bytes);
         self
