@@ -29,7 +29,9 @@
 # between the events a reader sees from its first text to `complete` (pings left out)
 # beside the mock's gap between chunks, and CPU ms per 1,000 tokens streamed in the window
 # of each process (api, worker, postgres with its backends, redis; serve embedded) and of
-# the servers together, then one Markdown table of the levels. Its settings:
+# the servers together — and, for the direct run, the mock's and the benchmark client's
+# (a bare reader of the model's stream: the floor under the worker's reading) — then one
+# Markdown table of the levels. Its settings:
 # BENCH_PACE_LEVELS (default 50,200,500), BENCH_PACE_DELAYS (ms, default "20 5"),
 # BENCH_PACE_TOKENS (200), BENCH_PACE_DURATION (measured s per level, 20); the worker's
 # concurrency is raised to the largest level + 64 (BENCH_WORKER_CONCURRENCY overrides),

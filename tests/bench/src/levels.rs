@@ -38,10 +38,11 @@ pub async fn run(api: &Api, fixtures: &Fixtures, options: &Options) -> anyhow::R
     let mut series = vec!["users,started_s,headers_ms,claimed_ms,ttft_ms,latency_ms".to_owned()];
     for &users in &options.levels {
         let load_before = procs::loadavg();
-        let direct = if options.no_direct {
-            None
+        let (direct, direct_cpu) = if options.no_direct {
+            (None, None)
         } else {
-            Some(direct_level(api, users, options).await)
+            let (run, cpu) = direct_level(api, users, options).await;
+            (Some(run), cpu)
         };
 
         let mut urls = Vec::with_capacity(users);
@@ -123,6 +124,7 @@ pub async fn run(api: &Api, fixtures: &Fixtures, options: &Options) -> anyhow::R
             rss,
             cpu,
             token_cpu,
+            direct_cpu,
             bound: model_bound(users, options.tokens, options.token_delay_ms),
         };
         report::print_level(&level);
@@ -146,8 +148,10 @@ pub async fn run(api: &Api, fixtures: &Fixtures, options: &Options) -> anyhow::R
     Ok(())
 }
 
-/// The same load straight against the mock.
-async fn direct_level(api: &Api, users: usize, options: &Options) -> Run {
+/// The same load straight against the mock, and what its window cost the mock and
+/// this benchmark's client per 1,000 tokens: a bare reader of the model's stream, the
+/// floor under what the worker pays to read it.
+async fn direct_level(api: &Api, users: usize, options: &Options) -> (Run, Option<TokenCpu>) {
     let client = api.client.clone();
     let url: Arc<str> = format!(
         "{}/chat/completions",
@@ -161,19 +165,32 @@ async fn direct_level(api: &Api, users: usize, options: &Options) -> Run {
     let tokens = options.tokens;
     let window = Arc::new(Window::new(options.timing.warmup, options.timing.duration));
     let turns_window = window.clone();
-    load::run_users_in(window, users, options.timing, move |_| {
-        let (client, url, model, content, window) = (
-            client.clone(),
-            url.clone(),
-            model.clone(),
-            content.clone(),
-            turns_window.clone(),
-        );
-        async move {
-            load::direct_turn_in(&client, &url, &model, &content, tokens, Some(&window)).await
-        }
-    })
-    .await
+    let procs: Vec<Proc> = options
+        .procs
+        .iter()
+        .filter(|p| p.name == "mock")
+        .cloned()
+        .collect();
+    let edges = cpu_at_edges(&window, &procs);
+    let run =
+        load::run_users_in(window.clone(), users, options.timing, move |_| {
+            let (client, url, model, content, window) = (
+                client.clone(),
+                url.clone(),
+                model.clone(),
+                content.clone(),
+                turns_window.clone(),
+            );
+            async move {
+                load::direct_turn_in(&client, &url, &model, &content, tokens, Some(&window)).await
+            }
+        })
+        .await;
+    let cpu = edges.await.ok().map(|(a, b)| {
+        let seconds = procs::cpu_seconds(&procs, &a, &b, options.clk_tck);
+        TokenCpu::new(&seconds, window.tokens(), window.length())
+    });
+    (run, cpu)
 }
 
 /// The CPU counters read when the window opens and when it closes.

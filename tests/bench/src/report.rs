@@ -18,6 +18,8 @@ pub struct Level {
     /// CPU per 1,000 tokens streamed in the measured window (None when the CPU could
     /// not be read at its edges).
     pub token_cpu: Option<TokenCpu>,
+    /// The same for the direct mock's run: the mock and the benchmark's own client.
+    pub direct_cpu: Option<TokenCpu>,
     /// C / the model's time per turn: the rate the direct mock should reach (when it
     /// falls short, the machine, not the model, is the limit, and so is the ratio).
     pub bound: Option<f64>,
@@ -174,6 +176,19 @@ pub fn print_level(level: &Level) {
             tc.window.as_secs_f64(),
             tc.tokens,
             fmt_opt(tc.servers),
+            per.join(", ")
+        );
+    }
+    if let Some(tc) = &level.direct_cpu {
+        let per: Vec<String> = tc
+            .procs
+            .iter()
+            .map(|(name, ms)| format!("{name} {}", fmt_opt(*ms)))
+            .collect();
+        println!(
+            "  direct run, CPU ms per 1,000 tokens in its {:.0} s window ({} tokens; bench: a bare client reading the model's stream): {}",
+            tc.window.as_secs_f64(),
+            tc.tokens,
             per.join(", ")
         );
     }
