@@ -104,13 +104,7 @@ pub async fn run(api: &Api, fixtures: &Fixtures, options: &Options) -> anyhow::R
         let cpu_after = CpuSnapshot::take(&options.procs);
         let peaks = sampler.finish();
         let cpu = procs::cpu_use(&options.procs, &cpu_before, &cpu_after, options.clk_tck);
-        let token_cpu = match edges.await {
-            Ok((a, b)) => {
-                let seconds = procs::cpu_seconds(&options.procs, &a, &b, options.clk_tck);
-                Some(TokenCpu::new(&seconds, window.tokens(), window.length()))
-            }
-            Err(_) => None,
-        };
+        let token_cpu = token_cpu(edges, &options.procs, &window, options.clk_tck).await;
         let rss: Vec<(String, u64, u64)> = rss_pids
             .iter()
             .zip(&peaks)
@@ -186,10 +180,7 @@ async fn direct_level(api: &Api, users: usize, options: &Options) -> (Run, Optio
             }
         })
         .await;
-    let cpu = edges.await.ok().map(|(a, b)| {
-        let seconds = procs::cpu_seconds(&procs, &a, &b, options.clk_tck);
-        TokenCpu::new(&seconds, window.tokens(), window.length())
-    });
+    let cpu = token_cpu(edges, &procs, &window, options.clk_tck).await;
     (run, cpu)
 }
 
@@ -205,6 +196,19 @@ fn cpu_at_edges(
         tokio::time::sleep_until(to.into()).await;
         (a, CpuSnapshot::take(&procs))
     })
+}
+
+/// What `procs` spent per 1,000 tokens of `window`, from the counters read at its edges
+/// (None when they could not be read).
+async fn token_cpu(
+    edges: tokio::task::JoinHandle<(CpuSnapshot, CpuSnapshot)>,
+    procs: &[Proc],
+    window: &Window,
+    clk_tck: u64,
+) -> Option<TokenCpu> {
+    let (a, b) = edges.await.ok()?;
+    let seconds = procs::cpu_seconds(procs, &a, &b, clk_tck);
+    Some(TokenCpu::new(&seconds, window.tokens(), window.length()))
 }
 
 /// The most turns/s C users can run when each turn takes the model's time alone:

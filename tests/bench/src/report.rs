@@ -166,32 +166,32 @@ pub fn print_level(level: &Level) {
         procs::cpus()
     );
     if let Some(tc) = &level.token_cpu {
-        let per: Vec<String> = tc
-            .procs
-            .iter()
-            .map(|(name, ms)| format!("{name} {}", fmt_opt(*ms)))
-            .collect();
         println!(
             "  CPU ms per 1,000 tokens streamed in the {:.0} s window ({} tokens): servers {} = {}",
             tc.window.as_secs_f64(),
             tc.tokens,
             fmt_opt(tc.servers),
-            per.join(", ")
+            per_process(tc)
         );
     }
     if let Some(tc) = &level.direct_cpu {
-        let per: Vec<String> = tc
-            .procs
-            .iter()
-            .map(|(name, ms)| format!("{name} {}", fmt_opt(*ms)))
-            .collect();
         println!(
             "  direct run, CPU ms per 1,000 tokens in its {:.0} s window ({} tokens; bench: a bare client reading the model's stream): {}",
             tc.window.as_secs_f64(),
             tc.tokens,
-            per.join(", ")
+            per_process(tc)
         );
     }
+}
+
+/// `name ms, name ms, …` of each process.
+fn per_process(tc: &TokenCpu) -> String {
+    let per: Vec<String> = tc
+        .procs
+        .iter()
+        .map(|(name, ms)| format!("{name} {}", fmt_opt(*ms)))
+        .collect();
+    per.join(", ")
 }
 
 /// Parley's turns/s (ended in the window) over the direct mock's.

@@ -34,8 +34,9 @@ pub struct Coalescer {
     /// The windows are `window` long from here.
     epoch: Instant,
     max_bytes: usize,
-    /// When the last delta went out.
-    last_sent: Option<Instant>,
+    /// The end of the window the last delta went out in (worked out once per send, not
+    /// per delta).
+    sent_until: Option<Instant>,
     /// Deltas waiting, merged into one.
     pending: Option<EventKind>,
 }
@@ -55,7 +56,7 @@ impl Coalescer {
             window,
             epoch,
             max_bytes: max_bytes.max(1),
-            last_sent: None,
+            sent_until: None,
             pending: None,
         }
     }
@@ -68,14 +69,14 @@ impl Coalescer {
         if self.window.is_zero() {
             return [None, Some(kind)];
         }
-        let recent = self.last_sent.is_some_and(|at| now < self.window_end(at));
+        let recent = self.sent_until.is_some_and(|end| now < end);
         let merged = match self.pending.as_mut() {
             Some(pending) => merge(pending, &kind),
             None => false,
         };
         if !recent {
             // Leading edge: whatever waited goes first, then this one, at once.
-            self.last_sent = Some(now);
+            self.sent(now);
             let pending = self.pending.take();
             return if merged {
                 [pending, None]
@@ -94,7 +95,7 @@ impl Coalescer {
             .as_ref()
             .is_some_and(|p| text_len(p) >= self.max_bytes)
         {
-            self.last_sent = Some(now);
+            self.sent(now);
             return [earlier, self.pending.take()];
         }
         [earlier, None]
@@ -103,25 +104,23 @@ impl Coalescer {
     /// When the waiting deltas are due, if any wait.
     pub fn due(&self) -> Option<Instant> {
         self.pending.as_ref()?;
-        Some(
-            self.last_sent
-                .map_or_else(Instant::now, |at| self.window_end(at)),
-        )
+        Some(self.sent_until.unwrap_or_else(Instant::now))
     }
 
-    /// The end of the window `at` falls in (a moment on a window's edge starts the next).
-    fn window_end(&self, at: Instant) -> Instant {
+    /// Notes that deltas went out at `now`: until the end of `now`'s window (a moment on
+    /// a window's edge starts the next), the next ones wait.
+    fn sent(&mut self, now: Instant) {
         let window = self.window.as_nanos().max(1);
-        let windows = at.saturating_duration_since(self.epoch).as_nanos() / window + 1;
+        let windows = now.saturating_duration_since(self.epoch).as_nanos() / window + 1;
         let end = u64::try_from(windows * window).unwrap_or(u64::MAX);
-        self.epoch + Duration::from_nanos(end)
+        self.sent_until = Some(self.epoch + Duration::from_nanos(end));
     }
 
     /// The waiting deltas, merged, now (the window passed, or the turn goes on to
     /// something else).
     pub fn take(&mut self, now: Instant) -> Option<EventKind> {
         let pending = self.pending.take()?;
-        self.last_sent = Some(now);
+        self.sent(now);
         Some(pending)
     }
 }
