@@ -101,6 +101,26 @@ PY
 
 log "KEDA objects (@kubernetes-models/keda)"
 node deploy/checks/keda.mjs deploy/k8s/keda.yaml
+# KEDA scales on the sum of every partition of the queue parley.toml configures: one
+# trigger per partition's pending list, and a formula that adds them all.
+"$venv/bin/python" - <<'PY'
+import pathlib, re, sys, tomllib, yaml
+config = tomllib.loads(pathlib.Path("deploy/k8s/parley.toml").read_text())
+redis = config.get("redis", {})
+queue, partitions = redis.get("queue", "parley-generate"), redis.get("queue_partitions", 1)
+scaled = next(d for d in yaml.safe_load_all(pathlib.Path("deploy/k8s/keda.yaml").read_text())
+              if d and d["kind"] == "ScaledObject")
+lists = {t["name"]: t["metadata"]["listName"] for t in scaled["spec"]["triggers"]}
+expected = [f"{{{queue}}}:pending"] + [f"{{{queue}#{i}}}:pending" for i in range(1, partitions)]
+if sorted(lists.values()) != sorted(expected):
+    sys.exit(f"deploy/k8s/keda.yaml reads {sorted(lists.values())}; the {partitions} "
+             f"partitions of parley.toml are {expected}")
+formula = scaled["spec"].get("advanced", {}).get("scalingModifiers", {}).get("formula", "")
+terms = re.split(r"\s*\+\s*", formula.strip()) if partitions > 1 else list(lists)
+if sorted(terms) != sorted(lists):
+    sys.exit(f"deploy/k8s/keda.yaml: the formula {formula!r} must add every trigger {sorted(lists)}")
+print(f"keda.yaml scales on the sum of the {partitions} partitions of {queue}")
+PY
 
 log "Prometheus configuration and alert rules (promtool)"
 cp deploy/compose/prometheus.yml deploy/prometheus/alerts.yml "$work/"

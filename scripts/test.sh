@@ -54,13 +54,17 @@ redis_port=$(free_port)
 PG_EXTRA_OPTS=(-c shared_preload_libraries=pg_stat_statements)
 start_postgres "$PG_BIN" "$pg_port"
 start_redis "$redis_port"
+# Three primaries with a replica each: the Redis seams' suites and the distributed
+# black-box tests run against it as well as against the standalone one (#17).
+start_redis_cluster 3
 
 export PARLEY_TEST_PG_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
 export PARLEY_TEST_REDIS_URL="redis://127.0.0.1:$redis_port/"
+export PARLEY_TEST_REDIS_CLUSTER_URL=$REDIS_CLUSTER_URL
 
 if [[ ${PARLEY_TEST_SERVERS_ONLY:-} == 1 ]]; then
     # Debug aid: keep the servers up for a command given in PARLEY_TEST_CMD (default: none).
-    log "servers only: PARLEY_TEST_PG_URL=$PARLEY_TEST_PG_URL PARLEY_TEST_REDIS_URL=$PARLEY_TEST_REDIS_URL"
+    log "servers only: PARLEY_TEST_PG_URL=$PARLEY_TEST_PG_URL PARLEY_TEST_REDIS_URL=$PARLEY_TEST_REDIS_URL PARLEY_TEST_REDIS_CLUSTER_URL=$PARLEY_TEST_REDIS_CLUSTER_URL"
     status=0
     [[ -n ${PARLEY_TEST_CMD:-} ]] && { bash -c "$PARLEY_TEST_CMD" || status=$?; }
     exit "$status"

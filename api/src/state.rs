@@ -95,7 +95,7 @@ pub struct AppState {
     pub db: DatabaseConnection,
     /// Present in distributed mode; `/readyz` checks it. A client only: connections are
     /// made on use, so Parley starts (and reports not-ready) while Redis is down.
-    pub redis: Option<redis::Client>,
+    pub redis: Option<parley_runtime::topology::Topology>,
     /// Turns: submit, cancel, resume, wait; and the job queue and event log they use.
     pub turns: TurnService,
     /// Where an upload's PDF is parsed (a child process per PDF in a server).

@@ -37,6 +37,8 @@ pub mod keys {
     /// for the whole deployment: each worker process subscribes to it once, instead of
     /// subscribing and unsubscribing a channel per turn; cancels are rare, so every
     /// worker hearing every one costs little. (Pub/sub channels are not keys: no slot.)
+    /// On a Redis Cluster the channel is sharded (`SSUBSCRIBE`): it lives on the node of
+    /// its slot.
     pub const CANCELS: &str = "parley:cancels";
 
     /// The pub/sub channel on which each append to the event log of one prompt is
@@ -49,6 +51,13 @@ pub mod keys {
     /// key of one user's feed lands on one slot, and no command spans two users.
     pub fn user_feed(user_id: Uuid) -> String {
         format!("{PREFIX}:{{user:{user_id}}}:feed")
+    }
+
+    /// The channel that announces appends to one user's feed on a Redis Cluster
+    /// (sharded, `SPUBLISH`), where one blocking `XREAD` cannot watch the feeds of users
+    /// on several slots. Same hash tag as [`user_feed`].
+    pub fn user_feed_wake(user_id: Uuid) -> String {
+        format!("{PREFIX}:{{user:{user_id}}}:feed:wake")
     }
 
     #[cfg(test)]

@@ -11,7 +11,8 @@
 //! (#14), what happens across one user's sessions, for every api process to follow; and a sixth,
 //! the **budget** counters (#15): money reserved and spent per budget, shared by the api
 //! and the workers. Beside the seams: the process's
-//! Prometheus [`metrics`] and the trace context a job carries ([`trace`]).
+//! Prometheus [`metrics`], the trace context a job carries ([`trace`]), and where Redis is
+//! ([`topology`]: one server or a cluster).
 
 pub mod breaker;
 pub mod budget;
@@ -21,72 +22,67 @@ pub mod queue;
 pub mod quota;
 #[cfg(test)]
 mod test_redis;
+pub mod topology;
 pub mod trace;
 pub mod user_feed;
-
-/// A Redis client for `url` whose connections send small writes at once (`TCP_NODELAY`):
-/// every event is one small command, and Nagle's algorithm would hold it for the peer's
-/// delayed ACK (tens of milliseconds).
-pub fn redis_client(url: &str) -> redis::RedisResult<redis::Client> {
-    use redis::IntoConnectionInfo;
-    let info = url
-        .into_connection_info()?
-        .set_tcp_settings(redis::io::tcp::TcpSettings::default().set_nodelay(true));
-    redis::Client::open(info)
-}
 
 /// A lazily connected Redis connection for state every process shares (the breakers,
 /// the quota counters): short timeouts and one retry, so a call fails fast and its
 /// caller decides (a breaker lets the call go, a quota lets the turn through).
-pub(crate) fn shared_state_connection(
-    url: &str,
-) -> redis::RedisResult<redis::aio::ConnectionManager> {
-    let config = redis::aio::ConnectionManagerConfig::new()
-        .set_connection_timeout(Some(std::time::Duration::from_secs(2)))
-        .set_response_timeout(Some(std::time::Duration::from_secs(2)))
-        .set_number_of_retries(1);
-    redis::aio::ConnectionManager::new_lazy_with_config(redis_client(url)?, config)
+pub(crate) fn shared_state_connection(url: &str) -> redis::RedisResult<topology::Shared> {
+    topology::Topology::from_url(url)?.shared(topology::Timeouts {
+        connect: std::time::Duration::from_secs(2),
+        response: std::time::Duration::from_secs(2),
+        retries: 1,
+    })
 }
 
-/// Refuses a Redis in cluster mode: the job queue's scripts touch keys in several hash
-/// slots (its pending list, each worker's running list, the workers' heartbeats), which
-/// Redis Cluster does not allow, so Parley needs one Redis — standalone, or a primary
-/// with replicas (and Sentinel for failover). A Redis that cannot be reached passes:
-/// Parley starts while Redis is down (and reports not-ready), and a cluster is refused
-/// at the next start.
+/// Checks that the Redis at `url` runs in the mode its URL says: a `redis://` URL must
+/// not reach a node of a cluster (Parley's keys would answer `MOVED` from the nodes
+/// that do not hold them: use `redis+cluster://`), and a `redis+cluster://` one must
+/// reach a cluster. A Redis that cannot be reached passes: Parley starts while Redis is
+/// down (and reports not-ready), and a mismatch is refused at the next start.
 pub async fn check_redis_topology(url: &str) -> Result<(), TopologyError> {
-    let client = redis_client(url).map_err(TopologyError::InvalidUrl)?;
-    let connected = tokio::time::timeout(
-        std::time::Duration::from_secs(2),
-        client.get_multiplexed_async_connection(),
-    )
-    .await;
-    let mut connection = match connected {
-        Ok(Ok(connection)) => connection,
-        Ok(Err(err)) => {
-            tracing::warn!(error = %err, "Redis is not reachable: its topology is not checked");
-            return Ok(());
+    let topology = topology::Topology::from_url(url).map_err(TopologyError::InvalidUrl)?;
+    let mut info = None;
+    // A node asked as one server, whatever the URL says: a cluster client could not
+    // even connect to a Redis that is not one.
+    for client in topology::Topology::node_clients(url).map_err(TopologyError::InvalidUrl)? {
+        let connecting = client.get_multiplexed_async_connection();
+        let mut connection =
+            match tokio::time::timeout(std::time::Duration::from_secs(2), connecting).await {
+                Ok(Ok(connection)) => connection,
+                Ok(Err(err)) => {
+                    tracing::warn!(error = %err, "a Redis node is not reachable");
+                    continue;
+                }
+                Err(_) => {
+                    tracing::warn!("a Redis node did not answer within 2 s");
+                    continue;
+                }
+            };
+        match redis::cmd("INFO")
+            .arg("cluster")
+            .query_async::<String>(&mut connection)
+            .await
+        {
+            Ok(found) => {
+                info = Some(found);
+                break;
+            }
+            Err(err) => tracing::warn!(error = %err, "cannot read a Redis node's INFO"),
         }
-        Err(_) => {
-            tracing::warn!("Redis did not answer within 2 s: its topology is not checked");
-            return Ok(());
-        }
-    };
-    let info: String = match redis::cmd("INFO")
-        .arg("cluster")
-        .query_async(&mut connection)
-        .await
-    {
-        Ok(info) => info,
-        Err(err) => {
-            tracing::warn!(error = %err, "cannot read Redis's INFO: its topology is not checked");
-            return Ok(());
-        }
-    };
-    if info.lines().any(|line| line.trim() == "cluster_enabled:1") {
-        return Err(TopologyError::Cluster);
     }
-    Ok(())
+    let Some(info) = info else {
+        tracing::warn!("no Redis node answered: the topology is not checked");
+        return Ok(());
+    };
+    let cluster = info.lines().any(|line| line.trim() == "cluster_enabled:1");
+    match (topology.is_cluster(), cluster) {
+        (false, true) => Err(TopologyError::UnexpectedCluster),
+        (true, false) => Err(TopologyError::NotACluster),
+        _ => Ok(()),
+    }
 }
 
 /// Why [`check_redis_topology`] refuses a Redis.
@@ -95,9 +91,13 @@ pub enum TopologyError {
     #[error("invalid Redis URL: {0}")]
     InvalidUrl(#[source] redis::RedisError),
     #[error(
-        "Redis runs in cluster mode, which Parley does not support: the job queue's \
-         scripts use keys in several hash slots. Use a standalone Redis, or a primary \
-         with replicas (Sentinel for failover); see docs/decisions.md, \"Redis topologies\""
+        "Redis runs in cluster mode but the URL names one server: write it as \
+         redis+cluster://host:port[,host:port…] (see docs/configuration.md, `redis.url`)"
     )]
-    Cluster,
+    UnexpectedCluster,
+    #[error(
+        "the URL is a redis+cluster:// one but Redis does not run in cluster mode: write \
+         it as redis://host:port/"
+    )]
+    NotACluster,
 }

@@ -17,6 +17,21 @@ pub(crate) fn shared_url() -> String {
     })
 }
 
+/// The Redis Cluster of `scripts/test.sh` (`PARLEY_TEST_REDIS_CLUSTER_URL`, three
+/// primaries with a replica each); a missing one fails the test instead of skipping it.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a test reads its servers (PARLEY_TEST_*) from the environment"
+)]
+pub(crate) fn cluster_url() -> String {
+    std::env::var("PARLEY_TEST_REDIS_CLUSTER_URL").unwrap_or_else(|_| {
+        panic!(
+            "PARLEY_TEST_REDIS_CLUSTER_URL is not set: the Redis Cluster tests need a live \
+             cluster; run the suite with scripts/test.sh, which starts one"
+        )
+    })
+}
+
 /// A private `redis-server` on a free port, killed when dropped.
 pub(crate) struct OwnServer {
     port: u16,
@@ -92,36 +107,48 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_redis_in_cluster_mode_is_refused_and_a_standalone_one_passes() {
+    async fn the_url_must_say_whether_redis_is_a_cluster() {
         let standalone = OwnServer::start();
         wait_for(&standalone.url()).await;
         assert!(matches!(
             crate::check_redis_topology(&standalone.url()).await,
             Ok(())
         ));
-
-        let dir = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let _cluster = tokio::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
-            .args(["--cluster-enabled", "yes", "--cluster-config-file"])
-            .arg(dir.path().join("nodes.conf"))
-            .stdout(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server on PATH");
-        let url = format!("redis://127.0.0.1:{port}/");
-        wait_for(&url).await;
-        let refused = crate::check_redis_topology(&url).await.unwrap_err();
+        let as_cluster = standalone.url().replace("redis://", "redis+cluster://");
+        let refused = crate::check_redis_topology(&as_cluster).await.unwrap_err();
         assert!(
-            matches!(refused, crate::TopologyError::Cluster),
+            matches!(refused, crate::TopologyError::NotACluster),
             "{refused}"
         );
-        assert!(refused.to_string().contains("cluster mode"), "{refused}");
+
+        let cluster = cluster_url();
+        assert!(matches!(
+            crate::check_redis_topology(&cluster).await,
+            Ok(())
+        ));
+        // One node of it, named as one server: refused, with the fix in the message.
+        let node = cluster
+            .trim_start_matches("redis+cluster://")
+            .split(',')
+            .next()
+            .unwrap()
+            .to_owned();
+        let refused = crate::check_redis_topology(&format!("redis://{node}/"))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(refused, crate::TopologyError::UnexpectedCluster),
+            "{refused}"
+        );
+        assert!(
+            refused.to_string().contains("redis+cluster://"),
+            "{refused}"
+        );
 
         // Not reachable: not checked (Parley starts while Redis is down).
         let down = format!("redis://127.0.0.1:{}/", free_port());
+        assert!(matches!(crate::check_redis_topology(&down).await, Ok(())));
+        let down = format!("redis+cluster://127.0.0.1:{}", free_port());
         assert!(matches!(crate::check_redis_topology(&down).await, Ok(())));
     }
 

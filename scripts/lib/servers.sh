@@ -46,6 +46,8 @@ PG_EXTRA_OPTS=()  # more `-c name=value` for the postmaster (the bench loads pg_
 PG_PID=""       # the postmaster itself (read from postmaster.pid)
 PG_WRAPPER=""   # the background job that started it (runuser), reaped with wait
 REDIS_PID=""
+CLUSTER_PIDS=()  # the nodes of the Redis Cluster, if one was started
+CLUSTER_PORTS=()
 
 # Sends a signal to a PID and waits up to ~20 s for it to go away, then SIGKILLs it.
 stop_pid() {
@@ -66,7 +68,8 @@ stop_servers() {
     # SIGINT is PostgreSQL's "fast" shutdown (SIGTERM would wait for clients to leave).
     stop_pid "$PG_PID" INT postgres
     stop_pid "$REDIS_PID" TERM redis-server
-    for pid in $PG_WRAPPER $REDIS_PID; do wait "$pid" 2>/dev/null || true; done
+    for pid in "${CLUSTER_PIDS[@]}"; do stop_pid "$pid" TERM "redis cluster node"; done
+    for pid in $PG_WRAPPER $REDIS_PID "${CLUSTER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
 
 # Waits until a line matching PATTERN is in FILE (a process's log), while PID lives;
@@ -127,4 +130,47 @@ start_redis() {
     done
     cat "$dir/redis.log" >&2
     die "redis-server did not become ready"
+}
+
+# Starts one node of a Redis Cluster on PORT, its cluster bus on BUS_PORT (cluster mode,
+# no persistence) in its own directory; its PID joins CLUSTER_PIDS.
+start_cluster_node() {
+    local port=$1 bus_port=$2 dir=$TMP/cluster/$1
+    mkdir -p "$dir"
+    redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+        --cluster-enabled yes --cluster-config-file "$dir/nodes.conf" --cluster-port "$bus_port" \
+        --cluster-node-timeout "${CLUSTER_NODE_TIMEOUT_MS:-2000}" \
+        --daemonize no --logfile "$dir/redis.log" &
+    CLUSTER_PIDS+=($!)
+    for _ in $(seq 300); do
+        [[ $(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null) == PONG ]] && return 0
+        sleep 0.1
+    done
+    cat "$dir/redis.log" >&2
+    die "redis cluster node on port $port did not become ready"
+}
+
+# Starts a Redis Cluster of N primaries (default 3) with a replica each on free loopback
+# ports (`redis-cli --cluster create`) and waits until every node reports it healthy.
+# Sets CLUSTER_PORTS and REDIS_CLUSTER_URL (redis+cluster://, every node as a seed).
+start_redis_cluster() {
+    local primaries=${1:-3} nodes=() port
+    for _ in $(seq $((primaries * 2))); do
+        port=$(free_port)
+        start_cluster_node "$port" "$(free_port)"
+        CLUSTER_PORTS+=("$port")
+        nodes+=("127.0.0.1:$port")
+    done
+    redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
+        >"$TMP/cluster/create.log" 2>&1 || { cat "$TMP/cluster/create.log" >&2; die "redis-cli --cluster create failed"; }
+    for port in "${CLUSTER_PORTS[@]}"; do
+        for _ in $(seq 300); do
+            redis-cli -h 127.0.0.1 -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && break
+            sleep 0.1
+        done
+        redis-cli -h 127.0.0.1 -p "$port" cluster info | grep -q '^cluster_state:ok' \
+            || die "redis cluster node $port is not ok"
+    done
+    REDIS_CLUSTER_URL="redis+cluster://$(IFS=,; echo "${nodes[*]}")"
+    log "redis cluster ready: $primaries primaries, $primaries replicas (pids ${CLUSTER_PIDS[*]})"
 }

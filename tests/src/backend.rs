@@ -16,6 +16,9 @@ use uuid::Uuid;
 pub const PG_URL_VAR: &str = "PARLEY_TEST_PG_URL";
 /// The Redis URL exported by `scripts/test.sh`.
 pub const REDIS_URL_VAR: &str = "PARLEY_TEST_REDIS_URL";
+/// The Redis Cluster URL (`redis+cluster://`, three primaries with a replica each)
+/// exported by `scripts/test.sh`.
+pub const REDIS_CLUSTER_URL_VAR: &str = "PARLEY_TEST_REDIS_CLUSTER_URL";
 
 /// The database a [`crate::TestApp`] runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +32,12 @@ pub enum Backend {
 /// The test Redis URL; panics with a pointer to `scripts/test.sh` when it is not set.
 pub fn test_redis_url() -> String {
     required_env(REDIS_URL_VAR)
+}
+
+/// The test Redis Cluster's URL; panics with a pointer to `scripts/test.sh` when it is
+/// not set.
+pub fn test_redis_cluster_url() -> String {
+    required_env(REDIS_CLUSTER_URL_VAR)
 }
 
 fn required_env(var: &str) -> String {

@@ -64,6 +64,19 @@ impl Cluster {
         Self::spawn_on_redis(&redis, extra_env).await
     }
 
+    /// Like [`Cluster::spawn`] on the test Redis Cluster (`redis+cluster://`), with a job
+    /// queue of its own split into three partitions (a cluster has one database, shared
+    /// by the tests running at once; every other key names a prompt or a user).
+    pub async fn spawn_on_redis_cluster(extra_env: &[(&str, &str)]) -> Self {
+        let queue = format!("parley-test-{}", uuid::Uuid::now_v7().simple());
+        let mut env = vec![
+            ("PARLEY_REDIS__QUEUE", queue.as_str()),
+            ("PARLEY_REDIS__QUEUE_PARTITIONS", "3"),
+        ];
+        env.extend_from_slice(extra_env);
+        Self::spawn_on_redis(&crate::backend::test_redis_cluster_url(), &env).await
+    }
+
     /// Like [`Cluster::spawn`] with a given `PARLEY_REDIS_URL` (e.g. a dead one).
     pub async fn spawn_on_redis(redis_url: &str, extra_env: &[(&str, &str)]) -> Self {
         let mut env = vec![("PARLEY_REDIS_URL", redis_url)];

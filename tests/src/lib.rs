@@ -63,7 +63,7 @@ pub fn connect_options(url: impl Into<String>) -> sea_orm::ConnectOptions {
 }
 
 pub use app::TestApp;
-pub use backend::{Backend, test_redis_url};
+pub use backend::{Backend, test_redis_cluster_url, test_redis_url};
 pub use client_ext::{ApiResponse, ApiResult, all_pages, problem};
 pub use cluster::{CLUSTER_WORKERS, Cluster, WORKER_CONCURRENCY, fresh_redis_database};
 pub use http::TestResponse;

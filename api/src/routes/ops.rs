@@ -147,9 +147,9 @@ async fn check_database(state: &AppState) -> String {
     }
 }
 
-async fn check_redis(client: redis::Client) -> String {
+async fn check_redis(topology: parley_runtime::topology::Topology) -> String {
     let ping = async move {
-        let mut conn = client.get_multiplexed_async_connection().await?;
+        let mut conn = topology.dedicated(Some(CHECK_TIMEOUT)).await?;
         redis::cmd("PING").query_async::<String>(&mut conn).await
     };
     match tokio::time::timeout(CHECK_TIMEOUT, ping).await {

@@ -79,6 +79,10 @@ mod tests {
             ("redis://:pw@cache:6379/0", "redis://:***@cache:6379/0"),
             ("redis://cache:6379/", "redis://cache:6379/"),
             ("rediss://token@cache/", "rediss://***@cache/"),
+            (
+                "redis+cluster://:pw@10.0.0.1:7000,10.0.0.2:7000",
+                "redis+cluster://:***@10.0.0.1:7000,10.0.0.2:7000",
+            ),
             ("postgres://u:p@w@h/db?x=@", "postgres://u:***@h/db?x=@"),
             ("sqlite://data/parley.db", "sqlite://data/parley.db"),
             ("not a url", "***"),

@@ -223,13 +223,27 @@ impl Settings {
                 );
             }
         }
+        let partitions = self.redis.queue_partitions;
+        if !(1..=parley_runtime::queue::redis::MAX_PARTITIONS).contains(&partitions) {
+            anyhow::bail!(
+                "invalid setting `redis.queue_partitions`: {partitions}; expected 1 to {}",
+                parley_runtime::queue::redis::MAX_PARTITIONS
+            );
+        }
         if let Some(url) = &self.redis.url {
             let url = url.expose_secret();
-            if !(url.starts_with("redis://") || url.starts_with("rediss://"))
-                || redis::Client::open(url).is_err()
+            let scheme = [
+                "redis://",
+                "rediss://",
+                "redis+cluster://",
+                "rediss+cluster://",
+            ];
+            if !scheme.iter().any(|s| url.starts_with(s))
+                || parley_runtime::topology::Topology::from_url(url).is_err()
             {
                 anyhow::bail!(
-                    "invalid setting `redis.url`: expected a valid redis:// or rediss:// URL"
+                    "invalid setting `redis.url`: expected a valid redis:// or rediss:// URL \
+                     (one server), or redis+cluster://host:port[,host:port…] (a cluster)"
                 );
             }
         }

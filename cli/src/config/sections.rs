@@ -57,6 +57,11 @@ pub struct RedisSettings {
     /// The job queue's name: deployments sharing one Redis use different names.
     #[serde(default = "default_queue")]
     pub queue: String,
+    /// How many partitions the job queue is split into, each on a hash slot of its own
+    /// (on a Redis Cluster, spread over the primaries). Every api and worker process
+    /// of a deployment must use the same number.
+    #[serde(default = "default_queue_partitions")]
+    pub queue_partitions: u16,
 }
 
 impl Default for RedisSettings {
@@ -64,8 +69,13 @@ impl Default for RedisSettings {
         Self {
             url: None,
             queue: default_queue(),
+            queue_partitions: default_queue_partitions(),
         }
     }
+}
+
+fn default_queue_partitions() -> u16 {
+    1
 }
 
 pub(super) fn default_queue() -> String {

@@ -38,9 +38,10 @@ pub(super) async fn serve_http(
     ),
 ) -> anyhow::Result<()> {
     let redis = match &settings.redis.url {
-        Some(url) => {
-            Some(redis::Client::open(url.expose_secret()).context("invalid setting `redis.url`")?)
-        }
+        Some(url) => Some(
+            parley_runtime::topology::Topology::from_url(url.expose_secret())
+                .context("invalid setting `redis.url`")?,
+        ),
         None => None,
     };
     let turns = TurnService {

@@ -67,7 +67,8 @@ pub(super) async fn runtime(settings: &Settings, role: Role) -> anyhow::Result<R
                 .context("invalid setting `redis.url`")?;
             let queue = RedisQueue::connect(url)
                 .context("invalid setting `redis.url`")?
-                .with_queue(&settings.redis.queue);
+                .with_queue(&settings.redis.queue)
+                .with_partitions(settings.redis.queue_partitions);
             let feed = RedisUserFeed::connect(url, retention)
                 .map_err(|err| anyhow::anyhow!("invalid setting `redis.url`: {err}"))?;
             (

@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
+use crate::topology::Shared;
 use ::redis::Script;
-use ::redis::aio::ConnectionManager;
 use async_trait::async_trait;
 
 use super::{
@@ -56,7 +56,7 @@ return {f + 1, 0}
 #[derive(Clone)]
 pub struct RedisBreakers {
     policy: BreakerPolicy,
-    connection: ConnectionManager,
+    connection: Shared,
     admit: Script,
     record: Script,
 }
@@ -170,6 +170,23 @@ mod tests {
     }
 
     conformance_suite!(single, pair);
+
+    /// The same guarantees on a Redis Cluster.
+    mod on_cluster {
+        use super::super::super::conformance::conformance_suite;
+        use super::*;
+
+        async fn single(policy: BreakerPolicy) -> Box<dyn Breakers> {
+            let url = crate::test_redis::cluster_url();
+            Box::new(RedisBreakers::connect(&url, policy).expect("a Redis URL"))
+        }
+
+        async fn pair(policy: BreakerPolicy) -> (Box<dyn Breakers>, Box<dyn Breakers>) {
+            (single(policy).await, single(policy).await)
+        }
+
+        conformance_suite!(single, pair);
+    }
 
     #[tokio::test]
     async fn an_unreachable_store_says_so() {

@@ -4,11 +4,13 @@
 //! sees one counter. The keys expire an hour after their period.
 //!
 //! All keys share the deployment's `{prefix}` hash tag, like the quota store's, so a
-//! script may touch a user's and a group's windows at once (issue #17 takes Redis
-//! Cluster further).
+//! script may touch a user's and a group's windows at once, on a Redis Cluster too (one
+//! slot; see docs/decisions.md, "Redis Cluster (#17)").
 
 use async_trait::async_trait;
-use redis::{Script, aio::ConnectionManager};
+use redis::Script;
+
+use crate::topology::Shared;
 
 use super::{BudgetError, BudgetStore, Counter, Decision, GRACE_MS, Reservation, Result, Window};
 
@@ -74,7 +76,7 @@ return out
 /// Budget counters in Redis, under `{prefix}:budget:` keys.
 #[derive(Clone)]
 pub struct RedisBudgets {
-    connection: ConnectionManager,
+    connection: Shared,
     prefix: String,
     reserve: Script,
     settle: Script,
@@ -224,6 +226,23 @@ mod tests {
     }
 
     conformance_suite!(single, pair);
+
+    /// The same guarantees on a Redis Cluster.
+    mod on_cluster {
+        use super::super::super::conformance::conformance_suite;
+        use super::*;
+
+        async fn single() -> Box<dyn BudgetStore> {
+            let url = crate::test_redis::cluster_url();
+            Box::new(RedisBudgets::connect(&url, "parley-test").expect("a Redis URL"))
+        }
+
+        async fn pair() -> (Box<dyn BudgetStore>, Box<dyn BudgetStore>) {
+            (single().await, single().await)
+        }
+
+        conformance_suite!(single, pair);
+    }
 
     #[tokio::test]
     async fn an_unreachable_store_says_so() {

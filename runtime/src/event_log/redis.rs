@@ -40,7 +40,6 @@ mod writer;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use ::redis::{ErrorKind, RedisError, Script, ServerErrorKind};
 use async_trait::async_trait;
 use futures::StreamExt;
@@ -55,6 +54,7 @@ use self::reader::Reader;
 use self::wire::Payload;
 use self::writer::{Writer, append_script, new_tag};
 use super::{CancelListener, EventLog, EventLogError, EventWriter, Result, SharedEvent};
+use crate::topology::{Shared, Timeouts, Topology};
 
 /// How long a reader waits for a notification before looking at the stream itself.
 pub const POLL_EVERY: Duration = Duration::from_secs(2);
@@ -66,7 +66,9 @@ pub struct RedisEventLog {
 }
 
 struct Inner {
-    connection: ConnectionManager,
+    connection: Shared,
+    /// `PUBLISH`, or `SPUBLISH` on a cluster (see [`crate::topology`]).
+    publish: &'static str,
     listener: Arc<Listener>,
     cancels: Cancels,
     append: Script,
@@ -76,23 +78,23 @@ impl RedisEventLog {
     /// Connects to Redis at `url` and starts the shared pub/sub listener (on the current
     /// tokio runtime).
     pub async fn connect(url: &str) -> Result<Self> {
-        let client = crate::redis_client(url)
+        let topology = Topology::from_url(url)
             .map_err(|error| EventLogError::Internal(format!("invalid Redis URL: {error}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(5)))
-            .set_number_of_retries(2)
-            .set_max_delay(Duration::from_secs(2));
         // Lazy: Parley starts (and reports not-ready) while Redis is down, and
         // connects as soon as it is back.
-        let connection =
-            ::redis::aio::ConnectionManager::new_lazy_with_config(client.clone(), config)
-                .map_err(|error| redis_error("connecting to Redis", error))?;
+        let connection = topology
+            .shared(Timeouts {
+                connect: Duration::from_secs(2),
+                response: Duration::from_secs(5),
+                retries: 2,
+            })
+            .map_err(|error| redis_error("connecting to Redis", error))?;
         Ok(Self {
             inner: Arc::new(Inner {
                 connection,
-                listener: Listener::start(client.clone()),
-                cancels: Cancels::new(client),
+                publish: topology.publish_command(),
+                listener: Listener::start(topology.clone()),
+                cancels: Cancels::new(topology),
                 append: append_script(),
             }),
         })
@@ -233,7 +235,7 @@ impl EventLog for RedisEventLog {
     }
 
     async fn signal_cancel(&self, prompt_id: Uuid) -> Result<()> {
-        cancels::signal(prompt_id)
+        cancels::signal(prompt_id, self.inner.publish)
             .exec_async(&mut self.inner.connection.clone())
             .await
             .map_err(|error| redis_error("signalling a cancel", error))

@@ -210,7 +210,8 @@ pub(crate) enum Next<T> {
     Stopped,
 }
 
-/// Takes jobs while a slot of `config.concurrency` is free and runs each in `jobs`, until
+/// Takes jobs while one of `slots` (the pool's `config.concurrency`, which several loops
+/// may share) is free and runs each in `jobs`, until
 /// `stop` turns true. A job taken as the shutdown began goes back unstarted.
 pub(crate) async fn fetch_loop<P: ConsumerPool>(
     pool: &Arc<P>,
@@ -218,9 +219,9 @@ pub(crate) async fn fetch_loop<P: ConsumerPool>(
     config: &ConsumerConfig,
     context: &JobContext,
     stop: &watch::Receiver<bool>,
+    slots: &Arc<Semaphore>,
     jobs: &mut JoinSet<()>,
 ) {
-    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
     loop {
         let slot = tokio::select! {
             slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),

@@ -1,19 +1,27 @@
 //! The Redis job queue (distributed mode): Parley's own, three commands per job.
 //!
-//! Keys, all under the queue name given (default [`DEFAULT_QUEUE`]) as a hash tag, so a
-//! queue lives on one Redis Cluster slot:
+//! A queue is split into **partitions** ([`RedisQueue::with_partitions`], one by
+//! default), each under a hash tag of its own, so each lives on one Redis Cluster slot
+//! and a cluster spreads them over its primaries. Partition 0's tag is the queue's name
+//! (default [`DEFAULT_QUEUE`]), partition `i > 0`'s is `<queue>#<i>`, so a one-partition
+//! queue keeps the keys of earlier releases. Per partition (`{<tag>}`):
 //!
-//! * `{<queue>}:pending` — a list of jobs (their JSON). [`JobQueue::enqueue`] is one
-//!   `LPUSH`.
-//! * `{<queue>}:running:<worker>` — the jobs one worker took. A worker takes a job with
+//! * `{<tag>}:pending` — a list of jobs (their JSON). [`JobQueue::enqueue`] is one
+//!   `LPUSH` into the partition the prompt's id picks (its random bits, so partitions
+//!   fill evenly and a job always goes back to its own).
+//! * `{<tag>}:running:<worker>` — the jobs one worker took. A worker takes a job with
 //!   one blocking `BLMOVE` from the pending list into its own (so a job is never only in
 //!   a worker's memory, and a waiting worker is woken by the push itself: no poll, no
 //!   wake-up message), and acknowledges it with one `LREM` once its handler returned.
-//! * `{<queue>}:workers` — a sorted set of worker names scored by their last heartbeat
+//! * `{<tag>}:workers` — a sorted set of worker names scored by their last heartbeat
 //!   (Redis's clock, in ms).
 //!
-//! Orphans: every [`ConsumerConfig::heartbeat`], one script records the worker's
-//! heartbeat and moves the jobs of every worker whose heartbeat is
+//! A worker serves every partition: one fetch loop per partition, each blocked in its
+//! own `BLMOVE`, all sharing the worker's job slots (see [`pool`] for how a worker with
+//! fewer free slots than partitions keeps turning to each of them).
+//!
+//! Orphans: every [`ConsumerConfig::heartbeat`], one script per partition records the
+//! worker's heartbeat and moves the jobs of every worker whose heartbeat is
 //! `heartbeat × missed_heartbeats` old back to the front of the pending list (see
 //! [`super`]). The worker loop is in [`pool`].
 //!
@@ -26,51 +34,86 @@ mod pool;
 mod scripts;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures::future::try_join_all;
 use parley_protocol::jobs::Generate;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, ErrorKind, RedisError, ServerErrorKind};
+use redis::{ErrorKind, RedisError, ServerErrorKind};
 use tokio::sync::watch;
+use uuid::Uuid;
 
 use super::consumer::JobContext;
 use super::{ConsumerConfig, DEFAULT_QUEUE, JobQueue, QueueError};
+use crate::topology::{Shared, Timeouts, Topology};
+
+/// The most partitions a queue may have.
+pub const MAX_PARTITIONS: u16 = 1024;
 
 /// The Redis [`JobQueue`]. Cheap to clone; clones share the connection.
 #[derive(Clone)]
 pub struct RedisQueue {
-    client: Client,
-    conn: ConnectionManager,
+    topology: Arc<Topology>,
+    conn: Shared,
     queue: String,
+    partitions: u16,
 }
 
 impl fmt::Debug for RedisQueue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisQueue")
             .field("queue", &self.queue)
+            .field("partitions", &self.partitions)
             .finish_non_exhaustive()
     }
 }
 
+/// The keys of one partition.
+#[derive(Debug, Clone)]
+pub(crate) struct Partition {
+    tag: String,
+}
+
+impl Partition {
+    fn pending_key(&self) -> String {
+        format!("{{{}}}:pending", self.tag)
+    }
+
+    fn epoch_key(&self) -> String {
+        format!("{{{}}}:epoch", self.tag)
+    }
+
+    fn workers_key(&self) -> String {
+        format!("{{{}}}:workers", self.tag)
+    }
+
+    /// The prefix of the workers' running lists (the worker's name follows).
+    fn running_prefix(&self) -> String {
+        format!("{{{}}}:running:", self.tag)
+    }
+}
+
 impl RedisQueue {
-    /// A queue on the Redis at `url`. Does not contact the server (the connection is made
-    /// on first use, so a process can start while Redis is down and report it through
+    /// A queue on the Redis at `url` (one server, or a cluster: see
+    /// [`crate::topology`]). Does not contact the server (the connection is made on first
+    /// use, so a process can start while Redis is down and report it through
     /// [`JobQueue::ready`]); must be called inside a Tokio runtime.
     pub fn connect(url: &str) -> Result<Self, QueueError> {
-        let client = crate::redis_client(url)
+        let topology = Topology::from_url(url)
             .map_err(|e| QueueError::Internal(format!("invalid Redis URL: {e}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(5)))
-            .set_number_of_retries(2)
-            .set_max_delay(Duration::from_secs(2));
-        let conn = ConnectionManager::new_lazy_with_config(client.clone(), config)
+        let conn = topology
+            .shared(Timeouts {
+                connect: Duration::from_secs(2),
+                response: Duration::from_secs(5),
+                retries: 2,
+            })
             .map_err(|e| redis_error("connecting to Redis", e))?;
         Ok(Self {
-            client,
+            topology: Arc::new(topology),
             conn,
             queue: DEFAULT_QUEUE.into(),
+            partitions: 1,
         })
     }
 
@@ -80,24 +123,44 @@ impl RedisQueue {
         self
     }
 
-    fn pending_key(&self) -> String {
-        format!("{{{}}}:pending", self.queue)
+    /// The same queue split into `partitions` (1 to [`MAX_PARTITIONS`]). Every api and
+    /// worker process of a deployment must use the same number: a job pushed into a
+    /// partition no worker serves waits until one does.
+    pub fn with_partitions(mut self, partitions: u16) -> Self {
+        self.partitions = partitions.clamp(1, MAX_PARTITIONS);
+        self
     }
 
-    fn epoch_key(&self) -> String {
-        format!("{{{}}}:epoch", self.queue)
+    /// How many partitions the queue has.
+    pub fn partitions(&self) -> u16 {
+        self.partitions
     }
 
-    fn workers_key(&self) -> String {
-        format!("{{{}}}:workers", self.queue)
+    pub(crate) fn partition(&self, index: u16) -> Partition {
+        let tag = match index {
+            0 => self.queue.clone(),
+            i => format!("{}#{i}", self.queue),
+        };
+        Partition { tag }
     }
 
-    /// The prefix of the workers' running lists (the worker's name follows).
-    fn running_prefix(&self) -> String {
-        format!("{{{}}}:running:", self.queue)
+    fn all(&self) -> impl Iterator<Item = Partition> + '_ {
+        (0..self.partitions).map(|i| self.partition(i))
     }
 
-    /// Runs one pool of consumers named `name` until `stop` turns true (see [`pool`]).
+    /// The partition of a prompt's job: its id's random bits, modulo the count.
+    fn partition_of(&self, prompt_id: Uuid) -> Partition {
+        let random = prompt_id.as_u64_pair().1;
+        self.partition((random % u64::from(self.partitions)) as u16)
+    }
+
+    /// The pending list of each partition, in order (for KEDA and tests).
+    pub fn pending_keys(&self) -> Vec<String> {
+        self.all().map(|p| p.pending_key()).collect()
+    }
+
+    /// Runs one pool of consumers named `name` until `stop` turns true: a fetch loop per
+    /// partition, sharing `config.concurrency` slots (see [`pool`]).
     pub(crate) async fn run_worker(
         &self,
         name: &str,
@@ -105,7 +168,7 @@ impl RedisQueue {
         job_context: &JobContext,
         stop: &watch::Receiver<bool>,
     ) -> Result<(), QueueError> {
-        pool::run(self, name, config, job_context, stop).await
+        pool::run_all(self, name, config, job_context, stop).await
     }
 }
 
@@ -115,7 +178,7 @@ impl JobQueue for RedisQueue {
         let payload = serde_json::to_string(&job)
             .map_err(|e| QueueError::Internal(format!("encoding a job: {e}")))?;
         redis::cmd("LPUSH")
-            .arg(self.pending_key())
+            .arg(self.partition_of(job.prompt_id).pending_key())
             .arg(payload)
             .query_async::<i64>(&mut self.conn.clone())
             .await
@@ -123,12 +186,17 @@ impl JobQueue for RedisQueue {
             .map_err(|e| redis_error("enqueueing a job", e))
     }
 
+    /// The sum of the partitions' lengths: one `LLEN` each, sent together.
     async fn depth(&self) -> Result<u64, QueueError> {
-        redis::cmd("LLEN")
-            .arg(self.pending_key())
-            .query_async(&mut self.conn.clone())
-            .await
-            .map_err(|e| redis_error("reading the queue depth", e))
+        let lengths = try_join_all(self.all().map(|p| async move {
+            redis::cmd("LLEN")
+                .arg(p.pending_key())
+                .query_async::<u64>(&mut self.conn.clone())
+                .await
+        }))
+        .await
+        .map_err(|e| redis_error("reading the queue depth", e))?;
+        Ok(lengths.into_iter().sum())
     }
 
     async fn ready(&self) -> Result<(), QueueError> {
@@ -139,20 +207,26 @@ impl JobQueue for RedisQueue {
             .map_err(|e| redis_error("pinging Redis", e))
     }
 
-    /// A marker key, written by the first to look: as long as Redis keeps its data the
-    /// marker stays; one that lost it (restarted without persistence, flushed) gets a
-    /// new one from the next look. One command (`SET … NX GET`, Redis 7).
+    /// A marker key per partition, written by the first to look: as long as Redis keeps
+    /// its data the marker stays; one that lost it (restarted without persistence,
+    /// flushed; on a cluster, the node of that partition) gets a new one from the next
+    /// look. One command per partition (`SET … NX GET`, Redis 7); the epoch is the
+    /// markers joined, so it changes when any partition lost its jobs.
     async fn epoch(&self) -> Result<Option<String>, QueueError> {
-        let fresh = uuid::Uuid::now_v7().to_string();
-        let kept: Option<String> = redis::cmd("SET")
-            .arg(self.epoch_key())
-            .arg(&fresh)
-            .arg("NX")
-            .arg("GET")
-            .query_async(&mut self.conn.clone())
-            .await
-            .map_err(|e| redis_error("reading the queue's epoch", e))?;
-        Ok(Some(kept.unwrap_or(fresh)))
+        let markers = try_join_all(self.all().map(|p| async move {
+            let fresh = Uuid::now_v7().to_string();
+            let kept: Option<String> = redis::cmd("SET")
+                .arg(p.epoch_key())
+                .arg(&fresh)
+                .arg("NX")
+                .arg("GET")
+                .query_async(&mut self.conn.clone())
+                .await?;
+            Ok::<_, RedisError>(kept.unwrap_or(fresh))
+        }))
+        .await
+        .map_err(|e| redis_error("reading the queue's epoch", e))?;
+        Ok(Some(markers.join(",")))
     }
 }
 
@@ -162,13 +236,15 @@ fn redis_error(doing: &str, error: RedisError) -> QueueError {
         || error.is_connection_dropped()
         || error.is_connection_refusal()
         || error.is_timeout()
+        || error.is_cluster_error()
         || matches!(
             error.kind(),
-            ErrorKind::Server(
-                ServerErrorKind::BusyLoading
-                    | ServerErrorKind::MasterDown
-                    | ServerErrorKind::ReadOnly
-            )
+            ErrorKind::ClusterConnectionNotFound
+                | ErrorKind::Server(
+                    ServerErrorKind::BusyLoading
+                        | ServerErrorKind::MasterDown
+                        | ServerErrorKind::ReadOnly
+                )
         );
     if unreachable {
         QueueError::Unavailable(format!("{doing}: {error}"))

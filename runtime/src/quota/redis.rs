@@ -2,7 +2,9 @@
 //! script (atomic across every api process), expiring a minute after its window ends.
 
 use async_trait::async_trait;
-use redis::{Script, aio::ConnectionManager};
+use redis::Script;
+
+use crate::topology::Shared;
 
 use super::{Decision, QuotaError, QuotaStore, Result, Window};
 
@@ -42,7 +44,7 @@ return 0
 /// Quota counters in Redis, under `{prefix}:quota:` keys.
 #[derive(Clone)]
 pub struct RedisQuotas {
-    connection: ConnectionManager,
+    connection: Shared,
     prefix: String,
     admit: Script,
     add: Script,
@@ -141,6 +143,23 @@ mod tests {
     }
 
     conformance_suite!(single, pair);
+
+    /// The same guarantees on a Redis Cluster.
+    mod on_cluster {
+        use super::super::super::conformance::conformance_suite;
+        use super::*;
+
+        async fn single() -> Box<dyn QuotaStore> {
+            let url = crate::test_redis::cluster_url();
+            Box::new(RedisQuotas::connect(&url, "parley-test").expect("a Redis URL"))
+        }
+
+        async fn pair() -> (Box<dyn QuotaStore>, Box<dyn QuotaStore>) {
+            (single().await, single().await)
+        }
+
+        conformance_suite!(single, pair);
+    }
 
     #[tokio::test]
     async fn an_unreachable_store_says_so() {

@@ -23,10 +23,13 @@
 //! Following never costs a connection per reader: the [`tailer`] task of each
 //! `RedisUserFeed` blocks in one `XREAD` over the streams of every user with a local
 //! subscriber, on a connection of its own, and wakes their subscribers, who read what is
-//! new through the shared multiplexed connection. (One multi-key `XREAD` spans hash
-//! slots: on a Redis Cluster the tailer would issue one per node; Parley refuses cluster
-//! mode today, see `check_redis_topology`.) If no wake comes for [`POLL_EVERY`] a
+//! new through the shared multiplexed connection. If no wake comes for [`POLL_EVERY`] a
 //! subscriber reads anyway, so a lost wake delays it but cannot stall it.
+//!
+//! On a Redis Cluster one `XREAD` cannot span the slots of several users. There every
+//! append also announces itself, `SPUBLISH` on the user's [`keys::user_feed_wake`]
+//! channel pipelined with the `XADD` (same slot, one round trip), and the tailer
+//! subscribes to the channels of the users it follows instead of reading their streams.
 
 mod tailer;
 
@@ -35,7 +38,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use ::redis::Script;
-use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use async_trait::async_trait;
 use futures::stream::{self, BoxStream, StreamExt};
 use parley_protocol::feed::{UserEvent, UserEventKind};
@@ -45,6 +47,7 @@ use uuid::Uuid;
 use self::tailer::Tailer;
 use super::{FeedError, READ_BATCH, Read, Result, Retention, UserFeed, clock_micros};
 use crate::event_log::redis::redis_error;
+use crate::topology::{Shared, Timeouts, Topology};
 
 /// How long a subscriber waits for a wake before reading the stream itself.
 pub const POLL_EVERY: Duration = Duration::from_secs(5);
@@ -88,7 +91,9 @@ pub struct RedisUserFeed {
 }
 
 pub(super) struct Inner {
-    connection: ConnectionManager,
+    connection: Shared,
+    /// On a cluster, appends announce themselves on the user's wake channel.
+    cluster: bool,
     retention: Retention,
     tailer: Arc<Tailer>,
     append: Script,
@@ -101,20 +106,21 @@ impl RedisUserFeed {
     /// Connects (lazily) to Redis at `url` and starts the tailer task (on the current
     /// tokio runtime; it connects once a subscriber follows a feed).
     pub fn connect(url: &str, retention: Retention) -> Result<Self> {
-        let client = crate::redis_client(url)
+        let topology = Topology::from_url(url)
             .map_err(|error| FeedError::Internal(format!("invalid Redis URL: {error}")))?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(Some(Duration::from_secs(5)))
-            .set_number_of_retries(2)
-            .set_max_delay(Duration::from_secs(2));
-        let connection = ConnectionManager::new_lazy_with_config(client.clone(), config)
+        let connection = topology
+            .shared(Timeouts {
+                connect: Duration::from_secs(2),
+                response: Duration::from_secs(5),
+                retries: 2,
+            })
             .map_err(|error| redis_error("connecting to Redis", error))?;
         Ok(Self {
             inner: Arc::new(Inner {
                 connection,
+                cluster: topology.is_cluster(),
                 retention,
-                tailer: Tailer::start(client),
+                tailer: Tailer::start(topology),
                 append: Script::new(APPEND_SCRIPT),
                 read: Script::new(READ_SCRIPT),
                 last: AtomicU64::new(0),
@@ -156,17 +162,28 @@ impl Inner {
         let key = keys::user_feed(user_id);
         let seq = self.propose();
         let mut connection = self.connection.clone();
-        let added: ::redis::RedisResult<Option<String>> = ::redis::cmd("XADD")
-            .arg(&key)
+        let mut xadd = ::redis::cmd("XADD");
+        xadd.arg(&key)
             .arg("NOMKSTREAM")
             .arg("MAXLEN")
             .arg("~")
             .arg(self.retention.max_events)
             .arg(format!("{seq}-0"))
             .arg("k")
-            .arg(json)
-            .query_async(&mut connection)
-            .await;
+            .arg(json);
+        let added: ::redis::RedisResult<Option<String>> = if self.cluster {
+            // The wake goes out even when the `XADD` is refused: a wake too many only
+            // makes the followers read once more.
+            ::redis::pipe()
+                .add_command(xadd)
+                .add_command(self.wake(user_id))
+                .ignore()
+                .query_async::<(Option<String>,)>(&mut connection)
+                .await
+                .map(|(added,)| added)
+        } else {
+            xadd.query_async(&mut connection).await
+        };
         match added {
             Ok(Some(_)) => return Ok(seq),
             Ok(None) => {}
@@ -188,7 +205,20 @@ impl Inner {
             .await
             .map_err(|error| redis_error("appending to the user feed", error))?;
         self.last.fetch_max(seq, Ordering::Relaxed);
+        if self.cluster {
+            self.wake(user_id)
+                .exec_async(&mut connection)
+                .await
+                .map_err(|error| redis_error("announcing a user feed event", error))?;
+        }
         Ok(seq)
+    }
+
+    /// Announces an append on the user's wake channel (a cluster's tailers listen there).
+    fn wake(&self, user_id: Uuid) -> ::redis::Cmd {
+        let mut publish = ::redis::cmd("SPUBLISH");
+        publish.arg(keys::user_feed_wake(user_id)).arg("");
+        publish
     }
 
     async fn read(&self, user_id: Uuid, after: u64, limit: usize) -> Result<Read> {

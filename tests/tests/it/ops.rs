@@ -244,31 +244,18 @@ both_backends!(
 );
 
 both_backends!(
-    a_redis_in_cluster_mode_is_refused_at_start_up_with_a_clear_message,
+    a_cluster_node_named_as_one_server_is_refused_at_start_up_with_the_fix,
     |app| async move {
-        let dir = tempfile::tempdir().expect("a temp dir");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let _cluster = tokio::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--loglevel", "warning"])
-            .args(["--cluster-enabled", "yes", "--cluster-config-file"])
-            .arg(dir.path().join("nodes.conf"))
-            .stdout(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server on PATH (scripts/test.sh installs it)");
-        let url = format!("redis://127.0.0.1:{port}/");
-        let started = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                started.elapsed() < std::time::Duration::from_secs(5),
-                "the cluster-mode redis-server did not start"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        // One node of the test cluster, written as a one-server URL: its keys would
+        // answer `MOVED` from the nodes that do not hold them.
+        let cluster = parley_tests::test_redis_cluster_url();
+        let node = cluster
+            .trim_start_matches("redis+cluster://")
+            .split(',')
+            .next()
+            .expect("a seed node")
+            .to_owned();
+        let url = format!("redis://{node}/");
         let output = app
             // Its own port: `api` binds before it connects, and the default port is
             // shared by every test that starts one.
@@ -280,8 +267,10 @@ both_backends!(
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "refused: {stderr}");
         assert!(
-            stderr.contains("redis.url") && stderr.contains("cluster mode"),
-            "the message names the setting and the reason: {stderr}"
+            stderr.contains("redis.url")
+                && stderr.contains("cluster mode")
+                && stderr.contains("redis+cluster://"),
+            "the message names the setting, the reason and the fix: {stderr}"
         );
     }
 );

@@ -11,8 +11,7 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use ::redis::Client;
-use futures::StreamExt;
+use crate::topology::{Subscriber, Topology};
 use parley_protocol::keys;
 use tokio::sync::mpsc;
 use uuid::Uuid;
@@ -30,16 +29,16 @@ enum Command {
 
 /// The listeners of one log and the task that feeds them; the task ends with the log.
 pub(super) struct Cancels {
-    client: Client,
+    topology: Topology,
     registry: Registry,
     /// Set once the task runs; dropping it ends the task.
     commands: OnceLock<mpsc::Sender<Command>>,
 }
 
 impl Cancels {
-    pub(super) fn new(client: Client) -> Self {
+    pub(super) fn new(topology: Topology) -> Self {
         Self {
-            client,
+            topology,
             registry: Registry::default(),
             commands: OnceLock::new(),
         }
@@ -51,7 +50,7 @@ impl Cancels {
         let listener = self.registry.listen(prompt_id);
         self.commands.get_or_init(|| {
             let (commands, receiver) = mpsc::channel(1);
-            tokio::spawn(run(self.client.clone(), self.registry.clone(), receiver));
+            tokio::spawn(run(self.topology.clone(), self.registry.clone(), receiver));
             commands
         });
         listener
@@ -71,8 +70,8 @@ impl Cancels {
 }
 
 /// Publishes a cancel of `prompt_id`.
-pub(super) fn signal(prompt_id: Uuid) -> ::redis::Cmd {
-    let mut publish = ::redis::cmd("PUBLISH");
+pub(super) fn signal(prompt_id: Uuid, command: &str) -> ::redis::Cmd {
+    let mut publish = ::redis::cmd(command);
     publish.arg(keys::CANCELS).arg(prompt_id.to_string());
     publish
 }
@@ -82,14 +81,14 @@ enum Ended {
     Lost(String),
 }
 
-async fn run(client: Client, registry: Registry, mut commands: mpsc::Receiver<Command>) {
+async fn run(topology: Topology, registry: Registry, mut commands: mpsc::Receiver<Command>) {
     let mut delay = RECONNECT_MIN;
     loop {
-        let ended = match subscribe(&client).await {
-            Ok(pubsub) => {
+        let ended = match subscribe(&topology).await {
+            Ok(subscriber) => {
                 delay = RECONNECT_MIN;
                 registry.lapse_all();
-                serve(pubsub, &registry, &mut commands).await
+                serve(subscriber, &registry, &mut commands).await
             }
             Err(error) => Ended::Lost(error.to_string()),
         };
@@ -105,18 +104,17 @@ async fn run(client: Client, registry: Registry, mut commands: mpsc::Receiver<Co
     }
 }
 
-async fn subscribe(client: &Client) -> ::redis::RedisResult<::redis::aio::PubSub> {
-    let mut pubsub = client.get_async_pubsub().await?;
-    pubsub.subscribe(keys::CANCELS).await?;
-    Ok(pubsub)
+async fn subscribe(topology: &Topology) -> ::redis::RedisResult<Subscriber> {
+    let mut subscriber = topology.subscriber().await?;
+    subscriber.subscribe(vec![keys::CANCELS.to_owned()]).await?;
+    Ok(subscriber)
 }
 
 async fn serve(
-    pubsub: ::redis::aio::PubSub,
+    mut subscriber: Subscriber,
     registry: &Registry,
     commands: &mut mpsc::Receiver<Command>,
 ) -> Ended {
-    let mut messages = pubsub.into_on_message();
     loop {
         tokio::select! {
             command = commands.recv() => match command {
@@ -124,9 +122,9 @@ async fn serve(
                 #[cfg(test)]
                 Some(Command::Reconnect) => return Ended::Lost("reconnect requested".into()),
             },
-            message = messages.next() => match message {
-                Some(message) => {
-                    let prompt = std::str::from_utf8(message.get_payload_bytes())
+            message = subscriber.next() => match message {
+                Some((_, payload)) => {
+                    let prompt = std::str::from_utf8(&payload)
                         .ok()
                         .and_then(|text| text.parse::<Uuid>().ok());
                     if let Some(prompt_id) = prompt {

@@ -23,9 +23,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use ::redis::aio::{PubSub, PubSubSink};
-use ::redis::{Client, Msg, RedisResult};
-use futures::StreamExt;
+use ::redis::RedisResult;
 use parley_protocol::keys;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
@@ -33,6 +31,7 @@ use uuid::Uuid;
 
 use super::{POLL_EVERY, wire};
 use crate::event_log::SharedEvent;
+use crate::topology::{Subscriber, Topology};
 
 /// How many of its latest events a topic keeps for its readers. A reader further behind
 /// reads the stream (in batches of [`READ_BATCH`](crate::event_log::READ_BATCH)).
@@ -187,10 +186,10 @@ pub(super) struct Listener {
 
 impl Listener {
     /// Spawns the task that owns the pub/sub connection (on the current tokio runtime).
-    pub(super) fn start(client: Client) -> Arc<Self> {
+    pub(super) fn start(topology: Topology) -> Arc<Self> {
         let state = Shared::default();
         let (commands, receiver) = mpsc::channel(1);
-        tokio::spawn(run(client, state.clone(), receiver));
+        tokio::spawn(run(topology, state.clone(), receiver));
         Arc::new(Self { state, commands })
     }
 
@@ -286,7 +285,7 @@ enum Ended {
     Lost(String),
 }
 
-async fn run(client: Client, state: Shared, mut commands: mpsc::Receiver<Command>) {
+async fn run(topology: Topology, state: Shared, mut commands: mpsc::Receiver<Command>) {
     let mut delay = RECONNECT_MIN;
     loop {
         // Connect only once someone listens: a worker that only appends never opens one.
@@ -295,8 +294,8 @@ async fn run(client: Client, state: Shared, mut commands: mpsc::Receiver<Command
                 return;
             }
         }
-        let ended = match client.get_async_pubsub().await {
-            Ok(pubsub) => serve(pubsub, &state, &mut commands, &mut delay).await,
+        let ended = match topology.subscriber().await {
+            Ok(subscriber) => serve(subscriber, &state, &mut commands, &mut delay).await,
             Err(error) => Ended::Lost(error.to_string()),
         };
         let Ended::Lost(why) = ended else {
@@ -324,12 +323,11 @@ async fn run(client: Client, state: Shared, mut commands: mpsc::Receiver<Command
 
 /// Runs one connection until it is lost or the log is dropped.
 async fn serve(
-    pubsub: PubSub,
+    mut sink: Subscriber,
     state: &Shared,
     commands: &mut mpsc::Receiver<Command>,
     delay: &mut Duration,
 ) -> Ended {
-    let (mut sink, mut messages) = pubsub.split();
     // A new connection holds no subscriptions: every topic must be (re)subscribed, and its
     // readers resync because notifications may have gone missing in between.
     {
@@ -353,8 +351,8 @@ async fn serve(
                 #[cfg(test)]
                 Some(Command::Reconnect) => return Ended::Lost("reconnect requested".into()),
             },
-            message = messages.next() => match message {
-                Some(message) => deliver(state, &message),
+            message = sink.next() => match message {
+                Some((channel, payload)) => deliver(state, &channel, &payload),
                 None => return Ended::Lost("the connection closed".into()),
             },
         }
@@ -362,7 +360,7 @@ async fn serve(
 }
 
 /// Brings the connection's subscriptions in line with the topics marked dirty.
-async fn reconcile(sink: &mut PubSubSink, state: &Shared, resync: bool) -> RedisResult<()> {
+async fn reconcile(sink: &mut Subscriber, state: &Shared, resync: bool) -> RedisResult<()> {
     let (subscribe, unsubscribe) = {
         let mut state = lock(state);
         let dirty: Vec<Uuid> = state.dirty.drain().collect();
@@ -416,8 +414,8 @@ fn channels(prompt_ids: &[Uuid]) -> Vec<String> {
 }
 
 /// Puts a notification in its topic's window and wakes the topic's members.
-fn deliver(state: &Shared, message: &Msg) {
-    let Some(prompt_id) = prompt_of(message.get_channel_name()) else {
+fn deliver(state: &Shared, channel: &str, payload: &[u8]) {
+    let Some(prompt_id) = prompt_of(channel) else {
         return;
     };
     let Some(shared) = lock(state)
@@ -427,7 +425,7 @@ fn deliver(state: &Shared, message: &Msg) {
     else {
         return;
     };
-    match wire::parse_notification(prompt_id, message.get_payload_bytes()) {
+    match wire::parse_notification(prompt_id, payload) {
         Some(events) => events
             .into_iter()
             .for_each(|event| shared.push(SharedEvent::new(event))),

@@ -31,7 +31,10 @@ fn holds(log: &RedisEventLog, prompt_id: Uuid) -> bool {
 }
 
 async fn backend() -> Backend {
-    let log = connect().await;
+    backend_of(connect().await)
+}
+
+fn backend_of(log: RedisEventLog) -> Backend {
     let probe = log.clone();
     let listeners = log.clone();
     Backend {
@@ -42,6 +45,22 @@ async fn backend() -> Backend {
 }
 
 conformance_suite!(backend);
+
+/// The same guarantees on a Redis Cluster (sharded pub/sub).
+mod on_cluster {
+    use super::*;
+
+    async fn backend() -> Backend {
+        let url = crate::test_redis::cluster_url();
+        backend_of(
+            RedisEventLog::connect(&url)
+                .await
+                .expect("connect to the cluster"),
+        )
+    }
+
+    conformance_suite!(backend);
+}
 
 /// Redis's own count of subscribers to the prompt's notify channel.
 async fn numsub(prompt_id: Uuid) -> u64 {

@@ -56,7 +56,8 @@ const TAG_LOOKBACK: usize = 32;
 /// KEYS[1] the stream, ARGV[1] the entry's JSON, ARGV[2] the notify channel, ARGV[3]
 /// the floor (an empty stream starts above it), ARGV[4] a new stream's deadline (ms),
 /// ARGV[5] the entry's tag, ARGV[6] the entry's field (`k` or `b`), ARGV[7] how many
-/// events it holds. Returns the seq of its first event.
+/// events it holds, ARGV[8] the publishing command (`PUBLISH`, or `SPUBLISH` on a
+/// cluster). Returns the seq of its first event.
 const APPEND_SCRIPT: &str = r"
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local first = tonumber(ARGV[3]) + 1
@@ -68,7 +69,7 @@ redis.call('XADD', KEYS[1], id, ARGV[6], ARGV[1], 'n', ARGV[5])
 if #last == 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
 end
-redis.call('PUBLISH', ARGV[2], string.format('%d:', first) .. ARGV[1])
+redis.call(ARGV[8], ARGV[2], string.format('%d:', first) .. ARGV[1])
 return first
 ";
 
@@ -100,6 +101,7 @@ impl Inner {
             .arg(tag)
             .arg(payload.field)
             .arg(payload.count)
+            .arg(self.publish)
             .invoke_async(&mut self.connection.clone())
             .await
             .map_err(|error| redis_error("appending to the event log", error))
@@ -134,7 +136,7 @@ impl Inner {
                 .ignore();
         }
         let stored: ::redis::RedisResult<(Option<String>, i64)> = pipe
-            .cmd("PUBLISH")
+            .cmd(self.publish)
             .arg(keys::notify(prompt_id))
             .arg(payload.notification(first))
             .query_async(&mut self.connection.clone())

@@ -11,6 +11,15 @@
 //! whatever is in it that no job of this pool holds goes back to the queue. An
 //! acknowledgement that failed does the same.
 //!
+//! A queue of several partitions runs one such loop per partition ([`run_all`]), all
+//! sharing the worker's job slots: a loop holds a slot while it waits in `BLMOVE`, so a
+//! job it takes can start at once. While the worker has a slot free for every loop, each
+//! waits a whole heartbeat. A worker with fewer free slots than partitions has loops
+//! waiting for a slot: the loop holding the last free one waits [`TURN`] at most before
+//! giving the slot to the next (the slots are handed out first come, first served), so
+//! a job in any partition is seen within `partitions × TURN` even by a busy worker, and
+//! at once by any worker with room.
+//!
 //! A job runs on a task of its own (a pool uses every core) with [`JobContext::run`]'s
 //! retries; then it is acknowledged (`LREM`), or handed back if a shutdown interrupted
 //! it between two attempts. A panicking handler gives the job up, as a permanent failure
@@ -20,26 +29,32 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use redis::aio::MultiplexedConnection;
-use redis::{AsyncConnectionConfig, Script};
-use tokio::sync::watch;
+use futures::future::join_all;
+use redis::Script;
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tracing::warn;
 
 use super::scripts::{HEARTBEAT, LEAVE, RECONCILE};
-use super::{RedisQueue, redis_error};
+use super::{Partition, RedisQueue, redis_error};
 use crate::queue::consumer::{
     ConsumerPool, JobContext, Next, drain, fetch_loop, sleep_unless_stopped, stopped,
 };
 use crate::queue::{ConsumerConfig, QueueError};
+use crate::topology::Shared;
 
 /// How often a shutdown repeats `CLIENT UNBLOCK` until the fetch returns (the unblock
 /// may reach Redis before the `BLMOVE` it is meant for).
 const UNBLOCK_EVERY: Duration = Duration::from_millis(50);
 
+/// How long the loop holding a worker's last free slot waits on its partition before
+/// letting the next partition's loop have the slot.
+const TURN: Duration = Duration::from_millis(250);
+
 /// What one pool shares with its job tasks.
 struct Pool {
     queue: RedisQueue,
+    partition: Partition,
     name: String,
     running: String,
     /// The jobs taken and not yet acknowledged or handed back.
@@ -70,11 +85,11 @@ impl Pool {
         let dead_after =
             config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
         let reaped: u64 = Script::new(HEARTBEAT)
-            .key(self.queue.workers_key())
-            .key(self.queue.pending_key())
+            .key(self.partition.workers_key())
+            .key(self.partition.pending_key())
             .arg(&self.name)
             .arg(dead_after.as_millis() as u64)
-            .arg(self.queue.running_prefix())
+            .arg(self.partition.running_prefix())
             .invoke_async(&mut self.queue.conn.clone())
             .await
             .map_err(|e| redis_error("recording a heartbeat", e))?;
@@ -102,7 +117,7 @@ impl Pool {
                 .arg(1)
                 .arg(job)
                 .cmd("RPUSH")
-                .arg(self.queue.pending_key())
+                .arg(self.partition.pending_key())
                 .arg(job)
                 .query_async::<()>(&mut self.queue.conn.clone())
                 .await
@@ -118,7 +133,7 @@ impl Pool {
 
     async fn leave(&self) {
         let left = Script::new(LEAVE)
-            .key(self.queue.workers_key())
+            .key(self.partition.workers_key())
             .key(&self.running)
             .arg(&self.name)
             .invoke_async::<()>(&mut self.queue.conn.clone())
@@ -131,46 +146,80 @@ impl Pool {
 
 /// The connection the pool blocks on, and its id for `CLIENT UNBLOCK`.
 struct Fetcher {
-    conn: MultiplexedConnection,
+    conn: Shared,
+    /// The connection's id on the server (on a cluster, the primary of the partition).
     id: i64,
 }
 
 impl Fetcher {
-    async fn connect(queue: &RedisQueue) -> Result<Self, QueueError> {
-        let config = AsyncConnectionConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(2)))
-            .set_response_timeout(None);
+    async fn connect(queue: &RedisQueue, partition: &Partition) -> Result<Self, QueueError> {
         let mut conn = queue
-            .client
-            .get_multiplexed_async_connection_with_config(&config)
+            .topology
+            .dedicated(None)
             .await
             .map_err(|e| redis_error("connecting to fetch jobs", e))?;
-        let id = redis::cmd("CLIENT")
-            .arg("ID")
-            .query_async(&mut conn)
+        let id = conn
+            .query_beside(&partition.pending_key(), redis::cmd("CLIENT").arg("ID"))
             .await
             .map_err(|e| redis_error("connecting to fetch jobs", e))?;
         Ok(Self { conn, id })
     }
 }
 
-/// Runs the pool until `stop` turns true, then lets running jobs finish (for up to
-/// `shutdown_timeout`) and leaves.
-pub(super) async fn run(
+/// Runs a pool on every partition of `queue` until `stop` turns true, all sharing
+/// `config.concurrency` slots. A partition whose pool cannot start (Redis, or its node,
+/// is down) is tried again every `restart_delay`, apart from the others.
+pub(super) async fn run_all(
     queue: &RedisQueue,
     name: &str,
     config: &ConsumerConfig,
     context: &JobContext,
     stop: &watch::Receiver<bool>,
 ) -> Result<(), QueueError> {
+    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
+    let partitions = (0..queue.partitions()).map(|index| {
+        let slots = slots.clone();
+        async move {
+            let partition = queue.partition(index);
+            loop {
+                let ran = run(queue, &partition, name, config, context, stop, &slots).await;
+                match ran {
+                    Ok(()) => return,
+                    Err(e) => warn!(
+                        worker = %name, partition = index, error = %e,
+                        "job worker could not start on a partition; trying again"
+                    ),
+                }
+                if sleep_unless_stopped(config.restart_delay, stop).await {
+                    return;
+                }
+            }
+        }
+    });
+    join_all(partitions).await;
+    Ok(())
+}
+
+/// Runs the pool until `stop` turns true, then lets running jobs finish (for up to
+/// `shutdown_timeout`) and leaves.
+async fn run(
+    queue: &RedisQueue,
+    partition: &Partition,
+    name: &str,
+    config: &ConsumerConfig,
+    context: &JobContext,
+    stop: &watch::Receiver<bool>,
+    slots: &Arc<Semaphore>,
+) -> Result<(), QueueError> {
     let pool = Arc::new(Pool {
         queue: queue.clone(),
+        partition: partition.clone(),
         name: name.to_owned(),
-        running: format!("{}{name}", queue.running_prefix()),
+        running: format!("{}{name}", partition.running_prefix()),
         held: Mutex::default(),
         stray: AtomicBool::new(false),
     });
-    let mut fetcher = Fetcher::connect(queue).await?;
+    let mut fetcher = Fetcher::connect(queue, partition).await?;
     // Registered before the first fetch: a job this worker takes is reaped if it dies.
     pool.heartbeat(config).await?;
     let heartbeats = async {
@@ -184,7 +233,7 @@ pub(super) async fn run(
     };
     let work = async {
         let mut jobs = JoinSet::new();
-        fetch_loop(&pool, &mut fetcher, config, context, stop, &mut jobs).await;
+        fetch_loop(&pool, &mut fetcher, config, context, stop, slots, &mut jobs).await;
         drain(&mut jobs, config.shutdown_timeout, name, context).await;
     };
     tokio::select! {
@@ -213,7 +262,7 @@ impl ConsumerPool for Pool {
         let held = self.lock().clone();
         let back: u64 = Script::new(RECONCILE)
             .key(&self.running)
-            .key(self.queue.pending_key())
+            .key(self.partition.pending_key())
             .arg(held)
             .invoke_async(&mut self.queue.conn.clone())
             .await
@@ -231,9 +280,13 @@ impl ConsumerPool for Pool {
         config: &ConsumerConfig,
         stop: &watch::Receiver<bool>,
         // One `BLMOVE` takes one job.
-        _room: usize,
+        room: usize,
     ) -> Next<String> {
-        let block = config.heartbeat.max(Duration::from_secs(1));
+        let mut block = config.heartbeat.max(Duration::from_secs(1));
+        if room <= 1 && self.queue.partitions() > 1 {
+            // The worker's last free slot: other partitions' loops may be waiting for it.
+            block = block.min(TURN);
+        }
         match fetch(self, fetcher, block, stop).await {
             Ok(Some(job)) => Next::Job {
                 payload: job.clone(),
@@ -267,7 +320,7 @@ async fn fetch(
     stop: &watch::Receiver<bool>,
 ) -> Result<Option<String>, QueueError> {
     let mut cmd = redis::cmd("BLMOVE");
-    cmd.arg(pool.queue.pending_key())
+    cmd.arg(pool.partition.pending_key())
         .arg(&pool.running)
         .arg("RIGHT")
         .arg("LEFT")
@@ -281,10 +334,13 @@ async fn fetch(
     let reply = tokio::select! {
         reply = &mut reply => reply,
         () = stopped(stop) => loop {
-            let _ = redis::cmd("CLIENT")
-                .arg("UNBLOCK")
-                .arg(fetcher.id)
-                .query_async::<i64>(&mut pool.queue.conn.clone())
+            let mut unblock = redis::cmd("CLIENT");
+            unblock.arg("UNBLOCK").arg(fetcher.id);
+            let _ = pool
+                .queue
+                .conn
+                .clone()
+                .query_beside::<i64>(&pool.partition.pending_key(), &unblock)
                 .await;
             if let Ok(reply) = tokio::time::timeout(UNBLOCK_EVERY, &mut reply).await {
                 break reply;
@@ -310,7 +366,7 @@ async fn reconnect(
         if sleep_unless_stopped(config.restart_delay, stop).await {
             return None;
         }
-        match Fetcher::connect(&pool.queue).await {
+        match Fetcher::connect(&pool.queue, &pool.partition).await {
             Ok(fetcher) => return Some(fetcher),
             Err(e) => warn!(worker = %pool.name, error = %e, "reconnecting to fetch jobs failed"),
         }

@@ -11,21 +11,48 @@ use crate::test_redis::{OwnServer, command_counts};
 
 use crate::test_redis::shared_url as redis_url;
 
-async fn harness() -> Harness {
-    let url = redis_url();
+/// A fresh queue of `partitions` on the Redis at `url`.
+fn harness_on(url: String, partitions: u16) -> Harness {
     let queue = format!("parley-test-{}", uuid::Uuid::now_v7().simple());
     Harness::new(move || {
         let (url, queue) = (url.clone(), queue.clone());
         async move {
             let q = RedisQueue::connect(&url)
                 .expect("connect")
-                .with_queue(queue);
+                .with_queue(queue)
+                .with_partitions(partitions);
             QueueBackend::Redis(q)
         }
     })
 }
 
+async fn harness() -> Harness {
+    harness_on(redis_url(), 1)
+}
+
 conformance::conformance_suite!(harness);
+
+/// The same guarantees from a queue of three partitions, on one server.
+mod partitioned {
+    use super::*;
+
+    async fn harness() -> Harness {
+        harness_on(redis_url(), 3)
+    }
+
+    conformance::conformance_suite!(harness);
+}
+
+/// And on a Redis Cluster, its partitions on several primaries.
+mod on_cluster {
+    use super::*;
+
+    async fn harness() -> Harness {
+        harness_on(crate::test_redis::cluster_url(), 3)
+    }
+
+    conformance::conformance_suite!(harness);
+}
 
 #[tokio::test]
 async fn ready_fails_on_a_dead_backend() {
@@ -94,6 +121,73 @@ async fn a_job_costs_three_commands() {
     assert_eq!(queue.depth().await.unwrap(), 0);
 }
 
+/// Jobs spread over the partitions (their prompt ids pick), a job still costs three
+/// commands, and a worker with one slot, so fewer slots than partitions, takes the jobs
+/// of every partition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitions_fill_evenly_and_one_slot_serves_them_all() {
+    let server = OwnServer::start();
+    let redis = queue_on(&server).await.with_partitions(3);
+    let queue = QueueBackend::Redis(redis.clone());
+    for _ in 0..60 {
+        queue
+            .enqueue(Generate::new(uuid::Uuid::now_v7()))
+            .await
+            .expect("enqueue");
+    }
+    let mut raw = ::redis::Client::open(server.url())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let mut lengths = Vec::new();
+    for key in redis.pending_keys() {
+        let length: u64 = ::redis::cmd("LLEN")
+            .arg(&key)
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        lengths.push(length);
+    }
+    assert_eq!(lengths.iter().sum::<u64>(), 60);
+    assert!(
+        lengths.iter().all(|n| *n >= 5),
+        "every partition gets jobs: {lengths:?}"
+    );
+    assert_eq!(queue.depth().await.unwrap(), 60);
+    assert_eq!(
+        redis.pending_keys()[0],
+        format!("{{{}}}:pending", DEFAULT_QUEUE),
+        "partition 0 keeps the keys of a one-partition queue"
+    );
+
+    let counted = ["lpush", "blmove", "lrem"];
+    let before = command_counts(&server.url(), &counted).await;
+    let recorder = Recorder::succeeding();
+    let config = ConsumerConfig {
+        concurrency: 1,
+        heartbeat: Duration::from_secs(60),
+        ..test_config()
+    };
+    let consumers = Consumers::start(&queue, config, recorder.clone());
+    wait_until(
+        "every partition's jobs ran",
+        Duration::from_secs(30),
+        || recorder.finished() == 60,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await; // acknowledged
+    let after = command_counts(&server.url(), &counted).await;
+    consumers.stop().await;
+    assert_eq!(recorder.distinct(), 60);
+    assert_eq!(recorder.max_in_flight(), 1);
+    let spent: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    // Each job: one BLMOVE that took it and one LREM; a loop whose turn
+    // with the slot ended on an empty partition adds a BLMOVE that took nothing.
+    assert_eq!((spent[0], spent[2]), (0, 60), "{counted:?}: {spent:?}");
+    assert!((60..=75).contains(&spent[1]), "{counted:?}: {spent:?}");
+}
+
 /// An idle pool waits in `BLMOVE` for as long as a heartbeat; a shutdown does not wait
 /// for it to return on its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -139,7 +233,7 @@ async fn a_job_whose_fetch_reply_was_lost_runs() {
     let mut worker = None;
     for _ in 0..100 {
         let workers: Vec<String> = redis::cmd("ZRANGE")
-            .arg(redis.workers_key())
+            .arg(redis.partition(0).workers_key())
             .arg(0)
             .arg(-1)
             .query_async(&mut conn)
@@ -155,7 +249,7 @@ async fn a_job_whose_fetch_reply_was_lost_runs() {
     let lost = uuid::Uuid::now_v7();
     let payload = serde_json::to_string(&Generate::new(lost)).unwrap();
     let _: i64 = redis::cmd("LPUSH")
-        .arg(format!("{}{worker}", redis.running_prefix()))
+        .arg(format!("{}{worker}", redis.partition(0).running_prefix()))
         .arg(payload)
         .query_async(&mut conn)
         .await

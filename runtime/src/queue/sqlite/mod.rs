@@ -176,7 +176,8 @@ impl SqliteQueue {
         let work = async {
             let mut jobs = JoinSet::new();
             let mut wake = pool.queue.wake.subscribe();
-            fetch_loop(&pool, &mut wake, config, context, stop, &mut jobs).await;
+            let slots = Arc::new(tokio::sync::Semaphore::new(config.concurrency.max(1)));
+            fetch_loop(&pool, &mut wake, config, context, stop, &slots, &mut jobs).await;
             drain(&mut jobs, config.shutdown_timeout, name, context).await;
         };
         tokio::select! {

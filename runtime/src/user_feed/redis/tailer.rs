@@ -10,11 +10,19 @@
 //! from a cursor a little in the past ([`LOOKBACK`]), so an event appended meanwhile
 //! still wakes it. When the connection fails the task reconnects with backoff and wakes
 //! every subscriber.
+//!
+//! On a Redis Cluster ([`run_sharded`]) the task subscribes instead to the wake channel
+//! of each followed user (sharded pub/sub, each on the node of the user's slot), and
+//! wakes the user's subscribers when the subscription is confirmed (an event appended
+//! before it would not be announced) and on every announcement.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use std::collections::HashSet;
+
+use crate::topology::{Subscriber, Topology};
 use ::redis::aio::MultiplexedConnection;
 use ::redis::{AsyncConnectionConfig, Client};
 use parley_protocol::keys;
@@ -57,21 +65,28 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
 }
 
 impl Tailer {
-    pub(super) fn start(client: Client) -> Arc<Self> {
+    pub(super) fn start(topology: Topology) -> Arc<Self> {
         let state = Arc::new(Mutex::new(State::default()));
         let kick = Arc::new(Notify::new());
         let tailer = Arc::new(Self {
             state: state.clone(),
             kick: kick.clone(),
         });
-        tokio::spawn(run(client, Arc::downgrade(&state), kick));
+        match topology {
+            Topology::Single(client) => {
+                tokio::spawn(run(client, Arc::downgrade(&state), kick));
+            }
+            cluster @ Topology::Cluster(_) => {
+                tokio::spawn(run_sharded(cluster, Arc::downgrade(&state), kick));
+            }
+        }
         tailer
     }
 
     /// Follows `user_id`'s feed until the returned handle is dropped.
     pub(super) fn follow(self: &Arc<Self>, user_id: Uuid, after: u64) -> Following {
         let mut state = lock(&self.state);
-        let first = state.users.is_empty();
+        let new = !state.users.contains_key(&user_id);
         let lookback = u64::try_from(LOOKBACK.as_micros()).unwrap_or(0);
         let followed = state.users.entry(user_id).or_insert_with(|| Followed {
             cursor: format!("{}-0", after.max(clock_micros().saturating_sub(lookback))),
@@ -81,7 +96,7 @@ impl Tailer {
         followed.members += 1;
         let wakes = followed.wakes.subscribe();
         drop(state);
-        if first {
+        if new {
             self.kick.notify_one();
         }
         Following {
@@ -120,6 +135,8 @@ impl Drop for Following {
             followed.members -= 1;
             if followed.members == 0 {
                 state.users.remove(&self.user_id);
+                drop(state);
+                self.tailer.kick.notify_one();
             }
         }
     }
@@ -212,4 +229,107 @@ async fn connect(client: &Client) -> ::redis::RedisResult<MultiplexedConnection>
     client
         .get_multiplexed_async_connection_with_config(&config)
         .await
+}
+
+/// The tailer on a Redis Cluster: one subscriber connection, subscribed to the wake
+/// channel of every followed user.
+async fn run_sharded(topology: Topology, state: std::sync::Weak<Mutex<State>>, kick: Arc<Notify>) {
+    let mut delay = RECONNECT_MIN;
+    loop {
+        if state.strong_count() == 0 {
+            return;
+        }
+        let idle = state
+            .upgrade()
+            .is_none_or(|shared| lock(&shared).users.is_empty());
+        if idle {
+            let _ = tokio::time::timeout(BLOCK * 5, kick.notified()).await;
+            continue;
+        }
+        let lost = match topology.subscriber().await {
+            Ok(subscriber) => {
+                delay = RECONNECT_MIN;
+                follow_sharded(subscriber, &state, &kick).await
+            }
+            Err(error) => Some(error.to_string()),
+        };
+        let Some(why) = lost else { return };
+        tracing::warn!(error = %why, retry_in = ?delay, "user feed tailer lost its connection");
+        if let Some(shared) = state.upgrade() {
+            // Announcements may have been lost: every subscriber reads.
+            for followed in lock(&shared).users.values() {
+                followed.wakes.send_modify(|n| *n = n.wrapping_add(1));
+            }
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(RECONNECT_MAX);
+    }
+}
+
+/// Serves one subscriber connection; `None` once the feed is gone, else why the
+/// connection was lost.
+async fn follow_sharded(
+    mut subscriber: Subscriber,
+    state: &std::sync::Weak<Mutex<State>>,
+    kick: &Notify,
+) -> Option<String> {
+    let mut subscribed: HashSet<Uuid> = HashSet::new();
+    loop {
+        let shared = state.upgrade()?;
+        let wanted: HashSet<Uuid> = lock(&shared).users.keys().copied().collect();
+        drop(shared);
+        let join: Vec<Uuid> = wanted.difference(&subscribed).copied().collect();
+        let leave: Vec<Uuid> = subscribed.difference(&wanted).copied().collect();
+        if !leave.is_empty() {
+            let channels = leave.iter().map(|id| keys::user_feed_wake(*id)).collect();
+            if let Err(error) = subscriber.unsubscribe(channels).await {
+                return Some(error.to_string());
+            }
+            leave.iter().for_each(|id| {
+                subscribed.remove(id);
+            });
+        }
+        if !join.is_empty() {
+            let channels = join.iter().map(|id| keys::user_feed_wake(*id)).collect();
+            if let Err(error) = subscriber.subscribe(channels).await {
+                return Some(error.to_string());
+            }
+            subscribed.extend(join.iter().copied());
+            // What was appended before the subscription was not announced: read now.
+            wake(state, join.iter().copied());
+        }
+        tokio::select! {
+            () = kick.notified() => {}
+            // Now and then: is the feed (and so the task) gone?
+            () = tokio::time::sleep(BLOCK * 5) => {}
+            message = subscriber.next() => match message {
+                Some((channel, _)) => {
+                    if let Some(user_id) = user_of_wake(&channel) {
+                        wake(state, [user_id]);
+                    }
+                }
+                None => return Some("the connection closed".into()),
+            },
+        }
+    }
+}
+
+fn wake(state: &std::sync::Weak<Mutex<State>>, users: impl IntoIterator<Item = Uuid>) {
+    let Some(shared) = state.upgrade() else {
+        return;
+    };
+    let state = lock(&shared);
+    for user_id in users {
+        if let Some(followed) = state.users.get(&user_id) {
+            followed.wakes.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+}
+
+/// The user of a `parley:{user:<id>}:feed:wake` channel.
+fn user_of_wake(channel: &str) -> Option<Uuid> {
+    let tagged = channel
+        .strip_prefix(keys::PREFIX)?
+        .strip_prefix(":{user:")?;
+    tagged.strip_suffix("}:feed:wake")?.parse().ok()
 }

@@ -10,7 +10,11 @@ use crate::user_feed::conformance::{self, Backend, RETENTION, conformance_suite}
 use crate::test_redis::shared_url as redis_url;
 
 async fn backend() -> Backend {
-    let feed = RedisUserFeed::connect(&redis_url(), RETENTION).unwrap();
+    backend_on(&redis_url())
+}
+
+fn backend_on(url: &str) -> Backend {
+    let feed = RedisUserFeed::connect(url, RETENTION).unwrap();
     let probe = feed.clone();
     Backend {
         feed: Arc::new(feed),
@@ -19,6 +23,17 @@ async fn backend() -> Backend {
 }
 
 conformance_suite!(backend);
+
+/// The same guarantees on a Redis Cluster (wakes on sharded channels).
+mod on_cluster {
+    use super::*;
+
+    async fn backend() -> Backend {
+        backend_on(&crate::test_redis::cluster_url())
+    }
+
+    conformance_suite!(backend);
+}
 
 async fn raw(url: &str) -> ::redis::aio::MultiplexedConnection {
     ::redis::Client::open(url)

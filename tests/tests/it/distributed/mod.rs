@@ -43,6 +43,49 @@ const LEASE: Duration = Duration::from_secs(4);
 /// default lease and queue heartbeat.
 const TAKEOVER: Duration = Duration::from_secs(10);
 
+/// Which Redis a test's processes share.
+#[derive(Debug, Clone, Copy)]
+enum On {
+    /// The standalone test Redis (a database of its own).
+    Standalone,
+    /// The test Redis Cluster (a queue of its own, three partitions).
+    Cluster,
+}
+
+/// Runs each `async fn(On)` as two tests, on the standalone Redis and on the Redis
+/// Cluster: `$name::on_standalone_redis` and `$name::on_redis_cluster`.
+macro_rules! on_both_redis {
+    ($($name:ident => $body:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn on_standalone_redis() {
+                    parley_tests::run_test(parley_tests::Backend::Postgres, |_| {
+                        super::$body(super::On::Standalone)
+                    })
+                    .await;
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn on_redis_cluster() {
+                    parley_tests::run_test(parley_tests::Backend::Postgres, |_| {
+                        super::$body(super::On::Cluster)
+                    })
+                    .await;
+                }
+            }
+        )*
+    };
+}
+
+on_both_redis! {
+    a_streamed_turn_follows_the_protocol_and_is_persisted => streamed_turn,
+    concurrent_turns_spread_over_both_workers => concurrent_turns,
+    readers_of_one_prompt_see_the_same_stream_and_join_mid_turn => readers_join_mid_turn,
+    cancel_through_the_api_stops_the_worker_process => cancel_through_the_api,
+    a_turn_whose_worker_is_killed_completes_on_the_other_worker => killed_worker,
+}
+
 /// A cluster whose provider is the mock, and a student with a session.
 struct Distributed {
     cluster: Cluster,
@@ -62,7 +105,13 @@ fn worker_settings(lease: Duration) -> String {
 
 /// A cluster with the default lease and queue heartbeat (what takeover times assume).
 async fn distributed() -> Distributed {
-    distributed_with("stall_timeout_ms = 5000\nmax_attempts = 2").await
+    distributed_on(On::Standalone).await
+}
+
+/// [`distributed`] on the given Redis.
+async fn distributed_on(on: On) -> Distributed {
+    let worker = "stall_timeout_ms = 5000\nmax_attempts = 2";
+    distributed_with_provider_on(on, "first_token_timeout_ms = 60000", worker).await
 }
 
 async fn distributed_with_lease(lease: Duration) -> Distributed {
@@ -76,9 +125,18 @@ async fn distributed_with(worker: &str) -> Distributed {
 
 /// A cluster with `provider` (TOML lines) in the mock's `[[providers]]` entry.
 async fn distributed_with_provider(provider: &str, worker: &str) -> Distributed {
+    distributed_with_provider_on(On::Standalone, provider, worker).await
+}
+
+async fn distributed_with_provider_on(on: On, provider: &str, worker: &str) -> Distributed {
     let mock = MockLlm::start(MockConfig::default()).await;
     let config = mock_provider_config_with(&mock.base_url(), provider, worker);
-    let cluster = Cluster::spawn(&[("PARLEY_CONFIG", &config_path(&config))]).await;
+    let env = [("PARLEY_CONFIG", config_path(&config))];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let cluster = match on {
+        On::Standalone => Cluster::spawn(&env).await,
+        On::Cluster => Cluster::spawn_on_redis_cluster(&env).await,
+    };
     let student = api::student_with_tool(&cluster, "far@example.com").await;
     let tool_id = student.tool.id;
     let session = api::session(&cluster.client_as(&student.token), tool_id).await;
@@ -163,300 +221,288 @@ async fn to_terminal(
         .unwrap_or_else(|_| panic!("{what}: no terminal event within {limit:?}"))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_streamed_turn_follows_the_protocol_and_is_persisted() {
-    run_test(Backend::Postgres, |_| async {
-        let d = distributed().await;
-        let mut feed = d
+async fn streamed_turn(on: On) {
+    let d = distributed_on(on).await;
+    let mut feed = d
+        .cluster
+        .stream_message(&d.token, &d.session_id.to_string(), "hello from afar")
+        .await;
+    assert_eq!(feed.status, 200);
+    let location = feed
+        .headers
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let events = to_terminal(&mut feed, WAIT, "the streamed turn").await;
+    assert_gap_free(&events);
+    assert_one_text_block_completed(&events);
+    let text = text_of(&events);
+    assert_eq!(text, "Echo: hello from afar");
+    let prompt_id = prompt_id_of(&events);
+    assert_eq!(location, format!("/v1/prompts/{prompt_id}"));
+    let complete = &events.last().expect("a terminal event").data;
+    assert_eq!(complete["model"], "mock-model");
+    assert_eq!(complete["vendor"], "mock");
+
+    // What was streamed is what was stored: the message and its one block.
+    let student = d.student();
+    let messages = typed::messages(&student, d.session_id).await;
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(
+        (messages[0].role, messages[0].content.as_str()),
+        (MessageRole::User, "hello from afar")
+    );
+    assert_eq!(
+        (messages[1].role, messages[1].content.as_str()),
+        (MessageRole::Assistant, text.as_str())
+    );
+    assert_eq!(json!(messages[1].id), complete["message_id"]);
+    assert!(messages[1].is_complete, "{messages:?}");
+    let message_id = messages[1].id;
+    let blocks = d
+        .cluster
+        .count(&format!(
+            "SELECT COUNT(*) FROM blocks WHERE prompt_id = '{prompt_id}' \
+             AND message_id = '{message_id}' AND is_finalized AND content = '{text}'"
+        ))
+        .await;
+    assert_eq!(blocks, 1, "one finalized block holds the streamed text");
+    let all_blocks = d
+        .cluster
+        .count(&format!(
+            "SELECT COUNT(*) FROM blocks WHERE prompt_id = '{prompt_id}'"
+        ))
+        .await;
+    assert_eq!(all_blocks, 1);
+    let usage = d
+        .cluster
+        .count(&format!(
+            "SELECT COUNT(*) FROM ai_usage WHERE prompt_id = '{prompt_id}' \
+             AND input_tokens > 0 AND output_tokens > 0"
+        ))
+        .await;
+    assert_eq!(usage, 1, "one usage row for the one LLM call");
+    let prompt = typed::prompt(&student, uuid(&prompt_id)).await;
+    assert_eq!(prompt.state, PromptState::Completed, "{prompt:?}");
+    assert_eq!(prompt.attempt, 1);
+    let request = d.mock.requests().pop().expect("the mock was called");
+    assert_eq!(request.last_user_message(), Some("hello from afar"));
+    assert_eq!(request.outcome, Outcome::Completed);
+}
+
+async fn concurrent_turns(on: On) {
+    let d = distributed_on(on).await;
+    // Six two-second turns at once: more than one worker's concurrency (4), so
+    // they can only all run if both workers take some.
+    const TURNS: usize = 6;
+    const TOKENS: usize = 40;
+    let student = d.student();
+    let mut sessions = vec![d.session_id];
+    for _ in 1..TURNS {
+        sessions.push(api::session(&student, d.tool_id).await.id);
+    }
+    let mut prompts = Vec::new();
+    for (i, session) in sessions.iter().enumerate() {
+        let content = format!("[[mock tokens={TOKENS} token_delay_ms=50]] turn {i}");
+        prompts.push(
+            typed::send_in_background(&student, *session, &content)
+                .await
+                .prompt_id,
+        );
+    }
+
+    // While they run, note which workers hold leases.
+    let mut owners = HashSet::new();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        owners.extend(
+            d.cluster
+                .query_strings(
+                    "SELECT DISTINCT lease_owner FROM prompts \
+                     WHERE state = 'in_progress' AND lease_owner IS NOT NULL",
+                )
+                .await,
+        );
+        let done = d
             .cluster
-            .stream_message(&d.token, &d.session_id.to_string(), "hello from afar")
+            .count("SELECT COUNT(*) FROM prompts WHERE state NOT IN ('created', 'in_progress')")
             .await;
-        assert_eq!(feed.status, 200);
-        let location = feed
-            .headers
-            .get("location")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        let events = to_terminal(&mut feed, WAIT, "the streamed turn").await;
+        if done == TURNS as i64 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the turns did not all finish within 30 s ({done} did)"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        owners.len(),
+        CLUSTER_WORKERS,
+        "every worker ran some of the turns; lease owners seen: {owners:?}"
+    );
+
+    for prompt_id in &prompts {
+        let mut feed = d.feed(*prompt_id).await;
+        let events = to_terminal(&mut feed, WAIT, &prompt_id.to_string()).await;
         assert_gap_free(&events);
         assert_one_text_block_completed(&events);
-        let text = text_of(&events);
-        assert_eq!(text, "Echo: hello from afar");
-        let prompt_id = prompt_id_of(&events);
-        assert_eq!(location, format!("/v1/prompts/{prompt_id}"));
-        let complete = &events.last().unwrap().data;
-        assert_eq!(complete["model"], "mock-model");
-        assert_eq!(complete["vendor"], "mock");
-
-        // What was streamed is what was stored: the message and its one block.
-        let student = d.student();
-        let messages = typed::messages(&student, d.session_id).await;
-        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert_eq!(text_of(&events), mock_tokens(TOKENS));
+        let prompt = typed::prompt(&student, *prompt_id).await;
         assert_eq!(
-            (messages[0].role, messages[0].content.as_str()),
-            (MessageRole::User, "hello from afar")
+            (prompt.state, prompt.attempt),
+            (PromptState::Completed, 1),
+            "{prompt:?}"
         );
-        assert_eq!(
-            (messages[1].role, messages[1].content.as_str()),
-            (MessageRole::Assistant, text.as_str())
-        );
-        assert_eq!(json!(messages[1].id), complete["message_id"]);
-        assert!(messages[1].is_complete, "{messages:?}");
-        let message_id = messages[1].id;
-        let blocks = d
-            .cluster
-            .count(&format!(
-                "SELECT COUNT(*) FROM blocks WHERE prompt_id = '{prompt_id}' \
-                 AND message_id = '{message_id}' AND is_finalized AND content = '{text}'"
-            ))
-            .await;
-        assert_eq!(blocks, 1, "one finalized block holds the streamed text");
-        let all_blocks = d
-            .cluster
-            .count(&format!(
-                "SELECT COUNT(*) FROM blocks WHERE prompt_id = '{prompt_id}'"
-            ))
-            .await;
-        assert_eq!(all_blocks, 1);
-        let usage = d
-            .cluster
-            .count(&format!(
-                "SELECT COUNT(*) FROM ai_usage WHERE prompt_id = '{prompt_id}' \
-                 AND input_tokens > 0 AND output_tokens > 0"
-            ))
-            .await;
-        assert_eq!(usage, 1, "one usage row for the one LLM call");
-        let prompt = typed::prompt(&student, uuid(&prompt_id)).await;
-        assert_eq!(prompt.state, PromptState::Completed, "{prompt:?}");
-        assert_eq!(prompt.attempt, 1);
-        let request = d.mock.requests().pop().expect("the mock was called");
-        assert_eq!(request.last_user_message(), Some("hello from afar"));
-        assert_eq!(request.outcome, Outcome::Completed);
-    })
-    .await;
+    }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_turns_spread_over_both_workers() {
-    run_test(Backend::Postgres, |_| async {
-        let d = distributed().await;
-        // Six two-second turns at once: more than one worker's concurrency (4), so
-        // they can only all run if both workers take some.
-        const TURNS: usize = 6;
-        const TOKENS: usize = 40;
-        let student = d.student();
-        let mut sessions = vec![d.session_id];
-        for _ in 1..TURNS {
-            sessions.push(api::session(&student, d.tool_id).await.id);
-        }
-        let mut prompts = Vec::new();
-        for (i, session) in sessions.iter().enumerate() {
-            let content = format!("[[mock tokens={TOKENS} token_delay_ms=50]] turn {i}");
-            prompts.push(
-                typed::send_in_background(&student, *session, &content)
-                    .await
-                    .prompt_id,
-            );
-        }
+async fn readers_join_mid_turn(on: On) {
+    let d = distributed_on(on).await;
+    let prompt_id = typed::send_in_background(
+        &d.student(),
+        d.session_id,
+        "[[mock tokens=40 token_delay_ms=25]] go",
+    )
+    .await
+    .prompt_id;
+    let mut first = d.feed(prompt_id).await;
+    let mut head = Vec::new();
+    for _ in 0..6 {
+        head.push(first.next(WAIT).await.expect("an event"));
+    }
+    assert!(
+        !head.iter().any(SseEvent::is_terminal),
+        "the turn must still run when the others join: {head:?}"
+    );
+    let joined_after = head.last().expect("the events before joining").seq();
+    let mut late = d
+        .cluster
+        .prompt_events(&d.token, &prompt_id.to_string(), Some(joined_after))
+        .await;
+    let mut second = d.feed(prompt_id).await;
+    let mut third = d.feed(prompt_id).await;
 
-        // While they run, note which workers hold leases.
-        let mut owners = HashSet::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            owners.extend(
-                d.cluster
-                    .query_strings(
-                        "SELECT DISTINCT lease_owner FROM prompts \
-                         WHERE state = 'in_progress' AND lease_owner IS NOT NULL",
-                    )
-                    .await,
-            );
-            let done = d
-                .cluster
-                .count("SELECT COUNT(*) FROM prompts WHERE state NOT IN ('created', 'in_progress')")
-                .await;
-            if done == TURNS as i64 {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the turns did not all finish within 30 s ({done} did)"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        assert_eq!(
-            owners.len(),
-            CLUSTER_WORKERS,
-            "every worker ran some of the turns; lease owners seen: {owners:?}"
-        );
-
-        for prompt_id in &prompts {
-            let mut feed = d.feed(*prompt_id).await;
-            let events = to_terminal(&mut feed, WAIT, &prompt_id.to_string()).await;
-            assert_gap_free(&events);
-            assert_one_text_block_completed(&events);
-            assert_eq!(text_of(&events), mock_tokens(TOKENS));
-            let prompt = typed::prompt(&student, *prompt_id).await;
-            assert_eq!(
-                (prompt.state, prompt.attempt),
-                (PromptState::Completed, 1),
-                "{prompt:?}"
-            );
-        }
-    })
-    .await;
+    let rest = to_terminal(&mut first, WAIT, "the first reader").await;
+    let late_events = to_terminal(&mut late, WAIT, "the late reader").await;
+    assert_eq!(
+        late_events, rest,
+        "Last-Event-ID yields exactly the remaining events"
+    );
+    let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
+    assert_gap_free(&all);
+    assert_one_text_block_completed(&all);
+    assert_eq!(text_of(&all), mock_tokens(40));
+    assert_eq!(
+        to_terminal(&mut second, WAIT, "the second reader").await,
+        all,
+        "readers see identical streams"
+    );
+    assert_eq!(to_terminal(&mut third, WAIT, "the third reader").await, all);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn readers_of_one_prompt_see_the_same_stream_and_join_mid_turn() {
-    run_test(Backend::Postgres, |_| async {
-        let d = distributed().await;
-        let prompt_id = typed::send_in_background(
-            &d.student(),
-            d.session_id,
-            "[[mock tokens=40 token_delay_ms=25]] go",
+async fn cancel_through_the_api(on: On) {
+    let d = distributed_on(on).await;
+    let mut feed = d
+        .cluster
+        .stream_message(
+            &d.token,
+            &d.session_id.to_string(),
+            "[[mock tokens=400 token_delay_ms=20]] long answer",
         )
+        .await;
+    let seen = until_deltas(&mut feed, 5).await;
+    let prompt_id = uuid(&prompt_id_of(&seen));
+    let student = d.student();
+    let cancelled_at = Instant::now();
+    student
+        .cancel_prompt()
+        .id(prompt_id)
+        .send()
         .await
-        .prompt_id;
-        let mut first = d.feed(prompt_id).await;
-        let mut head = Vec::new();
-        for _ in 0..6 {
-            head.push(first.next(WAIT).await.expect("an event"));
-        }
-        assert!(
-            !head.iter().any(SseEvent::is_terminal),
-            "the turn must still run when the others join: {head:?}"
-        );
-        let joined_after = head.last().unwrap().seq();
-        let mut late = d
-            .cluster
-            .prompt_events(&d.token, &prompt_id.to_string(), Some(joined_after))
-            .await;
-        let mut second = d.feed(prompt_id).await;
-        let mut third = d.feed(prompt_id).await;
+        .assert_status(202);
+    let rest = to_terminal(&mut feed, WAIT, "the cancelled turn").await;
+    let all: Vec<SseEvent> = seen.into_iter().chain(rest).collect();
+    assert_gap_free(&all);
+    let kinds = kinds_of(&all);
+    assert_eq!(
+        kinds[kinds.len() - 2..],
+        ["prompt_state", "cancelled"],
+        "{kinds:?}"
+    );
+    assert_eq!(all[all.len() - 2].data["state"], "canceled");
+    let streamed = text_of(&all);
+    assert!(
+        streamed.split_whitespace().count() < 400,
+        "the stream stopped early"
+    );
 
-        let rest = to_terminal(&mut first, WAIT, "the first reader").await;
-        let late_events = to_terminal(&mut late, WAIT, "the late reader").await;
-        assert_eq!(
-            late_events, rest,
-            "Last-Event-ID yields exactly the remaining events"
-        );
-        let all: Vec<SseEvent> = head.into_iter().chain(rest).collect();
-        assert_gap_free(&all);
-        assert_one_text_block_completed(&all);
-        assert_eq!(text_of(&all), mock_tokens(40));
-        assert_eq!(
-            to_terminal(&mut second, WAIT, "the second reader").await,
-            all,
-            "readers see identical streams"
-        );
-        assert_eq!(to_terminal(&mut third, WAIT, "the third reader").await, all);
-    })
-    .await;
-}
+    // The worker process aborted its upstream request promptly.
+    let aborted = d
+        .mock
+        .wait_for(Duration::from_secs(3), |requests| {
+            requests
+                .iter()
+                .any(|r| r.outcome == Outcome::ClientDisconnected)
+        })
+        .await;
+    assert!(
+        aborted.is_some(),
+        "the upstream request was not aborted within 3 s of the cancel: {:?}",
+        d.mock.requests().last().map(|r| r.outcome)
+    );
+    let request = d.mock.requests().pop().expect("the mock was called");
+    let ended = request.ended_at.expect("the aborted request ended");
+    assert!(
+        ended.duration_since(request.received_at) < Duration::from_secs(8),
+        "the upstream request ran on after the cancel"
+    );
+    eprintln!(
+        "cancel → upstream abort observed after {:?}",
+        cancelled_at.elapsed()
+    );
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancel_through_the_api_stops_the_worker_process() {
-    run_test(Backend::Postgres, |_| async {
-        let d = distributed().await;
-        let mut feed = d
-            .cluster
-            .stream_message(
-                &d.token,
-                &d.session_id.to_string(),
-                "[[mock tokens=400 token_delay_ms=20]] long answer",
-            )
-            .await;
-        let seen = until_deltas(&mut feed, 5).await;
-        let prompt_id = uuid(&prompt_id_of(&seen));
-        let student = d.student();
-        let cancelled_at = Instant::now();
-        student
-            .cancel_prompt()
-            .id(prompt_id)
-            .send()
-            .await
-            .assert_status(202);
-        let rest = to_terminal(&mut feed, WAIT, "the cancelled turn").await;
-        let all: Vec<SseEvent> = seen.into_iter().chain(rest).collect();
-        assert_gap_free(&all);
-        let kinds = kinds_of(&all);
-        assert_eq!(
-            kinds[kinds.len() - 2..],
-            ["prompt_state", "cancelled"],
-            "{kinds:?}"
-        );
-        assert_eq!(all[all.len() - 2].data["state"], "canceled");
-        let streamed = text_of(&all);
-        assert!(
-            streamed.split_whitespace().count() < 400,
-            "the stream stopped early"
-        );
+    let prompt = typed::prompt(&student, prompt_id).await;
+    assert_eq!(prompt.state, PromptState::Canceled, "{prompt:?}");
+    let messages = typed::messages(&student, d.session_id).await;
+    let answer = &messages[1];
+    assert_eq!(answer.role, MessageRole::Assistant, "{messages:?}");
+    assert!(!answer.is_complete, "{messages:?}");
+    let kept = answer.content.as_str();
+    assert!(
+        !kept.is_empty() && streamed.starts_with(kept),
+        "partial content is kept: stored {kept:?}, streamed {streamed:?}"
+    );
 
-        // The worker process aborted its upstream request promptly.
-        let aborted = d
-            .mock
-            .wait_for(Duration::from_secs(3), |requests| {
-                requests
-                    .iter()
-                    .any(|r| r.outcome == Outcome::ClientDisconnected)
-            })
-            .await;
-        assert!(
-            aborted.is_some(),
-            "the upstream request was not aborted within 3 s of the cancel: {:?}",
-            d.mock.requests().last().map(|r| r.outcome)
-        );
-        let request = d.mock.requests().pop().unwrap();
-        let ended = request.ended_at.expect("the aborted request ended");
-        assert!(
-            ended.duration_since(request.received_at) < Duration::from_secs(8),
-            "the upstream request ran on after the cancel"
-        );
-        eprintln!(
-            "cancel → upstream abort observed after {:?}",
-            cancelled_at.elapsed()
-        );
-
-        let prompt = typed::prompt(&student, prompt_id).await;
-        assert_eq!(prompt.state, PromptState::Canceled, "{prompt:?}");
-        let messages = typed::messages(&student, d.session_id).await;
-        let answer = &messages[1];
-        assert_eq!(answer.role, MessageRole::Assistant, "{messages:?}");
-        assert!(!answer.is_complete, "{messages:?}");
-        let kept = answer.content.as_str();
-        assert!(
-            !kept.is_empty() && streamed.starts_with(kept),
-            "partial content is kept: stored {kept:?}, streamed {streamed:?}"
-        );
-
-        // The session's cancel route reaches a worker process too, here before or
-        // after it has claimed the prompt.
-        let second = typed::send_in_background(
-            &student,
-            d.session_id,
-            "[[mock tokens=400 token_delay_ms=20]] another long one",
-        )
+    // The session's cancel route reaches a worker process too, here before or
+    // after it has claimed the prompt.
+    let second = typed::send_in_background(
+        &student,
+        d.session_id,
+        "[[mock tokens=400 token_delay_ms=20]] another long one",
+    )
+    .await
+    .prompt_id;
+    let mut second_feed = d.feed(second).await;
+    until_deltas(&mut second_feed, 2).await;
+    student
+        .cancel_session_prompt()
+        .id(d.session_id)
+        .send()
         .await
-        .prompt_id;
-        let mut second_feed = d.feed(second).await;
-        until_deltas(&mut second_feed, 2).await;
-        student
-            .cancel_session_prompt()
-            .id(d.session_id)
-            .send()
-            .await
-            .assert_status(202);
-        let rest = to_terminal(&mut second_feed, WAIT, "the second cancelled turn").await;
-        assert_eq!(rest.last().unwrap().event, "cancelled", "{rest:?}");
-        typed::wait_for_prompt_state(&student, second, PromptState::Canceled, WAIT).await;
-        let done = typed::send_message(&student, d.session_id, "next")
-            .await
-            .assert_status(201);
-        assert_eq!(done.payload.message, "Echo: next");
-    })
-    .await;
+        .assert_status(202);
+    let rest = to_terminal(&mut second_feed, WAIT, "the second cancelled turn").await;
+    assert_eq!(
+        rest.last().expect("the rest of the stream").event,
+        "cancelled",
+        "{rest:?}"
+    );
+    typed::wait_for_prompt_state(&student, second, PromptState::Canceled, WAIT).await;
+    let done = typed::send_message(&student, d.session_id, "next")
+        .await
+        .assert_status(201);
+    assert_eq!(done.payload.message, "Echo: next");
 }
 
 /// The cancel crosses from the api process to the worker process as a Redis signal:
@@ -626,25 +672,21 @@ async fn worker_dies_mid_turn(d: &mut Distributed, kill_all: bool) -> (Duration,
     (restarted, took)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_turn_whose_worker_is_killed_completes_on_the_other_worker() {
-    run_test(Backend::Postgres, |_| async {
-        let mut d = distributed().await;
-        let (restarted, took) = worker_dies_mid_turn(&mut d, false).await;
-        eprintln!(
-            "killed worker → turn started again after {restarted:?}, completed by the survivor after {took:?}"
-        );
-        assert!(
-            restarted < TAKEOVER,
-            "the survivor took the turn over within {TAKEOVER:?} of the kill: {restarted:?}"
-        );
-        // The survivor serves the next turn as usual.
-        let next = typed::send_message(&d.student(), d.session_id, "still there?")
-            .await
-            .assert_status(201);
-        assert_eq!(next.payload.message, "Echo: still there?");
-    })
-    .await;
+async fn killed_worker(on: On) {
+    let mut d = distributed_on(on).await;
+    let (restarted, took) = worker_dies_mid_turn(&mut d, false).await;
+    eprintln!(
+        "killed worker → turn started again after {restarted:?}, completed by the survivor after {took:?}"
+    );
+    assert!(
+        restarted < TAKEOVER,
+        "the survivor took the turn over within {TAKEOVER:?} of the kill: {restarted:?}"
+    );
+    // The survivor serves the next turn as usual.
+    let next = typed::send_message(&d.student(), d.session_id, "still there?")
+        .await
+        .assert_status(201);
+    assert_eq!(next.payload.message, "Echo: still there?");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
