@@ -65,6 +65,16 @@ pub struct Timeouts {
     pub retries: usize,
 }
 
+impl Timeouts {
+    /// The seams' command connections (queue, event log, user feed): a command waits up
+    /// to 5 s, and a connection that failed is retried twice.
+    pub const SEAMS: Self = Self {
+        connect: Duration::from_secs(2),
+        response: Duration::from_secs(5),
+        retries: 2,
+    };
+}
+
 impl Topology {
     /// The topology of `url`: `redis+cluster://` (or `rediss+cluster://`) and a
     /// comma-separated list of seed nodes for a cluster, `redis://` or `rediss://` for

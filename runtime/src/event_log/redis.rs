@@ -83,11 +83,7 @@ impl RedisEventLog {
         // Lazy: Parley starts (and reports not-ready) while Redis is down, and
         // connects as soon as it is back.
         let connection = topology
-            .shared(Timeouts {
-                connect: Duration::from_secs(2),
-                response: Duration::from_secs(5),
-                retries: 2,
-            })
+            .shared(Timeouts::SEAMS)
             .map_err(|error| redis_error("connecting to Redis", error))?;
         Ok(Self {
             inner: Arc::new(Inner {

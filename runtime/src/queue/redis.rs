@@ -35,7 +35,6 @@ mod scripts;
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::future::try_join_all;
@@ -103,11 +102,7 @@ impl RedisQueue {
         let topology = Topology::from_url(url)
             .map_err(|e| QueueError::Internal(format!("invalid Redis URL: {e}")))?;
         let conn = topology
-            .shared(Timeouts {
-                connect: Duration::from_secs(2),
-                response: Duration::from_secs(5),
-                retries: 2,
-            })
+            .shared(Timeouts::SEAMS)
             .map_err(|e| redis_error("connecting to Redis", e))?;
         Ok(Self {
             topology: Arc::new(topology),

@@ -109,11 +109,7 @@ impl RedisUserFeed {
         let topology = Topology::from_url(url)
             .map_err(|error| FeedError::Internal(format!("invalid Redis URL: {error}")))?;
         let connection = topology
-            .shared(Timeouts {
-                connect: Duration::from_secs(2),
-                response: Duration::from_secs(5),
-                retries: 2,
-            })
+            .shared(Timeouts::SEAMS)
             .map_err(|error| redis_error("connecting to Redis", error))?;
         Ok(Self {
             inner: Arc::new(Inner {
