@@ -5,14 +5,20 @@
 # (`createTodo`, one side effect per turn), while one fault happens:
 #
 #   scripts/drill.sh [worker-kill] [redis-restart] [postgres-restart] [provider-500s]
+#                    [redis-failover]
 #
 #   worker-kill       a worker is `kill -9`ed every 10 s (the two in turn) and restarted
 #   redis-restart     Redis is restarted once (no persistence: its queue and event logs
 #                     are lost), 40 s in
 #   postgres-restart  PostgreSQL is restarted once (fast shutdown), 40 s in
 #   provider-500s     the provider answers every request with 500 for 20 s, 40 s in
+#   redis-failover    Parley on a Redis Cluster (three primaries with a replica each, the
+#                     queue in three partitions): 40 s in, the primary holding the
+#                     queue's partition 0 is `kill -9`ed and its replica takes over (the
+#                     fault ends when a surviving node names the new primary and reports
+#                     the cluster ok)
 #
-# No argument runs all four, each on fresh servers. Each run prints, from what the users
+# No argument runs all five, each on fresh servers. Each run prints, from what the users
 # saw (parley-bench --drill) and what the database holds: turns accepted (a prompt
 # recorded), completed, errored visibly (a terminal `error` the reader saw), lost
 # (accepted, never terminal: must be 0), readers that did not reach a terminal event,
@@ -148,6 +154,24 @@ inject() {
         restart_postgres
         echo "$at $(now) postgres restarted" >>"$TMP/faults"
         ;;
+    redis-failover)
+        until_offset "$FAULT_AT"
+        local at slot victim survivor i
+        slot=$(redis-cli -p "${CLUSTER_PORTS[0]}" cluster keyslot "{parley-generate}")
+        victim=$(slot_owner "${CLUSTER_PORTS[0]}" "$slot")
+        for i in "${!CLUSTER_PORTS[@]}"; do
+            [[ ${CLUSTER_PORTS[$i]} == "$victim" ]] && break
+        done
+        for survivor in "${CLUSTER_PORTS[@]}"; do [[ $survivor != "$victim" ]] && break; done
+        at=$(now)
+        kill -KILL "${CLUSTER_PIDS[$i]}"
+        # Promoted: a surviving node names another primary for the slot, and is ok.
+        until [[ $(slot_owner "$survivor" "$slot") =~ ^[0-9]+$ && $(slot_owner "$survivor" "$slot") != "$victim" ]] &&
+            redis-cli -p "$survivor" cluster info | grep -q '^cluster_state:ok'; do
+            sleep 0.05
+        done
+        echo "$at $(now) kill -9 the primary of partition 0 (port $victim); promoted: $(slot_owner "$survivor" "$slot")" >>"$TMP/faults"
+        ;;
     provider-500s)
         until_offset "$FAULT_AT"
         local at
@@ -157,6 +181,19 @@ inject() {
         echo "$at $((at + 20000)) provider answers 500 for 20 s" >>"$TMP/faults"
         ;;
     esac
+}
+
+# The port of the primary serving hash SLOT, as the node on PORT sees the cluster (a
+# primary marked failed does not count).
+slot_owner() {
+    local port=$1 slot=$2
+    redis-cli -p "$port" cluster nodes 2>/dev/null | awk -v slot="$slot" '
+        $3 ~ /master/ && $3 !~ /fail/ {
+            for (i = 9; i <= NF; i++) {
+                n = split($i, r, "-"); if (n == 1) r[2] = r[1]
+                if (slot + 0 >= r[1] + 0 && slot + 0 <= r[2] + 0) { split($2, a, "[:@]"); print a[2]; exit }
+            }
+        }'
 }
 
 one_run() {
@@ -170,11 +207,20 @@ one_run() {
     MOCK_PORT=$(free_port)
     API_PORT=$(free_port)
     start_pg
-    start_redis "$REDIS_PORT"
-    echo "$REDIS_PID" >"$TMP/redis.pid"
-    track redis "$REDIS_PID"
     export PARLEY_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
-    export PARLEY_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/"
+    if [[ $kind == redis-failover ]]; then
+        CLUSTER_PIDS=() CLUSTER_PORTS=()
+        start_redis_cluster 3
+        local pid
+        for pid in "${CLUSTER_PIDS[@]}"; do track redis "$pid"; done
+        export PARLEY_REDIS_URL=$REDIS_CLUSTER_URL PARLEY_REDIS__QUEUE_PARTITIONS=3
+    else
+        start_redis "$REDIS_PORT"
+        echo "$REDIS_PID" >"$TMP/redis.pid"
+        track redis "$REDIS_PID"
+        export PARLEY_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/"
+        unset PARLEY_REDIS__QUEUE_PARTITIONS
+    fi
     "$BIN/parley-mock-llm" --listen "127.0.0.1:$MOCK_PORT" >"$TMP/mock.log" 2>&1 &
     track mock $!
     wait_for_line "$TMP/mock.log" 'mock-llm listening' $! parley-mock-llm
@@ -233,10 +279,10 @@ EOF
 # --- Main. ---
 
 KINDS=("$@")
-((${#KINDS[@]} > 0)) || KINDS=(worker-kill redis-restart postgres-restart provider-500s)
+((${#KINDS[@]} > 0)) || KINDS=(worker-kill redis-restart postgres-restart provider-500s redis-failover)
 for kind in "${KINDS[@]}"; do
     case $kind in
-    worker-kill | redis-restart | postgres-restart | provider-500s) ;;
+    worker-kill | redis-restart | postgres-restart | provider-500s | redis-failover) ;;
     *) die "unknown drill: $kind" ;;
     esac
 done

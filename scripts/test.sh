@@ -53,12 +53,16 @@ redis_port=$(free_port)
 # statements a turn runs (tests/tests/it/distributed.rs).
 PG_EXTRA_OPTS=(-c shared_preload_libraries=pg_stat_statements)
 start_postgres "$PG_BIN" "$pg_port"
+# A streaming replica of it, for `database.read_url` (#17).
+replica_port=$(free_port)
+start_postgres_replica "$PG_BIN" "$pg_port" "$replica_port"
 start_redis "$redis_port"
 # Three primaries with a replica each: the Redis seams' suites and the distributed
 # black-box tests run against it as well as against the standalone one (#17).
 start_redis_cluster 3
 
 export PARLEY_TEST_PG_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
+export PARLEY_TEST_PG_REPLICA_URL="postgres://postgres@127.0.0.1:$replica_port/postgres"
 export PARLEY_TEST_REDIS_URL="redis://127.0.0.1:$redis_port/"
 export PARLEY_TEST_REDIS_CLUSTER_URL=$REDIS_CLUSTER_URL
 

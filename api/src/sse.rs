@@ -211,7 +211,7 @@ pub async fn join(
     }
     // A reader below the ceiling gets all of it, `reset` first; one that holds part of a
     // rebuilt feed gets the rest.
-    let rebuilt = record::rebuild(&state.db, prompt).await?;
+    let rebuilt = rebuild(state, prompt).await?;
     let rest: Vec<StreamEvent> = rebuilt.into_iter().filter(|e| e.seq > after).collect();
     Ok(if rest.is_empty() {
         Joined::UpToDate
@@ -253,7 +253,24 @@ pub async fn so_far(state: &AppState, prompt: &prompts::Model) -> Result<Vec<Str
     if UNFINISHED.contains(&prompt.state) {
         return Ok(Vec::new());
     }
-    record::rebuild(&state.db, prompt).await
+    rebuild(state, prompt).await
+}
+
+/// A finished prompt's feed rebuilt from the database: from the read replica once it
+/// holds the prompt's end (the same state and ceiling as the primary's row, written in
+/// the transaction that finalized the answer), else from the primary, since a replica a
+/// moment behind would rebuild a shorter answer. Without a replica both are the primary.
+async fn rebuild(state: &AppState, prompt: &prompts::Model) -> Result<Vec<StreamEvent>> {
+    use sea_orm::EntityTrait;
+    let replica = prompts::Entity::find_by_id(prompt.id)
+        .one(&state.read_db)
+        .await
+        .ok()
+        .flatten();
+    let caught_up =
+        replica.is_some_and(|r| r.state == prompt.state && r.seq_ceiling == prompt.seq_ceiling);
+    let db = if caught_up { &state.read_db } else { &state.db };
+    record::rebuild(db, prompt).await
 }
 
 /// The live feed of the prompt's log.

@@ -93,6 +93,10 @@ impl Default for Streaming {
 #[derive(Clone)]
 pub struct AppState {
     pub db: DatabaseConnection,
+    /// Reads that may lag the primary by a moment: admin metrics and lists, feeds
+    /// rebuilt after the event log's retention. A streaming replica when
+    /// `database.read_url` is set, else the same pool as `db`.
+    pub read_db: DatabaseConnection,
     /// Present in distributed mode; `/readyz` checks it. A client only: connections are
     /// made on use, so Parley starts (and reports not-ready) while Redis is down.
     pub redis: Option<parley_runtime::topology::Topology>,

@@ -43,6 +43,34 @@ const IDLE_BEFORE_PING: Duration = Duration::from_secs(30);
 /// How often embedded mode's checkpointer copies the WAL into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
+/// The connection for reads that may lag the primary (admin metrics, message lists,
+/// feeds rebuilt after the event log's retention): the replica of `database.read_url`
+/// when it is set, else the primary's own pool (`primary`).
+pub async fn connect_reads(
+    settings: &Settings,
+    primary: &DatabaseConnection,
+) -> anyhow::Result<DatabaseConnection> {
+    let Some(url) = &settings.database.read_url else {
+        return Ok(primary.clone());
+    };
+    let pool = settings.database.max_connections.unwrap_or(POSTGRES_POOL);
+    let mut options = ConnectOptions::new(url.expose_secret().to_owned());
+    options.test_before_acquire_if_idle_for(IDLE_BEFORE_PING);
+    options
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .max_connections(pool)
+        .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
+        .acquire_timeout(Duration::from_secs(settings.database.connect_timeout_s))
+        .sqlx_logging(false);
+    // Lazily: a replica that is down at start-up fails the reads routed to it (503), not
+    // the process.
+    options.connect_lazy(true);
+    Database::connect(options)
+        .await
+        .context("connecting to the read replica (database.read_url)")
+}
+
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
     let sqlite = settings
         .database

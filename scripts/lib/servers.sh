@@ -45,6 +45,8 @@ TMP=""
 PG_EXTRA_OPTS=()  # more `-c name=value` for the postmaster (the bench loads pg_stat_statements)
 PG_PID=""       # the postmaster itself (read from postmaster.pid)
 PG_WRAPPER=""   # the background job that started it (runuser), reaped with wait
+REPLICA_PID=""  # a streaming replica of it, if one was started
+REPLICA_WRAPPER=""
 REDIS_PID=""
 CLUSTER_PIDS=()  # the nodes of the Redis Cluster, if one was started
 CLUSTER_PORTS=()
@@ -66,10 +68,11 @@ stop_pid() {
 # Stops PostgreSQL and Redis (by PID) and reaps their background jobs.
 stop_servers() {
     # SIGINT is PostgreSQL's "fast" shutdown (SIGTERM would wait for clients to leave).
+    stop_pid "$REPLICA_PID" INT "postgres replica"
     stop_pid "$PG_PID" INT postgres
     stop_pid "$REDIS_PID" TERM redis-server
     for pid in "${CLUSTER_PIDS[@]}"; do stop_pid "$pid" TERM "redis cluster node"; done
-    for pid in $PG_WRAPPER $REDIS_PID "${CLUSTER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    for pid in $REPLICA_WRAPPER $PG_WRAPPER $REDIS_PID "${CLUSTER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
 
 # Waits until a line matching PATTERN is in FILE (a process's log), while PID lives;
@@ -130,6 +133,33 @@ start_redis() {
     done
     cat "$dir/redis.log" >&2
     die "redis-server did not become ready"
+}
+
+# Starts a streaming replica of the PostgreSQL of start_postgres (on PRIMARY_PORT) on
+# PORT: a base backup taken over the replication protocol (`pg_basebackup -R`, which
+# writes the standby's connection to the primary), then a hot standby on it.
+start_postgres_replica() {
+    local bin=$1 primary_port=$2 port=$3 dir=$TMP/pg-replica
+    mkdir -p "$dir/sock"
+    [[ $EUID -eq 0 ]] && chown -R postgres:postgres "$dir"
+    as_postgres "$bin/pg_basebackup" -h 127.0.0.1 -p "$primary_port" -U postgres -D "$dir/data" \
+        -R -X stream --no-sync >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; die "pg_basebackup failed"; }
+    as_postgres "$bin/postgres" -D "$dir/data" -k "$dir/sock" -p "$port" -h 127.0.0.1 \
+        -c fsync=off -c max_connections=300 -c hot_standby=on \
+        "${PG_EXTRA_OPTS[@]}" >"$dir/postgres.log" 2>&1 &
+    REPLICA_WRAPPER=$!
+    for _ in $(seq 300); do
+        if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
+            REPLICA_PID=$(head -n1 "$dir/data/postmaster.pid")
+            log "postgres replica ready on 127.0.0.1:$port (pid $REPLICA_PID), streaming from $primary_port"
+            return 0
+        fi
+        kill -0 "$REPLICA_WRAPPER" 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$dir/postgres.log" >&2
+    [[ -f $dir/data/postmaster.pid ]] && REPLICA_PID=$(head -n1 "$dir/data/postmaster.pid")
+    die "the postgres replica did not become ready"
 }
 
 # Starts one node of a Redis Cluster on PORT, its cluster bus on BUS_PORT (cluster mode,

@@ -198,7 +198,7 @@ impl TestApp {
     }
 
     /// Sets one variable for every child started from now on (server and CLI).
-    pub(crate) fn set_env(&mut self, key: &str, value: &str) {
+    pub fn set_env(&mut self, key: &str, value: &str) {
         self.env.retain(|(k, _)| k != key);
         self.env.push((key.to_owned(), value.to_owned()));
     }

@@ -223,6 +223,19 @@ impl Settings {
                 );
             }
         }
+        if let Some(read) = &self.database.read_url {
+            let primary_is_postgres = self
+                .database
+                .url
+                .as_ref()
+                .is_some_and(|url| url.expose_secret().starts_with("postgres"));
+            if !read.expose_secret().starts_with("postgres") || !primary_is_postgres {
+                anyhow::bail!(
+                    "invalid setting `database.read_url`: expected the postgres:// URL of a \
+                     replica of a postgres:// `database.url`"
+                );
+            }
+        }
         let partitions = self.redis.queue_partitions;
         if !(1..=parley_runtime::queue::redis::MAX_PARTITIONS).contains(&partitions) {
             anyhow::bail!(

@@ -36,6 +36,11 @@ pub struct DatabaseSettings {
     pub max_connections: Option<u32>,
     #[serde(default = "default_connect_timeout_s")]
     pub connect_timeout_s: u64,
+    /// `postgres://…` of a streaming replica of `url`: the reads that may lag go there
+    /// (admin metrics, message lists, feeds rebuilt after retention); absent: the
+    /// primary serves them too.
+    #[serde(serialize_with = "mask::url_opt", default)]
+    pub read_url: Option<SecretString>,
 }
 
 impl Default for DatabaseSettings {
@@ -44,6 +49,7 @@ impl Default for DatabaseSettings {
             url: None,
             max_connections: None,
             connect_timeout_s: default_connect_timeout_s(),
+            read_url: None,
         }
     }
 }

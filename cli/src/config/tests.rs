@@ -100,6 +100,29 @@ fn bad_values_name_their_key() {
         Ok(())
     });
     Jail::expect_with(|jail| {
+        // A replica needs a PostgreSQL primary; the queue 1 to 1024 partitions.
+        jail.set_env("PARLEY_DATABASE__READ_URL", "postgres://replica/parley");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("database.read_url"), "{err}");
+        jail.set_env("PARLEY_DATABASE_URL", "postgres://primary/parley");
+        let s = load_in(jail).expect("loads");
+        assert!(s.database.read_url.is_some());
+        jail.set_env("PARLEY_REDIS__QUEUE_PARTITIONS", "0");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("redis.queue_partitions"), "{err}");
+        jail.set_env("PARLEY_REDIS__QUEUE_PARTITIONS", "8");
+        jail.set_env(
+            "PARLEY_REDIS_URL",
+            "redis+cluster://10.0.0.1:7000,10.0.0.2:7000",
+        );
+        let s = load_in(jail).expect("loads");
+        assert_eq!(s.redis.queue_partitions, 8);
+        jail.set_env("PARLEY_REDIS_URL", "redis+cluster://");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("redis.url"), "{err}");
+        Ok(())
+    });
+    Jail::expect_with(|jail| {
         jail.set_env("PARLEY_WORKER__METRICS_LISTEN", "127.0.0.1:9464");
         let s = load_in(jail).expect("loads");
         assert_eq!(s.worker.metrics_listen.map(|a| a.port()), Some(9464));

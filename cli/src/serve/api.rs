@@ -44,8 +44,10 @@ pub(super) async fn serve_http(
         ),
         None => None,
     };
+    let read_db = db::connect_reads(settings, &db).await?;
     let turns = TurnService {
         db: db.clone(),
+        read_db: read_db.clone(),
         queue: Arc::new(runtime.queue.clone()),
         events: runtime.events.clone(),
         models: Arc::new(Models {
@@ -77,6 +79,7 @@ pub(super) async fn serve_http(
             Duration::from_secs(settings.auth.token_cache_s),
         )),
         db,
+        read_db,
         redis,
         turns,
         sandbox: pdf_sandbox(settings)?,

@@ -12,7 +12,8 @@ use parley_entity::{
     },
     sessions,
 };
-use parley_protocol::error::Result;
+use parley_protocol::error::{Error, Result};
+use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
 use super::TurnService;
@@ -51,16 +52,38 @@ impl TurnService {
         through: Option<Uuid>,
         page: PageRequest<i32>,
     ) -> Result<Shown> {
-        let session = query::sessions::get_readable(&self.db, reader, session_id).await?;
+        // The replica (when there is one) may not hold a session or message written a
+        // moment ago: what it cannot find, the primary is asked for.
+        match self
+            .branch_on(&self.read_db, reader, session_id, through, page.clone())
+            .await
+        {
+            Err(Error::NotFound { .. }) => {
+                self.branch_on(&self.db, reader, session_id, through, page)
+                    .await
+            }
+            shown => shown,
+        }
+    }
+
+    async fn branch_on(
+        &self,
+        db: &DatabaseConnection,
+        reader: Uuid,
+        session_id: Uuid,
+        through: Option<Uuid>,
+        page: PageRequest<i32>,
+    ) -> Result<Shown> {
+        let session = query::sessions::get_readable(db, reader, session_id).await?;
         let branch = match through.or(session.active_leaf_id) {
-            Some(id) => query::tree::branch(&self.db, session.id, id).await?,
+            Some(id) => query::tree::branch(db, session.id, id).await?,
             None => Vec::new(),
         };
         if let Some(asked) = through
             && branch.is_empty()
         {
             // The walk down starts only from a message of the session.
-            query::tree::message_in(&self.db, session.id, asked).await?;
+            query::tree::message_in(db, session.id, asked).await?;
         }
         let after = page.after;
         let rows = branch
@@ -69,10 +92,10 @@ impl TurnService {
             .take(page.limit as usize + 1)
             .collect();
         let page = Page::from_overfetch(rows, page.limit, |m: &messages::Model| m.seq);
-        let siblings = query::tree::siblings(&self.db, session.id, &page.items).await?;
+        let siblings = query::tree::siblings(db, session.id, &page.items).await?;
         let ids: Vec<Uuid> = page.items.iter().map(|m| m.id).collect();
-        let attachments = query::conversation::attachments_of(&self.db, &ids).await?;
-        let feedback = query::feedback::of_messages(&self.db, reader, &ids).await?;
+        let attachments = query::conversation::attachments_of(db, &ids).await?;
+        let feedback = query::feedback::of_messages(db, reader, &ids).await?;
         Ok(Shown {
             page,
             siblings,

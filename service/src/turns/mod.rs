@@ -38,6 +38,9 @@ use crate::{
 #[derive(Clone)]
 pub struct TurnService {
     pub db: DatabaseConnection,
+    /// Reads that may lag the primary by a moment (message lists): a streaming replica
+    /// when one is configured, else the same pool as `db`.
+    pub read_db: DatabaseConnection,
     pub queue: Arc<dyn JobQueue>,
     pub events: Arc<dyn EventLog>,
     pub models: Arc<Models>,

@@ -35,6 +35,7 @@ mod openai;
 mod operations;
 mod ops;
 mod quotas;
+mod read_replica;
 mod restart;
 mod session_management;
 mod session_rules;

@@ -135,7 +135,7 @@ impl MetricsAdminApi {
             ))
             .into());
         }
-        let groups = u::usage(&state.db, &filter, grouping, page).await?;
+        let groups = u::usage(&state.read_db, &filter, grouping, page).await?;
         Ok(Json(Page::from_rows(groups, UsageGroup::from)))
     }
 
@@ -158,7 +158,9 @@ impl MetricsAdminApi {
     ) -> ApiResult<Json<BlockReport>, statuses::AdminList> {
         let window = window(from.0, to.0)?;
         let grouping = group_by.0.unwrap_or(BlocksGroupBy::Module).into();
-        Ok(Json(b::blocks(&state.db, window, grouping).await?.into()))
+        Ok(Json(
+            b::blocks(&state.read_db, window, grouping).await?.into(),
+        ))
     }
 
     /// Prompt statistics
@@ -189,7 +191,7 @@ impl MetricsAdminApi {
         let stuck_after_s = stuck_after_s.0.unwrap_or(DEFAULT_STUCK_AFTER_S);
         let now = query::now();
         let stuck_before = now - Duration::seconds(i64::from(stuck_after_s));
-        let stats = s::prompt_stats(&state.db, window, stuck_before, MAX_STUCK_LISTED).await?;
+        let stats = s::prompt_stats(&state.read_db, window, stuck_before, MAX_STUCK_LISTED).await?;
         Ok(Json(PromptStats::new(stats, stuck_after_s, now)))
     }
 }
