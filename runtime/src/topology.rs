@@ -28,7 +28,8 @@ use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
 use redis::{
     AsyncConnectionConfig, Client, Cmd, ErrorKind, FromRedisValue, IntoConnectionInfo, Pipeline,
-    ProtocolVersion, PushInfo, PushKind, RedisError, RedisFuture, RedisResult, Value,
+    ProtocolVersion, PushInfo, PushKind, RedisError, RedisFuture, RedisResult, ServerErrorKind,
+    Value,
 };
 use tokio::sync::mpsc;
 
@@ -281,12 +282,39 @@ impl Shared {
     }
 }
 
+/// How many times a command a cluster node redirected (`MOVED`: its slot has a new
+/// primary, after a failover or a resharding) or asked to retry (`TRYAGAIN`) is sent
+/// again, after a short pause in which the client rebuilds its slot map.
+const REDIRECTS: u32 = 3;
+
+/// Whether a cluster refused `error`'s command without running it, because another
+/// node serves its slot now: safe to send again.
+fn redirected(error: &RedisError) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::Server(ServerErrorKind::Moved | ServerErrorKind::TryAgain)
+    )
+}
+
 impl ConnectionLike for Shared {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Self::Single(c) => c.req_packed_command(cmd),
             Self::Plain(c) => c.req_packed_command(cmd),
-            Self::Cluster(c) => c.req_packed_command(cmd),
+            // The client sends nothing twice (`retries(0)`), not even to follow a
+            // redirect; a redirected command did not run, so it is sent again here.
+            Self::Cluster(c) => Box::pin(async move {
+                let mut sent = 0;
+                loop {
+                    match c.req_packed_command(cmd).await {
+                        Err(error) if redirected(&error) && sent < REDIRECTS => {
+                            sent += 1;
+                            tokio::time::sleep(Duration::from_millis(20 * u64::from(sent))).await;
+                        }
+                        done => return done,
+                    }
+                }
+            }),
         }
     }
 
@@ -299,7 +327,19 @@ impl ConnectionLike for Shared {
         match self {
             Self::Single(c) => c.req_packed_commands(pipeline, offset, count),
             Self::Plain(c) => c.req_packed_commands(pipeline, offset, count),
-            Self::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+            // A pipeline's commands share a slot (its node redirects them all).
+            Self::Cluster(c) => Box::pin(async move {
+                let mut sent = 0;
+                loop {
+                    match c.req_packed_commands(pipeline, offset, count).await {
+                        Err(error) if redirected(&error) && sent < REDIRECTS => {
+                            sent += 1;
+                            tokio::time::sleep(Duration::from_millis(20 * u64::from(sent))).await;
+                        }
+                        done => return done,
+                    }
+                }
+            }),
         }
     }
 

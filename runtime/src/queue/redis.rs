@@ -35,6 +35,7 @@ mod scripts;
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::future::try_join_all;
@@ -46,6 +47,12 @@ use uuid::Uuid;
 use super::consumer::JobContext;
 use super::{ConsumerConfig, DEFAULT_QUEUE, JobQueue, QueueError};
 use crate::topology::{Shared, Timeouts, Topology};
+
+/// How long an enqueue keeps trying while Redis cannot take the job (a restart, a
+/// cluster's primary failing over to its replica) before it fails and the turn is
+/// given up. A push whose reply was lost and that is sent again queues the job twice,
+/// which is harmless: a job for a prompt another run took or finished is a no-op.
+pub const ENQUEUE_PATIENCE: Duration = Duration::from_secs(5);
 
 /// The most partitions a queue may have.
 pub const MAX_PARTITIONS: u16 = 1024;
@@ -172,13 +179,25 @@ impl JobQueue for RedisQueue {
     async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
         let payload = serde_json::to_string(&job)
             .map_err(|e| QueueError::Internal(format!("encoding a job: {e}")))?;
-        redis::cmd("LPUSH")
-            .arg(self.partition_of(job.prompt_id).pending_key())
-            .arg(payload)
-            .query_async::<i64>(&mut self.conn.clone())
-            .await
-            .map(drop)
-            .map_err(|e| redis_error("enqueueing a job", e))
+        let mut push = redis::cmd("LPUSH");
+        push.arg(self.partition_of(job.prompt_id).pending_key())
+            .arg(payload);
+        let give_up = tokio::time::Instant::now() + ENQUEUE_PATIENCE;
+        let mut pause = Duration::from_millis(50);
+        loop {
+            let error = match push.query_async::<i64>(&mut self.conn.clone()).await {
+                Ok(_) => return Ok(()),
+                Err(e) => redis_error("enqueueing a job", e),
+            };
+            if !matches!(error, QueueError::Unavailable(_))
+                || tokio::time::Instant::now() + pause > give_up
+            {
+                return Err(error);
+            }
+            tracing::warn!(prompt_id = %job.prompt_id, %error, "enqueueing again");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
     }
 
     /// The sum of the partitions' lengths: one `LLEN` each, sent together.
