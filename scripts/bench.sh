@@ -47,6 +47,11 @@
 # readers phase (and, embedded, before the RSS phase), so those start from fresh
 # processes.
 #
+# Scaling (docs/scaling.md): BENCH_WORKERS=N and BENCH_APIS=N start N worker and N api
+# processes (the users' turns spread over the apis; each role's CPU summed), and
+# BENCH_REDIS_CLUSTER=1 runs on a Redis Cluster of three primaries with a replica each
+# (the queue in three partitions) instead of one Redis.
+#
 # Environment: BENCH_BIN=DIR (use the prebuilt parley, parley-mock-llm and parley-bench
 # in DIR instead of building, to compare two commits in one session),
 # BENCH_TOKEN_DELAY_MS (the mock's pause between tokens, default 0; 20 is a real model's
@@ -81,12 +86,16 @@ MODE=distributed
 MOCK_PID=""
 API_PID=""
 WORKER_PID=""
+MORE_PIDS=()      # the api and worker processes after the first of each (BENCH_APIS, BENCH_WORKERS)
+MORE_API_URLS=()
 PROCS=()
 stop_roles() {
     stop_pid "$API_PID" TERM "parley $([[ $MODE == embedded ]] && echo serve || echo api)"
     stop_pid "$WORKER_PID" TERM "parley worker"
-    for pid in $API_PID $WORKER_PID; do wait "$pid" 2>/dev/null || true; done
-    API_PID="" WORKER_PID=""
+    local pid
+    for pid in "${MORE_PIDS[@]}"; do stop_pid "$pid" TERM "parley"; done
+    for pid in $API_PID $WORKER_PID "${MORE_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    API_PID="" WORKER_PID="" MORE_PIDS=() MORE_API_URLS=()
 }
 
 cleanup() {
@@ -142,14 +151,42 @@ start_roles() {
     wait_for_line "$TMP/worker.log" 'parley worker running' "$WORKER_PID" "parley worker"
     log "parley api on 127.0.0.1:$API_PORT (pid $API_PID), worker --concurrency $WORKER_CONCURRENCY (pid $WORKER_PID)"
     PROCS=(--proc "api=$API_PID" --proc "worker=$WORKER_PID" --proc "postgres=$PG_PID+"
-        --proc "redis=$REDIS_PID" --proc "mock=$MOCK_PID")
+        --proc "mock=$MOCK_PID")
+    local pid n port
+    if [[ ${BENCH_REDIS_CLUSTER:-} == 1 ]]; then
+        for pid in "${CLUSTER_PIDS[@]}"; do PROCS+=(--proc "redis=$pid"); done
+    else
+        PROCS+=(--proc "redis=$REDIS_PID")
+    fi
+    # More processes of each role (the scaling runs, docs/scaling.md): each counted under
+    # its role's name; the users' turns are spread over every api.
+    for n in $(seq 2 "${BENCH_APIS:-1}"); do
+        port=$(free_port)
+        # shellcheck disable=SC2086
+        env "${api_env[@]}" ${BENCH_WRAP:-} "$BIN/parley" api --listen "127.0.0.1:$port" >>"$TMP/api$n.log" 2>&1 &
+        pid=$!
+        wait_for_line "$TMP/api$n.log" 'parley listening' "$pid" "parley api $n"
+        MORE_PIDS+=("$pid")
+        MORE_API_URLS+=(--more-api-url "http://127.0.0.1:$port")
+        PROCS+=(--proc "api=$pid")
+        log "parley api $n on 127.0.0.1:$port (pid $pid)"
+    done
+    for n in $(seq 2 "${BENCH_WORKERS:-1}"); do
+        # shellcheck disable=SC2086
+        ${BENCH_WRAP:-} "$BIN/parley" worker --concurrency "$WORKER_CONCURRENCY" >>"$TMP/worker$n.log" 2>&1 &
+        pid=$!
+        wait_for_line "$TMP/worker$n.log" 'parley worker running' "$pid" "parley worker $n"
+        MORE_PIDS+=("$pid")
+        PROCS+=(--proc "worker=$pid")
+        log "parley worker $n --concurrency $WORKER_CONCURRENCY (pid $pid)"
+    done
 }
 
 run_bench() {
     local status=0
     timeout --signal=INT "${BENCH_TIMEOUT:-900}" "$BIN/parley-bench" \
         --api-url "http://127.0.0.1:$API_PORT" \
-        --mock-url "http://127.0.0.1:$MOCK_PORT/v1" "${PROCS[@]}" \
+        --mock-url "http://127.0.0.1:$MOCK_PORT/v1" "${PROCS[@]}" "${MORE_API_URLS[@]}" \
         --clk-tck "$(getconf CLK_TCK)" "$@" || status=$?
     for name in api worker serve; do
         if [[ -f $TMP/$name.log ]] && grep -qiE 'error|panic' "$TMP/$name.log"; then
@@ -225,10 +262,19 @@ if [[ $MODE == distributed ]]; then
     # postgresql package ships it); it must be loaded when the server starts.
     PG_EXTRA_OPTS=(-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=10000)
     start_postgres "$PG_BIN" "$pg_port"
-    start_redis "$redis_port"
     export PARLEY_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres"
-    export PARLEY_REDIS_URL="redis://127.0.0.1:$redis_port/"
-    export PARLEY_BENCH_PG_URL=$PARLEY_DATABASE_URL PARLEY_BENCH_REDIS_URL=$PARLEY_REDIS_URL
+    if [[ ${BENCH_REDIS_CLUSTER:-} == 1 ]]; then
+        # A Redis Cluster of three primaries with a replica each, the queue in three
+        # partitions (#17); its six nodes count as `redis`.
+        start_redis_cluster 3
+        export PARLEY_REDIS_URL=$REDIS_CLUSTER_URL PARLEY_REDIS__QUEUE_PARTITIONS=3
+    else
+        start_redis "$redis_port"
+        export PARLEY_REDIS_URL="redis://127.0.0.1:$redis_port/"
+    fi
+    export PARLEY_BENCH_PG_URL=$PARLEY_DATABASE_URL
+    # The turn-cost report counts one Redis's commands (not a cluster's nodes).
+    [[ ${BENCH_REDIS_CLUSTER:-} == 1 ]] || export PARLEY_BENCH_REDIS_URL=$PARLEY_REDIS_URL
 else
     # Embedded: SQLite and its job queue in the data dir, the event log in the process.
     unset PARLEY_DATABASE_URL PARLEY_REDIS_URL PARLEY_BENCH_PG_URL PARLEY_BENCH_REDIS_URL

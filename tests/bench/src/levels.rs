@@ -47,9 +47,9 @@ pub async fn run(api: &Api, fixtures: &Fixtures, options: &Options) -> anyhow::R
 
         let mut urls = Vec::with_capacity(users);
         if !options.session_per_turn {
-            for user in &fixtures.users[..users] {
+            for (i, user) in fixtures.users[..users].iter().enumerate() {
                 let session = api.open_session(user, &fixtures.tool_id).await?;
-                urls.push(api.url(&format!("/v1/sessions/{session}/messages")));
+                urls.push(api.url_for(i, &format!("/v1/sessions/{session}/messages")));
             }
         }
         let users_of_level: Arc<Vec<User>> = Arc::new(fixtures.users[..users].to_vec());

@@ -60,6 +60,10 @@ struct Args {
     /// The api's base URL, e.g. http://127.0.0.1:8080.
     #[arg(long, env = "PARLEY_BENCH_API_URL")]
     api_url: String,
+    /// Another api process of the same deployment (repeatable): the load levels spread
+    /// their users' turns over every api, round robin.
+    #[arg(long)]
+    more_api_url: Vec<String>,
     /// The mock LLM's base URL, e.g. http://127.0.0.1:9000/v1 (for the baseline TTFT).
     #[arg(long, env = "PARLEY_BENCH_MOCK_URL")]
     mock_url: String,
@@ -200,6 +204,9 @@ async fn main() -> anyhow::Result<()> {
     let api = Api {
         client: client.clone(),
         base: args.api_url.trim_end_matches('/').to_owned(),
+        more: (args.more_api_url.iter())
+            .map(|url| url.trim_end_matches('/').to_owned())
+            .collect(),
         admin_token: args.admin_token.clone(),
     };
     api.wait_ready(Duration::from_secs(60)).await?;

@@ -11,6 +11,9 @@ use serde_json::{Value, json};
 pub struct Api {
     pub client: reqwest::Client,
     pub base: String,
+    /// More api processes of the same deployment (`--more-api-url`): the users' turns
+    /// are spread over `base` and these, user `i` on the `i mod n`-th.
+    pub more: Vec<String>,
     pub admin_token: String,
 }
 
@@ -28,6 +31,14 @@ pub struct Fixtures {
 impl Api {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// `path` on the api process that serves user `user`'s turns.
+    pub fn url_for(&self, user: usize, path: &str) -> String {
+        match user % (self.more.len() + 1) {
+            0 => self.url(path),
+            i => format!("{}{path}", self.more[i - 1]),
+        }
     }
 
     /// Waits until `GET /readyz` answers 200 (database, queue and event log up).

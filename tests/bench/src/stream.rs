@@ -170,8 +170,17 @@ pub struct TokenCpu {
 pub const SERVER_PROCS: [&str; 5] = ["api", "worker", "postgres", "redis", "serve"];
 
 impl TokenCpu {
+    /// Processes given under one name (several workers, the nodes of a Redis Cluster)
+    /// count as one, in the order of their first.
     pub fn new(cpu: &CpuSeconds, tokens: u64, window: Duration) -> Self {
-        let procs = cpu
+        let mut by_name: Vec<(String, f64)> = Vec::new();
+        for (name, seconds) in cpu {
+            match by_name.iter_mut().find(|(n, _)| n == name) {
+                Some((_, sum)) => *sum += seconds,
+                None => by_name.push((name.clone(), *seconds)),
+            }
+        }
+        let procs = by_name
             .iter()
             .map(|(name, s)| (name.clone(), ms_per_1k_tokens(*s, tokens)))
             .collect();
@@ -192,6 +201,21 @@ impl TokenCpu {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn processes_of_one_role_count_as_one() {
+        let cpu = vec![
+            ("api".to_owned(), 1.0),
+            ("worker".to_owned(), 2.0),
+            ("worker".to_owned(), 3.0),
+            ("mock".to_owned(), 4.0),
+        ];
+        let tc = TokenCpu::new(&cpu, 1000, Duration::from_secs(1));
+        let names: Vec<&str> = tc.procs.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["api", "worker", "mock"]);
+        assert_eq!(tc.procs[1].1, ms_per_1k_tokens(5.0, 1000));
+        assert_eq!(tc.servers, ms_per_1k_tokens(6.0, 1000));
+    }
 
     #[test]
     fn words_are_counted_however_the_text_is_cut() {
