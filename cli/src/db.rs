@@ -54,21 +54,33 @@ pub async fn connect_reads(
         return Ok(primary.clone());
     };
     let pool = settings.database.max_connections.unwrap_or(POSTGRES_POOL);
-    let mut options = ConnectOptions::new(url.expose_secret().to_owned());
+    let mut options = pool_options(settings, url.expose_secret().to_owned(), pool);
     options.test_before_acquire_if_idle_for(IDLE_BEFORE_PING);
-    options
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .max_connections(pool)
-        .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
-        .acquire_timeout(Duration::from_secs(settings.database.connect_timeout_s))
-        .sqlx_logging(false);
     // Lazily: a replica that is down at start-up fails the reads routed to it (503), not
     // the process.
     options.connect_lazy(true);
     Database::connect(options)
         .await
         .context("connecting to the read replica (database.read_url)")
+}
+
+/// What every pool of Parley's has: `pool` connections, the connect and acquire
+/// timeouts, no logging of statements, and no reaper: sqlx 0.9.0's pool task that
+/// closes idle and old connections can spin a runtime thread for good (a `num_idle`
+/// underflow, sqlx#3645, fixed upstream after 0.9.0; it hung a test process here).
+/// Connections are few, opened on demand, and a PostgreSQL one idle past
+/// `IDLE_BEFORE_PING` is pinged before use (docs/decisions.md, "No pool reaper").
+fn pool_options(settings: &Settings, url: String, pool: u32) -> ConnectOptions {
+    let mut options = ConnectOptions::new(url);
+    let timeout = Duration::from_secs(settings.database.connect_timeout_s);
+    options
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .max_connections(pool)
+        .connect_timeout(timeout)
+        .acquire_timeout(timeout)
+        .sqlx_logging(false);
+    options
 }
 
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
@@ -97,7 +109,7 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
             )
         }
     };
-    let mut options = ConnectOptions::new(url);
+    let mut options = pool_options(settings, url, pool);
     // sqlx pings a connection each time the pool hands it out: one more round trip for
     // every statement outside a transaction and every `BEGIN`. An SQLite file has no
     // peer to lose; a PostgreSQL connection is checked once it has been idle long enough
@@ -109,17 +121,6 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         options.test_before_acquire_if_idle_for(IDLE_BEFORE_PING);
     }
     options
-        // No reaper: sqlx 0.9.0's pool task that closes idle and old connections can spin
-        // a runtime thread for good (a `num_idle` underflow, sqlx#3645, fixed upstream
-        // after 0.9.0; it hung a test process here). Connections are few, opened on
-        // demand, and a PostgreSQL one idle past `IDLE_BEFORE_PING` is pinged before use
-        // (docs/decisions.md, "No pool reaper").
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .max_connections(pool)
-        .connect_timeout(Duration::from_secs(settings.database.connect_timeout_s))
-        .acquire_timeout(Duration::from_secs(settings.database.connect_timeout_s))
-        .sqlx_logging(false)
         // Embedded mode: WAL lets readers run beside the one writer, and a writer waits
         // for the lock (busy timeout) instead of failing; write transactions start
         // IMMEDIATE (`parley_entity::query::begin_write`) so they never have to upgrade.

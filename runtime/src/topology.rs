@@ -296,6 +296,25 @@ fn redirected(error: &RedisError) -> bool {
     )
 }
 
+/// Sends a command (`send`, once per try) to a cluster, and again while a node redirects
+/// it (see [`redirected`]), up to [`REDIRECTS`] times.
+async fn resent_when_redirected<T, F, Fut>(mut send: F) -> RedisResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = RedisResult<T>>,
+{
+    let mut sent = 0;
+    loop {
+        match send().await {
+            Err(error) if redirected(&error) && sent < REDIRECTS => {
+                sent += 1;
+                tokio::time::sleep(Duration::from_millis(20 * u64::from(sent))).await;
+            }
+            done => return done,
+        }
+    }
+}
+
 impl ConnectionLike for Shared {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
@@ -303,18 +322,13 @@ impl ConnectionLike for Shared {
             Self::Plain(c) => c.req_packed_command(cmd),
             // The client sends nothing twice (`retries(0)`), not even to follow a
             // redirect; a redirected command did not run, so it is sent again here.
-            Self::Cluster(c) => Box::pin(async move {
-                let mut sent = 0;
-                loop {
-                    match c.req_packed_command(cmd).await {
-                        Err(error) if redirected(&error) && sent < REDIRECTS => {
-                            sent += 1;
-                            tokio::time::sleep(Duration::from_millis(20 * u64::from(sent))).await;
-                        }
-                        done => return done,
-                    }
-                }
-            }),
+            Self::Cluster(c) => {
+                let c = c.clone();
+                Box::pin(resent_when_redirected(move || {
+                    let mut c = c.clone();
+                    async move { c.req_packed_command(cmd).await }
+                }))
+            }
         }
     }
 
@@ -328,18 +342,13 @@ impl ConnectionLike for Shared {
             Self::Single(c) => c.req_packed_commands(pipeline, offset, count),
             Self::Plain(c) => c.req_packed_commands(pipeline, offset, count),
             // A pipeline's commands share a slot (its node redirects them all).
-            Self::Cluster(c) => Box::pin(async move {
-                let mut sent = 0;
-                loop {
-                    match c.req_packed_commands(pipeline, offset, count).await {
-                        Err(error) if redirected(&error) && sent < REDIRECTS => {
-                            sent += 1;
-                            tokio::time::sleep(Duration::from_millis(20 * u64::from(sent))).await;
-                        }
-                        done => return done,
-                    }
-                }
-            }),
+            Self::Cluster(c) => {
+                let c = c.clone();
+                Box::pin(resent_when_redirected(move || {
+                    let mut c = c.clone();
+                    async move { c.req_packed_commands(pipeline, offset, count).await }
+                }))
+            }
         }
     }
 

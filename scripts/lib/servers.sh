@@ -98,18 +98,26 @@ start_postgres() {
         -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 \
         "${PG_EXTRA_OPTS[@]}" >"$dir/postgres.log" 2>&1 &
     PG_WRAPPER=$!
+    wait_for_postgres "$bin" "$port" "$dir" "$PG_WRAPPER" PG_PID postgres
+    log "postgres ready on 127.0.0.1:$port (pid $PG_PID)"
+}
+
+# Waits until the PostgreSQL in DIR (started by the background job WRAPPER) answers on
+# PORT and sets the variable named VAR to its postmaster's PID (also when it never
+# answers, so it is stopped by PID at exit); dies with its log if it does not answer.
+wait_for_postgres() {
+    local bin=$1 port=$2 dir=$3 wrapper=$4 var=$5 name=$6
     for _ in $(seq 300); do
         if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
-            PG_PID=$(head -n1 "$dir/data/postmaster.pid")
-            log "postgres ready on 127.0.0.1:$port (pid $PG_PID)"
+            printf -v "$var" '%s' "$(head -n1 "$dir/data/postmaster.pid")"
             return 0
         fi
-        kill -0 "$PG_WRAPPER" 2>/dev/null || break
+        kill -0 "$wrapper" 2>/dev/null || break
         sleep 0.1
     done
     cat "$dir/postgres.log" >&2
-    [[ -f $dir/data/postmaster.pid ]] && PG_PID=$(head -n1 "$dir/data/postmaster.pid")
-    die "postgres did not become ready"
+    [[ -f $dir/data/postmaster.pid ]] && printf -v "$var" '%s' "$(head -n1 "$dir/data/postmaster.pid")"
+    die "$name did not become ready"
 }
 
 start_redis() {
@@ -148,18 +156,8 @@ start_postgres_replica() {
         -c fsync=off -c max_connections=300 -c hot_standby=on \
         "${PG_EXTRA_OPTS[@]}" >"$dir/postgres.log" 2>&1 &
     REPLICA_WRAPPER=$!
-    for _ in $(seq 300); do
-        if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
-            REPLICA_PID=$(head -n1 "$dir/data/postmaster.pid")
-            log "postgres replica ready on 127.0.0.1:$port (pid $REPLICA_PID), streaming from $primary_port"
-            return 0
-        fi
-        kill -0 "$REPLICA_WRAPPER" 2>/dev/null || break
-        sleep 0.1
-    done
-    cat "$dir/postgres.log" >&2
-    [[ -f $dir/data/postmaster.pid ]] && REPLICA_PID=$(head -n1 "$dir/data/postmaster.pid")
-    die "the postgres replica did not become ready"
+    wait_for_postgres "$bin" "$port" "$dir" "$REPLICA_WRAPPER" REPLICA_PID "the postgres replica"
+    log "postgres replica ready on 127.0.0.1:$port (pid $REPLICA_PID), streaming from $primary_port"
 }
 
 # Starts one node of a Redis Cluster on PORT, its cluster bus on BUS_PORT (cluster mode,
