@@ -170,10 +170,10 @@ impl Topology {
                     .map(Shared::Plain)
             }
             Self::Cluster(client) => {
-                let mut config = ClusterConfig::new().set_connection_timeout(connect);
                 // The cluster client needs a bound; a day stands for none.
-                config =
-                    config.set_response_timeout(response.unwrap_or(Duration::from_secs(86_400)));
+                let config = ClusterConfig::new()
+                    .set_connection_timeout(connect)
+                    .set_response_timeout(response.unwrap_or(Duration::from_secs(86_400)));
                 client
                     .get_async_connection_with_config(config)
                     .await
