@@ -126,6 +126,10 @@ fn bad_values_name_their_key() {
         jail.set_env("PARLEY_WORKER__METRICS_LISTEN", "127.0.0.1:9464");
         let s = load_in(jail).expect("loads");
         assert_eq!(s.worker.metrics_listen.map(|a| a.port()), Some(9464));
+        assert_eq!(s.worker.job_timeout_s, 3600);
+        jail.set_env("PARLEY_WORKER__JOB_TIMEOUT_S", "0");
+        let err = load_in(jail).expect_err("must fail").to_string();
+        assert!(err.contains("worker.job_timeout_s"), "{err}");
         Ok(())
     });
 }

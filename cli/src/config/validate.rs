@@ -108,6 +108,9 @@ impl Settings {
                 "invalid setting `worker.heartbeat_s` / `worker.missed_heartbeats`: must be at least 1"
             );
         }
+        if self.worker.job_timeout_s == 0 {
+            anyhow::bail!("invalid setting `worker.job_timeout_s`: must be at least 1");
+        }
         for (i, model) in self.models.iter().enumerate() {
             let prices = [
                 ("input_usd_per_mtok", model.input_usd_per_mtok),

@@ -38,6 +38,11 @@ pub struct WorkerSettings {
     /// handed back to the queue (their lease released) for another worker.
     #[serde(default = "default_drain_s")]
     pub drain_s: u64,
+    /// The longest a worker runs one turn's job: past it the run is stopped, its lease
+    /// released and the job given up (the reaper then finds the prompt stranded). A
+    /// safety net for a run that hangs; a turn's own timeouts end it long before.
+    #[serde(default = "default_job_timeout_s")]
+    pub job_timeout_s: u64,
     /// Every this many seconds a worker tells the job queue it is alive.
     #[serde(default = "default_heartbeat_s")]
     pub heartbeat_s: u64,
@@ -174,6 +179,7 @@ impl Default for WorkerSettings {
             user_breaker_open_s: default_breaker_open_s(),
             lease_s: default_lease_s(),
             drain_s: default_drain_s(),
+            job_timeout_s: default_job_timeout_s(),
             heartbeat_s: default_heartbeat_s(),
             missed_heartbeats: default_missed_heartbeats(),
             checkpoint_ms: default_checkpoint_ms(),
@@ -214,6 +220,10 @@ fn default_breaker_open_s() -> u64 {
 pub(super) fn default_lease_s() -> u64 {
     4
 }
+fn default_job_timeout_s() -> u64 {
+    3600
+}
+
 fn default_drain_s() -> u64 {
     30
 }

@@ -46,6 +46,7 @@ pub(super) fn start_workers(
     let config = ConsumerConfig {
         concurrency: settings.worker.concurrency,
         shutdown_timeout: Duration::from_secs(settings.worker.drain_s),
+        job_timeout: Duration::from_secs(settings.worker.job_timeout_s.max(1)),
         heartbeat: Duration::from_secs(settings.worker.heartbeat_s),
         missed_heartbeats: settings.worker.missed_heartbeats,
         ..ConsumerConfig::default()

@@ -1,7 +1,7 @@
-//! The consumer side shared by both backends: the fetch loop of a pool of consumers
-//! ([`fetch_loop`], over what a backend implements as [`ConsumerPool`]), the retry loop
-//! around a [`JobHandler`] ([`JobContext::run`]), running one job and draining a pool's
-//! jobs at shutdown, and the stop plumbing of [`run_consumers`](super::run_consumers).
+//! The consumer side shared by both backends: what a backend implements for the apalis
+//! worker to take its jobs ([`ConsumerPool`], driven by [`super::worker`]), the retry
+//! loop around a [`JobHandler`] ([`JobContext::run`]), running one job and handing it
+//! back at the drain deadline, and the stop plumbing.
 //!
 //! Retries are ours, not the backend's: [`run_job`] loops with an exponential backoff,
 //! and a backend acts on the [`JobOutcome`]: a finished or given-up job is acknowledged
@@ -15,8 +15,7 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use parley_protocol::jobs::Generate;
-use tokio::sync::{Semaphore, watch};
-use tokio::task::JoinSet;
+use tokio::sync::watch;
 use tracing::{error, warn};
 
 use super::{Backoff, ConsumerConfig, JobFailure, JobHandler, QueueError};
@@ -128,17 +127,36 @@ impl JobContext {
 
     /// Runs `job` until it is over (`true`: acknowledge), or until the drain deadline
     /// interrupts it (`false`: hand it back, after the handler let go of it).
-    async fn run_or_hand_back(&self, job: Generate) -> bool {
+    pub(crate) async fn run_or_hand_back(&self, job: Generate) -> bool {
         tokio::select! {
             done = run_one(self, job.clone()) => done,
             () = stopped(&self.abandon) => {
                 warn!(prompt_id = %job.prompt_id, "the drain deadline interrupted a job; handing it back");
-                self.handler.hand_back(&job).await;
+                self.hand_back(&job).await;
                 false
             }
         }
     }
+
+    /// Tells the handler that `job`'s run was interrupted, so it lets go of what the run
+    /// held; a handler that cannot within [`HAND_BACK`] is left (what it holds lapses).
+    pub(crate) async fn hand_back(&self, job: &Generate) {
+        if tokio::time::timeout(HAND_BACK, self.handler.hand_back(job))
+            .await
+            .is_err()
+        {
+            warn!(prompt_id = %job.prompt_id, "a job could not be handed back in time; leaving it");
+        }
+    }
+
+    /// The drain deadline: every running job is interrupted and handed back.
+    pub(crate) fn abandon_running(&self) {
+        let _ = self.abandon_all.send(true);
+    }
 }
+
+/// How long a job interrupted (the drain deadline, the job timeout) gets to let go.
+const HAND_BACK: Duration = Duration::from_secs(5);
 
 /// Sleeps for `delay`; returns early (with `true`) when `stop` turns true.
 pub(crate) async fn sleep_unless_stopped(delay: Duration, stop: &watch::Receiver<bool>) -> bool {
@@ -172,14 +190,31 @@ pub(crate) async fn run_one(context: &JobContext, job: Generate) -> bool {
 /// and how to settle a job it ran.
 pub(crate) trait ConsumerPool: Send + Sync + 'static {
     /// A taken job, as the backend settles it.
-    type Taken: Send + Sync + 'static;
+    type Taken: Clone + Send + Sync + Unpin + 'static;
 
     /// What [`ConsumerPool::next`] fetches through (a connection of its own, a wake-up
     /// receiver).
-    type Fetcher: Send;
+    type Fetcher: Send + Unpin + 'static;
 
     /// The worker's name, for logs.
     fn worker(&self) -> &str;
+
+    /// Opens what the pool fetches through.
+    fn connect(&self) -> impl Future<Output = Result<Self::Fetcher, QueueError>> + Send;
+
+    /// Records the worker's heartbeat and hands back the jobs of workers that missed
+    /// theirs. The first registers the worker.
+    fn heartbeat(
+        &self,
+        config: &ConsumerConfig,
+    ) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Deregisters the worker, handing back what it still holds.
+    fn leave(&self) -> impl Future<Output = ()> + Send;
+
+    /// The backend may show jobs as this worker's that no job task holds (a fetch was
+    /// lost): reconcile before the next fetch.
+    fn mark_stray(&self);
 
     /// A settle failed: the backend may show jobs as this worker's that no job task holds.
     fn stray(&self) -> bool;
@@ -208,102 +243,6 @@ pub(crate) enum Next<T> {
     Job { taken: T, payload: String },
     Again,
     Stopped,
-}
-
-/// Takes jobs while one of `slots` (the pool's `config.concurrency`, which several loops
-/// may share) is free and runs each in `jobs`, until
-/// `stop` turns true. A job taken as the shutdown began goes back unstarted.
-pub(crate) async fn fetch_loop<P: ConsumerPool>(
-    pool: &Arc<P>,
-    fetcher: &mut P::Fetcher,
-    config: &ConsumerConfig,
-    context: &JobContext,
-    stop: &watch::Receiver<bool>,
-    slots: &Arc<Semaphore>,
-    jobs: &mut JoinSet<()>,
-) {
-    loop {
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
-            () = stopped(stop) => return,
-        };
-        // Finished job tasks: collect them (a panic was handled inside).
-        while jobs.try_join_next().is_some() {}
-        if pool.stray()
-            && let Err(e) = pool.reconcile().await
-        {
-            warn!(worker = %pool.worker(), error = %e, "could not reconcile taken jobs");
-            if sleep_unless_stopped(config.restart_delay, stop).await {
-                return;
-            }
-            continue;
-        }
-        // The slot held, and every other free one.
-        let room = slots.available_permits() + 1;
-        let (taken, payload) = match pool.next(fetcher, config, stop, room).await {
-            Next::Job { taken, payload } => (taken, payload),
-            Next::Again => continue,
-            Next::Stopped => return,
-        };
-        if *stop.borrow() {
-            // Taken as the shutdown began: it was never started, so it goes back.
-            pool.settle(&taken, false).await;
-            return;
-        }
-        let (pool, context) = (pool.clone(), context.clone());
-        jobs.spawn(async move {
-            let _slot = slot;
-            let done = match serde_json::from_str::<Generate>(&payload) {
-                Ok(job) => context.run_or_hand_back(job).await,
-                Err(e) => {
-                    error!(error = %e, "an undecodable job; dropping it");
-                    true
-                }
-            };
-            pool.settle(&taken, done).await;
-        });
-        // Let the job start (it is in this thread's next-task slot) before the next fetch:
-        // its claim then goes out first, instead of after the next fetch's round trip or
-        // on another thread woken for it.
-        tokio::task::yield_now().await;
-    }
-}
-
-/// How long jobs interrupted at the drain deadline get to let go and go back.
-const HAND_BACK: Duration = Duration::from_secs(5);
-
-/// Waits for running jobs, up to `timeout` (the drain deadline); then interrupts the
-/// rest and hands them back to the queue. A job that cannot even be handed back within
-/// a few seconds is abandoned (it runs again once its worker is found dead).
-pub(crate) async fn drain(
-    jobs: &mut JoinSet<()>,
-    timeout: Duration,
-    name: &str,
-    context: &JobContext,
-) {
-    if all_done(jobs, timeout).await {
-        return;
-    }
-    warn!(
-        worker = name,
-        running = jobs.len(),
-        "running jobs outlived the drain deadline; handing them back"
-    );
-    let _ = context.abandon_all.send(true);
-    if !all_done(jobs, HAND_BACK).await {
-        warn!(
-            worker = name,
-            "jobs could not be handed back; abandoning them"
-        );
-        jobs.abort_all();
-    }
-}
-
-/// Waits for every job of `jobs` to end, up to `limit`; whether they all did.
-async fn all_done(jobs: &mut JoinSet<()>, limit: Duration) -> bool {
-    tokio::time::timeout(limit, async { while jobs.join_next().await.is_some() {} })
-        .await
-        .is_ok()
 }
 
 #[cfg(test)]

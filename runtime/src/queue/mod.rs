@@ -2,8 +2,10 @@
 //! workers.
 //!
 //! The api [enqueues](JobQueue::enqueue) one job per accepted turn; workers run
-//! [`run_consumers`], which hands each job to a [`JobHandler`]. Two backends, chosen at
-//! start-up and wrapped in [`QueueBackend`]:
+//! [`run_consumers`], which hands each job to a [`JobHandler`] through an apalis 1.0
+//! worker (built with apalis's worker builder, supervised by its monitor, with tower's
+//! tracing, concurrency and timeout layers: see [`worker`]). Two backends, chosen at
+//! start-up and wrapped in [`QueueBackend`], each an apalis backend there:
 //!
 //! * [`RedisQueue`] (distributed mode): Parley's own, on Redis lists (three commands per
 //!   job); any number of api and worker processes share one Redis.
@@ -21,6 +23,8 @@
 //!   then the job is given up. [`JobFailure::Permanent`] (and a panic) gives up at once.
 //!   Given-up jobs are acknowledged like finished ones and never re-delivered.
 //! * **Concurrency** per consumer pool is at most [`ConsumerConfig::concurrency`].
+//! * **A job timeout.** A run longer than [`ConsumerConfig::job_timeout`] is stopped, its
+//!   handler told to let go ([`JobHandler::hand_back`]), and the job given up.
 //! * **Graceful shutdown.** When the shutdown future resolves, no new job is taken,
 //!   running ones finish (for up to [`ConsumerConfig::shutdown_timeout`], the drain
 //!   deadline), and jobs a worker had fetched but not started go back to the queue. Jobs
@@ -39,25 +43,22 @@
 //! its worker's last heartbeat, plus up to one heartbeat. Re-deliveries after a death are not counted against
 //! `max_attempts`; the caller's prompt state machine and its reaper bound those.
 
-use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use parley_protocol::jobs::Generate;
-use tokio::sync::watch;
-use tracing::{info, warn};
-use uuid::Uuid;
 
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 mod consumer;
 pub mod redis;
 pub mod sqlite;
+pub mod worker;
 
 pub use self::consumer::{JobOutcome, run_job};
 pub use self::redis::RedisQueue;
 pub use self::sqlite::SqliteQueue;
+pub use self::worker::run_consumers;
 
 /// The queue (namespace) Parley's turns go through unless told otherwise.
 pub const DEFAULT_QUEUE: &str = "parley-generate";
@@ -166,6 +167,10 @@ pub struct ConsumerConfig {
     /// Pause before a worker that failed (backend unreachable) is started again, and
     /// between two fetches that failed.
     pub restart_delay: Duration,
+    /// The longest one job may run (all its attempts): past it the run is stopped, the
+    /// handler lets go of the job ([`JobHandler::hand_back`]) and the job is given up. A
+    /// safety net for a run that hangs; a turn's own deadlines end it long before.
+    pub job_timeout: Duration,
 }
 
 impl Default for ConsumerConfig {
@@ -180,6 +185,7 @@ impl Default for ConsumerConfig {
             poll_interval: Duration::from_secs(1),
             shutdown_timeout: Duration::from_secs(30),
             restart_delay: Duration::from_secs(1),
+            job_timeout: Duration::from_secs(3600),
         }
     }
 }
@@ -220,43 +226,6 @@ impl JobQueue for QueueBackend {
             Self::Sqlite(q) => q.epoch().await,
         }
     }
-}
-
-/// Runs a pool of consumers on `backend` until `shutdown` resolves, then stops them
-/// gracefully and returns. A worker that fails (backend unreachable, its lease taken
-/// over) is logged and started again under a new name after
-/// [`ConsumerConfig::restart_delay`]; the pool never gives up on its own.
-pub async fn run_consumers(
-    backend: &QueueBackend,
-    config: ConsumerConfig,
-    handler: Arc<dyn JobHandler>,
-    shutdown: impl Future<Output = ()> + Send,
-) {
-    let (stop_tx, stop) = watch::channel(false);
-    let job_context = consumer::JobContext::new(handler, &config, stop.clone());
-    let supervise = async {
-        loop {
-            let name = format!("{}-{}", config.name, Uuid::now_v7().simple());
-            let result = match backend {
-                QueueBackend::Redis(q) => q.run_worker(&name, &config, &job_context, &stop).await,
-                QueueBackend::Sqlite(q) => q.run_worker(&name, &config, &job_context, &stop).await,
-            };
-            if *stop.borrow() {
-                info!(worker = %name, "job consumers stopped");
-                return;
-            }
-            match result {
-                Ok(()) => warn!(worker = %name, "job worker ended on its own; restarting"),
-                Err(e) => warn!(worker = %name, error = %e, "job worker failed; restarting"),
-            }
-            consumer::sleep_unless_stopped(config.restart_delay, &stop).await;
-        }
-    };
-    let signal = async {
-        shutdown.await;
-        let _ = stop_tx.send(true);
-    };
-    tokio::join!(supervise, signal);
 }
 
 #[cfg(test)]

@@ -41,11 +41,9 @@ use async_trait::async_trait;
 use futures::future::try_join_all;
 use parley_protocol::jobs::Generate;
 use redis::{ErrorKind, RedisError, ServerErrorKind};
-use tokio::sync::watch;
 use uuid::Uuid;
 
-use super::consumer::JobContext;
-use super::{ConsumerConfig, DEFAULT_QUEUE, JobQueue, QueueError};
+use super::{DEFAULT_QUEUE, JobQueue, QueueError};
 use crate::topology::{Shared, Timeouts, Topology};
 
 /// How long an enqueue keeps trying while Redis cannot take the job (a restart, a
@@ -161,16 +159,11 @@ impl RedisQueue {
         self.all().map(|p| p.pending_key()).collect()
     }
 
-    /// Runs one pool of consumers named `name` until `stop` turns true: a fetch loop per
-    /// partition, sharing `config.concurrency` slots (see [`pool`]).
-    pub(crate) async fn run_worker(
-        &self,
-        name: &str,
-        config: &ConsumerConfig,
-        job_context: &JobContext,
-        stop: &watch::Receiver<bool>,
-    ) -> Result<(), QueueError> {
-        pool::run_all(self, name, config, job_context, stop).await
+    /// The pools of a worker named `name`: one per partition (see [`pool`]).
+    pub(crate) fn pools(&self, name: &str) -> Vec<Arc<pool::Pool>> {
+        self.all()
+            .map(|partition| Arc::new(pool::Pool::new(self, partition, name)))
+            .collect()
     }
 }
 

@@ -63,6 +63,7 @@ pub fn test_config() -> ConsumerConfig {
         poll_interval: Duration::from_millis(100),
         shutdown_timeout: Duration::from_secs(5),
         restart_delay: Duration::from_millis(100),
+        job_timeout: Duration::from_secs(60),
     }
 }
 

@@ -32,6 +32,7 @@ macro_rules! conformance_suite {
             jobs_wait_for_a_consumer,
             graceful_shutdown_lets_running_jobs_finish,
             a_job_running_past_the_drain_deadline_is_handed_back,
+            a_job_outliving_the_job_timeout_is_given_up,
             orphaned_job_runs_again,
         );
     };
@@ -272,6 +273,45 @@ pub async fn a_job_running_past_the_drain_deadline_is_handed_back(h: &Harness) {
     )
     .await;
     consumers.stop().await;
+}
+
+/// The job timeout (tower's timeout layer in the worker's stack) stops a run that hangs:
+/// the handler is told to let go, the job is given up (acknowledged, never delivered
+/// again) and its slot serves the next job.
+pub async fn a_job_outliving_the_job_timeout_is_given_up(h: &Harness) {
+    let queue = h.open().await;
+    let config = ConsumerConfig {
+        concurrency: 1,
+        job_timeout: Duration::from_millis(300),
+        ..test_config()
+    };
+    let stuck = Uuid::now_v7();
+    let recorder = Recorder::new(move |id, _| async move {
+        if id == stuck {
+            futures::future::pending::<()>().await;
+        }
+        Ok(())
+    });
+    let consumers = Consumers::start(&queue, config, recorder.clone());
+    queue.enqueue(Generate::new(stuck)).await.expect("enqueue");
+    let next = enqueue_new(&queue).await;
+    // In either order: on a partitioned queue the second job may be taken first.
+    wait_until(
+        "the stuck job was stopped and the other ran in the one slot",
+        Duration::from_secs(10),
+        || recorder.calls(next) == 1 && !recorder.handed_back().is_empty(),
+    )
+    .await;
+    assert_eq!(
+        recorder.handed_back(),
+        [stuck],
+        "the handler was told to let go"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(recorder.calls(stuck), 1, "given up, not delivered again");
+    assert_eq!(depth(&queue).await, 0);
+    consumers.stop().await;
+    assert_eq!(recorder.calls(stuck), 1);
 }
 
 pub async fn orphaned_job_runs_again(h: &Harness) {

@@ -1,45 +1,37 @@
-//! One pool of consumers on the Redis queue: a fetch loop that takes a job whenever a
-//! slot is free, the jobs it runs, and the heartbeat that keeps its jobs its own.
+//! One partition's pool of consumers on the Redis queue: how the apalis worker's backend
+//! ([`crate::queue::worker`]) takes jobs from the partition, settles them, and keeps the
+//! worker's heartbeat there.
 //!
-//! The fetch loop blocks in `BLMOVE` on a connection of its own (a blocking command
-//! would stall every other command of a multiplexed one). A `BLMOVE` is never abandoned
-//! half-way: a job it moved would sit in this worker's running list with nobody running
-//! it and, the worker being alive, nobody reaping it. So a shutdown makes Redis end the
-//! wait (`CLIENT UNBLOCK` of that connection's id) and still reads the reply; a job that
-//! came with it goes back to the queue. When the fetch connection fails instead, the
-//! reply may be lost: before fetching again the loop *reconciles* its running list —
-//! whatever is in it that no job of this pool holds goes back to the queue. An
-//! acknowledgement that failed does the same.
+//! A fetch blocks in `BLMOVE` on a connection of its own (a blocking command would stall
+//! every other command of a multiplexed one). A `BLMOVE` is never abandoned half-way: a
+//! job it moved would sit in this worker's running list with nobody running it and, the
+//! worker being alive, nobody reaping it. So a shutdown makes Redis end the wait (`CLIENT
+//! UNBLOCK` of that connection's id) and still reads the reply; a job that came with it
+//! goes back to the queue. When the fetch connection fails instead, the reply may be
+//! lost: before fetching again the pool *reconciles* its running list — whatever is in
+//! it that no job of this pool holds goes back to the queue. An acknowledgement that
+//! failed does the same.
 //!
-//! A queue of several partitions runs one such loop per partition ([`run_all`]), all
-//! sharing the worker's job slots: a loop holds a slot while it waits in `BLMOVE`, so a
-//! job it takes can start at once. While the worker has a slot free for every loop, each
-//! waits a whole heartbeat. A worker with fewer free slots than partitions has loops
-//! waiting for a slot: the loop holding the last free one waits [`TURN`] at most before
-//! giving the slot to the next (the slots are handed out first come, first served), so
-//! a job in any partition is seen within `partitions × TURN` even by a busy worker, and
-//! at once by any worker with room.
+//! A queue of several partitions has one such pool per partition, all sharing the
+//! worker's job slots. While the worker has a slot free for every partition, each fetch
+//! waits a whole heartbeat; with fewer free slots than partitions, a fetch waits [`TURN`]
+//! at most before the next partition gets its turn, so a job in any partition is seen
+//! within `partitions × TURN` even by a busy worker, and at once by any worker with room.
 //!
-//! A job runs on a task of its own (a pool uses every core) with [`JobContext::run`]'s
-//! retries; then it is acknowledged (`LREM`), or handed back if a shutdown interrupted
-//! it between two attempts. A panicking handler gives the job up, as a permanent failure
-//! does.
+//! A job is acknowledged (`LREM`) once its run is over, or handed back (`LREM` +
+//! `RPUSH`) if a shutdown interrupted it.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures::future::join_all;
 use redis::Script;
-use tokio::sync::{Semaphore, watch};
-use tokio::task::JoinSet;
+use tokio::sync::watch;
 use tracing::warn;
 
 use super::scripts::{HEARTBEAT, LEAVE, RECONCILE};
 use super::{Partition, RedisQueue, redis_error};
-use crate::queue::consumer::{
-    ConsumerPool, JobContext, Next, drain, fetch_loop, sleep_unless_stopped, stopped,
-};
+use crate::queue::consumer::{ConsumerPool, Next, sleep_unless_stopped, stopped};
 use crate::queue::{ConsumerConfig, QueueError};
 use crate::topology::Shared;
 
@@ -51,8 +43,8 @@ const UNBLOCK_EVERY: Duration = Duration::from_millis(50);
 /// letting the next partition's loop have the slot.
 const TURN: Duration = Duration::from_millis(250);
 
-/// What one pool shares with its job tasks.
-struct Pool {
+/// One partition's pool: what its fetches, job tasks and heartbeat share.
+pub(crate) struct Pool {
     queue: RedisQueue,
     partition: Partition,
     name: String,
@@ -64,6 +56,17 @@ struct Pool {
 }
 
 impl Pool {
+    pub(super) fn new(queue: &RedisQueue, partition: Partition, name: &str) -> Self {
+        Self {
+            queue: queue.clone(),
+            running: format!("{}{name}", partition.running_prefix()),
+            partition,
+            name: name.to_owned(),
+            held: Mutex::default(),
+            stray: AtomicBool::new(false),
+        }
+    }
+
     fn hold(&self, job: &str) {
         self.lock().push(job.to_owned());
     }
@@ -145,7 +148,7 @@ impl Pool {
 }
 
 /// The connection the pool blocks on, and its id for `CLIENT UNBLOCK`.
-struct Fetcher {
+pub(crate) struct Fetcher {
     conn: Shared,
     /// The connection's id on the server (on a cluster, the primary of the partition).
     id: i64,
@@ -166,84 +169,6 @@ impl Fetcher {
     }
 }
 
-/// Runs a pool on every partition of `queue` until `stop` turns true, all sharing
-/// `config.concurrency` slots. A partition whose pool cannot start (Redis, or its node,
-/// is down) is tried again every `restart_delay`, apart from the others.
-pub(super) async fn run_all(
-    queue: &RedisQueue,
-    name: &str,
-    config: &ConsumerConfig,
-    context: &JobContext,
-    stop: &watch::Receiver<bool>,
-) -> Result<(), QueueError> {
-    let slots = Arc::new(Semaphore::new(config.concurrency.max(1)));
-    let partitions = (0..queue.partitions()).map(|index| {
-        let slots = slots.clone();
-        async move {
-            let partition = queue.partition(index);
-            loop {
-                let ran = run(queue, &partition, name, config, context, stop, &slots).await;
-                match ran {
-                    Ok(()) => return,
-                    Err(e) => warn!(
-                        worker = %name, partition = index, error = %e,
-                        "job worker could not start on a partition; trying again"
-                    ),
-                }
-                if sleep_unless_stopped(config.restart_delay, stop).await {
-                    return;
-                }
-            }
-        }
-    });
-    join_all(partitions).await;
-    Ok(())
-}
-
-/// Runs the pool until `stop` turns true, then lets running jobs finish (for up to
-/// `shutdown_timeout`) and leaves.
-async fn run(
-    queue: &RedisQueue,
-    partition: &Partition,
-    name: &str,
-    config: &ConsumerConfig,
-    context: &JobContext,
-    stop: &watch::Receiver<bool>,
-    slots: &Arc<Semaphore>,
-) -> Result<(), QueueError> {
-    let pool = Arc::new(Pool {
-        queue: queue.clone(),
-        partition: partition.clone(),
-        name: name.to_owned(),
-        running: format!("{}{name}", partition.running_prefix()),
-        held: Mutex::default(),
-        stray: AtomicBool::new(false),
-    });
-    let mut fetcher = Fetcher::connect(queue, partition).await?;
-    // Registered before the first fetch: a job this worker takes is reaped if it dies.
-    pool.heartbeat(config).await?;
-    let heartbeats = async {
-        let every = config.heartbeat.max(Duration::from_secs(1));
-        loop {
-            tokio::time::sleep(every).await;
-            if let Err(e) = pool.heartbeat(config).await {
-                warn!(worker = %name, error = %e, "job worker heartbeat failed");
-            }
-        }
-    };
-    let work = async {
-        let mut jobs = JoinSet::new();
-        fetch_loop(&pool, &mut fetcher, config, context, stop, slots, &mut jobs).await;
-        drain(&mut jobs, config.shutdown_timeout, name, context).await;
-    };
-    tokio::select! {
-        () = work => {}
-        () = heartbeats => {}
-    }
-    pool.leave().await;
-    Ok(())
-}
-
 impl ConsumerPool for Pool {
     /// The job's JSON, which is also how `LREM` finds it in the running list.
     type Taken = String;
@@ -251,6 +176,22 @@ impl ConsumerPool for Pool {
 
     fn worker(&self) -> &str {
         &self.name
+    }
+
+    async fn connect(&self) -> Result<Fetcher, QueueError> {
+        Fetcher::connect(&self.queue, &self.partition).await
+    }
+
+    async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
+        Pool::heartbeat(self, config).await
+    }
+
+    async fn leave(&self) {
+        Pool::leave(self).await;
+    }
+
+    fn mark_stray(&self) {
+        self.stray.store(true, Ordering::SeqCst);
     }
 
     fn stray(&self) -> bool {

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::super::conformance::{self, Consumers, Harness, Recorder, test_config, wait_until};
-use super::super::{JobQueue, QueueBackend};
+use super::super::{ConsumerConfig, JobQueue, QueueBackend};
 use super::*;
 use crate::test_redis::{OwnServer, command_counts};
 

@@ -50,12 +50,10 @@ use parley_protocol::jobs::Generate;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use tokio::sync::watch;
-use tokio::task::JoinSet;
 use tracing::warn;
 
-use super::consumer::{JobContext, drain, fetch_loop};
-use super::{ConsumerConfig, DEFAULT_QUEUE, JobQueue, QueueError};
-use pool::Pool;
+use super::{DEFAULT_QUEUE, JobQueue, QueueError};
+pub(crate) use pool::Pool;
 
 mod pool;
 
@@ -145,47 +143,16 @@ impl SqliteQueue {
         self.wake.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// Runs one pool of consumers named `name` until `stop` turns true, then lets running
-    /// jobs finish (for up to `shutdown_timeout`) and leaves.
-    pub(crate) async fn run_worker(
-        &self,
-        name: &str,
-        config: &ConsumerConfig,
-        context: &JobContext,
-        stop: &watch::Receiver<bool>,
-    ) -> Result<(), QueueError> {
-        let pool = Arc::new(Pool {
+    /// The pool of a worker named `name`.
+    pub(crate) fn pool(&self, name: &str) -> Arc<Pool> {
+        Arc::new(Pool {
             queue: self.clone(),
             name: name.to_owned(),
             held: Mutex::default(),
             fetched: Mutex::default(),
             drained: AtomicBool::new(false),
             stray: AtomicBool::new(false),
-        });
-        // Registered before the first fetch: a job this worker takes is reaped if it dies.
-        pool.heartbeat(config).await?;
-        let heartbeats = async {
-            let every = config.heartbeat.max(Duration::from_secs(1));
-            loop {
-                tokio::time::sleep(every).await;
-                if let Err(e) = pool.heartbeat(config).await {
-                    warn!(worker = %name, error = %e, "job worker heartbeat failed");
-                }
-            }
-        };
-        let work = async {
-            let mut jobs = JoinSet::new();
-            let mut wake = pool.queue.wake.subscribe();
-            let slots = Arc::new(tokio::sync::Semaphore::new(config.concurrency.max(1)));
-            fetch_loop(&pool, &mut wake, config, context, stop, &slots, &mut jobs).await;
-            drain(&mut jobs, config.shutdown_timeout, name, context).await;
-        };
-        tokio::select! {
-            () = work => {}
-            () = heartbeats => {}
-        }
-        pool.leave().await;
-        Ok(())
+        })
     }
 }
 

@@ -17,7 +17,7 @@ use super::{SqliteQueue, now_ms, on_queue_thread, sqlx_error};
 use crate::queue::{ConsumerConfig, QueueError};
 
 /// One pool of consumers: what its fetch loop, job tasks and heartbeat share.
-pub(super) struct Pool {
+pub(crate) struct Pool {
     pub(super) queue: SqliteQueue,
     pub(super) name: String,
     /// The ids of the jobs taken and not yet acknowledged or handed back.
@@ -201,6 +201,22 @@ impl ConsumerPool for Pool {
 
     fn worker(&self) -> &str {
         &self.name
+    }
+
+    async fn connect(&self) -> Result<watch::Receiver<u64>, QueueError> {
+        Ok(self.queue.wake.subscribe())
+    }
+
+    async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
+        Pool::heartbeat(self, config).await
+    }
+
+    async fn leave(&self) {
+        Pool::leave(self).await;
+    }
+
+    fn mark_stray(&self) {
+        self.stray.store(true, Ordering::SeqCst);
     }
 
     fn stray(&self) -> bool {

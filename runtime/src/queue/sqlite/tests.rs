@@ -1,5 +1,6 @@
 use super::super::conformance::{self, Harness};
 use super::*;
+use crate::queue::ConsumerConfig;
 
 async fn harness() -> Harness {
     let dir = tempfile::tempdir().expect("a temp dir");
