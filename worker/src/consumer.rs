@@ -25,9 +25,9 @@ pub struct GenerateHandler {
 #[async_trait::async_trait]
 impl JobHandler for GenerateHandler {
     async fn handle(&self, job: Generate) -> Result<(), JobFailure> {
-        // The turn's span joins the trace of the request that queued it.
+        // A child of the queue's `job` span, which joined the trace of the request that
+        // queued the job.
         let span = tracing::info_span!("turn", prompt_id = %job.prompt_id);
-        parley_runtime::trace::adopt(&span, &job.trace_context);
         match jobs::generate(&self.deps, &job).instrument(span).await {
             Ok(Handled::Done { next }) => {
                 handoff::start_next(self.queue.as_ref(), next).await;

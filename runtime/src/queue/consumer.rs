@@ -185,9 +185,10 @@ pub(crate) async fn run_one(context: &JobContext, job: Generate) -> bool {
     }
 }
 
-/// What one backend's pool of consumers gives the shared [`fetch_loop`]: how to take the
-/// next job (with the backend's own way to wait for one and to recover from a failure),
-/// and how to settle a job it ran.
+/// What one backend's pool of consumers (one lane of the apalis backend,
+/// [`super::worker`]) gives it: how to take the next job (with the backend's own way to
+/// wait for one and to recover from a failure), how to settle a job it ran, and the
+/// worker's registration (heartbeats, leaving).
 pub(crate) trait ConsumerPool: Send + Sync + 'static {
     /// A taken job, as the backend settles it.
     type Taken: Clone + Send + Sync + Unpin + 'static;
@@ -223,9 +224,11 @@ pub(crate) trait ConsumerPool: Send + Sync + 'static {
     fn reconcile(&self) -> impl Future<Output = Result<(), QueueError>> + Send;
 
     /// The next job: taken with its payload, none for now (the backend has waited, or
-    /// recovered from a failure; the loop looks again), or the stop came first. `room` is
-    /// how many jobs the pool could start now (at least 1): a backend may take that many
-    /// at once and hand out the rest on the next calls.
+    /// recovered from a failure; the caller looks again), or the stop came first. `room`
+    /// is how many jobs this fetch may take (at least 1): a backend may take that many at
+    /// once and hand out the rest on the next calls. A Redis pool with a room of 1 on a
+    /// partitioned queue waits a short turn only (the other partitions' fetches wait for
+    /// the slot).
     fn next(
         &self,
         fetcher: &mut Self::Fetcher,

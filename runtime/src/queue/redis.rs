@@ -16,9 +16,10 @@
 //! * `{<tag>}:workers` — a sorted set of worker names scored by their last heartbeat
 //!   (Redis's clock, in ms).
 //!
-//! A worker serves every partition: one fetch loop per partition, each blocked in its
-//! own `BLMOVE`, all sharing the worker's job slots (see [`pool`] for how a worker with
-//! fewer free slots than partitions keeps turning to each of them).
+//! A worker serves every partition: one pool per partition (a lane of the apalis backend,
+//! [`crate::queue::worker`]), each fetch blocked in its own `BLMOVE`, all sharing the
+//! worker's job slots (see [`pool`] for how a worker with fewer free slots than
+//! partitions keeps turning to each of them).
 //!
 //! Orphans: every [`ConsumerConfig::heartbeat`], one script per partition records the
 //! worker's heartbeat and moves the jobs of every worker whose heartbeat is

@@ -47,7 +47,8 @@ use apalis_core::backend::{Backend, BackendConfig};
 use apalis_core::error::BoxDynError;
 use apalis_core::monitor::Monitor;
 use apalis_core::task::Task;
-use apalis_core::task::task_id::RandomId;
+use apalis_core::task::builder::TaskBuilder;
+use apalis_core::task::task_id::{RandomId, TaskId};
 use apalis_core::worker::builder::WorkerBuilder;
 use apalis_core::worker::context::WorkerContext;
 use futures::future::BoxFuture;
@@ -293,7 +294,10 @@ impl<P: ConsumerPool> Backend for QueueSource<P> {
                 }
             }
             if let Some(delivery) = self.ready.pop_front() {
-                return Poll::Ready(Some(Ok(Task::new(delivery))));
+                // An id per delivery (a job delivered twice is two tasks to apalis).
+                let id = TaskId::from_string(Uuid::now_v7().simple().to_string());
+                let task = TaskBuilder::new(delivery).task_id(id).build();
+                return Poll::Ready(Some(Ok(task)));
             }
             if self.lanes.iter().all(|lane| lane.stopped) {
                 return Poll::Ready(None);
@@ -533,8 +537,12 @@ fn register<P: ConsumerPool>(
             parts.config.restart_delay
         };
         let source = QueueSource::new(pools(&name), &parts, start_after);
+        // The job's span continues the trace of the request that queued it.
         let span = |task: &Task<Delivery<P>>| {
-            tracing::info_span!("job", prompt_id = %task.args.job.prompt_id)
+            let job = &task.args.job;
+            let span = tracing::info_span!("job", prompt_id = %job.prompt_id);
+            crate::trace::adopt(&span, &job.trace_context);
+            span
         };
         WorkerBuilder::new(name.as_str())
             .backend(source)

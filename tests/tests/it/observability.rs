@@ -381,6 +381,7 @@ async fn one_turn_is_one_trace_from_the_api_through_the_queue_to_the_worker() {
                 let spans = of_trace(spans);
                 spans.iter().filter(|s| s.name == "llm_call").count() >= 2
                     && span(&spans, "parley-worker", "generate").is_some()
+                    && span(&spans, "parley-worker", "job").is_some()
                     && span(&spans, "parley-api", "request").is_some()
             })
             .await
@@ -397,6 +398,10 @@ async fn one_turn_is_one_trace_from_the_api_through_the_queue_to_the_worker() {
             descends(&spans, turn, request),
             "the worker's turn continues the request through the queue: {spans:#?}"
         );
+        // The apalis worker's job span (its trace layer) holds the turn.
+        let job = span(&spans, "parley-worker", "job").expect("the queue's job span");
+        assert_eq!(turn.parent_span_id, job.span_id, "{spans:#?}");
+        assert!(job.attribute("prompt_id").is_some(), "{job:?}");
         let generate = span(&spans, "parley-worker", "generate").expect("generate");
         assert_eq!(generate.parent_span_id, turn.span_id);
         let calls: Vec<&ReceivedSpan> = spans.iter().filter(|s| s.name == "llm_call").collect();

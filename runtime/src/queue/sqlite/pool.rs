@@ -1,4 +1,5 @@
-//! A pool of consumers on the SQLite queue: its fetch loop takes as many waiting jobs as
+//! A pool of consumers on the SQLite queue (the one lane of the apalis backend,
+//! [`crate::queue::worker`]): a fetch takes as many waiting jobs as
 //! it has free slots in one statement, its heartbeat keeps the worker's row fresh and
 //! hands back the jobs of workers whose heartbeat lapsed, and each job is settled —
 //! acknowledged or handed back — by id.
@@ -16,7 +17,7 @@ use super::super::consumer::{ConsumerPool, Next, sleep_unless_stopped, stopped};
 use super::{SqliteQueue, now_ms, on_queue_thread, sqlx_error};
 use crate::queue::{ConsumerConfig, QueueError};
 
-/// One pool of consumers: what its fetch loop, job tasks and heartbeat share.
+/// One pool of consumers: what its fetches, job tasks and heartbeat share.
 pub(crate) struct Pool {
     pub(super) queue: SqliteQueue,
     pub(super) name: String,
