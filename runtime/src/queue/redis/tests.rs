@@ -307,3 +307,48 @@ async fn epoch_once_back(queue: &RedisQueue) -> String {
     }
     panic!("Redis does not answer again");
 }
+
+/// A worker started while Redis is down keeps trying (each lane on its own, every
+/// `restart_delay`) and serves once Redis answers; when Redis then restarts under it,
+/// the fetch reconnects and the worker serves the jobs queued after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_waits_out_a_redis_that_is_down_and_one_that_restarts() {
+    let mut server = OwnServer::start();
+    let queue = queue_on(&server).await;
+    server.stop().await;
+    let backend = QueueBackend::Redis(queue.clone());
+    let recorder = Recorder::succeeding();
+    let consumers = Consumers::start(&backend, test_config(), recorder.clone());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    server.restart();
+    let first = Generate::new(uuid::Uuid::now_v7());
+    queue_once_back(&queue, &first).await;
+    wait_until("the first job ran", Duration::from_secs(10), || {
+        recorder.calls(first.prompt_id) == 1
+    })
+    .await;
+
+    server.stop().await;
+    server.restart();
+    let second = Generate::new(uuid::Uuid::now_v7());
+    queue_once_back(&queue, &second).await;
+    wait_until(
+        "the job queued after the restart ran",
+        Duration::from_secs(15),
+        || recorder.calls(second.prompt_id) == 1,
+    )
+    .await;
+    consumers.stop().await;
+}
+
+/// Enqueues `job` once the (restarted) Redis takes it.
+async fn queue_once_back(queue: &RedisQueue, job: &Generate) {
+    for _ in 0..100 {
+        if queue.enqueue(job.clone()).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("Redis does not take jobs again");
+}
