@@ -84,24 +84,6 @@ impl Pool {
             .unwrap_or_else(|poison| poison.into_inner())
     }
 
-    async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
-        let dead_after =
-            config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
-        let reaped: u64 = Script::new(HEARTBEAT)
-            .key(self.partition.workers_key())
-            .key(self.partition.pending_key())
-            .arg(&self.name)
-            .arg(dead_after.as_millis() as u64)
-            .arg(self.partition.running_prefix())
-            .invoke_async(&mut self.queue.conn.clone())
-            .await
-            .map_err(|e| redis_error("recording a heartbeat", e))?;
-        if reaped > 0 {
-            warn!(worker = %self.name, dead = reaped, "handed back the jobs of dead job workers");
-        }
-        Ok(())
-    }
-
     /// Acknowledges a finished job, or hands back an interrupted one.
     async fn settle(&self, job: &str, done: bool) {
         let settled = if done {
@@ -131,18 +113,6 @@ impl Pool {
             // job runs again as a no-op: jobs are idempotent).
             warn!(worker = %self.name, error = %e, "could not settle a job; it will be handed back");
             self.stray.store(true, Ordering::SeqCst);
-        }
-    }
-
-    async fn leave(&self) {
-        let left = Script::new(LEAVE)
-            .key(self.partition.workers_key())
-            .key(&self.running)
-            .arg(&self.name)
-            .invoke_async::<()>(&mut self.queue.conn.clone())
-            .await;
-        if let Err(e) = left {
-            warn!(worker = %self.name, error = %e, "could not deregister the job worker");
         }
     }
 }
@@ -183,11 +153,33 @@ impl ConsumerPool for Pool {
     }
 
     async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
-        Pool::heartbeat(self, config).await
+        let dead_after =
+            config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
+        let reaped: u64 = Script::new(HEARTBEAT)
+            .key(self.partition.workers_key())
+            .key(self.partition.pending_key())
+            .arg(&self.name)
+            .arg(dead_after.as_millis() as u64)
+            .arg(self.partition.running_prefix())
+            .invoke_async(&mut self.queue.conn.clone())
+            .await
+            .map_err(|e| redis_error("recording a heartbeat", e))?;
+        if reaped > 0 {
+            warn!(worker = %self.name, dead = reaped, "handed back the jobs of dead job workers");
+        }
+        Ok(())
     }
 
     async fn leave(&self) {
-        Pool::leave(self).await;
+        let left = Script::new(LEAVE)
+            .key(self.partition.workers_key())
+            .key(&self.running)
+            .arg(&self.name)
+            .invoke_async::<()>(&mut self.queue.conn.clone())
+            .await;
+        if let Err(e) = left {
+            warn!(worker = %self.name, error = %e, "could not deregister the job worker");
+        }
     }
 
     fn mark_stray(&self) {

@@ -47,56 +47,6 @@ impl Pool {
         }
     }
 
-    /// Records this worker's heartbeat and hands the jobs of dead workers back, in one
-    /// transaction.
-    pub(super) async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
-        let dead_after =
-            config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
-        let now = now_ms();
-        let cutoff = now - dead_after.as_millis() as i64;
-        let (pool, queue, name) = self.statement_parts();
-        let reaped = on_queue_thread(async move {
-            let failed = |e| sqlx_error("recording a heartbeat", e);
-            let mut tx = pool.begin().await.map_err(failed)?;
-            sqlx::query(
-                "INSERT INTO parley_job_workers (queue, name, last_seen_ms) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (queue, name) DO UPDATE SET last_seen_ms = excluded.last_seen_ms",
-            )
-            .bind(&queue)
-            .bind(&name)
-            .bind(now)
-            .execute(&mut *tx)
-            .await
-            .map_err(failed)?;
-            // Jobs of a worker that missed its heartbeats, or that is not registered at all.
-            let reaped = sqlx::query(
-                "UPDATE parley_jobs SET worker = NULL WHERE queue = ?1 AND worker IS NOT NULL \
-                 AND worker NOT IN \
-                 (SELECT name FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms >= ?2)",
-            )
-            .bind(&queue)
-            .bind(cutoff)
-            .execute(&mut *tx)
-            .await
-            .map_err(failed)?
-            .rows_affected();
-            sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms < ?2")
-                .bind(&queue)
-                .bind(cutoff)
-                .execute(&mut *tx)
-                .await
-                .map_err(failed)?;
-            tx.commit().await.map_err(failed)?;
-            Ok(reaped)
-        })
-        .await?;
-        if reaped > 0 {
-            warn!(worker = %self.name, jobs = reaped, "handed back the jobs of dead job workers");
-            self.queue.wake_consumers();
-        }
-        Ok(())
-    }
-
     /// What a statement of this pool needs, owned (it runs on the queue's thread).
     pub(super) fn statement_parts(&self) -> (SqlitePool, String, String) {
         (
@@ -166,10 +116,75 @@ impl Pool {
             }
         }
     }
+}
+
+impl ConsumerPool for Pool {
+    type Taken = i64;
+    /// Told of every enqueue and hand-back in this process, so a consumer waiting for a
+    /// job wakes at once; the poll covers other processes on the same file.
+    type Fetcher = watch::Receiver<u64>;
+
+    fn worker(&self) -> &str {
+        &self.name
+    }
+
+    async fn connect(&self) -> Result<watch::Receiver<u64>, QueueError> {
+        Ok(self.queue.wake.subscribe())
+    }
+
+    /// Records this worker's heartbeat and hands the jobs of dead workers back, in one
+    /// transaction.
+    async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
+        let dead_after =
+            config.heartbeat.max(Duration::from_secs(1)) * config.missed_heartbeats.max(1);
+        let now = now_ms();
+        let cutoff = now - dead_after.as_millis() as i64;
+        let (pool, queue, name) = self.statement_parts();
+        let reaped = on_queue_thread(async move {
+            let failed = |e| sqlx_error("recording a heartbeat", e);
+            let mut tx = pool.begin().await.map_err(failed)?;
+            sqlx::query(
+                "INSERT INTO parley_job_workers (queue, name, last_seen_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (queue, name) DO UPDATE SET last_seen_ms = excluded.last_seen_ms",
+            )
+            .bind(&queue)
+            .bind(&name)
+            .bind(now)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?;
+            // Jobs of a worker that missed its heartbeats, or that is not registered at all.
+            let reaped = sqlx::query(
+                "UPDATE parley_jobs SET worker = NULL WHERE queue = ?1 AND worker IS NOT NULL \
+                 AND worker NOT IN \
+                 (SELECT name FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms >= ?2)",
+            )
+            .bind(&queue)
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await
+            .map_err(failed)?
+            .rows_affected();
+            sqlx::query("DELETE FROM parley_job_workers WHERE queue = ?1 AND last_seen_ms < ?2")
+                .bind(&queue)
+                .bind(cutoff)
+                .execute(&mut *tx)
+                .await
+                .map_err(failed)?;
+            tx.commit().await.map_err(failed)?;
+            Ok(reaped)
+        })
+        .await?;
+        if reaped > 0 {
+            warn!(worker = %self.name, jobs = reaped, "handed back the jobs of dead job workers");
+            self.queue.wake_consumers();
+        }
+        Ok(())
+    }
 
     /// Deregisters the worker, handing back whatever it still holds (jobs abandoned at the
     /// shutdown deadline), in one transaction.
-    pub(super) async fn leave(&self) {
+    async fn leave(&self) {
         let (pool, queue, name) = self.statement_parts();
         let left = on_queue_thread(async move {
             let left = async {
@@ -191,29 +206,6 @@ impl Pool {
         if let Err(e) = left.await {
             warn!(worker = %self.name, error = %e, "could not deregister the job worker");
         }
-    }
-}
-
-impl ConsumerPool for Pool {
-    type Taken = i64;
-    /// Told of every enqueue and hand-back in this process, so a consumer waiting for a
-    /// job wakes at once; the poll covers other processes on the same file.
-    type Fetcher = watch::Receiver<u64>;
-
-    fn worker(&self) -> &str {
-        &self.name
-    }
-
-    async fn connect(&self) -> Result<watch::Receiver<u64>, QueueError> {
-        Ok(self.queue.wake.subscribe())
-    }
-
-    async fn heartbeat(&self, config: &ConsumerConfig) -> Result<(), QueueError> {
-        Pool::heartbeat(self, config).await
-    }
-
-    async fn leave(&self) {
-        Pool::leave(self).await;
     }
 
     fn mark_stray(&self) {
