@@ -4,7 +4,7 @@
 //! The api [enqueues](JobQueue::enqueue) one job per accepted turn; workers run
 //! [`run_consumers`], which hands each job to a [`JobHandler`] through an apalis 1.0
 //! worker (built with apalis's worker builder, supervised by its monitor, with tower's
-//! tracing, concurrency and timeout layers: see [`worker`]). Two backends, chosen at
+//! tracing, concurrency and timeout layers: see `queue::worker`). Two backends, chosen at
 //! start-up and wrapped in [`QueueBackend`], each an apalis backend there:
 //!
 //! * [`RedisQueue`] (distributed mode): Parley's own, on Redis lists (three commands per
@@ -53,7 +53,7 @@ pub mod conformance;
 mod consumer;
 pub mod redis;
 pub mod sqlite;
-pub mod worker;
+mod worker;
 
 pub use self::consumer::{JobOutcome, run_job};
 pub use self::redis::RedisQueue;

@@ -17,11 +17,11 @@
 //!   (Redis's clock, in ms).
 //!
 //! A worker serves every partition: one pool per partition (a lane of the apalis backend,
-//! [`crate::queue::worker`]), each fetch blocked in its own `BLMOVE`, all sharing the
+//! `queue::worker`), each fetch blocked in its own `BLMOVE`, all sharing the
 //! worker's job slots (see [`pool`] for how a worker with fewer free slots than
 //! partitions keeps turning to each of them).
 //!
-//! Orphans: every [`ConsumerConfig::heartbeat`], one script per partition records the
+//! Orphans: every [`ConsumerConfig::heartbeat`](super::ConsumerConfig::heartbeat), one script per partition records the
 //! worker's heartbeat and moves the jobs of every worker whose heartbeat is
 //! `heartbeat × missed_heartbeats` old back to the front of the pending list (see
 //! [`super`]). The worker loop is in [`pool`].

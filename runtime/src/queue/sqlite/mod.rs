@@ -18,7 +18,7 @@
 //!
 //! Consumers are woken in-process by [`SqliteQueue::enqueue`] (the api and the workers of
 //! `parley serve` share one `SqliteQueue`); a job written by another process is found by
-//! the [`ConsumerConfig::poll_interval`] poll. A fetch takes as many waiting jobs as the
+//! the [`ConsumerConfig::poll_interval`](super::ConsumerConfig::poll_interval) poll. A fetch takes as many waiting jobs as the
 //! pool has free slots, in one statement, and after a fetch that emptied the queue the
 //! next one waits for a wake-up (or the poll) instead of finding nothing.
 //!

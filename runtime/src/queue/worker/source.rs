@@ -1,36 +1,5 @@
-//! The workers, built and supervised by apalis 1.0: Parley's two queues as apalis
-//! [`Backend`]s ([`QueueSource`]), one apalis worker per pool of consumers (its
-//! [`WorkerBuilder`]), supervised by an apalis [`Monitor`] that runs it until the
-//! shutdown and starts it again if it ever fails.
-//!
-//! What each part does:
-//!
-//! * **The backend** ([`QueueSource`]) takes jobs. A queue has one *lane* per partition
-//!   (Redis; SQLite has one): a lane is a [`ConsumerPool`] with its own fetch connection
-//!   and its own heartbeat. apalis asks the backend for the next job only once the service
-//!   stack is ready, that is once a job slot is free (below); the backend then keeps one
-//!   blocking fetch in flight on as many lanes as the worker has free slots, each on a
-//!   task of its own, and hands out what they take. While the worker has fewer free slots
-//!   than lanes, each fetch waits a short turn at most and the next lane gets it, so a
-//!   busy worker still sees every partition; a worker with room waits on all of them at
-//!   once. A fetch holds no job it cannot start: at most one job per free slot is taken.
-//! * **The backend's layer** ([`SettleLayer`]), outermost in the stack, acknowledges a job
-//!   whose run is over (Redis `LREM`, SQLite `DELETE`) or hands it back to the queue when
-//!   a shutdown interrupted it, and releases the prompt of a job whose run outlived the
-//!   job timeout.
-//! * **tower's layers**, in this order: a tracing span per job (apalis's `TraceLayer`,
-//!   carrying the prompt's id); [`GlobalConcurrencyLimitLayer`] on the worker's job slots
-//!   ([`ConsumerConfig::concurrency`], the semaphore the backend reads its room from);
-//!   [`TimeoutLayer`] ([`ConsumerConfig::job_timeout`]).
-//! * **The job** ([`RunJob`]) runs on a Tokio task of its own (a worker's jobs use every
-//!   core), with [`JobContext`]'s retries and the drain deadline's hand-back.
-//!
-//! Shutdown: the stop signal ends every lane's fetch at once (a Redis fetch is unblocked
-//! with `CLIENT UNBLOCK`; a job that came with it goes back), the monitor stops the
-//! worker, apalis waits for the running jobs, and at the drain deadline
-//! ([`ConsumerConfig::shutdown_timeout`]) the jobs still running are interrupted and
-//! handed back. Then the backend closes: jobs taken and not started go back, each lane
-//! leaves (deregisters its worker), and the heartbeats stop.
+//! The apalis backend over Parley's queues: [`QueueSource`] and its lanes (see the
+//! parent module's documentation).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -39,35 +8,30 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use apalis::layers::TimeoutLayer;
-use apalis::layers::limit::GlobalConcurrencyLimitLayer;
-use apalis::layers::tracing::TraceLayer;
 use apalis_core::backend::finalize::Ephemeral;
 use apalis_core::backend::{Backend, BackendConfig};
-use apalis_core::error::BoxDynError;
-use apalis_core::monitor::Monitor;
 use apalis_core::task::Task;
 use apalis_core::task::builder::TaskBuilder;
 use apalis_core::task::task_id::{RandomId, TaskId};
-use apalis_core::worker::builder::WorkerBuilder;
 use apalis_core::worker::context::WorkerContext;
 use futures::future::BoxFuture;
 use parley_protocol::jobs::Generate;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
-use tower::{Layer, Service};
-use tracing::{Instrument, error, info, warn};
+use tracing::{error, warn};
 use uuid::Uuid;
 
-use super::consumer::{ConsumerPool, JobContext, Next, sleep_unless_stopped, stopped};
-use super::{ConsumerConfig, JobHandler, QueueBackend, QueueError};
+use super::WorkerParts;
+use super::service::SettleLayer;
+use crate::queue::consumer::{ConsumerPool, JobContext, Next, sleep_unless_stopped};
+use crate::queue::{ConsumerConfig, QueueError};
 
 /// A job a lane took, as the worker's service stack receives it.
 pub(crate) struct Delivery<P: ConsumerPool> {
     pub(crate) job: Generate,
     /// How the lane's backend settles it.
-    taken: P::Taken,
-    pool: Arc<P>,
+    pub(crate) taken: P::Taken,
+    pub(crate) pool: Arc<P>,
 }
 
 /// What one fetch step of a lane ended with.
@@ -115,7 +79,7 @@ pub(crate) struct QueueSource<P: ConsumerPool> {
 }
 
 impl<P: ConsumerPool> QueueSource<P> {
-    fn new(pools: Vec<Arc<P>>, worker: &WorkerParts, start_after: Duration) -> Self {
+    pub(super) fn new(pools: Vec<Arc<P>>, worker: &WorkerParts, start_after: Duration) -> Self {
         let lanes = pools
             .into_iter()
             .map(|pool| Lane {
@@ -274,10 +238,13 @@ impl<P: ConsumerPool> Backend for QueueSource<P> {
                 };
                 lane.step = None;
                 match ended {
-                    Ok(step) => {
-                        lane.fetcher = step.fetcher;
-                        if step.heartbeat.is_some() {
-                            lane.heartbeat = step.heartbeat;
+                    Ok(mut step) => {
+                        lane.fetcher = step.fetcher.take();
+                        if let Some(beats) = step.heartbeat.take()
+                            && let Some(old) = lane.heartbeat.replace(beats)
+                        {
+                            // The lane started again (after a step panicked).
+                            old.abort();
                         }
                         match step.fetched {
                             Fetched::Job(delivery) => self.ready.push_back(*delivery),
@@ -366,17 +333,16 @@ async fn close<P: ConsumerPool>(mut lanes: Vec<Lane<P>>, ready: VecDeque<Deliver
     }
 }
 
-impl<P: ConsumerPool> Drop for QueueSource<P> {
-    /// Dropped without closing (the process is going, a test kills the worker): the
-    /// heartbeats stop, so other workers reap what this one held.
+impl<P: ConsumerPool> Drop for Lane<P> {
+    /// Dropped without closing (the process is going, a test kills the worker, even
+    /// mid-close): the fetch and the heartbeats stop, so other workers reap what this one
+    /// held.
     fn drop(&mut self) {
-        for lane in &self.lanes {
-            if let Some(step) = &lane.step {
-                step.abort();
-            }
-            if let Some(beats) = &lane.heartbeat {
-                beats.abort();
-            }
+        if let Some(step) = &self.step {
+            step.abort();
+        }
+        if let Some(beats) = &self.heartbeat {
+            beats.abort();
         }
     }
 }
@@ -393,233 +359,6 @@ impl<P: ConsumerPool> BackendConfig for QueueSource<P> {
     }
 
     fn middleware(&mut self, _worker: &mut WorkerContext) -> SettleLayer {
-        SettleLayer {
-            context: self.context.clone(),
-        }
-    }
-}
-
-/// The backend's layer: settles each job once its run is over (see the module doc).
-#[derive(Clone)]
-pub(crate) struct SettleLayer {
-    context: JobContext,
-}
-
-impl<S> Layer<S> for SettleLayer {
-    type Service = Settle<S>;
-
-    fn layer(&self, inner: S) -> Settle<S> {
-        Settle {
-            inner,
-            context: self.context.clone(),
-        }
-    }
-}
-
-#[derive(Clone)]
-pub(crate) struct Settle<S> {
-    inner: S,
-    context: JobContext,
-}
-
-impl<S, P> Service<Task<Delivery<P>>> for Settle<S>
-where
-    P: ConsumerPool,
-    S: Service<Task<Delivery<P>>, Response = bool>,
-    S::Error: Into<BoxDynError>,
-    S::Future: Send + 'static,
-{
-    type Response = ();
-    type Error = BoxDynError;
-    type Future = BoxFuture<'static, Result<(), BoxDynError>>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxDynError>> {
-        self.inner.poll_ready(cx).map_err(Into::into)
-    }
-
-    fn call(&mut self, task: Task<Delivery<P>>) -> Self::Future {
-        let delivery = &task.args;
-        let (pool, taken, job) = (
-            delivery.pool.clone(),
-            delivery.taken.clone(),
-            delivery.job.clone(),
-        );
-        let run = self.inner.call(task);
-        let context = self.context.clone();
-        Box::pin(async move {
-            let ran = run.await.map_err(Into::into);
-            // Whether the job is over (acknowledge) rather than interrupted (hand back).
-            let over = match &ran {
-                Ok(over) => *over,
-                Err(e) if e.is::<tower::timeout::error::Elapsed>() => {
-                    error!(prompt_id = %job.prompt_id, "a job outlived the job timeout; giving it up");
-                    context.hand_back(&job).await;
-                    true
-                }
-                Err(e) => {
-                    error!(prompt_id = %job.prompt_id, error = %e, "a job's run failed; giving it up");
-                    true
-                }
-            };
-            pool.settle(&taken, over).await;
-            ran.map(drop)
-        })
-    }
-}
-
-/// The worker's service: runs a job on a task of its own (see [`JobContext`]); whether
-/// it is over rather than interrupted.
-#[derive(Clone)]
-pub(crate) struct RunJob {
-    context: JobContext,
-}
-
-impl<P: ConsumerPool> Service<Task<Delivery<P>>> for RunJob {
-    type Response = bool;
-    type Error = BoxDynError;
-    type Future = BoxFuture<'static, Result<bool, BoxDynError>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), BoxDynError>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, task: Task<Delivery<P>>) -> Self::Future {
-        let context = self.context.clone();
-        let job = task.args.job;
-        let run = tokio::spawn(
-            async move { context.run_or_hand_back(job).await }.instrument(tracing::Span::current()),
-        );
-        let run = AbortOnDrop(run);
-        Box::pin(async move { run.await.map_err(Into::into) })
-    }
-}
-
-/// A job's task, aborted when its run is dropped (the job timeout, a killed worker).
-struct AbortOnDrop<T>(JoinHandle<T>);
-
-impl<T> Future for AbortOnDrop<T> {
-    type Output = Result<T, tokio::task::JoinError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        Pin::new(&mut self.0).poll(cx)
-    }
-}
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// What every (re)built worker of a pool shares.
-#[derive(Clone)]
-struct WorkerParts {
-    name: String,
-    slots: Arc<Semaphore>,
-    config: Arc<ConsumerConfig>,
-    context: JobContext,
-    stop: watch::Receiver<bool>,
-}
-
-/// Registers the pool's apalis worker with `monitor`: `pools` makes its lanes, under a
-/// worker name of its own each time (a restarted worker's lanes start after
-/// `restart_delay`).
-fn register<P: ConsumerPool>(
-    monitor: Monitor,
-    parts: WorkerParts,
-    pools: impl Fn(&str) -> Vec<Arc<P>> + Send + Sync + 'static,
-) -> Monitor {
-    monitor.register(move |restarts| {
-        let name = format!("{}-{}", parts.name, Uuid::now_v7().simple());
-        let start_after = if restarts == 0 {
-            Duration::ZERO
-        } else {
-            parts.config.restart_delay
-        };
-        let source = QueueSource::new(pools(&name), &parts, start_after);
-        // The job's span continues the trace of the request that queued it.
-        let span = |task: &Task<Delivery<P>>| {
-            let job = &task.args.job;
-            let span = tracing::info_span!("job", prompt_id = %job.prompt_id);
-            crate::trace::adopt(&span, &job.trace_context);
-            span
-        };
-        WorkerBuilder::new(name.as_str())
-            .backend(source)
-            .layer(TraceLayer::new().make_span_with(span))
-            .layer(GlobalConcurrencyLimitLayer::with_semaphore(
-                parts.slots.clone(),
-            ))
-            .layer(TimeoutLayer::new(parts.config.job_timeout))
-            .build(RunJob {
-                context: parts.context.clone(),
-            })
-    })
-}
-
-/// Runs a pool of consumers on `backend` until `shutdown` resolves, then stops them
-/// gracefully and returns: one apalis worker, supervised by an apalis monitor that
-/// starts it again (under a new name, after [`ConsumerConfig::restart_delay`]) should it
-/// fail. Lanes that cannot start (the backend unreachable) keep trying on their own.
-pub async fn run_consumers(
-    backend: &QueueBackend,
-    config: ConsumerConfig,
-    handler: Arc<dyn JobHandler>,
-    shutdown: impl Future<Output = ()> + Send,
-) {
-    let (stop_tx, stop) = watch::channel(false);
-    let context = JobContext::new(handler, &config, stop.clone());
-    let parts = WorkerParts {
-        name: config.name.clone(),
-        slots: Arc::new(Semaphore::new(config.concurrency.max(1))),
-        config: Arc::new(config.clone()),
-        context: context.clone(),
-        stop: stop.clone(),
-    };
-    let supervise = async {
-        loop {
-            let monitor = Monitor::new().should_restart(|worker, error| {
-                warn!(worker = %worker.name(), %error, "job worker failed; restarting");
-                !worker.is_shutting_down()
-            });
-            let monitor = match backend {
-                QueueBackend::Redis(queue) => {
-                    let queue = queue.clone();
-                    register(monitor, parts.clone(), move |name| queue.pools(name))
-                }
-                QueueBackend::Sqlite(queue) => {
-                    let queue = queue.clone();
-                    register(monitor, parts.clone(), move |name| vec![queue.pool(name)])
-                }
-            };
-            let signal = {
-                let stop = stop.clone();
-                async move {
-                    stopped(&stop).await;
-                    Ok(())
-                }
-            };
-            if let Err(e) = monitor.run_with_signal(signal).await {
-                warn!(error = %e, "the job workers' monitor ended with errors");
-            }
-            if *stop.borrow() {
-                info!("job consumers stopped");
-                return;
-            }
-            warn!("the job workers' monitor ended on its own; starting it again");
-            sleep_unless_stopped(config.restart_delay, &stop).await;
-        }
-    };
-    // The stop, then the drain deadline. Never ends on its own: the supervision does.
-    let signal = async {
-        shutdown.await;
-        let _ = stop_tx.send(true);
-        tokio::time::sleep(config.shutdown_timeout).await;
-        context.abandon_running();
-        std::future::pending::<()>().await;
-    };
-    tokio::select! {
-        () = supervise => {}
-        () = signal => {}
+        SettleLayer::new(self.context.clone())
     }
 }
