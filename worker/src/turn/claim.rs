@@ -141,11 +141,15 @@ async fn tell_the_end_again(deps: Claiming<'_>, prompt: &prompts::Model) {
     expire(deps.events, deps.retention, prompt.id).await;
 }
 
-/// A cancel arrived before any worker ran the prompt: tell readers and hand over.
+/// A cancel arrived before any worker ran the prompt: hand the session over, then tell
+/// readers (as the finish stage does: the end is written before it is told, so a reader
+/// who sees `cancelled` can send the session's next message at once).
 async fn cancelled_before_start(
     deps: Claiming<'_>,
     prompt: &prompts::Model,
 ) -> Result<Handled, TurnError> {
+    let now = query::now();
+    let next = query::prompts::hand_over_after_cancel(deps.db, prompt, now).await?;
     // The claim raised the ceiling by the events appended here.
     let ceiling = u64::try_from(prompt.seq_ceiling).unwrap_or(0);
     let mut events = (deps.events).writer(
@@ -164,8 +168,6 @@ async fn cancelled_before_start(
         events.append(terminal).await?;
     }
     expire(deps.events, deps.retention, prompt.id).await;
-    let now = query::now();
     observe(prompt, now, "queued");
-    let next = query::prompts::hand_over_after_cancel(deps.db, prompt, now).await?;
     Ok(Handled::Done { next })
 }

@@ -18,10 +18,11 @@
 //!   stack, acknowledges a job whose run is over (Redis `LREM`, SQLite `DELETE`) or hands
 //!   it back to the queue when a shutdown interrupted it, and releases the prompt of a job
 //!   whose run outlived the job timeout.
-//! * **tower's layers**, in this order: a tracing span per job (apalis's `TraceLayer`,
-//!   carrying the prompt's id); [`GlobalConcurrencyLimitLayer`] on the worker's job slots
+//! * **tower's layers**, outermost first (the order apalis checks at start-up):
+//!   [`GlobalConcurrencyLimitLayer`] on the worker's job slots
 //!   ([`ConsumerConfig::concurrency`], the semaphore the backend reads its room from);
-//!   [`TimeoutLayer`] ([`ConsumerConfig::job_timeout`]).
+//!   [`TimeoutLayer`] ([`ConsumerConfig::job_timeout`]); a tracing span per job (apalis's
+//!   `TraceLayer`, carrying the prompt's id and continuing the request's trace).
 //! * **The job** ([`RunJob`]) runs on a Tokio task of its own (a worker's jobs use every
 //!   core), with [`JobContext`]'s retries and the drain deadline's hand-back.
 //!
@@ -87,13 +88,15 @@ fn register<P: ConsumerPool>(
             crate::trace::adopt(&span, &job.trace_context);
             span
         };
+        // Outermost first, in the order apalis checks (`WorkerContext::bind_service`):
+        // the slot, then the timeout around the traced run.
         WorkerBuilder::new(name.as_str())
             .backend(source)
-            .layer(TraceLayer::new().make_span_with(span))
             .layer(GlobalConcurrencyLimitLayer::with_semaphore(
                 parts.slots.clone(),
             ))
             .layer(TimeoutLayer::new(parts.config.job_timeout))
+            .layer(TraceLayer::new().make_span_with(span))
             .build(RunJob {
                 context: parts.context.clone(),
             })
