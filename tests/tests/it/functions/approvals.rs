@@ -330,6 +330,50 @@ both_backends!(
     }
 );
 
+/// Readers hear `cancelled` only once the session is handed over: the test holds the
+/// session's row (PostgreSQL's row lock stops the hand-over's `UPDATE`, not the claim's
+/// reads), and no terminal event may come while it does; once it lets go, the end comes
+/// and the next message is taken at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_found_at_the_claim_is_told_after_the_session_is_free() {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    run_test(Backend::Postgres, |backend| async move {
+        let agent = approving(backend, "").await;
+        let mut waiting = until_approval(&agent).await;
+        let db = agent.app.db().await;
+        let holding = db.begin().await.expect("a transaction");
+        holding
+            .execute_unprepared(&format!(
+                "SELECT 1 FROM sessions WHERE id = '{}' FOR UPDATE",
+                agent.session_id
+            ))
+            .await
+            .expect("the session's row held");
+        agent
+            .client
+            .cancel_prompt()
+            .id(waiting.prompt_id)
+            .send()
+            .await
+            .expect("the cancel is accepted");
+        let early = tokio::time::timeout(Duration::from_millis(1500), waiting.rest()).await;
+        assert!(
+            early.is_err(),
+            "`cancelled` was told while the session was still held: {early:?}"
+        );
+        holding.rollback().await.expect("let go");
+        let rest = waiting.rest().await;
+        assert_eq!(
+            rest.last().map(|e| e.event.as_str()),
+            Some("cancelled"),
+            "{rest:?}"
+        );
+        let events = agent.turn("hello again").await;
+        completed(&events);
+    })
+    .await;
+}
+
 /// `POST /v1/prompts/{prompt}/calls/{call}/approve` as `client`, with edited `input`
 /// (none: the model's arguments).
 async fn approve(
