@@ -36,10 +36,9 @@ struct Fields {
 }
 
 impl Visit for Fields {
-    fn record_str(&mut self, field: &Field, value: &str) {
+    fn record_str(&mut self, _field: &Field, value: &str) {
         self.text.push_str(value);
         self.text.push(' ');
-        let _ = field;
     }
     fn record_u64(&mut self, field: &Field, value: u64) {
         if field.name() == "rows_returned" {

@@ -190,21 +190,13 @@ impl Settings {
         if self.database.max_connections == Some(0) {
             anyhow::bail!("invalid setting `database.max_connections`: must be at least 1");
         }
-        if self
-            .log
-            .filter
-            .parse::<tracing_subscriber::EnvFilter>()
-            .is_err()
-        {
-            anyhow::bail!("invalid setting `log.filter`: not a tracing filter");
-        }
-        if self
-            .telemetry
-            .filter
-            .parse::<tracing_subscriber::EnvFilter>()
-            .is_err()
-        {
-            anyhow::bail!("invalid setting `telemetry.filter`: not a tracing filter");
+        for (key, filter) in [
+            ("log.filter", &self.log.filter),
+            ("telemetry.filter", &self.telemetry.filter),
+        ] {
+            if filter.parse::<tracing_subscriber::EnvFilter>().is_err() {
+                anyhow::bail!("invalid setting `{key}`: not a tracing filter");
+            }
         }
         if let Some(endpoint) = &self.telemetry.otlp_endpoint
             && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))

@@ -47,7 +47,7 @@ use tokio::sync::{Semaphore, watch};
 use tracing::{info, warn};
 use uuid::Uuid;
 
-use super::consumer::{ConsumerPool, JobContext, sleep_unless_stopped, stopped};
+use super::consumer::{ConsumerPool, JobContext, stopped};
 use super::{ConsumerConfig, JobHandler, QueueBackend};
 use service::RunJob;
 use source::{Delivery, QueueSource};
@@ -122,39 +122,34 @@ pub async fn run_consumers(
         context: context.clone(),
         stop: stop.clone(),
     };
-    let supervise = async {
-        loop {
-            let monitor = Monitor::new().should_restart(|worker, error| {
-                warn!(worker = %worker.name(), %error, "job worker failed; restarting");
-                !worker.is_shutting_down()
-            });
-            let monitor = match backend {
-                QueueBackend::Redis(queue) => {
-                    let queue = queue.clone();
-                    register(monitor, parts.clone(), move |name| queue.pools(name))
-                }
-                QueueBackend::Sqlite(queue) => {
-                    let queue = queue.clone();
-                    register(monitor, parts.clone(), move |name| vec![queue.pool(name)])
-                }
-            };
-            let signal = {
-                let stop = stop.clone();
-                async move {
-                    stopped(&stop).await;
-                    Ok(())
-                }
-            };
-            if let Err(e) = monitor.run_with_signal(signal).await {
-                warn!(error = %e, "the job workers' monitor ended with errors");
-            }
-            if *stop.borrow() {
-                info!("job consumers stopped");
-                return;
-            }
-            warn!("the job workers' monitor ended on its own; starting it again");
-            sleep_unless_stopped(config.restart_delay, &stop).await;
+    let monitor = Monitor::new().should_restart(|worker, error| {
+        let restart = !worker.is_shutting_down();
+        if restart {
+            warn!(worker = %worker.name(), %error, "job worker failed; restarting");
         }
+        restart
+    });
+    let monitor = match backend {
+        QueueBackend::Redis(queue) => {
+            let queue = queue.clone();
+            register(monitor, parts, move |name| queue.pools(name))
+        }
+        QueueBackend::Sqlite(queue) => {
+            let queue = queue.clone();
+            register(monitor, parts, move |name| vec![queue.pool(name)])
+        }
+    };
+    // The monitor returns once the stop came and its worker closed (it waits for both).
+    let supervise = async {
+        let stop = stop.clone();
+        let signal = async move {
+            stopped(&stop).await;
+            Ok(())
+        };
+        if let Err(e) = monitor.run_with_signal(signal).await {
+            warn!(error = %e, "the job workers' monitor ended with errors");
+        }
+        info!("job consumers stopped");
     };
     // The stop, then the drain deadline. Never ends on its own: the supervision does.
     let signal = async {
