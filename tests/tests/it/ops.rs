@@ -140,14 +140,26 @@ both_backends!(a_bad_setting_names_its_key, |app| async move {
 // CPU the process may use. The start-up line says how many it runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_runtime_runs_the_threads_it_is_given() {
-    let started = |app: &TestApp| {
-        let log = app.full_server_log();
-        log.lines()
-            .find(|line| line.contains("parley started"))
-            .and_then(|line| line.split("threads=").nth(1))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|n| n.parse::<usize>().ok())
-            .unwrap_or_else(|| panic!("no `parley started` line with threads=N:\n{log}"))
+    // The server's output reaches its log file through a copier: the line may land a
+    // moment after the server answers, so look for up to 5 s.
+    let started = async |app: &TestApp| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let log = app.full_server_log();
+            let threads = log
+                .lines()
+                .find(|line| line.contains("parley started"))
+                .and_then(|line| line.split("threads=").nth(1))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|n| n.parse::<usize>().ok());
+            match threads {
+                Some(n) => return n,
+                None if std::time::Instant::now() < deadline => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                None => panic!("no `parley started` line with threads=N:\n{log}"),
+            }
+        }
     };
     let given = TestApp::spawn_with_env(
         Backend::Sqlite,
@@ -155,10 +167,14 @@ async fn the_runtime_runs_the_threads_it_is_given() {
     )
     .await;
     given.get("/healthz", None).await.assert_status(200);
-    assert_eq!(started(&given), 3);
+    assert_eq!(started(&given).await, 3);
     let default = TestApp::spawn_with_env(Backend::Sqlite, &[("PARLEY_LOG", "info")]).await;
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    assert_eq!(started(&default), cpus, "one thread per CPU when unset");
+    assert_eq!(
+        started(&default).await,
+        cpus,
+        "one thread per CPU when unset"
+    );
     // Zero is refused, naming the key.
     let output = default
         .cli_with_env(&["migrate", "status"], &[("PARLEY_RUNTIME__THREADS", "0")])
