@@ -1,4 +1,6 @@
-//! Operational endpoints: liveness, readiness (database, Redis) and the OpenAPI document.
+//! The process as operators see it: liveness, readiness (database, Redis), the OpenAPI
+//! document and the interactive docs, a bad setting named at start-up, the runtime's
+//! threads, a clean exit on SIGTERM and `parley probe` (the image's health check).
 //!
 //! `/healthz` and `/readyz` through the typed client (`parley_tests::client`);
 //! `/openapi.json` and `/docs` are no operations of the document, so they stay raw.
