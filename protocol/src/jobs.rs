@@ -12,8 +12,11 @@ use crate::{config::SessionConfig, events::shared_enum};
 /// Work for one prompt: run its turn (generate its response), or — with `call` — run
 /// one asynchronous function call the turn made. Jobs are at-least-once; the worker makes
 /// a repeated job for a terminal prompt (or a finished call) a no-op.
+///
+/// The wire form is unchanged from when this type was called `Generate` (the queue is
+/// still named `parley-generate`: its keys are what KEDA and operators read).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Generate {
+pub struct PromptJob {
     pub prompt_id: Uuid,
     /// The `tool_calls` row of an asynchronous function call to run instead of the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,8 +95,9 @@ shared_enum! {
     }
 }
 
-impl Generate {
-    pub fn new(prompt_id: Uuid) -> Self {
+impl PromptJob {
+    /// The job that runs the prompt's turn.
+    pub fn turn(prompt_id: Uuid) -> Self {
         Self {
             prompt_id,
             call: None,
@@ -106,7 +110,7 @@ impl Generate {
     pub fn function_call(prompt_id: Uuid, call: Uuid) -> Self {
         Self {
             call: Some(call),
-            ..Self::new(prompt_id)
+            ..Self::turn(prompt_id)
         }
     }
 }
@@ -134,18 +138,18 @@ mod tests {
             "config": {"model": "m", "skills": {"enabled": false}, "theme": "dark"},
             "active_prompt_id": prompt, "end_reason": null, "rid": null
         });
-        let job: Generate =
+        let job: PromptJob =
             serde_json::from_value(json!({"prompt_id": prompt, "session": row})).unwrap();
         let carried = job.session.clone().expect("the session reads");
         assert_eq!(carried.state, SessionState::Active);
         assert_eq!(carried.config.model.as_deref(), Some("m"));
         assert!(!carried.config.skills_enabled());
-        let again: Generate = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
+        let again: PromptJob = serde_json::from_str(&serde_json::to_string(&job).unwrap()).unwrap();
         assert_eq!(again, job, "the typed job goes through the queue as it is");
 
         // A session that does not read leaves the job whole: the worker reads the row.
-        let odd: Generate =
+        let odd: PromptJob =
             serde_json::from_value(json!({"prompt_id": prompt, "session": {"id": 3}})).unwrap();
-        assert_eq!(odd, Generate::new(prompt));
+        assert_eq!(odd, PromptJob::turn(prompt));
     }
 }

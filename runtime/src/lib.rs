@@ -1,7 +1,7 @@
 //! Parley's runtime seams (DESIGN §1).
 //!
 //! Two seams keep the embedded and the distributed modes honest: the **job queue** that
-//! carries `Generate` jobs from the api to the workers, and the **event log** that carries
+//! carries `PromptJob` jobs from the api to the workers, and the **event log** that carries
 //! a prompt's stream events from the worker to every reader. Each seam is a trait with a
 //! Redis backend (distributed mode) and an in-process one (embedded mode), and each has
 //! one conformance suite that runs against both, so the code above a seam cannot tell

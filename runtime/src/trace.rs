@@ -1,5 +1,5 @@
 //! Trace context across processes (DESIGN §11): one trace per turn, from the API request
-//! through the queue (the context rides in the job, `Generate::trace_context`) to the
+//! through the queue (the context rides in the job, `PromptJob::trace_context`) to the
 //! worker's spans. W3C Trace Context (`traceparent`, `tracestate`) through OpenTelemetry's
 //! global propagator, which `parley`'s telemetry set-up installs when traces are
 //! exported; without it both functions here do nothing.

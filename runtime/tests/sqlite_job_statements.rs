@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use parley_runtime::queue::{
     ConsumerConfig, JobFailure, JobHandler, JobQueue, QueueBackend, SqliteQueue, run_consumers,
 };
@@ -80,7 +80,7 @@ struct Count(AtomicU64);
 
 #[async_trait]
 impl JobHandler for Count {
-    async fn handle(&self, _job: Generate) -> Result<(), JobFailure> {
+    async fn handle(&self, _job: PromptJob) -> Result<(), JobFailure> {
         tokio::time::sleep(Duration::from_millis(5)).await;
         self.0.fetch_add(1, Ordering::SeqCst);
         Ok(())
@@ -123,7 +123,7 @@ async fn a_job_costs_the_sqlite_queue_three_statements() {
     // Half in a burst, half one by one.
     for i in 0..JOBS {
         queue
-            .enqueue(Generate::new(uuid::Uuid::now_v7()))
+            .enqueue(PromptJob::turn(uuid::Uuid::now_v7()))
             .await
             .expect("enqueue");
         if i >= JOBS / 2 {

@@ -1,4 +1,4 @@
-//! The worker side of the job queue: runs `Generate` jobs through [`jobs::generate`],
+//! The worker side of the job queue: runs `PromptJob` jobs through [`jobs::run`],
 //! starts the session's next waiting prompt when a turn ends, and the passes the
 //! [schedule](crate::schedule) runs: reaping prompts that lost their job (a crashed
 //! process, a queue that dropped a job) — enqueued again, which is safe because every
@@ -8,7 +8,7 @@
 use std::{sync::Arc, time::Duration};
 
 use parley_entity::query;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use parley_runtime::queue::{JobFailure, JobHandler, JobQueue};
 use parley_service::turns::handoff;
 
@@ -16,19 +16,19 @@ use tracing::Instrument;
 
 use crate::{deps::Deps, error::Handled, jobs};
 
-/// Runs `Generate` jobs.
-pub struct GenerateHandler {
+/// Runs `PromptJob` jobs.
+pub struct PromptJobHandler {
     pub deps: Deps,
     pub queue: Arc<dyn JobQueue>,
 }
 
 #[async_trait::async_trait]
-impl JobHandler for GenerateHandler {
-    async fn handle(&self, job: Generate) -> Result<(), JobFailure> {
+impl JobHandler for PromptJobHandler {
+    async fn handle(&self, job: PromptJob) -> Result<(), JobFailure> {
         // A child of the queue's `job` span, which joined the trace of the request that
         // queued the job.
         let span = tracing::info_span!("turn", prompt_id = %job.prompt_id);
-        match jobs::generate(&self.deps, &job).instrument(span).await {
+        match jobs::run(&self.deps, &job).instrument(span).await {
             Ok(Handled::Done { next }) => {
                 handoff::start_next(self.queue.as_ref(), next).await;
                 Ok(())
@@ -40,7 +40,7 @@ impl JobHandler for GenerateHandler {
 
     /// The drain deadline interrupted the turn: its lease ends now, so the worker that
     /// takes the job next claims the prompt at once (and tells readers `retry`).
-    async fn hand_back(&self, job: &Generate) {
+    async fn hand_back(&self, job: &PromptJob) {
         let deps = &self.deps;
         match parley_entity::query::prompts::release_lease(&deps.db, job.prompt_id, &deps.worker_id)
             .await
@@ -78,7 +78,7 @@ pub async fn reap_once(deps: &Deps, queue: &dyn JobQueue, grace: Duration) -> us
     };
     let mut enqueued = 0;
     for prompt_id in stranded {
-        match queue.enqueue(Generate::new(prompt_id)).await {
+        match queue.enqueue(PromptJob::turn(prompt_id)).await {
             Ok(()) => enqueued += 1,
             Err(err) => {
                 tracing::warn!(error = %err, %prompt_id, "reaper: cannot re-enqueue");

@@ -5,17 +5,19 @@
 //! module per stage under it and one short orchestrating function. The stages are built
 //! from the modules below, each named after what it does:
 //!
-//! * [`jobs`] — the `Generate` job: a turn, or one asynchronous function call;
+//! * [`jobs`] — the `PromptJob` job: a turn, or one asynchronous function call;
 //! * [`skills`] — the skill router: built-in skills (timers, math) that answer instead
 //!   of the model when a message is clearly theirs;
-//! * [`context`] — the system prompt in sections and the token-budgeted history;
+//! * [`prompt`] — what is sent to the model: the system prompt in sections and the
+//!   token-budgeted history window;
 //! * [`agent_loop`] — provider calls turned into content blocks and events, and the
 //!   tool loop: function calls run, results fed back, the model called again;
-//! * [`tools`] — the functions a model may call (built-ins backed by tables) and the
+//! * [`functions`] — the functions a model may call (built-ins backed by tables) and the
 //!   running of one response's calls;
 //! * [`providers`] — where tokens come from (OpenAI-compatible endpoints, the offline
 //!   demo model);
-//! * [`persist`] — the event log, block checkpoints, cancel and lease watching;
+//! * [`sink`] — what a streaming turn writes: the event log, block checkpoints, hold-back,
+//!   and the cancel and lease watching beside them;
 //! * [`timers`] — the pass that fires due timers (a notice in the session, an event on
 //!   the user's feed), run by [`schedule`];
 //! * [`approvals`] — the pass that denies function calls whose approval expired and
@@ -30,19 +32,19 @@ pub mod agent_loop;
 pub mod approvals;
 pub mod attachments;
 pub mod consumer;
-pub mod context;
+pub mod prompt;
 pub mod deps;
 pub mod error;
 pub mod history;
 pub mod hooks;
 pub mod jobs;
-pub mod persist;
+pub mod sink;
 pub mod providers;
 pub mod schedule;
 pub mod skills;
 pub mod timers;
 pub mod titles;
-pub mod tools;
+pub mod functions;
 pub mod turn;
 
 #[cfg(test)]

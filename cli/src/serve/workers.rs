@@ -4,7 +4,7 @@
 use std::{sync::Arc, time::Duration};
 
 use parley_runtime::queue::{ConsumerConfig, JobQueue, run_consumers};
-use parley_worker::{consumer::GenerateHandler, deps::Deps, schedule::ScheduleSettings};
+use parley_worker::{consumer::PromptJobHandler, deps::Deps, schedule::ScheduleSettings};
 use sea_orm::DatabaseConnection;
 
 use super::runtime::{Runtime, hostname, turn_settings};
@@ -30,7 +30,7 @@ pub(super) fn start_workers(
         scopes: Default::default(),
         history: parley_worker::history::HistoryCache::new(
             settings.worker.history_cache_mb << 20,
-            parley_worker::context::MOST_READ,
+            parley_worker::prompt::MOST_READ,
         ),
         queue: queue.clone(),
         settings: turn_settings(settings),
@@ -39,7 +39,7 @@ pub(super) fn start_workers(
         budgets: runtime.budgets.clone(),
         feed: runtime.feed.clone(),
     };
-    let handler = Arc::new(GenerateHandler {
+    let handler = Arc::new(PromptJobHandler {
         deps: deps.clone(),
         queue: queue.clone(),
     });

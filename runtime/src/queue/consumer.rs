@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::FutureExt;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use tokio::sync::watch;
 use tracing::{error, warn};
 
@@ -36,7 +36,7 @@ pub enum JobOutcome {
 /// tests can drive a handler without a queue.
 pub async fn run_job(
     handler: &dyn JobHandler,
-    job: Generate,
+    job: PromptJob,
     max_attempts: u32,
     backoff: Backoff,
 ) -> JobOutcome {
@@ -45,7 +45,7 @@ pub async fn run_job(
 
 async fn run_job_until(
     handler: &dyn JobHandler,
-    job: Generate,
+    job: PromptJob,
     max_attempts: u32,
     backoff: Backoff,
     mut stop: Option<watch::Receiver<bool>>,
@@ -104,7 +104,7 @@ pub(crate) struct JobContext {
 impl JobContext {
     /// Runs `job` with the retries of [`run_job`]; a shutdown interrupts the wait between
     /// two attempts.
-    pub(crate) async fn run(&self, job: Generate) -> JobOutcome {
+    pub(crate) async fn run(&self, job: PromptJob) -> JobOutcome {
         let stop = Some(self.stop.clone());
         run_job_until(&*self.handler, job, self.max_attempts, self.backoff, stop).await
     }
@@ -127,7 +127,7 @@ impl JobContext {
 
     /// Runs `job` until it is over (`true`: acknowledge), or until the drain deadline
     /// interrupts it (`false`: hand it back, after the handler let go of it).
-    pub(crate) async fn run_or_hand_back(&self, job: Generate) -> bool {
+    pub(crate) async fn run_or_hand_back(&self, job: PromptJob) -> bool {
         tokio::select! {
             done = run_one(self, job.clone()) => done,
             () = stopped(&self.abandon) => {
@@ -140,7 +140,7 @@ impl JobContext {
 
     /// Tells the handler that `job`'s run was interrupted, so it lets go of what the run
     /// held; a handler that cannot within [`HAND_BACK`] is left (what it holds lapses).
-    pub(crate) async fn hand_back(&self, job: &Generate) {
+    pub(crate) async fn hand_back(&self, job: &PromptJob) {
         if tokio::time::timeout(HAND_BACK, self.handler.hand_back(job))
             .await
             .is_err()
@@ -174,7 +174,7 @@ pub(crate) async fn stopped(stop: &watch::Receiver<bool>) {
 }
 
 /// Runs one job; whether it is over (acknowledge) rather than interrupted (hand back).
-pub(crate) async fn run_one(context: &JobContext, job: Generate) -> bool {
+pub(crate) async fn run_one(context: &JobContext, job: PromptJob) -> bool {
     match AssertUnwindSafe(context.run(job)).catch_unwind().await {
         Ok(JobOutcome::Done { .. } | JobOutcome::GaveUp { .. }) => true,
         Ok(JobOutcome::Interrupted { .. }) => false,
@@ -271,14 +271,14 @@ mod tests {
                 Ok(())
             }
         });
-        let outcome = run_job(&*recorder, Generate::new(Uuid::now_v7()), 3, FAST).await;
+        let outcome = run_job(&*recorder, PromptJob::turn(Uuid::now_v7()), 3, FAST).await;
         assert_eq!(outcome, JobOutcome::Done { attempts: 2 });
     }
 
     #[tokio::test]
     async fn retries_stop_at_max_attempts() {
         let recorder = Recorder::new(|_, _| async { Err(JobFailure::Retry("down".into())) });
-        let outcome = run_job(&*recorder, Generate::new(Uuid::now_v7()), 4, FAST).await;
+        let outcome = run_job(&*recorder, PromptJob::turn(Uuid::now_v7()), 4, FAST).await;
         let reason = "down".to_owned();
         assert_eq!(
             outcome,
@@ -293,7 +293,7 @@ mod tests {
     #[tokio::test]
     async fn a_permanent_failure_is_not_retried() {
         let recorder = Recorder::new(|_, _| async { Err(JobFailure::Permanent("gone".into())) });
-        let outcome = run_job(&*recorder, Generate::new(Uuid::now_v7()), 5, FAST).await;
+        let outcome = run_job(&*recorder, PromptJob::turn(Uuid::now_v7()), 5, FAST).await;
         let reason = "gone".to_owned();
         assert_eq!(
             outcome,
@@ -312,7 +312,7 @@ mod tests {
             initial: Duration::from_secs(60),
             max: Duration::from_secs(60),
         };
-        let job = Generate::new(Uuid::now_v7());
+        let job = PromptJob::turn(Uuid::now_v7());
         let run =
             tokio::spawn(async move { run_job_until(&*recorder, job, 3, slow, Some(stop)).await });
         tokio::time::sleep(Duration::from_millis(50)).await;

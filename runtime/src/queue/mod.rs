@@ -1,4 +1,4 @@
-//! The job queue seam (DESIGN §1, §10): carries [`Generate`] jobs from the api to the
+//! The job queue seam (DESIGN §1, §10): carries [`PromptJob`] jobs from the api to the
 //! workers.
 //!
 //! The api [enqueues](JobQueue::enqueue) one job per accepted turn; workers run
@@ -46,7 +46,7 @@
 use std::time::Duration;
 
 use async_trait::async_trait;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
@@ -81,7 +81,7 @@ pub enum QueueError {
 pub trait JobQueue: Send + Sync {
     /// Stores the job durably; it runs once a consumer takes it. Consumers are woken
     /// right away (Redis pub/sub; in-process for SQLite), not on their next poll.
-    async fn enqueue(&self, job: Generate) -> Result<(), QueueError>;
+    async fn enqueue(&self, job: PromptJob) -> Result<(), QueueError>;
 
     /// How many jobs wait to be taken (not counting running ones): the signal for
     /// metrics and worker autoscaling. One cheap query on either backend.
@@ -110,12 +110,12 @@ pub enum JobFailure {
 /// Runs one job. Called once per attempt; must be idempotent (jobs are at-least-once).
 #[async_trait]
 pub trait JobHandler: Send + Sync {
-    async fn handle(&self, job: Generate) -> Result<(), JobFailure>;
+    async fn handle(&self, job: PromptJob) -> Result<(), JobFailure>;
 
     /// A shutdown's drain deadline interrupted `job` mid-run (its run was dropped): let
     /// go of what it holds, so that whoever takes it next need not wait. The job itself
     /// goes back to the queue.
-    async fn hand_back(&self, _job: &Generate) {}
+    async fn hand_back(&self, _job: &PromptJob) {}
 }
 
 /// Exponential backoff between the attempts of one job: `initial`, `2 × initial`, …,
@@ -199,7 +199,7 @@ pub enum QueueBackend {
 
 #[async_trait]
 impl JobQueue for QueueBackend {
-    async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
+    async fn enqueue(&self, job: PromptJob) -> Result<(), QueueError> {
         match self {
             Self::Redis(q) => q.enqueue(job).await,
             Self::Sqlite(q) => q.enqueue(job).await,

@@ -40,7 +40,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::future::try_join_all;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use redis::{ErrorKind, RedisError, ServerErrorKind};
 use uuid::Uuid;
 
@@ -170,7 +170,7 @@ impl RedisQueue {
 
 #[async_trait]
 impl JobQueue for RedisQueue {
-    async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
+    async fn enqueue(&self, job: PromptJob) -> Result<(), QueueError> {
         let payload = serde_json::to_string(&job)
             .map_err(|e| QueueError::Internal(format!("encoding a job: {e}")))?;
         let mut push = redis::cmd("LPUSH");

@@ -1,6 +1,6 @@
 //! Parley's outbound HTTP client: the one that reaches operators' endpoints — webhook
 //! modules ([`crate::modules`]) and MCP servers over streamable HTTP (the worker's
-//! `tools::mcp`).
+//! `functions::mcp`).
 //!
 //! Those URLs come from configuration, but where a request lands is also up to the far
 //! side: a redirect, or a name that resolves somewhere new. So every such request obeys

@@ -14,7 +14,7 @@ use parley_entity::{
     tool_calls,
 };
 use parley_protocol::error::{Error, ErrorCode, Result};
-use parley_protocol::{feed::UserEventKind, jobs::Generate};
+use parley_protocol::{feed::UserEventKind, jobs::PromptJob};
 use parley_runtime::{queue::JobQueue, user_feed::Publisher};
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
@@ -121,7 +121,7 @@ pub async fn settle(
         "a function call's approval was decided"
     );
     if decided.resume
-        && let Err(err) = queue.enqueue(Generate::new(decision.prompt_id)).await
+        && let Err(err) = queue.enqueue(PromptJob::turn(decision.prompt_id)).await
     {
         tracing::error!(error = %err, prompt_id = %decision.prompt_id, "cannot enqueue the resumed turn; the reaper will");
     }

@@ -9,7 +9,7 @@ use parley_entity::{
 use parley_protocol::error::{Error, ErrorCode, Result};
 use parley_protocol::{
     events::{EventKind, PromptState},
-    jobs::Generate,
+    jobs::PromptJob,
 };
 use uuid::Uuid;
 
@@ -48,7 +48,7 @@ impl TurnService {
             prompt.state == PromptState::WaitingForTools && prompt.lease_owner.is_none();
         if suspended
             && query::approvals::wake(&self.db, prompt.id).await?
-            && let Err(err) = self.queue.enqueue(Generate::new(prompt.id)).await
+            && let Err(err) = self.queue.enqueue(PromptJob::turn(prompt.id)).await
         {
             tracing::error!(error = %err, prompt_id = %prompt.id, "cannot enqueue a suspended prompt's cancel; the reaper will");
         }
@@ -115,9 +115,9 @@ impl TurnService {
                     what: "the event log".into(),
                 }
             })?;
-        let job = Generate {
+        let job = PromptJob {
             trace_context,
-            ..Generate::new(prompt_id)
+            ..PromptJob::turn(prompt_id)
         };
         handoff::enqueue(&self.db, self.queue.as_ref(), job).await?;
         Ok(prompt)

@@ -3,7 +3,7 @@
 
 use parley_entity::query;
 use parley_protocol::error::{Error, Result};
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use parley_runtime::queue::JobQueue;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
@@ -13,7 +13,7 @@ use uuid::Uuid;
 /// not exist, the session's next waiting prompt gets its chance, and the caller gets
 /// [`Error::Unavailable`].
 #[tracing::instrument(skip_all, fields(prompt_id = %job.prompt_id), err(level = "debug"))]
-pub async fn enqueue(db: &DatabaseConnection, queue: &dyn JobQueue, job: Generate) -> Result<()> {
+pub async fn enqueue(db: &DatabaseConnection, queue: &dyn JobQueue, job: PromptJob) -> Result<()> {
     let prompt_id = job.prompt_id;
     let Err(err) = queue.enqueue(job).await else {
         return Ok(());
@@ -32,7 +32,7 @@ pub async fn enqueue(db: &DatabaseConnection, queue: &dyn JobQueue, job: Generat
 /// the reaper enqueues the prompt once the queue is back.
 pub async fn start_next(queue: &dyn JobQueue, next: Option<Uuid>) {
     let Some(next) = next else { return };
-    if let Err(err) = queue.enqueue(Generate::new(next)).await {
+    if let Err(err) = queue.enqueue(PromptJob::turn(next)).await {
         tracing::error!(error = %err, prompt_id = %next, "cannot enqueue the session's next prompt");
     }
 }

@@ -13,7 +13,7 @@ use parley_protocol::error::{Error, ErrorCode, Result};
 use parley_protocol::events::PromptState;
 use parley_protocol::feed::UserEventKind;
 use parley_protocol::{
-    jobs::Generate,
+    jobs::PromptJob,
     turn::{Placement, TurnInput},
 };
 use uuid::Uuid;
@@ -102,10 +102,10 @@ impl TurnService {
             self.feed.publish(submission.user_id, started).await;
         }
         if turn.run_now {
-            let job = Generate {
+            let job = PromptJob {
                 trace_context: submission.trace_context,
                 session: turn.session.clone().map(Into::into),
-                ..Generate::new(turn.prompt.id)
+                ..PromptJob::turn(turn.prompt.id)
             };
             if let Err(err) = handoff::enqueue(&self.db, self.queue.as_ref(), job).await {
                 let failed = UserEventKind::TurnFinished {

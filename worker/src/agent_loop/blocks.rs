@@ -12,7 +12,7 @@ use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockD
 use parley_protocol::events::{EventKind, ToolCallState};
 use serde_json::{Value, json};
 
-use super::{CallResult, Generation, PlannedCall, Sink, SinkError, Tools, call::Requested};
+use super::{CallResult, Generation, PlannedCall, Sink, SinkError, Functions, model_call::Requested};
 
 /// The kinds of block deltas stream into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,18 +199,18 @@ async fn finish_calls(
 }
 
 /// Runs the calls of one model response: blocks and `tool_start`s, the calls themselves
-/// (behind [`Tools`]), then the markers. Returns the results in order.
+/// (behind [`Functions`]), then the markers. Returns the results in order.
 pub(super) async fn run_calls(
     generation: &mut Generation,
     requested: Vec<Requested>,
     sink: &mut dyn Sink,
-    tools: &mut dyn Tools,
+    functions: &mut dyn Functions,
 ) -> Result<Vec<CallResult>, SinkError> {
     let planned = start_calls(generation, requested, sink).await?;
     // What the answer has so far is written before any function runs: a worker that
     // takes the turn over continues from here.
     sink.checkpoint_now(&generation.drafts).await?;
-    let results = tools.run(&planned, sink).await?;
+    let results = functions.run(&planned, sink).await?;
     finish_calls(generation, &planned, &results, sink).await?;
     Ok(results)
 }

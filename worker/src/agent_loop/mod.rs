@@ -3,15 +3,15 @@
 //! again — until it answers without calling anything, or `max_iterations` model calls
 //! were made.
 //!
-//! * [`call`] — one model call: streaming deltas into blocks, assembling function calls
+//! * [`model_call`] — one model call: streaming deltas into blocks, assembling function calls
 //!   from their split deltas, bounded retries of calls that fail before any output, stall
 //!   detection, cancellation;
 //! * [`blocks`] — the layout of an answer: text, thinking and `tool_call` blocks, the
 //!   `[[tool:N]]` markers, and the events that go with them;
-//! * the functions themselves run behind the [`Tools`] trait (`crate::tools::runner`).
+//! * the functions themselves run behind the [`Functions`] trait (`crate::functions::runner`).
 
 pub mod blocks;
-mod call;
+mod model_call;
 pub mod spend;
 
 use std::time::{Duration, Instant};
@@ -123,7 +123,7 @@ impl CallResult {
 
 /// The functions of a turn.
 #[async_trait]
-pub trait Tools: Send {
+pub trait Functions: Send {
     /// What the model may call.
     fn offers(&self) -> &[FunctionOffer];
 
@@ -240,11 +240,11 @@ pub struct ApprovedCall {
 pub async fn run(
     start: Start<'_>,
     sink: &mut dyn Sink,
-    tools: &mut dyn Tools,
+    functions: &mut dyn Functions,
 ) -> (Generation, LoopEnd) {
     let mut generation = Generation::default();
     let mut messages = start.messages;
-    let mut position = call::Position {
+    let mut position = model_call::Position {
         index: 0,
         failures: 0,
         max_attempts: start.settings.max_attempts,
@@ -252,7 +252,7 @@ pub async fn run(
     match start.skip_first {
         Some(reason) if start.chain.len() > 1 => {
             let skipped =
-                call::fall_back(&mut position, start.chain, reason, sink, &mut generation).await;
+                model_call::fall_back(&mut position, start.chain, reason, sink, &mut generation).await;
             if let Err(err) = skipped {
                 return (generation, LoopEnd::Internal(err));
             }
@@ -270,13 +270,13 @@ pub async fn run(
         let requested = start
             .approved
             .into_iter()
-            .map(|call| call::Requested {
+            .map(|call| model_call::Requested {
                 id: call.id,
                 name: call.name,
                 arguments: call.arguments,
             })
             .collect();
-        match blocks::run_calls(&mut generation, requested, sink, tools).await {
+        match blocks::run_calls(&mut generation, requested, sink, functions).await {
             Ok(results) if waits(&results) => {
                 return end(generation, sink, LoopEnd::Suspended).await;
             }
@@ -291,11 +291,11 @@ pub async fn run(
     let mut partial = start.partial.filter(|p| !p.trim().is_empty());
     for iteration in 1..=start.max_iterations.max(1) {
         let text_before = generation.text().len();
-        let called = call::with_retries(
-            &call::Request {
+        let called = model_call::with_retries(
+            &model_call::Request {
                 chain: start.chain,
                 messages: &messages,
-                offers: tools.offers(),
+                offers: functions.offers(),
                 settings: start.settings,
                 started: start.started,
                 partial: partial.take().as_deref(),
@@ -323,7 +323,7 @@ pub async fn run(
             return end(generation, sink, end_now).await;
         }
         let said = generation.text()[text_before..].to_owned();
-        match blocks::run_calls(&mut generation, requested, sink, tools).await {
+        match blocks::run_calls(&mut generation, requested, sink, functions).await {
             Ok(results) if waits(&results) => {
                 return end(generation, sink, LoopEnd::Suspended).await;
             }

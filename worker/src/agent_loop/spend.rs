@@ -12,8 +12,8 @@
 use parley_service::budget::{Budgets, Hold, Refused, TurnBudgets, micros};
 use sea_orm::DatabaseConnection;
 
-use super::{CallUsage, call::Request};
-use crate::{context, providers::Route};
+use super::{CallUsage, model_call::Request};
+use crate::{prompt, providers::Route};
 
 /// A turn's budgets and how its calls' holds are named.
 pub struct Spend<'a> {
@@ -70,14 +70,14 @@ pub(super) fn worst_case(request: &Request<'_>, route: &Route) -> i64 {
     let offers: u64 = request
         .offers
         .iter()
-        .map(|o| context::count_tokens(upstream, &o.to_wire().to_string()))
+        .map(|o| prompt::count_tokens(upstream, &o.to_wire().to_string()))
         .sum();
     let prompt: u64 = request
         .messages
         .iter()
         .map(|m| m.content.as_str())
         .chain(request.partial)
-        .map(|content| context::count_tokens(upstream, content) + 4)
+        .map(|content| prompt::count_tokens(upstream, content) + 4)
         .sum::<u64>()
         + offers;
     let cost = route

@@ -1,19 +1,19 @@
-//! The worker's one job kind, `Generate`: a turn ([`crate::turn`]), or — with `call` —
-//! one asynchronous function call of a turn ([`call`]).
+//! The worker's one job kind, [`PromptJob`]: a turn ([`crate::turn`]), or — with `call` —
+//! one asynchronous function call of a turn ([`function_call`]).
 //!
-//! [`generate`] is a plain async function over [`Deps`]; the queue consumer
+//! [`run`] is a plain async function over [`Deps`]; the queue consumer
 //! (`crate::consumer`) wraps it. Jobs are at-least-once, so both kinds are idempotent.
 
-pub mod call;
+pub mod function_call;
 
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 
 use crate::{
     deps::Deps,
     error::{Handled, JobError},
 };
 
-/// Runs one `Generate` job.
+/// Runs one `PromptJob` job.
 #[tracing::instrument(
     skip_all,
     fields(
@@ -23,9 +23,9 @@ use crate::{
     ),
     err
 )]
-pub async fn generate(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
+pub async fn run(deps: &Deps, job: &PromptJob) -> Result<Handled, JobError> {
     match job.call {
-        Some(call) => call::run(deps, job.prompt_id, call).await,
+        Some(call) => function_call::run(deps, job.prompt_id, call).await,
         None => crate::turn::run(deps, job).await,
     }
 }

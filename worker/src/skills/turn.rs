@@ -11,7 +11,7 @@ use sea_orm::DatabaseConnection;
 use super::{ROUTER, SkillContext, SkillError};
 use crate::{
     agent_loop::{Generation, SinkError, blocks},
-    persist::TurnSink,
+    sink::TurnSink,
 };
 
 /// What the router made of a turn.

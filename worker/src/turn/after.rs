@@ -14,7 +14,7 @@ use crate::{
     agent_loop::{self, Generation, LoopEnd},
     error::TurnError,
     hooks::TurnHooks,
-    persist::TurnSink,
+    sink::TurnSink,
 };
 
 /// Runs `chat:after_ai` over a completed answer to `content` (when any module runs

@@ -12,7 +12,7 @@ use crate::{
     agent_loop,
     error::TurnError,
     hooks::{Modules, TurnHooks},
-    persist::TurnSink,
+    sink::TurnSink,
 };
 
 /// The text a blocked user message is saved as; the original is only in `message_audit`.

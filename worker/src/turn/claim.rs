@@ -18,7 +18,7 @@ use uuid::Uuid;
 use super::{finish::expire, persist::observe};
 use crate::{
     error::{Handled, TurnError},
-    persist::Seqs,
+    sink::Seqs,
 };
 
 /// What the claim stage uses.

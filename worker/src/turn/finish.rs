@@ -20,7 +20,7 @@ use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
 use super::persist::{Record, Written};
-use crate::{agent_loop::Sink, error::TurnError, persist::TurnSink};
+use crate::{agent_loop::Sink, error::TurnError, sink::TurnSink};
 
 /// What the finish stage tells and counts with.
 #[derive(Clone, Copy)]

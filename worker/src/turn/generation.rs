@@ -21,10 +21,10 @@ use super::{answer::Generated, before::Before, context::TurnContext};
 use crate::{
     agent_loop::{self, CallResult, LoopSettings},
     attachments,
-    context::{self, Window},
+    prompt::{self, Window},
     error::TurnError,
-    persist::TurnSink,
-    tools::{CallContext, Registry, live::LiveRegistry, runner::TurnTools},
+    sink::TurnSink,
+    functions::{CallContext, Registry, live::LiveRegistry, runner::TurnFunctions},
 };
 
 /// What the generation stage runs with.
@@ -69,7 +69,7 @@ pub(super) async fn generate(
     let formats = response_formats(&registry, config);
     let current = attachments::message_text(content, &context.files, route.vision);
     let additions = before.additions(&context.input);
-    let mut assembled = context::assemble(
+    let mut assembled = prompt::assemble(
         config,
         &additions,
         &formats,
@@ -140,7 +140,7 @@ async fn turn_tools(
     registry: &Registry,
     prompt: &prompts::Model,
     context: &TurnContext,
-) -> Result<TurnTools, TurnError> {
+) -> Result<TurnFunctions, TurnError> {
     let session = &context.session;
     let offers = registry.offers(session.config.functions());
     // The claim read the owner's permissions; a turn whose claim did not reads them now.
@@ -152,7 +152,7 @@ async fn turn_tools(
             query::users::effective_permissions(&user)
         }
     };
-    Ok(TurnTools {
+    Ok(TurnFunctions {
         registry: registry.clone(),
         offers,
         permissions,

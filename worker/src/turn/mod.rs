@@ -46,18 +46,18 @@ mod user_message;
 use std::time::Instant;
 
 use parley_entity::{prompts, query::prompts::SessionAt, sessions};
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 
 use crate::agent_loop::LoopEnd;
 use crate::{
     deps::Deps,
     error::{Handled, JobError, TurnError},
-    persist::{DbRow, Stop, TurnSink, Watcher},
+    sink::{DbRow, Stop, TurnSink, Watcher},
 };
 use answer::{Answer, Produced};
 
-/// Runs the turn of a `Generate` job, from the claim to the end told to readers.
-pub async fn run(deps: &Deps, job: &Generate) -> Result<Handled, JobError> {
+/// Runs the turn of a `PromptJob` job, from the claim to the end told to readers.
+pub async fn run(deps: &Deps, job: &PromptJob) -> Result<Handled, JobError> {
     let started = Instant::now();
     // Listening before the claim reads the row: a cancel recorded after that is heard.
     let cancel = deps.events.listen_cancel(job.prompt_id);

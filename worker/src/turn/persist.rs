@@ -21,8 +21,8 @@ use uuid::Uuid;
 
 use super::{answer::Answer, answer::Produced, before::BLOCKED_TEXT as BLOCKED, user_breaker};
 use crate::{
-    agent_loop::LoopEnd, error::TurnError, history::HistoryCache, persist::TurnSink,
-    providers::Catalog, tools::live::LiveRegistry,
+    agent_loop::LoopEnd, error::TurnError, history::HistoryCache, sink::TurnSink,
+    providers::Catalog, functions::live::LiveRegistry,
 };
 
 /// Where the persistence stage writes, and what it reads to shape the answer.

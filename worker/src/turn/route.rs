@@ -8,7 +8,7 @@ use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
 use super::answer::Answer;
-use crate::{agent_loop::Generation, error::TurnError, persist::TurnSink, skills};
+use crate::{agent_loop::Generation, error::TurnError, sink::TurnSink, skills};
 
 /// Routes the turn's message; a winning skill's answer is streamed already.
 pub(super) async fn route(

@@ -18,10 +18,10 @@ use parley_entity::{
         conversation,
     },
 };
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 
 use super::{answer::Suspended, persist::Store};
-use crate::{agent_loop::Sink, error::TurnError, persist::TurnSink};
+use crate::{agent_loop::Sink, error::TurnError, sink::TurnSink};
 
 /// Writes what the attempt has and suspends the prompt. Returns no next prompt: the
 /// session's turn is still this one.
@@ -45,7 +45,7 @@ pub(super) async fn suspend(
         Suspension::Lost => return Err(TurnError::LeaseLost),
         // Decided before this worker let go: the turn resumes at once.
         Suspension::Decided => {
-            if let Err(err) = queue.enqueue(Generate::new(prompt.id)).await {
+            if let Err(err) = queue.enqueue(PromptJob::turn(prompt.id)).await {
                 tracing::error!(error = %err, "cannot enqueue the resumed turn; the reaper will");
             }
         }

@@ -15,7 +15,7 @@ use parley_service::modules::runner::HookOutcome;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use crate::{attachments, error::TurnError, persist::TurnSink};
+use crate::{attachments, error::TurnError, sink::TurnSink};
 
 /// The message to save.
 pub(super) struct Saving<'a> {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use futures::FutureExt;
 use futures::future::BoxFuture;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use uuid::Uuid;
@@ -134,7 +134,7 @@ impl Recorder {
 
 #[async_trait]
 impl JobHandler for Recorder {
-    async fn handle(&self, job: Generate) -> Result<(), JobFailure> {
+    async fn handle(&self, job: PromptJob) -> Result<(), JobFailure> {
         let nth = {
             let mut calls = self.lock();
             let n = calls.entry(job.prompt_id).or_default();
@@ -149,7 +149,7 @@ impl JobHandler for Recorder {
         result
     }
 
-    async fn hand_back(&self, job: &Generate) {
+    async fn hand_back(&self, job: &PromptJob) {
         self.handed_back
             .lock()
             .expect("recorder lock")

@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use uuid::Uuid;
 
 use super::{ConsumerConfig, JobFailure, JobQueue, QueueBackend};
@@ -51,7 +51,7 @@ pub(crate) use conformance_suite;
 
 async fn enqueue_new(queue: &QueueBackend) -> Uuid {
     let id = Uuid::now_v7();
-    queue.enqueue(Generate::new(id)).await.expect("enqueue");
+    queue.enqueue(PromptJob::turn(id)).await.expect("enqueue");
     id
 }
 
@@ -119,7 +119,7 @@ pub async fn retries_are_bounded(h: &Harness) {
     });
     let consumers = Consumers::start(&queue, test_config(), recorder.clone());
     for id in [flaky, doomed] {
-        queue.enqueue(Generate::new(id)).await.expect("enqueue");
+        queue.enqueue(PromptJob::turn(id)).await.expect("enqueue");
     }
     wait_until(
         "both jobs used their 3 attempts",
@@ -293,7 +293,7 @@ pub async fn a_job_outliving_the_job_timeout_is_given_up(h: &Harness) {
         Ok(())
     });
     let consumers = Consumers::start(&queue, config, recorder.clone());
-    queue.enqueue(Generate::new(stuck)).await.expect("enqueue");
+    queue.enqueue(PromptJob::turn(stuck)).await.expect("enqueue");
     let next = enqueue_new(&queue).await;
     // In either order: on a partitioned queue the second job may be taken first.
     wait_until(

@@ -65,7 +65,7 @@ async fn ready_fails_on_a_dead_backend() {
         queue.depth().await,
         Err(QueueError::Unavailable(_))
     ));
-    let job = Generate::new(uuid::Uuid::now_v7());
+    let job = PromptJob::turn(uuid::Uuid::now_v7());
     assert!(matches!(
         queue.enqueue(job).await,
         Err(QueueError::Unavailable(_))
@@ -101,7 +101,7 @@ async fn a_job_costs_three_commands() {
     let before = command_counts(&server.url(), &counted).await;
     for _ in 0..5 {
         queue
-            .enqueue(Generate::new(uuid::Uuid::now_v7()))
+            .enqueue(PromptJob::turn(uuid::Uuid::now_v7()))
             .await
             .expect("enqueue");
     }
@@ -131,7 +131,7 @@ async fn partitions_fill_evenly_and_one_slot_serves_them_all() {
     let queue = QueueBackend::Redis(redis.clone());
     for _ in 0..60 {
         queue
-            .enqueue(Generate::new(uuid::Uuid::now_v7()))
+            .enqueue(PromptJob::turn(uuid::Uuid::now_v7()))
             .await
             .expect("enqueue");
     }
@@ -218,7 +218,7 @@ async fn an_idle_pool_stops_at_once() {
     );
     // Stopped for good: a job enqueued now waits.
     let id = uuid::Uuid::now_v7();
-    queue.enqueue(Generate::new(id)).await.expect("enqueue");
+    queue.enqueue(PromptJob::turn(id)).await.expect("enqueue");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(queue.depth().await.unwrap(), 1);
 }
@@ -254,7 +254,7 @@ async fn a_job_whose_fetch_reply_was_lost_runs() {
     }
     let worker = worker.expect("the worker registered");
     let lost = uuid::Uuid::now_v7();
-    let payload = serde_json::to_string(&Generate::new(lost)).unwrap();
+    let payload = serde_json::to_string(&PromptJob::turn(lost)).unwrap();
     let _: i64 = redis::cmd("LPUSH")
         .arg(format!("{}{worker}", redis.partition(0).running_prefix()))
         .arg(payload)
@@ -322,7 +322,7 @@ async fn a_worker_waits_out_a_redis_that_is_down_and_one_that_restarts() {
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     server.restart();
-    let first = Generate::new(uuid::Uuid::now_v7());
+    let first = PromptJob::turn(uuid::Uuid::now_v7());
     queue_once_back(&queue, &first).await;
     wait_until("the first job ran", Duration::from_secs(10), || {
         recorder.calls(first.prompt_id) == 1
@@ -331,7 +331,7 @@ async fn a_worker_waits_out_a_redis_that_is_down_and_one_that_restarts() {
 
     server.stop().await;
     server.restart();
-    let second = Generate::new(uuid::Uuid::now_v7());
+    let second = PromptJob::turn(uuid::Uuid::now_v7());
     queue_once_back(&queue, &second).await;
     wait_until(
         "the job queued after the restart ran",
@@ -343,7 +343,7 @@ async fn a_worker_waits_out_a_redis_that_is_down_and_one_that_restarts() {
 }
 
 /// Enqueues `job` once the (restarted) Redis takes it.
-async fn queue_once_back(queue: &RedisQueue, job: &Generate) {
+async fn queue_once_back(queue: &RedisQueue, job: &PromptJob) {
     for _ in 0..100 {
         if queue.enqueue(job.clone()).await.is_ok() {
             return;

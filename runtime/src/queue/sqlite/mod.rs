@@ -46,7 +46,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use tokio::sync::watch;
@@ -158,7 +158,7 @@ impl SqliteQueue {
 
 #[async_trait]
 impl JobQueue for SqliteQueue {
-    async fn enqueue(&self, job: Generate) -> Result<(), QueueError> {
+    async fn enqueue(&self, job: PromptJob) -> Result<(), QueueError> {
         let payload = serde_json::to_string(&job)
             .map_err(|e| QueueError::Internal(format!("encoding a job: {e}")))?;
         let (pool, queue) = (self.pool.clone(), self.queue.clone());

@@ -36,7 +36,7 @@ async fn the_wal_is_checkpointed_in_the_background() {
     // checkpointed them yet.
     for _ in 0..300 {
         queue
-            .enqueue(Generate::new(uuid::Uuid::now_v7()))
+            .enqueue(PromptJob::turn(uuid::Uuid::now_v7()))
             .await
             .expect("enqueue");
     }
@@ -50,7 +50,7 @@ async fn the_wal_is_checkpointed_in_the_background() {
     // file is reused, so its size stays: its frames in use tell).
     tokio::time::sleep(CHECKPOINT_EVERY * 3).await;
     queue
-        .enqueue(Generate::new(uuid::Uuid::now_v7()))
+        .enqueue(PromptJob::turn(uuid::Uuid::now_v7()))
         .await
         .expect("enqueue");
     let (_, after, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
@@ -80,9 +80,9 @@ async fn settled_jobs_and_stopped_workers_leave_nothing_behind() {
     });
     let backend = QueueBackend::Sqlite(queue.clone());
     let consumers = Consumers::start(&backend, test_config(), recorder.clone());
-    queue.enqueue(Generate::new(doomed)).await.expect("enqueue");
+    queue.enqueue(PromptJob::turn(doomed)).await.expect("enqueue");
     for _ in 0..9 {
-        let job = Generate::new(uuid::Uuid::now_v7());
+        let job = PromptJob::turn(uuid::Uuid::now_v7());
         queue.enqueue(job).await.expect("enqueue");
     }
     wait_until("every job ran", Duration::from_secs(10), || {
@@ -114,7 +114,7 @@ async fn a_fetch_takes_the_waiting_jobs_there_is_room_for_and_no_job_is_missed_a
         .expect("open");
     let ids: Vec<uuid::Uuid> = (0..5).map(|_| uuid::Uuid::now_v7()).collect();
     for id in &ids {
-        queue.enqueue(Generate::new(*id)).await.expect("enqueue");
+        queue.enqueue(PromptJob::turn(*id)).await.expect("enqueue");
     }
     let pool = Pool {
         queue: queue.clone(),
@@ -135,7 +135,7 @@ async fn a_fetch_takes_the_waiting_jobs_there_is_room_for_and_no_job_is_missed_a
         };
         match pool.next(&mut wake, &config, &stop, room).await {
             Next::Job { payload, .. } => {
-                serde_json::from_str::<Generate>(&payload)
+                serde_json::from_str::<PromptJob>(&payload)
                     .expect("a job")
                     .prompt_id
             }
@@ -158,12 +158,12 @@ async fn a_fetch_takes_the_waiting_jobs_there_is_room_for_and_no_job_is_missed_a
     assert_eq!(pool.lock().len(), 5, "all five held");
     // The queue was emptied: an enqueue since then wakes the wait at once.
     let late = uuid::Uuid::now_v7();
-    queue.enqueue(Generate::new(late)).await.expect("enqueue");
+    queue.enqueue(PromptJob::turn(late)).await.expect("enqueue");
     let found = tokio::time::timeout(Duration::from_secs(5), next(8)).await;
     assert_eq!(found.expect("found without the (60 s) poll"), late);
     // Another process's job (no wake-up) is found by the poll.
     let other = uuid::Uuid::now_v7();
-    let payload = serde_json::to_string(&Generate::new(other)).expect("encode");
+    let payload = serde_json::to_string(&PromptJob::turn(other)).expect("encode");
     sqlx::query("INSERT INTO parley_jobs (queue, payload) VALUES (?1, ?2)")
         .bind(&queue.queue)
         .bind(payload)

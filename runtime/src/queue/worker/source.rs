@@ -15,7 +15,7 @@ use apalis_core::task::builder::TaskBuilder;
 use apalis_core::task::task_id::{RandomId, TaskId};
 use apalis_core::worker::context::WorkerContext;
 use futures::future::BoxFuture;
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 use tracing::{error, warn};
@@ -28,7 +28,7 @@ use crate::queue::{ConsumerConfig, QueueError};
 
 /// A job a lane took, as the worker's service stack receives it.
 pub(crate) struct Delivery<P: ConsumerPool> {
-    pub(crate) job: Generate,
+    pub(crate) job: PromptJob,
     /// How the lane's backend settles it.
     pub(crate) taken: P::Taken,
     pub(crate) pool: Arc<P>,
@@ -173,7 +173,7 @@ async fn step<P: ConsumerPool>(
         pool.settle(&taken, false).await;
         return again(fetcher, heartbeat, true);
     }
-    match serde_json::from_str::<Generate>(&payload) {
+    match serde_json::from_str::<PromptJob>(&payload) {
         Ok(job) => Step {
             fetcher,
             heartbeat,

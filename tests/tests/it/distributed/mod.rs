@@ -917,7 +917,7 @@ async fn readers_get_the_end_a_dead_worker_recorded_but_never_told() {
             .await;
         let queue = RedisQueue::connect(&url).expect("the queue");
         queue
-            .enqueue(parley_protocol::jobs::Generate::new(prompt_id))
+            .enqueue(parley_protocol::jobs::PromptJob::turn(prompt_id))
             .await
             .expect("enqueued again");
         let end = to_terminal(&mut reader, WAIT, "the end told again").await;

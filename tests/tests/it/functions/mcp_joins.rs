@@ -72,7 +72,7 @@ both_backends!(
             .expect("a free port")
             .port();
         let config = http_lab(&format!("http://127.0.0.1:{port}/mcp"));
-        let info = [("PARLEY_LOG", "warn,parley_worker::tools::mcp=info")];
+        let info = [("PARLEY_LOG", "warn,parley_worker::functions::mcp=info")];
         let agent = clock_agent(backend, &config, &info).await;
         assert!(
             !function_names(&agent).await.iter().any(|n| n == "lab_echo"),

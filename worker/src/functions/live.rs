@@ -71,7 +71,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::tools::{CallContext, FunctionError, Progress};
+    use crate::functions::{CallContext, FunctionError, Progress};
 
     struct Named(FunctionSpec);
 

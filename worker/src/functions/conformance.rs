@@ -286,7 +286,7 @@ macro_rules! conformance_suite {
         mod conformance {
             #[allow(unused_imports)]
             use super::*;
-            use $crate::tools::conformance as suite;
+            use $crate::functions::conformance as suite;
 
             #[tokio::test]
             async fn specs_are_ones_providers_and_clients_can_use() {

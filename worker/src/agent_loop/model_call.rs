@@ -17,7 +17,7 @@ use parley_runtime::metrics::LlmCall;
 
 use super::{CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
 use crate::{
-    context,
+    prompt,
     providers::{ChatMessage, Delta, FunctionOffer, ProviderError, Route},
 };
 use breaker::{admit, report};
@@ -202,9 +202,9 @@ fn usage_of(
                 .iter()
                 .map(|m| m.content.as_str())
                 .chain(request.continued_on(route))
-                .map(|content| context::count_tokens(upstream, content) + 4)
+                .map(|content| prompt::count_tokens(upstream, content) + 4)
                 .sum(),
-            output_tokens: context::count_tokens(upstream, &outcome.produced_text),
+            output_tokens: prompt::count_tokens(upstream, &outcome.produced_text),
             ..CallUsage::default()
         }
     });

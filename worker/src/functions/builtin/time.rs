@@ -6,7 +6,7 @@ use chrono_tz::Tz;
 use parley_service::FunctionSpec;
 use serde_json::{Value, json};
 
-use crate::tools::{CallContext, Function, FunctionError, Progress};
+use crate::functions::{CallContext, Function, FunctionError, Progress};
 
 pub struct CurrentTime {
     spec: FunctionSpec,

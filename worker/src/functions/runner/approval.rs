@@ -4,10 +4,10 @@
 
 use parley_protocol::events::EventKind;
 
-use super::TurnTools;
+use super::TurnFunctions;
 use crate::agent_loop::{CallResult, PlannedCall, Sink, SinkError};
 
-impl TurnTools {
+impl TurnFunctions {
     /// Whether a call of the function waits for approval here: the function always
     /// needs it, or the session's tool asks it of this function.
     pub(super) fn needs_approval(&self, spec: &parley_service::FunctionSpec) -> bool {

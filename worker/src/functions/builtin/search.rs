@@ -6,7 +6,7 @@ use parley_entity::query::search;
 use parley_service::FunctionSpec;
 use serde_json::{Value, json};
 
-use crate::tools::{CallContext, Function, FunctionError, Progress};
+use crate::functions::{CallContext, Function, FunctionError, Progress};
 
 /// How much of each message a hit quotes.
 const EXCERPT_CHARS: usize = 300;

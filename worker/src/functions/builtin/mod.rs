@@ -57,7 +57,7 @@ mod tests {
     use super::*;
     use crate::{
         testing::Seeded,
-        tools::{
+        functions::{
             CallContext,
             conformance::{Example, Expect, Harness, conformance_suite},
         },

@@ -1,7 +1,7 @@
 //! Asynchronous function calls (seed 000 "create" category, DESIGN §9 `sync|async`).
 //!
 //! When the model calls an asynchronous function, the turn records the call (`running`),
-//! queues a job of its own for it (`Generate` with `call`), tells the model at once that
+//! queues a job of its own for it (`PromptJob` with `call`), tells the model at once that
 //! the work was accepted, and goes on. [`run`] is that job: it runs the function as the
 //! session's user, writes the result on the call's row (once: a finished row makes a
 //! repeated job a no-op) and, while the turn is still streaming, sends the call's
@@ -21,7 +21,7 @@ use crate::{
     agent_loop::blocks,
     deps::Deps,
     error::{Handled, JobError, TurnError},
-    tools::{CallContext, FunctionError, Progress},
+    functions::{CallContext, FunctionError, Progress},
 };
 
 /// Runs asynchronous call `call_id` of prompt `prompt_id` to its end.
@@ -57,7 +57,7 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
                 // The job is retried: storage may be back by then.
                 return Err(err.into());
             }
-            match crate::tools::runner::settle(&row.tool_name, ended) {
+            match crate::functions::runner::settle(&row.tool_name, ended) {
                 (ToolCallState::Success, output) => {
                     match registry.payload_of(&row.tool_name, &output) {
                         Some(Err(why)) => (ToolCallState::Error, json!({"error": why.to_string()})),
@@ -79,7 +79,7 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
         query::now(),
     )
     .await?;
-    crate::tools::runner::count_call(&registry, &row.tool_name, finished.state);
+    crate::functions::runner::count_call(&registry, &row.tool_name, finished.state);
     tracing::info!(state = ?finished.state, elapsed_ms = started.elapsed().as_millis() as u64, "an asynchronous call ended");
     // Tell the turn's readers, if the turn is still streaming.
     let prompt = query::prompts::get(&deps.db, prompt_id).await?;

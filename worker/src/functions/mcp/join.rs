@@ -19,7 +19,7 @@ use std::time::Duration;
 use rand::Rng;
 
 use super::{McpServerConfig, functions};
-use crate::tools::{RegistryError, live::LiveRegistry};
+use crate::functions::{RegistryError, live::LiveRegistry};
 
 /// The first wait before trying a server again.
 const FIRST_RETRY: Duration = Duration::from_secs(1);

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
-use parley_protocol::jobs::Generate;
+use parley_protocol::jobs::PromptJob;
 use parley_service::functions::Mode;
 
 mod approval;
@@ -31,14 +31,14 @@ mod approval;
 use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
 use crate::{
     agent_loop::{
-        CallResult, PlannedCall, Sink, SinkError, Tools,
+        CallResult, PlannedCall, Sink, SinkError, Functions,
         blocks::{self, parse_arguments},
     },
     providers::FunctionOffer,
 };
 
 /// The functions of one turn: what the tool offers, run as the session's user.
-pub struct TurnTools {
+pub struct TurnFunctions {
     pub registry: Registry,
     pub offers: Vec<FunctionOffer>,
     /// The session's user's permissions.
@@ -94,7 +94,7 @@ enum Prepared {
 }
 
 #[async_trait]
-impl Tools for TurnTools {
+impl Functions for TurnFunctions {
     fn offers(&self) -> &[FunctionOffer] {
         &self.offers
     }
@@ -170,7 +170,7 @@ impl Tools for TurnTools {
 /// A call's row: its id, and when it started (its end is written in one statement).
 type RowRef = (uuid::Uuid, Option<sea_orm::prelude::DateTimeUtc>);
 
-impl TurnTools {
+impl TurnFunctions {
     /// A successful result with its payload, when its function declares a payload type;
     /// a result that does not fit that type fails the call instead (its row records the
     /// error, the model is told why).
@@ -286,7 +286,7 @@ impl TurnTools {
         new_row: bool,
     ) -> CallResult {
         if new_row {
-            let job = Generate::function_call(self.context.prompt_id, row.id);
+            let job = PromptJob::function_call(self.context.prompt_id, row.id);
             if let Err(err) = self.queue.enqueue(job).await {
                 tracing::error!(error = %err, function = %call.name, "queueing an asynchronous call failed");
                 return ended(

@@ -7,7 +7,7 @@ use parley_entity::query::{notes, todos};
 use parley_service::FunctionSpec;
 use serde_json::{Value, json};
 
-use crate::tools::{CallContext, Function, FunctionError, Progress};
+use crate::functions::{CallContext, Function, FunctionError, Progress};
 
 pub struct CreateTodo {
     spec: FunctionSpec,

@@ -6,7 +6,7 @@ use parley_service::{
 use uuid::Uuid;
 
 use super::*;
-use crate::tools::conformance::{Example, Expect, Harness, conformance_suite};
+use crate::functions::conformance::{Example, Expect, Harness, conformance_suite};
 
 /// The in-tree test server (`tests/mcp-server`: echo, wait, fail, count) over
 /// streamable HTTP on a port of its own, in-process; `echo`'s results are payloads.

@@ -5,7 +5,7 @@ use parley_entity::query;
 use parley_service::FunctionSpec;
 use serde_json::{Value, json};
 
-use crate::tools::{CallContext, Function, FunctionError, Progress};
+use crate::functions::{CallContext, Function, FunctionError, Progress};
 
 pub struct AssignmentInfo {
     spec: FunctionSpec,
