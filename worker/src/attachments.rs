@@ -5,9 +5,10 @@
 //! attachments' contents; earlier messages are their text.
 
 use base64::Engine;
-use parley_entity::files::{self, FileKind};
-use serde_json::{Value, json};
-use uuid::Uuid;
+use parley_entity::{
+    block_meta::AttachmentMeta,
+    files::{self, FileKind},
+};
 
 /// The message text the model gets: the user's words, then each attachment.
 pub fn message_text(content: &str, files: &[files::Model], vision: bool) -> String {
@@ -42,25 +43,24 @@ pub fn image_urls(files: &[files::Model]) -> Vec<String> {
         .collect()
 }
 
-/// The `attachment` blocks of the user message: (file id, name, metadata).
-pub fn blocks(files: &[files::Model]) -> Vec<(Uuid, String, Value)> {
+/// The `attachment` blocks of the user message, in order.
+pub fn blocks(files: &[files::Model]) -> Vec<AttachmentMeta> {
     files
         .iter()
-        .map(|f| {
-            let metadata = json!({
-                "file_id": f.id,
-                "name": f.name,
-                "content_type": f.content_type,
-                "kind": f.kind,
-                "size": f.size,
-            });
-            (f.id, f.name.clone(), metadata)
+        .map(|f| AttachmentMeta {
+            file_id: Some(f.id),
+            name: f.name.clone(),
+            content_type: f.content_type.clone(),
+            kind: Some(f.kind),
+            size: Some(f.size),
         })
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
+    use uuid::Uuid;
+
     use super::*;
 
     fn file(kind: FileKind, name: &str, text: Option<&str>) -> files::Model {
@@ -95,7 +95,7 @@ mod tests {
         assert!(message_text("Look", &files, true).ends_with("— the image is attached."));
         assert_eq!(image_urls(&files), ["data:image/png;base64,AQID"]);
         let blocks = blocks(&files);
-        assert_eq!(blocks[1].2["kind"], "image");
-        assert_eq!(blocks[0].1, "notes.txt");
+        assert_eq!(blocks[1].kind, Some(FileKind::Image));
+        assert_eq!(blocks[0].name, "notes.txt");
     }
 }

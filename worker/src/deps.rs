@@ -7,7 +7,7 @@ use std::{sync::Arc, time::Duration};
 use parley_runtime::{event_log::EventLog, queue::JobQueue};
 use sea_orm::DatabaseConnection;
 
-use crate::{agent_loop::LoopSettings, providers::Catalog, functions::live::LiveRegistry};
+use crate::{agent_loop::LoopSettings, functions::live::LiveRegistry, providers::Catalog};
 
 /// Everything a worker's jobs are built from.
 #[derive(Clone)]

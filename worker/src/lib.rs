@@ -32,19 +32,19 @@ pub mod agent_loop;
 pub mod approvals;
 pub mod attachments;
 pub mod consumer;
-pub mod prompt;
 pub mod deps;
 pub mod error;
+pub mod functions;
 pub mod history;
 pub mod hooks;
 pub mod jobs;
-pub mod sink;
+pub mod prompt;
 pub mod providers;
 pub mod schedule;
+pub mod sink;
 pub mod skills;
 pub mod timers;
 pub mod titles;
-pub mod functions;
 pub mod turn;
 
 #[cfg(test)]

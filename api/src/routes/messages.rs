@@ -96,14 +96,17 @@ impl Message {
             let Some(message) = messages.iter_mut().find(|m| Some(m.id) == block.message_id) else {
                 continue;
             };
-            let meta = &block.metadata;
-            let Some(file_id) = meta["file_id"].as_str().and_then(|id| id.parse().ok()) else {
+            let meta = block.meta();
+            let Some(attached) = meta.attachment() else {
+                continue;
+            };
+            let Some(file_id) = attached.file_id else {
                 continue;
             };
             message.attachments.push(Attachment {
                 file_id,
                 name: block.content,
-                content_type: meta["content_type"].as_str().unwrap_or_default().to_owned(),
+                content_type: attached.content_type.clone(),
             });
         }
         messages

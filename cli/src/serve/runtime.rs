@@ -15,12 +15,12 @@ use parley_runtime::{
 use parley_worker::{
     agent_loop::LoopSettings,
     deps::TurnSettings,
-    providers::{Catalog, ModelConfig, Price, ProviderConfig},
-    tools::{
+    functions::{
         Registry,
         live::LiveRegistry,
         mcp::{self, McpServerConfig, McpTransport},
     },
+    providers::{Catalog, ModelConfig, Price, ProviderConfig},
 };
 use sea_orm::DatabaseConnection;
 use secrecy::ExposeSecret;

@@ -112,8 +112,10 @@ mod tests {
 
     use super::*;
     use crate::{
-        ai_usage, blocks,
-        enums::{BlockType, MessageRole, PromptState, UserRole},
+        ai_usage,
+        block_meta::BlockMeta,
+        blocks,
+        enums::{MessageRole, PromptState, UserRole},
         messages,
         query::{
             self,
@@ -192,10 +194,8 @@ mod tests {
                 ),
             ],
             blocks: vec![BlockDraft {
-                index: 0,
-                kind: BlockType::Text,
                 content: "Hi!".into(),
-                metadata: serde_json::json!({}),
+                ..BlockDraft::new(0, BlockMeta::Text)
             }],
             answer_id: Some(answered),
             checkpointed: false,

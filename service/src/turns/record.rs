@@ -167,17 +167,15 @@ fn tool_call_events(
     block: &blocks::Model,
     calls: &[tool_calls::Model],
 ) -> Vec<EventKind> {
-    let meta = &block.metadata;
-    let n = meta["n"].as_u64().unwrap_or(0) as u32;
-    let tool = meta["tool"].as_str().unwrap_or_default().to_owned();
-    let tool_use_id = meta["tool_use_id"].as_str().unwrap_or_default().to_owned();
-    let state = serde_json::from_value(meta["state"].clone()).unwrap_or(ToolCallState::Canceled);
+    let meta = block.meta().tool_call().cloned().unwrap_or_default();
+    let (n, tool, tool_use_id) = (meta.n, meta.tool, meta.tool_use_id);
+    let state = meta.state.unwrap_or(ToolCallState::Canceled);
     let mut events = vec![EventKind::ToolStart {
         index: n,
         block_index: index,
         tool: tool.clone(),
         tool_use_id: tool_use_id.clone(),
-        input: meta["input"].clone(),
+        input: meta.input,
     }];
     if state == ToolCallState::Running {
         events.push(queued_event(n, &tool));
@@ -203,8 +201,8 @@ fn tool_call_events(
         tool_use_id,
         state,
         output: serde_json::from_str(&block.content).unwrap_or(Value::Null),
-        payload: serde_json::from_value(meta["payload"].clone()).ok(),
-        duration_ms: meta["duration_ms"].as_u64().unwrap_or(0),
+        payload: meta.payload,
+        duration_ms: meta.duration_ms.unwrap_or(0),
     });
     events
 }

@@ -50,7 +50,7 @@ impl TurnService {
         let attachments = query::conversation::attachments_of(&self.db, &[question.id])
             .await?
             .into_iter()
-            .filter_map(|block| block.metadata["file_id"].as_str()?.parse().ok())
+            .filter_map(|block| block.meta().attachment()?.file_id)
             .collect();
         let submission = Submission {
             session_id: asked.session_id,

@@ -8,11 +8,17 @@
 //! `tool_use_id`, `input`, then `state`, `duration_ms`) and its output as content, so a
 //! feed rebuilt from the database can show the same events.
 
-use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
+use parley_entity::{
+    block_meta::{BlockMeta, ToolCallMeta},
+    enums::BlockType as DbBlockType,
+    query::conversation::BlockDraft,
+};
 use parley_protocol::events::{EventKind, ToolCallState};
 use serde_json::{Value, json};
 
-use super::{CallResult, Generation, PlannedCall, Sink, SinkError, Functions, model_call::Requested};
+use super::{
+    CallResult, Functions, Generation, PlannedCall, Sink, SinkError, model_call::Requested,
+};
 
 /// The kinds of block deltas stream into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,11 +28,15 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn db(self) -> DbBlockType {
+    fn meta(self) -> BlockMeta {
         match self {
-            Self::Text => DbBlockType::Text,
-            Self::Thinking => DbBlockType::Thinking,
+            Self::Text => BlockMeta::Text,
+            Self::Thinking => BlockMeta::Thinking,
         }
+    }
+
+    fn db(self) -> DbBlockType {
+        self.meta().kind()
     }
 }
 
@@ -40,12 +50,12 @@ pub async fn write(
 ) -> Result<(), SinkError> {
     let reuse = generation
         .open_block
-        .filter(|&i| generation.drafts[i].kind == kind.db());
+        .filter(|&i| generation.drafts[i].kind() == kind.db());
     let index = match reuse {
         Some(index) => index,
         None => {
             close(generation, sink).await?;
-            let index = open(generation, sink, kind.db(), json!({})).await?;
+            let index = open(generation, sink, kind.meta()).await?;
             generation.open_block = Some(index);
             index
         }
@@ -89,23 +99,18 @@ pub async fn close(generation: &mut Generation, sink: &mut dyn Sink) -> Result<(
     Ok(())
 }
 
-/// Opens a block of `kind`; returns its index.
+/// Opens a block of `meta`'s kind; returns its index.
 async fn open(
     generation: &mut Generation,
     sink: &mut dyn Sink,
-    kind: DbBlockType,
-    metadata: Value,
+    meta: BlockMeta,
 ) -> Result<usize, SinkError> {
     let index = generation.drafts.len();
-    generation.drafts.push(BlockDraft {
-        index: index as i32,
-        kind,
-        content: String::new(),
-        metadata,
-    });
+    let block_type = meta.kind();
+    generation.drafts.push(BlockDraft::new(index as i32, meta));
     sink.event(EventKind::BlockStart {
         index: index as u32,
-        block_type: kind,
+        block_type,
     })
     .await?;
     Ok(index)
@@ -154,8 +159,14 @@ async fn start_calls(
             call.id
         };
         let input = input_of(&call.arguments);
-        let metadata = json!({"n": n, "tool": call.name, "tool_use_id": id, "input": input});
-        let block = open(generation, sink, DbBlockType::ToolCall, metadata).await? as u32;
+        let meta = BlockMeta::ToolCall(ToolCallMeta {
+            n,
+            tool: call.name.clone(),
+            tool_use_id: id.clone(),
+            input: input.clone(),
+            ..ToolCallMeta::default()
+        });
+        let block = open(generation, sink, meta).await? as u32;
         sink.event(EventKind::ToolStart {
             index: n,
             block_index: block,
@@ -185,10 +196,10 @@ async fn finish_calls(
     for (call, result) in planned.iter().zip(results) {
         let draft = &mut generation.drafts[call.block as usize];
         draft.content = result.output.to_string();
-        draft.metadata["state"] = json!(result.state);
-        draft.metadata["duration_ms"] = json!(result.duration_ms);
-        if let Some(payload) = &result.payload {
-            draft.metadata["payload"] = json!(payload);
+        if let BlockMeta::ToolCall(meta) = &mut draft.meta {
+            meta.state = Some(result.state);
+            meta.duration_ms = Some(result.duration_ms);
+            meta.payload.clone_from(&result.payload);
         }
     }
     generation.results.extend(results.iter().cloned());

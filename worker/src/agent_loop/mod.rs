@@ -194,7 +194,7 @@ impl Generation {
     pub fn text(&self) -> String {
         self.drafts
             .iter()
-            .filter(|d| d.kind == DbBlockType::Text)
+            .filter(|d| d.kind() == DbBlockType::Text)
             .map(|d| d.content.as_str())
             .collect()
     }
@@ -252,7 +252,8 @@ pub async fn run(
     match start.skip_first {
         Some(reason) if start.chain.len() > 1 => {
             let skipped =
-                model_call::fall_back(&mut position, start.chain, reason, sink, &mut generation).await;
+                model_call::fall_back(&mut position, start.chain, reason, sink, &mut generation)
+                    .await;
             if let Err(err) = skipped {
                 return (generation, LoopEnd::Internal(err));
             }

@@ -31,7 +31,7 @@ mod approval;
 use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
 use crate::{
     agent_loop::{
-        CallResult, PlannedCall, Sink, SinkError, Functions,
+        CallResult, Functions, PlannedCall, Sink, SinkError,
         blocks::{self, parse_arguments},
     },
     providers::FunctionOffer,

@@ -4,7 +4,8 @@
 //! text when it does not; without hold-back the readers saw the original, and the
 //! replacement is recorded as such.
 
-use parley_entity::enums::{BlockType, ModuleOutcome};
+use parley_entity::block_meta::BlockMeta;
+use parley_entity::enums::ModuleOutcome;
 use parley_entity::query::conversation::BlockDraft;
 use parley_protocol::events::Moderation;
 use parley_service::modules::runner::HookOutcome;
@@ -84,10 +85,8 @@ async fn apply(
     } else {
         moderation.replaced = true;
         vec![BlockDraft {
-            index: 0,
-            kind: BlockType::Text,
             content: text,
-            metadata: serde_json::json!({}),
+            ..BlockDraft::new(0, BlockMeta::Text)
         }]
     };
     Ok(Some(moderation))

@@ -26,8 +26,8 @@ use crate::{
     agent_loop::Sink,
     error::TurnError,
     history::HistoryCache,
-    sink::TurnSink,
     providers::{Catalog, Route},
+    sink::TurnSink,
 };
 
 /// What the context stage reads from.

@@ -21,10 +21,10 @@ use super::{answer::Generated, before::Before, context::TurnContext};
 use crate::{
     agent_loop::{self, CallResult, LoopSettings},
     attachments,
-    prompt::{self, Window},
     error::TurnError,
-    sink::TurnSink,
     functions::{CallContext, Registry, live::LiveRegistry, runner::TurnFunctions},
+    prompt::{self, Window},
+    sink::TurnSink,
 };
 
 /// What the generation stage runs with.

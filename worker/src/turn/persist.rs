@@ -21,8 +21,8 @@ use uuid::Uuid;
 
 use super::{answer::Answer, answer::Produced, before::BLOCKED_TEXT as BLOCKED, user_breaker};
 use crate::{
-    agent_loop::LoopEnd, error::TurnError, history::HistoryCache, sink::TurnSink,
-    providers::Catalog, functions::live::LiveRegistry,
+    agent_loop::LoopEnd, error::TurnError, functions::live::LiveRegistry, history::HistoryCache,
+    providers::Catalog, sink::TurnSink,
 };
 
 /// Where the persistence stage writes, and what it reads to shape the answer.

@@ -8,19 +8,38 @@ use sea_orm::{
     prelude::DateTimeUtc,
     sea_query::{Expr, InsertStatement, OnConflict},
 };
-use serde_json::Value;
 use uuid::Uuid;
 
 use super::execute_if_any;
-use crate::{blocks, enums::BlockType, error::Context};
+use crate::{
+    block_meta::{AttachmentMeta, BlockMeta},
+    blocks,
+    enums::BlockType,
+    error::Context,
+};
 
 /// The current content of one block of a streaming answer.
 #[derive(Debug, Clone)]
 pub struct BlockDraft {
     pub index: i32,
-    pub kind: BlockType,
     pub content: String,
-    pub metadata: Value,
+    /// What the block records beside its content; its variant is the block's kind.
+    pub meta: BlockMeta,
+}
+
+impl BlockDraft {
+    /// An empty block of `meta`'s kind at `index`.
+    pub fn new(index: i32, meta: BlockMeta) -> Self {
+        Self {
+            index,
+            content: String::new(),
+            meta,
+        }
+    }
+
+    pub fn kind(&self) -> BlockType {
+        self.meta.kind()
+    }
 }
 
 /// Writes the current content of the given blocks (insert or update by prompt and index).
@@ -72,9 +91,9 @@ pub(crate) fn blocks_upsert(
         message_id: Set(message_id),
         prompt_id: Set(prompt_id),
         index: Set(d.index),
-        r#type: Set(d.kind),
+        r#type: Set(d.kind()),
         content: Set(d.content.clone()),
-        metadata: Set(d.metadata.clone()),
+        metadata: Set(d.meta.to_value()),
         is_finalized: Set(message_id.is_some()),
         created_at: Set(now),
         updated_at: Set(now),
@@ -111,12 +130,12 @@ pub async fn discard_blocks<C: ConnectionTrait>(db: &C, prompt_id: Uuid) -> Resu
 
 /// Records a user message's attachments as `attachment` blocks of the message (indexes
 /// −1, −2, … in order, so they never meet the answer's blocks of the same prompt),
-/// finalized at once. `attachments`: (file id, metadata) in order.
+/// finalized at once, in order.
 pub async fn attach_files<C: ConnectionTrait>(
     db: &C,
     prompt_id: Uuid,
     message_id: Uuid,
-    attachments: &[(Uuid, String, Value)],
+    attachments: &[AttachmentMeta],
     now: DateTimeUtc,
 ) -> Result<()> {
     if attachments.is_empty() {
@@ -125,14 +144,14 @@ pub async fn attach_files<C: ConnectionTrait>(
     let rows = attachments
         .iter()
         .enumerate()
-        .map(|(i, (_, name, metadata))| blocks::ActiveModel {
+        .map(|(i, meta)| blocks::ActiveModel {
             id: Set(Uuid::now_v7()),
             message_id: Set(Some(message_id)),
             prompt_id: Set(prompt_id),
             index: Set(-1 - i as i32),
             r#type: Set(BlockType::Attachment),
-            content: Set(name.clone()),
-            metadata: Set(metadata.clone()),
+            content: Set(meta.name.clone()),
+            metadata: Set(BlockMeta::Attachment(meta.clone()).to_value()),
             is_finalized: Set(true),
             created_at: Set(now),
             updated_at: Set(now),

@@ -56,11 +56,11 @@ mod tests {
 
     use super::*;
     use crate::{
-        testing::Seeded,
         functions::{
             CallContext,
             conformance::{Example, Expect, Harness, conformance_suite},
         },
+        testing::Seeded,
     };
 
     /// The built-ins on a migrated in-memory SQLite database: a user with a session for
