@@ -137,7 +137,7 @@ pub fn tool_complete(n: u32, result: &CallResult) -> EventKind {
         tool: result.name.clone(),
         tool_use_id: result.id.clone(),
         state: result.state,
-        output: result.output.clone(),
+        output: result.output.to_value(),
         payload: result.payload.clone(),
         duration_ms: result.duration_ms,
     }
@@ -195,7 +195,7 @@ async fn finish_calls(
 ) -> Result<(), SinkError> {
     for (call, result) in planned.iter().zip(results) {
         let draft = &mut generation.drafts[call.block as usize];
-        draft.content = result.output.to_string();
+        draft.content = result.output.to_value().to_string();
         if let BlockMeta::ToolCall(meta) = &mut draft.meta {
             meta.state = Some(result.state);
             meta.duration_ms = Some(result.duration_ms);

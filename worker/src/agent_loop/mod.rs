@@ -107,8 +107,8 @@ pub struct CallResult {
     /// not JSON.
     pub input: Value,
     pub state: ToolCallState,
-    /// The result (`success`), or `{"error": …}`.
-    pub output: Value,
+    /// What the call gave back, or why it gave nothing.
+    pub output: CallOutput,
     /// The result as a payload of the function's payload type (`success` only).
     pub payload: Option<CustomPayload>,
     pub duration_ms: u64,
@@ -117,7 +117,49 @@ pub struct CallResult {
 impl CallResult {
     /// The content of the `tool` message that gives the model this result.
     pub fn for_model(&self) -> String {
-        self.output.to_string()
+        self.output.to_value().to_string()
+    }
+}
+
+/// What a call gave back: its result, or why it has none. Readers and the model see a
+/// failure as `{"error": reason}` (the shape `tool_complete` and `tool` messages have
+/// always had), but nothing reads that key to learn that a call failed: a function's
+/// result may have a key named `error` and still be a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallOutput {
+    /// What the function answered (or what the model reads while the call waits or
+    /// runs in the background).
+    Result(Value),
+    /// Why the call has no result, in words for the model.
+    Failed(String),
+}
+
+impl CallOutput {
+    /// The output as events, the model and the call's row show it.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Result(value) => value.clone(),
+            Self::Failed(reason) => serde_json::json!({ "error": reason }),
+        }
+    }
+
+    /// Why the call failed, if it did.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            Self::Result(_) => None,
+            Self::Failed(reason) => Some(reason),
+        }
+    }
+
+    /// The output of a finished `tool_calls` row: a success's result; a failure's
+    /// recorded reason (`error_message`), or — on a row without one — what it stored.
+    pub fn of_row(row: &parley_entity::tool_calls::Model) -> Self {
+        match (&row.error_message, row.state) {
+            (Some(reason), state) if state != ToolCallState::Success => {
+                Self::Failed(reason.clone())
+            }
+            _ => Self::Result(row.tool_result.clone().unwrap_or(Value::Null)),
+        }
     }
 }
 

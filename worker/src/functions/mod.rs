@@ -249,11 +249,12 @@ impl Registry {
         &self,
         row: parley_entity::tool_calls::Model,
     ) -> crate::agent_loop::CallResult {
-        let output = row.tool_result.unwrap_or(Value::Null);
-        let payload = match row.state {
-            parley_protocol::events::ToolCallState::Success => self
-                .payload_of(&row.tool_name, &output)
-                .and_then(Result::ok),
+        let output = crate::agent_loop::CallOutput::of_row(&row);
+        let payload = match (&output, row.state) {
+            (
+                crate::agent_loop::CallOutput::Result(value),
+                parley_protocol::events::ToolCallState::Success,
+            ) => self.payload_of(&row.tool_name, value).and_then(Result::ok),
             _ => None,
         };
         crate::agent_loop::CallResult {

@@ -31,7 +31,7 @@ mod approval;
 use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
 use crate::{
     agent_loop::{
-        CallResult, Functions, PlannedCall, Sink, SinkError,
+        CallOutput, CallResult, Functions, PlannedCall, Sink, SinkError,
         blocks::{self, parse_arguments},
     },
     providers::FunctionOffer,
@@ -178,13 +178,16 @@ impl TurnFunctions {
         if result.state != ToolCallState::Success {
             return result;
         }
-        match self.registry.payload_of(&result.name, &result.output) {
+        let CallOutput::Result(output) = &result.output else {
+            return result;
+        };
+        match self.registry.payload_of(&result.name, output) {
             None => {}
             Some(Ok(payload)) => result.payload = Some(payload),
             Some(Err(why)) => {
                 tracing::warn!(function = %result.name, problem = %why, "a function's result does not fit its payload type");
                 result.state = ToolCallState::Error;
-                result.output = json!({ "error": why.to_string() });
+                result.output = CallOutput::Failed(why.to_string());
             }
         }
         result
@@ -212,7 +215,7 @@ impl TurnFunctions {
         };
         let (row, new_row) = rows::start(&self.context.db, new, query::now()).await?;
         if blocks::finished(row.state) {
-            let output = row.tool_result.clone().unwrap_or(Value::Null);
+            let output = CallOutput::of_row(&row);
             let reused = CallResult {
                 duration_ms: row.duration_ms.unwrap_or(0).max(0) as u64,
                 ..ended(call, row.state, String::new(), 0)
@@ -250,7 +253,7 @@ impl TurnFunctions {
                 }
             };
             let waiting = CallResult {
-                output: json!({ "status": "awaiting_approval" }),
+                output: CallOutput::Result(json!({ "status": "awaiting_approval" })),
                 ..ended(call, ToolCallState::AwaitingApproval, String::new(), 0)
             };
             return Ok(((row.id, started_at), Prepared::Waiting(waiting, expires_at)));
@@ -298,7 +301,7 @@ impl TurnFunctions {
             }
         }
         CallResult {
-            output: acknowledgement(),
+            output: CallOutput::Result(acknowledgement()),
             ..ended(call, ToolCallState::Running, String::new(), 0)
         }
     }
@@ -344,14 +347,13 @@ impl TurnFunctions {
                 .await?;
             return Ok(result);
         }
-        let error = result.output["error"].as_str().map(str::to_owned);
         rows::finish(
             &self.context.db,
             row_id,
             started_at,
             result.state,
-            Some(result.output.clone()),
-            error,
+            Some(result.output.to_value()),
+            result.output.error().map(str::to_owned),
             query::now(),
         )
         .await?;
@@ -417,29 +419,29 @@ fn outcome(
     }
 }
 
-/// The state and output of a call from how its run ended: its result, `{"error": …}`
-/// with the function's message (a storage failure is logged and told in stable words),
-/// or canceled past its timeout.
+/// The state and output of a call from how its run ended: its result, the function's
+/// message (a storage failure is logged and told in stable words), or canceled past its
+/// timeout.
 pub fn settle(
     function: &str,
     ended_as: Result<Result<Value, FunctionError>, tokio::time::error::Elapsed>,
-) -> (ToolCallState, Value) {
+) -> (ToolCallState, CallOutput) {
     match ended_as {
-        Ok(Ok(output)) => (ToolCallState::Success, output),
+        Ok(Ok(output)) => (ToolCallState::Success, CallOutput::Result(output)),
         Ok(Err(err)) => {
             if let FunctionError::Storage(cause) = &err {
                 tracing::error!(error = %crate::error::describe(cause), %function, "a function's storage failed");
             }
-            (ToolCallState::Error, json!({ "error": err.to_string() }))
+            (ToolCallState::Error, CallOutput::Failed(err.to_string()))
         }
         Err(_) => (
             ToolCallState::Canceled,
-            json!({ "error": "the call took too long and was canceled" }),
+            CallOutput::Failed("the call took too long and was canceled".into()),
         ),
     }
 }
 
-/// A result in `state` with `{"error": reason}` as output.
+/// A result in `state` that failed for `reason`.
 fn ended(call: &PlannedCall, state: ToolCallState, reason: String, duration_ms: u64) -> CallResult {
     CallResult {
         id: call.id.clone(),
@@ -448,7 +450,7 @@ fn ended(call: &PlannedCall, state: ToolCallState, reason: String, duration_ms: 
         input: parse_arguments(&call.arguments)
             .unwrap_or_else(|_| Value::String(call.arguments.clone())),
         state,
-        output: json!({ "error": reason }),
+        output: CallOutput::Failed(reason),
         payload: None,
         duration_ms,
     }
@@ -476,4 +478,24 @@ pub fn acknowledgement() -> serde_json::Value {
         "status": "accepted",
         "message": "The work runs in the background; its result is recorded when it is done. Do not wait for it."
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_with_an_error_key_is_a_result_and_a_failure_is_a_variant() {
+        let answered = json!({"error": "none found", "matches": 0});
+        let (state, output) = settle("search", Ok(Ok(answered.clone())));
+        assert_eq!(state, ToolCallState::Success);
+        assert_eq!(output, CallOutput::Result(answered.clone()));
+        assert_eq!(output.error(), None, "a key is not a failure");
+        assert_eq!(output.to_value(), answered);
+
+        let failed = settle("search", Ok(Err(FunctionError::Failed("no data".into()))));
+        assert_eq!(failed.0, ToolCallState::Error);
+        assert_eq!(failed.1.error(), Some("no data"));
+        assert_eq!(failed.1.to_value(), json!({"error": "no data"}));
+    }
 }

@@ -14,11 +14,10 @@ use parley_entity::{
     enums::ToolCallState,
     query::{self, tool_calls as rows},
 };
-use serde_json::json;
 use uuid::Uuid;
 
 use crate::{
-    agent_loop::blocks,
+    agent_loop::{CallOutput, blocks},
     deps::Deps,
     error::{Handled, JobError, TurnError},
     functions::{CallContext, FunctionError, Progress},
@@ -38,7 +37,10 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
     let (state, output) = match registry.get(&row.tool_name).cloned() {
         None => (
             ToolCallState::Error,
-            json!({"error": format!("no function named `{}` is available here", row.tool_name)}),
+            CallOutput::Failed(format!(
+                "no function named `{}` is available here",
+                row.tool_name
+            )),
         ),
         Some(function) => {
             let ctx = CallContext {
@@ -58,24 +60,25 @@ pub async fn run(deps: &Deps, prompt_id: Uuid, call_id: Uuid) -> Result<Handled,
                 return Err(err.into());
             }
             match crate::functions::runner::settle(&row.tool_name, ended) {
-                (ToolCallState::Success, output) => {
+                (ToolCallState::Success, CallOutput::Result(output)) => {
                     match registry.payload_of(&row.tool_name, &output) {
-                        Some(Err(why)) => (ToolCallState::Error, json!({"error": why.to_string()})),
-                        _ => (ToolCallState::Success, output),
+                        Some(Err(why)) => {
+                            (ToolCallState::Error, CallOutput::Failed(why.to_string()))
+                        }
+                        _ => (ToolCallState::Success, CallOutput::Result(output)),
                     }
                 }
                 other => other,
             }
         }
     };
-    let error = output["error"].as_str().map(str::to_owned);
     let finished = rows::finish(
         &deps.db,
         row.id,
         None,
         state,
-        Some(output),
-        error,
+        Some(output.to_value()),
+        output.error().map(str::to_owned),
         query::now(),
     )
     .await?;

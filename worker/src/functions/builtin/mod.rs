@@ -16,9 +16,10 @@ mod time;
 use std::sync::Arc;
 
 use parley_service::{FunctionSpec, functions::Mode};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::Function;
+use super::{Function, FunctionError};
 
 /// Every built-in function.
 pub fn all() -> Vec<Arc<dyn Function>> {
@@ -29,6 +30,15 @@ pub fn all() -> Vec<Arc<dyn Function>> {
         Arc::new(records::CreateNote::new()),
         Arc::new(search::SearchPriorSessions::new()),
     ]
+}
+
+/// A built-in's arguments, typed. The runner has checked them against the function's
+/// schema before the call, so arguments that do not read mean that the schema and the
+/// type disagree (a bug the conformance suite's examples catch); the model is told its
+/// arguments cannot be used.
+fn arguments<T: DeserializeOwned>(args: Value) -> Result<T, FunctionError> {
+    serde_json::from_value(args)
+        .map_err(|err| FunctionError::Invalid(format!("the arguments do not read: {err}")))
 }
 
 /// A synchronous built-in's spec with the default timeout.

@@ -5,9 +5,26 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use parley_entity::query::{notes, todos};
 use parley_service::FunctionSpec;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::functions::{CallContext, Function, FunctionError, Progress};
+
+/// `createTodo`'s arguments (its schema below). `due_at` is read as RFC 3339 by the
+/// call, so that a time that does not parse is the model's to fix, not a refusal.
+#[derive(Deserialize)]
+struct TodoArgs {
+    title: String,
+    notes: Option<String>,
+    due_at: Option<String>,
+}
+
+/// `createNote`'s arguments (its schema below).
+#[derive(Deserialize)]
+struct NoteArgs {
+    title: String,
+    content: String,
+}
 
 pub struct CreateTodo {
     spec: FunctionSpec,
@@ -51,7 +68,12 @@ impl Function for CreateTodo {
         args: Value,
         _progress: &Progress,
     ) -> Result<Value, FunctionError> {
-        let due_at = match args["due_at"].as_str() {
+        let TodoArgs {
+            title,
+            notes,
+            due_at,
+        } = super::arguments(args)?;
+        let due_at = match due_at.as_deref() {
             None => None,
             Some(text) => Some(
                 DateTime::parse_from_rfc3339(text)
@@ -65,8 +87,8 @@ impl Function for CreateTodo {
             id: ctx.call_id,
             user_id: ctx.user_id,
             session_id: Some(ctx.session_id),
-            title: args["title"].as_str().unwrap_or_default().to_owned(),
-            notes: args["notes"].as_str().map(str::to_owned),
+            title,
+            notes,
             due_at,
         };
         let todo = todos::create(&ctx.db, new).await?;
@@ -115,12 +137,13 @@ impl Function for CreateNote {
         args: Value,
         _progress: &Progress,
     ) -> Result<Value, FunctionError> {
+        let NoteArgs { title, content } = super::arguments(args)?;
         let new = notes::NewNote {
             id: ctx.call_id,
             user_id: ctx.user_id,
             session_id: Some(ctx.session_id),
-            title: args["title"].as_str().unwrap_or_default().to_owned(),
-            content: args["content"].as_str().unwrap_or_default().to_owned(),
+            title,
+            content,
         };
         let note = notes::create(&ctx.db, new).await?;
         Ok(json!({"note_id": note.id, "title": note.title}))

@@ -4,12 +4,20 @@
 use async_trait::async_trait;
 use parley_entity::query::search;
 use parley_service::FunctionSpec;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::functions::{CallContext, Function, FunctionError, Progress};
 
 /// How much of each message a hit quotes.
 const EXCERPT_CHARS: usize = 300;
+
+/// `searchPriorSessions`' arguments (its schema below).
+#[derive(Deserialize)]
+struct Args {
+    query: String,
+    limit: Option<u64>,
+}
 
 pub struct SearchPriorSessions {
     spec: FunctionSpec,
@@ -52,8 +60,9 @@ impl Function for SearchPriorSessions {
         args: Value,
         progress: &Progress,
     ) -> Result<Value, FunctionError> {
-        let query = args["query"].as_str().unwrap_or_default();
-        let limit = args["limit"].as_u64().unwrap_or(5);
+        let Args { query, limit } = super::arguments(args)?;
+        let query = query.as_str();
+        let limit = limit.unwrap_or(5);
         progress.report(
             "searching",
             format!("Searching for \u{201c}{query}\u{201d}…"),

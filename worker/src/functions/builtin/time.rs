@@ -4,9 +4,16 @@ use async_trait::async_trait;
 use chrono::Utc;
 use chrono_tz::Tz;
 use parley_service::FunctionSpec;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::functions::{CallContext, Function, FunctionError, Progress};
+
+/// `getCurrentTime`'s arguments (its schema below).
+#[derive(Deserialize)]
+struct Args {
+    time_zone: Option<String>,
+}
 
 pub struct CurrentTime {
     spec: FunctionSpec,
@@ -47,7 +54,8 @@ impl Function for CurrentTime {
         args: Value,
         _progress: &Progress,
     ) -> Result<Value, FunctionError> {
-        let name = args["time_zone"].as_str().unwrap_or("UTC");
+        let Args { time_zone } = super::arguments(args)?;
+        let name = time_zone.as_deref().unwrap_or("UTC");
         let zone: Tz = name.parse().map_err(|_| {
             FunctionError::Invalid(format!(
                 "`{name}` is not an IANA time zone (e.g. Europe/Paris)"
