@@ -51,7 +51,10 @@
 
 // A build script runs before any runtime exists, and `OUT_DIR` is cargo's to give, not a
 // setting: the house rules on blocking I/O and environment reads are not about it.
-#![allow(clippy::disallowed_methods)]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a build script reads cargo's OUT_DIR and files before any runtime exists"
+)]
 
 use std::path::{Path, PathBuf};
 

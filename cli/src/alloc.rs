@@ -45,7 +45,10 @@ pub fn conf_for(feeds: bool, current: Option<OsString>) -> Option<&'static str> 
 pub fn restart_conf(feeds: bool) -> Option<&'static str> {
     // Not a setting of Parley's (cli::config reads those): the variable jemalloc itself
     // read before `main`, looked at to know whether the process was given one.
-    #[allow(clippy::disallowed_methods)]
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "jemalloc's own variable, read before main, not a setting of Parley's"
+    )]
     let current = std::env::var_os(CONF_VAR);
     conf_for(feeds, current)
 }

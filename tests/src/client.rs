@@ -19,13 +19,14 @@
 //! document does not list (and those `build.rs` had to drop) come back as
 //! [`Error::UnexpectedResponse`] with the raw response.
 
-// The generated code is not ours to lint (it unwraps, shadows, and so on).
 #![allow(
     clippy::all,
     clippy::pedantic,
     clippy::unwrap_used,
+    clippy::allow_attributes_without_reason,
     unused,
-    missing_docs
+    missing_docs,
+    reason = "the generated code is not ours to lint (it unwraps, shadows, allows without reasons, and so on)"
 )]
 
 include!(concat!(env!("OUT_DIR"), "/client.rs"));

@@ -299,5 +299,8 @@ fn describe_figment_error(err: figment::Error) -> anyhow::Error {
 
 #[cfg(test)]
 // figment::Jail closures return figment::Error, which is large; that is its API.
-#[allow(clippy::result_large_err)]
+#[allow(
+    clippy::result_large_err,
+    reason = "figment::Jail closures return figment::Error, which is large; that is its API"
+)]
 mod tests;

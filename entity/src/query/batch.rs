@@ -387,7 +387,10 @@ mod tests {
                         .run(&conn, "writing half")
                         .await?;
                     panic!("a bug between two batches");
-                    #[allow(unreachable_code)]
+                    #[allow(
+                        unreachable_code,
+                        reason = "the closure's type needs an Ok after the panic"
+                    )]
                     Ok(())
                 },
             ))

@@ -128,7 +128,10 @@ where
 macro_rules! on_both_backends {
     ($name:ident, |$db:ident| $body:expr) => {
         mod $name {
-            #[allow(unused_imports)]
+            #[allow(
+                unused_imports,
+                reason = "a test body need not use what its module imports"
+            )]
             use super::*;
 
             #[test]

@@ -375,7 +375,10 @@ pub async fn outcomes_are_well_formed(harness: &dyn Harness) {
 macro_rules! conformance_suite {
     ($harness:expr) => {
         mod conformance {
-            #[allow(unused_imports)]
+            #[allow(
+                unused_imports,
+                reason = "the suite's module imports what some harnesses do not use"
+            )]
             use super::*;
             use $crate::modules::conformance as suite;
 

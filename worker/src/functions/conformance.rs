@@ -280,7 +280,10 @@ pub async fn a_bypassed_check_is_an_error_or_a_result_not_a_panic(harness: &dyn 
 macro_rules! conformance_suite {
     ($harness:expr) => {
         mod conformance {
-            #[allow(unused_imports)]
+            #[allow(
+                unused_imports,
+                reason = "the suite's module imports what some harnesses do not use"
+            )]
             use super::*;
             use $crate::functions::conformance as suite;
 

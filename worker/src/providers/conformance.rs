@@ -172,7 +172,10 @@ pub async fn is_called_again_after_a_stream_was_dropped_midway(harness: &dyn Har
 macro_rules! conformance_suite {
     ($harness:expr) => {
         mod conformance {
-            #[allow(unused_imports)]
+            #[allow(
+                unused_imports,
+                reason = "the suite's module imports what some harnesses do not use"
+            )]
             use super::*;
             use $crate::providers::conformance as suite;
 

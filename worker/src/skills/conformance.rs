@@ -201,7 +201,10 @@ pub async fn decides_the_same_way_every_time(harness: &dyn Harness) {
 macro_rules! conformance_suite {
     ($harness:expr) => {
         mod conformance {
-            #[allow(unused_imports)]
+            #[allow(
+                unused_imports,
+                reason = "the suite's module imports what some harnesses do not use"
+            )]
             use super::*;
             use $crate::skills::conformance as suite;
 

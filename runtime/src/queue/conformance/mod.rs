@@ -293,7 +293,10 @@ pub async fn a_job_outliving_the_job_timeout_is_given_up(h: &Harness) {
         Ok(())
     });
     let consumers = Consumers::start(&queue, config, recorder.clone());
-    queue.enqueue(PromptJob::turn(stuck)).await.expect("enqueue");
+    queue
+        .enqueue(PromptJob::turn(stuck))
+        .await
+        .expect("enqueue");
     let next = enqueue_new(&queue).await;
     // In either order: on a partitioned queue the second job may be taken first.
     wait_until(

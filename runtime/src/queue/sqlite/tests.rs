@@ -80,7 +80,10 @@ async fn settled_jobs_and_stopped_workers_leave_nothing_behind() {
     });
     let backend = QueueBackend::Sqlite(queue.clone());
     let consumers = Consumers::start(&backend, test_config(), recorder.clone());
-    queue.enqueue(PromptJob::turn(doomed)).await.expect("enqueue");
+    queue
+        .enqueue(PromptJob::turn(doomed))
+        .await
+        .expect("enqueue");
     for _ in 0..9 {
         let job = PromptJob::turn(uuid::Uuid::now_v7());
         queue.enqueue(job).await.expect("enqueue");
