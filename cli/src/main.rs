@@ -203,6 +203,8 @@ fn main() -> std::process::ExitCode {
         let err = alloc::restart_with(conf);
         eprintln!("parley: the allocator keeps its defaults (cannot run itself again: {err})");
     }
+    // Before any HTTP client (the OpenTelemetry exporter builds its own).
+    parley_service::tls::install_crypto_provider();
     // The settings are read before the runtime starts: its size is one of them.
     match prepare(cli) {
         Ok(Prepared::Done) => std::process::ExitCode::SUCCESS,
@@ -375,7 +377,7 @@ async fn probe(url: &str) -> anyhow::Result<()> {
         url.starts_with("http://"),
         "probe: {url} is not an http:// URL"
     );
-    let client = reqwest::Client::builder()
+    let client = parley_service::tls::http_client()
         .timeout(std::time::Duration::from_secs(3))
         .build()
         .context("building the HTTP client")?;

@@ -43,6 +43,7 @@ pub mod quota;
 pub mod respond;
 pub mod sessions;
 pub mod teaching;
+pub mod tls;
 pub mod turns;
 
 pub use admin::AdminService;

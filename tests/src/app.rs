@@ -99,7 +99,7 @@ impl TestApp {
                 .iter()
                 .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
         );
-        let client = reqwest::Client::builder()
+        let client = crate::http_client()
             .timeout(Duration::from_secs(30))
             .build()
             .expect("building the HTTP client");

@@ -51,7 +51,7 @@ impl TestApp {
     }
 
     fn http_client(headers: HeaderMap) -> reqwest::Client {
-        reqwest::Client::builder()
+        crate::http_client()
             .timeout(Duration::from_secs(30))
             .default_headers(headers)
             .build()

@@ -10,6 +10,14 @@ use serde_json::Value;
 
 use crate::TestApp;
 
+/// A reqwest client builder for the tests, after the process's rustls provider is
+/// installed (the build has one provider and reqwest none of its own: DESIGN's one TLS
+/// stack, `parley_service::tls`).
+pub fn client() -> reqwest::ClientBuilder {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+}
+
 /// The whole of one HTTP response.
 #[derive(Debug, Clone)]
 pub struct TestResponse {

@@ -66,7 +66,7 @@ pub use app::TestApp;
 pub use backend::{Backend, test_redis_cluster_url, test_redis_url};
 pub use client_ext::{ApiResponse, ApiResult, all_pages, problem};
 pub use cluster::{CLUSTER_WORKERS, Cluster, WORKER_CONCURRENCY, fresh_redis_database};
-pub use http::TestResponse;
+pub use http::{TestResponse, client as http_client};
 pub use server::{mcp_test_bin, parley_bin};
 pub use sse::{SseEvent, SseReader};
 
@@ -100,7 +100,10 @@ where
 macro_rules! both_backends {
     ($name:ident, |$backend:ident : Backend| $body:expr) => {
         mod $name {
-            #[allow(unused_imports)]
+            #[allow(
+                unused_imports,
+                reason = "a test body need not use what its module imports"
+            )]
             use super::*;
 
             #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -216,7 +216,7 @@ impl TestApp {
                 .unwrap_or_else(|err| panic!("{value:?} cannot be a header value: {err}"));
             map.insert(name, value);
         }
-        let http = reqwest::Client::builder()
+        let http = crate::http_client()
             .timeout(Duration::from_secs(30))
             .default_headers(map)
             .build()

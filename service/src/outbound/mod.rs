@@ -77,14 +77,14 @@ pub struct Outbound {
 impl Outbound {
     /// A client with a connection pool (webhooks: one request per hook run).
     pub fn new(policy: OutboundPolicy) -> Result<Self, OutboundError> {
-        Self::build(policy, reqwest::Client::builder())
+        Self::build(policy, crate::tls::http_client())
     }
 
     /// A client that keeps no idle connection, as rmcp's own streamable HTTP client does:
     /// reusing a connection whose SSE body was not read to the end stalls on TCP's
     /// delayed ACK.
     pub fn without_idle_pool(policy: OutboundPolicy) -> Result<Self, OutboundError> {
-        Self::build(policy, reqwest::Client::builder().pool_max_idle_per_host(0))
+        Self::build(policy, crate::tls::http_client().pool_max_idle_per_host(0))
     }
 
     fn build(

@@ -108,8 +108,19 @@ fn delta_texts(chunks: &[Value], field: &str) -> Vec<String> {
         .collect()
 }
 
-async fn post(mock: &MockLlm, body: Value) -> reqwest::Response {
+/// A client, after the process's one rustls provider is installed (reqwest and
+/// async-openai carry none of their own in this build).
+fn http_client() -> reqwest::Client {
+    install_tls();
     reqwest::Client::new()
+}
+
+fn install_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+async fn post(mock: &MockLlm, body: Value) -> reqwest::Response {
+    http_client()
         .post(format!("{}/chat/completions", mock.base_url()))
         .json(&body)
         .send()
@@ -729,7 +740,7 @@ async fn request_errors_and_models() {
             .contains("gpt-nope")
     );
 
-    let client = reqwest::Client::new();
+    let client = http_client();
     let url = format!("{}/chat/completions", mock.base_url());
     let response = client.post(&url).body("{not json").send().await.unwrap();
     assert_eq!(response.status(), 400);
@@ -785,7 +796,7 @@ async fn non_streaming_completion() {
     assert!(!last_request(&mock, Outcome::Completed).await.stream);
 
     // A stall without streaming never answers; giving up is recorded.
-    let gave_up = reqwest::Client::new()
+    let gave_up = http_client()
         .post(format!("{}/chat/completions", mock.base_url()))
         .timeout(Duration::from_millis(300))
         .json(&json!({ "model": MODEL, "messages": [{ "role": "user", "content": "[[mock stall_after=0]]" }] }))
@@ -821,7 +832,7 @@ async fn dropping_the_mock_stops_it() {
     sse.chunk().await;
     drop(mock);
     assert_eq!(sse.rest().await.1, Item::BodyError);
-    let refused = reqwest::Client::new()
+    let refused = http_client()
         .get(format!("{url}/models"))
         .send()
         .await;
@@ -840,6 +851,7 @@ async fn async_openai_reads_the_stream() {
     use futures::StreamExt;
 
     let mock = MockLlm::start(MockConfig::default()).await;
+    install_tls();
     let client = Client::with_config(
         OpenAIConfig::new()
             .with_api_base(mock.base_url())
@@ -964,7 +976,7 @@ async fn async_openai_reads_the_stream() {
 async fn an_outage_answers_every_request_with_its_status_until_it_ends() {
     let mock = MockLlm::start(MockConfig::default()).await;
     let root = mock.base_url().trim_end_matches("/v1").to_owned();
-    let client = reqwest::Client::new();
+    let client = http_client();
     let outage = |body: Value| {
         client
             .post(format!("{root}/_mock/outage"))

@@ -257,7 +257,7 @@ both_backends!(
 );
 
 both_backends!(the_front_door_leads_to_the_chat_page, |app| async move {
-    let client = reqwest::Client::builder()
+    let client = parley_tests::http_client()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("a client");

@@ -261,7 +261,7 @@ async fn a_worker_serves_its_own_metrics() {
         let student = api::student_with_tool(&cluster, "worker-metrics@example.com").await;
         let client = cluster.client_as(&student.token);
         let session = api::session(&client, student.tool.id).await.id.to_string();
-        let http = reqwest::Client::new();
+        let http = parley_tests::http_client().build().expect("an HTTP client");
         let get = |path: &str| http.get(format!("http://{listen}{path}")).send();
         assert_eq!(
             get("/healthz").await.expect("healthz").status().as_u16(),

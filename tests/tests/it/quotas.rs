@@ -196,7 +196,7 @@ async fn the_limit_holds_across_two_api_processes_sharing_redis() {
         let student = api::student_with_tool(&cluster, "two-apis@example.com").await;
         let client = cluster.client_as(&student.token);
         let session = api::session(&client, student.tool.id).await.id.to_string();
-        let http = reqwest::Client::new();
+        let http = parley_tests::http_client().build().expect("an HTTP client");
         let send = |base: String, content: &'static str| {
             let request = http
                 .post(format!("{base}/v1/sessions/{session}/messages"))

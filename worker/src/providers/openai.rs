@@ -35,7 +35,7 @@ pub struct OpenAiProvider {
 
 impl OpenAiProvider {
     pub fn new(config: &ProviderConfig) -> Self {
-        let http = reqwest::Client::builder()
+        let http = parley_service::tls::http_client()
             .connect_timeout(config.connect_timeout)
             .build()
             .unwrap_or_else(|_| reqwest::Client::new());

@@ -92,7 +92,7 @@ async fn a_cached_token_follows_revocations_and_role_changes_across_api_processe
         let mut cluster = Cluster::spawn(&[("PARLEY_AUTH__TOKEN_CACHE_S", "6")]).await;
         let second = cluster.start_api().await;
         let apis = Apis {
-            http: reqwest::Client::new(),
+            http: parley_tests::http_client().build().expect("an HTTP client"),
             first: cluster.url("").trim_end_matches('/').to_owned(),
             second: second.trim_end_matches('/').to_owned(),
         };
