@@ -171,7 +171,10 @@ impl ExportsAdminApi {
         operation_id = "admin_export_conversations"
     )]
     // poem-openapi takes each query parameter as an argument of its own.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn conversations(
         &self,
         _auth: AdminAuth,

@@ -155,7 +155,10 @@ impl FeedbackAdminApi {
         operation_id = "admin_list_feedback"
     )]
     // poem-openapi takes each query parameter as an argument of its own.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn list(
         &self,
         _auth: AdminAuth,

@@ -109,7 +109,10 @@ impl TeachingApi {
         operation_id = "list_class_sessions"
     )]
     // poem-openapi takes each query parameter as an argument of its own.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn sessions(
         &self,
         auth: BearerAuth,
@@ -145,7 +148,10 @@ impl TeachingApi {
         method = "get",
         operation_id = "list_class_extractions"
     )]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn extractions(
         &self,
         auth: BearerAuth,
@@ -191,7 +197,10 @@ impl TeachingApi {
         method = "get",
         operation_id = "list_class_blocks"
     )]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn blocks(
         &self,
         auth: BearerAuth,

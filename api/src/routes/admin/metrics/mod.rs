@@ -93,7 +93,10 @@ impl MetricsAdminApi {
     /// ids. `GET /v1/admin/usage/calls` lists the calls behind a group (same filters).
     #[oai(path = "/usage", method = "get", operation_id = "admin_usage")]
     // poem-openapi takes each query parameter as an argument of its own.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn usage(
         &self,
         _auth: AdminAuth,

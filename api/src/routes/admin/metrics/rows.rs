@@ -133,7 +133,10 @@ impl UsageRowsAdminApi {
         operation_id = "admin_usage_calls"
     )]
     // poem-openapi takes each query parameter as an argument of its own.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn calls(
         &self,
         _auth: AdminAuth,
@@ -175,7 +178,10 @@ impl UsageRowsAdminApi {
         method = "get",
         operation_id = "admin_block_events"
     )]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn events(
         &self,
         _auth: AdminAuth,
