@@ -3,13 +3,11 @@
 //! Tokens are opaque: `prl_` followed by 32 random bytes in base64url. Only the SHA-256
 //! of a token is stored (a fast hash is enough for 256 bits of entropy); the token itself
 //! is shown once when created and never logged. A token may be revoked or expire; each
-//! use refreshes `last_used_at` (at most once a minute, to keep reads cheap).
+//! use refreshes `last_used_at` (at most once a minute, to keep reads cheap). Who a
+//! request authenticates as is `crate::identity`'s.
 
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
-use parley_entity::{
-    enums::UserRole,
-    query::tokens::{self, TokenOwner},
-};
+use parley_entity::query::tokens;
 use parley_protocol::error::{Error, Result};
 use poem::{Request, RequestBody};
 use poem_openapi::{
@@ -22,11 +20,9 @@ use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
 use crate::{
-    error::Problem,
+    error::{Problem, problem_response},
     feed_token::{FeedGrant, FeedScope},
-    gate::Authenticated,
-    middleware::problem_response,
-    revocations::Credential,
+    identity::{Authenticated, Caller, Credential},
     state::AppState,
 };
 
@@ -59,49 +55,6 @@ pub fn from_secret(secret: String) -> NewToken {
 /// The stored form of a token.
 pub fn hash_token(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
-}
-
-/// The authenticated caller.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    pub user_id: Uuid,
-    pub role: UserRole,
-    pub permissions: Vec<String>,
-    pub token_id: Uuid,
-}
-
-impl From<TokenOwner> for Caller {
-    fn from(owner: TokenOwner) -> Self {
-        Self {
-            user_id: owner.user.id,
-            role: owner.user.role,
-            permissions: owner.permissions(),
-            token_id: owner.token_id,
-        }
-    }
-}
-
-impl Caller {
-    pub fn is_admin(&self) -> bool {
-        self.role == UserRole::Admin
-    }
-
-    /// The credential feeds opened by this caller watch (`crate::revocations`).
-    pub fn credential(&self) -> Credential {
-        Credential {
-            user_id: self.user_id,
-            token_id: self.token_id,
-        }
-    }
-
-    /// The ownership check: another user's data answers exactly like missing data.
-    pub fn owns(&self, owner_id: Uuid, what: &'static str) -> Result<()> {
-        if owner_id == self.user_id {
-            Ok(())
-        } else {
-            Err(Error::not_found(what))
-        }
-    }
 }
 
 /// `Authorization: Bearer <token>` with an opaque Parley API token.

@@ -5,8 +5,10 @@
 //! lists them, and [`ApiError`] documents those — and only those — with the problem
 //! schema. Statuses poem answers before a handler runs (a bad parameter, a body that is
 //! not JSON, a missing token) are listed too; the document test in [`crate::spec`]
-//! checks each operation declares what its shape implies. Errors raised by poem itself
-//! become the same body in [`crate::middleware::problem_for`].
+//! checks each operation declares what its shape implies. A problem becomes a response
+//! in [`problem_response`], and errors raised by poem itself become the same body in
+//! [`problem_for`] (both in `response`). Nothing here imports the rest of the crate: the
+//! outer layer, the security schemes and the OpenAI surface's error shape build on it.
 
 use std::marker::PhantomData;
 
@@ -18,7 +20,12 @@ use poem_openapi::{
     types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type},
 };
 
-use crate::middleware::problem_response;
+mod response;
+
+pub use response::{method_not_allowed, problem_for, problem_response};
+
+/// The content type of a problem (RFC 9457).
+pub const PROBLEM_JSON: &str = "application/problem+json";
 
 tokio::task_local! {
     /// The id of the request being served, set by the request-id middleware.
@@ -220,7 +227,7 @@ pub trait ErrorShape: Send + Sync + 'static {
 pub struct Problems;
 
 impl ErrorShape for Problems {
-    const CONTENT_TYPE: &'static str = "application/problem+json";
+    const CONTENT_TYPE: &'static str = PROBLEM_JSON;
 
     fn schema_ref() -> poem_openapi::registry::MetaSchemaRef {
         Problem::schema_ref()

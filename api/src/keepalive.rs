@@ -18,15 +18,13 @@ use std::{
     pin::Pin,
     sync::{Arc, OnceLock},
     task::{Context, Poll, ready},
+    time::Duration,
 };
 
 use futures::{Stream, StreamExt, stream::BoxStream};
 use tokio::sync::watch;
 
-use crate::{
-    revocations::{Credential, Revocations},
-    state::AppState,
-};
+use crate::{identity::Credential, revocations::Revocations};
 
 /// How long a client told to `reconnect` waits first.
 pub const RECONNECT_AFTER_MS: u64 = 1000;
@@ -63,22 +61,35 @@ impl std::fmt::Debug for Pulse {
 }
 
 impl Pulse {
-    fn receiver(&self, state: &AppState) -> watch::Receiver<Beat> {
-        self.0.get_or_init(|| start(state)).clone()
+    fn receiver(&self, signals: &FeedSignals<'_>) -> watch::Receiver<Beat> {
+        self.0.get_or_init(|| start(signals)).clone()
     }
 }
 
+/// What the keep-alives of a feed follow, from the state (`AppState::feed_signals`):
+/// the process's pulse, what its task ticks and watches when it starts — the ping
+/// interval and the server's close switch — and the revocations.
+#[derive(Clone, Copy)]
+pub struct FeedSignals<'a> {
+    pub pulse: &'a Pulse,
+    /// `streaming.ping_every`.
+    pub ping_every: Duration,
+    /// Turns true when the server shuts down; `None`: feeds end only with their events.
+    pub closing: Option<&'a watch::Receiver<bool>>,
+    pub revocations: &'a Arc<Revocations>,
+}
+
 /// Spawns the pulse's task.
-fn start(state: &AppState) -> watch::Receiver<Beat> {
-    let every = state.streaming.ping_every;
-    let mut closing = state.streaming.closing.clone();
+fn start(signals: &FeedSignals<'_>) -> watch::Receiver<Beat> {
+    let every = signals.ping_every;
+    let mut closing = signals.closing.cloned();
     let (pulse, receiver) = watch::channel(Beat {
         closing: closing
             .as_mut()
             .is_some_and(|closing| *closing.borrow_and_update()),
         ..Beat::default()
     });
-    let mut revocations = Some(state.revocations.changes());
+    let mut revocations = Some(signals.revocations.changes());
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -134,14 +145,14 @@ pub struct Pinged<B: Beats, E> {
     beats: B,
 }
 
-/// `events` for a reader with `credential`, with the keep-alives of `state`'s settings.
+/// `events` for a reader with `credential`, with the keep-alives `signals` drive.
 pub fn pinged<B: Beats, E>(
     events: BoxStream<'static, Result<B::Item, E>>,
     beats: B,
-    state: &AppState,
+    signals: FeedSignals<'_>,
     credential: Credential,
 ) -> Pinged<B, E> {
-    let pulse = state.streaming.pulse.receiver(state);
+    let pulse = signals.pulse.receiver(&signals);
     let now = *pulse.borrow();
     Pinged {
         events: Some(events),
@@ -154,7 +165,7 @@ pub fn pinged<B: Beats, E>(
             ..now
         },
         wake: None,
-        revocations: state.revocations.clone(),
+        revocations: signals.revocations.clone(),
         credential,
         beats,
     }

@@ -10,8 +10,10 @@
 pub mod auth;
 pub mod cors;
 pub mod error;
+pub mod events_doc;
 pub mod feed_token;
 pub mod gate;
+pub mod identity;
 pub mod keepalive;
 pub mod metrics;
 pub mod middleware;
@@ -23,10 +25,14 @@ pub mod routes;
 pub mod spec;
 pub mod sse;
 pub mod state;
+pub mod throttle;
 pub mod token_cache;
+pub mod trace;
 pub mod types;
-pub mod user_sse;
 pub mod window;
+
+#[cfg(test)]
+mod layering;
 
 use std::sync::Arc;
 
@@ -39,8 +45,12 @@ pub use state::{AppState, Edge, HttpLimits, MetricsAccess, Streaming};
 /// The title and version the OpenAPI document carries.
 pub const API_TITLE: &str = "Parley";
 
-fn service() -> OpenApiService<routes::Api, ()> {
-    OpenApiService::new(routes::api(), API_TITLE, env!("CARGO_PKG_VERSION"))
+/// Every API of the document: Parley's own routes, then the OpenAI-compatible surface
+/// (which builds on the routes' pieces, so the routes do not name it).
+pub type Api = (routes::Api, openai::OpenAiApi);
+
+fn service() -> OpenApiService<Api, ()> {
+    OpenApiService::new((routes::api(), openai::OpenAiApi), API_TITLE, env!("CARGO_PKG_VERSION"))
         .description("The chat runtime's HTTP API: sessions, turns, catalog, administration and operations. Errors are application/problem+json.")
 }
 

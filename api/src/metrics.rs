@@ -26,7 +26,10 @@ const SOURCE_TIMEOUT: Duration = Duration::from_secs(2);
 /// (404 when a listener of its own serves it).
 #[handler]
 pub async fn scrape_guarded(request: &poem::Request, state: Data<&AppState>) -> Response {
-    use crate::{error::Problem, middleware::problem_response, state::MetricsAccess};
+    use crate::{
+        error::{Problem, problem_response},
+        state::MetricsAccess,
+    };
     match &state.edge.metrics {
         MetricsAccess::Open => {}
         MetricsAccess::Elsewhere => {

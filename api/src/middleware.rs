@@ -1,7 +1,7 @@
 //! The outer layer every request passes through: request id, CORS (`crate::cors`),
 //! credentials before the body (`crate::gate`), body limit and JSON syntax check, and
-//! the mapping of poem's own errors to problem+json (a 405 with the `Allow` header RFC
-//! 9110 asks for).
+//! poem's own errors answered as problem+json (`crate::error::problem_for`; a 405 with
+//! the `Allow` header RFC 9110 asks for).
 //!
 //! An operation that needs credentials is authenticated before its body is read: a
 //! request without valid ones is answered 401 with the body unread. The body is then
@@ -11,29 +11,24 @@
 //! error kind). Either is answered only when the operation parses its body, after the
 //! credentials and the role were checked.
 
-use std::{collections::HashMap, sync::Arc};
+use std::sync::Arc;
 
 use parley_protocol::error::ErrorCode;
 use poem::{
     Endpoint, IntoResponse, Request, Response,
-    error::{MethodNotAllowedError, NotFoundError, ReadBodyError},
-    http::{HeaderValue, StatusCode, header},
+    error::{MethodNotAllowedError, ReadBodyError},
+    http::{HeaderValue, header},
 };
-use poem_openapi::{
-    error::{
-        AuthorizationError, ContentTypeError, ParseParamError, ParsePathError,
-        ParseRequestPayloadError,
-    },
-    types::ToJSON,
-};
+use poem_openapi::error::ParseRequestPayloadError;
 
 use tracing::Instrument;
 
 use crate::{
     cors::CorsPolicy,
-    error::{Problem, REQUEST_ID},
+    error::{Problem, REQUEST_ID, method_not_allowed, problem_for, problem_response},
     spec::Routes,
     state::{AppState, HttpLimits},
+    trace::carried_headers,
 };
 
 /// What the outer layer needs: the document's routes, the body limits and the state
@@ -45,7 +40,6 @@ pub struct Guard {
 }
 
 pub const REQUEST_ID_HEADER: &str = "x-request-id";
-const PROBLEM_JSON: &str = "application/problem+json";
 
 /// Serves one request inside the request-id scope, with the body guarded.
 pub async fn guard<E: Endpoint>(
@@ -143,17 +137,6 @@ async fn serve<E: Endpoint>(
 const UNREAD_BODY_DRAIN: usize = 256 * 1024;
 const UNREAD_BODY_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
 
-/// The caller's `traceparent` and `tracestate` headers (at most 512 bytes each).
-pub fn carried_headers(request: &poem::Request) -> HashMap<String, String> {
-    ["traceparent", "tracestate"]
-        .into_iter()
-        .filter_map(|name| {
-            let value = request.header(name).filter(|v| v.len() <= 512)?;
-            Some((name.to_owned(), value.to_owned()))
-        })
-        .collect()
-}
-
 /// Reads the body (413 above `max_body`). Returns the 400 `malformed_json` problem to
 /// answer if the operation parses the body and it is not JSON.
 async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>, Problem> {
@@ -216,81 +199,4 @@ async fn discard(body: poem::Body, limit: usize, within: std::time::Duration) {
         }
     };
     let _ = tokio::time::timeout(within, drain).await;
-}
-
-/// Turns an error raised by poem or poem-openapi into a problem+json response. Responses
-/// our handlers built already carry a problem body and pass through unchanged.
-pub async fn problem_for(err: poem::Error) -> Response {
-    if err.is_from_response() {
-        let resp = err.into_response();
-        // A problem, or an error the OpenAI-compatible surface shaped its own way.
-        if resp
-            .content_type()
-            .is_some_and(|ct| ct.starts_with(PROBLEM_JSON) || ct.starts_with("application/json"))
-        {
-            return resp;
-        }
-        let status = resp.status();
-        let detail = resp.into_body().into_string().await.unwrap_or_default();
-        return problem_response(Problem::for_status(status, detail));
-    }
-    let problem = if let Some(e) = err.downcast_ref::<ParseRequestPayloadError>() {
-        Problem::new(ErrorCode::ValidationFailed, e.reason.clone())
-    } else if let Some(e) = err.downcast_ref::<ParseParamError>() {
-        Problem::new(
-            ErrorCode::InvalidParameter,
-            format!("parameter `{}`: {}", e.name, e.reason),
-        )
-    } else if err.is::<ParsePathError>() {
-        Problem::new(ErrorCode::NotFound, "no such resource")
-    } else if err.is::<AuthorizationError>() {
-        Problem::new(
-            ErrorCode::Unauthenticated,
-            "missing, invalid, expired or revoked bearer token",
-        )
-    } else if let Some(e) = err.downcast_ref::<ContentTypeError>() {
-        Problem::new(ErrorCode::UnsupportedMediaType, e.to_string())
-    } else if err.is::<NotFoundError>() {
-        Problem::new(ErrorCode::NotFound, "no such route")
-    } else if err.is::<MethodNotAllowedError>() {
-        return method_not_allowed(None);
-    } else {
-        let status = err.status();
-        let detail = if status.is_server_error() {
-            tracing::error!(error = %err, "unhandled error");
-            "internal error".to_owned()
-        } else {
-            err.to_string()
-        };
-        Problem::for_status(status, detail)
-    };
-    problem_response(problem)
-}
-
-/// 405 with `Allow` listing what the path accepts.
-fn method_not_allowed(allow: Option<String>) -> Response {
-    let detail = match &allow {
-        Some(allow) => format!("this route accepts {allow}"),
-        None => "this route does not accept that method".to_owned(),
-    };
-    let mut resp = problem_response(Problem::new(ErrorCode::MethodNotAllowed, detail));
-    if let Some(value) = allow.and_then(|a| HeaderValue::from_str(&a).ok()) {
-        resp.headers_mut().insert(header::ALLOW, value);
-    }
-    resp
-}
-
-/// A problem as a response, with the right status and content type.
-pub fn problem_response(problem: Problem) -> Response {
-    let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = Response::builder()
-        .status(status)
-        .content_type(PROBLEM_JSON);
-    if let Some(seconds) = problem.retry_after_s {
-        response = response.header(header::RETRY_AFTER, seconds.max(1));
-    }
-    if status == StatusCode::UNAUTHORIZED {
-        response = response.header(header::WWW_AUTHENTICATE, "Bearer");
-    }
-    response.body(problem.to_json_string())
 }

@@ -25,16 +25,10 @@ use sea_orm::DatabaseConnection;
 use tokio::sync::watch;
 use uuid::Uuid;
 
+use crate::identity::Credential;
+
 /// How often each api process reads what was revoked.
 pub const POLL_EVERY: Duration = Duration::from_secs(2);
-
-/// The credential a feed was opened with: its owner and (unless it is unknown) the API
-/// token that authenticated it or minted its feed token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Credential {
-    pub user_id: Uuid,
-    pub token_id: Uuid,
-}
 
 /// Token and user ids revoked or disabled lately, each with when it was seen.
 #[derive(Debug)]

@@ -35,7 +35,7 @@ use serde_json::{Map, Value, json};
 
 use parley_protocol::hooks::{HookContext, HookResult};
 
-use crate::routes::events_doc::StreamEventDoc;
+use crate::events_doc::StreamEventDoc;
 use crate::routes::feed_doc::UserEventDoc;
 
 /// The document, hardened and with the stream events, as pretty JSON.

@@ -42,9 +42,9 @@ use poem_openapi::{
 use uuid::Uuid;
 
 use crate::{
+    events_doc::{SseEvent, StreamEventDoc},
+    identity::Credential,
     keepalive,
-    revocations::Credential,
-    routes::events_doc::{SseEvent, StreamEventDoc},
     state::AppState,
 };
 
@@ -290,7 +290,7 @@ fn with_pings(
     Feed(Box::pin(keepalive::pinged(
         events,
         PromptBeats(prompt_id),
-        state,
+        state.feed_signals(),
         credential,
     )))
 }

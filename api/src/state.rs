@@ -7,7 +7,11 @@ use parley_service::{AdminService, FeedbackService, SessionService, TurnService}
 use sea_orm::DatabaseConnection;
 
 use crate::{
-    cors::CorsPolicy, feed_token::FeedTokens, gate::Throttle, revocations::Revocations,
+    cors::CorsPolicy,
+    feed_token::FeedTokens,
+    keepalive::{FeedSignals, Pulse},
+    revocations::Revocations,
+    throttle::Throttle,
     token_cache::TokenCache,
 };
 
@@ -75,7 +79,7 @@ pub struct Streaming {
     /// `reconnect` event. None: feeds end only with their prompt.
     pub closing: Option<tokio::sync::watch::Receiver<bool>>,
     /// The one ping tick, close and revocation signal all the feeds share.
-    pub pulse: crate::keepalive::Pulse,
+    pub pulse: Pulse,
 }
 
 impl Default for Streaming {
@@ -84,7 +88,7 @@ impl Default for Streaming {
             ping_every: Duration::from_secs(8),
             wait_timeout: Duration::from_secs(300),
             closing: None,
-            pulse: crate::keepalive::Pulse::default(),
+            pulse: Pulse::default(),
         }
     }
 }
@@ -111,7 +115,7 @@ pub struct AppState {
     pub providers: parley_service::Providers,
     /// CORS, `/metrics` access and the authentication throttle.
     pub edge: Edge,
-    /// Failed authentications per client address (see `crate::gate`).
+    /// Failed authentications per client address (see `crate::throttle`).
     pub throttle: Arc<Throttle>,
     /// Tokens revoked and users disabled lately (feed tokens, open feeds, cached tokens).
     pub revocations: Arc<Revocations>,
@@ -134,5 +138,15 @@ impl AppState {
     /// Feedback on answers (`…/messages/{message_id}/feedback`).
     pub fn feedback(&self) -> FeedbackService {
         FeedbackService::new(self.db.clone())
+    }
+
+    /// What every open feed's keep-alives follow (`crate::keepalive`).
+    pub fn feed_signals(&self) -> FeedSignals<'_> {
+        FeedSignals {
+            pulse: &self.streaming.pulse,
+            ping_every: self.streaming.ping_every,
+            closing: self.streaming.closing.as_ref(),
+            revocations: &self.revocations,
+        }
     }
 }

@@ -29,7 +29,7 @@ use std::{
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::{auth::Caller, revocations::Revocations};
+use crate::{identity::Caller, revocations::Revocations};
 
 /// At most this many tokens are kept; a full cache takes no new ones until entries
 /// lapse (each is one sweep away from lapsing).

@@ -28,7 +28,7 @@ use parley_protocol::turn::{Surface, TurnInput};
 use parley_service::turns::Submission;
 use uuid::Uuid;
 
-use crate::{auth::Caller, error::Problem, routes::sessions::opener, state::AppState};
+use crate::{error::Problem, identity::Caller, routes::sessions::opener, state::AppState};
 
 /// What a request names as its model.
 #[derive(Debug, Clone, PartialEq, Eq)]

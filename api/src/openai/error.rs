@@ -184,8 +184,7 @@ mod tests {
 
     #[tokio::test]
     async fn problems_become_openai_errors() {
-        let unauthenticated =
-            crate::middleware::problem_response(Problem::from(Error::Unauthenticated));
+        let unauthenticated = crate::error::problem_response(Problem::from(Error::Unauthenticated));
         let reshaped = reshape(unauthenticated).await;
         assert_eq!(reshaped.status(), StatusCode::UNAUTHORIZED);
         let body = body_of(reshaped).await;
@@ -193,7 +192,7 @@ mod tests {
         assert_eq!(body["error"]["code"], "invalid_api_key");
         let mut quota = Problem::new(ErrorCode::QuotaExceeded, "over the user's tokens_per_day");
         quota.retry_after_s = Some(3600);
-        let reshaped = reshape(crate::middleware::problem_response(quota)).await;
+        let reshaped = reshape(crate::error::problem_response(quota)).await;
         assert_eq!(reshaped.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(reshaped.headers()[header::RETRY_AFTER], "3600");
         assert_eq!(
@@ -205,7 +204,7 @@ mod tests {
         assert_eq!(body["error"]["code"], "rate_limit_exceeded");
         assert_eq!(body["error"]["type"], "tokens");
         let unfit = Problem::new(ErrorCode::ValidationFailed, "messages: required");
-        let reshaped = reshape(crate::middleware::problem_response(unfit)).await;
+        let reshaped = reshape(crate::error::problem_response(unfit)).await;
         assert_eq!(reshaped.status(), StatusCode::BAD_REQUEST);
         assert_eq!(
             body_of(reshaped).await["error"]["type"],

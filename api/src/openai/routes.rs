@@ -28,11 +28,13 @@ use super::{
     types::*,
 };
 use crate::{
-    auth::{BearerAuth, Caller},
+    auth::BearerAuth,
     error::{Problem, statuses},
-    routes::{ApiTags, ask::may_chat, prompts::trace_context, sessions::opener},
+    identity::Caller,
+    routes::{ApiTags, ask::may_chat, sessions::opener},
     sse,
     state::AppState,
+    trace::trace_context,
 };
 
 type Created<T> = Result<T, OpenAiError<statuses::OpenAiCreate>>;

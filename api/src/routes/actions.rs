@@ -6,11 +6,12 @@ use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
 use uuid::Uuid;
 
-use super::{ApiTags, prompts::trace_context, views::SessionState};
+use super::{ApiTags, views::SessionState};
 use crate::{
     auth::BearerAuth,
     error::{ApiResult, statuses},
     state::AppState,
+    trace::trace_context,
 };
 
 /// The actions the server runs.

@@ -21,16 +21,17 @@ use uuid::Uuid;
 
 use super::{
     ApiTags,
-    prompts::trace_context,
+    reply::{FinishedTurn, finished},
     sessions::opener,
-    turns::{FinishedTurn, finished},
     views::MessageRole,
 };
 use crate::{
-    auth::{BearerAuth, Caller},
+    auth::BearerAuth,
     error::{ApiResult, Problem, statuses},
+    identity::Caller,
     sse::{self, Feed},
     state::AppState,
+    trace::trace_context,
     types::{MessageText, Text},
 };
 

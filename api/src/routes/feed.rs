@@ -16,8 +16,11 @@ use crate::{
     feed_token::{FeedGrant, FeedScope},
     state::AppState,
     types::EventId,
-    user_sse::{self, UserFeedStream},
 };
+
+pub mod stream;
+
+use stream::UserFeedStream;
 
 /// A credential that opens the caller's user feed and nothing else.
 #[derive(Debug, Object)]
@@ -67,9 +70,7 @@ impl FeedApi {
         let reader = auth.reader_of_user_feed()?;
         let held = last_event_id.0.map(|id| id.0);
         let after = held.or(after.0).unwrap_or(0);
-        Ok(FeedResponse::Stream(user_sse::follow(
-            &state, after, reader,
-        )))
+        Ok(FeedResponse::Stream(stream::follow(&state, after, reader)))
     }
 
     /// Get a user feed token

@@ -18,9 +18,8 @@ use uuid::Uuid;
 use super::{
     ApiTags,
     feedback::Feedback,
-    prompts::trace_context,
+    reply::{OnActive, TurnResponse, respond},
     sessions::Session,
-    turns::{OnActive, TurnResponse, respond},
     views::MessageRole,
 };
 use crate::{
@@ -28,6 +27,7 @@ use crate::{
     error::{ApiResult, statuses},
     pagination::Page,
     state::AppState,
+    trace::trace_context,
     types::Text,
 };
 
@@ -170,7 +170,10 @@ impl MessagesApi {
         method = "post",
         operation_id = "regenerate_message"
     )]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn regenerate(
         &self,
         auth: BearerAuth,

@@ -5,7 +5,6 @@ pub mod actions;
 pub mod admin;
 pub mod ask;
 pub mod catalog;
-pub mod events_doc;
 pub mod feed;
 pub mod feed_doc;
 pub mod feedback;
@@ -14,6 +13,7 @@ pub mod messages;
 pub mod notes;
 pub mod ops;
 pub mod prompts;
+pub mod reply;
 pub mod sessions;
 pub mod teaching;
 pub mod todos;
@@ -43,7 +43,8 @@ pub enum ApiTags {
     OpenAi,
 }
 
-/// Every API of the document.
+/// Every API of Parley's own routes (the document adds the OpenAI surface's, which is
+/// built on these: `crate::Api`).
 pub type Api = (
     sessions::SessionsApi,
     turns::TurnsApi,
@@ -61,7 +62,6 @@ pub type Api = (
     (files::FilesApi, teaching::TeachingApi),
     admin::AdminApi,
     ops::OpsApi,
-    crate::openai::OpenAiApi,
 );
 
 pub fn api() -> Api {
@@ -81,6 +81,5 @@ pub fn api() -> Api {
         (files::FilesApi, teaching::TeachingApi),
         admin::api(),
         ops::OpsApi,
-        crate::openai::OpenAiApi,
     )
 }

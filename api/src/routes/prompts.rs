@@ -2,8 +2,6 @@
 //! feed token), cancel and resume, and the decisions on its function calls that wait
 //! for approval (`/v1/approvals` lists those waiting).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use parley_entity::{
     prompts,
@@ -31,6 +29,7 @@ use crate::{
     feed_token::{FeedGrant, FeedScope},
     sse::{self, Feed, Joined},
     state::AppState,
+    trace::trace_context,
     types::{EventId, JsonObject},
 };
 
@@ -114,18 +113,6 @@ pub enum PromptAccepted {
     /// a resumed prompt runs again).
     #[oai(status = 202)]
     Accepted(Json<Prompt>),
-}
-
-/// The W3C trace context to carry in a request's job, so the worker's spans join the
-/// request's trace: the request span's own when traces are exported, else what the
-/// caller sent (passed on for a tracer downstream).
-pub fn trace_context(request: &poem::Request) -> HashMap<String, String> {
-    let exported = parley_runtime::trace::context_of(&tracing::Span::current());
-    if exported.is_empty() {
-        crate::middleware::carried_headers(request)
-    } else {
-        exported
-    }
 }
 
 /// Approve a function call that waits, optionally with edited arguments.

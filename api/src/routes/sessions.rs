@@ -18,8 +18,9 @@ use uuid::Uuid;
 
 use super::{ApiTags, views::SessionState};
 use crate::{
-    auth::{BearerAuth, Caller},
+    auth::BearerAuth,
     error::{ApiResult, statuses},
+    identity::Caller,
     pagination::{self, Limit, Page},
     state::AppState,
     types::Text,
@@ -217,7 +218,10 @@ impl SessionsApi {
     /// active. Archived sessions only with `archived=true` (and then only they).
     #[oai(path = "/", method = "get", operation_id = "list_sessions")]
     // poem-openapi takes each query parameter as an argument of its own.
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn list(
         &self,
         auth: BearerAuth,

@@ -1,20 +1,20 @@
 //! Turns: `POST /v1/sessions/{id}/messages` records a prompt, enqueues its job and
-//! answers with the SSE feed, the finished turn, or `202`; plus the session's streaming
-//! state and cancel (DESIGN §7). The rules live in `parley_service::TurnService`.
+//! answers with the SSE feed, the finished turn, or `202` (`super::reply`); plus the
+//! session's streaming state and cancel (DESIGN §7). The rules live in
+//! `parley_service::TurnService`.
 
 use parley_entity::{
-    blocks, prompts,
+    blocks,
     query::{self, prompts as q, sessions},
 };
-use parley_protocol::error::ErrorCode;
 use parley_protocol::{
-    events::{BlockType, EventKind, FallbackReason},
+    events::BlockType,
     turn::{Placement, TurnInput},
 };
-use parley_service::turns::{Ending, Submission};
+use parley_service::turns::Submission;
 use poem::web::Data;
 use poem_openapi::{
-    ApiResponse, Enum, Object, OpenApi,
+    Object, OpenApi,
     param::{Header, Path, Query},
     payload::Json,
 };
@@ -22,17 +22,17 @@ use uuid::Uuid;
 
 use super::{
     ApiTags,
-    events_doc::{PayloadField, UsageField},
     messages::Message,
-    prompts::{Prompt, PromptAccepted, trace_context},
+    prompts::{Prompt, PromptAccepted},
+    reply::{OnActive, TurnResponse, respond},
 };
 use crate::{
     auth::BearerAuth,
-    error::{ApiError, ApiResult, Problem, statuses},
+    error::{ApiResult, statuses},
     pagination::{self, Limit, Page},
-    sse::{self, Feed},
     state::AppState,
-    types::{Documented, MessageText, Text},
+    trace::trace_context,
+    types::{MessageText, Text},
 };
 
 /// A message to the session's tool.
@@ -69,80 +69,6 @@ fn placement(parent_message_id: Option<Uuid>) -> Option<Placement> {
     })
 }
 
-/// What to do when the session is still answering an earlier message.
-#[derive(Debug, Clone, Copy, Default, Enum)]
-#[oai(rename_all = "snake_case")]
-pub enum OnActive {
-    /// Refuse with 409 (the default).
-    #[default]
-    Reject,
-    /// Cancel the running answer, then answer this message.
-    Interrupt,
-    /// Answer this message after the running one.
-    Enqueue,
-}
-
-impl From<OnActive> for q::OnActive {
-    fn from(policy: OnActive) -> Self {
-        match policy {
-            OnActive::Reject => Self::Reject,
-            OnActive::Interrupt => Self::Interrupt,
-            OnActive::Enqueue => Self::Enqueue,
-        }
-    }
-}
-
-/// A turn accepted to run in the background.
-#[derive(Debug, Object)]
-#[oai(skip_serializing_if_is_none)]
-pub struct AcceptedTurn {
-    pub prompt_id: Uuid,
-    /// The user message the turn answers: the id a new message will have when the
-    /// worker saves it, or the message a regenerate answers again.
-    pub user_message_id: Option<Uuid>,
-    /// The SSE feed of the turn.
-    pub events_url: String,
-}
-
-/// A finished turn (`Accept: application/json`): the fields of its `complete` event.
-#[derive(Object)]
-#[oai(skip_serializing_if_is_none)]
-pub struct FinishedTurn {
-    pub prompt_id: Uuid,
-    pub message_id: Uuid,
-    /// The message the answer follows: the user message it answers.
-    pub parent_id: Option<Uuid>,
-    pub payload: PayloadField,
-    pub usage: UsageField,
-    pub model: String,
-    pub vendor: String,
-    pub latency_ms: u64,
-    /// A module blocked the message or the answer; `payload.message` is its direct
-    /// response.
-    pub blocked: bool,
-    /// The category of the block, when `blocked`.
-    pub block_category: Option<String>,
-    /// A module replaced the answer after it was streamed; `payload.message` is final.
-    pub replaced: Option<bool>,
-    /// The model asked for, when another model of its fallback chain answered (`model`).
-    pub fallback_from: Option<String>,
-    /// Why the model asked for did not answer (with `fallback_from`).
-    pub fallback_reason: Option<FallbackReason>,
-}
-
-#[derive(ApiResponse)]
-pub enum TurnResponse {
-    /// `Accept: text/event-stream`: the turn's events from seq 1.
-    #[oai(status = 200)]
-    Stream(Feed, #[oai(header = "Location")] String),
-    /// `Accept: application/json` (or any other, or none): the finished turn.
-    #[oai(status = 201)]
-    Finished(Json<Box<FinishedTurn>>, #[oai(header = "Location")] String),
-    /// `?background=true`: the turn runs; follow `events_url`.
-    #[oai(status = 202)]
-    Accepted(Json<AcceptedTurn>, #[oai(header = "Location")] String),
-}
-
 /// The session's active generation and its partial content.
 #[derive(Debug, Object)]
 #[oai(skip_serializing_if_is_none)]
@@ -174,26 +100,6 @@ impl From<blocks::Model> for Block {
     }
 }
 
-/// How `POST …/messages` answers.
-enum Reply {
-    Stream,
-    Json,
-    Background,
-}
-
-/// A feed only for a client that asks for one: a client that accepts anything (`*/*`,
-/// or no `Accept`) gets the finished turn, which every generated client can read.
-fn reply_mode(request: &poem::Request, background: Option<bool>) -> Reply {
-    let accept = request.header("accept").unwrap_or_default();
-    if background.unwrap_or(false) {
-        Reply::Background
-    } else if accept.contains("text/event-stream") {
-        Reply::Stream
-    } else {
-        Reply::Json
-    }
-}
-
 pub struct TurnsApi;
 
 #[OpenApi(prefix_path = "/v1/sessions", tag = "ApiTags::Sessions")]
@@ -210,7 +116,10 @@ impl TurnsApi {
     /// message of the session is being answered: 409, unless `on_active` says
     /// `interrupt` or `enqueue`.
     #[oai(path = "/:id/messages", method = "post", operation_id = "send_message")]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a poem-openapi operation takes each path, query and header parameter as an argument"
+    )]
     async fn send(
         &self,
         auth: BearerAuth,
@@ -324,91 +233,4 @@ impl TurnsApi {
         let prompt = state.turns.cancel_active(auth.0.user_id, id.0).await?;
         Ok(PromptAccepted::Accepted(Json(prompt.into())))
     }
-}
-
-impl AcceptedTurn {
-    fn of(prompt: &prompts::Model) -> Self {
-        let prompt_id = prompt.id;
-        Self {
-            prompt_id,
-            user_message_id: prompt
-                .user_message_id
-                .or_else(|| prompt.input.as_ref()?.message_id),
-            events_url: format!("/v1/prompts/{prompt_id}/events"),
-        }
-    }
-}
-
-/// How an accepted turn is answered: its feed, the finished turn, or `202` at once
-/// (see `send_message`).
-pub(super) async fn respond(
-    state: &AppState,
-    request: &poem::Request,
-    background: Option<bool>,
-    prompt: &prompts::Model,
-    auth: &BearerAuth,
-) -> ApiResult<TurnResponse, statuses::SendMessage> {
-    let location = format!("/v1/prompts/{}", prompt.id);
-    Ok(match reply_mode(request, background) {
-        Reply::Background => TurnResponse::Accepted(Json(AcceptedTurn::of(prompt)), location),
-        Reply::Json => {
-            TurnResponse::Finished(Json(Box::new(finished(state, prompt.id).await?)), location)
-        }
-        Reply::Stream => TurnResponse::Stream(
-            sse::from_start(state, prompt, auth.0.credential()).await?,
-            location,
-        ),
-    })
-}
-
-/// Waits for the end of a turn: the finished turn, or the problem it ended with (its
-/// `instance` names the prompt, which may be resumed).
-pub(super) async fn finished<S: crate::error::Statuses>(
-    state: &AppState,
-    prompt_id: Uuid,
-) -> Result<FinishedTurn, ApiError<S>> {
-    let timeout = state.streaming.wait_timeout;
-    let problem = match state.turns.wait_for_end(prompt_id, timeout).await? {
-        Ending::Ended(kind) => match *kind {
-            EventKind::Complete {
-                message_id,
-                parent_id,
-                payload,
-                usage,
-                model,
-                vendor,
-                latency_ms,
-                blocked,
-                block_category,
-                replaced,
-                fallback_from,
-                fallback_reason,
-            } => {
-                return Ok(FinishedTurn {
-                    prompt_id,
-                    message_id,
-                    parent_id,
-                    payload: Documented::new(payload),
-                    usage: Documented::new(usage),
-                    model,
-                    vendor,
-                    latency_ms,
-                    blocked,
-                    block_category,
-                    replaced: replaced.then_some(true),
-                    fallback_from,
-                    fallback_reason,
-                });
-            }
-            EventKind::Error { code, message, .. } => Problem::new(code, message),
-            _ => Problem::new(ErrorCode::Cancelled, "the turn was cancelled"),
-        },
-        Ending::StillRunning => Problem::new(
-            ErrorCode::Timeout,
-            "the turn is still running; follow its events",
-        ),
-    };
-    Err(ApiError::from_problem(
-        problem.at(format!("/v1/prompts/{prompt_id}")),
-    ))
 }

@@ -29,8 +29,8 @@ use uuid::Uuid;
 
 use super::Deleted;
 use crate::{
-    auth::Caller,
     error::Problem,
+    identity::Caller,
     pagination::{self, Limit, Page},
     state::AppState,
 };

@@ -1,4 +1,5 @@
-//! The user feed (DESIGN §13) as Server-Sent Events: `GET /v1/feed`.
+//! The user feed (DESIGN §13) as Server-Sent Events: the stream `GET /v1/feed`
+//! (`super`) answers with.
 //!
 //! A feed follows the user's [`UserFeed`](parley_runtime::user_feed::UserFeed) after a
 //! seq (`Last-Event-ID`, `?after=`, or from the oldest event it holds) and never ends on
@@ -19,8 +20,8 @@ use poem_openapi::{
 };
 
 use crate::{
+    identity::Credential,
     keepalive,
-    revocations::Credential,
     routes::feed_doc::{UserEventDoc, UserSseEvent},
     state::AppState,
 };
@@ -79,7 +80,10 @@ fn to_sse(event: &UserEvent) -> Event {
 pub fn follow(state: &AppState, after: u64, credential: Credential) -> UserFeedStream {
     let events = state.turns.feed.feed().subscribe(credential.user_id, after);
     UserFeedStream(Box::pin(keepalive::pinged(
-        events, UserBeats, state, credential,
+        events,
+        UserBeats,
+        state.feed_signals(),
+        credential,
     )))
 }
 
