@@ -50,6 +50,18 @@ if ! diff -r -x __pycache__ openapi/python/parley_client "$work/project/parley_c
     die "openapi/python/parley_client is out of date: run openapi/python/generate.sh"
 fi
 
+# .gitattributes marks the generated modules generated and the hand-written ones not:
+# the list there is generate.sh's HAND_WRITTEN.
+log "parley_client's generated modules are marked generated (.gitattributes)"
+hand_written=$(sed -n 's/^HAND_WRITTEN=(\(.*\))$/\1/p' openapi/python/generate.sh)
+for file in openapi/python/parley_client/*.py; do
+    name=$(basename "$file")
+    expected=true
+    [[ " $hand_written " == *" $name "* ]] && expected=false
+    marked=$(git check-attr linguist-generated -- "$file" | sed 's/.*: //')
+    [[ $marked == "$expected" ]] || die "$file: linguist-generated is $marked in .gitattributes, not $expected"
+done
+
 log "pytest (against a live parley serve)"
 started=$(date +%s)
 status=0

@@ -21,7 +21,7 @@
 //! Three passes are the process's own, not shared: one reap with no grace when the
 //! process starts (a restart resumes what the previous process had accepted); pruning
 //! the event log's expired logs and the user feed's old feeds every minute
-//! ([`EventLog::prune`], [`UserFeed::prune`](parley_runtime::user_feed::UserFeed::prune):
+//! ([`EventLog::prune`], [`UserFeed::prune`]:
 //! the in-process backends free them even when no turn runs; Redis expires keys
 //! itself); and firing due timers ([`crate::timers`], every `timer_check` at most: each
 //! firing is claimed by a guarded update, so every worker may look).

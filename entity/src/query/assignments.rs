@@ -1,5 +1,5 @@
 //! Assignments: created here; read, paged (optionally by class), changed and deleted
-//! through [`resource`](super::resource) with the hooks below.
+//! through [`resource`] with the hooks below.
 //!
 //! An assignment's window is `[available_at, closes_at)`; either end may be open, and
 //! when both are set `closes_at` comes strictly after `available_at`. Deleting an

@@ -1,5 +1,5 @@
 //! Classes and their enrolments: create here; read, page, rename and delete, enrol and
-//! unenrol through [`resource`](super::resource) with the hooks below.
+//! unenrol through [`resource`] with the hooks below.
 //!
 //! Deleting a class takes its enrolments and assignments with it, and with the
 //! assignments their submissions (foreign keys `CASCADE`). Sessions opened under those

@@ -1,6 +1,6 @@
 //! Groups: the organisation tree and its members. Created here; read, paged, changed and
 //! deleted, and their members put, removed and listed, through
-//! [`resource`](super::resource) with the hooks below.
+//! [`resource`] with the hooks below.
 //!
 //! A group's `path` is fixed when it is created (`/<root>/…/<id>/`, see
 //! [`access::path_ids`](super::access::path_ids)); groups are never re-parented, so paths

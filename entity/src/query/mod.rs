@@ -1,7 +1,7 @@
 //! Hand-written query methods over the entities, shared by api and worker.
 //!
 //! Nothing outside this crate builds SQL. Each function says what it does in domain
-//! words and returns the domain [`Error`](parley_protocol::error::Error) with context.
+//! words and returns the domain [`Error`] with context.
 
 pub mod access;
 pub mod approvals;

@@ -1,5 +1,5 @@
 //! Tools (configured chat assistants): created here; read, paged, changed and deleted
-//! through [`resource`](super::resource) with the hooks below.
+//! through [`resource`] with the hooks below.
 //!
 //! The `definition` arrives already validated by the api (its wire type is the schema);
 //! here it is stored as JSON. A tool is deleted only while nothing uses it: sessions and

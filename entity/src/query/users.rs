@@ -1,5 +1,5 @@
 //! Users: created here, read, paged, changed and deleted through
-//! [`resource`](super::resource) with the hooks below; and what a user may do
+//! [`resource`] with the hooks below; and what a user may do
 //! ([`effective_permissions`]).
 
 use std::collections::BTreeSet;

@@ -15,7 +15,7 @@
 //! every worker sees the same state and transitions are atomic). Times are the callers'
 //! clocks in milliseconds since the epoch, passed in (workers of one deployment keep
 //! their clocks in step, as the job queue's heartbeats already assume), which also lets
-//! the conformance suite ([`conformance`]) run the same checks against both.
+//! the conformance suite (`conformance` (its tests)) run the same checks against both.
 
 use async_trait::async_trait;
 use std::time::Duration;

@@ -15,7 +15,7 @@ use super::{
     Admission, BreakerError, BreakerPolicy, BreakerState, Breakers, Result, millis, state_of,
 };
 
-/// KEYS[1] the hash; ARGV[1] now (ms), ARGV[2] the probe timeout (ms).
+/// `KEYS[1]` the hash; `ARGV[1]` now (ms), `ARGV[2]` the probe timeout (ms).
 /// Returns {0, failures} go, {1, 0} probe, {2, ms} refused for ms.
 const ADMIT: &str = r"
 local u = tonumber(redis.call('HGET', KEYS[1], 'u') or '0')
@@ -30,8 +30,8 @@ end
 return {2, p - now}
 ";
 
-/// KEYS[1] the hash; ARGV[1] '1' for a success, ARGV[2] now (ms), ARGV[3] failures to
-/// open, ARGV[4] the open period (ms), ARGV[5] the hash's lifetime (ms).
+/// `KEYS[1]` the hash; `ARGV[1]` '1' for a success, `ARGV[2]` now (ms), `ARGV[3]` failures to
+/// open, `ARGV[4]` the open period (ms), `ARGV[5]` the hash's lifetime (ms).
 /// Returns {failures, open_until} after the report.
 const RECORD: &str = r"
 if ARGV[1] == '1' then

@@ -7,7 +7,7 @@
 //! window the api rebuilds the events from the database instead ([`EventLog::exists`]
 //! tells it when).
 //!
-//! Guarantees every backend keeps (checked by [`conformance`] against each of them):
+//! Guarantees every backend keeps (checked by `conformance` (its tests) against each of them):
 //!
 //! * `seq` is assigned by the log, gap-free from 1, even with concurrent appenders —
 //!   except above a *floor*: a log that is empty (new, or lost with its backend: an

@@ -19,7 +19,7 @@
 //!
 //! Following a log never costs a connection or a blocking `XREAD` per reader: all the
 //! readers of one `RedisEventLog` share its multiplexed command connection (a
-//! [`ConnectionManager`]) and one pub/sub connection owned by the [`listener`] task,
+//! [`ConnectionManager`](redis::aio::ConnectionManager)) and one pub/sub connection owned by the [`listener`] task,
 //! which subscribes a prompt's channel while it has local readers. A reader subscribes
 //! first and then reads what is stored, so nothing appended in between goes unannounced;
 //! it wakes on a notification, and if none comes for [`POLL_EVERY`] it looks at the

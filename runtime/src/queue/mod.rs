@@ -13,7 +13,7 @@
 //!   (`<data_dir>/queue.db`, three statements per job), so a job accepted before `parley
 //!   serve` dies is still there after the restart.
 //!
-//! Guarantees (checked against both by [`conformance`]):
+//! Guarantees (checked against both by `conformance` (its tests)):
 //!
 //! * **At-least-once.** A job is acknowledged only after its handler returned; a job can
 //!   run twice (a worker died mid-run, a shutdown interrupted a retry wait), so handlers

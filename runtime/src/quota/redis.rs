@@ -9,7 +9,7 @@ use crate::topology::Shared;
 use super::{Decision, QuotaError, QuotaStore, Result, Window};
 
 /// Checks every window (KEYS) against its limit (ARGV[2i-1]); when all are below,
-/// counts the turn in those marked (ARGV[2i] = the window's end in ms, negative: only a
+/// counts the turn in those marked (`ARGV[2i]` = the window's end in ms, negative: only a
 /// cap) and returns 0; else returns the 1-based index of the first window at its limit.
 const ADMIT: &str = r"
 for i, key in ipairs(KEYS) do
@@ -29,7 +29,7 @@ end
 return 0
 ";
 
-/// Adds ARGV[1] to every window (KEYS); a new counter expires a minute after its
+/// Adds `ARGV[1]` to every window (KEYS); a new counter expires a minute after its
 /// window's end (ARGV[i + 1]).
 const ADD: &str = r"
 for i, key in ipairs(KEYS) do

@@ -3,7 +3,7 @@
 //! fired — which the api follows for `GET /v1/feed`, so another tab or device sees what
 //! happens across a user's sessions.
 //!
-//! Guarantees every backend keeps (checked by [`conformance`] against each of them):
+//! Guarantees every backend keeps (checked by `conformance` (its tests) against each of them):
 //!
 //! * `seq` increases within a user's feed; it is *not* gap-free. A feed that is created
 //!   (the user's first event, or the first after the feed expired or was lost with its

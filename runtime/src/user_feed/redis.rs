@@ -52,8 +52,8 @@ use crate::topology::{Shared, Timeouts, Topology};
 /// How long a subscriber waits for a wake before reading the stream itself.
 pub const POLL_EVERY: Duration = Duration::from_secs(5);
 
-/// KEYS[1] the stream; ARGV[1] the kind as JSON, ARGV[2] the proposed seq, ARGV[3]
-/// max events, ARGV[4] a new stream's lifetime (ms). Returns the seq.
+/// `KEYS[1]` the stream; `ARGV[1]` the kind as JSON, `ARGV[2]` the proposed seq, `ARGV[3]`
+/// max events, `ARGV[4]` a new stream's lifetime (ms). Returns the seq.
 const APPEND_SCRIPT: &str = r"
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local seq = tonumber(ARGV[2])
@@ -68,7 +68,7 @@ redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], string.format('%d-0', seq), 
 return seq
 ";
 
-/// KEYS[1] the stream; ARGV[1] the reader's seq, ARGV[2] the most entries. Returns
+/// `KEYS[1]` the stream; `ARGV[1]` the reader's seq, `ARGV[2]` the most entries. Returns
 /// `{gap, entries}` (gap 0 or 1; entries as `XRANGE` gives them).
 const READ_SCRIPT: &str = r"
 local after = tonumber(ARGV[1])

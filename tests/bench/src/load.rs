@@ -29,7 +29,7 @@ pub struct Turn {
     /// `POST /v1/sessions` before the turn, when each turn opens a session of its own.
     pub session: Option<Duration>,
     /// When the turn started, from the start of the measured window (set by
-    /// [`run_users`]).
+    /// [`run_users_in`]).
     pub started: Duration,
     /// Request sent → the response's headers (the prompt recorded and its job queued).
     pub headers: Option<Duration>,

@@ -90,7 +90,7 @@ pub(crate) struct Reply {
     pub split_name: bool,
 }
 
-/// Derives the directive and the reply of a request: [`derive`], except that a request
+/// Derives the directive and the reply of a request: [`derive()`], except that a request
 /// continuing its final assistant message (`continue_final_message`, a message without
 /// calls) gets the rest of the reply that message began — its content tokens after the
 /// message's text, no reasoning. A message the reply does not begin with is continued

@@ -9,12 +9,12 @@
 //! One prompt per session runs at a time. The session's `active_prompt_id` names it;
 //! prompts accepted while another is active wait in `created` (policy `enqueue`, or
 //! `interrupt` after cancelling the active one) and are started in order by
-//! [`finish`], which hands the session to the next waiting prompt.
+//! [`finish()`], which hands the session to the next waiting prompt.
 //!
 //! * [`turn`] — recording a new turn under the session's active-prompt policy;
 //! * [`lease`] — claim, lease renewal, cancel requests, stranded prompts;
-//! * [`checkpoint`] — a streaming turn's partial blocks and user message;
-//! * [`finish`] — ending an attempt, with [`handover`] of the session to the next prompt;
+//! * [`mod@checkpoint`] — a streaming turn's partial blocks and user message;
+//! * [`mod@finish`] — ending an attempt, with [`handover`] of the session to the next prompt;
 //! * [`restart`] — resume and abandon.
 
 mod checkpoint;

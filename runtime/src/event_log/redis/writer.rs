@@ -53,10 +53,10 @@ pub const APPEND_PATIENCE: Duration = Duration::from_secs(5);
 /// whose outcome it did not learn (other appenders may have added a few after it).
 const TAG_LOOKBACK: usize = 32;
 
-/// KEYS[1] the stream, ARGV[1] the entry's JSON, ARGV[2] the notify channel, ARGV[3]
-/// the floor (an empty stream starts above it), ARGV[4] a new stream's deadline (ms),
-/// ARGV[5] the entry's tag, ARGV[6] the entry's field (`k` or `b`), ARGV[7] how many
-/// events it holds, ARGV[8] the publishing command (`PUBLISH`, or `SPUBLISH` on a
+/// `KEYS[1]` the stream, `ARGV[1]` the entry's JSON, `ARGV[2]` the notify channel, `ARGV[3]`
+/// the floor (an empty stream starts above it), `ARGV[4]` a new stream's deadline (ms),
+/// `ARGV[5]` the entry's tag, `ARGV[6]` the entry's field (`k` or `b`), `ARGV[7]` how many
+/// events it holds, `ARGV[8]` the publishing command (`PUBLISH`, or `SPUBLISH` on a
 /// cluster). Returns the seq of its first event.
 const APPEND_SCRIPT: &str = r"
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)

@@ -2,8 +2,8 @@
 //! workers), reconciling a running list, leaving. The steps of every job (`LPUSH`,
 //! `BLMOVE`, `LREM`) are plain commands.
 
-/// KEYS[1] the workers set, KEYS[2] the pending list; ARGV[1] this worker, ARGV[2] the
-/// age (ms) at which a heartbeat is dead, ARGV[3] the running lists' prefix. Records the
+/// `KEYS[1]` the workers set, `KEYS[2]` the pending list; `ARGV[1]` this worker, `ARGV[2]` the
+/// age (ms) at which a heartbeat is dead, `ARGV[3]` the running lists' prefix. Records the
 /// heartbeat and hands the jobs of dead workers back (oldest first, at the front).
 pub(super) const HEARTBEAT: &str = r"
 local now = redis.call('TIME')
@@ -18,7 +18,7 @@ end
 return #dead
 ";
 
-/// KEYS[1] a running list, KEYS[2] the pending list; ARGV the jobs the worker holds.
+/// `KEYS[1]` a running list, `KEYS[2]` the pending list; ARGV the jobs the worker holds.
 /// Hands back every job of the list the worker does not hold; returns how many.
 pub(super) const RECONCILE: &str = r"
 local held = {}
@@ -36,7 +36,7 @@ end
 return back
 ";
 
-/// KEYS[1] the workers set, KEYS[2] this worker's running list; ARGV[1] this worker.
+/// `KEYS[1]` the workers set, `KEYS[2]` this worker's running list; `ARGV[1]` this worker.
 /// Leaves the set; a worker that abandons jobs leaves them to be reaped at once.
 pub(super) const LEAVE: &str = r"
 if redis.call('LLEN', KEYS[2]) == 0 then
