@@ -38,6 +38,12 @@ pub struct Directive {
     pub cut_after: Option<usize>,
     /// `malformed_after=K`: after K tokens send one chunk that is not valid JSON.
     pub malformed_after: Option<usize>,
+    /// `error_after=K` (Anthropic endpoint only): after K tokens an `event: error`
+    /// (`overloaded_error`), then the stream ends.
+    pub error_after: Option<usize>,
+    /// `redacted_thinking=1` (Anthropic endpoint, thinking on): a `redacted_thinking` block
+    /// before the thinking block.
+    pub redacted_thinking: bool,
     /// `first_token_delay_ms=D`.
     pub first_token_delay: Option<Duration>,
     /// `token_delay_ms=D`.
@@ -54,8 +60,8 @@ pub struct Directive {
     pub split_name: bool,
     /// `no_usage=1`: no usage chunk even when the request asks for one.
     pub no_usage: bool,
-    /// `model=NAME`: the faults (`status`, `stall_after`, `cut_after`, `malformed_after`
-    /// and the delays) only apply to requests for model NAME; others get the reply
+    /// `model=NAME`: the faults (`status`, `stall_after`, `cut_after`, `malformed_after`,
+    /// `error_after` and the delays) only apply to requests for model NAME; others get the reply
     /// without them — for fallback tests, where one message goes to several models.
     pub model: Option<String>,
 }
@@ -147,6 +153,7 @@ impl Directive {
             self.stall_after = None;
             self.cut_after = None;
             self.malformed_after = None;
+            self.error_after = None;
             self.first_token_delay = None;
             self.token_delay = None;
         }
@@ -186,6 +193,8 @@ impl Directive {
             "stall_after" => self.stall_after = Some(number(key, &value)?),
             "cut_after" => self.cut_after = Some(number(key, &value)?),
             "malformed_after" => self.malformed_after = Some(number(key, &value)?),
+            "error_after" => self.error_after = Some(number(key, &value)?),
+            "redacted_thinking" => self.redacted_thinking = number::<u8>(key, &value)? != 0,
             "first_token_delay_ms" => {
                 self.first_token_delay = Some(Duration::from_millis(number(key, &value)?));
             }
@@ -259,14 +268,23 @@ mod tests {
 
     #[test]
     fn a_directive_scoped_to_a_model_keeps_its_faults_for_that_model_only() {
-        let (_, d) = extract("[[mock status=500 stall_after=1 tokens=2 model=a]]").unwrap();
+        let (_, d) =
+            extract("[[mock status=500 stall_after=1 error_after=2 tokens=2 model=a]]").unwrap();
         let d = d.unwrap();
         let for_a = d.clone().for_model("a");
-        assert_eq!((for_a.status, for_a.stall_after), (Some(500), Some(1)));
+        assert_eq!(
+            (for_a.status, for_a.stall_after, for_a.error_after),
+            (Some(500), Some(1), Some(2))
+        );
         let for_b = d.for_model("b");
         assert_eq!(
-            (for_b.status, for_b.stall_after, for_b.tokens),
-            (None, None, Some(2)),
+            (
+                for_b.status,
+                for_b.stall_after,
+                for_b.error_after,
+                for_b.tokens
+            ),
+            (None, None, None, Some(2)),
             "the reply stays, the faults go"
         );
     }

@@ -1,5 +1,6 @@
-//! `parley-mock-llm`: an OpenAI-compatible chat completions server with fault injection,
-//! the one test double of Parley's tests and benchmarks.
+//! `parley-mock-llm`: an OpenAI-compatible chat completions server and an Anthropic
+//! Messages endpoint with fault injection, the one test double of Parley's tests and
+//! benchmarks.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -13,20 +14,29 @@
 //! Replies are deterministic: `Echo: <last user message>` streamed word by word unless a
 //! `[[mock ...]]` directive in the last user message says otherwise (README.md has the
 //! syntax). Every request is logged with how it ended, including the client going away.
+//! Each model can speak a provider's dialect (DeepSeek, Gemini) and refuses, as that
+//! provider does, a follow-up that lacks what it must carry back.
 
+mod cache;
+mod chat;
+mod dialect;
 mod directive;
+mod http;
 mod record;
 mod reply;
 mod server;
+mod sign;
 mod wire;
 
+use std::collections::BTreeMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::oneshot;
 
-pub use record::{Outcome, RecordedMessage, RecordedRequest};
+pub use dialect::Dialect;
+pub use record::{Endpoint, Outcome, RecordedMessage, RecordedRequest};
 
 /// Server-wide settings; a directive in a request overrides the delays for that request.
 #[derive(Debug, Clone)]
@@ -39,6 +49,16 @@ pub struct MockConfig {
     pub token_delay: Duration,
     /// Keep the request log. Off for long benchmark runs, where nobody reads it.
     pub record_requests: bool,
+    /// The dialect of each model on the chat endpoint; a model not listed is plain OpenAI.
+    pub dialects: BTreeMap<String, Dialect>,
+    /// Chat endpoint: the shortest cached prefix reported in `cached_tokens` (OpenAI: 1024).
+    pub cache_min_tokens: u64,
+    /// Chat endpoint: `cached_tokens` is `cache_min_tokens` plus a multiple of this
+    /// (OpenAI: 128).
+    pub cache_increment: u64,
+    /// Anthropic endpoint: the shortest prefix a `cache_control` breakpoint caches
+    /// (Anthropic: 1024).
+    pub anthropic_cache_min_tokens: u64,
 }
 
 /// The model served by default.
@@ -51,6 +71,10 @@ impl Default for MockConfig {
             first_token_delay: Duration::ZERO,
             token_delay: Duration::ZERO,
             record_requests: true,
+            dialects: BTreeMap::new(),
+            cache_min_tokens: 1024,
+            cache_increment: 128,
+            anthropic_cache_min_tokens: 1024,
         }
     }
 }
@@ -99,7 +123,18 @@ impl MockLlm {
         format!("http://{}/v1", self.addr)
     }
 
-    /// A snapshot of the chat completion requests received so far, oldest first.
+    /// The Anthropic base URL, `http://127.0.0.1:PORT` (the SDKs add `/v1/messages`).
+    pub fn anthropic_base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Forgets every cached prompt prefix (both endpoints, all models): the next requests
+    /// read nothing from the cache.
+    pub fn clear_cache(&self) {
+        self.state.caches.clear();
+    }
+
+    /// A snapshot of the requests (both endpoints) received so far, oldest first.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.state.log.snapshot()
     }

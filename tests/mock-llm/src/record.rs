@@ -1,6 +1,6 @@
 //! The request log: what Parley sent, and how each exchange ended.
 //!
-//! Each accepted chat request gets an entry when it arrives; an [`Exchange`] guard owned by
+//! Each accepted request (chat or Anthropic) gets an entry when it arrives; an [`Exchange`] guard owned by
 //! the handler (and then by the streaming body) fills in the outcome. When hyper drops the
 //! body before it ended — the client went away — the guard's `Drop` records
 //! [`Outcome::ClientDisconnected`], which is how tests see that Parley aborted an upstream
@@ -23,8 +23,12 @@ pub struct RecordedMessage {
     pub content: String,
     /// `tool_call_id` of a `tool` message.
     pub tool_call_id: Option<String>,
-    /// `tool_calls` of an `assistant` message, as sent.
+    /// `tool_calls` of an `assistant` message, as sent (on the Anthropic endpoint: its
+    /// `tool_use` blocks as OpenAI tool calls, see README.md).
     pub tool_calls: Vec<Value>,
+    /// `reasoning_content` of an `assistant` message when it is a string (on the Anthropic
+    /// endpoint: the text of its `thinking` blocks, joined).
+    pub reasoning_content: Option<String>,
 }
 
 /// How an exchange ended (so far).
@@ -42,26 +46,47 @@ pub enum Outcome {
     ClientDisconnected,
 }
 
-/// One chat completion request as received, and what became of it.
+/// Which endpoint a request came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Endpoint {
+    /// `POST /v1/chat/completions` (OpenAI-compatible).
+    ChatCompletions,
+    /// `POST /v1/messages` (Anthropic Messages).
+    Messages,
+}
+
+/// One request (chat completion or Anthropic message) as received, and what became of it.
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
     /// The number of the request since the mock started, from 1 (also in the completion id
-    /// `chatcmpl-mock-<seq>`).
+    /// `chatcmpl-mock-<seq>` / the message id `msg_mock_<seq>`).
     pub seq: u64,
+    /// The endpoint it came to.
+    pub endpoint: Endpoint,
     /// `model` of the request.
     pub model: String,
     /// `stream` of the request.
     pub stream: bool,
     /// `stream_options.include_usage` of the request.
     pub include_usage: bool,
-    /// The messages, in order.
+    /// The messages, in order. From the Anthropic endpoint: converted to chat messages
+    /// (the `system` first, `tool_result` blocks as `tool` messages; see README.md).
     pub messages: Vec<RecordedMessage>,
     /// `tools` of the request, as sent (empty when absent).
     pub tools: Vec<Value>,
     /// The whole request body, for anything else (temperature, max_tokens…).
     pub body: Value,
-    /// `prompt_tokens` the mock computed (and reports in usage).
+    /// `prompt_tokens` the mock computed (and reports in usage): on the Anthropic endpoint
+    /// all input tokens, `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`.
     pub prompt_tokens: u64,
+    /// Input tokens read from the prompt cache: `prompt_tokens_details.cached_tokens` /
+    /// `cache_read_input_tokens` (0 until the request was accepted). `cached_tokens /
+    /// prompt_tokens` is the request's hit ratio.
+    pub cached_tokens: u64,
+    /// Input tokens written to the prompt cache: `cache_creation_input_tokens` (Anthropic
+    /// only; 0 on the chat endpoint).
+    pub cache_creation_tokens: u64,
     /// Output tokens (reasoning, content and tool-call chunks) handed to the connection.
     pub tokens_sent: usize,
     /// How it ended.
@@ -91,11 +116,11 @@ impl RecordedRequest {
     }
 
     /// The names of the functions offered in `tools`, in order (`function.name` of each
-    /// tool; tools without one are skipped).
+    /// tool, or `name` of an Anthropic tool; tools without one are skipped).
     pub fn tool_names(&self) -> Vec<String> {
         self.tools
             .iter()
-            .filter_map(|t| t["function"]["name"].as_str())
+            .filter_map(|t| t["function"]["name"].as_str().or(t["name"].as_str()))
             .map(str::to_owned)
             .collect()
     }
@@ -224,6 +249,14 @@ impl Exchange {
             }
         }
         self.log.0.changed.notify_waiters();
+    }
+
+    /// Records the prompt cache's part of the input.
+    pub(crate) fn set_cache(&self, read: u64, creation: u64) {
+        self.update(|e| {
+            e.cached_tokens = read;
+            e.cache_creation_tokens = creation;
+        });
     }
 
     pub(crate) fn add_tokens(&self, n: usize) {

@@ -40,6 +40,7 @@ pub(crate) fn read_request(body: &Value) -> Result<ChatRequest, String> {
             content: text_of(&m["content"]),
             tool_call_id: m["tool_call_id"].as_str().map(str::to_owned),
             tool_calls: m["tool_calls"].as_array().cloned().unwrap_or_default(),
+            reasoning_content: m["reasoning_content"].as_str().map(str::to_owned),
         })
         .collect();
     Ok(ChatRequest {
@@ -58,7 +59,7 @@ pub(crate) fn read_request(body: &Value) -> Result<ChatRequest, String> {
 }
 
 /// A string content as is; the `text` of an array of parts joined with `\n`.
-fn text_of(content: &Value) -> String {
+pub(crate) fn text_of(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(parts) => parts
@@ -88,22 +89,26 @@ pub(crate) struct Reply {
     pub first_call_id: usize,
     /// `split_name=1`: each function name streams in two chunks.
     pub split_name: bool,
+    /// The Gemini dialect: the thought signature of the first tool call.
+    pub thought_signature: Option<String>,
 }
 
 /// Derives the directive and the reply of a request: [`derive()`], except that a request
-/// continuing its final assistant message (`continue_final_message`, a message without
-/// calls) gets the rest of the reply that message began — its content tokens after the
-/// message's text, no reasoning. A message the reply does not begin with is continued
-/// with the whole reply.
-pub(crate) fn derive_for(request: &ChatRequest) -> Result<(Directive, Reply), String> {
-    let continued = request
-        .messages
+/// continuing its final assistant message (`continue_final`, a message without calls) gets
+/// the rest of the reply that message began — its content tokens after the message's text,
+/// no reasoning. A message the reply does not begin with is continued with the whole reply.
+pub(crate) fn derive_for(
+    messages: &[RecordedMessage],
+    continue_final: bool,
+    always_reason: bool,
+) -> Result<(Directive, Reply), String> {
+    let continued = messages
         .last()
-        .filter(|m| request.continue_final && m.role == "assistant" && m.tool_calls.is_empty());
+        .filter(|m| continue_final && m.role == "assistant" && m.tool_calls.is_empty());
     let Some(partial) = continued else {
-        return derive(&request.messages);
+        return derive(messages, always_reason);
     };
-    let (directive, mut reply) = derive(&request.messages[..request.messages.len() - 1])?;
+    let (directive, mut reply) = derive(&messages[..messages.len() - 1], always_reason)?;
     reply.content = rest_after(&reply.content, &partial.content);
     reply.reasoning.clear();
     Ok((directive, reply))
@@ -128,7 +133,12 @@ fn rest_after(content: &[String], prefix: &str) -> Vec<String> {
 }
 
 /// Derives the directive and the reply from the messages (see README.md for the rules).
-pub(crate) fn derive(messages: &[RecordedMessage]) -> Result<(Directive, Reply), String> {
+/// With `always_reason`, a reply whose directive has no `reasoning` reasons
+/// `Thinking about: <the words of the last user message>`.
+pub(crate) fn derive(
+    messages: &[RecordedMessage],
+    always_reason: bool,
+) -> Result<(Directive, Reply), String> {
     let last_user = messages.iter().rposition(|m| m.role == "user");
     let (text, directive) = match last_user {
         Some(i) => directive::extract(&messages[i].content)?,
@@ -170,11 +180,11 @@ pub(crate) fn derive(messages: &[RecordedMessage]) -> Result<(Directive, Reply),
     } else {
         tokenize(&format!("Echo: {text}"))
     };
-    let reasoning = directive
-        .reasoning
-        .as_deref()
-        .map(tokenize)
-        .unwrap_or_default();
+    let reasoning = match &directive.reasoning {
+        Some(reasoning) => tokenize(reasoning),
+        None if always_reason => tokenize(&format!("Thinking about: {text}")),
+        None => Vec::new(),
+    };
     let reply = Reply {
         reasoning,
         content,
@@ -182,6 +192,7 @@ pub(crate) fn derive(messages: &[RecordedMessage]) -> Result<(Directive, Reply),
         // Ids go on numbering across rounds: a turn never sees the same id twice.
         first_call_id: rounds.iter().map(|m| m.tool_calls.len()).sum(),
         split_name: directive.split_name,
+        thought_signature: None,
     };
     Ok((directive, reply))
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use crate::dialect::Dialect;
 use crate::directive::Directive;
 use crate::reply::Reply;
 
@@ -40,8 +41,16 @@ impl Reply {
             } else {
                 (call.name.as_str(), "")
             };
+            // Gemini: the first call's first chunk carries its thought signature.
+            let extra = match &self.thought_signature {
+                Some(sig) if index == 0 => format!(
+                    r#","extra_content":{{"google":{{"thought_signature":{}}}}}"#,
+                    json_str(sig)
+                ),
+                _ => String::new(),
+            };
             out.push(format!(
-                r#"{{"tool_calls":[{{"index":{index},"id":"{}","type":"function","function":{{"name":{},"arguments":""}}}}]}}"#,
+                r#"{{"tool_calls":[{{"index":{index},"id":"{}","type":"function","function":{{"name":{},"arguments":""}}{extra}}}]}}"#,
                 self.call_id(index),
                 json_str(name)
             ));
@@ -64,7 +73,7 @@ impl Reply {
     }
 
     /// The id of the `index`-th tool call of this reply.
-    fn call_id(&self, index: usize) -> String {
+    pub(crate) fn call_id(&self, index: usize) -> String {
         format!("call_mock_{}", self.first_call_id + index)
     }
 
@@ -77,16 +86,8 @@ impl Reply {
     }
 }
 
-fn json_str(s: &str) -> String {
+pub(crate) fn json_str(s: &str) -> String {
     Value::from(s).to_string()
-}
-
-fn usage(prompt_tokens: u64, completion_tokens: u64) -> Value {
-    json!({
-        "prompt_tokens": prompt_tokens,
-        "completion_tokens": completion_tokens,
-        "total_tokens": prompt_tokens + completion_tokens,
-    })
 }
 
 /// Pre-serialized bytes, with the delay before them and the output tokens they carry.
@@ -124,11 +125,28 @@ pub(crate) struct Completion<'a> {
     pub model: &'a str,
     pub created: u64,
     pub prompt_tokens: u64,
+    /// `prompt_tokens_details.cached_tokens`.
+    pub cached_tokens: u64,
+    pub dialect: Dialect,
 }
 
 impl Completion<'_> {
     fn id(&self) -> String {
         format!("chatcmpl-mock-{}", self.seq)
+    }
+
+    /// The `usage` object, with the dialect's additions.
+    fn usage(&self, reply: &Reply, completion_tokens: u64) -> Value {
+        let mut usage = json!({
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": self.prompt_tokens + completion_tokens,
+            "prompt_tokens_details": { "cached_tokens": self.cached_tokens },
+            "completion_tokens_details": { "reasoning_tokens": reply.reasoning.len() },
+        });
+        self.dialect
+            .extend_usage(&mut usage, self.prompt_tokens, self.cached_tokens);
+        usage
     }
 
     /// The stream of `reply`, with the faults of `directive` applied.
@@ -185,7 +203,7 @@ impl Completion<'_> {
         }
         let mut tail = chunk("{}", &format!("\"{}\"", reply.finish_reason()));
         if include_usage && !directive.no_usage {
-            let usage = usage(self.prompt_tokens, n as u64);
+            let usage = self.usage(reply, n as u64);
             tail.push_str(&format!(
                 "data: {head},\"choices\":[],\"usage\":{usage}}}\n\n"
             ));
@@ -210,11 +228,15 @@ impl Completion<'_> {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    json!({
+                    let mut call = json!({
                         "id": reply.call_id(i),
                         "type": "function",
                         "function": { "name": c.name, "arguments": c.arguments },
-                    })
+                    });
+                    if let (0, Some(sig)) = (i, &reply.thought_signature) {
+                        call["extra_content"] = json!({ "google": { "thought_signature": sig } });
+                    }
+                    call
                 })
                 .collect();
             message["tool_calls"] = calls.into();
@@ -230,19 +252,19 @@ impl Completion<'_> {
                 "finish_reason": reply.finish_reason(),
                 "logprobs": null,
             }],
-            "usage": usage(self.prompt_tokens, reply.deltas().len() as u64),
+            "usage": self.usage(reply, reply.deltas().len() as u64),
         })
     }
 }
 
 /// Collects segments, appending to the previous one when there is no delay in between.
 #[derive(Default)]
-struct PlanBuilder {
+pub(crate) struct PlanBuilder {
     segments: Vec<(Duration, String, usize)>,
 }
 
 impl PlanBuilder {
-    fn push(&mut self, delay: Duration, text: String, tokens: usize) {
+    pub(crate) fn push(&mut self, delay: Duration, text: String, tokens: usize) {
         match self.segments.last_mut() {
             Some(last) if delay.is_zero() => {
                 last.1.push_str(&text);
@@ -252,7 +274,7 @@ impl PlanBuilder {
         }
     }
 
-    fn finish(self, end: End) -> Plan {
+    pub(crate) fn finish(self, end: End) -> Plan {
         Plan {
             segments: self
                 .segments

@@ -319,7 +319,11 @@ async fn echo_stream_with_usage_and_the_request_log() {
     // 3 + 2 + 2 + 3 words.
     assert_eq!(
         usage["usage"],
-        json!({ "prompt_tokens": 10, "completion_tokens": 4, "total_tokens": 14 })
+        json!({
+            "prompt_tokens": 10, "completion_tokens": 4, "total_tokens": 14,
+            "prompt_tokens_details": { "cached_tokens": 0 },
+            "completion_tokens_details": { "reasoning_tokens": 0 },
+        })
     );
 
     let request = last_request(&mock, Outcome::Completed).await;
@@ -791,7 +795,11 @@ async fn non_streaming_completion() {
     assert_eq!(choice["finish_reason"], "stop");
     assert_eq!(
         body["usage"],
-        json!({ "prompt_tokens": 4, "completion_tokens": 4, "total_tokens": 8 })
+        json!({
+            "prompt_tokens": 4, "completion_tokens": 4, "total_tokens": 8,
+            "prompt_tokens_details": { "cached_tokens": 0 },
+            "completion_tokens_details": { "reasoning_tokens": 1 },
+        })
     );
     assert!(!last_request(&mock, Outcome::Completed).await.stream);
 
@@ -832,10 +840,7 @@ async fn dropping_the_mock_stops_it() {
     sse.chunk().await;
     drop(mock);
     assert_eq!(sse.rest().await.1, Item::BodyError);
-    let refused = http_client()
-        .get(format!("{url}/models"))
-        .send()
-        .await;
+    let refused = http_client().get(format!("{url}/models")).send().await;
     assert!(refused.is_err());
 }
 
