@@ -36,6 +36,7 @@ pub(crate) fn chain(previous: &PrefixHash, piece: &[u8]) -> PrefixHash {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Api {
     Chat,
+    Anthropic,
 }
 
 /// A bounded set of prefix hashes, least recently used evicted first.

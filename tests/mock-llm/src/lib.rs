@@ -17,6 +17,7 @@
 //! Each model can speak a provider's dialect (DeepSeek, Gemini) and refuses, as that
 //! provider does, a follow-up that lacks what it must carry back.
 
+mod anthropic;
 mod cache;
 mod chat;
 mod dialect;

@@ -92,6 +92,7 @@ async fn serve_connection(tcp: TcpStream, state: Arc<State>) {
 async fn route(request: Request<Incoming>, state: &State) -> Response {
     match (request.method(), request.uri().path()) {
         (&Method::POST, "/v1/chat/completions") => crate::chat::completions(request, state).await,
+        (&Method::POST, "/v1/messages") => crate::anthropic::messages(request, state).await,
         (&Method::GET, "/v1/models") => models(state),
         (&Method::POST, "/_mock/outage") => start_outage(request, state).await,
         _ => error(StatusCode::NOT_FOUND, "no such route", None),

@@ -35,6 +35,42 @@ pub(crate) fn thought_signature(id: &str, name: &str, arguments: &str) -> String
     STANDARD.encode(mac)
 }
 
+/// The `signature` of an Anthropic `thinking` block with this text, after `redacted` (the
+/// `data` of the `redacted_thinking` blocks right before it, joined; `""` for none): a client
+/// that drops or reorders those blocks sends a signature that no longer verifies.
+pub(crate) fn thinking_signature(redacted: &str, thinking: &str) -> String {
+    STANDARD.encode(digest(
+        "anthropic-thinking",
+        &[redacted.as_bytes(), thinking.as_bytes()],
+    ))
+}
+
+/// Bytes of payload in a `redacted_thinking` block's `data` (then 32 bytes of MAC).
+const REDACTED_PAYLOAD: usize = 16;
+
+/// The `data` of the `redacted_thinking` block issued before a thinking block with this
+/// text: base64 of a 16-byte payload derived from it and a MAC over that payload.
+pub(crate) fn redacted_data(thinking: &str) -> String {
+    let payload = digest("anthropic-redacted-payload", &[thinking.as_bytes()]);
+    let payload = &payload[..REDACTED_PAYLOAD];
+    let mac = digest("anthropic-redacted", &[payload]);
+    let mut data = payload.to_vec();
+    data.extend_from_slice(&mac);
+    STANDARD.encode(data)
+}
+
+/// Whether `data` is a `redacted_thinking` data the mock issued (for any thinking).
+pub(crate) fn redacted_data_is_valid(data: &str) -> bool {
+    let Ok(bytes) = STANDARD.decode(data) else {
+        return false;
+    };
+    if bytes.len() != REDACTED_PAYLOAD + 32 {
+        return false;
+    }
+    let (payload, mac) = bytes.split_at(REDACTED_PAYLOAD);
+    digest("anthropic-redacted", &[payload]) == mac
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +90,13 @@ mod tests {
             thought_signature("ab", "f", ""),
             thought_signature("a", "bf", "")
         );
+        assert_ne!(thinking_signature("", "x"), thinking_signature("", "y"));
+        assert_ne!(thinking_signature("", "x"), thinking_signature("r", "x"));
+        assert!(redacted_data_is_valid(&redacted_data("x")));
+        assert!(!redacted_data_is_valid(&thinking_signature("", "x")));
+        assert!(!redacted_data_is_valid("not base64!"));
+        let mut tampered = STANDARD.decode(redacted_data("x")).unwrap();
+        tampered[0] ^= 1;
+        assert!(!redacted_data_is_valid(&STANDARD.encode(tampered)));
     }
 }

@@ -15,7 +15,7 @@ use crate::directive::Directive;
 use crate::reply::Reply;
 
 /// Tool-call arguments are streamed in pieces of this many characters.
-const ARGUMENT_PIECE: usize = 8;
+pub(crate) const ARGUMENT_PIECE: usize = 8;
 
 impl Reply {
     /// The `delta` objects of the output chunks, in order: reasoning, content, tool calls.

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, reason = "each test file uses its own subset")]
 
+pub mod anthropic;
+
 use parley_mock_llm::MockLlm;
 use serde_json::Value;
 
@@ -107,4 +109,84 @@ pub fn delta_text(chunks: &[Value], field: &str) -> String {
         .iter()
         .filter_map(|c| c["choices"][0]["delta"][field].as_str())
         .collect()
+}
+
+/// `POST /v1/messages` with `x-api-key` and `anthropic-version`.
+pub async fn post_messages(mock: &MockLlm, body: &Value) -> reqwest::Response {
+    client()
+        .post(format!("{}/v1/messages", mock.anthropic_base_url()))
+        .header("x-api-key", "test-key")
+        .header("anthropic-version", "2023-06-01")
+        .json(body)
+        .send()
+        .await
+        .expect("the mock answers")
+}
+
+/// A streamed message put together as an SDK does: the `message_start` message with its
+/// content blocks filled from the deltas (`input` parsed from the `partial_json` pieces),
+/// `stop_reason` and `usage.output_tokens` from `message_delta`. Panics on a malformed
+/// sequence (a delta for another block than the open one, events after `message_stop`).
+pub fn assemble(events: &[Event]) -> Value {
+    let mut message = Value::Null;
+    let mut open: Option<(u64, Value, String)> = None;
+    let mut stopped = false;
+    for event in events {
+        assert!(!stopped, "an event after message_stop: {event:?}");
+        let data = event.json();
+        assert_eq!(event.name.as_deref(), data["type"].as_str(), "{event:?}");
+        match data["type"].as_str().expect("a type") {
+            "message_start" => message = data["message"].clone(),
+            "ping" => {}
+            "content_block_start" => {
+                assert!(open.is_none(), "a block started inside another");
+                let index = data["index"].as_u64().expect("an index");
+                let blocks = message["content"].as_array().expect("content").len() as u64;
+                assert_eq!(index, blocks, "blocks are numbered in order");
+                open = Some((index, data["content_block"].clone(), String::new()));
+            }
+            "content_block_delta" => {
+                let (index, block, json) = open.as_mut().expect("an open block");
+                assert_eq!(data["index"].as_u64(), Some(*index));
+                let delta = &data["delta"];
+                let append = |block: &mut Value, field: &str, more: &Value| {
+                    let joined = format!(
+                        "{}{}",
+                        block[field].as_str().unwrap_or_default(),
+                        more.as_str().expect("a string")
+                    );
+                    block[field] = joined.into();
+                };
+                match delta["type"].as_str().expect("a delta type") {
+                    "text_delta" => append(block, "text", &delta["text"]),
+                    "thinking_delta" => append(block, "thinking", &delta["thinking"]),
+                    "signature_delta" => block["signature"] = delta["signature"].clone(),
+                    "input_json_delta" => {
+                        json.push_str(delta["partial_json"].as_str().expect("a string"));
+                    }
+                    other => panic!("unknown delta {other}"),
+                }
+            }
+            "content_block_stop" => {
+                let (index, mut block, json) = open.take().expect("an open block");
+                assert_eq!(data["index"].as_u64(), Some(index));
+                if block["type"] == "tool_use" && !json.is_empty() {
+                    block["input"] = serde_json::from_str(&json).expect("JSON input");
+                }
+                message["content"]
+                    .as_array_mut()
+                    .expect("content")
+                    .push(block);
+            }
+            "message_delta" => {
+                message["stop_reason"] = data["delta"]["stop_reason"].clone();
+                message["stop_sequence"] = data["delta"]["stop_sequence"].clone();
+                message["usage"]["output_tokens"] = data["usage"]["output_tokens"].clone();
+            }
+            "message_stop" => stopped = true,
+            other => panic!("unexpected event {other}"),
+        }
+    }
+    assert!(stopped, "no message_stop");
+    message
 }
