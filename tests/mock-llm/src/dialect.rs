@@ -103,7 +103,7 @@ impl Dialect {
     pub(crate) fn extend_usage(self, usage: &mut Value, prompt_tokens: u64, cached_tokens: u64) {
         if self == Self::DeepSeek {
             usage["prompt_cache_hit_tokens"] = cached_tokens.into();
-            usage["prompt_cache_miss_tokens"] = (prompt_tokens - cached_tokens).into();
+            usage["prompt_cache_miss_tokens"] = prompt_tokens.saturating_sub(cached_tokens).into();
         }
     }
 }
