@@ -1,9 +1,14 @@
-//! What every handler can reach: the database, the application layer (turns with the
-//! two seams, sessions, administration), Redis when configured, feed tokens, and limits.
+//! What every handler can reach: the application layer (turns with the two seams, and
+//! the services built over the state's handles: sessions, teaching, feedback,
+//! administration, budgets, reports), the database, Redis when configured, feed tokens,
+//! and limits.
 
 use std::{sync::Arc, time::Duration};
 
-use parley_service::{AdminService, FeedbackService, SessionService, TurnService};
+use parley_service::{
+    AdminService, BudgetService, FeedbackService, ReportService, SessionService, TeachingService,
+    TurnService,
+};
 use sea_orm::DatabaseConnection;
 
 use crate::{
@@ -135,9 +140,30 @@ impl AppState {
         AdminService::new(self.db.clone())
     }
 
-    /// Feedback on answers (`…/messages/{message_id}/feedback`).
+    /// Feedback on answers (`…/messages/{message_id}/feedback`), the admin's list and
+    /// figures of it, and the export of conversations.
     pub fn feedback(&self) -> FeedbackService {
-        FeedbackService::new(self.db.clone())
+        FeedbackService::new(self.db.clone(), self.turns.functions.clone())
+    }
+
+    /// A teacher's view of the classes they teach (`/v1/teaching/…`).
+    pub fn teaching(&self) -> TeachingService {
+        TeachingService::new(self.db.clone())
+    }
+
+    /// Budgets administrators set (`/v1/admin/budgets`), over the turns' counters.
+    pub fn budgets(&self) -> BudgetService {
+        BudgetService::new(self.db.clone(), self.turns.budgets.clone())
+    }
+
+    /// What administrators read: figures and rows (from the read pool), a session's
+    /// audit, the providers' health.
+    pub fn reports(&self) -> ReportService {
+        ReportService::new(
+            self.db.clone(),
+            self.read_db.clone(),
+            self.providers.clone(),
+        )
     }
 
     /// What every open feed's keep-alives follow (`crate::keepalive`).

@@ -38,7 +38,7 @@ use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
 mod admin;
-pub use admin::Shown;
+pub use admin::{BudgetService, Shown};
 
 /// The currency of the model prices, and so of budgets.
 pub const CURRENCY: &str = "USD";

@@ -6,26 +6,40 @@
 //! `parley_entity::query::feedback`). Each rating a user gives or changes counts in
 //! `parley_feedback_total` by chat tool, model and rating.
 //!
-//! Administrators export conversations as JSONL in OpenAI's chat fine-tuning format
-//! ([`export`]): a page of sessions at a time, written as it is read.
+//! Administrators list the feedback given and count it ([`FeedbackService::entries`],
+//! [`FeedbackService::figures`]; the SQL is `parley_entity::query::feedback::report`),
+//! and export conversations as JSONL in OpenAI's chat fine-tuning format
+//! ([`FeedbackService::export_conversations`], [`export`]): a page of sessions at a
+//! time, written as it is read.
 
 pub mod export;
 
+use futures::Stream;
 use parley_entity::{
     message_feedback,
     query::{
         self,
-        feedback::{self as q, Feedback},
+        feedback::{
+            self as q, Feedback,
+            export::ExportFilter,
+            report::{self, FeedbackEntry, FeedbackFilter, Figures},
+        },
+        metrics::Window,
+        page::{Page, PageRequest},
     },
 };
 use parley_protocol::error::Result;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
+use crate::functions::SharedCatalog;
+
 /// The application layer of feedback; cheap to clone.
 #[derive(Clone)]
 pub struct FeedbackService {
     db: DatabaseConnection,
+    /// The functions the deployment has now: an export lists those a session offered.
+    functions: SharedCatalog,
 }
 
 /// Which answer feedback is about: a message of one of the user's sessions.
@@ -37,8 +51,8 @@ pub struct Answer {
 }
 
 impl FeedbackService {
-    pub fn new(db: DatabaseConnection) -> Self {
-        Self { db }
+    pub fn new(db: DatabaseConnection, functions: SharedCatalog) -> Self {
+        Self { db, functions }
     }
 
     /// Records the user's feedback on an answer of their session, replacing what they
@@ -80,5 +94,29 @@ impl FeedbackService {
             answer.message_id,
         )
         .await
+    }
+
+    /// A page of the feedback given (administrators), newest first, narrowed by
+    /// `filter`.
+    pub async fn entries(
+        &self,
+        filter: &FeedbackFilter,
+        page: PageRequest<Uuid>,
+    ) -> Result<Page<FeedbackEntry, Uuid>> {
+        report::list(&self.db, filter, page).await
+    }
+
+    /// The ups and downs given in `window`: overall, by chat tool and by model.
+    pub async fn figures(&self, window: Window) -> Result<Figures> {
+        report::figures(&self.db, window).await
+    }
+
+    /// The conversations matching `filter` as JSONL chunks ([`export::conversations`]),
+    /// with the functions the deployment has now.
+    pub async fn export_conversations(
+        &self,
+        filter: ExportFilter,
+    ) -> Result<impl Stream<Item = Result<String>> + Send + 'static> {
+        export::conversations(self.db.clone(), self.functions.load(), filter).await
     }
 }

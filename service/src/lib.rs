@@ -14,8 +14,11 @@
 //! * [`feedback::FeedbackService`] — ratings of answers by their sessions' owners, and
 //!   the export of conversations in OpenAI's chat fine-tuning format
 //!   ([`feedback::export`]);
-//! * [`teaching`] — a teacher's read-only view of the classes they teach: sessions,
-//!   extractions and blocks, for their classes only;
+//! * [`teaching::TeachingService`] — a teacher's read-only view of the classes they
+//!   teach: sessions, extractions and blocks, for their classes only;
+//! * [`reports::ReportService`] — what administrators read about the deployment: the
+//!   dashboard's figures and rows, a session's audit, the model providers' health;
+//! * [`budget::BudgetService`] — the budgets administrators set, with their counters;
 //! * [`admin::AdminService`] — the resources administrators manage (users and their
 //!   tokens, groups, tools, classes, assignments, memberships): one implementation of
 //!   list, get, update, delete and members, with each resource's own rules as hooks;
@@ -40,6 +43,7 @@ pub mod modules;
 pub mod outbound;
 pub mod payloads;
 pub mod quota;
+pub mod reports;
 pub mod respond;
 pub mod sessions;
 pub mod teaching;
@@ -47,8 +51,11 @@ pub mod tls;
 pub mod turns;
 
 pub use admin::AdminService;
+pub use budget::BudgetService;
 pub use catalog::{Limits, Models, ProviderEntry, Providers};
 pub use feedback::FeedbackService;
 pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
+pub use reports::ReportService;
 pub use sessions::SessionService;
+pub use teaching::TeachingService;
 pub use turns::TurnService;

@@ -2,10 +2,7 @@
 //! originals and redactions of its messages, what they extracted, and their runs.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{
-    extractions, module_events,
-    query::metrics::audit::{self as q, AuditEntry},
-};
+use parley_entity::{extractions, module_events, query::metrics::audit::AuditEntry};
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Path, payload::Json};
 use serde_json::Value;
@@ -136,7 +133,7 @@ impl AuditAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<SessionAudit>, statuses::AdminRead> {
-        let record = q::session_audit(&state.db, id.0).await?;
+        let record = state.reports().session_audit(id.0).await?;
         Ok(Json(SessionAudit {
             session_id: id.0,
             audits: record.audits.into_iter().map(Into::into).collect(),

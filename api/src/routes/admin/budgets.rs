@@ -184,9 +184,8 @@ impl BudgetsAdminApi {
         };
         let limit = micros_of(body.limit)?;
         let shown = state
-            .turns
-            .budgets
-            .create(&state.db, subject, body.period.into(), limit)
+            .budgets()
+            .create(subject, body.period.into(), limit)
             .await?;
         let location = format!("/v1/admin/budgets/{}", shown.budget.id);
         Ok(CreatedBudget::Created(Json(shown.into()), location))
@@ -214,7 +213,7 @@ impl BudgetsAdminApi {
             user_id: user_id.0,
             group_id: group_id.0,
         };
-        let rows = state.turns.budgets.list(&state.db, filter, page).await?;
+        let rows = state.budgets().list(filter, page).await?;
         Ok(Json(Page::from_rows(rows, Budget::from)))
     }
 
@@ -230,7 +229,7 @@ impl BudgetsAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Budget>, statuses::AdminRead> {
-        Ok(Json(state.turns.budgets.get(&state.db, id.0).await?.into()))
+        Ok(Json(state.budgets().get(id.0).await?.into()))
     }
 
     /// Change a budget's limit
@@ -249,11 +248,7 @@ impl BudgetsAdminApi {
         body: Json<UpdateBudget>,
     ) -> ApiResult<Json<Budget>, statuses::AdminWrite> {
         let limit = micros_of(body.0.limit)?;
-        let shown = state
-            .turns
-            .budgets
-            .set_limit(&state.db, id.0, limit)
-            .await?;
+        let shown = state.budgets().set_limit(id.0, limit).await?;
         Ok(Json(shown.into()))
     }
 
@@ -269,7 +264,7 @@ impl BudgetsAdminApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Deleted, statuses::AdminDelete> {
-        state.turns.budgets.delete(&state.db, id.0).await?;
+        state.budgets().delete(id.0).await?;
         Ok(Deleted::NoContent)
     }
 }

@@ -13,7 +13,6 @@ use chrono::{DateTime, Utc};
 use futures::{Stream, StreamExt};
 use parley_entity::query::feedback::export::ExportFilter;
 use parley_protocol::error::Result;
-use parley_service::feedback::export;
 use poem::{Body, IntoResponse, Response, web::Data};
 use poem_openapi::{
     ApiResponse, Enum, Object, OpenApi,
@@ -197,8 +196,7 @@ impl ExportsAdminApi {
             model: model.0,
             rating: rating.0.map(Into::into),
         };
-        let catalog = state.turns.functions.load();
-        let lines = export::conversations(state.db.clone(), catalog, filter).await?;
+        let lines = state.feedback().export_conversations(filter).await?;
         Ok(ExportResponse::Lines(Jsonl(lines.boxed())))
     }
 }

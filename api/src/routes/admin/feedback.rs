@@ -189,7 +189,7 @@ impl FeedbackAdminApi {
             user_id: user_id.0,
         };
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = q::list(&state.db, &filter, page).await?;
+        let rows = state.feedback().entries(&filter, page).await?;
         Ok(Json(Page::from_rows(rows, AdminFeedback::from)))
     }
 
@@ -212,6 +212,6 @@ impl FeedbackAdminApi {
         to: Query<Option<DateTime<Utc>>>,
     ) -> ApiResult<Json<FeedbackMetrics>, statuses::AdminList> {
         let window = window(from.0, to.0)?;
-        Ok(Json(q::figures(&state.db, window).await?.into()))
+        Ok(Json(state.feedback().figures(window).await?.into()))
     }
 }

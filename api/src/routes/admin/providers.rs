@@ -4,9 +4,9 @@
 //! this process's in embedded mode); the calls are `ai_usage` rows.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use parley_entity::query::{self, metrics::providers as p};
+use parley_entity::query;
 use parley_protocol::events::CallError;
-use parley_runtime::breaker::BreakerState;
+use parley_runtime::breaker::{BreakerError, BreakerState};
 use poem::web::Data;
 use poem_openapi::{Enum, Object, OpenApi, param::Query, payload::Json};
 
@@ -123,23 +123,25 @@ impl ProvidersAdminApi {
         let window_s = window_s.0.unwrap_or(DEFAULT_WINDOW_S);
         let now = query::now();
         let since = now - Duration::seconds(i64::from(window_s));
-        let mut providers = Vec::with_capacity(state.providers.entries.len());
-        for entry in state.providers.entries.iter() {
-            let calls = p::calls_since(&state.db, &entry.name, since).await?;
-            let last = p::last_failure(&state.db, &entry.name).await?;
-            providers.push(ProviderStatus {
-                name: entry.name.clone(),
-                models: entry.models.clone(),
-                breaker: breaker(&state, &entry.name, now).await,
-                error_rate: (calls.calls > 0).then(|| calls.failed as f64 / calls.calls as f64),
-                calls: calls.calls,
-                failed_calls: calls.failed,
-                last_error: last.map(|l| ProviderFailure {
+        let providers = state
+            .reports()
+            .providers(since, now)
+            .await?
+            .into_iter()
+            .map(|found| ProviderStatus {
+                breaker: breaker(&found.entry.name, found.breaker),
+                error_rate: (found.calls.calls > 0)
+                    .then(|| found.calls.failed as f64 / found.calls.calls as f64),
+                calls: found.calls.calls,
+                failed_calls: found.calls.failed,
+                last_error: found.last_failure.map(|l| ProviderFailure {
                     category: l.error,
                     at: l.at,
                 }),
-            });
-        }
+                name: found.entry.name,
+                models: found.entry.models,
+            })
+            .collect();
         Ok(Json(ProvidersReport {
             window_s,
             providers,
@@ -147,13 +149,9 @@ impl ProvidersAdminApi {
     }
 }
 
-/// A provider's breaker as the store says; `unknown` when it cannot be asked.
-async fn breaker(state: &AppState, name: &str, now: DateTime<Utc>) -> ProviderBreaker {
-    match state
-        .providers
-        .breaker_state(name, now.timestamp_millis())
-        .await
-    {
+/// A provider's breaker as the store said; `unknown` when it could not be asked.
+fn breaker(name: &str, said: Result<BreakerState, BreakerError>) -> ProviderBreaker {
+    match said {
         Ok(state) => state.into(),
         Err(err) => {
             tracing::warn!(provider = name, error = %err, "cannot read a provider's breaker");

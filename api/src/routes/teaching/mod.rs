@@ -16,7 +16,6 @@ use parley_entity::query::teaching::{
     Scope,
     signals::{BlockFilter, ExtractionFilter},
 };
-use parley_service::teaching;
 use poem::web::Data;
 use poem_openapi::{
     OpenApi,
@@ -73,7 +72,7 @@ impl TeachingApi {
         cursor: Query<Option<String>>,
     ) -> ApiResult<Json<Page<TeachingClass>>, statuses::List> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = teaching::classes(&state.db, auth.0.user_id, page).await?;
+        let rows = state.teaching().classes(auth.0.user_id, page).await?;
         Ok(Json(Page::from_rows(rows, TeachingClass::from)))
     }
 
@@ -92,7 +91,7 @@ impl TeachingApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<TeachingClassDetail>, statuses::ReadOne> {
-        let view = teaching::class(&state.db, auth.0.user_id, id.0).await?;
+        let view = state.teaching().class(auth.0.user_id, id.0).await?;
         Ok(Json(view.into()))
     }
 
@@ -133,7 +132,10 @@ impl TeachingApi {
     ) -> ApiResult<Json<Page<TeachingSession>>, statuses::ListOf> {
         let scope = scope(assignment_id.0, student_id.0, from.0, to.0)?;
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = teaching::sessions(&state.db, auth.0.user_id, id.0, scope, page).await?;
+        let rows = state
+            .teaching()
+            .sessions(auth.0.user_id, id.0, scope, page)
+            .await?;
         Ok(Json(Page::from_rows(rows, TeachingSession::from)))
     }
 
@@ -182,7 +184,10 @@ impl TeachingApi {
             kind: kind.0,
         };
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = teaching::extractions(&state.db, auth.0.user_id, id.0, filter, page).await?;
+        let rows = state
+            .teaching()
+            .extractions(auth.0.user_id, id.0, filter, page)
+            .await?;
         Ok(Json(Page::from_rows(rows, TeachingExtraction::from)))
     }
 
@@ -231,7 +236,10 @@ impl TeachingApi {
             category: category.0,
         };
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = teaching::blocks(&state.db, auth.0.user_id, id.0, filter, page).await?;
+        let rows = state
+            .teaching()
+            .blocks(auth.0.user_id, id.0, filter, page)
+            .await?;
         Ok(Json(Page::from_rows(rows, TeachingBlock::from)))
     }
 }

@@ -7,7 +7,7 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use parley_entity::query::{
     self,
-    metrics::{Window, blocks as b, prompt_stats as s, usage as u},
+    metrics::{Window, usage as u},
 };
 use parley_protocol::error::ErrorCode;
 use poem::web::Data;
@@ -138,7 +138,7 @@ impl MetricsAdminApi {
             ))
             .into());
         }
-        let groups = u::usage(&state.read_db, &filter, grouping, page).await?;
+        let groups = state.reports().usage(&filter, grouping, page).await?;
         Ok(Json(Page::from_rows(groups, UsageGroup::from)))
     }
 
@@ -161,9 +161,7 @@ impl MetricsAdminApi {
     ) -> ApiResult<Json<BlockReport>, statuses::AdminList> {
         let window = window(from.0, to.0)?;
         let grouping = group_by.0.unwrap_or(BlocksGroupBy::Module).into();
-        Ok(Json(
-            b::blocks(&state.read_db, window, grouping).await?.into(),
-        ))
+        Ok(Json(state.reports().blocks(window, grouping).await?.into()))
     }
 
     /// Prompt statistics
@@ -194,7 +192,10 @@ impl MetricsAdminApi {
         let stuck_after_s = stuck_after_s.0.unwrap_or(DEFAULT_STUCK_AFTER_S);
         let now = query::now();
         let stuck_before = now - Duration::seconds(i64::from(stuck_after_s));
-        let stats = s::prompt_stats(&state.read_db, window, stuck_before, MAX_STUCK_LISTED).await?;
+        let stats = state
+            .reports()
+            .prompt_stats(window, stuck_before, MAX_STUCK_LISTED)
+            .await?;
         Ok(Json(PromptStats::new(stats, stuck_after_s, now)))
     }
 }

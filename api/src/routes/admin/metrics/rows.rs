@@ -165,7 +165,7 @@ impl UsageRowsAdminApi {
             from.0, to.0, day.0, model.0, user_id.0, tool_id.0, group_id.0,
         )?;
         let page = pagination::request::<RowKey>(limit.0, cursor.0.as_deref())?;
-        let calls = c::calls(&state.read_db, &filter, page).await?;
+        let calls = state.reports().calls(&filter, page).await?;
         Ok(Json(Page::from_rows(calls, UsageCall::from)))
     }
 
@@ -211,7 +211,7 @@ impl UsageRowsAdminApi {
             category: category.0,
         };
         let page = pagination::request::<RowKey>(limit.0, cursor.0.as_deref())?;
-        let events = c::events(&state.read_db, &filter, page).await?;
+        let events = state.reports().events(&filter, page).await?;
         Ok(Json(Page::from_rows(events, BlockEvent::from)))
     }
 }
