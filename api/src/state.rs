@@ -1,13 +1,14 @@
 //! What every handler can reach: the application layer (turns with the two seams, and
-//! the services built over the state's handles: sessions, teaching, feedback,
-//! administration, budgets, reports), the database, Redis when configured, feed tokens,
-//! and limits.
+//! the services built over the state's handles: sessions, teaching, feedback, files,
+//! saved data, administration, budgets, reports), Redis when configured, feed tokens,
+//! and limits. The database handles are here for those services and the edge
+//! (authentication, the feeds' rebuild); a handler calls a service.
 
 use std::{sync::Arc, time::Duration};
 
 use parley_service::{
-    AdminService, BudgetService, FeedbackService, ReportService, SessionService, TeachingService,
-    TurnService,
+    AdminService, BudgetService, FeedbackService, FileService, ReportService, SavedService,
+    SessionService, TeachingService, TurnService,
 };
 use sea_orm::DatabaseConnection;
 
@@ -149,6 +150,16 @@ impl AppState {
     /// A teacher's view of the classes they teach (`/v1/teaching/…`).
     pub fn teaching(&self) -> TeachingService {
         TeachingService::new(self.db.clone())
+    }
+
+    /// Uploads (`/v1/files`), with the deployment's file limits and PDF sandbox.
+    pub fn files(&self) -> FileService {
+        FileService::new(self.db.clone(), self.turns.files, self.sandbox.clone())
+    }
+
+    /// The caller's todos and notes.
+    pub fn saved(&self) -> SavedService {
+        SavedService::new(self.db.clone())
     }
 
     /// Budgets administrators set (`/v1/admin/budgets`), over the turns' counters.

@@ -19,6 +19,8 @@
 //! * [`reports::ReportService`] — what administrators read about the deployment: the
 //!   dashboard's figures and rows, a session's audit, the model providers' health;
 //! * [`budget::BudgetService`] — the budgets administrators set, with their counters;
+//! * [`files::FileService`] — uploads (classified, a PDF's text extracted in the
+//!   sandbox) and their rows; [`saved::SavedService`] — a user's todos and notes;
 //! * [`admin::AdminService`] — the resources administrators manage (users and their
 //!   tokens, groups, tools, classes, assignments, memberships): one implementation of
 //!   list, get, update, delete and members, with each resource's own rules as hooks;
@@ -45,6 +47,7 @@ pub mod payloads;
 pub mod quota;
 pub mod reports;
 pub mod respond;
+pub mod saved;
 pub mod sessions;
 pub mod teaching;
 pub mod tls;
@@ -54,8 +57,10 @@ pub use admin::AdminService;
 pub use budget::BudgetService;
 pub use catalog::{Limits, Models, ProviderEntry, Providers};
 pub use feedback::FeedbackService;
+pub use files::FileService;
 pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
 pub use reports::ReportService;
+pub use saved::SavedService;
 pub use sessions::SessionService;
 pub use teaching::TeachingService;
 pub use turns::TurnService;

@@ -12,12 +12,15 @@
 //! Its owner also names, pins, archives, deletes and searches their sessions
 //! ([`SessionService::change`], [`SessionService::delete`], [`SessionService::search`]);
 //! a session titles itself after its first exchange (the turn's finish writes the first
-//! words; [`crate::titles`] asks the title model, when one is configured).
+//! words; `parley_worker::titles` asks the title model, when one is configured).
 //!
 //! `session:start` and `session:end` (module hooks, DESIGN §8) fire in one place,
 //! [`SessionService::fire`], on a task of their own: a caller never waits for a module.
 //! Each start and end is also published on the owner's feed (`session_created`,
 //! `session_updated` with the new state; DESIGN §13).
+//!
+//! The conversation surfaces (`/v1/ask`, the OpenAI-compatible one) find and open
+//! their sessions through the same service (`sessions/conversations.rs`).
 
 use std::time::Duration;
 
@@ -39,6 +42,10 @@ use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
 use crate::modules::{ModuleCatalog, runner};
+
+mod conversations;
+
+pub use conversations::Replay;
 
 /// Why an owner's session ends on request (its `end_reason`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,7 @@
 use parley_entity::{
     enums::MessageRole,
     prompts,
-    query::{self, catalog, conversation, page::PageRequest, sessions as q},
+    query::{self, sessions as q},
     sessions,
 };
 use parley_protocol::error::{Error, ErrorCode};
@@ -98,11 +98,12 @@ pub async fn submit(
         Target::Model(model) => model.clone(),
         Target::Tool(_) => None,
     };
+    let sessions = state.sessions();
     let session = match conversation {
-        Conversation::Of(session_id) => q::get_owned(&state.db, caller.user_id, session_id).await?,
+        Conversation::Of(session_id) => sessions.owned(caller.user_id, session_id).await?,
         Conversation::New { key } => {
             let existing = match &key {
-                Some(key) => match q::by_rid(&state.db, caller.user_id, key).await {
+                Some(key) => match sessions.by_rid(caller.user_id, key).await {
                     Ok(session) => Some(session),
                     Err(Error::NotFound { .. }) => None,
                     Err(other) => return Err(other.into()),
@@ -151,32 +152,30 @@ async fn open(
         submission_id: None,
         rid: key.clone(),
     };
-    let session = match state.sessions().start(who, request).await {
+    let sessions = state.sessions();
+    let session = match sessions.start(who, request).await {
         Ok(session) => session,
         // A tool the caller may not use is a model they cannot name.
         Err(Error::NotFound { .. }) => return Err(model_not_found(&ask.model)),
         // Another request opened the same keyed conversation at the same moment.
         Err(Error::Conflict { .. }) if key.is_some() => {
             let key = key.unwrap_or_default();
-            return Ok(q::by_rid(&state.db, caller.user_id, &key).await?);
+            return Ok(sessions.by_rid(caller.user_id, &key).await?);
         }
         Err(other) => return Err(other.into()),
     };
-    conversation::import_history(&state.db, session.id, ask.history.clone(), query::now()).await?;
+    sessions
+        .import_history(session.id, ask.history.clone())
+        .await?;
     Ok(session)
 }
 
 /// The first chat tool the caller may use (a model id names no tool).
 async fn first_tool(state: &AppState, caller: &Caller) -> Result<Uuid, Box<Problem>> {
-    let first = PageRequest {
-        limit: 1,
-        after: None,
-    };
-    catalog::usable_tools(&state.db, opener(caller), first)
+    state
+        .sessions()
+        .first_usable_tool(opener(caller))
         .await?
-        .items
-        .first()
-        .map(|tool| tool.id)
         .ok_or_else(|| {
             Box::new(Problem::from(Error::invalid(
                 ErrorCode::NoTool,

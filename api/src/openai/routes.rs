@@ -6,7 +6,7 @@ use futures::StreamExt;
 use parley_entity::{
     enums::PromptState,
     prompts,
-    query::{catalog, page::PageRequest, prompts as q},
+    query::{page::PageRequest, prompts as q},
 };
 use parley_protocol::error::ErrorCode;
 use parley_protocol::turn::{Surface, SurfaceApi};
@@ -135,7 +135,7 @@ impl OpenAiApi {
             limit: MOST_TOOLS,
             after: None,
         };
-        let tools = catalog::usable_tools(&state.db, opener(&auth.0), page).await?;
+        let tools = state.sessions().usable_tools(opener(&auth.0), page).await?;
         let models = state.turns.models.ids.iter().map(|id| OpenAiModel {
             id: id.clone(),
             object: "model".into(),
@@ -306,7 +306,9 @@ impl OpenAiApi {
                     )
                 };
                 let prompt_id = conversation::prompt_id(id).ok_or_else(not_found)?;
-                let prompt = q::get_readable(&state.db, auth.0.user_id, prompt_id)
+                let prompt = state
+                    .turns
+                    .prompt(auth.0.user_id, prompt_id)
                     .await
                     .map_err(|_| not_found())?;
                 Some(prompt)
@@ -432,7 +434,7 @@ impl OpenAiApi {
             }
             let _ = state.turns.wait_for_end(prompt.id, CANCEL_WAIT).await;
         }
-        let prompt = q::get(&state.db, prompt.id).await?;
+        let prompt = state.turns.prompt_now(prompt.id).await?;
         let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
         for event in sse::so_far(&state, &prompt).await? {
             translator.events(&event);
@@ -454,7 +456,9 @@ async fn readable(
         ))
     };
     let prompt_id = conversation::prompt_id(id).ok_or_else(not_found)?;
-    q::get_readable(&state.db, caller.user_id, prompt_id)
+    state
+        .turns
+        .prompt(caller.user_id, prompt_id)
         .await
         .map_err(|err| match err {
             parley_protocol::error::Error::NotFound { .. } => not_found(),

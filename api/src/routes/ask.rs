@@ -12,7 +12,7 @@
 //! the `chat:write` permission (every role has it by default; an admin may revoke it).
 
 use chrono::{DateTime, Utc};
-use parley_entity::query::{self, catalog, page::PageRequest, sessions as q};
+use parley_entity::query::{self, sessions as q};
 use parley_protocol::error::ErrorCode;
 use parley_protocol::turn::TurnInput;
 use parley_service::turns::Submission;
@@ -122,7 +122,7 @@ impl AskApi {
         may_chat(&auth.0)?;
         let body = body.0;
         let session = match &body.rid {
-            Some(rid) => q::by_rid(&state.db, auth.0.user_id, rid).await?,
+            Some(rid) => state.sessions().by_rid(auth.0.user_id, rid).await?,
             None => open_conversation(&state, &auth.0, body.tool_id).await?,
         };
         let rid = session.rid.clone().unwrap_or_default();
@@ -173,12 +173,11 @@ impl AskApi {
         #[oai(validator(pattern = r"^[A-Za-z0-9_-]{1,32}$"))] rid: Path<String>,
     ) -> ApiResult<Json<Replay>, statuses::AskReplay> {
         may_chat(&auth.0)?;
-        let session = q::by_rid(&state.db, auth.0.user_id, &rid.0).await?;
-        let page = PageRequest {
-            limit: MAX_REPLAYED,
-            after: None,
-        };
-        let messages = q::messages(&state.db, session.id, page).await?.items;
+        let replay = state
+            .sessions()
+            .replay(auth.0.user_id, &rid.0, MAX_REPLAYED)
+            .await?;
+        let (session, messages) = (replay.session, replay.messages);
         Ok(Json(Replay {
             rid: rid.0,
             session_id: session.id,
@@ -213,25 +212,15 @@ async fn open_conversation(
     tool_id: Option<Uuid>,
 ) -> parley_protocol::error::Result<parley_entity::sessions::Model> {
     let who = opener(caller);
+    let sessions = state.sessions();
     let tool_id = match tool_id {
         Some(id) => id,
-        None => {
-            let first = PageRequest {
-                limit: 1,
-                after: None,
-            };
-            catalog::usable_tools(&state.db, who, first)
-                .await?
-                .items
-                .first()
-                .map(|tool| tool.id)
-                .ok_or_else(|| {
-                    parley_protocol::error::Error::invalid(
-                        ErrorCode::NoTool,
-                        "the caller may use no chat tool: give `tool_id`, or ask an administrator",
-                    )
-                })?
-        }
+        None => sessions.first_usable_tool(who).await?.ok_or_else(|| {
+            parley_protocol::error::Error::invalid(
+                ErrorCode::NoTool,
+                "the caller may use no chat tool: give `tool_id`, or ask an administrator",
+            )
+        })?,
     };
     // The random end of a UUIDv7 (its start is the time): 32 random bits.
     let id = Uuid::now_v7().simple().to_string();
@@ -242,5 +231,5 @@ async fn open_conversation(
         submission_id: None,
         rid: Some(rid),
     };
-    state.sessions().start(who, request).await
+    sessions.start(who, request).await
 }

@@ -4,7 +4,7 @@
 //! and the worker.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{query::catalog as q, query::sessions::Opener, tools};
+use parley_entity::{query::sessions::Opener, tools};
 use parley_service::{
     FunctionSpec,
     functions::Mode,
@@ -186,7 +186,7 @@ impl CatalogApi {
             user_id: auth.0.user_id,
             is_admin: auth.0.is_admin(),
         };
-        let rows = q::usable_tools(&state.db, who, page).await?;
+        let rows = state.sessions().usable_tools(who, page).await?;
         Ok(Json(Page::from_rows(rows, ToolSummary::from)))
     }
 

@@ -2,9 +2,9 @@
 //! uploader's; anyone else's id answers 404.
 
 use chrono::{DateTime, Utc};
-use parley_entity::{files, query::files as q};
+use parley_entity::files;
 use parley_protocol::error::ErrorCode;
-use parley_service::files::{ClassifyError, FileRefusal, ingest};
+use parley_service::files::{FileRefusal, UploadError};
 use poem::web::Data;
 use poem_openapi::{
     ApiResponse, Multipart, Object, OpenApi, param::Path, payload::Json, types::multipart::Upload,
@@ -103,26 +103,24 @@ impl FilesApi {
         state: Data<&AppState>,
         body: UploadFile,
     ) -> ApiResult<Uploaded, statuses::Upload> {
-        let limits = state.turns.files;
+        let files = state.files();
         let name = body.file.file_name().unwrap_or("upload").to_owned();
-        if body.file.size() > limits.max_file_bytes {
-            return Err(refused(&FileRefusal::TooLarge(limits.max_file_bytes)).into());
+        let max_file_bytes = files.limits().max_file_bytes;
+        if body.file.size() > max_file_bytes {
+            return Err(refused(&FileRefusal::TooLarge(max_file_bytes)).into());
         }
         let data = body
             .file
             .into_vec()
             .await
             .map_err(|err| Problem::new(ErrorCode::UnreadableBody, err.to_string()))?;
-        let new = ingest(auth.0.user_id, &name, data, &limits, &state.sandbox)
+        let file = files
+            .upload(auth.0.user_id, &name, data)
             .await
             .map_err(|err| match err {
-                ClassifyError::Refused(refusal) => refused(&refusal),
-                // The server's fault (500, logged), not the file's.
-                ClassifyError::Sandbox(err) => {
-                    parley_protocol::error::Error::internal("extracting a PDF's text", err).into()
-                }
+                UploadError::Refused(refusal) => refused(&refusal),
+                UploadError::Failed(err) => err.into(),
             })?;
-        let file = q::create(&state.db, new, parley_entity::query::now()).await?;
         let location = format!("/v1/files/{}", file.id);
         Ok(Uploaded::Created(Json(file.into()), location))
     }
@@ -137,9 +135,7 @@ impl FilesApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<File>, statuses::ReadOne> {
-        Ok(Json(
-            q::get_owned(&state.db, auth.0.user_id, id.0).await?.into(),
-        ))
+        Ok(Json(state.files().get(auth.0.user_id, id.0).await?.into()))
     }
 }
 

@@ -1,7 +1,7 @@
 //! `/v1/notes`: the caller's notes (saved by the `createNote` function during turns).
 
 use chrono::{DateTime, Utc};
-use parley_entity::{notes, query::notes as q};
+use parley_entity::notes;
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Query, payload::Json};
 use uuid::Uuid;
@@ -58,7 +58,7 @@ impl NotesApi {
         cursor: Query<Option<String>>,
     ) -> ApiResult<Json<Page<Note>>, statuses::List> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = q::list_for_user(&state.db, auth.0.user_id, page).await?;
+        let rows = state.saved().notes(auth.0.user_id, page).await?;
         Ok(Json(Page::from_rows(rows, Note::from)))
     }
 }

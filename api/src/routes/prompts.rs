@@ -3,11 +3,7 @@
 //! for approval (`/v1/approvals` lists those waiting).
 
 use chrono::{DateTime, Utc};
-use parley_entity::{
-    prompts,
-    query::{approvals::Verdict, prompts as q},
-    tool_calls,
-};
+use parley_entity::{prompts, query::approvals::Verdict, tool_calls};
 use parley_protocol::error::ErrorCode;
 use parley_protocol::{
     events::{PromptState, ToolCallState},
@@ -217,7 +213,7 @@ impl PromptsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<Prompt>, statuses::ReadOne> {
-        let prompt = q::get_readable(&state.db, auth.0.user_id, id.0).await?;
+        let prompt = state.turns.prompt(auth.0.user_id, id.0).await?;
         Ok(Json(prompt.into()))
     }
 
@@ -246,7 +242,7 @@ impl PromptsApi {
         after: Query<Option<u64>>,
     ) -> ApiResult<EventsResponse, statuses::Follow> {
         let reader = auth.reader_of(id.0)?;
-        let prompt = q::get_readable(&state.db, reader.user_id, id.0).await?;
+        let prompt = state.turns.prompt(reader.user_id, id.0).await?;
         let held = last_event_id.0.map(|id| id.0);
         Ok(
             match sse::join(&state, &prompt, held.or(after.0).unwrap_or(0), reader).await? {
@@ -271,7 +267,7 @@ impl PromptsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<FeedToken>, statuses::ReadOne> {
-        let prompt = q::get_readable(&state.db, auth.0.user_id, id.0).await?;
+        let prompt = state.turns.prompt(auth.0.user_id, id.0).await?;
         let grant = FeedGrant {
             scope: FeedScope::Prompt(prompt.id),
             user_id: auth.0.user_id,

@@ -1,7 +1,7 @@
 //! `/v1/todos`: the caller's todos (saved by the `createTodo` function during turns).
 
 use chrono::{DateTime, Utc};
-use parley_entity::{query::todos as q, todos};
+use parley_entity::todos;
 use poem::web::Data;
 use poem_openapi::{Object, OpenApi, param::Query, payload::Json};
 use uuid::Uuid;
@@ -62,7 +62,7 @@ impl TodosApi {
         cursor: Query<Option<String>>,
     ) -> ApiResult<Json<Page<Todo>>, statuses::List> {
         let page = pagination::request(limit.0, cursor.0.as_deref())?;
-        let rows = q::list_for_user(&state.db, auth.0.user_id, page).await?;
+        let rows = state.saved().todos(auth.0.user_id, page).await?;
         Ok(Json(Page::from_rows(rows, Todo::from)))
     }
 }

@@ -3,10 +3,7 @@
 //! session's streaming state and cancel (DESIGN §7). The rules live in
 //! `parley_service::TurnService`.
 
-use parley_entity::{
-    blocks,
-    query::{self, prompts as q, sessions},
-};
+use parley_entity::blocks;
 use parley_protocol::{
     events::BlockType,
     turn::{Placement, TurnInput},
@@ -200,18 +197,15 @@ impl TurnsApi {
         state: Data<&AppState>,
         id: Path<Uuid>,
     ) -> ApiResult<Json<StreamingState>, statuses::ReadOne> {
-        let session = sessions::get_readable(&state.db, auth.0.user_id, id.0).await?;
-        let Some(prompt_id) = session.active_prompt_id else {
+        let Some(now) = state.turns.in_progress(auth.0.user_id, id.0).await? else {
             return Ok(Json(StreamingState {
                 prompt: None,
                 blocks: vec![],
             }));
         };
-        let prompt = q::get(&state.db, prompt_id).await?;
-        let blocks = query::conversation::blocks_of(&state.db, prompt.id).await?;
         Ok(Json(StreamingState {
-            prompt: Some(prompt.into()),
-            blocks: blocks.into_iter().map(Block::from).collect(),
+            prompt: Some(now.prompt.into()),
+            blocks: now.blocks.into_iter().map(Block::from).collect(),
         }))
     }
 

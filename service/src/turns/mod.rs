@@ -4,14 +4,15 @@
 //! [submits](TurnService::submit) it (validated, recorded under the session's
 //! active-prompt policy, its job enqueued), may [cancel](TurnService::cancel) or
 //! [resume](TurnService::resume) it, and may [wait](TurnService::wait_for_end) for its
-//! end; the worker runs it and ends it through the same rules ([`handoff`],
-//! [`record`]).
+//! end, and read its prompts and a session's answer in progress; the worker runs it
+//! and ends it through the same rules ([`handoff`], [`record`]).
 
 mod actions;
 pub mod approvals;
 mod branches;
 mod control;
 pub mod handoff;
+mod reads;
 pub mod record;
 mod regenerate;
 mod submit;
@@ -24,6 +25,7 @@ use sea_orm::DatabaseConnection;
 
 pub use actions::ActionOutcome;
 pub use branches::Shown;
+pub use reads::InProgress;
 pub use regenerate::Regeneration;
 pub use submit::Submission;
 pub use wait::Ending;
