@@ -1,14 +1,14 @@
 //! What every handler can reach: the application layer (turns with the two seams, and
 //! the services built over the state's handles: sessions, teaching, feedback, files,
-//! saved data, administration, budgets, reports), Redis when configured, feed tokens,
-//! and limits. The database handles are here for those services and the edge
+//! saved data, administration, budgets, reports, health), Redis when configured, feed
+//! tokens, and limits. The database handles are here for those services and the edge
 //! (authentication, the feeds' rebuild); a handler calls a service.
 
 use std::{sync::Arc, time::Duration};
 
 use parley_service::{
-    AdminService, BudgetService, FeedbackService, FileService, ReportService, SavedService,
-    SessionService, TeachingService, TurnService,
+    AdminService, BudgetService, FeedbackService, FileService, HealthService, ReportService,
+    SavedService, SessionService, TeachingService, TurnService,
 };
 use sea_orm::DatabaseConnection;
 
@@ -175,6 +175,11 @@ impl AppState {
             self.read_db.clone(),
             self.providers.clone(),
         )
+    }
+
+    /// Whether the database can serve (`/readyz`).
+    pub fn health(&self) -> HealthService {
+        HealthService::new(self.db.clone())
     }
 
     /// What every open feed's keep-alives follow (`crate::keepalive`).

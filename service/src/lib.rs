@@ -21,6 +21,7 @@
 //! * [`budget::BudgetService`] — the budgets administrators set, with their counters;
 //! * [`files::FileService`] — uploads (classified, a PDF's text extracted in the
 //!   sandbox) and their rows; [`saved::SavedService`] — a user's todos and notes;
+//! * [`health::HealthService`] — whether the database can serve (`/readyz`);
 //! * [`admin::AdminService`] — the resources administrators manage (users and their
 //!   tokens, groups, tools, classes, assignments, memberships): one implementation of
 //!   list, get, update, delete and members, with each resource's own rules as hooks;
@@ -41,6 +42,7 @@ pub mod catalog;
 pub mod feedback;
 pub mod files;
 pub mod functions;
+pub mod health;
 pub mod modules;
 pub mod outbound;
 pub mod payloads;
@@ -59,6 +61,7 @@ pub use catalog::{Limits, Models, ProviderEntry, Providers};
 pub use feedback::FeedbackService;
 pub use files::FileService;
 pub use functions::{FunctionCatalog, FunctionSpec, SharedCatalog};
+pub use health::HealthService;
 pub use reports::ReportService;
 pub use saved::SavedService;
 pub use sessions::SessionService;

@@ -41,6 +41,13 @@ async fn find<C: ConnectionTrait>(db: &C, name: &str) -> Result<Option<server_se
         .context("reading a server secret")
 }
 
+/// Proves the database answers (`/readyz`, before [`write_probe`]): one `SELECT 1`.
+/// The error is the driver's, for the readiness log.
+pub async fn ping<C: ConnectionTrait>(db: &C) -> std::result::Result<(), sea_orm::DbErr> {
+    db.execute_unprepared("SELECT 1").await?;
+    Ok(())
+}
+
 /// The row [`write_probe`] rewrites.
 const WRITE_PROBE: &str = "readiness_write_probe";
 
