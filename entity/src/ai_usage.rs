@@ -16,8 +16,16 @@ pub struct Model {
     pub tool_id: Uuid,
     pub model: String,
     pub vendor: String,
+    /// Every input token of the call; the two below are parts of it.
     pub input_tokens: i64,
+    /// Every output token of the call; `reasoning_tokens` is a part of it.
     pub output_tokens: i64,
+    /// Input read from the provider's prompt cache.
+    pub cached_input_tokens: i64,
+    /// Input written to the provider's prompt cache.
+    pub cache_write_tokens: i64,
+    /// Output the model spent thinking.
+    pub reasoning_tokens: i64,
     pub cost_usd: f64,
     pub latency_ms: i64,
     pub ttft_ms: Option<i64>,

@@ -46,6 +46,11 @@ pub struct Model {
     /// What the model asked for, when the owner approved edited arguments.
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub requested_args: Option<Json>,
+    /// What the call's provider must see again of the response that made it (its round,
+    /// the text before the calls, reasoning state, the call's opaque fields), typed by
+    /// the worker (`parley_worker::agent_loop::round`); null for older rows.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub provider_state: Option<Json>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -41,6 +41,8 @@ mod m20261126_000024_create_message_feedback;
 mod m20261126_000025_create_budgets;
 mod m20261126_000026_create_metric_rollups;
 mod m20261127_000027_prompt_waiting_index;
+mod m20261202_000028_add_tool_call_provider_state;
+mod m20261202_000029_add_usage_token_kinds;
 
 #[cfg(test)]
 mod tests;
@@ -79,6 +81,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261126_000025_create_budgets::Migration),
             Box::new(m20261126_000026_create_metric_rollups::Migration),
             Box::new(m20261127_000027_prompt_waiting_index::Migration),
+            Box::new(m20261202_000028_add_tool_call_provider_state::Migration),
+            Box::new(m20261202_000029_add_usage_token_kinds::Migration),
         ]
     }
 }

@@ -187,11 +187,54 @@ shared_enum! {
     }
 }
 
-/// Token counts of a turn (summed over its LLM calls).
+/// Token counts of a turn (summed over its LLM calls), or of one call, by kind
+/// (DESIGN §14). `input_tokens` counts every input token, `cached_input_tokens` and
+/// `cache_write_tokens` are the parts of it read from and written to the provider's
+/// prompt cache; `output_tokens` counts every output token, `reasoning_tokens` the part
+/// of it the model spent thinking. A kind its provider did not report is 0. Events of
+/// an earlier version have only the first two: the others read as 0.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    #[serde(default)]
+    pub reasoning_tokens: u64,
+}
+
+impl Usage {
+    /// A call's counts with only the two kinds every provider reports.
+    pub fn plain(input_tokens: u64, output_tokens: u64) -> Self {
+        Self {
+            input_tokens,
+            output_tokens,
+            ..Self::default()
+        }
+    }
+
+    /// The input tokens neither read from nor written to a cache.
+    pub fn uncached_input_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_sub(self.cached_input_tokens)
+            .saturating_sub(self.cache_write_tokens)
+    }
+}
+
+impl std::ops::Add for Usage {
+    type Output = Self;
+
+    fn add(self, other: Self) -> Self {
+        Self {
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+            cached_input_tokens: self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_tokens: self.cache_write_tokens + other.cache_write_tokens,
+            reasoning_tokens: self.reasoning_tokens + other.reasoning_tokens,
+        }
+    }
 }
 
 /// A suggested value the user can pick.

@@ -153,7 +153,7 @@ impl Metrics {
         let tokens = Family::default();
         registry.register(
             "llm_tokens",
-            "Tokens sent to and received from models, by model and kind (input, output)",
+            "Tokens sent to and received from models, by model and kind (input and output: every token; cached_input, cache_write: the parts of input read from and written to a prompt cache; reasoning: the part of output spent thinking)",
             tokens.clone(),
         );
         let provider_calls = Family::default();
@@ -320,7 +320,14 @@ impl Metrics {
                 outcome: call.outcome,
             })
             .inc();
-        for (kind, n) in [("input", call.input_tokens), ("output", call.output_tokens)] {
+        let t = call.tokens;
+        for (kind, n) in [
+            ("input", t.input_tokens),
+            ("output", t.output_tokens),
+            ("cached_input", t.cached_input_tokens),
+            ("cache_write", t.cache_write_tokens),
+            ("reasoning", t.reasoning_tokens),
+        ] {
             self.tokens
                 .get_or_create(&TokenLabels {
                     model: call.model.to_owned(),
@@ -467,8 +474,8 @@ pub struct LlmCall<'a> {
     pub provider: &'a str,
     pub model: &'a str,
     pub outcome: &'static str,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+    /// The call's tokens by kind.
+    pub tokens: parley_protocol::events::Usage,
     pub ttft_seconds: Option<f64>,
 }
 

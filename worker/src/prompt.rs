@@ -42,7 +42,7 @@ pub fn history_read(upstream_model: &str, at_least: usize) -> usize {
 }
 
 /// What is sent to the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Context {
     /// The system prompt (also recorded on the prompt row).
     pub system: String,

@@ -83,14 +83,11 @@ pub async fn title(
     let messages = [ChatMessage::system(INSTRUCTIONS), ChatMessage::user(text)];
     let started = std::time::Instant::now();
     let mut stream = route.stream(&messages, &[], None).await?;
-    let (mut answer, mut tokens) = (String::new(), (0, 0));
+    let (mut answer, mut tokens) = (String::new(), parley_protocol::events::Usage::default());
     while let Some(delta) = stream.next().await {
         match delta? {
             Delta::Text(piece) => answer.push_str(&piece),
-            Delta::Usage {
-                input_tokens,
-                output_tokens,
-            } => tokens = (input_tokens, output_tokens),
+            Delta::Usage(reported) => tokens = reported,
             _ => {}
         }
     }
@@ -102,9 +99,8 @@ pub async fn title(
         tool_id: session.tool_id,
         model: route.model.clone(),
         vendor: route.vendor.clone(),
-        input_tokens: tokens.0 as i64,
-        output_tokens: tokens.1 as i64,
-        cost_usd: route.price.cost_usd(tokens.0, tokens.1),
+        tokens,
+        cost_usd: route.price.cost_usd(&tokens),
         latency_ms: started.elapsed().as_millis() as i64,
         ttft_ms: None,
         error: None,

@@ -77,10 +77,7 @@ fn every_protocol_event_fits_its_documented_schema() {
                 message: "done".into(),
                 ..Default::default()
             },
-            usage: Usage {
-                input_tokens: 1,
-                output_tokens: 2,
-            },
+            usage: Usage::plain(1, 2),
             model: "m".into(),
             vendor: "v".into(),
             latency_ms: 5,

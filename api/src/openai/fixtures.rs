@@ -15,10 +15,7 @@ pub(crate) fn complete(message: &str, blocked: bool) -> EventKind {
             suggested_actions: None,
             tool_history: None,
         },
-        usage: Usage {
-            input_tokens: 5,
-            output_tokens: 2,
-        },
+        usage: Usage::plain(5, 2),
         model: "mock-model".into(),
         vendor: "mock".into(),
         latency_ms: 2500,

@@ -150,6 +150,14 @@ pub struct ModelSettings {
     pub input_usd_per_mtok: Option<f64>,
     /// What a million output (completion) tokens cost, in US dollars; absent: 0.
     pub output_usd_per_mtok: Option<f64>,
+    /// What a million input tokens read from the provider's prompt cache cost; absent:
+    /// the input price (never 0 by default: an unset price does not make them free).
+    pub cached_input_usd_per_mtok: Option<f64>,
+    /// What a million input tokens written to the provider's prompt cache cost; absent:
+    /// the input price.
+    pub cache_write_usd_per_mtok: Option<f64>,
+    /// What a million output tokens spent thinking cost; absent: the output price.
+    pub reasoning_usd_per_mtok: Option<f64>,
     /// Model ids that answer, in order, when this one fails before its first token or
     /// its provider's breaker is open (not followed further: each model lists its own).
     #[serde(default)]

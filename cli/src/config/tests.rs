@@ -244,6 +244,30 @@ fn model_prices_load_and_must_not_be_negative() {
             err.to_string().contains("models[0].output_usd_per_mtok"),
             "{err}"
         );
+        // A price per kind: set, or negative and refused by its key.
+        jail.create_file(
+            "parley.toml",
+            &format!(
+                "{models}input_usd_per_mtok = 3.0\ncached_input_usd_per_mtok = 0.3\n\
+                 cache_write_usd_per_mtok = 3.75\nreasoning_usd_per_mtok = 15.0\n"
+            ),
+        )?;
+        let s = load_in(jail).expect("prices per kind load");
+        assert_eq!(s.models[0].cached_input_usd_per_mtok, Some(0.3));
+        assert_eq!(s.models[0].cache_write_usd_per_mtok, Some(3.75));
+        assert_eq!(s.models[0].reasoning_usd_per_mtok, Some(15.0));
+        for key in [
+            "cached_input_usd_per_mtok",
+            "cache_write_usd_per_mtok",
+            "reasoning_usd_per_mtok",
+        ] {
+            jail.create_file("parley.toml", &format!("{models}{key} = -0.5\n"))?;
+            let err = load_in(jail).expect_err("a negative price per kind is refused");
+            assert!(
+                err.to_string().contains(&format!("models[0].{key}")),
+                "{err}"
+            );
+        }
         Ok(())
     });
 }

@@ -115,6 +115,9 @@ impl Settings {
             let prices = [
                 ("input_usd_per_mtok", model.input_usd_per_mtok),
                 ("output_usd_per_mtok", model.output_usd_per_mtok),
+                ("cached_input_usd_per_mtok", model.cached_input_usd_per_mtok),
+                ("cache_write_usd_per_mtok", model.cache_write_usd_per_mtok),
+                ("reasoning_usd_per_mtok", model.reasoning_usd_per_mtok),
             ];
             for (key, price) in prices {
                 if price.is_some_and(|p| !(p.is_finite() && p >= 0.0)) {

@@ -212,6 +212,9 @@ pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
             price: Price {
                 input_usd_per_mtok: m.input_usd_per_mtok.unwrap_or(0.0),
                 output_usd_per_mtok: m.output_usd_per_mtok.unwrap_or(0.0),
+                cached_input_usd_per_mtok: m.cached_input_usd_per_mtok,
+                cache_write_usd_per_mtok: m.cache_write_usd_per_mtok,
+                reasoning_usd_per_mtok: m.reasoning_usd_per_mtok,
             },
             fallback: m.fallback.clone(),
         })

@@ -220,13 +220,32 @@ pub struct UsageRow {
     pub tool_id: Uuid,
     pub model: String,
     pub vendor: String,
-    pub input_tokens: i64,
-    pub output_tokens: i64,
+    /// The call's tokens by kind.
+    pub tokens: parley_protocol::events::Usage,
     pub cost_usd: f64,
     pub latency_ms: i64,
     pub ttft_ms: Option<i64>,
     /// How the call failed; `None`: it did not.
     pub error: Option<crate::enums::CallError>,
+}
+
+/// A token count as its column holds it.
+fn count(tokens: u64) -> i64 {
+    i64::try_from(tokens).unwrap_or(i64::MAX)
+}
+
+impl ai_usage::Model {
+    /// The row's tokens by kind.
+    pub fn tokens(&self) -> parley_protocol::events::Usage {
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        parley_protocol::events::Usage {
+            input_tokens: count(self.input_tokens),
+            output_tokens: count(self.output_tokens),
+            cached_input_tokens: count(self.cached_input_tokens),
+            cache_write_tokens: count(self.cache_write_tokens),
+            reasoning_tokens: count(self.reasoning_tokens),
+        }
+    }
 }
 
 /// One row per LLM call, in one statement.
@@ -252,8 +271,11 @@ pub(crate) fn usage_insert(rows: Vec<UsageRow>, now: DateTimeUtc) -> Option<Inse
         tool_id: Set(row.tool_id),
         model: Set(row.model),
         vendor: Set(row.vendor),
-        input_tokens: Set(row.input_tokens),
-        output_tokens: Set(row.output_tokens),
+        input_tokens: Set(count(row.tokens.input_tokens)),
+        output_tokens: Set(count(row.tokens.output_tokens)),
+        cached_input_tokens: Set(count(row.tokens.cached_input_tokens)),
+        cache_write_tokens: Set(count(row.tokens.cache_write_tokens)),
+        reasoning_tokens: Set(count(row.tokens.reasoning_tokens)),
         cost_usd: Set(row.cost_usd),
         latency_ms: Set(row.latency_ms),
         ttft_ms: Set(row.ttft_ms),

@@ -31,6 +31,8 @@ pub struct NewToolCall {
     pub api_tool_call_id: String,
     pub tool_name: String,
     pub tool_args: Value,
+    /// What the provider must see again of the response that made the call.
+    pub provider_state: Option<Value>,
 }
 
 /// Records that a call starts: a new row `running` since `now`. When the prompt already
@@ -65,6 +67,7 @@ pub async fn start<C: ConnectionTrait>(
         decided_at: Set(None),
         decision_reason: Set(None),
         requested_args: Set(None),
+        provider_state: Set(new.provider_state),
     };
     // One statement: a call already recorded (an earlier attempt's) is "updated" to
     // itself, so `RETURNING` hands back the row either way; it is ours when it has the

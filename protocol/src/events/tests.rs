@@ -61,10 +61,7 @@ fn every_type_name_matches_the_serde_tag() {
                 message: "done".into(),
                 ..Default::default()
             },
-            usage: Usage {
-                input_tokens: 3,
-                output_tokens: 5,
-            },
+            usage: Usage::plain(3, 5),
             model: "m".into(),
             vendor: "v".into(),
             latency_ms: 10,

@@ -18,8 +18,11 @@ fn renders_recorded_samples_with_conventional_names() {
         provider: "openai",
         model: "gpt",
         outcome: "ok",
-        input_tokens: 12,
-        output_tokens: 3,
+        tokens: parley_protocol::events::Usage {
+            cached_input_tokens: 8,
+            reasoning_tokens: 2,
+            ..parley_protocol::events::Usage::plain(12, 3)
+        },
         ttft_seconds: Some(0.3),
     });
     m.hook_ran("pii", "chat:before_ai", "modify", 0.004);
@@ -55,6 +58,20 @@ fn renders_recorded_samples_with_conventional_names() {
         ),
         Some(12.0)
     );
+    for (kind, n) in [
+        ("cached_input", 8.0),
+        ("cache_write", 0.0),
+        ("reasoning", 2.0),
+    ] {
+        assert_eq!(
+            sample(
+                &text,
+                &format!("parley_llm_tokens_total{{model=\"gpt\",kind=\"{kind}\"}}")
+            ),
+            Some(n),
+            "{kind}"
+        );
+    }
     assert_eq!(
         sample(
             &text,
@@ -92,8 +109,7 @@ fn every_family_recorded() -> Metrics {
         provider: "p",
         model: "m",
         outcome: "ok",
-        input_tokens: 1,
-        output_tokens: 1,
+        tokens: parley_protocol::events::Usage::plain(1, 1),
         ttft_seconds: Some(0.1),
     });
     m.set_breakers([("p", "open")]);

@@ -61,18 +61,15 @@ pub fn state_event(prompt: &prompts::Model) -> EventKind {
     EventKind::state(prompt.state, attempt(prompt))
 }
 
-/// Token counts of a turn: the sum over its `ai_usage` rows (one per LLM call).
-pub fn total_usage(calls: impl IntoIterator<Item = (i64, i64)>) -> Usage {
+/// Token counts of a turn: the sum over its LLM calls' (one `ai_usage` row each).
+pub fn total_usage(calls: impl IntoIterator<Item = Usage>) -> Usage {
     calls
         .into_iter()
-        .fold(Usage::default(), |total, (input, output)| Usage {
-            input_tokens: total.input_tokens + input.max(0) as u64,
-            output_tokens: total.output_tokens + output.max(0) as u64,
-        })
+        .fold(Usage::default(), |total, call| total + call)
 }
 
 fn usage_of_rows(rows: &[ai_usage::Model]) -> Usage {
-    total_usage(rows.iter().map(|r| (r.input_tokens, r.output_tokens)))
+    total_usage(rows.iter().map(ai_usage::Model::tokens))
 }
 
 /// The terminal event of a finished turn; `None` while the prompt is unfinished.

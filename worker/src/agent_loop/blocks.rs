@@ -181,6 +181,7 @@ async fn start_calls(
             id,
             name: call.name,
             arguments: call.arguments,
+            record: call.record,
         });
     }
     Ok(planned)
@@ -239,6 +240,7 @@ pub(super) async fn replay(
             id: r.id.clone(),
             name: r.name.clone(),
             arguments: r.arguments.clone(),
+            record: r.record.clone(),
         })
         .collect();
     let planned = start_calls(generation, requested, sink).await?;

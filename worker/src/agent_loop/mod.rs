@@ -12,6 +12,7 @@
 
 pub mod blocks;
 mod model_call;
+pub mod round;
 pub mod spend;
 
 use std::time::{Duration, Instant};
@@ -19,10 +20,13 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{CustomPayload, EventKind, Fallback, FallbackReason, ToolCallState};
+use parley_protocol::events::{
+    CustomPayload, EventKind, Fallback, FallbackReason, ToolCallState, Usage,
+};
 use serde_json::Value;
 
-use crate::providers::{CallRequest, ChatMessage, FunctionOffer, Price, Route};
+use crate::providers::{ChatMessage, FunctionOffer, Price, Route};
+pub use round::CallRecord;
 
 /// Settings of the loop.
 #[derive(Debug, Clone)]
@@ -94,6 +98,8 @@ pub struct PlannedCall {
     pub name: String,
     /// The arguments as the model wrote them.
     pub arguments: String,
+    /// What the call keeps of the response that made it.
+    pub record: CallRecord,
 }
 
 /// How one function call ended.
@@ -112,6 +118,8 @@ pub struct CallResult {
     /// The result as a payload of the function's payload type (`success` only).
     pub payload: Option<CustomPayload>,
     pub duration_ms: u64,
+    /// What the call keeps of the response that made it (sent again with it).
+    pub record: CallRecord,
 }
 
 impl CallResult {
@@ -186,8 +194,8 @@ pub struct CallUsage {
     pub model: String,
     pub vendor: String,
     pub price: Price,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
+    /// Its tokens by kind, as the provider reported them (or counted, when it did not).
+    pub tokens: Usage,
     pub latency_ms: u64,
     pub ttft_ms: Option<u64>,
     /// How the call failed; `None`: it did not (or was cancelled).
@@ -275,6 +283,8 @@ pub struct ApprovedCall {
     pub id: String,
     pub name: String,
     pub arguments: String,
+    /// What the call keeps of the response that made it.
+    pub record: CallRecord,
 }
 
 /// Runs the generation of one turn.
@@ -303,11 +313,14 @@ pub async fn run(
         Some(_) => position.max_attempts = 1,
         None => {}
     }
-    if !start.replay.is_empty() {
-        if let Err(err) = blocks::replay(&mut generation, &start.replay, sink).await {
-            return (generation, LoopEnd::Internal(err));
-        }
-        messages.extend(transcript("", start.replay));
+    // The calls of earlier attempts go to the model as they were made: round by round,
+    // each with its response's text and state — the finished ones replayed, the approved
+    // ones (of the last round) run now.
+    let mut earlier = start.replay;
+    if !earlier.is_empty()
+        && let Err(err) = blocks::replay(&mut generation, &earlier, sink).await
+    {
+        return (generation, LoopEnd::Internal(err));
     }
     if !start.approved.is_empty() {
         let requested = start
@@ -317,19 +330,22 @@ pub async fn run(
                 id: call.id,
                 name: call.name,
                 arguments: call.arguments,
+                record: call.record,
             })
             .collect();
         match blocks::run_calls(&mut generation, requested, sink, functions).await {
             Ok(results) if waits(&results) => {
                 return end(generation, sink, LoopEnd::Suspended).await;
             }
-            Ok(results) => messages.extend(transcript("", results)),
+            Ok(results) => earlier.extend(results),
             Err(err) => return (generation, LoopEnd::Internal(err)),
         }
         if sink.cancelled() {
             return end(generation, sink, LoopEnd::Cancelled).await;
         }
     }
+    earlier.sort_by_key(|r| r.record.round);
+    messages.extend(round::transcript(&earlier));
     // Only the first model call of the attempt continues the earlier one's answer.
     let mut partial = start.partial.filter(|p| !p.trim().is_empty());
     for iteration in 1..=start.max_iterations.max(1) {
@@ -349,11 +365,11 @@ pub async fn run(
             &mut generation,
         )
         .await;
-        let requested = match called {
-            Ok(requested) if requested.is_empty() => {
+        let (mut requested, state) = match called {
+            Ok(called) if called.requested.is_empty() => {
                 return end(generation, sink, LoopEnd::Completed).await;
             }
-            Ok(requested) => requested,
+            Ok(called) => (called.requested, called.state),
             Err(end) => return (generation, end),
         };
         if iteration >= start.max_iterations {
@@ -366,11 +382,21 @@ pub async fn run(
             return end(generation, sink, end_now).await;
         }
         let said = generation.text()[text_before..].to_owned();
+        // The round is numbered by its first call; its text and state ride on that call.
+        let round = generation.results.len() as u32;
+        for (i, call) in requested.iter_mut().enumerate() {
+            call.record.round = round;
+            call.record.arguments.clone_from(&call.arguments);
+            if i == 0 {
+                call.record.said.clone_from(&said);
+                call.record.response.clone_from(&state);
+            }
+        }
         match blocks::run_calls(&mut generation, requested, sink, functions).await {
             Ok(results) if waits(&results) => {
                 return end(generation, sink, LoopEnd::Suspended).await;
             }
-            Ok(results) => messages.extend(transcript(&said, results)),
+            Ok(results) => messages.extend(round::transcript(&results)),
             Err(err) => return (generation, LoopEnd::Internal(err)),
         }
         if sink.cancelled() {
@@ -397,19 +423,4 @@ async fn end(
         Ok(()) => (generation, end),
         Err(err) => (generation, LoopEnd::Internal(err)),
     }
-}
-
-/// The assistant message that made `results`' calls (after `said`), and their results.
-fn transcript(said: &str, results: Vec<CallResult>) -> Vec<ChatMessage> {
-    let calls = results
-        .iter()
-        .map(|r| CallRequest::new(&r.id, &r.name, &r.arguments))
-        .collect();
-    let mut messages = vec![ChatMessage::assistant_calls(said, calls)];
-    messages.extend(
-        results
-            .iter()
-            .map(|r| ChatMessage::tool_result(&r.id, r.for_model())),
-    );
-    messages
 }

@@ -12,13 +12,13 @@ use std::time::Instant;
 
 use futures::StreamExt;
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{CallError, EventKind, Fallback, FallbackReason};
+use parley_protocol::events::{CallError, EventKind, Fallback, FallbackReason, Usage};
 use parley_runtime::metrics::LlmCall;
 
-use super::{CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
+use super::{CallRecord, CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
 use crate::{
     prompt,
-    providers::{ChatMessage, Delta, FunctionOffer, ProviderError, Route},
+    providers::{ChatMessage, Delta, FunctionOffer, ProviderError, Route, replay::ResponseState},
 };
 use breaker::{admit, report};
 
@@ -59,6 +59,17 @@ pub(super) struct Requested {
     pub id: String,
     pub name: String,
     pub arguments: String,
+    /// What it keeps of the response (the call's own state here; the loop adds the
+    /// round's).
+    pub record: CallRecord,
+}
+
+/// What a model call asked for: its function calls (none: it answered), and what its
+/// provider needs back of the response on the next request of the turn.
+#[derive(Debug, Default)]
+pub(super) struct Called {
+    pub requested: Vec<Requested>,
+    pub state: Option<ResponseState>,
 }
 
 /// Calls the model until it answers or the call fails for good. A call that fails
@@ -70,7 +81,7 @@ pub(super) async fn with_retries(
     position: &mut Position,
     sink: &mut dyn Sink,
     generation: &mut Generation,
-) -> Result<Vec<Requested>, LoopEnd> {
+) -> Result<Called, LoopEnd> {
     loop {
         let route = &request.chain[position.index];
         let call_started = Instant::now();
@@ -138,7 +149,12 @@ pub(super) async fn with_retries(
                 );
                 return Err(failed(generation, ErrorCode::UpstreamStall));
             }
-            CallEnd::Done => return Ok(outcome.requested),
+            CallEnd::Done => {
+                return Ok(Called {
+                    requested: outcome.requested,
+                    state: outcome.state,
+                });
+            }
             CallEnd::Cancelled => return Err(LoopEnd::Cancelled),
             CallEnd::Internal(err) => return Err(LoopEnd::Internal(err)),
         }
@@ -197,14 +213,16 @@ fn usage_of(
     let mut usage = outcome.usage.clone().unwrap_or_else(|| {
         let upstream = &route.upstream;
         CallUsage {
-            input_tokens: request
-                .messages
-                .iter()
-                .map(|m| m.content.as_str())
-                .chain(request.continued_on(route))
-                .map(|content| prompt::count_tokens(upstream, content) + 4)
-                .sum(),
-            output_tokens: prompt::count_tokens(upstream, &outcome.produced_text),
+            tokens: Usage::plain(
+                request
+                    .messages
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .chain(request.continued_on(route))
+                    .map(|content| prompt::count_tokens(upstream, content) + 4)
+                    .sum(),
+                prompt::count_tokens(upstream, &outcome.produced_text),
+            ),
             ..CallUsage::default()
         }
     });
@@ -228,8 +246,7 @@ fn usage_of(
         provider: &usage.vendor,
         model: &usage.model,
         outcome,
-        input_tokens: usage.input_tokens,
-        output_tokens: usage.output_tokens,
+        tokens: usage.tokens,
         ttft_seconds: usage.ttft_ms.map(|ms| ms as f64 / 1000.0),
     });
     usage
@@ -250,6 +267,8 @@ struct CallOutcome {
     usage: Option<CallUsage>,
     ttft_ms: Option<u64>,
     requested: Vec<Requested>,
+    /// What the provider needs back of the response.
+    state: Option<ResponseState>,
 }
 
 impl CallOutcome {
@@ -262,6 +281,7 @@ impl CallOutcome {
             usage: None,
             ttft_ms: None,
             requested: Vec::new(),
+            state: None,
         }
     }
 }
@@ -282,6 +302,7 @@ async fn once(
         usage: None,
         ttft_ms: None,
         requested: Vec::new(),
+        state: None,
     };
     let call_started = Instant::now();
     let stall = request.settings.stall_timeout;
@@ -381,16 +402,16 @@ async fn once(
             Some(Ok(delta)) => delta,
         };
         // The first output starts the stall window; until then the first deadline holds.
-        if outcome.ttft_ms.is_some() || !matches!(delta, Delta::Usage { .. }) {
+        if outcome.ttft_ms.is_some() || delta.is_output() {
             stall_at = tokio::time::Instant::now() + stall;
         }
-        if outcome.ttft_ms.is_none() && !matches!(delta, Delta::Usage { .. }) {
+        if outcome.ttft_ms.is_none() && delta.is_output() {
             outcome.ttft_ms = Some(call_started.elapsed().as_millis() as u64);
             generation
                 .ttft_ms
                 .get_or_insert(request.started.elapsed().as_millis() as u64);
         }
-        if !matches!(delta, Delta::Usage { .. })
+        if delta.is_output()
             && let Err(err) = continue_from(prefix.take(), &mut outcome, sink, generation).await
         {
             outcome.end = CallEnd::Internal(err);
@@ -447,13 +468,9 @@ async fn take(
     generation: &mut Generation,
 ) -> Result<(), SinkError> {
     match delta {
-        Delta::Usage {
-            input_tokens,
-            output_tokens,
-        } => {
+        Delta::Usage(tokens) => {
             outcome.usage = Some(CallUsage {
-                input_tokens,
-                output_tokens,
+                tokens,
                 ..CallUsage::default()
             });
             Ok(())
@@ -463,6 +480,7 @@ async fn take(
             id,
             name,
             arguments,
+            state,
         } => {
             outcome.produced = true;
             let index = index as usize;
@@ -477,6 +495,13 @@ async fn take(
                 call.name.push_str(&name);
             }
             call.arguments.push_str(&arguments);
+            if state.is_some() {
+                call.record.call = state;
+            }
+            Ok(())
+        }
+        Delta::State(state) => {
+            outcome.state = Some(state);
             Ok(())
         }
         Delta::Text(text) => {

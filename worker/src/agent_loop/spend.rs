@@ -1,6 +1,7 @@
 //! Budget holds around each model call (issue #15): before the call, its worst case —
 //! the prompt as this worker counts it plus the model's output limit (sent with the
-//! call as `max_tokens`), at the model's prices — is held against every budget of the
+//! call as `max_tokens`), each token at the dearest price its kind could be charged — is
+//! held against every budget of the
 //! turn, and only while each is below its limit; after the call, whatever its end
 //! (answered, failed, stalled, cancelled), the hold is settled with what the call cost:
 //! the usage the provider reported, or, without it, the prompt counted here and the
@@ -46,11 +47,7 @@ impl Spend<'_> {
 
     /// Settles a hold with what the call cost.
     pub(super) async fn settle(&self, hold: Hold, usage: &CallUsage) {
-        let actual = micros(
-            usage
-                .price
-                .cost_usd(usage.input_tokens, usage.output_tokens),
-        );
+        let actual = micros(usage.price.cost_usd(&usage.tokens));
         if actual > hold.amount() {
             tracing::warn!(
                 held = hold.amount(),
@@ -82,6 +79,6 @@ pub(super) fn worst_case(request: &Request<'_>, route: &Route) -> i64 {
         + offers;
     let cost = route
         .price
-        .cost_usd(prompt, u64::from(route.max_output_tokens));
+        .worst_case_usd(prompt, u64::from(route.max_output_tokens));
     (cost * parley_service::budget::MICROS).ceil() as i64
 }

@@ -257,10 +257,12 @@ impl Registry {
             ) => self.payload_of(&row.tool_name, value).and_then(Result::ok),
             _ => None,
         };
+        let record = crate::agent_loop::CallRecord::of_row(row.provider_state.as_ref());
         crate::agent_loop::CallResult {
+            arguments: record.arguments_for(&row.tool_args),
+            record,
             id: row.api_tool_call_id,
             name: row.tool_name,
-            arguments: row.tool_args.to_string(),
             input: row.tool_args,
             state: row.state,
             output,

@@ -212,6 +212,7 @@ impl TurnFunctions {
             api_tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             tool_args: input.clone(),
+            provider_state: call.record.to_row(),
         };
         let (row, new_row) = rows::start(&self.context.db, new, query::now()).await?;
         if blocks::finished(row.state) {
@@ -453,6 +454,7 @@ fn ended(call: &PlannedCall, state: ToolCallState, reason: String, duration_ms: 
         output: CallOutput::Failed(reason),
         payload: None,
         duration_ms,
+        record: call.record.clone(),
     }
 }
 

@@ -8,14 +8,19 @@
 //! * asked what the harness says makes it call the function, streams the call — its id
 //!   and name in the first piece of the call's index, arguments that assemble into a
 //!   JSON object — and no usage before it;
-//! * given the call and its result, answers in words without calling again;
+//! * given the call and its result — with what it said it needs back of that response
+//!   ([`Delta::State`], a call's `state`) — answers in words without calling again (a
+//!   harness on a strict model of the mock checks that the follow-up carries it);
 //! * can be called again after a caller dropped one of its streams midway.
 
 use std::{collections::BTreeMap, sync::Arc};
 
 use futures::StreamExt;
 
-use super::{CallRequest, ChatMessage, Delta, FunctionOffer, Provider};
+use super::{
+    CallRequest, ChatMessage, Delta, FunctionOffer, Provider,
+    replay::{CallState, ResponseState},
+};
 
 /// The function the suite offers (the demo model calls it when asked the time).
 pub const TIME_FUNCTION: &str = super::demo::TIME_FUNCTION;
@@ -65,15 +70,19 @@ fn text(deltas: &[Delta]) -> String {
         .collect()
 }
 
-/// The calls of a stream, by index: (id, name, arguments).
-fn calls(deltas: &[Delta]) -> BTreeMap<u32, (Option<String>, Option<String>, String)> {
-    let mut calls: BTreeMap<u32, (Option<String>, Option<String>, String)> = BTreeMap::new();
+/// One call of a stream: id, name, arguments, and its own state.
+type Call = (Option<String>, Option<String>, String, Option<CallState>);
+
+/// The calls of a stream, by index.
+fn calls(deltas: &[Delta]) -> BTreeMap<u32, Call> {
+    let mut calls: BTreeMap<u32, Call> = BTreeMap::new();
     for delta in deltas {
         if let Delta::ToolCall {
             index,
             id,
             name,
             arguments,
+            state,
         } = delta
         {
             let call = calls.entry(*index).or_default();
@@ -86,19 +95,30 @@ fn calls(deltas: &[Delta]) -> BTreeMap<u32, (Option<String>, Option<String>, Str
                 call.1.clone_from(name);
             }
             call.2.push_str(arguments);
+            if state.is_some() {
+                call.3.clone_from(state);
+            }
         }
     }
     calls
 }
 
+/// What the stream said it needs back of its response.
+fn state(deltas: &[Delta]) -> Option<ResponseState> {
+    deltas.iter().rev().find_map(|d| match d {
+        Delta::State(state) => Some(state.clone()),
+        _ => None,
+    })
+}
+
 fn usage_is_last_and_once(deltas: &[Delta]) {
     let usages = deltas
         .iter()
-        .filter(|d| matches!(d, Delta::Usage { .. }))
+        .filter(|d| matches!(d, Delta::Usage(_)))
         .count();
     assert_eq!(usages, 1, "one usage report: {deltas:?}");
     assert!(
-        matches!(deltas.last(), Some(Delta::Usage { output_tokens, .. }) if *output_tokens > 0),
+        matches!(deltas.last(), Some(Delta::Usage(usage)) if usage.output_tokens > 0),
         "the usage comes last and counts the output: {deltas:?}"
     );
 }
@@ -126,7 +146,7 @@ pub async fn calls_an_offered_function_with_json_arguments(harness: &dyn Harness
     let deltas = deltas(harness, &[ChatMessage::user(harness.calling())]).await;
     let calls = calls(&deltas);
     assert_eq!(calls.len(), 1, "{deltas:?}");
-    let (id, name, arguments) = &calls[&0];
+    let (id, name, arguments, _) = &calls[&0];
     assert!(id.as_deref().is_some_and(|id| !id.is_empty()));
     assert_eq!(name.as_deref(), Some(TIME_FUNCTION));
     let arguments: serde_json::Value =
@@ -138,15 +158,16 @@ pub async fn calls_an_offered_function_with_json_arguments(harness: &dyn Harness
 pub async fn answers_a_function_result_in_words(harness: &dyn Harness) {
     let asked = ChatMessage::user(harness.calling());
     let first = deltas(harness, std::slice::from_ref(&asked)).await;
-    let (id, _, arguments) = calls(&first).remove(&0).expect("a call");
+    let (id, _, arguments, call_state) = calls(&first).remove(&0).expect("a call");
     let id = id.expect("an id");
     let result = r#"{"local_time":"2026-11-26T12:00:00+00:00","time_zone":"UTC"}"#;
+    let call = CallRequest {
+        state: call_state,
+        ..CallRequest::new(id.clone(), TIME_FUNCTION, arguments)
+    };
     let messages = [
         asked,
-        ChatMessage::assistant_calls(
-            text(&first),
-            vec![CallRequest::new(id.clone(), TIME_FUNCTION, arguments)],
-        ),
+        ChatMessage::assistant_calls(text(&first), vec![call], state(&first)),
         ChatMessage::tool_result(id, result),
     ];
     let answer = deltas(harness, &messages).await;
@@ -163,7 +184,10 @@ pub async fn is_called_again_after_a_stream_was_dropped_midway(harness: &dyn Har
         .await
         .expect("the call starts");
     let first = stream.next().await;
-    assert!(matches!(first, Some(Ok(Delta::Text(_)))), "{first:?}");
+    assert!(
+        matches!(first, Some(Ok(Delta::Text(_) | Delta::Reasoning(_)))),
+        "the answer (or its reasoning) begins: {first:?}"
+    );
     drop(stream);
     answers_in_words_then_reports_its_usage(harness).await;
 }

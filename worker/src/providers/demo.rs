@@ -11,6 +11,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
+use parley_protocol::events::Usage;
 
 use super::{ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderError, Route};
 
@@ -244,13 +245,11 @@ pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> D
             id: Some("demo_call_0".to_owned()),
             name: Some(call.function.to_owned()),
             arguments: call.arguments,
+            state: None,
         });
     }
     let output_tokens = pieces.len() as u64;
-    pieces.push(Delta::Usage {
-        input_tokens,
-        output_tokens,
-    });
+    pieces.push(Delta::Usage(Usage::plain(input_tokens, output_tokens)));
     futures::stream::iter(pieces)
         .then(|delta| async move {
             if matches!(delta, Delta::Text(_)) {
@@ -309,10 +308,10 @@ mod tests {
         assert!(text.contains("You said: \"What is 2+2?\""));
         assert!(matches!(
             deltas.last(),
-            Some(Delta::Usage {
+            Some(Delta::Usage(Usage {
                 input_tokens: 5,
                 ..
-            })
+            }))
         ));
     }
 
@@ -371,7 +370,7 @@ mod tests {
             !without.iter().any(|d| matches!(d, Delta::ToolCall { .. })),
             "not offered"
         );
-        messages.push(ChatMessage::assistant_calls("", vec![]));
+        messages.push(ChatMessage::assistant_calls("", vec![], None));
         let result = r#"{"local_time":"2026-11-23T12:00:00+00:00","time_zone":"UTC"}"#;
         messages.push(ChatMessage::tool_result("demo_call_0", result));
         let answer: Vec<Delta> = stream(&messages, &[clock])

@@ -1,13 +1,18 @@
 //! What is sent to a model: chat messages — including the function calls an assistant
 //! message made and their results — and the functions it may call. The serde forms are
-//! the OpenAI chat-completions wire forms every supported provider speaks.
+//! the OpenAI chat-completions wire forms; a provider of another dialect (Anthropic's
+//! Messages) builds its own from the same values. An assistant message that made calls
+//! carries what its provider needs back of it ([`ResponseState`], [`CallState`]); the
+//! OpenAI form sends the OpenAI-compatible kinds of it and nothing of another kind's.
 
 use serde::{Serialize, ser::SerializeStruct};
 use serde_json::{Value, json};
 
+use super::replay::{CallState, ResponseState};
+
 /// A chat message sent to a provider. With images its content goes out as parts (the
 /// text, then one `image_url` part per image), else as a string.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ChatMessage {
     pub role: &'static str,
     pub content: String,
@@ -17,12 +22,17 @@ pub struct ChatMessage {
     pub tool_calls: Vec<CallRequest>,
     /// The call a `tool` message answers.
     pub tool_call_id: Option<String>,
+    /// What the provider that wrote this assistant message needs back of it.
+    pub state: Option<ResponseState>,
 }
 
 impl Serialize for ChatMessage {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let fields =
-            2 + usize::from(!self.tool_calls.is_empty()) + usize::from(self.tool_call_id.is_some());
+        let reasoning = self.state.as_ref().and_then(ResponseState::openai);
+        let fields = 2
+            + usize::from(!self.tool_calls.is_empty())
+            + usize::from(self.tool_call_id.is_some())
+            + usize::from(reasoning.is_some());
         let mut out = serializer.serialize_struct("ChatMessage", fields)?;
         out.serialize_field("role", self.role)?;
         if self.images.is_empty() {
@@ -42,6 +52,9 @@ impl Serialize for ChatMessage {
         if let Some(id) = &self.tool_call_id {
             out.serialize_field("tool_call_id", id)?;
         }
+        if let Some((field, text)) = reasoning {
+            out.serialize_field(field.as_str(), text)?;
+        }
         out.end()
     }
 }
@@ -54,6 +67,7 @@ impl ChatMessage {
             images: Vec::new(),
             tool_calls: Vec::new(),
             tool_call_id: None,
+            state: None,
         }
     }
 
@@ -69,10 +83,16 @@ impl ChatMessage {
         Self::new("assistant", content)
     }
 
-    /// An assistant message that called functions (after its text, if any).
-    pub fn assistant_calls(content: impl Into<String>, calls: Vec<CallRequest>) -> Self {
+    /// An assistant message that called functions (after its text, if any), with what
+    /// its provider needs back of it.
+    pub fn assistant_calls(
+        content: impl Into<String>,
+        calls: Vec<CallRequest>,
+        state: Option<ResponseState>,
+    ) -> Self {
         Self {
             tool_calls: calls,
+            state,
             ..Self::new("assistant", content)
         }
     }
@@ -87,12 +107,27 @@ impl ChatMessage {
 }
 
 /// A function call an assistant message made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallRequest {
     pub id: String,
-    #[serde(rename = "type")]
-    pub kind: &'static str,
     pub function: CalledFunction,
+    /// What the provider that made the call needs back with it.
+    pub state: Option<CallState>,
+}
+
+impl Serialize for CallRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let extra = self.state.as_ref().and_then(CallState::openai_extra);
+        let mut out =
+            serializer.serialize_struct("CallRequest", 3 + usize::from(extra.is_some()))?;
+        out.serialize_field("id", &self.id)?;
+        out.serialize_field("type", "function")?;
+        out.serialize_field("function", &self.function)?;
+        if let Some(extra) = extra {
+            out.serialize_field("extra_content", extra)?;
+        }
+        out.end()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -110,11 +145,11 @@ impl CallRequest {
     ) -> Self {
         Self {
             id: id.into(),
-            kind: "function",
             function: CalledFunction {
                 name: name.into(),
                 arguments: arguments.into(),
             },
+            state: None,
         }
     }
 }
@@ -149,7 +184,7 @@ mod tests {
     #[test]
     fn messages_serialize_in_the_openai_wire_form() {
         let call = CallRequest::new("c1", "getCurrentTime", r#"{"time_zone":"UTC"}"#);
-        let assistant = ChatMessage::assistant_calls("", vec![call]);
+        let assistant = ChatMessage::assistant_calls("", vec![call], None);
         assert_eq!(
             serde_json::to_value(&assistant).unwrap(),
             json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
@@ -174,5 +209,40 @@ mod tests {
                 {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
             ]})
         );
+    }
+
+    #[test]
+    fn an_openai_compatible_state_goes_back_under_its_field_and_another_kinds_not_at_all() {
+        use crate::providers::replay::{ReasoningField, ThinkingBlock};
+        let call = CallRequest {
+            state: Some(CallState::Openai {
+                extra_content: json!({"google": {"thought_signature": "sig"}}),
+            }),
+            ..CallRequest::new("c1", "getCurrentTime", "{}")
+        };
+        let deepseek = ChatMessage::assistant_calls(
+            "",
+            vec![call],
+            Some(ResponseState::Openai {
+                field: ReasoningField::ReasoningContent,
+                text: "Check the clock.".into(),
+            }),
+        );
+        assert_eq!(
+            serde_json::to_value(&deepseek).unwrap(),
+            json!({"role": "assistant", "content": "", "reasoning_content": "Check the clock.",
+                "tool_calls": [{"id": "c1", "type": "function",
+                    "function": {"name": "getCurrentTime", "arguments": "{}"},
+                    "extra_content": {"google": {"thought_signature": "sig"}}}]})
+        );
+        let anthropic = ChatMessage::assistant_calls(
+            "",
+            vec![CallRequest::new("c1", "f", "{}")],
+            Some(ResponseState::Anthropic {
+                thinking: vec![ThinkingBlock::RedactedThinking { data: "x".into() }],
+            }),
+        );
+        let sent = serde_json::to_value(&anthropic).unwrap();
+        assert_eq!(sent.as_object().map(|o| o.len()), Some(3), "{sent}");
     }
 }

@@ -18,6 +18,7 @@ pub mod demo;
 mod messages;
 pub mod openai;
 mod price;
+pub mod replay;
 
 pub use messages::{CallRequest, CalledFunction, ChatMessage, FunctionOffer};
 pub use price::Price;
@@ -28,7 +29,7 @@ use parley_runtime::breaker::Breakers;
 
 use futures::Stream;
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{CallError, FallbackReason};
+use parley_protocol::events::{CallError, FallbackReason, Usage};
 use secrecy::SecretString;
 
 /// A piece of a streamed answer.
@@ -43,12 +44,23 @@ pub enum Delta {
         id: Option<String>,
         name: Option<String>,
         arguments: String,
+        /// The call's own state, which the provider needs back with it (on any piece;
+        /// the last one given counts).
+        state: Option<replay::CallState>,
     },
-    /// Token counts as the provider reported them.
-    Usage {
-        input_tokens: u64,
-        output_tokens: u64,
-    },
+    /// What the provider must see again of this response on the next request of the
+    /// turn (its reasoning state), once the response is over.
+    State(replay::ResponseState),
+    /// Token counts, by kind, as the provider reported them.
+    Usage(Usage),
+}
+
+impl Delta {
+    /// Whether this is the model's output (text, reasoning, a call), not a report about
+    /// the response (its usage, its state).
+    pub fn is_output(&self) -> bool {
+        !matches!(self, Self::Usage(_) | Self::State(_))
+    }
 }
 
 pub type DeltaStream = Pin<Box<dyn Stream<Item = Result<Delta, ProviderError>> + Send>>;

@@ -18,12 +18,14 @@ use std::task::{Context, Poll, ready};
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
+use parley_protocol::events::Usage;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::{
     ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderConfig, ProviderError,
+    replay::{CallState, ReasoningField, ResponseState},
 };
 
 pub struct OpenAiProvider {
@@ -166,6 +168,9 @@ struct ChunkToolCall {
     id: Option<String>,
     #[serde(default)]
     function: ChunkFunction,
+    /// Gemini's `{"google": {"thought_signature": …}}`: opaque, sent back as it came.
+    #[serde(default)]
+    extra_content: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -182,6 +187,50 @@ struct ChunkUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    /// OpenAI's (and vLLM's, Gemini's, Kimi's, DeepSeek's) cached input.
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+    /// DeepSeek's own name for cached input (beside the details on newer versions).
+    #[serde(default)]
+    prompt_cache_hit_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CompletionDetails {
+    #[serde(default)]
+    reasoning_tokens: Option<u64>,
+}
+
+impl ChunkUsage {
+    /// The counts by kind: OpenAI's `prompt_tokens` includes the cached part,
+    /// `completion_tokens` the reasoning part, as Parley counts them. Servers that
+    /// report no cache writes have none to report (OpenAI's caching is automatic).
+    fn tokens(&self) -> Usage {
+        let cached = self
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.cached_tokens)
+            .or(self.prompt_cache_hit_tokens)
+            .unwrap_or(0);
+        let reasoning = self
+            .completion_tokens_details
+            .as_ref()
+            .and_then(|d| d.reasoning_tokens)
+            .unwrap_or(0);
+        Usage {
+            cached_input_tokens: cached.min(self.prompt_tokens),
+            reasoning_tokens: reasoning.min(self.completion_tokens),
+            ..Usage::plain(self.prompt_tokens, self.completion_tokens)
+        }
+    }
 }
 
 /// The stream's events as [`Delta`]s: `[DONE]` ends it, keep-alives are skipped, and
@@ -192,6 +241,9 @@ struct Deltas<S> {
     pending: VecDeque<Result<Delta, ProviderError>>,
     finished: bool,
     ended: bool,
+    /// The response's reasoning so far and the field it came in: sent back with the
+    /// response's calls on the next request of the turn ([`ResponseState::Openai`]).
+    reasoning: Option<(ReasoningField, String)>,
 }
 
 impl<S> Deltas<S> {
@@ -201,17 +253,24 @@ impl<S> Deltas<S> {
             pending: VecDeque::new(),
             finished: false,
             ended: false,
+            reasoning: None,
         }
     }
 
     fn chunk(&mut self, chunk: Chunk) {
         for choice in chunk.choices {
-            if let Some(text) = choice
-                .delta
-                .reasoning_content
-                .or(choice.delta.reasoning)
-                .filter(|t| !t.is_empty())
-            {
+            let reasoning = match (choice.delta.reasoning_content, choice.delta.reasoning) {
+                (Some(text), _) if !text.is_empty() => {
+                    Some((ReasoningField::ReasoningContent, text))
+                }
+                (_, Some(text)) if !text.is_empty() => Some((ReasoningField::Reasoning, text)),
+                _ => None,
+            };
+            if let Some((field, text)) = reasoning {
+                self.reasoning
+                    .get_or_insert_with(|| (field, String::new()))
+                    .1
+                    .push_str(&text);
                 self.pending.push_back(Ok(Delta::Reasoning(text)));
             }
             if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
@@ -223,15 +282,22 @@ impl<S> Deltas<S> {
                     id: call.id.filter(|id| !id.is_empty()),
                     name: call.function.name.filter(|n| !n.is_empty()),
                     arguments: call.function.arguments.unwrap_or_default(),
+                    state: call
+                        .extra_content
+                        .filter(|extra| !extra.is_null())
+                        .map(|extra_content| CallState::Openai { extra_content }),
                 }));
+            }
+            if choice.finish_reason.is_some() && !self.finished {
+                if let Some((field, text)) = self.reasoning.take() {
+                    self.pending
+                        .push_back(Ok(Delta::State(ResponseState::Openai { field, text })));
+                }
             }
             self.finished |= choice.finish_reason.is_some();
         }
         if let Some(usage) = chunk.usage {
-            self.pending.push_back(Ok(Delta::Usage {
-                input_tokens: usage.prompt_tokens,
-                output_tokens: usage.completion_tokens,
-            }));
+            self.pending.push_back(Ok(Delta::Usage(usage.tokens())));
         }
     }
 
@@ -286,7 +352,7 @@ where
 mod tests {
     use std::{sync::Arc, time::Duration};
 
-    use parley_mock_llm::{DEFAULT_MODEL, MockConfig, MockLlm};
+    use parley_mock_llm::{DEFAULT_MODEL, Dialect, MockConfig, MockLlm};
     use tokio::sync::OnceCell;
 
     use super::*;
@@ -295,18 +361,37 @@ mod tests {
         conformance::{Harness, TIME_FUNCTION, conformance_suite},
     };
 
-    /// The client against the mock LLM (started by the first call of a test).
+    /// The client against the mock LLM (started by the first call of a test), on a
+    /// model of the dialect given: plain OpenAI, or a strict one that refuses a
+    /// follow-up without what the provider needs back of its response.
     #[derive(Default)]
     struct AgainstTheMock {
         mock: OnceCell<MockLlm>,
+        dialect: Dialect,
+    }
+
+    impl AgainstTheMock {
+        fn strict(dialect: Dialect) -> Self {
+            Self {
+                mock: OnceCell::new(),
+                dialect,
+            }
+        }
     }
 
     #[async_trait::async_trait]
     impl Harness for AgainstTheMock {
         async fn provider(&self) -> (Arc<dyn Provider>, String) {
+            let dialect = self.dialect;
             let mock = self
                 .mock
-                .get_or_init(|| MockLlm::start(MockConfig::default()))
+                .get_or_init(|| async move {
+                    MockLlm::start(MockConfig {
+                        dialects: [(DEFAULT_MODEL.to_owned(), dialect)].into(),
+                        ..MockConfig::default()
+                    })
+                    .await
+                })
                 .await;
             let config = ProviderConfig {
                 name: "mock".into(),
@@ -332,6 +417,70 @@ mod tests {
     }
 
     conformance_suite!(AgainstTheMock::default());
+
+    /// DeepSeek's thinking mode: `reasoning_content` back on the tool loop's follow-up.
+    mod deepseek {
+        use super::*;
+        conformance_suite!(AgainstTheMock::strict(Dialect::DeepSeek));
+    }
+
+    /// Gemini 3: the first call's thought signature back with it.
+    mod gemini {
+        use super::*;
+        conformance_suite!(AgainstTheMock::strict(Dialect::Gemini));
+    }
+
+    /// Without the state, the strict models refuse the follow-up as their providers do:
+    /// what the suite's follow-up carries is what makes it pass.
+    #[tokio::test]
+    async fn strict_models_refuse_a_follow_up_without_the_state() {
+        for dialect in [Dialect::DeepSeek, Dialect::Gemini] {
+            let harness = AgainstTheMock::strict(dialect);
+            let (provider, model) = harness.provider().await;
+            let asked = ChatMessage::user(harness.calling());
+            let offers = [FunctionOffer {
+                name: TIME_FUNCTION.into(),
+                description: "The time.".into(),
+                parameters: json!({"type": "object"}),
+            }];
+            let first: Vec<Delta> = provider
+                .stream(&model, std::slice::from_ref(&asked), &offers, None, None)
+                .await
+                .unwrap()
+                .map(|d| d.unwrap())
+                .collect()
+                .await;
+            let (id, arguments) = first
+                .iter()
+                .find_map(|d| match d {
+                    Delta::ToolCall {
+                        id: Some(id),
+                        arguments,
+                        ..
+                    } => Some((id.clone(), arguments.clone())),
+                    _ => None,
+                })
+                .expect("a call");
+            let bare = [
+                asked,
+                ChatMessage::assistant_calls(
+                    "",
+                    vec![crate::providers::CallRequest::new(
+                        &id,
+                        TIME_FUNCTION,
+                        arguments,
+                    )],
+                    None,
+                ),
+                ChatMessage::tool_result(id, "12:00"),
+            ];
+            match provider.stream(&model, &bare, &offers, None, None).await {
+                Err(ProviderError::Status { status: 400, .. }) => {}
+                Err(other) => panic!("{dialect:?}: {other:?}"),
+                Ok(_) => panic!("{dialect:?}: a follow-up without the state was answered"),
+            }
+        }
+    }
 
     fn config(base_url: String) -> ProviderConfig {
         ProviderConfig {
@@ -471,13 +620,7 @@ mod tests {
         let whole: Vec<_> = whole.into_iter().map(Result::unwrap).collect();
         assert_eq!(
             whole,
-            [
-                Delta::Text("hi".into()),
-                Delta::Usage {
-                    input_tokens: 3,
-                    output_tokens: 1
-                }
-            ],
+            [Delta::Text("hi".into()), Delta::Usage(Usage::plain(3, 1))],
             "nothing after [DONE]"
         );
 

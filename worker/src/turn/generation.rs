@@ -239,10 +239,12 @@ async fn earlier_calls(
         if agent_loop::blocks::finished(row.state) {
             earlier.replay.push(registry.result_of_row(row));
         } else if approved {
+            let record = agent_loop::CallRecord::of_row(row.provider_state.as_ref());
             earlier.approved.push(agent_loop::ApprovedCall {
+                arguments: record.arguments_for(&row.tool_args),
+                record,
                 id: row.api_tool_call_id,
                 name: row.tool_name,
-                arguments: row.tool_args.to_string(),
             });
         }
     }

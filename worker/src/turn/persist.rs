@@ -179,7 +179,7 @@ async fn record_answer(
     writes.answer_id = assistant_message_id;
     writes.blocks = std::mem::take(&mut answer.generation.drafts);
     let usage = usage_rows(prompt, &answer, assistant_message_id);
-    let total = record::total_usage(usage.iter().map(|r| (r.input_tokens, r.output_tokens)));
+    let total = record::total_usage(usage.iter().map(|r| r.tokens));
     writes.usage = usage;
     let after = Afterwards {
         after_ai: answer.after_ai.take(),
@@ -264,9 +264,8 @@ pub(super) fn usage_of_calls(
             tool_id: session.tool_id,
             model: call.model.clone(),
             vendor: call.vendor.clone(),
-            input_tokens: call.input_tokens as i64,
-            output_tokens: call.output_tokens as i64,
-            cost_usd: call.price.cost_usd(call.input_tokens, call.output_tokens),
+            tokens: call.tokens,
+            cost_usd: call.price.cost_usd(&call.tokens),
             latency_ms: call.latency_ms as i64,
             ttft_ms: call.ttft_ms.map(|t| t as i64),
             error: call.error,

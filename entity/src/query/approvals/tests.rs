@@ -46,6 +46,7 @@ async fn second_call(
         api_tool_call_id: api_id.into(),
         tool_name: "createTodo".into(),
         tool_args: json!({"title": "asked"}),
+        provider_state: None,
     };
     let (row, _) = start(db, new, crate::query::now()).await.unwrap();
     let expires = crate::query::now() + Duration::minutes(5);

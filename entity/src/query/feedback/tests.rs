@@ -320,6 +320,7 @@ on_both_backends!(the_export_reads_active_branches_with_their_calls, |db| {
             api_tool_call_id: "call_abc".into(),
             tool_name: "getCurrentTime".into(),
             tool_args: json!({"tz": "UTC"}),
+            provider_state: None,
         },
         q::now(),
     )

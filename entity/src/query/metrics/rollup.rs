@@ -55,6 +55,9 @@ fn usage_columns(backend: DbBackend) -> (Vec<String>, Vec<String>, Vec<String>) 
         "calls",
         "input_tokens",
         "output_tokens",
+        "cached_input_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
         "cost_usd",
         "ttft_calls",
         "latency_max",
@@ -67,6 +70,9 @@ fn usage_columns(backend: DbBackend) -> (Vec<String>, Vec<String>, Vec<String>) 
         "COUNT(*)".to_owned(),
         "SUM(input_tokens)".to_owned(),
         "SUM(output_tokens)".to_owned(),
+        "SUM(cached_input_tokens)".to_owned(),
+        "SUM(cache_write_tokens)".to_owned(),
+        "SUM(reasoning_tokens)".to_owned(),
         "SUM(cost_usd)".to_owned(),
         "COUNT(ttft_ms)".to_owned(),
         "MAX(latency_ms)".to_owned(),
@@ -118,7 +124,8 @@ async fn usage_batch(db: &DatabaseConnection) -> Result<u64> {
     let claim = "UPDATE ai_usage SET rolled_up = TRUE WHERE id IN (SELECT id FROM ai_usage \
                  WHERE rolled_up = FALSE ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED) \
                  RETURNING created_at, model, user_id, tool_id, input_tokens, output_tokens, \
-                 cost_usd, latency_ms, ttft_ms";
+                 cached_input_tokens, cache_write_tokens, reasoning_tokens, cost_usd, \
+                 latency_ms, ttft_ms";
     rolled(
         db,
         backend,

@@ -70,6 +70,9 @@ async fn call(db: &DatabaseConnection, ids: &Ids, model: &str, when: &str, token
         vendor: Set("test".to_owned()),
         input_tokens: Set(tokens),
         output_tokens: Set(tokens * 2),
+        cached_input_tokens: Set(tokens / 2),
+        cache_write_tokens: Set(0),
+        reasoning_tokens: Set(tokens),
         cost_usd: Set(tokens as f64 / 1000.0),
         latency_ms: Set(ms),
         ttft_ms: Set(Some(ms / 2)),
@@ -168,6 +171,21 @@ on_both_backends!(usage_through_the_rollup_equals_the_rows, |db| {
         );
         let by_group = figures(&db, &filter, UsageGrouping::Group).await;
         assert_eq!(by_group, [(ids.group.to_string(), 3, 90, 90)]);
+        // The kinds add up through the rollup as the totals do.
+        let kinds: Vec<(i64, i64, i64)> = usage(&db, &filter, UsageGrouping::Group, first_page())
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .map(|g| {
+                (
+                    g.cached_input_tokens,
+                    g.cache_write_tokens,
+                    g.reasoning_tokens,
+                )
+            })
+            .collect();
+        assert_eq!(kinds, [(45, 0, 90)], "pass {pass}");
         let rolled = roll_up(&db).await.unwrap();
         assert_eq!(rolled.usage_rows, if pass == 0 { 4 } else { 0 });
     }

@@ -66,6 +66,11 @@ pub struct UsageGroup {
     pub calls: u64,
     pub input_tokens: i64,
     pub output_tokens: i64,
+    /// The parts of `input_tokens` read from and written to prompt caches.
+    pub cached_input_tokens: i64,
+    pub cache_write_tokens: i64,
+    /// The part of `output_tokens` spent thinking.
+    pub reasoning_tokens: i64,
     pub cost_usd: f64,
     /// Time to the first token; `None` when no call of the group reported one.
     pub ttft_ms: Option<Percentiles>,
@@ -91,6 +96,9 @@ pub async fn usage<C: ConnectionTrait>(
         "CAST(SUM(calls) AS BIGINT) AS calls".to_owned(),
         "CAST(SUM(input_tokens) AS BIGINT) AS input_tokens".to_owned(),
         "CAST(SUM(output_tokens) AS BIGINT) AS output_tokens".to_owned(),
+        "CAST(SUM(cached_input_tokens) AS BIGINT) AS cached_input_tokens".to_owned(),
+        "CAST(SUM(cache_write_tokens) AS BIGINT) AS cache_write_tokens".to_owned(),
+        "CAST(SUM(reasoning_tokens) AS BIGINT) AS reasoning_tokens".to_owned(),
         "CAST(SUM(cost_usd) AS DOUBLE PRECISION) AS cost_usd".to_owned(),
         "CAST(SUM(ttft_calls) AS BIGINT) AS ttft_calls".to_owned(),
         "CAST(MAX(latency_max) AS BIGINT) AS latency_max".to_owned(),
@@ -114,7 +122,8 @@ pub async fn usage<C: ConnectionTrait>(
         union(&mut sql);
         let key = key_expr(grouping, backend, "r", true);
         sql.push(&format!(
-            "SELECT {key} AS k, r.calls, r.input_tokens, r.output_tokens, r.cost_usd, \
+            "SELECT {key} AS k, r.calls, r.input_tokens, r.output_tokens, \
+             r.cached_input_tokens, r.cache_write_tokens, r.reasoning_tokens, r.cost_usd, \
              r.ttft_calls, r.latency_max, r.ttft_max, 0 AS refused, {} FROM usage_rollup r{} WHERE 1 = 1",
             lat.iter()
                 .chain(&ttft)
@@ -144,7 +153,8 @@ pub async fn usage<C: ConnectionTrait>(
             .map(|(case, name)| format!("{case} AS {name}"))
             .collect();
         sql.push(&format!(
-            "SELECT {key} AS k, 1 AS calls, u.input_tokens, u.output_tokens, u.cost_usd, \
+            "SELECT {key} AS k, 1 AS calls, u.input_tokens, u.output_tokens, \
+             u.cached_input_tokens, u.cache_write_tokens, u.reasoning_tokens, u.cost_usd, \
              CASE WHEN u.ttft_ms IS NULL THEN 0 ELSE 1 END AS ttft_calls, \
              u.latency_ms AS latency_max, COALESCE(u.ttft_ms, 0) AS ttft_max, 0 AS refused, \
              {} FROM ai_usage u{} WHERE 1 = 1",
@@ -167,6 +177,7 @@ pub async fn usage<C: ConnectionTrait>(
         .join(", ");
     sql.push(&format!(
         "SELECT {} AS k, 0 AS calls, 0 AS input_tokens, 0 AS output_tokens, \
+         0 AS cached_input_tokens, 0 AS cache_write_tokens, 0 AS reasoning_tokens, \
          CAST(0 AS DOUBLE PRECISION) AS cost_usd, 0 AS ttft_calls, 0 AS latency_max, \
          0 AS ttft_max, 1 AS refused, {zeros} \
          FROM quota_refusals q{} WHERE 1 = 1",
@@ -222,6 +233,9 @@ pub async fn usage<C: ConnectionTrait>(
                 calls: u64::try_from(get("calls")?).unwrap_or(0),
                 input_tokens: get("input_tokens")?,
                 output_tokens: get("output_tokens")?,
+                cached_input_tokens: get("cached_input_tokens")?,
+                cache_write_tokens: get("cache_write_tokens")?,
+                reasoning_tokens: get("reasoning_tokens")?,
                 cost_usd: row.try_get::<f64>("", "cost_usd")?,
                 ttft_ms: percentiles(&ttft, ttft_max),
                 latency_ms: percentiles(&lat, lat_max),

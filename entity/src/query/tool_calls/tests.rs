@@ -14,6 +14,7 @@ fn call(session_id: Uuid, prompt_id: Uuid, api_id: &str) -> NewToolCall {
         api_tool_call_id: api_id.to_owned(),
         tool_name: "createTodo".to_owned(),
         tool_args: json!({"title": "Read chapter 3"}),
+        provider_state: None,
     }
 }
 

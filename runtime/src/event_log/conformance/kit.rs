@@ -77,10 +77,7 @@ pub fn complete() -> EventKind {
             message: "done".into(),
             ..Default::default()
         },
-        usage: Usage {
-            input_tokens: 3,
-            output_tokens: 5,
-        },
+        usage: Usage::plain(3, 5),
         model: "mock".into(),
         vendor: "test".into(),
         latency_ms: 12,

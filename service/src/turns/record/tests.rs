@@ -35,7 +35,7 @@ fn prompt(state: PromptState) -> prompts::Model {
 #[test]
 fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
     let prompt = prompt(PromptState::Completed);
-    let usage = total_usage([(10, 3), (20, 4)]);
+    let usage = total_usage([Usage::plain(10, 3), Usage::plain(20, 4)]);
     let event = terminal_event(TurnRecord {
         prompt: &prompt,
         answer: "Hello",

@@ -11,6 +11,9 @@
 //!   the iteration limit; the catalog and tool definitions;
 //! * [`crash`] — a worker killed between a call and the next model call: the call is
 //!   not run twice and the transcript is whole;
+//! * [`reasoning`] — thinking models' state through the tool loop: DeepSeek's
+//!   `reasoning_content` and Gemini's thought signatures sent back on the follow-up, also
+//!   after an approval resumes the turn and after a worker dies mid-turn;
 //! * [`payloads`] — function payloads, LLM payload markers, suggestions and the
 //!   server-handled actions they offer;
 //! * [`mcp`] — functions of MCP servers (stdio and streamable HTTP): listed, called,
@@ -25,10 +28,11 @@ mod crash;
 mod mcp;
 mod mcp_joins;
 mod payloads;
+mod reasoning;
 
 use std::time::Duration;
 
-use parley_mock_llm::{MockConfig, MockLlm};
+use parley_mock_llm::{DEFAULT_MODEL, Dialect, MockConfig, MockLlm};
 use parley_tests::client::Client;
 use parley_tests::client::types::{ToolDefinition, User};
 use parley_tests::turns::{assert_gap_free, config_path, mock_provider_config};
@@ -76,6 +80,8 @@ struct Setup<'a> {
     suggestions: bool,
     /// The tool's `approval_required`.
     approval_required: &'a [&'a str],
+    /// How the mock's model behaves beyond plain OpenAI (a strict thinking model).
+    dialect: Dialect,
 }
 
 impl Default for Setup<'_> {
@@ -89,6 +95,7 @@ impl Default for Setup<'_> {
             payload_types: &[],
             suggestions: false,
             approval_required: &[],
+            dialect: Dialect::Plain,
         }
     }
 }
@@ -99,7 +106,11 @@ async fn agent(backend: Backend, setup: Setup<'_>) -> Agent {
 
 /// An [`Agent`] whose server has more environment.
 async fn agent_with_env(backend: Backend, setup: Setup<'_>, env: &[(&str, &str)]) -> Agent {
-    let mock = MockLlm::start(MockConfig::default()).await;
+    let mock = MockLlm::start(MockConfig {
+        dialects: [(DEFAULT_MODEL.to_owned(), setup.dialect)].into(),
+        ..MockConfig::default()
+    })
+    .await;
     let config = mock_provider_config(
         &mock.base_url(),
         &format!("{}\n{}", setup.worker, setup.config),
