@@ -6,7 +6,6 @@ use std::time::Duration;
 use parley_protocol::error::ErrorCode;
 use poem::web::Data;
 use poem_openapi::{ApiResponse, Object, OpenApi, payload::Json};
-use sea_orm::ConnectionTrait;
 
 use super::ApiTags;
 use crate::{
@@ -79,7 +78,15 @@ impl OpsApi {
     #[oai(path = "/readyz", method = "get", operation_id = "readyz")]
     async fn readyz(&self, state: Data<&AppState>) -> ApiResult<ReadyResponse, statuses::NotReady> {
         let mut checks = std::collections::BTreeMap::new();
-        checks.insert("database".to_owned(), check_database(&state).await);
+        checks.insert(
+            "database".to_owned(),
+            state
+                .health()
+                .database(CHECK_TIMEOUT)
+                .await
+                .as_str()
+                .to_owned(),
+        );
         if let Some(redis) = &state.redis {
             checks.insert("redis".to_owned(), check_redis(redis.clone()).await);
         }
@@ -121,29 +128,6 @@ fn outcome<E: std::fmt::Display>(
             "unavailable".into()
         }
         Err(_) => "timed out".into(),
-    }
-}
-
-/// The database answers and takes a write (a full disk or a read-only database
-/// answers reads and fails every turn).
-async fn check_database(state: &AppState) -> String {
-    let ping = state.db.execute_unprepared("SELECT 1");
-    match tokio::time::timeout(CHECK_TIMEOUT, ping).await {
-        Ok(Ok(_)) => {}
-        Ok(Err(err)) => {
-            tracing::warn!(error = %err, "readiness: database check failed");
-            return "unreachable".into();
-        }
-        Err(_) => return "timed out".into(),
-    }
-    let write = parley_entity::query::secrets::write_probe(&state.db);
-    match tokio::time::timeout(CHECK_TIMEOUT, write).await {
-        Ok(Ok(())) => "ok".into(),
-        Ok(Err(err)) => {
-            tracing::warn!(error = %err, "readiness: the database refuses writes");
-            "refuses writes".into()
-        }
-        Err(_) => "timed out writing".into(),
     }
 }
 
