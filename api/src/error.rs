@@ -4,10 +4,10 @@
 //! returns `Result<T, ApiError<S>>`, where the marker `S` (one of the [`statuses`] sets)
 //! lists them, and [`ApiError`] documents those — and only those — with the problem
 //! schema. Statuses poem answers before a handler runs (a bad parameter, a body that is
-//! not JSON, a missing token) are listed too; the document test in [`crate::spec`]
-//! checks each operation declares what its shape implies. A problem becomes a response
-//! in [`problem_response`], and errors raised by poem itself become the same body in
-//! [`problem_for`] (both in `response`). Nothing here imports the rest of the crate: the
+//! not JSON, a missing token) are listed too; the document test in
+//! [`crate::spec`](mod@crate::spec) checks each operation declares what its shape
+//! implies. A problem becomes a response in [`problem_response`], and errors raised by
+//! poem itself become the same body in [`problem_for`] (both in `response`). Nothing here imports the rest of the crate: the
 //! outer layer, the security schemes and the OpenAI surface's error shape build on it.
 
 use std::marker::PhantomData;

@@ -1,11 +1,18 @@
 //! Parley's HTTP API: a thin poem-openapi layer over the application layer
-//! (`parley-service`) and the query methods of `parley-entity`.
+//! (`parley-service`).
 //!
-//! Handlers parse input, check access, call one domain function and map the result to a
-//! response type (`routes/<resource>.rs`). Every error leaves through [`error`] as
-//! problem+json, with the statuses each operation declares. The OpenAPI document is
-//! generated from these types ([`spec`]) without a database, and committed under
-//! `openapi/`.
+//! Handlers parse input, check access, call one function of the application layer and
+//! map the result to a response type (`routes/<resource>.rs`); none reads the database
+//! itself. Every error leaves through [`error`] as problem+json, with the statuses each
+//! operation declares. The OpenAPI document is generated from these types
+//! ([`spec`](mod@spec)) without a database, and committed under `openapi/`.
+//!
+//! The edge is built upward, without a circle (`layering.rs` checks it): [`error`] (the
+//! problem and its response) imports nothing of the crate, [`identity`] (who a request
+//! acts for) only the feed token's grant; the throttle, the token cache, the
+//! revocations and the keep-alives build on those; [`state`] holds them; [`auth`] and [`gate`] authenticate over the state;
+//! [`middleware`], the outer layer, comes last. The routes and the OpenAI surface (which
+//! builds on the routes' pieces) sit over the edge, and this root puts them together.
 
 pub mod auth;
 pub mod cors;

@@ -1,5 +1,5 @@
-//! `/v1/admin/…`: administration, for role admin only. Every handler starts by turning
-//! the caller into an [`Admin`](crate::auth::Admin) (403 otherwise).
+//! `/v1/admin/…`: administration, for role admin only. Every handler takes the caller
+//! as an [`AdminAuth`](crate::auth::AdminAuth) (403 otherwise, before the body is read).
 //!
 //! One module per resource: users and their tokens, groups and their members, tools,
 //! classes and their enrolments, assignments; the deployment's modules ([`modules`]);
