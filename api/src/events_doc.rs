@@ -198,12 +198,19 @@ pub struct RetryEvent {
     pub reason: String,
 }
 
-/// Token counts of a turn, summed over its LLM calls.
+/// Token counts of a turn, summed over its LLM calls, by kind. `input_tokens` and
+/// `output_tokens` count every token; `cached_input_tokens` and `cache_write_tokens` are
+/// the parts of the input read from and written to the provider's prompt cache,
+/// `reasoning_tokens` the part of the output the model spent thinking (0 when the
+/// provider did not report them).
 #[derive(Debug, Object)]
 #[oai(rename = "Usage")]
 pub struct UsageDoc {
     pub input_tokens: u64,
     pub output_tokens: u64,
+    pub cached_input_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub reasoning_tokens: u64,
 }
 
 /// The final response of a turn (seed `ChatResponsePayload`).

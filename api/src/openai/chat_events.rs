@@ -172,11 +172,7 @@ impl ChatTranslator {
                 }
                 let finish_reason = if *blocked { "content_filter" } else { "stop" };
                 out.push(self.chunk(ChatCompletionDelta::default(), Some(finish_reason)));
-                let usage = ChatCompletionUsage {
-                    prompt_tokens: usage.input_tokens,
-                    completion_tokens: usage.output_tokens,
-                    total_tokens: usage.input_tokens + usage.output_tokens,
-                };
+                let usage = ChatCompletionUsage::from(*usage);
                 if self.include_usage {
                     out.push(ChatCompletionChunk {
                         choices: vec![],

@@ -212,12 +212,12 @@ impl ResponsesTranslator {
                 self.usage = Some(ResponseUsage {
                     input_tokens: usage.input_tokens,
                     input_tokens_details: ResponseInputTokensDetails {
-                        cached_tokens: 0,
+                        cached_tokens: usage.cached_input_tokens,
                         cache_write_tokens: 0,
                     },
                     output_tokens: usage.output_tokens,
                     output_tokens_details: ResponseOutputTokensDetails {
-                        reasoning_tokens: 0,
+                        reasoning_tokens: usage.reasoning_tokens,
                     },
                     total_tokens: usage.input_tokens + usage.output_tokens,
                 });

@@ -2271,14 +2271,24 @@ export interface components {
             data: string;
         };
         /**
+         * ChatCompletionTokensDetails
+         * @description The completion tokens the model spent reasoning.
+         */
+        ChatCompletionTokensDetails: {
+            /** Format: uint64 */
+            reasoning_tokens: number;
+        };
+        /**
          * ChatCompletionUsage
          * @description Token counts of a completion.
          */
         ChatCompletionUsage: {
             /** Format: uint64 */
             completion_tokens: number;
+            completion_tokens_details: components["schemas"]["ChatCompletionTokensDetails"];
             /** Format: uint64 */
             prompt_tokens: number;
+            prompt_tokens_details: components["schemas"]["ChatPromptTokensDetails"];
             /** Format: uint64 */
             total_tokens: number;
         };
@@ -2301,6 +2311,14 @@ export interface components {
             /** @description Absent or null on an assistant message that only called tools. */
             content?: components["schemas"]["ChatContent"] | null;
             role: components["schemas"]["ChatRole"];
+        };
+        /**
+         * ChatPromptTokensDetails
+         * @description The prompt tokens read from the provider's prompt cache.
+         */
+        ChatPromptTokensDetails: {
+            /** Format: uint64 */
+            cached_tokens: number;
         };
         /**
          * ChatResponsePayload
@@ -5611,13 +5629,23 @@ export interface components {
         };
         /**
          * Usage
-         * @description Token counts of a turn, summed over its LLM calls.
+         * @description Token counts of a turn, summed over its LLM calls, by kind. `input_tokens` and
+         *     `output_tokens` count every token; `cached_input_tokens` and `cache_write_tokens` are
+         *     the parts of the input read from and written to the provider's prompt cache,
+         *     `reasoning_tokens` the part of the output the model spent thinking (0 when the
+         *     provider did not report them).
          */
         Usage: {
+            /** Format: uint64 */
+            cache_write_tokens: number;
+            /** Format: uint64 */
+            cached_input_tokens: number;
             /** Format: uint64 */
             input_tokens: number;
             /** Format: uint64 */
             output_tokens: number;
+            /** Format: uint64 */
+            reasoning_tokens: number;
         };
         /**
          * UsageCall
@@ -5625,8 +5653,18 @@ export interface components {
          */
         UsageCall: {
             /**
+             * Format: int64
+             * @description Input written to the provider's prompt cache.
+             */
+            cache_write_tokens: number;
+            /**
+             * Format: int64
+             * @description Input read from the provider's prompt cache.
+             */
+            cached_input_tokens: number;
+            /**
              * Format: double
-             * @description At the model's prices when the call was recorded.
+             * @description At the model's prices (per kind) when the call was recorded.
              */
             cost_usd: number;
             /** Format: date-time */
@@ -5637,7 +5675,10 @@ export interface components {
             error?: components["schemas"]["CallError"];
             /** Format: uuid */
             id: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every input token; the two below are parts of it.
+             */
             input_tokens: number;
             /** Format: int64 */
             latency_ms: number;
@@ -5647,10 +5688,18 @@ export interface components {
              */
             message_id?: string;
             model: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every output token; `reasoning_tokens` is a part of it.
+             */
             output_tokens: number;
             /** Format: uuid */
             prompt_id: string;
+            /**
+             * Format: int64
+             * @description Output the model spent thinking.
+             */
+            reasoning_tokens: number;
             /** Format: uuid */
             session_id: string;
             /** Format: uuid */
@@ -5674,6 +5723,16 @@ export interface components {
          */
         UsageGroup: {
             /**
+             * Format: int64
+             * @description Input written to the providers' prompt caches.
+             */
+            cache_write_tokens: number;
+            /**
+             * Format: int64
+             * @description Input read from the providers' prompt caches.
+             */
+            cached_input_tokens: number;
+            /**
              * Format: uint64
              * @description LLM calls (a turn makes one per round of its function-calling loop; cancelled
              *     and failed calls count).
@@ -5688,7 +5747,10 @@ export interface components {
             currency: string;
             /** @description The user's email (`group_by=user`). */
             email?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every input token; the two below are parts of it.
+             */
             input_tokens: number;
             /**
              * @description The day (`YYYY-MM-DD`, UTC), the model id, or the user's, tool's or group's id,
@@ -5710,8 +5772,16 @@ export interface components {
              *     models, and when the user, tool or group was deleted.
              */
             name?: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Every output token; `reasoning_tokens` is a part of it.
+             */
             output_tokens: number;
+            /**
+             * Format: int64
+             * @description Output the models spent thinking.
+             */
+            reasoning_tokens: number;
             /**
              * Format: uint64
              * @description Turns a quota refused (429 `quota_exceeded`); they made no call.

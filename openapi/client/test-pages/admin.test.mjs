@@ -214,6 +214,13 @@ test("usage of a date range shows names, cost and drills down; a running prompt 
     headers: { Accept: "application/json" },
   });
   assert.equal(turn.response.status, 201, JSON.stringify(turn.error));
+  // A thinking answer: its reasoning tokens are a kind of their own in the views.
+  const thought = await admin.POST("/v1/sessions/{id}/messages", {
+    params: { path: { id: session.data.id } },
+    body: { content: "[[mock reasoning=one_two_three_four]] think first" },
+    headers: { Accept: "application/json" },
+  });
+  assert.equal(thought.response.status, 201, JSON.stringify(thought.error));
 
   await visit("#/usage?group_by=tool");
   await page.click("#range .preset[data-preset='24h']");
@@ -224,11 +231,16 @@ test("usage of a date range shows names, cost and drills down; a running prompt 
   const row = await page.$eval(`.usage-table tr[data-key='${tool.id}']`, (n) => ({
     name: n.dataset.name,
     calls: Number(n.querySelector("[data-field=calls]").dataset.value),
+    reasoning: Number(n.querySelector("[data-field=reasoning_tokens]").dataset.value),
+    cached: Number(n.querySelector("[data-field=cached_input_tokens]").dataset.value),
     cost: Number(n.querySelector("[data-field=cost]").dataset.value),
     costText: n.querySelector("[data-field=cost]").textContent,
   }));
   assert.equal(row.name, "Console tutor", "the tool by name");
   assert.equal(row.calls, ours.calls);
+  assert.ok(ours.reasoning_tokens >= 4, JSON.stringify(ours));
+  assert.equal(row.reasoning, ours.reasoning_tokens, "tokens by kind beside cost");
+  assert.equal(row.cached, ours.cached_input_tokens);
   assert.equal(row.cost, ours.cost_usd);
   assert.match(row.costText, /^\$\d+\.\d{4}$/);
   const total = await page.$eval("#usage-total [data-field=tokens]", (n) => Number(n.dataset.value));

@@ -41,6 +41,7 @@ mod sessions;
 mod skills;
 mod teaching;
 mod todos_notes_search;
+mod token_kinds;
 mod tool_config;
 mod turns;
 mod upgrades_and_backups;

@@ -126,8 +126,15 @@ async function render(params: URLSearchParams): Promise<HTMLElement> {
   if ("error" in answer) return el("div", { class: "stack" }, tabs, problem(answer.error, answer.status));
   const { items, currency } = answer;
   const total = items.reduce(
-    (t, g) => ({ calls: t.calls + g.calls, tokens: t.tokens + g.input_tokens + g.output_tokens, cost: t.cost + g.cost_usd, refused: t.refused + g.refused_turns }),
-    { calls: 0, tokens: 0, cost: 0, refused: 0 },
+    (t, g) => ({
+      calls: t.calls + g.calls,
+      tokens: t.tokens + g.input_tokens + g.output_tokens,
+      cached: t.cached + g.cached_input_tokens,
+      reasoning: t.reasoning + g.reasoning_tokens,
+      cost: t.cost + g.cost_usd,
+      refused: t.refused + g.refused_turns,
+    }),
+    { calls: 0, tokens: 0, cached: 0, reasoning: 0, cost: 0, refused: 0 },
   );
   const figure = (field: string, label: string, value: number, text: string) =>
     el("div", { class: "figure", "data-field": field, "data-value": String(value) }, el("span", { class: "figure-value" }, text), el("span", { class: "figure-label" }, label));
@@ -136,6 +143,8 @@ async function render(params: URLSearchParams): Promise<HTMLElement> {
     { class: "figures", id: "usage-total" },
     figure("calls", "calls", total.calls, total.calls.toLocaleString("en")),
     figure("tokens", "tokens", total.tokens, tokens(total.tokens)),
+    figure("cached_input_tokens", "cached input", total.cached, tokens(total.cached)),
+    figure("reasoning_tokens", "reasoning", total.reasoning, tokens(total.reasoning)),
     figure("cost", `cost (${currency})`, total.cost, money(total.cost, currency)),
     figure("refused_turns", "refused turns", total.refused, String(total.refused)),
   );
@@ -153,7 +162,10 @@ async function render(params: URLSearchParams): Promise<HTMLElement> {
       cell(kind ? el("span", {}, link, " ", el("code", { class: "id" }, g.key.slice(0, 8))) : link, "key"),
       cell(String(g.calls), "calls", g.calls),
       cell(String(g.input_tokens), "input_tokens", g.input_tokens),
+      cell(String(g.cached_input_tokens), "cached_input_tokens", g.cached_input_tokens),
+      cell(String(g.cache_write_tokens), "cache_write_tokens", g.cache_write_tokens),
       cell(String(g.output_tokens), "output_tokens", g.output_tokens),
+      cell(String(g.reasoning_tokens), "reasoning_tokens", g.reasoning_tokens),
       cell(money(g.cost_usd, currency), "cost", g.cost_usd),
       cell(String(g.refused_turns), "refused_turns", g.refused_turns),
       cell(g.ttft_p50_ms === undefined ? "–" : `${g.ttft_p50_ms} ms`, "ttft_p50_ms"),
@@ -174,7 +186,7 @@ async function render(params: URLSearchParams): Promise<HTMLElement> {
         tokens,
       ),
       items.length
-        ? table({ class: "usage-table", "data-group-by": groupBy }, [groupBy, "calls", "in", "out", "cost", "refused", "TTFT p50", "latency p50"], rows)
+        ? table({ class: "usage-table", "data-group-by": groupBy }, [groupBy, "calls", "in", "cached", "cache write", "out", "reasoning", "cost", "refused", "TTFT p50", "latency p50"], rows)
         : empty(),
     ),
   );

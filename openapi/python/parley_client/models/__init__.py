@@ -38,9 +38,11 @@ from .chat_completion_delta import ChatCompletionDelta
 from .chat_completion_message import ChatCompletionMessage
 from .chat_completion_request import ChatCompletionRequest
 from .chat_completion_sse_event import ChatCompletionSseEvent
+from .chat_completion_tokens_details import ChatCompletionTokensDetails
 from .chat_completion_usage import ChatCompletionUsage
 from .chat_content_part import ChatContentPart
 from .chat_message_input import ChatMessageInput
+from .chat_prompt_tokens_details import ChatPromptTokensDetails
 from .chat_response_payload import ChatResponsePayload
 from .chat_role import ChatRole
 from .chat_stream_options import ChatStreamOptions
@@ -376,9 +378,11 @@ __all__ = (
     "ChatCompletionMessage",
     "ChatCompletionRequest",
     "ChatCompletionSseEvent",
+    "ChatCompletionTokensDetails",
     "ChatCompletionUsage",
     "ChatContentPart",
     "ChatMessageInput",
+    "ChatPromptTokensDetails",
     "ChatResponsePayload",
     "ChatRole",
     "ChatStreamOptions",

@@ -31,7 +31,11 @@ class CompleteEvent:
         payload (ChatResponsePayload): The final response of a turn (seed `ChatResponsePayload`).
         prompt_id (UUID):
         seq (int):
-        usage (Usage): Token counts of a turn, summed over its LLM calls.
+        usage (Usage): Token counts of a turn, summed over its LLM calls, by kind. `input_tokens` and
+            `output_tokens` count every token; `cached_input_tokens` and `cache_write_tokens` are
+            the parts of the input read from and written to the provider's prompt cache,
+            `reasoning_tokens` the part of the output the model spent thinking (0 when the
+            provider did not report them).
         vendor (str):
         block_category (str | Unset): The category of the block (e.g. `self_harm`), when `blocked`.
         fallback_from (str | Unset): The model asked for, when another model of its fallback chain answered (`model`).

@@ -19,15 +19,18 @@ class UsageCall:
     """One LLM call, with its user's and tool's names.
 
     Attributes:
-        cost_usd (float): At the model's prices when the call was recorded.
+        cache_write_tokens (int): Input written to the provider's prompt cache.
+        cached_input_tokens (int): Input read from the provider's prompt cache.
+        cost_usd (float): At the model's prices (per kind) when the call was recorded.
         created_at (datetime.datetime):
         currency (str): Always `USD`.
         id (UUID):
-        input_tokens (int):
+        input_tokens (int): Every input token; the two below are parts of it.
         latency_ms (int):
         model (str):
-        output_tokens (int):
+        output_tokens (int): Every output token; `reasoning_tokens` is a part of it.
         prompt_id (UUID):
+        reasoning_tokens (int): Output the model spent thinking.
         session_id (UUID):
         tool_id (UUID):
         user_id (UUID):
@@ -41,6 +44,8 @@ class UsageCall:
         user_name (str | Unset): Absent when the user was deleted.
     """
 
+    cache_write_tokens: int
+    cached_input_tokens: int
     cost_usd: float
     created_at: datetime.datetime
     currency: str
@@ -50,6 +55,7 @@ class UsageCall:
     model: str
     output_tokens: int
     prompt_id: UUID
+    reasoning_tokens: int
     session_id: UUID
     tool_id: UUID
     user_id: UUID
@@ -63,6 +69,10 @@ class UsageCall:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        cache_write_tokens = self.cache_write_tokens
+
+        cached_input_tokens = self.cached_input_tokens
+
         cost_usd = self.cost_usd
 
         created_at = self.created_at.isoformat()
@@ -80,6 +90,8 @@ class UsageCall:
         output_tokens = self.output_tokens
 
         prompt_id = str(self.prompt_id)
+
+        reasoning_tokens = self.reasoning_tokens
 
         session_id = str(self.session_id)
 
@@ -109,6 +121,8 @@ class UsageCall:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "cache_write_tokens": cache_write_tokens,
+                "cached_input_tokens": cached_input_tokens,
                 "cost_usd": cost_usd,
                 "created_at": created_at,
                 "currency": currency,
@@ -118,6 +132,7 @@ class UsageCall:
                 "model": model,
                 "output_tokens": output_tokens,
                 "prompt_id": prompt_id,
+                "reasoning_tokens": reasoning_tokens,
                 "session_id": session_id,
                 "tool_id": tool_id,
                 "user_id": user_id,
@@ -142,6 +157,10 @@ class UsageCall:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        cache_write_tokens = d.pop("cache_write_tokens")
+
+        cached_input_tokens = d.pop("cached_input_tokens")
+
         cost_usd = d.pop("cost_usd")
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
@@ -159,6 +178,8 @@ class UsageCall:
         output_tokens = d.pop("output_tokens")
 
         prompt_id = UUID(d.pop("prompt_id"))
+
+        reasoning_tokens = d.pop("reasoning_tokens")
 
         session_id = UUID(d.pop("session_id"))
 
@@ -191,6 +212,8 @@ class UsageCall:
         user_name = d.pop("user_name", UNSET)
 
         usage_call = cls(
+            cache_write_tokens=cache_write_tokens,
+            cached_input_tokens=cached_input_tokens,
             cost_usd=cost_usd,
             created_at=created_at,
             currency=currency,
@@ -200,6 +223,7 @@ class UsageCall:
             model=model,
             output_tokens=output_tokens,
             prompt_id=prompt_id,
+            reasoning_tokens=reasoning_tokens,
             session_id=session_id,
             tool_id=tool_id,
             user_id=user_id,

@@ -16,14 +16,17 @@ class UsageGroup:
     """The LLM calls of one group: a day, a model, a user, a tool or a group.
 
     Attributes:
+        cache_write_tokens (int): Input written to the providers' prompt caches.
+        cached_input_tokens (int): Input read from the providers' prompt caches.
         calls (int): LLM calls (a turn makes one per round of its function-calling loop; cancelled
             and failed calls count).
         cost_usd (float): The calls' cost in US dollars, at the model's prices when each call was recorded.
         currency (str): The currency of `cost_usd`: always `USD`.
-        input_tokens (int):
+        input_tokens (int): Every input token; the two below are parts of it.
         key (str): The day (`YYYY-MM-DD`, UTC), the model id, or the user's, tool's or group's id,
             as `group_by` asked.
-        output_tokens (int):
+        output_tokens (int): Every output token; `reasoning_tokens` is a part of it.
+        reasoning_tokens (int): Output the models spent thinking.
         refused_turns (int): Turns a quota refused (429 `quota_exceeded`); they made no call.
         email (str | Unset): The user's email (`group_by=user`).
         latency_p50_ms (int | Unset): Median duration of a call, in ms.
@@ -36,12 +39,15 @@ class UsageGroup:
         ttft_p95_ms (int | Unset): 95th percentile of the time to the first token, in ms.
     """
 
+    cache_write_tokens: int
+    cached_input_tokens: int
     calls: int
     cost_usd: float
     currency: str
     input_tokens: int
     key: str
     output_tokens: int
+    reasoning_tokens: int
     refused_turns: int
     email: str | Unset = UNSET
     latency_p50_ms: int | Unset = UNSET
@@ -52,6 +58,10 @@ class UsageGroup:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        cache_write_tokens = self.cache_write_tokens
+
+        cached_input_tokens = self.cached_input_tokens
+
         calls = self.calls
 
         cost_usd = self.cost_usd
@@ -63,6 +73,8 @@ class UsageGroup:
         key = self.key
 
         output_tokens = self.output_tokens
+
+        reasoning_tokens = self.reasoning_tokens
 
         refused_turns = self.refused_turns
 
@@ -82,12 +94,15 @@ class UsageGroup:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "cache_write_tokens": cache_write_tokens,
+                "cached_input_tokens": cached_input_tokens,
                 "calls": calls,
                 "cost_usd": cost_usd,
                 "currency": currency,
                 "input_tokens": input_tokens,
                 "key": key,
                 "output_tokens": output_tokens,
+                "reasoning_tokens": reasoning_tokens,
                 "refused_turns": refused_turns,
             }
         )
@@ -109,6 +124,10 @@ class UsageGroup:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        cache_write_tokens = d.pop("cache_write_tokens")
+
+        cached_input_tokens = d.pop("cached_input_tokens")
+
         calls = d.pop("calls")
 
         cost_usd = d.pop("cost_usd")
@@ -120,6 +139,8 @@ class UsageGroup:
         key = d.pop("key")
 
         output_tokens = d.pop("output_tokens")
+
+        reasoning_tokens = d.pop("reasoning_tokens")
 
         refused_turns = d.pop("refused_turns")
 
@@ -136,12 +157,15 @@ class UsageGroup:
         ttft_p95_ms = d.pop("ttft_p95_ms", UNSET)
 
         usage_group = cls(
+            cache_write_tokens=cache_write_tokens,
+            cached_input_tokens=cached_input_tokens,
             calls=calls,
             cost_usd=cost_usd,
             currency=currency,
             input_tokens=input_tokens,
             key=key,
             output_tokens=output_tokens,
+            reasoning_tokens=reasoning_tokens,
             refused_turns=refused_turns,
             email=email,
             latency_p50_ms=latency_p50_ms,

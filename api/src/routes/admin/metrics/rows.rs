@@ -44,9 +44,17 @@ pub struct UsageCall {
     pub tool_name: Option<String>,
     pub model: String,
     pub vendor: String,
+    /// Every input token; the two below are parts of it.
     pub input_tokens: i64,
+    /// Every output token; `reasoning_tokens` is a part of it.
     pub output_tokens: i64,
-    /// At the model's prices when the call was recorded.
+    /// Input read from the provider's prompt cache.
+    pub cached_input_tokens: i64,
+    /// Input written to the provider's prompt cache.
+    pub cache_write_tokens: i64,
+    /// Output the model spent thinking.
+    pub reasoning_tokens: i64,
+    /// At the model's prices (per kind) when the call was recorded.
     pub cost_usd: f64,
     /// Always `USD`.
     pub currency: String,
@@ -75,6 +83,9 @@ impl From<c::Call> for UsageCall {
             vendor: r.vendor,
             input_tokens: r.input_tokens,
             output_tokens: r.output_tokens,
+            cached_input_tokens: r.cached_input_tokens,
+            cache_write_tokens: r.cache_write_tokens,
+            reasoning_tokens: r.reasoning_tokens,
             cost_usd: r.cost_usd,
             currency: CURRENCY.to_owned(),
             latency_ms: r.latency_ms,

@@ -71,8 +71,16 @@ pub struct UsageGroup {
     /// LLM calls (a turn makes one per round of its function-calling loop; cancelled
     /// and failed calls count).
     pub calls: u64,
+    /// Every input token; the two below are parts of it.
     pub input_tokens: i64,
+    /// Every output token; `reasoning_tokens` is a part of it.
     pub output_tokens: i64,
+    /// Input read from the providers' prompt caches.
+    pub cached_input_tokens: i64,
+    /// Input written to the providers' prompt caches.
+    pub cache_write_tokens: i64,
+    /// Output the models spent thinking.
+    pub reasoning_tokens: i64,
     /// The calls' cost in US dollars, at the model's prices when each call was recorded.
     pub cost_usd: f64,
     /// The currency of `cost_usd`: always `USD`.
@@ -101,6 +109,9 @@ impl From<u::UsageGroup> for UsageGroup {
             calls: g.calls,
             input_tokens: g.input_tokens,
             output_tokens: g.output_tokens,
+            cached_input_tokens: g.cached_input_tokens,
+            cache_write_tokens: g.cache_write_tokens,
+            reasoning_tokens: g.reasoning_tokens,
             cost_usd: g.cost_usd,
             ttft_p50_ms: g.ttft_ms.map(|p| p.p50),
             ttft_p95_ms: g.ttft_ms.map(|p| p.p95),
