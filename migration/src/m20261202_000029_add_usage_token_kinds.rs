@@ -24,6 +24,10 @@ enum UsageRollup {
 }
 
 #[derive(DeriveIden, Clone, Copy)]
+#[allow(
+    clippy::enum_variant_names,
+    reason = "the columns are named for their kind of token, as input_tokens is"
+)]
 enum Kind {
     CachedInputTokens,
     CacheWriteTokens,
