@@ -24,6 +24,7 @@
     clippy::pedantic,
     clippy::unwrap_used,
     clippy::allow_attributes_without_reason,
+    rustdoc::all,
     unused,
     missing_docs,
     reason = "the generated code is not ours to lint (it unwraps, shadows, allows without reasons, and so on)"

@@ -20,6 +20,20 @@ fn committed_openapi_document_matches_the_code() {
     );
 }
 
+/// The document's descriptions are for the people who use the API: no Rust intra-doc
+/// link (`` [`Type::item`] ``) of a doc comment reaches them.
+#[test]
+fn no_rust_reference_leaks_into_a_description() {
+    let doc = crate::spec();
+    let leaks: Vec<&str> = doc
+        .split("\"description\":")
+        .skip(1)
+        .filter(|d| d.split("\",").next().is_some_and(|d| d.contains("[`")))
+        .map(|d| d.split("\",").next().unwrap_or_default())
+        .collect();
+    assert!(leaks.is_empty(), "Rust references in descriptions: {leaks:#?}");
+}
+
 /// Each operation: one tag, a summary, a snake_case id; error responses are problems;
 /// and the statuses its shape implies are declared — 401 when it needs credentials,
 /// 404 for a path id, 400 for query or header parameters, 400/413/415/422 for a JSON

@@ -4524,8 +4524,8 @@ export interface components {
          */
         SessionConfig: {
             /**
-             * @description Functions whose calls wait for the owner's approval (besides those that always
-             *     do: [`SessionConfig::needs_approval`]).
+             * @description Functions whose calls wait for the owner's approval (besides the functions the
+             *     deployment's configuration makes always wait).
              */
             approval_required?: string[];
             /** @description The assignment the session was opened for. */
@@ -4536,7 +4536,7 @@ export interface components {
             constraints?: components["schemas"]["ToolConstraints"];
             /**
              * @description Which built-in skills may answer (absent: all; constraints still rule some out:
-             *     [`SessionConfig::skill_allowed`]).
+             *     under `no_direct_answers`, a skill that hands out results does not answer).
              */
             enabled_skills?: components["schemas"]["SkillName"][];
             /** @description Names of the functions the model may call. */

@@ -36,8 +36,8 @@ pub struct SessionConfig {
     #[serde(default, deserialize_with = "stored::list")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub functions: Option<Vec<Text>>,
-    /// Functions whose calls wait for the owner's approval (besides those that always
-    /// do: [`SessionConfig::needs_approval`]).
+    /// Functions whose calls wait for the owner's approval (besides the functions the
+    /// deployment's configuration makes always wait).
     #[serde(default, deserialize_with = "stored::list")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval_required: Option<Vec<Text>>,
@@ -70,7 +70,7 @@ pub struct SessionConfig {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills: Option<bool>,
     /// Which built-in skills may answer (absent: all; constraints still rule some out:
-    /// [`SessionConfig::skill_allowed`]).
+    /// under `no_direct_answers`, a skill that hands out results does not answer).
     #[serde(default, deserialize_with = "stored::list")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled_skills: Option<Vec<SkillName>>,

@@ -26,9 +26,9 @@ class SessionConfig:
     deployment's defaults.
 
         Attributes:
-            approval_required (list[str] | Unset): Functions whose calls wait for the owner's approval (besides those that
-                always
-                do: [`SessionConfig::needs_approval`]).
+            approval_required (list[str] | Unset): Functions whose calls wait for the owner's approval (besides the
+                functions the
+                deployment's configuration makes always wait).
             assignment (SessionAssignment | Unset): The assignment of a session, as its configuration carries it (the
                 "Assignment
                 Context" section of the system prompt, `getAssignmentInfo`).
@@ -36,7 +36,7 @@ class SessionConfig:
             constraints (ToolConstraints | Unset): Limits on what a tool talks about and how it answers.
             enabled_skills (list[SkillName] | Unset): Which built-in skills may answer (absent: all; constraints still rule
                 some out:
-                [`SessionConfig::skill_allowed`]).
+                under `no_direct_answers`, a skill that hands out results does not answer).
             functions (list[str] | Unset): Names of the functions the model may call.
             guidance (str | Unset): The "Additional Guidance" section of the system prompt (before what modules add).
             hold_back (bool | Unset): Hold the answer back until the `chat:after_ai` modules passed it (default false).
