@@ -40,6 +40,21 @@ pub fn mock_provider_config_with(base_url: &str, provider: &str, worker: &str) -
     config
 }
 
+/// A config whose one model, `mock-model`, is served by the mock's Anthropic Messages
+/// endpoint (`kind = "anthropic"`, `base_url` from `MockLlm::anthropic_base_url`);
+/// `model` is more of its `[[models]]` table (e.g. `thinking_budget_tokens = 1024`).
+pub fn mock_anthropic_config(base_url: &str, model: &str, worker: &str) -> NamedTempFile {
+    let mut config = NamedTempFile::new().expect("a temp file");
+    write!(
+        config,
+        "[[providers]]\nname = \"mock\"\nkind = \"anthropic\"\nbase_url = \"{base_url}\"\n\
+         api_key = \"sk-ant-test\"\nfirst_token_timeout_ms = 60000\n\n\
+         [[models]]\nid = \"mock-model\"\nprovider = \"mock\"\n{model}\n\n[worker]\n{worker}\n"
+    )
+    .expect("writing the config");
+    config
+}
+
 /// The path of a config file, for `PARLEY_CONFIG`.
 pub fn config_path(config: &NamedTempFile) -> String {
     config.path().to_str().expect("a UTF-8 path").to_owned()

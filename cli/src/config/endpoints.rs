@@ -9,14 +9,15 @@ use super::{
     sections::{default_max_context, default_max_output_tokens},
 };
 
-/// An OpenAI-compatible provider (`[[providers]]`).
+/// A model provider (`[[providers]]`): an OpenAI-compatible endpoint or Anthropic's.
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderSettings {
     /// Also the `vendor` recorded with usage.
     pub name: String,
     /// The kind of API it speaks: `openai` (an OpenAI-compatible chat completions
-    /// endpoint, the default and today the only kind).
+    /// endpoint, the default) or `anthropic` (Anthropic's Messages API: `base_url`
+    /// `https://api.anthropic.com`, the key sent as `x-api-key`).
     #[serde(default)]
     pub kind: parley_worker::providers::ProviderKind,
     /// E.g. `https://api.openai.com/v1` or `http://127.0.0.1:11434/v1`.
@@ -158,6 +159,14 @@ pub struct ModelSettings {
     pub cache_write_usd_per_mtok: Option<f64>,
     /// What a million output tokens spent thinking cost; absent: the output price.
     pub reasoning_usd_per_mtok: Option<f64>,
+    /// Extended thinking's budget in tokens (Anthropic models): at least 1024 and below
+    /// `max_output_tokens`; absent: no extended thinking.
+    pub thinking_budget_tokens: Option<u32>,
+    /// Where requests mark prompt-cache breakpoints (Anthropic models): `off`, `prefix`
+    /// (the tools and the system prompt) or `prefix_and_history` (also the request's last
+    /// message, which the next request begins with; the default).
+    #[serde(default)]
+    pub prompt_cache: parley_worker::providers::PromptCache,
     /// Model ids that answer, in order, when this one fails before its first token or
     /// its provider's breaker is open (not followed further: each model lists its own).
     #[serde(default)]

@@ -221,6 +221,48 @@ fn mcp_servers_load_with_secrets_hidden_and_bad_ones_name_their_key() {
 }
 
 #[test]
+fn an_anthropic_provider_loads_and_a_bad_kind_or_thinking_budget_is_refused_by_its_key() {
+    Jail::expect_with(|jail| {
+        let provider = "[[providers]]\nname = \"claude\"\nkind = \"anthropic\"\n\
+                        base_url = \"https://api.anthropic.com\"\n\n";
+        let model =
+            "[[models]]\nid = \"sonnet\"\nprovider = \"claude\"\nmax_output_tokens = 8192\n";
+        jail.create_file(
+            "parley.toml",
+            &format!("{provider}{model}thinking_budget_tokens = 4096\nprompt_cache = \"prefix\"\n"),
+        )?;
+        let s = load_in(jail).expect("an anthropic provider loads");
+        assert_eq!(
+            s.providers[0].kind,
+            parley_worker::providers::ProviderKind::Anthropic
+        );
+        assert_eq!(s.models[0].thinking_budget_tokens, Some(4096));
+        assert_eq!(
+            s.models[0].prompt_cache,
+            parley_worker::providers::PromptCache::Prefix
+        );
+        for budget in [512, 8192, 9000] {
+            jail.create_file(
+                "parley.toml",
+                &format!("{provider}{model}thinking_budget_tokens = {budget}\n"),
+            )?;
+            let err = load_in(jail).expect_err("a budget out of bounds is refused");
+            assert!(
+                err.to_string().contains("models[0].thinking_budget_tokens"),
+                "{budget}: {err}"
+            );
+        }
+        jail.create_file(
+            "parley.toml",
+            &format!("{}{model}", provider.replace("anthropic", "gemini")),
+        )?;
+        let err = load_in(jail).expect_err("an unknown kind is refused");
+        assert!(err.to_string().contains("kind"), "{err}");
+        Ok(())
+    });
+}
+
+#[test]
 fn model_prices_load_and_must_not_be_negative() {
     Jail::expect_with(|jail| {
         let models = "[[providers]]\nname = \"p\"\nbase_url = \"http://127.0.0.1:9/v1\"\n\n\

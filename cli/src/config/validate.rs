@@ -5,6 +5,9 @@ use secrecy::ExposeSecret;
 
 use super::*;
 
+/// The smallest extended-thinking budget Anthropic accepts.
+const MIN_THINKING_BUDGET: u32 = 1024;
+
 impl Settings {
     pub(super) fn validate(&self) -> anyhow::Result<()> {
         if let Some(threads) = self.runtime.threads
@@ -112,6 +115,15 @@ impl Settings {
             anyhow::bail!("invalid setting `worker.job_timeout_s`: must be at least 1");
         }
         for (i, model) in self.models.iter().enumerate() {
+            if let Some(budget) = model.thinking_budget_tokens
+                && (budget < MIN_THINKING_BUDGET || budget >= model.max_output_tokens)
+            {
+                anyhow::bail!(
+                    "invalid setting `models[{i}].thinking_budget_tokens`: {budget} (at least \
+                     {MIN_THINKING_BUDGET}, and below the model's `max_output_tokens`, {})",
+                    model.max_output_tokens
+                );
+            }
             let prices = [
                 ("input_usd_per_mtok", model.input_usd_per_mtok),
                 ("output_usd_per_mtok", model.output_usd_per_mtok),

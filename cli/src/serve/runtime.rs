@@ -217,6 +217,8 @@ pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
                 reasoning_usd_per_mtok: m.reasoning_usd_per_mtok,
             },
             fallback: m.fallback.clone(),
+            thinking_budget: m.thinking_budget_tokens,
+            prompt_cache: m.prompt_cache,
         })
         .collect();
     let catalog = Catalog::new(&providers, &models, settings.default_model.as_deref())

@@ -18,7 +18,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use futures::StreamExt;
 
 use super::{
-    CallRequest, ChatMessage, Delta, FunctionOffer, Provider,
+    CallOptions, CallRequest, ChatMessage, Delta, FunctionOffer, Provider,
     replay::{CallState, ResponseState},
 };
 
@@ -34,6 +34,10 @@ pub trait Harness: Send + Sync {
     fn plain(&self) -> String;
     /// A user message that makes it call [`TIME_FUNCTION`] when offered.
     fn calling(&self) -> String;
+    /// The model's settings its calls are made with (extended thinking, caching).
+    fn options(&self) -> CallOptions {
+        CallOptions::default()
+    }
 }
 
 fn offered() -> Vec<FunctionOffer> {
@@ -51,7 +55,7 @@ fn offered() -> Vec<FunctionOffer> {
 async fn deltas(harness: &dyn Harness, messages: &[ChatMessage]) -> Vec<Delta> {
     let (provider, model) = harness.provider().await;
     let stream = provider
-        .stream(&model, messages, &offered(), None, None)
+        .stream(&model, messages, &offered(), None, &harness.options())
         .await
         .expect("the call starts");
     stream
@@ -180,7 +184,7 @@ pub async fn is_called_again_after_a_stream_was_dropped_midway(harness: &dyn Har
     let (provider, model) = harness.provider().await;
     let messages = [ChatMessage::user(harness.plain())];
     let mut stream = provider
-        .stream(&model, &messages, &offered(), None, None)
+        .stream(&model, &messages, &offered(), None, &harness.options())
         .await
         .expect("the call starts");
     let first = stream.next().await;

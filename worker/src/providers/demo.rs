@@ -30,6 +30,8 @@ pub(super) fn route() -> Route {
         max_output_tokens: 4096,
         vision: false,
         price: super::Price::default(),
+        thinking_budget: None,
+        prompt_cache: super::PromptCache::Off,
         first_token_timeout: std::time::Duration::from_secs(6),
         continue_partial: false,
         breakers: None,
@@ -50,7 +52,7 @@ impl Provider for Demo {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         _partial: Option<&str>,
-        _max_tokens: Option<u32>,
+        _options: &super::CallOptions,
     ) -> Result<DeltaStream, ProviderError> {
         Ok(stream(messages, functions))
     }

@@ -12,6 +12,7 @@
 //! A [`Catalog`] maps the model ids clients ask for to a [`Route`]: the model's provider
 //! with the model's settings, breakers and fallback chain.
 
+pub mod anthropic;
 #[cfg(test)]
 mod conformance;
 pub mod demo;
@@ -20,6 +21,7 @@ pub mod openai;
 mod price;
 pub mod replay;
 
+pub use anthropic::PromptCache;
 pub use messages::{CallRequest, CalledFunction, ChatMessage, FunctionOffer};
 pub use price::Price;
 
@@ -139,22 +141,35 @@ pub const TITLE_INSTRUCTIONS: &str = "Write a title of at most six words for the
      that starts with the user's message below. Answer with the title only: no quotes, \
      no final full stop.";
 
+/// What one call asks of the model besides its messages: the model's settings that
+/// shape a request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// The most tokens the answer may have.
+    pub max_tokens: Option<u32>,
+    /// Extended thinking's budget in tokens (Anthropic); none: no extended thinking.
+    pub thinking_budget: Option<u32>,
+    /// Where the request marks prompt-cache breakpoints (Anthropic; OpenAI-compatible
+    /// providers cache a repeated prefix on their own).
+    pub prompt_cache: PromptCache,
+}
+
 /// One kind of model API.
 #[async_trait::async_trait]
 pub trait Provider: Send + Sync {
     /// Starts streaming the answer of `model` (the provider's own name for it) to
     /// `messages`, offering `functions`; with `partial`, the continuation of that answer
-    /// (the caller passes one only when the provider's `continue_partial` is set), at most
-    /// `max_tokens` tokens long when given. The
-    /// stream ends after the answer's last delta and its [`Delta::Usage`]; dropping it
-    /// abandons the call.
+    /// (the caller passes one only when the provider's `continue_partial` is set), shaped
+    /// by `options`. The stream ends after the answer's last delta (and a
+    /// [`Delta::State`] when the provider needs something of the response back) and its
+    /// [`Delta::Usage`]; dropping it abandons the call.
     async fn stream(
         &self,
         model: &str,
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         partial: Option<&str>,
-        max_tokens: Option<u32>,
+        options: &CallOptions,
     ) -> Result<DeltaStream, ProviderError>;
 }
 
@@ -165,6 +180,8 @@ pub enum ProviderKind {
     /// An OpenAI-compatible chat completions endpoint.
     #[default]
     Openai,
+    /// Anthropic's Messages API.
+    Anthropic,
 }
 
 impl ProviderKind {
@@ -172,6 +189,7 @@ impl ProviderKind {
     pub fn build(self, config: &ProviderConfig) -> Arc<dyn Provider> {
         match self {
             Self::Openai => Arc::new(openai::OpenAiProvider::new(config)),
+            Self::Anthropic => Arc::new(anthropic::AnthropicProvider::new(config)),
         }
     }
 }
@@ -213,6 +231,10 @@ pub struct ModelConfig {
     /// The models that answer, in order, when this one fails before its first token or
     /// may not be called (DESIGN §10).
     pub fallback: Vec<String>,
+    /// Extended thinking's budget in tokens (Anthropic), below `max_output_tokens`.
+    pub thinking_budget: Option<u32>,
+    /// Where its requests mark prompt-cache breakpoints (Anthropic).
+    pub prompt_cache: PromptCache,
 }
 
 /// How to reach one model.
@@ -229,6 +251,9 @@ pub struct Route {
     pub vision: bool,
     /// What its tokens cost (recorded with each call's usage).
     pub price: Price,
+    /// Extended thinking's budget and the cache breakpoints, sent with each call.
+    pub thinking_budget: Option<u32>,
+    pub prompt_cache: PromptCache,
     /// How long a call may take to its first output (its provider's setting).
     pub first_token_timeout: Duration,
     /// Whether its provider continues a partial answer (its provider's setting).
@@ -267,14 +292,13 @@ impl Route {
         } else {
             messages
         };
+        let options = CallOptions {
+            max_tokens: Some(self.max_output_tokens),
+            thinking_budget: self.thinking_budget,
+            prompt_cache: self.prompt_cache,
+        };
         self.provider
-            .stream(
-                &self.upstream,
-                messages,
-                functions,
-                partial,
-                Some(self.max_output_tokens),
-            )
+            .stream(&self.upstream, messages, functions, partial, &options)
             .await
     }
 
@@ -345,8 +369,15 @@ impl Catalog {
                 max_output_tokens: model.max_output_tokens,
                 vision: model.vision,
                 price: model.price,
+                thinking_budget: model.thinking_budget,
+                prompt_cache: model.prompt_cache,
                 first_token_timeout: provider.first_token_timeout,
-                continue_partial: provider.continue_partial,
+                // Anthropic continues a prefilled answer, but not with extended thinking
+                // (the answer must start with its thinking).
+                continue_partial: match provider.kind {
+                    ProviderKind::Anthropic => model.thinking_budget.is_none(),
+                    ProviderKind::Openai => provider.continue_partial,
+                },
                 breakers: None,
                 fallback: model.fallback.clone(),
                 provider: client.clone(),

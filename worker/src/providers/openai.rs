@@ -24,7 +24,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{
-    ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderConfig, ProviderError,
+    CallOptions, ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderConfig,
+    ProviderError,
     replay::{CallState, ReasoningField, ResponseState},
 };
 
@@ -57,7 +58,7 @@ impl Provider for OpenAiProvider {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         partial: Option<&str>,
-        max_tokens: Option<u32>,
+        options: &CallOptions,
     ) -> Result<DeltaStream, ProviderError> {
         let mut request = json!({
             "model": upstream_model,
@@ -74,7 +75,7 @@ impl Provider for OpenAiProvider {
             request["continue_final_message"] = true.into();
             request["add_generation_prompt"] = false.into();
         }
-        if let Some(max_tokens) = max_tokens {
+        if let Some(max_tokens) = options.max_tokens {
             // `max_tokens`, not `max_completion_tokens`: the field every
             // OpenAI-compatible server (vLLM, llama.cpp, Ollama, OpenRouter) reads.
             request["max_tokens"] = max_tokens.into();
@@ -288,11 +289,12 @@ impl<S> Deltas<S> {
                         .map(|extra_content| CallState::Openai { extra_content }),
                 }));
             }
-            if choice.finish_reason.is_some() && !self.finished {
-                if let Some((field, text)) = self.reasoning.take() {
-                    self.pending
-                        .push_back(Ok(Delta::State(ResponseState::Openai { field, text })));
-                }
+            if choice.finish_reason.is_some()
+                && !self.finished
+                && let Some((field, text)) = self.reasoning.take()
+            {
+                self.pending
+                    .push_back(Ok(Delta::State(ResponseState::Openai { field, text })));
             }
             self.finished |= choice.finish_reason.is_some();
         }
@@ -444,7 +446,13 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }];
             let first: Vec<Delta> = provider
-                .stream(&model, std::slice::from_ref(&asked), &offers, None, None)
+                .stream(
+                    &model,
+                    std::slice::from_ref(&asked),
+                    &offers,
+                    None,
+                    &CallOptions::default(),
+                )
                 .await
                 .unwrap()
                 .map(|d| d.unwrap())
@@ -474,7 +482,10 @@ mod tests {
                 ),
                 ChatMessage::tool_result(id, "12:00"),
             ];
-            match provider.stream(&model, &bare, &offers, None, None).await {
+            match provider
+                .stream(&model, &bare, &offers, None, &CallOptions::default())
+                .await
+            {
                 Err(ProviderError::Status { status: 400, .. }) => {}
                 Err(other) => panic!("{dialect:?}: {other:?}"),
                 Ok(_) => panic!("{dialect:?}: a follow-up without the state was answered"),
@@ -498,7 +509,7 @@ mod tests {
     async fn call(provider: &OpenAiProvider, text: &str) -> Result<Vec<Delta>, ProviderError> {
         let messages = [ChatMessage::user(text)];
         let mut stream = provider
-            .stream(DEFAULT_MODEL, &messages, &[], None, None)
+            .stream(DEFAULT_MODEL, &messages, &[], None, &CallOptions::default())
             .await?;
         let mut deltas = Vec::new();
         while let Some(delta) = stream.next().await {

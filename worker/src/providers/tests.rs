@@ -22,6 +22,8 @@ fn model(id: &str, provider: &str) -> ModelConfig {
         vision: false,
         price: Price::default(),
         fallback: Vec::new(),
+        thinking_budget: None,
+        prompt_cache: crate::providers::PromptCache::Off,
     }
 }
 

@@ -35,7 +35,9 @@ use std::time::Duration;
 use parley_mock_llm::{DEFAULT_MODEL, Dialect, MockConfig, MockLlm};
 use parley_tests::client::Client;
 use parley_tests::client::types::{ToolDefinition, User};
-use parley_tests::turns::{assert_gap_free, config_path, mock_provider_config};
+use parley_tests::turns::{
+    assert_gap_free, config_path, mock_anthropic_config, mock_provider_config,
+};
 use parley_tests::{ApiResult, Backend, SseEvent, TestApp};
 use serde_json::Value;
 use uuid::Uuid;
@@ -82,6 +84,9 @@ struct Setup<'a> {
     approval_required: &'a [&'a str],
     /// How the mock's model behaves beyond plain OpenAI (a strict thinking model).
     dialect: Dialect,
+    /// Serve the model through the mock's Anthropic endpoint, with this much extended
+    /// thinking (`Some(0)`: without).
+    anthropic: Option<u32>,
 }
 
 impl Default for Setup<'_> {
@@ -96,6 +101,7 @@ impl Default for Setup<'_> {
             suggestions: false,
             approval_required: &[],
             dialect: Dialect::Plain,
+            anthropic: None,
         }
     }
 }
@@ -111,10 +117,16 @@ async fn agent_with_env(backend: Backend, setup: Setup<'_>, env: &[(&str, &str)]
         ..MockConfig::default()
     })
     .await;
-    let config = mock_provider_config(
-        &mock.base_url(),
-        &format!("{}\n{}", setup.worker, setup.config),
-    );
+    let worker = format!("{}\n{}", setup.worker, setup.config);
+    let config = match setup.anthropic {
+        None => mock_provider_config(&mock.base_url(), &worker),
+        Some(0) => mock_anthropic_config(&mock.anthropic_base_url(), "", &worker),
+        Some(budget) => mock_anthropic_config(
+            &mock.anthropic_base_url(),
+            &format!("thinking_budget_tokens = {budget}"),
+            &worker,
+        ),
+    };
     let path = config_path(&config);
     let mut env = env.to_vec();
     env.push(("PARLEY_CONFIG", &path));
