@@ -31,7 +31,10 @@ fn no_rust_reference_leaks_into_a_description() {
         .filter(|d| d.split("\",").next().is_some_and(|d| d.contains("[`")))
         .map(|d| d.split("\",").next().unwrap_or_default())
         .collect();
-    assert!(leaks.is_empty(), "Rust references in descriptions: {leaks:#?}");
+    assert!(
+        leaks.is_empty(),
+        "Rust references in descriptions: {leaks:#?}"
+    );
 }
 
 /// Each operation: one tag, a summary, a snake_case id; error responses are problems;
