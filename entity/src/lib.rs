@@ -35,6 +35,7 @@ pub mod prompts;
 pub mod quota_refusals;
 pub mod scheduled_tasks;
 pub mod server_secrets;
+pub mod session_summaries;
 pub mod sessions;
 pub mod submissions;
 pub mod timers;

@@ -43,6 +43,7 @@ mod m20261126_000026_create_metric_rollups;
 mod m20261127_000027_prompt_waiting_index;
 mod m20261202_000028_add_tool_call_provider_state;
 mod m20261202_000029_add_usage_token_kinds;
+mod m20261202_000030_create_session_summaries;
 
 #[cfg(test)]
 mod tests;
@@ -83,6 +84,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000027_prompt_waiting_index::Migration),
             Box::new(m20261202_000028_add_tool_call_provider_state::Migration),
             Box::new(m20261202_000029_add_usage_token_kinds::Migration),
+            Box::new(m20261202_000030_create_session_summaries::Migration),
         ]
     }
 }

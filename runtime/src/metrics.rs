@@ -62,6 +62,7 @@ pub struct Metrics {
     pub hook_duration: HistogramFamily<HookLabels>,
     pub hook_runs: Family<HookRunLabels, Counter>,
     pub cancellations: Family<CancelLabels, Counter>,
+    pub compactions: Family<CompactionLabels, Counter>,
     pub skill_confidence: HistogramFamily<SkillLabels>,
     pub skill_hits: Family<SkillLabels, Counter>,
     pub function_calls: Family<FunctionLabels, Counter>,
@@ -187,6 +188,12 @@ impl Metrics {
             "Turns cancelled, by stage (queued: before a worker ran it; running)",
             cancellations.clone(),
         );
+        let compactions = Family::default();
+        registry.register(
+            "compactions",
+            "Steps of long conversations' history windows, by outcome (summarized, stepped: not summarized, failed: the summary call failed)",
+            compactions.clone(),
+        );
         let skill_confidence = HistogramFamily::new_with_constructor(share_buckets as fn() -> _);
         registry.register(
             "skill_confidence",
@@ -275,6 +282,7 @@ impl Metrics {
             hook_duration,
             hook_runs,
             cancellations,
+            compactions,
             skill_confidence,
             skill_hits,
             function_calls,
@@ -381,6 +389,13 @@ impl Metrics {
                 function: function.to_owned(),
                 state,
             })
+            .inc();
+    }
+
+    /// A step of a conversation's history window (`outcome`: [`CompactionLabels`]).
+    pub fn compacted(&self, outcome: &'static str) {
+        self.compactions
+            .get_or_create(&CompactionLabels { outcome })
             .inc();
     }
 

@@ -134,6 +134,18 @@ impl SessionService {
         q::get_readable(&self.db, user_id, id).await
     }
 
+    /// Where the history window of a session the user may read starts and the summary
+    /// of what fell out of it; none when the window never stepped (404 as for
+    /// [`Self::get`]).
+    pub async fn summary(
+        &self,
+        user_id: Uuid,
+        id: Uuid,
+    ) -> Result<Option<parley_entity::session_summaries::Model>> {
+        let session = q::get_readable(&self.db, user_id, id).await?;
+        query::session_summaries::get(&self.db, session.id).await
+    }
+
     /// Applies the owner's changes (title, pinned, archived) and returns the session as
     /// it is now (404 when it is not theirs or deleted, 422 `invalid_title`).
     ///

@@ -31,6 +31,7 @@
 pub mod agent_loop;
 pub mod approvals;
 pub mod attachments;
+pub mod compaction;
 pub mod consumer;
 pub mod deps;
 pub mod error;

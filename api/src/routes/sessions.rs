@@ -145,6 +145,46 @@ pub enum DeletedSession {
     NoContent,
 }
 
+/// What a long conversation's model still sees of its history: the history window
+/// moves in steps once the conversation outgrows the model's context, and for a tool that
+/// summarizes (`history.compaction = "summarize"`) what a step left out is summarized and
+/// heads the history the model reads.
+#[derive(Debug, Object)]
+#[oai(skip_serializing_if_is_none)]
+pub struct SessionSummary {
+    /// How many times the window stepped (0: the conversation still fits whole).
+    pub steps: i32,
+    /// The newest message the window leaves out (the model reads what follows it).
+    pub through_message_id: Option<Uuid>,
+    /// The summary of what it leaves out (absent: the tool does not summarize).
+    pub summary: Option<String>,
+    /// The model that wrote the summary.
+    pub model: Option<String>,
+    /// When the window last stepped.
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+impl From<Option<parley_entity::session_summaries::Model>> for SessionSummary {
+    fn from(row: Option<parley_entity::session_summaries::Model>) -> Self {
+        match row {
+            None => Self {
+                steps: 0,
+                through_message_id: None,
+                summary: None,
+                model: None,
+                updated_at: None,
+            },
+            Some(row) => Self {
+                steps: row.steps,
+                through_message_id: Some(row.through_message_id),
+                summary: row.summary,
+                model: row.model,
+                updated_at: Some(row.updated_at),
+            },
+        }
+    }
+}
+
 impl From<sessions::Model> for Session {
     fn from(s: sessions::Model) -> Self {
         Self {
@@ -288,6 +328,26 @@ impl SessionsApi {
     ) -> ApiResult<Json<Session>, statuses::ReadOne> {
         Ok(Json(
             state.sessions().get(auth.0.user_id, id.0).await?.into(),
+        ))
+    }
+
+    /// Get a session's history summary
+    ///
+    /// Where the model's view of a long conversation starts and the summary of what came
+    /// before; the owner and the teacher of the session's class may read it.
+    #[oai(
+        path = "/:id/summary",
+        method = "get",
+        operation_id = "get_session_summary"
+    )]
+    async fn summary(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+    ) -> ApiResult<Json<SessionSummary>, statuses::ReadOne> {
+        Ok(Json(
+            state.sessions().summary(auth.0.user_id, id.0).await?.into(),
         ))
     }
 

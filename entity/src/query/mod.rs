@@ -26,6 +26,7 @@ pub mod search;
 pub mod secrets;
 pub mod session_edits;
 pub mod session_search;
+pub mod session_summaries;
 pub mod sessions;
 #[cfg(test)]
 mod stored_config;

@@ -253,6 +253,24 @@ async function showClass(client: ParleyClient, classId: string): Promise<void> {
   await refreshLists(client, classId);
 }
 
+/**
+ * What the tutor still sees of a long conversation: once it outgrew the model's window,
+ * the summary of what fell out of it (or a note that the tool keeps none).
+ */
+function memory(summary: Schemas["SessionSummary"] | undefined): HTMLElement | string {
+  if (!summary || summary.steps === 0) return "";
+  const last = summary.updated_at ? ` · last ${when(summary.updated_at)}` : "";
+  const heading = `The tutor's memory of earlier messages (${summary.steps === 1 ? "1 step" : `${summary.steps} steps`}${last})`;
+  return el(
+    "details",
+    { class: "memory", id: "memory", open: true },
+    el("summary", {}, heading),
+    summary.summary
+      ? el("p", { class: "summary-text", "data-model": summary.model ?? "" }, summary.summary)
+      : el("p", { class: "empty" }, "This tool keeps no summary: the earliest messages are no longer sent to the model."),
+  );
+}
+
 /** The session's messages, read-only; the message asked for is marked and scrolled to. */
 async function showConversation(client: ParleyClient, p: Place): Promise<void> {
   const box = byId("conversation");
@@ -260,9 +278,12 @@ async function showConversation(client: ParleyClient, p: Place): Promise<void> {
     box.replaceChildren();
     return;
   }
-  const { data, error, response } = await client.GET("/v1/sessions/{id}/messages", {
-    params: { path: { id: p.sessionId }, query: { limit: 100 } },
-  });
+  const [{ data, error, response }, summary] = await Promise.all([
+    client.GET("/v1/sessions/{id}/messages", {
+      params: { path: { id: p.sessionId }, query: { limit: 100 } },
+    }),
+    client.GET("/v1/sessions/{id}/summary", { params: { path: { id: p.sessionId } } }),
+  ]);
   const close = el("a", { class: "close", href: href({ classId: p.classId }) }, "Close");
   if (!data) {
     box.replaceChildren(section("transcript", "Conversation", close, el("p", { class: "status" }, response.status === 404 ? "Conversation not found." : problemText(error, response.status))));
@@ -276,7 +297,13 @@ async function showConversation(client: ParleyClient, p: Place): Promise<void> {
     ),
   );
   box.replaceChildren(
-    section("transcript", "Conversation (read-only)", close, el("div", { class: "transcript", "data-session": p.sessionId }, ...messages)),
+    section(
+      "transcript",
+      "Conversation (read-only)",
+      close,
+      memory(summary.data),
+      el("div", { class: "transcript", "data-session": p.sessionId }, ...messages),
+    ),
   );
   const found = box.querySelector(".message.found");
   (found ?? box).scrollIntoView({ block: "center" });

@@ -1536,6 +1536,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a session's history summary
+         * @description Where the model's view of a long conversation starts and the summary of what came
+         *     before; the owner and the teacher of the session's class may read it.
+         */
+        get: operations["get_session_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/teaching/classes": {
         parameters: {
             query?: never;
@@ -2389,6 +2410,11 @@ export interface components {
             name: string;
         };
         /**
+         * @description What a conversation keeps of the history that falls out of the model's window.
+         * @enum {string}
+         */
+        Compaction: "off" | "summarize";
+        /**
          * CompleteEvent
          * @description Terminal: the turn finished.
          */
@@ -2456,6 +2482,13 @@ export interface components {
              *     modules add).
              */
             guidance?: string | null;
+            /**
+             * @description What a long conversation keeps of what falls out of the model's window: the
+             *     window moves in steps (the same history prefix turn after turn, so providers'
+             *     prompt caches hit), and with `compaction: summarize` what a step drops is
+             *     summarized by a model call and kept at the head of the history.
+             */
+            history?: components["schemas"]["HistorySettings"] | null;
             /** @description Hold the answer back until the `chat:after_ai` modules passed it. */
             hold_back?: boolean | null;
             /**
@@ -3200,6 +3233,22 @@ export interface components {
             status: string;
             /** @description The running Parley version. */
             version: string;
+        };
+        /**
+         * HistorySettings
+         * @description How a tool's long conversations keep their history (`ToolDefinition::history`).
+         */
+        HistorySettings: {
+            /**
+             * @description `off` (the default): what falls out of the window is gone for the model;
+             *     `summarize`: it is summarized, and the summary heads the history.
+             */
+            compaction?: components["schemas"]["Compaction"] | null;
+            /**
+             * @description The model that writes the summary (one the deployment serves); absent: the
+             *     turn's own model.
+             */
+            summary_model?: string | null;
         };
         /**
          * @description A point in a session's life where modules run.
@@ -4543,6 +4592,13 @@ export interface components {
             functions?: string[];
             /** @description The "Additional Guidance" section of the system prompt (before what modules add). */
             guidance?: string;
+            /**
+             * @description What a long conversation keeps of what falls out of the model's window: the
+             *     window moves in steps (the same history prefix turn after turn, so providers'
+             *     prompt caches hit), and with `compaction: summarize` what a step drops is
+             *     summarized by a model call and kept at the head of the history.
+             */
+            history?: components["schemas"]["HistorySettings"];
             /** @description Hold the answer back until the `chat:after_ai` modules passed it (default false). */
             hold_back?: boolean;
             /**
@@ -4639,6 +4695,34 @@ export interface components {
          * @enum {string}
          */
         SessionState: "active" | "completed";
+        /**
+         * SessionSummary
+         * @description What a long conversation's model still sees of its history: the history window
+         *     moves in steps once the conversation outgrows the model's context, and for a tool that
+         *     summarizes (`history.compaction = "summarize"`) what a step left out is summarized and
+         *     heads the history the model reads.
+         */
+        SessionSummary: {
+            /** @description The model that wrote the summary. */
+            model?: string;
+            /**
+             * Format: int32
+             * @description How many times the window stepped (0: the conversation still fits whole).
+             */
+            steps: number;
+            /** @description The summary of what it leaves out (absent: the tool does not summarize). */
+            summary?: string;
+            /**
+             * Format: uuid
+             * @description The newest message the window leaves out (the model reads what follows it).
+             */
+            through_message_id?: string;
+            /**
+             * Format: date-time
+             * @description When the window last stepped.
+             */
+            updated_at?: string;
+        };
         /**
          * SessionUpdatedEvent
          * @description A session changed; only the fields that changed are present (its title, a rename,
@@ -5383,6 +5467,13 @@ export interface components {
             enabled_skills?: components["schemas"]["SkillName"][] | null;
             /** @description Names of the functions the model may call. */
             functions?: string[] | null;
+            /**
+             * @description What a long conversation keeps of what falls out of the model's window: the
+             *     window moves in steps (the same history prefix turn after turn, so providers'
+             *     prompt caches hit), and with `compaction: summarize` what a step drops is
+             *     summarized by a model call and kept at the head of the history.
+             */
+            history?: components["schemas"]["HistorySettings"] | null;
             /**
              * @description Hold the answer back until the tool's `chat:after_ai` modules passed it: readers
              *     get its events only then (or the replacement, if a module replaced it); default
@@ -14597,6 +14688,74 @@ export interface operations {
                 };
                 content: {
                     "application/json; charset=utf-8": components["schemas"]["StreamingState"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_session_summary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["SessionSummary"];
                 };
             };
             /** @description Missing, invalid, expired or revoked credentials. */

@@ -4,7 +4,10 @@
 // class's student did the same. The teacher signs in, sees only their class, its
 // student and session, the findings and the block, filters them, and opens the
 // conversation read-only at the blocked message. Screenshots go to target/screenshots/
-// (PARLEY_SCREENSHOTS): teacher-class.png, teacher-conversation.png, teacher-400.png.
+// (PARLEY_SCREENSHOTS): teacher-class.png, teacher-conversation.png, teacher-400.png,
+// teacher-memory.png. The mock model's window is small (`max_context`), so a
+// conversation of a few dozen messages outgrows it and the teacher reads the tutor's
+// summary of what fell out.
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -28,6 +31,8 @@ let student;
 let maths;
 let art;
 let adaSession;
+let longTool;
+let longAssignment;
 
 async function user(name, role, groupId) {
   const made = await admin.POST("/v1/admin/users", { body: { email: `${name.toLowerCase().replace(/\s+/g, ".")}@example.com`, name, role } });
@@ -52,7 +57,7 @@ async function turn(client, sessionId, content) {
 }
 
 before(async () => {
-  parley = await startParley();
+  parley = await startParley({ modelSettings: "max_context = 1400" });
   admin = createParley({ baseUrl: parley.baseUrl, token: parley.adminToken });
   const groups = await admin.GET("/v1/admin/groups", { params: { query: { limit: 100 } } });
   const demo = groups.data.items.find((g) => g.name === "Demo");
@@ -78,6 +83,18 @@ before(async () => {
   const assignment = async (classId, title) =>
     (await admin.POST("/v1/admin/assignments", { body: { class_id: classId, tool_id: tool.data.id, title } })).data.id;
   const fractions = await assignment(maths, "Fractions");
+  const long = await admin.POST("/v1/admin/tools", {
+    body: {
+      group_id: demo.id,
+      name: "Long tutor",
+      definition: { behavior: "Help with homework.", history: { compaction: "summarize" } },
+    },
+  });
+  assert.equal(long.response.status, 201, JSON.stringify(long.error));
+  const decimals = await admin.POST("/v1/admin/assignments", { body: { class_id: maths, tool_id: long.data.id, title: "Decimals" } });
+  assert.equal(decimals.response.status, 201, JSON.stringify(decimals.error));
+  longTool = long.data.id;
+  longAssignment = decimals.data.id;
   const drawing = await assignment(art, "Drawing");
   const open = async (who, assignmentId) =>
     (await who.client.POST("/v1/sessions", { body: { tool_id: tool.data.id, assignment_id: assignmentId } })).data.id;
@@ -189,4 +206,30 @@ test("another class answers not found, and a student teaches nothing", async () 
   await asStudent.page.waitForSelector("#no-classes", POLL);
   assert.equal(await rows(asStudent.page, "#classes [data-class]"), 0);
   await asStudent.context.close();
+});
+
+test("a teacher reads the tutor's memory of a long conversation", async () => {
+  const session = (await student.client.POST("/v1/sessions", { body: { tool_id: longTool, assignment_id: longAssignment } })).data.id;
+  // Each exchange is about thirty tokens; the window holds a dozen of them.
+  for (let i = 1; i <= 30; i++) await turn(student.client, session, `question ${i}: what is ${i} over ${i + 1} as a decimal, roughly?`);
+  const stored = await student.client.GET("/v1/sessions/{id}/summary", { params: { path: { id: session } } });
+  assert.equal(stored.response.status, 200);
+  assert.ok(stored.data.steps >= 1, JSON.stringify(stored.data));
+  assert.match(stored.data.summary ?? "", /question \d+:/, "the summary is of the conversation's messages");
+
+  const { context, page } = await signedIn(teacher.token);
+  await page.goto(`${parley.baseUrl}/teacher#class=${maths}&session=${session}`);
+  await page.waitForSelector("#memory .summary-text", POLL);
+  const memory = await page.$eval("#memory", (n) => ({ heading: n.querySelector("summary").textContent, text: n.querySelector(".summary-text").textContent }));
+  assert.equal(memory.text, stored.data.summary, "the summary as stored");
+  assert.match(memory.heading, new RegExp(`${stored.data.steps} steps?`));
+  await page.screenshot({ path: join(shots, "teacher-memory.png"), fullPage: true });
+  await context.close();
+
+  // A conversation that fits its window shows none.
+  const short = await signedIn(teacher.token);
+  await short.page.goto(`${parley.baseUrl}/teacher#class=${maths}&session=${adaSession}`);
+  await short.page.waitForSelector(".transcript", POLL);
+  assert.equal(await short.page.$("#memory"), null);
+  await short.context.close();
 });

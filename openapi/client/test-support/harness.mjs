@@ -68,7 +68,7 @@ export async function startParley(options = {}) {
   writeFileSync(
     config,
     `[[providers]]\nname = "mock"\nbase_url = "${mock.ready}"\nfirst_token_timeout_ms = 60000\n\n` +
-      models.map((m) => `[[models]]\nid = "${m}"\nprovider = "mock"\n`).join("\n"),
+      models.map((m) => `[[models]]\nid = "${m}"\nprovider = "mock"\n${options.modelSettings ?? ""}\n`).join("\n"),
   );
   const adminToken = `prl_client_test_${process.pid}_${Date.now()}`;
   let parley;

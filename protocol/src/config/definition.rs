@@ -98,6 +98,51 @@ pub struct ToolDefinition {
     #[serde(default, deserialize_with = "stored::list")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled_skills: Option<Vec<SkillName>>,
+    /// What a long conversation keeps of what falls out of the model's window: the
+    /// window moves in steps (the same history prefix turn after turn, so providers'
+    /// prompt caches hit), and with `compaction: summarize` what a step drops is
+    /// summarized by a model call and kept at the head of the history.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistorySettings>,
+}
+
+/// How a tool's long conversations keep their history (`ToolDefinition::history`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(poem_openapi::Object))]
+#[cfg_attr(
+    feature = "openapi",
+    oai(deny_unknown_fields, skip_serializing_if_is_none)
+)]
+pub struct HistorySettings {
+    /// `off` (the default): what falls out of the window is gone for the model;
+    /// `summarize`: it is summarized, and the summary heads the history.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<Compaction>,
+    /// The model that writes the summary (one the deployment serves); absent: the
+    /// turn's own model.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", oai(validator(min_length = 1, max_length = 200)))]
+    pub summary_model: Option<Text>,
+}
+
+shared_enum! {
+    /// What a conversation keeps of the history that falls out of the model's window.
+    pub enum Compaction {
+        /// Nothing: it is gone for the model (the stored messages stay).
+        Off = "off",
+        /// A summary by a model call, kept at the head of the history.
+        Summarize = "summarize",
+    }
+}
+
+impl HistorySettings {
+    /// Whether what falls out of the window is summarized.
+    pub fn summarizes(&self) -> bool {
+        self.compaction == Some(Compaction::Summarize)
+    }
 }
 
 shared_enum! {
@@ -128,6 +173,7 @@ impl ToolDefinition {
             hold_back: None,
             skills: None,
             enabled_skills: None,
+            history: None,
         }
     }
 }

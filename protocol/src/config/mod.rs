@@ -32,7 +32,9 @@ mod overrides;
 mod session;
 pub mod stored;
 
-pub use definition::{SkillName, ToolConstraints, ToolDefinition, ToolModule};
+pub use definition::{
+    Compaction, HistorySettings, SkillName, ToolConstraints, ToolDefinition, ToolModule,
+};
 pub use overrides::ConfigOverrides;
 pub use session::{SessionAssignment, SessionConfig};
 

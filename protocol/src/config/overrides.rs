@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{SkillName, ToolConstraints, ToolDefinition, ToolModule, stored};
+use super::{HistorySettings, SkillName, ToolConstraints, ToolDefinition, ToolModule, stored};
 use crate::wire::Text;
 
 /// Options over the tool's definition: a group's `settings` (for the tools of the group
@@ -98,6 +98,13 @@ pub struct ConfigOverrides {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", oai(validator(max_length = 50000)))]
     pub guidance: Option<Text>,
+    /// What a long conversation keeps of what falls out of the model's window: the
+    /// window moves in steps (the same history prefix turn after turn, so providers'
+    /// prompt caches hit), and with `compaction: summarize` what a step drops is
+    /// summarized by a model call and kept at the head of the history.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistorySettings>,
 }
 
 impl From<&ToolDefinition> for ConfigOverrides {
@@ -118,6 +125,7 @@ impl From<&ToolDefinition> for ConfigOverrides {
             enabled_skills: d.enabled_skills.clone(),
             approval_required: d.approval_required.clone(),
             guidance: None,
+            history: d.history.clone(),
         }
     }
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{ConfigOverrides, SkillName, ToolConstraints, ToolModule, stored};
+use super::{ConfigOverrides, HistorySettings, SkillName, ToolConstraints, ToolModule, stored};
 use crate::wire::Text;
 
 /// A session's configuration: group settings (root first) → the tool's definition → the
@@ -78,6 +78,13 @@ pub struct SessionConfig {
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guidance: Option<Text>,
+    /// What a long conversation keeps of what falls out of the model's window: the
+    /// window moves in steps (the same history prefix turn after turn, so providers'
+    /// prompt caches hit), and with `compaction: summarize` what a step drops is
+    /// summarized by a model call and kept at the head of the history.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<HistorySettings>,
     /// The assignment the session was opened for.
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -145,6 +152,7 @@ impl SessionConfig {
         over(&mut self.skills, &layer.skills);
         over(&mut self.enabled_skills, &layer.enabled_skills);
         over(&mut self.guidance, &layer.guidance);
+        over(&mut self.history, &layer.history);
     }
 
     /// The functions the model may call (none when absent).

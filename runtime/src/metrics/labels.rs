@@ -64,6 +64,14 @@ pub struct CancelLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CompactionLabels {
+    /// `summarized` (the window stepped and what it left out was summarized), `stepped`
+    /// (it stepped, the tool does not summarize) or `failed` (the summary call failed:
+    /// the turn ran with the stepped window and the summary so far).
+    pub outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct SkillLabels {
     pub skill: String,
 }

@@ -5,7 +5,8 @@
 //! no schema of the API can express (unknown or mistyped fields, a missing behavior).
 
 use parley_tests::client::types::{
-    Hook, ModuleKindName, SkillName, ToolConstraints, ToolDefinition, ToolModule,
+    Compaction, HistorySettings, Hook, ModuleKindName, SkillName, ToolConstraints, ToolDefinition,
+    ToolModule,
 };
 use parley_tests::{ApiResult, TestApp, TestResponse, both_backends};
 use serde_json::{Value, json};
@@ -42,6 +43,10 @@ fn full_definition() -> ToolDefinition {
         suggestions: Some(true),
         skills: Some(false),
         enabled_skills: Some(vec![SkillName::Timer]),
+        history: Some(HistorySettings {
+            compaction: Some(Compaction::Summarize),
+            summary_model: Some("gpt-test".to_owned()),
+        }),
     }
 }
 

@@ -28,6 +28,7 @@ mod first_run;
 mod fixtures;
 mod functions;
 mod health_and_process;
+mod history_window;
 mod migrations;
 mod modules;
 mod observability;

@@ -182,3 +182,99 @@ both_backends!(
         assert_eq!(cached, last.cached_tokens, "as the provider reported it");
     }
 );
+
+/// US$ per million tokens written to the cache (Anthropic: 1.25 × input).
+const CACHE_WRITE: f64 = 3.75;
+
+both_backends!(
+    a_long_claude_conversation_reads_its_input_from_the_cache_at_the_price_the_mock_reported,
+    |backend: Backend| async move {
+        // Claude through the native provider, with the default breakpoints (the system
+        // prompt and each request's last message), and the mock caching as Anthropic
+        // does: prefixes of 1,024 tokens and more, ending at a breakpoint.
+        let mock = MockLlm::start(MockConfig::default()).await;
+        let prices = format!(
+            "input_usd_per_mtok = {INPUT}\ncached_input_usd_per_mtok = {CACHED}\n\
+             cache_write_usd_per_mtok = {CACHE_WRITE}\noutput_usd_per_mtok = {OUTPUT}"
+        );
+        let config =
+            parley_tests::turns::mock_anthropic_config(&mock.anthropic_base_url(), &prices, "");
+        let path = parley_tests::turns::config_path(&config);
+        let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &path)]).await;
+        let admin = app.admin_client();
+        let student = api::student_with_tool(&app, "claude@example.com").await;
+        // A tutor with a course's worth of instructions: about 1,300 words.
+        let syllabus: String = (1..=130)
+            .map(|i| format!("Unit {i}: fractions, decimals and ratios, with worked examples. "))
+            .collect();
+        let definition = api::definition(&syllabus);
+        let tool = api::tool_with(&admin, student.group.id, "Course tutor", definition).await;
+        let client = app.client_as(&student.token);
+        let session = api::session(&client, tool.id).await;
+        const TURNS: usize = 30;
+        for turn in 1..=TURNS {
+            let text = format!("question {turn}: how do I turn {turn} eighths into a decimal?");
+            typed::send_message(&client, session.id, &text)
+                .await
+                .assert_status(201);
+        }
+        let requests = mock.requests();
+        assert_eq!(requests.len(), TURNS);
+        let (input, cached): (u64, u64) = requests[2..]
+            .iter()
+            .map(|r| (r.prompt_tokens, r.cached_tokens))
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
+        let share = cached as f64 / input as f64;
+        assert!(
+            share >= 0.8,
+            "after the second turn {cached} of {input} input tokens ({:.1} %) came from the cache",
+            share * 100.0
+        );
+        // Every request after the first reads all of the one before it.
+        for pair in requests.windows(2) {
+            assert!(
+                pair[1].cached_tokens >= pair[0].prompt_tokens,
+                "{} cached of the previous {}",
+                pair[1].cached_tokens,
+                pair[0].prompt_tokens
+            );
+        }
+
+        // The ledger: each call's kinds as the mock reported them, and the conversation's
+        // cost is those kinds at their prices.
+        let rows = admin
+            .admin_usage_calls()
+            .limit(100)
+            .send()
+            .await
+            .assert_status(200)
+            .into_inner()
+            .items;
+        assert_eq!(rows.len(), TURNS);
+        let mut expected = 0.0;
+        for (row, request) in rows.iter().rev().zip(&requests) {
+            assert_eq!(row.input_tokens as u64, request.prompt_tokens);
+            assert_eq!(row.cached_input_tokens as u64, request.cached_tokens);
+            assert_eq!(row.cache_write_tokens as u64, request.cache_creation_tokens);
+            assert_eq!(row.output_tokens as u64, request.tokens_sent as u64);
+            let plain =
+                request.prompt_tokens - request.cached_tokens - request.cache_creation_tokens;
+            expected += (plain as f64 * INPUT
+                + request.cached_tokens as f64 * CACHED
+                + request.cache_creation_tokens as f64 * CACHE_WRITE
+                + request.tokens_sent as f64 * OUTPUT)
+                / 1_000_000.0;
+        }
+        let ledger: f64 = rows.iter().map(|row| row.cost_usd).sum();
+        assert!(
+            (ledger - expected).abs() < 1e-9,
+            "the ledger's {ledger} against the mock's usage priced by kind, {expected}"
+        );
+        // Without the cache the same conversation would have cost at least twice as much.
+        let uncached: f64 = requests
+            .iter()
+            .map(|r| (r.prompt_tokens as f64 * INPUT + r.tokens_sent as f64 * OUTPUT) / 1e6)
+            .sum();
+        assert!(uncached > 2.0 * ledger, "{uncached} against {ledger}");
+    }
+);

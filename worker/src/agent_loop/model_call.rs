@@ -210,22 +210,25 @@ fn usage_of(
     outcome: &CallOutcome,
     call_started: Instant,
 ) -> CallUsage {
-    let mut usage = outcome.usage.clone().unwrap_or_else(|| {
-        let upstream = &route.upstream;
-        CallUsage {
-            tokens: Usage::plain(
-                request
-                    .messages
-                    .iter()
-                    .map(|m| m.content.as_str())
-                    .chain(request.continued_on(route))
-                    .map(|content| prompt::count_tokens(upstream, content) + 4)
-                    .sum(),
-                prompt::count_tokens(upstream, &outcome.produced_text),
-            ),
-            ..CallUsage::default()
+    let counter = prompt::Counter::of(&route.upstream);
+    let estimated = counter.request(
+        request.messages,
+        request.offers,
+        request.continued_on(route),
+    );
+    let mut usage = match &outcome.usage {
+        Some(reported) => {
+            // The provider's count teaches this worker's estimate of the model's tokens.
+            if counter.learns() {
+                prompt::tokens::learn(&route.upstream, estimated, reported.tokens.input_tokens);
+            }
+            reported.clone()
         }
-    });
+        None => CallUsage {
+            tokens: Usage::plain(estimated, counter.count(&outcome.produced_text) as u64),
+            ..CallUsage::default()
+        },
+    };
     usage.latency_ms = call_started.elapsed().as_millis() as u64;
     usage.ttft_ms = outcome.ttft_ms;
     usage.error = match &outcome.end {

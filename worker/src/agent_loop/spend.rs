@@ -63,20 +63,11 @@ impl Spend<'_> {
 /// functions offered, the partial answer it continues) as this worker counts tokens,
 /// with a margin per message, plus the model's output limit.
 pub(super) fn worst_case(request: &Request<'_>, route: &Route) -> i64 {
-    let upstream = &route.upstream;
-    let offers: u64 = request
-        .offers
-        .iter()
-        .map(|o| prompt::count_tokens(upstream, &o.to_wire().to_string()))
-        .sum();
-    let prompt: u64 = request
-        .messages
-        .iter()
-        .map(|m| m.content.as_str())
-        .chain(request.partial)
-        .map(|content| prompt::count_tokens(upstream, content) + 4)
-        .sum::<u64>()
-        + offers;
+    let prompt = prompt::Counter::of(&route.upstream).request(
+        request.messages,
+        request.offers,
+        request.partial,
+    );
     let cost = route
         .price
         .worst_case_usd(prompt, u64::from(route.max_output_tokens));

@@ -143,7 +143,7 @@ pub(super) async fn gather(
     // every later event still follows it (the sink waits for it before the next one).
     sink.event_soon(in_progress).await?;
     // The context is assembled for the model asked for; a fallback gets the same.
-    let read = crate::prompt::history_read(&chain[0].upstream, crate::hooks::CONTEXT_MESSAGES);
+    let read = crate::prompt::history_read(crate::hooks::CONTEXT_MESSAGES);
     let admission = user_breaker::ask(from.catalog, session.user_id);
     let recent = recent_history(from, prompt, session.id, place, at, read).await;
     let files = query::files::owned_in_order(from.db, session.user_id, &input.attachments).await?;

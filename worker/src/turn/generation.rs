@@ -20,7 +20,7 @@ use uuid::Uuid;
 use super::{answer::Generated, before::Before, context::TurnContext};
 use crate::{
     agent_loop::{self, CallResult, LoopSettings},
-    attachments,
+    attachments, compaction,
     error::TurnError,
     functions::{CallContext, Registry, live::LiveRegistry, runner::TurnFunctions},
     prompt::{self, Window},
@@ -30,6 +30,8 @@ use crate::{
 /// What the generation stage runs with.
 pub(super) struct Engine<'a> {
     pub db: &'a DatabaseConnection,
+    /// The models a summary of the conversation's history may be written by.
+    pub catalog: &'a crate::providers::Catalog,
     pub registry: &'a LiveRegistry,
     /// Where asynchronous function calls are queued.
     pub queue: &'a Arc<dyn JobQueue>,
@@ -69,13 +71,25 @@ pub(super) async fn generate(
     let formats = response_formats(&registry, config);
     let current = attachments::message_text(content, &context.files, route.vision);
     let additions = before.additions(&context.input);
-    let mut assembled = prompt::assemble(
-        config,
-        &additions,
-        &formats,
+    let budget = prompt::budget(config, &additions, &formats, &current, window);
+    let sources = compaction::Sources {
+        db: engine.db,
+        catalog: engine.catalog,
+    };
+    let fitted = compaction::fit(
+        sources,
+        prompt,
+        &context.session,
+        route,
+        &budget,
         &context.history,
+    )
+    .await?;
+    let mut assembled = prompt::assemble(
+        budget.system,
+        fitted.summary.as_deref(),
+        &context.history[..fitted.keep],
         &current,
-        window,
     );
     if route.vision
         && let Some(last) = assembled.messages.last_mut()

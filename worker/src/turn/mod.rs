@@ -167,6 +167,7 @@ async fn stages(
     }
     let engine = generation::Engine {
         db: &deps.db,
+        catalog: &deps.catalog,
         registry: &deps.registry,
         queue: &deps.queue,
         worker_id: &deps.worker_id,

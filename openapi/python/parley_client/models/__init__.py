@@ -49,6 +49,7 @@ from .chat_stream_options import ChatStreamOptions
 from .class_ import Class
 from .class_person import ClassPerson
 from .class_scope import ClassScope
+from .compaction import Compaction
 from .complete_event import CompleteEvent
 from .config_overrides import ConfigOverrides
 from .conversation_context import ConversationContext
@@ -100,6 +101,7 @@ from .give_feedback import GiveFeedback
 from .group import Group
 from .group_scope import GroupScope
 from .health import Health
+from .history_settings import HistorySettings
 from .hook import Hook
 from .hook_action import HookAction
 from .hook_audit import HookAudit
@@ -216,6 +218,7 @@ from .session_deleted_event import SessionDeletedEvent
 from .session_match import SessionMatch
 from .session_matches import SessionMatches
 from .session_state import SessionState
+from .session_summary import SessionSummary
 from .session_updated_event import SessionUpdatedEvent
 from .skill_name import SkillName
 from .sse_event import SseEvent
@@ -389,6 +392,7 @@ __all__ = (
     "Class",
     "ClassPerson",
     "ClassScope",
+    "Compaction",
     "CompleteEvent",
     "ConfigOverrides",
     "ConversationContext",
@@ -440,6 +444,7 @@ __all__ = (
     "Group",
     "GroupScope",
     "Health",
+    "HistorySettings",
     "Hook",
     "HookAction",
     "HookAudit",
@@ -550,6 +555,7 @@ __all__ = (
     "SessionMatch",
     "SessionMatches",
     "SessionState",
+    "SessionSummary",
     "SessionUpdatedEvent",
     "SkillName",
     "SseEvent",

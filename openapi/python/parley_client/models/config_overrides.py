@@ -9,6 +9,7 @@ from ..models.skill_name import SkillName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.history_settings import HistorySettings
     from ..models.tool_constraints import ToolConstraints
     from ..models.tool_module import ToolModule
 
@@ -37,6 +38,11 @@ class ConfigOverrides:
             functions (list[str] | None | Unset): Names of the functions the model may call (replaces the list below).
             guidance (None | str | Unset): Text for the "Additional Guidance" section of the system prompt (before what
                 modules add).
+            history (HistorySettings | None | Unset): What a long conversation keeps of what falls out of the model's
+                window: the
+                window moves in steps (the same history prefix turn after turn, so providers'
+                prompt caches hit), and with `compaction: summarize` what a step drops is
+                summarized by a model call and kept at the head of the history.
             hold_back (bool | None | Unset): Hold the answer back until the `chat:after_ai` modules passed it.
             max_iterations (int | None | Unset): Model calls per turn at most, function calls in between.
             max_messages (int | None | Unset): The most messages a session may hold.
@@ -56,6 +62,7 @@ class ConfigOverrides:
     enabled_skills: list[SkillName] | None | Unset = UNSET
     functions: list[str] | None | Unset = UNSET
     guidance: None | str | Unset = UNSET
+    history: HistorySettings | None | Unset = UNSET
     hold_back: bool | None | Unset = UNSET
     max_iterations: int | None | Unset = UNSET
     max_messages: int | None | Unset = UNSET
@@ -67,6 +74,7 @@ class ConfigOverrides:
     suggestions: bool | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.history_settings import HistorySettings
         from ..models.tool_constraints import ToolConstraints
 
         approval_required: list[str] | None | Unset
@@ -118,6 +126,14 @@ class ConfigOverrides:
             guidance = UNSET
         else:
             guidance = self.guidance
+
+        history: dict[str, Any] | None | Unset
+        if isinstance(self.history, Unset):
+            history = UNSET
+        elif isinstance(self.history, HistorySettings):
+            history = self.history.to_dict()
+        else:
+            history = self.history
 
         hold_back: bool | None | Unset
         if isinstance(self.hold_back, Unset):
@@ -197,6 +213,8 @@ class ConfigOverrides:
             field_dict["functions"] = functions
         if guidance is not UNSET:
             field_dict["guidance"] = guidance
+        if history is not UNSET:
+            field_dict["history"] = history
         if hold_back is not UNSET:
             field_dict["hold_back"] = hold_back
         if max_iterations is not UNSET:
@@ -220,6 +238,7 @@ class ConfigOverrides:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.history_settings import HistorySettings
         from ..models.tool_constraints import ToolConstraints
         from ..models.tool_module import ToolModule
 
@@ -317,6 +336,23 @@ class ConfigOverrides:
             return cast(None | str | Unset, data)
 
         guidance = _parse_guidance(d.pop("guidance", UNSET))
+
+        def _parse_history(data: object) -> HistorySettings | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                history_type_1 = HistorySettings.from_dict(data)
+
+                return history_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HistorySettings | None | Unset, data)
+
+        history = _parse_history(d.pop("history", UNSET))
 
         def _parse_hold_back(data: object) -> bool | None | Unset:
             if data is None:
@@ -429,6 +465,7 @@ class ConfigOverrides:
             enabled_skills=enabled_skills,
             functions=functions,
             guidance=guidance,
+            history=history,
             hold_back=hold_back,
             max_iterations=max_iterations,
             max_messages=max_messages,

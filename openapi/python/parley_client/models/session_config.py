@@ -10,6 +10,7 @@ from ..models.skill_name import SkillName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.history_settings import HistorySettings
     from ..models.session_assignment import SessionAssignment
     from ..models.tool_constraints import ToolConstraints
     from ..models.tool_module import ToolModule
@@ -39,6 +40,8 @@ class SessionConfig:
                 under `no_direct_answers`, a skill that hands out results does not answer).
             functions (list[str] | Unset): Names of the functions the model may call.
             guidance (str | Unset): The "Additional Guidance" section of the system prompt (before what modules add).
+            history (HistorySettings | Unset): How a tool's long conversations keep their history
+                (`ToolDefinition::history`).
             hold_back (bool | Unset): Hold the answer back until the `chat:after_ai` modules passed it (default false).
             max_iterations (int | Unset): Model calls per turn at most (default 5).
             max_messages (int | Unset): The most messages the session may hold.
@@ -57,6 +60,7 @@ class SessionConfig:
     enabled_skills: list[SkillName] | Unset = UNSET
     functions: list[str] | Unset = UNSET
     guidance: str | Unset = UNSET
+    history: HistorySettings | Unset = UNSET
     hold_back: bool | Unset = UNSET
     max_iterations: int | Unset = UNSET
     max_messages: int | Unset = UNSET
@@ -95,6 +99,10 @@ class SessionConfig:
             functions = self.functions
 
         guidance = self.guidance
+
+        history: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.history, Unset):
+            history = self.history.to_dict()
 
         hold_back = self.hold_back
 
@@ -138,6 +146,8 @@ class SessionConfig:
             field_dict["functions"] = functions
         if guidance is not UNSET:
             field_dict["guidance"] = guidance
+        if history is not UNSET:
+            field_dict["history"] = history
         if hold_back is not UNSET:
             field_dict["hold_back"] = hold_back
         if max_iterations is not UNSET:
@@ -161,6 +171,7 @@ class SessionConfig:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.history_settings import HistorySettings
         from ..models.session_assignment import SessionAssignment
         from ..models.tool_constraints import ToolConstraints
         from ..models.tool_module import ToolModule
@@ -197,6 +208,13 @@ class SessionConfig:
 
         guidance = d.pop("guidance", UNSET)
 
+        _history = d.pop("history", UNSET)
+        history: HistorySettings | Unset
+        if isinstance(_history, Unset):
+            history = UNSET
+        else:
+            history = HistorySettings.from_dict(_history)
+
         hold_back = d.pop("hold_back", UNSET)
 
         max_iterations = d.pop("max_iterations", UNSET)
@@ -230,6 +248,7 @@ class SessionConfig:
             enabled_skills=enabled_skills,
             functions=functions,
             guidance=guidance,
+            history=history,
             hold_back=hold_back,
             max_iterations=max_iterations,
             max_messages=max_messages,

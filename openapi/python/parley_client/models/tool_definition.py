@@ -9,6 +9,7 @@ from ..models.skill_name import SkillName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.history_settings import HistorySettings
     from ..models.tool_constraints import ToolConstraints
     from ..models.tool_module import ToolModule
 
@@ -37,6 +38,11 @@ class ToolDefinition:
                 constraints does not answer — with `constraints.no_direct_answers`, `math` (which
                 hands out the result) never does: the model answers, told the constraint.
             functions (list[str] | None | Unset): Names of the functions the model may call.
+            history (HistorySettings | None | Unset): What a long conversation keeps of what falls out of the model's
+                window: the
+                window moves in steps (the same history prefix turn after turn, so providers'
+                prompt caches hit), and with `compaction: summarize` what a step drops is
+                summarized by a model call and kept at the head of the history.
             hold_back (bool | None | Unset): Hold the answer back until the tool's `chat:after_ai` modules passed it:
                 readers
                 get its events only then (or the replacement, if a module replaced it); default
@@ -60,6 +66,7 @@ class ToolDefinition:
     constraints: None | ToolConstraints | Unset = UNSET
     enabled_skills: list[SkillName] | None | Unset = UNSET
     functions: list[str] | None | Unset = UNSET
+    history: HistorySettings | None | Unset = UNSET
     hold_back: bool | None | Unset = UNSET
     max_iterations: int | None | Unset = UNSET
     max_messages: int | None | Unset = UNSET
@@ -71,6 +78,7 @@ class ToolDefinition:
     suggestions: bool | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.history_settings import HistorySettings
         from ..models.tool_constraints import ToolConstraints
 
         behavior = self.behavior
@@ -112,6 +120,14 @@ class ToolDefinition:
 
         else:
             functions = self.functions
+
+        history: dict[str, Any] | None | Unset
+        if isinstance(self.history, Unset):
+            history = UNSET
+        elif isinstance(self.history, HistorySettings):
+            history = self.history.to_dict()
+        else:
+            history = self.history
 
         hold_back: bool | None | Unset
         if isinstance(self.hold_back, Unset):
@@ -191,6 +207,8 @@ class ToolDefinition:
             field_dict["enabled_skills"] = enabled_skills
         if functions is not UNSET:
             field_dict["functions"] = functions
+        if history is not UNSET:
+            field_dict["history"] = history
         if hold_back is not UNSET:
             field_dict["hold_back"] = hold_back
         if max_iterations is not UNSET:
@@ -214,6 +232,7 @@ class ToolDefinition:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.history_settings import HistorySettings
         from ..models.tool_constraints import ToolConstraints
         from ..models.tool_module import ToolModule
 
@@ -294,6 +313,23 @@ class ToolDefinition:
             return cast(list[str] | None | Unset, data)
 
         functions = _parse_functions(d.pop("functions", UNSET))
+
+        def _parse_history(data: object) -> HistorySettings | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                history_type_1 = HistorySettings.from_dict(data)
+
+                return history_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(HistorySettings | None | Unset, data)
+
+        history = _parse_history(d.pop("history", UNSET))
 
         def _parse_hold_back(data: object) -> bool | None | Unset:
             if data is None:
@@ -405,6 +441,7 @@ class ToolDefinition:
             constraints=constraints,
             enabled_skills=enabled_skills,
             functions=functions,
+            history=history,
             hold_back=hold_back,
             max_iterations=max_iterations,
             max_messages=max_messages,

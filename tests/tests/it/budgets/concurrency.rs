@@ -1,6 +1,7 @@
 //! Fifty turns at once against a budget that fits ten: each model call holds its worst
-//! case only while the budget is below its limit, so what is spent passes the limit by
-//! at most one reservation; the turns that did not fit end `failed`/`budget_exceeded`
+//! case only while the budget is below its limit, so ten of them (± 1) run — the worst
+//! case counted as the provider counts — and what is spent passes the limit by at most
+//! one reservation; the turns that did not fit end `failed`/`budget_exceeded`
 //! without a model call. Then turns one at a time until one is refused at submit (429):
 //! spending reaches the limit and passes it by less than one reservation. The figures go
 //! to BENCHMARKS.md ("Issue #15: budgets").
@@ -149,6 +150,14 @@ both_backends!(
              at a time until a 429: spent {spent} µ$, overrun {overrun} µ$ ({:.2} reservations)",
             burst_spent as f64 * 100.0 / limit as f64,
             overrun as f64 / reservation as f64
+        );
+        // A budget of ten turns admits ten, give or take one: a call holds its worst case
+        // (the prompt as the worker counts it, which the calibration turn's reported usage
+        // taught it, and the output limit, two tokens above the answer) and the burst's
+        // holds fill the budget at about the turns' real cost.
+        assert!(
+            (9..=11).contains(&completed),
+            "a budget of ten turns admitted {completed} of a burst (held {reservation} µ$ a call, each cost {per_turn} µ$)"
         );
     }
 );

@@ -1,27 +1,24 @@
-//! Context assembly (DESIGN §5.6): the system prompt in delimited sections from the
-//! session's resolved configuration, then as much history as fits the model's window.
+//! What is sent to the model (DESIGN §5.6): the system prompt in delimited sections from
+//! the session's resolved configuration, then the history window and the current
+//! message.
 //!
-//! The history budget is `max_context − system − response_buffer − current`, filled
-//! newest-first with tokens counted by the model's tokenizer (tiktoken's encodings for
-//! the models it knows). For a model no tokenizer fits, the last
-//! [`FALLBACK_HISTORY`] messages are sent instead.
+//! The history budget is `max_context − system − response_buffer − current`, in tokens
+//! counted as the model's provider counts them ([`tokens`]: the model's tokenizer, or
+//! its length ratio corrected from the provider's reports). The window moves in steps
+//! ([`window`]) so that a long conversation's requests keep one prefix between steps, and
+//! what a step drops can be summarized (`crate::compaction`); the summary heads the
+//! history.
 
-use std::{
-    collections::HashMap,
-    sync::{Mutex, OnceLock},
-};
+pub mod tokens;
+pub mod window;
 
 use parley_entity::{enums::MessageRole, messages};
 use parley_protocol::config::SessionConfig;
-use tiktoken_rs::CoreBPE;
 
 use crate::providers::ChatMessage;
+pub use tokens::Counter;
 
-/// Messages sent when no tokenizer fits the model.
-pub const FALLBACK_HISTORY: usize = 50;
-/// Tokens a chat message costs beyond its text (role and separators).
-const PER_MESSAGE_OVERHEAD: usize = 4;
-/// The most history a turn reads for a model with a tokenizer.
+/// The most history a turn reads.
 pub const MAX_HISTORY_READ: usize = 500;
 /// Messages of the turn itself a read may return besides history (its user message and,
 /// on a retry, what an earlier attempt wrote), which the caller drops.
@@ -29,16 +26,12 @@ const OWN_MESSAGES: usize = 8;
 /// The most messages [`history_read`] asks for.
 pub const MOST_READ: usize = MAX_HISTORY_READ + OWN_MESSAGES;
 
-/// How many recent messages a turn on `upstream_model` reads: enough for the window
-/// (the budget decides, up to [`MAX_HISTORY_READ`]) or, without a tokenizer, for
-/// [`FALLBACK_HISTORY`] and the `at_least` another reader of the history needs (modules'
-/// context). Reading 500 where 50 are sent was most of a long session's turn in
-/// embedded mode (BENCHMARKS.md, #9).
-pub fn history_read(upstream_model: &str, at_least: usize) -> usize {
-    match tokenizer(upstream_model) {
-        Some(_) => MAX_HISTORY_READ,
-        None => FALLBACK_HISTORY.max(at_least).min(MAX_HISTORY_READ) + OWN_MESSAGES,
-    }
+/// How many recent messages a turn reads: enough for any window (the budget decides
+/// what is sent, up to [`MAX_HISTORY_READ`]) and for the `at_least` another reader of the
+/// history needs (modules' context). The worker's history cache keeps a conversation's
+/// recent messages between its turns, so a long one is not read again each turn.
+pub fn history_read(at_least: usize) -> usize {
+    MAX_HISTORY_READ.max(at_least) + OWN_MESSAGES
 }
 
 /// What is sent to the model.
@@ -129,40 +122,67 @@ fn text(value: Option<&str>) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Assembles the context: `history` is the session's earlier messages, newest first.
-pub fn assemble(
+/// The system prompt of a turn and what is left of the window for its history.
+#[derive(Clone)]
+pub struct Budget {
+    pub system: String,
+    /// Tokens the history (and a summary heading it) may take.
+    pub history: usize,
+    /// How the turn's model counts tokens.
+    pub counter: Counter,
+}
+
+/// The system prompt, and the history budget beside it and the current message.
+pub fn budget(
     config: &SessionConfig,
     additions: &[String],
     formats: &str,
-    history: &[messages::Model],
     current: &str,
     window: Window<'_>,
-) -> Context {
+) -> Budget {
     let system = system_prompt(config, additions, formats);
-    let chosen: Vec<&messages::Model> = match tokenizer(window.upstream_model) {
-        Some(bpe) => {
-            let count = |text: &str| bpe.encode_ordinary(text).len() + PER_MESSAGE_OVERHEAD;
-            let system_cost = if system.is_empty() { 0 } else { count(&system) };
-            let fixed = system_cost + count(current) + window.response_buffer;
-            let mut budget = window.max_context.saturating_sub(fixed);
-            let mut chosen = Vec::new();
-            for message in history {
-                let cost = count(&message.content);
-                if cost > budget {
-                    break;
-                }
-                budget -= cost;
-                chosen.push(message);
-            }
-            chosen
-        }
-        None => history.iter().take(FALLBACK_HISTORY).collect(),
+    let counter = Counter::of(window.upstream_model);
+    let system_cost = if system.is_empty() {
+        0
+    } else {
+        counter.message(&system)
     };
-    let mut messages = Vec::with_capacity(chosen.len() + 2);
+    let fixed = system_cost + counter.message(current) + window.response_buffer;
+    Budget {
+        history: window.max_context.saturating_sub(fixed),
+        system,
+        counter,
+    }
+}
+
+/// Each message's tokens, in the order given.
+pub fn costs(counter: &Counter, history: &[messages::Model]) -> Vec<usize> {
+    history
+        .iter()
+        .map(|m| counter.message(&m.content))
+        .collect()
+}
+
+/// The heading of a summary of the earlier conversation.
+pub const SUMMARY_HEADING: &str = "=== Earlier in this conversation (summary) ===";
+
+/// The messages of a turn: the system prompt, the summary of what fell out of the window
+/// (if any), the window's `history` (given newest first, sent oldest first) and the
+/// current message.
+pub fn assemble(
+    system: String,
+    summary: Option<&str>,
+    history: &[messages::Model],
+    current: &str,
+) -> Context {
+    let mut messages = Vec::with_capacity(history.len() + 3);
     if !system.is_empty() {
         messages.push(ChatMessage::system(system.clone()));
     }
-    for message in chosen.iter().rev() {
+    if let Some(summary) = summary.filter(|s| !s.trim().is_empty()) {
+        messages.push(ChatMessage::system(format!("{SUMMARY_HEADING}\n{summary}")));
+    }
+    for message in history.iter().rev() {
         messages.push(match message.role {
             MessageRole::User => ChatMessage::user(message.content.clone()),
             MessageRole::Assistant => ChatMessage::assistant(message.content.clone()),
@@ -172,30 +192,8 @@ pub fn assemble(
     messages.push(ChatMessage::user(current));
     Context {
         system,
-        history_used: chosen.len(),
+        history_used: history.len(),
         messages,
-    }
-}
-
-/// The tokenizer of a model, if tiktoken knows it. Looked up once per model name: the
-/// lookup of an unknown model builds an error (with a backtrace when `RUST_BACKTRACE` is
-/// set), too costly for every message of every turn.
-pub fn tokenizer(model: &str) -> Option<&'static CoreBPE> {
-    static KNOWN: OnceLock<Mutex<HashMap<String, Option<&'static CoreBPE>>>> = OnceLock::new();
-    let mut known = KNOWN
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    *known
-        .entry(model.to_owned())
-        .or_insert_with(|| tiktoken_rs::bpe_for_model(model).ok())
-}
-
-/// Counts tokens of `text` for `model`, falling back to ~4 characters per token.
-pub fn count_tokens(model: &str, text: &str) -> u64 {
-    match tokenizer(model) {
-        Some(bpe) => bpe.encode_ordinary(text).len() as u64,
-        None => text.chars().count().div_ceil(4) as u64,
     }
 }
 
@@ -260,18 +258,13 @@ mod tests {
     }
 
     #[test]
-    fn a_model_without_a_tokenizer_reads_only_the_history_it_can_send() {
-        let read = history_read("no-such-model", 0);
-        assert!(
-            (FALLBACK_HISTORY..=FALLBACK_HISTORY + OWN_MESSAGES).contains(&read),
-            "{read}"
-        );
-        assert!(history_read("no-such-model", 80) >= 80);
-        assert_eq!(history_read("gpt-4o", 0), MAX_HISTORY_READ);
+    fn a_turn_reads_enough_history_for_any_window() {
+        assert_eq!(history_read(0), MAX_HISTORY_READ + OWN_MESSAGES);
+        assert!(history_read(900) >= 900);
     }
 
     #[test]
-    fn history_fills_the_budget_newest_first() {
+    fn the_budget_is_what_the_system_prompt_and_the_message_leave_and_the_window_fills_it() {
         let newest_first: Vec<messages::Model> = (1..=10)
             .rev()
             .map(|seq| {
@@ -286,23 +279,27 @@ mod tests {
                 )
             })
             .collect();
-        let per_message = count_tokens("gpt-4o", "message number 10 with a few words") as usize
-            + PER_MESSAGE_OVERHEAD;
-        let current_cost = count_tokens("gpt-4o", "now") as usize + PER_MESSAGE_OVERHEAD;
+        let counter = Counter::of("gpt-4o");
+        let per_message = counter.message("message number 10 with a few words");
         let window = Window {
             upstream_model: "gpt-4o",
-            max_context: current_cost + 3 * per_message + 100,
+            max_context: counter.message("now") + 3 * per_message + 100,
             response_buffer: 100,
         };
+        let budget = budget(&SessionConfig::default(), &[], "", "now", window);
+        assert_eq!(budget.history, 3 * per_message);
+        let costs = costs(&budget.counter, &newest_first);
+        let window::Choice::Step { keep, .. } = window::choose(&costs, budget.history, None, 0, 0)
+        else {
+            panic!("ten messages do not fit three")
+        };
+        assert_eq!(keep, 1, "a step leaves half the budget");
         let context = assemble(
-            &SessionConfig::default(),
-            &[],
-            "",
-            &newest_first,
+            budget.system,
+            Some("They talked."),
+            &newest_first[..3],
             "now",
-            window,
         );
-        assert_eq!(context.history_used, 3);
         let texts: Vec<&str> = context
             .messages
             .iter()
@@ -311,40 +308,15 @@ mod tests {
         assert_eq!(
             texts,
             vec![
+                "=== Earlier in this conversation (summary) ===\nThey talked.",
                 "message number 8 with a few words",
                 "message number 9 with a few words",
                 "message number 10 with a few words",
                 "now"
             ],
-            "the newest messages, oldest first, then the current one"
+            "the summary, the window oldest first, then the current message"
         );
-        assert_eq!(context.messages[0].role, "assistant");
-    }
-
-    #[test]
-    fn unknown_models_fall_back_to_the_last_fifty_messages() {
-        let newest_first: Vec<messages::Model> = (1..=60)
-            .rev()
-            .map(|seq| message(seq, MessageRole::User, "hi"))
-            .collect();
-        let window = Window {
-            upstream_model: "some-local-model",
-            max_context: 10,
-            response_buffer: 0,
-        };
-        let context = assemble(
-            &config(json!({"behavior": "Be brief."})),
-            &[],
-            "",
-            &newest_first,
-            "now",
-            window,
-        );
-        assert_eq!(context.history_used, FALLBACK_HISTORY);
-        assert_eq!(context.messages.len(), FALLBACK_HISTORY + 2);
-        assert_eq!(
-            context.messages[0],
-            ChatMessage::system("=== Core Behavior ===\nBe brief.")
-        );
+        assert_eq!(context.messages[1].role, "assistant");
+        assert_eq!(context.history_used, 3);
     }
 }
