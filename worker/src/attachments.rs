@@ -10,25 +10,45 @@ use parley_entity::{
     files::{self, FileKind},
 };
 
+use crate::providers::Document;
+
 /// The message text the model gets: the user's words, then each attachment.
 pub fn message_text(content: &str, files: &[files::Model], vision: bool) -> String {
     let mut text = content.to_owned();
     for file in files {
-        let header = format!("\n\n[Attachment: {} ({})]", file.name, file.content_type);
-        text.push_str(&header);
-        match (file.kind, &file.text) {
-            (FileKind::Text | FileKind::Pdf, Some(body)) => {
-                text.push('\n');
-                text.push_str(body);
-            }
-            (FileKind::Image, _) if vision => text.push_str(" — the image is attached."),
-            (FileKind::Image, _) => {
-                text.push_str(" — an image you cannot see; say so if it matters.")
-            }
-            _ => {}
-        }
+        text.push_str(&attachment_text(file, vision));
     }
     text
+}
+
+/// What the text of a message says of one attachment: a header naming it, then its text
+/// (text and PDF files) or a word on the image.
+fn attachment_text(file: &files::Model, vision: bool) -> String {
+    let mut text = format!("\n\n[Attachment: {} ({})]", file.name, file.content_type);
+    match (file.kind, &file.text) {
+        (FileKind::Text | FileKind::Pdf, Some(body)) => {
+            text.push('\n');
+            text.push_str(body);
+        }
+        (FileKind::Image, _) if vision => text.push_str(" — the image is attached."),
+        (FileKind::Image, _) => text.push_str(" — an image you cannot see; say so if it matters."),
+        _ => {}
+    }
+    text
+}
+
+/// The PDFs among `files`, for providers that read documents themselves (their text
+/// stays in the message for the others).
+pub fn documents(files: &[files::Model]) -> Vec<Document> {
+    files
+        .iter()
+        .filter(|f| f.kind == FileKind::Pdf)
+        .map(|f| Document {
+            name: f.name.clone(),
+            data: base64::engine::general_purpose::STANDARD.encode(&f.data),
+            inlined: attachment_text(f, false),
+        })
+        .collect()
 }
 
 /// The images among `files`, as `data:` URLs.

@@ -1,7 +1,8 @@
 //! Attachments end to end: `POST /v1/files` (multipart, typed by content, bounded),
 //! another user's file answering 404, and a message carrying text, PDF and image
 //! attachments — their text in the model's context, the image as an image part for a
-//! model that accepts images, attachment blocks on the user message; and every crafted
+//! model that accepts images, a PDF as Claude's `document` block (its text for an
+//! OpenAI-compatible fallback), attachment blocks on the user message; and every crafted
 //! PDF of `tests/fixtures/pdf/` answered as its README says, by a server that stays up.
 
 use parley_mock_llm::{MockConfig, MockLlm};
@@ -330,6 +331,112 @@ both_backends!(
                 );
             }
         }
+    }
+);
+
+both_backends!(
+    claude_reads_a_pdf_as_a_document_and_an_openai_fallback_its_text,
+    |backend: Backend| async move {
+        // Claude through the native provider (vision on), with an OpenAI-compatible model
+        // of the same mock as its fallback.
+        let mock = MockLlm::start(MockConfig {
+            models: vec!["mock-model".into(), "backup".into()],
+            ..MockConfig::default()
+        })
+        .await;
+        let mut config = tempfile::NamedTempFile::new().expect("a temp file");
+        std::io::Write::write_all(
+            &mut config,
+            format!(
+                "[[providers]]\nname = \"claude\"\nkind = \"anthropic\"\nbase_url = \"{}\"\n\
+                 api_key = \"sk-ant-test\"\n\n\
+                 [[providers]]\nname = \"openai\"\nbase_url = \"{}\"\n\n\
+                 [[models]]\nid = \"mock-model\"\nprovider = \"claude\"\nvision = true\n\
+                 fallback = [\"backup\"]\n\n\
+                 [[models]]\nid = \"backup\"\nprovider = \"openai\"\n\n\
+                 [files]\nmax_file_bytes = 4096\n",
+                mock.anthropic_base_url(),
+                mock.base_url()
+            )
+            .as_bytes(),
+        )
+        .expect("writing the config");
+        let path = config_path(&config);
+        let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &path)]).await;
+        let student = api::student_with_tool(&app, "claude-pdf@example.com").await;
+        let client = app.client_as(&student.token);
+        let session = api::session(&client, student.tool.id).await;
+        let token = &student.token;
+        let bytes = pdf("Chlorophyll is green");
+        let paper = uploaded(&app, token, "paper.pdf", bytes.clone()).await;
+        let photo = uploaded(&app, token, "leaf.png", PNG.to_vec()).await;
+        turn_with(&app, token, session.id, vec![paper.id, photo.id]).await;
+
+        let request = mock.requests().pop().expect("a request");
+        let blocks = request.body["messages"]
+            .as_array()
+            .and_then(|m| m.last())
+            .and_then(|m| m["content"].as_array())
+            .cloned()
+            .expect("the user message's blocks");
+        let kinds: Vec<&str> = blocks.iter().filter_map(|b| b["type"].as_str()).collect();
+        assert_eq!(kinds, ["document", "text", "image"], "{blocks:?}");
+        let source = &blocks[0]["source"];
+        assert_eq!(source["media_type"], "application/pdf");
+        use base64::Engine;
+        let sent = base64::engine::general_purpose::STANDARD
+            .decode(source["data"].as_str().unwrap_or_default())
+            .expect("base64");
+        assert_eq!(sent, bytes, "the PDF as uploaded");
+        assert_eq!(blocks[0]["title"], "paper.pdf");
+        let text = blocks[1]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("[Attachment: paper.pdf (application/pdf)] — the document is attached."),
+            "{text}"
+        );
+        assert!(
+            !text.contains("Chlorophyll is green"),
+            "its text is not sent twice: {text}"
+        );
+
+        // Claude failing before its first token: the fallback reads the PDF's text.
+        let second = uploaded(&app, token, "again.pdf", pdf("Stomata let air in")).await;
+        let client = app.client_as(token);
+        let accepted = parley_tests::typed::accepted(
+            client
+                .send_message()
+                .id(session.id)
+                .background(true)
+                .body(CreateMessage {
+                    content: "[[mock status=500 model=mock-model]] and this one?".into(),
+                    model: None,
+                    attachments: Some(vec![second.id]),
+                    parent_message_id: None,
+                })
+                .send()
+                .await,
+        )
+        .await;
+        let mut feed = app
+            .prompt_events(token, &accepted.prompt_id.to_string(), None)
+            .await;
+        let events = feed
+            .until_terminal(std::time::Duration::from_secs(20))
+            .await;
+        assert_eq!(
+            events.last().map(|e| e.event.as_str()),
+            Some("complete"),
+            "{events:?}"
+        );
+        let answered = mock.requests().pop().expect("the fallback's request");
+        assert_eq!(answered.model, "backup");
+        let last = answered.messages.last().expect("a message");
+        assert!(
+            last.content
+                .contains("[Attachment: again.pdf (application/pdf)]\nStomata let air in"),
+            "{}",
+            last.content
+        );
     }
 );
 

@@ -18,6 +18,10 @@ pub struct ChatMessage {
     pub content: String,
     /// Images of a user message, as `data:` URLs.
     pub images: Vec<String>,
+    /// PDF attachments of a user message, for providers that read documents themselves
+    /// (Anthropic's `document` blocks); every other provider reads their text, which
+    /// `content` carries.
+    pub documents: Vec<Document>,
     /// The calls an assistant message made.
     pub tool_calls: Vec<CallRequest>,
     /// The call a `tool` message answers.
@@ -65,6 +69,7 @@ impl ChatMessage {
             role,
             content: content.into(),
             images: Vec::new(),
+            documents: Vec::new(),
             tool_calls: Vec::new(),
             tool_call_id: None,
             state: None,
@@ -103,6 +108,29 @@ impl ChatMessage {
             tool_call_id: Some(call_id.into()),
             ..Self::new("tool", content)
         }
+    }
+}
+
+/// A PDF attached to a user message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// The file's name.
+    pub name: String,
+    /// The PDF, base64-encoded.
+    pub data: String,
+    /// What the message's `content` says of it for a provider that cannot read it: its
+    /// header and extracted text, exactly as they stand in `content`. A provider that
+    /// sends the document puts [`Document::placeholder`] there instead.
+    pub inlined: String,
+}
+
+impl Document {
+    /// What stands in the text for a document sent beside it.
+    pub fn placeholder(&self) -> String {
+        format!(
+            "\n\n[Attachment: {} (application/pdf)] — the document is attached.",
+            self.name
+        )
     }
 }
 

@@ -22,7 +22,7 @@ mod price;
 pub mod replay;
 
 pub use anthropic::PromptCache;
-pub use messages::{CallRequest, CalledFunction, ChatMessage, FunctionOffer};
+pub use messages::{CallRequest, CalledFunction, ChatMessage, Document, FunctionOffer};
 pub use price::Price;
 
 use std::{pin::Pin, sync::Arc, time::Duration};

@@ -91,10 +91,11 @@ pub(super) async fn generate(
         &context.history[..fitted.keep],
         &current,
     );
-    if route.vision
-        && let Some(last) = assembled.messages.last_mut()
-    {
-        last.images = attachments::image_urls(&context.files);
+    if let Some(last) = assembled.messages.last_mut() {
+        if route.vision {
+            last.images = attachments::image_urls(&context.files);
+        }
+        last.documents = attachments::documents(&context.files);
     }
     let hooks = before.hooks.as_ref();
     if hooks.is_some_and(|hooks| hooks.has_after_ai()) && config.holds_back() {

@@ -253,8 +253,15 @@ fn media(b: &Value, path: &str) -> Result<(), Invalid> {
                 ));
             }
             let data = source["data"].as_str().unwrap_or_default();
-            if data.is_empty() || STANDARD.decode(data).is_err() {
+            let Ok(bytes) = STANDARD.decode(data) else {
                 return invalid(format!("{path}.base64.data: the data is not valid base64"));
+            };
+            if bytes.is_empty() {
+                return invalid(format!("{path}.base64.data: the data is not valid base64"));
+            }
+            // Anthropic reads the PDF and refuses what is not one.
+            if t == "document" && !bytes.starts_with(b"%PDF-") {
+                return invalid("The PDF specified was not valid.".to_owned());
             }
         }
         Some("url") if source["url"].is_string() => {}

@@ -162,11 +162,22 @@ fn push(turns: &mut Vec<Value>, role: &str, blocks: Vec<Value>) {
     turns.push(json!({"role": role, "content": blocks}));
 }
 
-/// A user message's blocks: its text, then its images.
+/// A user message's blocks: its PDFs as `document` blocks (first, as Anthropic
+/// recommends; their extracted text left out of the message's text), its text, then its
+/// images.
 fn user(message: &ChatMessage) -> Vec<Value> {
-    let mut blocks = Vec::with_capacity(1 + message.images.len());
-    if !message.content.trim().is_empty() {
-        blocks.push(json!({"type": "text", "text": message.content}));
+    let mut blocks = Vec::with_capacity(1 + message.images.len() + message.documents.len());
+    let mut text = message.content.clone();
+    for document in &message.documents {
+        blocks.push(json!({
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": document.data},
+            "title": document.name,
+        }));
+        text = text.replacen(&document.inlined, &document.placeholder(), 1);
+    }
+    if !text.trim().is_empty() {
+        blocks.push(json!({"type": "text", "text": text}));
     }
     blocks.extend(message.images.iter().filter_map(|url| image(url)));
     if blocks.is_empty() {
@@ -365,5 +376,25 @@ mod tests {
         assert!(turns[2]["content"][0].get("cache_control").is_some());
         assert_eq!(turns[3]["role"], "assistant", "the prefill");
         assert!(turns[3]["content"][0].get("cache_control").is_none());
+    }
+
+    #[test]
+    fn a_pdf_goes_as_a_document_block_first_and_its_text_is_not_sent_twice() {
+        let inlined = "\n\n[Attachment: paper.pdf (application/pdf)]\nChlorophyll is green";
+        let mut message = ChatMessage::user(format!("what does it say?{inlined}"));
+        message.documents = vec![crate::providers::Document {
+            name: "paper.pdf".into(),
+            data: "JVBERi0xLjQ=".into(),
+            inlined: inlined.into(),
+        }];
+        let body = build("m", &[message], &[], None, &options(PromptCache::Off, None));
+        let blocks = body["messages"][0]["content"].as_array().unwrap();
+        assert_eq!(blocks[0]["type"], "document");
+        assert_eq!(blocks[0]["source"]["media_type"], "application/pdf");
+        assert_eq!(blocks[0]["source"]["data"], "JVBERi0xLjQ=");
+        assert_eq!(
+            blocks[1]["text"],
+            "what does it say?\n\n[Attachment: paper.pdf (application/pdf)] — the document is attached."
+        );
     }
 }
