@@ -52,7 +52,8 @@
 # BENCH_REDIS_CLUSTER=1 runs on a Redis Cluster of three primaries with a replica each
 # (the queue in three partitions) instead of one Redis.
 #
-# Environment: BENCH_BIN=DIR (use the prebuilt parley, parley-mock-llm and parley-bench
+# Environment: BENCH_PROVIDER (openai, the default, or anthropic: the provider kind Parley
+# reaches the mock with), BENCH_BIN=DIR (use the prebuilt parley, parley-mock-llm and parley-bench
 # in DIR instead of building, to compare two commits in one session),
 # BENCH_TOKEN_DELAY_MS (the mock's pause between tokens, default 0; 20 is a real model's
 # pace), BENCH_WORKER_CONCURRENCY (default 64), BENCH_TIMEOUT (seconds for one parley-bench
@@ -282,10 +283,24 @@ else
 fi
 start_mock "$MOCK_PORT"
 
+# BENCH_PROVIDER=anthropic: Parley reaches the mock through its native Anthropic provider
+# (the mock's Messages endpoint) instead of the OpenAI-compatible one; the direct baseline
+# still reads the mock's chat completions.
+case ${BENCH_PROVIDER:-openai} in
+    openai) provider_lines="base_url = \"http://127.0.0.1:$MOCK_PORT/v1\"" ;;
+    anthropic)
+        provider_lines="kind = \"anthropic\"
+base_url = \"http://127.0.0.1:$MOCK_PORT\"
+api_key = \"sk-ant-bench\""
+        ;;
+    *) die "BENCH_PROVIDER is openai or anthropic, not ${BENCH_PROVIDER}" ;;
+esac
+log "provider: ${BENCH_PROVIDER:-openai}"
+
 cat >"$TMP/parley.toml" <<EOF
 [[providers]]
 name = "mock"
-base_url = "http://127.0.0.1:$MOCK_PORT/v1"
+$provider_lines
 # The readers phase's turn starts after BENCH_READERS_WAIT_MS, on purpose.
 first_token_timeout_ms = 600000
 
