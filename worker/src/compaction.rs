@@ -14,22 +14,22 @@
 //! stepped window and the summary so far, the step is not recorded (the next turn tries
 //! again), and `parley_compactions_total{outcome="failed"}` counts it.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use futures::StreamExt;
 use parley_entity::{
     enums::MessageRole,
     messages, prompts,
-    query::{self, conversation::UsageRow, session_summaries},
+    query::{self, session_summaries},
     sessions,
 };
-use parley_protocol::events::Usage;
 use sea_orm::DatabaseConnection;
 
 use crate::{
     error::TurnError,
+    history::{HistoryCache, WindowStart},
     prompt::{self, Budget, Counter, window},
-    providers::{Catalog, ChatMessage, Delta, Route},
+    providers::{Catalog, ChatMessage, Route},
+    side_call,
 };
 
 /// What the summary model is told.
@@ -61,6 +61,9 @@ pub struct Fitted {
 pub struct Sources<'a> {
     pub db: &'a DatabaseConnection,
     pub catalog: &'a Catalog,
+    /// The history cache that holds the turn's history and the counter it holds it at:
+    /// the window's start is kept there too, and read from the database only once.
+    pub starts: Option<(&'a HistoryCache, i32)>,
 }
 
 /// Chooses the window of a turn over `history` (newest first) within `budget`, stepping
@@ -73,18 +76,22 @@ pub async fn fit(
     budget: &Budget,
     history: &[messages::Model],
 ) -> Result<Fitted, TurnError> {
-    let costs = prompt::costs(&budget.counter, history);
-    if costs.iter().sum::<usize>() <= budget.history {
+    // Counted newest first only as far as the budget (and, below, the start) needs.
+    let (mut costs, fits) = prompt::costs(&budget.counter, history, budget.history, 0);
+    if fits {
         return Ok(Fitted {
             summary: None,
             keep: history.len(),
         });
     }
-    let row = session_summaries::get(from.db, session.id).await?;
+    let row = window_start(&from, session.id).await?;
     // A start that is not on this branch (an edit went back past it) is no start.
     let start = row
         .as_ref()
         .and_then(|row| history.iter().position(|m| m.id == row.through_message_id));
+    if let Some(start) = start.filter(|&n| n > costs.len()) {
+        costs = prompt::costs(&budget.counter, history, budget.history, start).0;
+    }
     let summary = row.and_then(|row| row.summary).filter(|_| start.is_some());
     let summary_cost = summary.as_deref().map_or(0, |s| {
         budget.counter.message(s) + budget.counter.count(prompt::SUMMARY_HEADING)
@@ -99,20 +106,26 @@ pub async fn fit(
     } else {
         0
     };
-    let (keep, dropped_until) =
-        match window::choose(&costs, budget.history, start, summary_cost, reserve) {
-            window::Choice::All => {
-                return Ok(Fitted {
-                    summary: None,
-                    keep: history.len(),
-                });
-            }
-            window::Choice::Keep(keep) => return Ok(Fitted { summary, keep }),
-            window::Choice::Step {
-                keep,
-                dropped_until,
-            } => (keep, dropped_until),
-        };
+    let (keep, dropped_until) = match window::choose(
+        &costs,
+        history.len(),
+        budget.history,
+        start,
+        summary_cost,
+        reserve,
+    ) {
+        window::Choice::All => {
+            return Ok(Fitted {
+                summary: None,
+                keep: history.len(),
+            });
+        }
+        window::Choice::Keep(keep) => return Ok(Fitted { summary, keep }),
+        window::Choice::Step {
+            keep,
+            dropped_until,
+        } => (keep, dropped_until),
+    };
     if dropped_until <= keep {
         // Nothing after the start, and the summary alone is over the budget.
         return Ok(Fitted {
@@ -158,14 +171,44 @@ pub async fn fit(
         }
     }
     let summary = step.summary.clone();
+    let moved = WindowStart {
+        through_message_id: step.through_message_id,
+        summary: step.summary.clone(),
+    };
     metrics.compacted(if summarizes { "summarized" } else { "stepped" });
     session_summaries::record_step(from.db, step, query::now()).await?;
+    if let Some((cache, count)) = from.starts {
+        cache.set_start(session.id, count, Some(moved));
+    }
     tracing::debug!(session_id = %session.id, keep, dropped = dropped_until - keep, "the history window stepped");
     Ok(Fitted { summary, keep })
 }
 
+/// The session's window start: from the history cache when it knows it, else read (and
+/// kept there).
+async fn window_start(
+    from: &Sources<'_>,
+    session_id: uuid::Uuid,
+) -> Result<Option<WindowStart>, TurnError> {
+    if let Some((cache, count)) = from.starts
+        && let Some(known) = cache.start(session_id, count)
+    {
+        return Ok(known);
+    }
+    let start = session_summaries::get(from.db, session_id)
+        .await?
+        .map(|row| WindowStart {
+            through_message_id: row.through_message_id,
+            summary: row.summary,
+        });
+    if let Some((cache, count)) = from.starts {
+        cache.set_start(session_id, count, start.clone());
+    }
+    Ok(start)
+}
+
 /// Asks `model` for a summary of `earlier` (the summary so far) and `dropped` (newest
-/// first), and records the call's usage. The summary and the model that wrote it.
+/// first), and records the call's usage ([`side_call`]). The summary and the model that wrote it.
 async fn summarize(
     from: &Sources<'_>,
     prompt: &prompts::Model,
@@ -219,31 +262,13 @@ async fn summarize(
         ChatMessage::system(SUMMARY_INSTRUCTIONS),
         ChatMessage::user(text),
     ];
-    let started = Instant::now();
-    let mut stream = route.stream(&messages, &[], None).await?;
-    let (mut answer, mut tokens) = (String::new(), Usage::default());
-    while let Some(delta) = stream.next().await {
-        match delta? {
-            Delta::Text(piece) => answer.push_str(&piece),
-            Delta::Usage(reported) => tokens = reported,
-            _ => {}
-        }
-    }
-    let usage = UsageRow {
+    let ledger = side_call::Ledger {
         prompt_id: prompt.id,
-        message_id: None,
         session_id: session.id,
         user_id: session.user_id,
         tool_id: session.tool_id,
-        model: route.model.clone(),
-        vendor: route.vendor.clone(),
-        tokens,
-        cost_usd: route.price.cost_usd(&tokens),
-        latency_ms: started.elapsed().as_millis() as i64,
-        ttft_ms: None,
-        error: None,
     };
-    query::conversation::record_usage(from.db, vec![usage], query::now()).await?;
+    let answer = side_call::ask(from.db, route, &messages, ledger).await?;
     let answer = answer.trim();
     if answer.is_empty() {
         return Err("the summary model answered nothing".into());

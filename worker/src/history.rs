@@ -14,6 +14,11 @@
 //! without moving the counter, so a session whose recent messages include one is not
 //! kept. Nor is anything of a repeated attempt.
 //!
+//! An entry also keeps its session's history window start (`session_summaries`, #45),
+//! once a turn read or moved it: the window steps only inside a turn, so the counter
+//! that proves the messages current proves the start current too, and a long
+//! conversation's turn reads nothing for it.
+//!
 //! Bounded by the bytes of the content it holds (`worker.history_cache_mb`), least
 //! recently used first out; an entry unused for [`IDLE`] is dropped when next seen.
 
@@ -48,9 +53,20 @@ struct Inner {
     depth: usize,
 }
 
+/// Where a session's history window starts, as `session_summaries` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowStart {
+    /// The newest message the window leaves out.
+    pub through_message_id: Uuid,
+    /// The summary of what it leaves out (none: not summarized).
+    pub summary: Option<String>,
+}
+
 struct Entry {
     /// The session's message counter the entry is valid at.
     count: i32,
+    /// The window's start once read or moved (`Some(None)`: it never stepped).
+    start: Option<Option<WindowStart>>,
     /// The newest messages of its branch, newest first (each the parent of the one
     /// before): the whole branch when the last one has no parent, else the newest
     /// `depth`.
@@ -141,6 +157,7 @@ impl HistoryCache {
         let depth = inner.depth;
         let mut entry = Entry {
             count,
+            start: None,
             newest_first: VecDeque::new(),
             bytes: 0,
             used: Instant::now(),
@@ -182,6 +199,41 @@ impl HistoryCache {
         }
         entry.count = to.unwrap_or(from);
         entry.used = Instant::now();
+        inner.insert(session, entry);
+    }
+
+    /// The window start of `session`, when its entry is at the counter `count` and knows
+    /// it (`Some(None)`: the window never stepped).
+    pub fn start(&self, session: Uuid, count: i32) -> Option<Option<WindowStart>> {
+        let inner = self.lock()?;
+        let entry = inner.entries.peek(&session)?;
+        if entry.count != count {
+            return None;
+        }
+        entry.start.clone()
+    }
+
+    /// Keeps the window start of `session` (read, or moved by this turn) with its entry,
+    /// when that is at the counter `count`.
+    pub fn set_start(&self, session: Uuid, count: i32, start: Option<WindowStart>) {
+        let Some(mut inner) = self.lock() else {
+            return;
+        };
+        let Some(mut entry) = inner.take(session) else {
+            return;
+        };
+        if entry.count != count {
+            return;
+        }
+        let size = |start: &Option<Option<WindowStart>>| {
+            start
+                .as_ref()
+                .and_then(|s| s.as_ref())
+                .map_or(0, |s| s.summary.as_ref().map_or(0, String::len))
+        };
+        entry.bytes -= size(&entry.start);
+        entry.start = Some(start);
+        entry.bytes += size(&entry.start);
         inner.insert(session, entry);
     }
 
@@ -362,6 +414,35 @@ mod tests {
             [],
             "an empty session"
         );
+    }
+
+    #[test]
+    fn the_window_start_lives_and_goes_with_its_entry() {
+        let cache = HistoryCache::new(1 << 20, 10);
+        let start = WindowStart {
+            through_message_id: Uuid::from_u128(2),
+            summary: Some("earlier".into()),
+        };
+        cache.set_start(SESSION, 4, None);
+        assert_eq!(cache.start(SESSION, 4), None, "no entry, nothing kept");
+        cache.keep(SESSION, 4, &read(1, 4), 10);
+        assert_eq!(cache.start(SESSION, 4), None, "not read yet");
+        cache.set_start(SESSION, 4, Some(start.clone()));
+        assert_eq!(cache.start(SESSION, 4), Some(Some(start.clone())));
+        let (_, bytes) = cache.usage();
+        assert!(bytes >= 4 * PER_MESSAGE + "earlier".len());
+        // The turn's own messages extend the entry, and the start stays known.
+        cache.extend(SESSION, 4, Some(6), vec![message(5, "q"), message(6, "a")]);
+        assert_eq!(cache.start(SESSION, 6), Some(Some(start.clone())));
+        assert_eq!(cache.start(SESSION, 4), None, "at another counter");
+        // A step moves it; `Some(None)` says it is known never to have stepped.
+        cache.set_start(SESSION, 6, None);
+        assert_eq!(cache.start(SESSION, 6), Some(None));
+        // Something appended elsewhere: the entry goes, and its start with it.
+        assert!(cache.get(SESSION, 8, leaf(8), 10).is_none());
+        assert_eq!(cache.start(SESSION, 6), None);
+        cache.keep(SESSION, 8, &read(1, 8), 10);
+        assert_eq!(cache.start(SESSION, 8), None, "a new entry reads it again");
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub mod jobs;
 pub mod prompt;
 pub mod providers;
 pub mod schedule;
+pub mod side_call;
 pub mod sink;
 pub mod skills;
 pub mod timers;

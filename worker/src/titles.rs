@@ -10,14 +10,16 @@
 
 use std::{sync::Arc, time::Duration};
 
-use futures::StreamExt;
-use parley_entity::query::{self, conversation::UsageRow, session_edits};
+use parley_entity::query::session_edits;
 use parley_protocol::feed::UserEventKind;
 use parley_runtime::user_feed::Publisher;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use crate::providers::{Catalog, ChatMessage, Delta, TITLE_INSTRUCTIONS as INSTRUCTIONS};
+use crate::{
+    providers::{Catalog, ChatMessage, TITLE_INSTRUCTIONS as INSTRUCTIONS},
+    side_call,
+};
 
 /// How much of the first message the title model sees, in characters.
 const MAX_INPUT_CHARS: usize = 2000;
@@ -81,31 +83,13 @@ pub async fn title(
         .ok_or_else(|| format!("the title model `{model}` is not served here"))?;
     let text: String = first.chars().take(MAX_INPUT_CHARS).collect();
     let messages = [ChatMessage::system(INSTRUCTIONS), ChatMessage::user(text)];
-    let started = std::time::Instant::now();
-    let mut stream = route.stream(&messages, &[], None).await?;
-    let (mut answer, mut tokens) = (String::new(), parley_protocol::events::Usage::default());
-    while let Some(delta) = stream.next().await {
-        match delta? {
-            Delta::Text(piece) => answer.push_str(&piece),
-            Delta::Usage(reported) => tokens = reported,
-            _ => {}
-        }
-    }
-    let usage = UsageRow {
+    let ledger = side_call::Ledger {
         prompt_id: session.prompt_id,
-        message_id: None,
         session_id: session.session_id,
         user_id: session.user_id,
         tool_id: session.tool_id,
-        model: route.model.clone(),
-        vendor: route.vendor.clone(),
-        tokens,
-        cost_usd: route.price.cost_usd(&tokens),
-        latency_ms: started.elapsed().as_millis() as i64,
-        ttft_ms: None,
-        error: None,
     };
-    query::conversation::record_usage(db, vec![usage], query::now()).await?;
+    let answer = side_call::ask(db, route, &messages, ledger).await?;
     let Some(title) = session_edits::clean_generated(&answer) else {
         return Ok(None);
     };

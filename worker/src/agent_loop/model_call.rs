@@ -7,20 +7,20 @@
 //! token for the stall window is a stall.
 
 mod breaker;
+mod usage;
 
 use std::time::Instant;
 
 use futures::StreamExt;
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{CallError, EventKind, Fallback, FallbackReason, Usage};
-use parley_runtime::metrics::LlmCall;
+use parley_protocol::events::{EventKind, Fallback, FallbackReason};
 
 use super::{CallRecord, CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
-use crate::{
-    prompt,
-    providers::{ChatMessage, Delta, FunctionOffer, ProviderError, Route, replay::ResponseState},
+use crate::providers::{
+    ChatMessage, Delta, FunctionOffer, ProviderError, Route, replay::ResponseState,
 };
 use breaker::{admit, report};
+use usage::usage_of;
 
 /// What one model call is made of.
 pub(super) struct Request<'a> {
@@ -199,60 +199,6 @@ fn failed(generation: &Generation, code: ErrorCode) -> LoopEnd {
         code,
         produced: !generation.drafts.is_empty(),
     }
-}
-
-/// The usage of one call: as reported, or — when the provider reported none (a failed
-/// or cancelled call, or one without the usage chunk) — counted from what was sent and
-/// what came back.
-fn usage_of(
-    request: &Request<'_>,
-    route: &Route,
-    outcome: &CallOutcome,
-    call_started: Instant,
-) -> CallUsage {
-    let counter = prompt::Counter::of(&route.upstream);
-    let estimated = counter.request(
-        request.messages,
-        request.offers,
-        request.continued_on(route),
-    );
-    let mut usage = match &outcome.usage {
-        Some(reported) => {
-            // The provider's count teaches this worker's estimate of the model's tokens.
-            if counter.learns() {
-                prompt::tokens::learn(&route.upstream, estimated, reported.tokens.input_tokens);
-            }
-            reported.clone()
-        }
-        None => CallUsage {
-            tokens: Usage::plain(estimated, counter.count(&outcome.produced_text) as u64),
-            ..CallUsage::default()
-        },
-    };
-    usage.latency_ms = call_started.elapsed().as_millis() as u64;
-    usage.ttft_ms = outcome.ttft_ms;
-    usage.error = match &outcome.end {
-        CallEnd::Failed(err) => Some(err.call_error()),
-        CallEnd::Stalled => Some(CallError::Stalled),
-        CallEnd::Done | CallEnd::Cancelled | CallEnd::Internal(_) => None,
-    };
-    usage.model = route.model.clone();
-    usage.vendor = route.vendor.clone();
-    usage.price = route.price;
-    let outcome = match &outcome.end {
-        CallEnd::Done => "ok",
-        CallEnd::Cancelled => "cancelled",
-        CallEnd::Internal(_) => "internal",
-        CallEnd::Failed(_) | CallEnd::Stalled => usage.error.map_or("failed", CallError::as_str),
-    };
-    parley_runtime::metrics::metrics().llm_call(LlmCall {
-        provider: &usage.vendor,
-        model: &usage.model,
-        outcome,
-        tokens: usage.tokens,
-        ttft_seconds: usage.ttft_ms.map(|ms| ms as f64 / 1000.0),
-    });
-    usage
 }
 
 enum CallEnd {

@@ -155,12 +155,26 @@ pub fn budget(
     }
 }
 
-/// Each message's tokens, in the order given.
-pub fn costs(counter: &Counter, history: &[messages::Model]) -> Vec<usize> {
-    history
-        .iter()
-        .map(|m| counter.message(&m.content))
-        .collect()
+/// The tokens of the newest messages of `history` (newest first): up to and including
+/// the first that takes their sum past `budget`, and at least the `at_least` newest (a
+/// long history's older messages are never counted); and whether the whole history fits.
+pub fn costs(
+    counter: &Counter,
+    history: &[messages::Model],
+    budget: usize,
+    at_least: usize,
+) -> (Vec<usize>, bool) {
+    let mut costs = Vec::new();
+    let mut sum = 0;
+    for message in history {
+        if sum > budget && costs.len() >= at_least {
+            return (costs, false);
+        }
+        let cost = counter.message(&message.content);
+        sum += cost;
+        costs.push(cost);
+    }
+    (costs, sum <= budget)
 }
 
 /// The heading of a summary of the earlier conversation.
@@ -288,8 +302,10 @@ mod tests {
         };
         let budget = budget(&SessionConfig::default(), &[], "", "now", window);
         assert_eq!(budget.history, 3 * per_message);
-        let costs = costs(&budget.counter, &newest_first);
-        let window::Choice::Step { keep, .. } = window::choose(&costs, budget.history, None, 0, 0)
+        let (costs, fits) = costs(&budget.counter, &newest_first, budget.history, 0);
+        assert!(!fits);
+        let window::Choice::Step { keep, .. } =
+            window::choose(&costs, newest_first.len(), budget.history, None, 0, 0)
         else {
             panic!("ten messages do not fit three")
         };

@@ -31,13 +31,16 @@ pub enum Choice {
     Step { keep: usize, dropped_until: usize },
 }
 
-/// Chooses the window over `costs` (each history message's tokens, newest first) within
-/// `budget`, from the stored start (`start`: how many newest messages come after it on
+/// Chooses the window over the `len` history messages (newest first) within `budget`,
+/// from `costs`, the tokens of the newest of them: at least up to the first that takes
+/// the sum past the budget, and up to the start (a long history's older messages are
+/// never counted), from the stored start (`start`: how many newest messages come after it on
 /// this branch; `None` when the window never stepped or its start is not on this branch)
 /// and the stored summary's cost. A step keeps `reserve` tokens free for the summary
 /// that will head the history.
 pub fn choose(
     costs: &[usize],
+    len: usize,
     budget: usize,
     start: Option<usize>,
     summary_cost: usize,
@@ -45,11 +48,11 @@ pub fn choose(
 ) -> Choice {
     let sum = |n: usize| costs[..n.min(costs.len())].iter().sum::<usize>();
     match start {
-        None if sum(costs.len()) <= budget => return Choice::All,
-        Some(n) if sum(n) + summary_cost <= budget => return Choice::Keep(n.min(costs.len())),
+        None if costs.len() == len && sum(len) <= budget => return Choice::All,
+        Some(n) if sum(n) + summary_cost <= budget => return Choice::Keep(n.min(len)),
         _ => {}
     }
-    let until = start.unwrap_or(costs.len()).min(costs.len());
+    let until = start.unwrap_or(len).min(len);
     let target = ((budget as f64 * LOW_WATER) as usize).saturating_sub(reserve);
     let mut keep = 0;
     let mut used = 0;
@@ -75,21 +78,27 @@ mod tests {
     #[test]
     fn a_history_that_fits_goes_whole_and_the_start_holds_until_it_does_not() {
         let costs = [10; 8];
-        assert_eq!(choose(&costs, 100, None, 0, 0), Choice::All);
+        assert_eq!(choose(&costs, costs.len(), 100, None, 0, 0), Choice::All);
         // Over the budget: step to half of it.
         assert_eq!(
-            choose(&costs, 60, None, 0, 0),
+            choose(&costs, costs.len(), 60, None, 0, 0),
             Choice::Step {
                 keep: 3,
                 dropped_until: 8
             }
         );
         // The next turns: the start holds while what follows it fits, summary included.
-        assert_eq!(choose(&costs, 60, Some(3), 20, 0), Choice::Keep(3));
-        assert_eq!(choose(&costs, 60, Some(5), 10, 0), Choice::Keep(5));
+        assert_eq!(
+            choose(&costs, costs.len(), 60, Some(3), 20, 0),
+            Choice::Keep(3)
+        );
+        assert_eq!(
+            choose(&costs, costs.len(), 60, Some(5), 10, 0),
+            Choice::Keep(5)
+        );
         // Until it does not: the window steps again, from the old start.
         assert_eq!(
-            choose(&costs, 60, Some(6), 10, 0),
+            choose(&costs, costs.len(), 60, Some(6), 10, 0),
             Choice::Step {
                 keep: 3,
                 dropped_until: 6
@@ -101,7 +110,7 @@ mod tests {
     fn a_step_keeps_room_for_the_summary_and_always_drops_something() {
         let costs = [10; 10];
         assert_eq!(
-            choose(&costs, 80, None, 0, 20),
+            choose(&costs, costs.len(), 80, None, 0, 20),
             Choice::Step {
                 keep: 2,
                 dropped_until: 10
@@ -109,7 +118,7 @@ mod tests {
         );
         // A start whose followers fit the low water, but not with the summary.
         assert_eq!(
-            choose(&costs, 40, Some(2), 25, 0),
+            choose(&costs, costs.len(), 40, Some(2), 25, 0),
             Choice::Step {
                 keep: 1,
                 dropped_until: 2
@@ -117,7 +126,7 @@ mod tests {
         );
         // One message larger than everything: nothing kept.
         assert_eq!(
-            choose(&[500], 100, None, 0, 0),
+            choose(&[500], 1, 100, None, 0, 0),
             Choice::Step {
                 keep: 0,
                 dropped_until: 1

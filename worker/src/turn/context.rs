@@ -47,6 +47,9 @@ pub(super) struct TurnContext {
     /// The conversation's recent messages, newest first, without this turn's own: the
     /// branch the user message follows (DESIGN §13).
     pub history: Vec<messages::Model>,
+    /// The session's message counter under which the worker's history cache holds that
+    /// history (and keeps the window's start beside it); `None`: not kept.
+    pub history_at: Option<i32>,
     /// Where the turn's user message is in the session's tree.
     pub place: Place,
     /// The models that may answer: the one asked for, then its fallbacks.
@@ -147,7 +150,8 @@ pub(super) async fn gather(
     let admission = user_breaker::ask(from.catalog, session.user_id);
     let recent = recent_history(from, prompt, session.id, place, at, read).await;
     let files = query::files::owned_in_order(from.db, session.user_id, &input.attachments).await?;
-    let history = recent?
+    let (recent, history_at) = recent?;
+    let history = recent
         .into_iter()
         .filter(|m| Some(m.id) != prompt.user_message_id && m.prompt_id != Some(prompt.id))
         .collect();
@@ -156,6 +160,7 @@ pub(super) async fn gather(
         input,
         files,
         history,
+        history_at,
         place,
         chain,
         partial,
@@ -169,7 +174,8 @@ pub(super) async fn gather(
 /// worker's history cache when it is at the counter and leaf the claim found, else read
 /// (and, on a first attempt, kept for the conversation's next turn); an edit reads the
 /// branch it names, a saved user message (a repeated attempt, a regenerate) its own
-/// ancestry (the caller drops the message itself).
+/// ancestry (the caller drops the message itself). With the counter under which the
+/// cache keeps them (a first attempt after the leaf), if it does.
 async fn recent_history(
     from: Sources<'_>,
     prompt: &prompts::Model,
@@ -177,7 +183,7 @@ async fn recent_history(
     place: Place,
     at: SessionAt,
     read: usize,
-) -> Result<Vec<messages::Model>, Error> {
+) -> Result<(Vec<messages::Model>, Option<i32>), Error> {
     let (start, limit) = if place.saved {
         (Some(place.user_message_id), read + 1)
     } else {
@@ -185,8 +191,9 @@ async fn recent_history(
     };
     let continues_leaf = !place.saved && place.parent == at.leaf;
     let first = prompt.attempt <= 1 && continues_leaf;
+    let kept = (first && from.history.is_enabled()).then_some(at.count);
     if first && let Some(recent) = from.history.get(session_id, at.count, at.leaf, read) {
-        return Ok(recent);
+        return Ok((recent, kept));
     }
     let recent = match start {
         Some(start) => query::tree::ancestry(from.db, start, limit as u64).await?,
@@ -198,7 +205,7 @@ async fn recent_history(
     } else {
         from.history.forget(session_id);
     }
-    Ok(recent)
+    Ok((recent, kept))
 }
 
 /// What an earlier attempt's model was writing when it stopped: the text after its

@@ -32,6 +32,8 @@ pub(super) struct Engine<'a> {
     pub db: &'a DatabaseConnection,
     /// The models a summary of the conversation's history may be written by.
     pub catalog: &'a crate::providers::Catalog,
+    /// Where the window's start is kept beside the history (#45).
+    pub history: &'a crate::history::HistoryCache,
     pub registry: &'a LiveRegistry,
     /// Where asynchronous function calls are queued.
     pub queue: &'a Arc<dyn JobQueue>,
@@ -75,6 +77,7 @@ pub(super) async fn generate(
     let sources = compaction::Sources {
         db: engine.db,
         catalog: engine.catalog,
+        starts: context.history_at.map(|count| (engine.history, count)),
     };
     let fitted = compaction::fit(
         sources,

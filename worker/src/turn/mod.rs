@@ -168,6 +168,7 @@ async fn stages(
     let engine = generation::Engine {
         db: &deps.db,
         catalog: &deps.catalog,
+        history: &deps.history,
         registry: &deps.registry,
         queue: &deps.queue,
         worker_id: &deps.worker_id,
