@@ -460,6 +460,8 @@ pub mod statuses {
         AdminDelete = [401, 403, 404, 409, 500, 503];
         /// `GET /openai/v1/models`.
         OpenAiModels = [401, 500, 503];
+        /// One model.
+        OpenAiModel = [401, 404, 500, 503];
         /// A chat completion or a response: OpenAI's 400 for a body that does not fit.
         OpenAiCreate = [400, 401, 403, 404, 409, 413, 415, 429, 500, 502, 503, 504];
         /// Reading or cancelling a response.

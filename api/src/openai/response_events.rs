@@ -26,10 +26,9 @@ use serde_json::{Value, json};
 use super::chat_events::strip_markers;
 use super::stream::{Translate, named};
 use super::types::{
-    McpCallError, OpenAiResponse, ResponseError, ResponseIncompleteDetails,
-    ResponseInputTokensDetails, ResponseMcpCall, ResponseOutputItem, ResponseOutputMessage,
-    ResponseOutputText, ResponseOutputTokensDetails, ResponseText, ResponseTextFormat,
-    ResponseUsage,
+    OpenAiResponse, ResponseError, ResponseIncompleteDetails, ResponseInputTokensDetails,
+    ResponseMcpCall, ResponseOutputItem, ResponseOutputMessage, ResponseOutputText,
+    ResponseOutputTokensDetails, ResponseText, ResponseTextFormat, ResponseUsage,
 };
 
 /// What a response says about itself besides its output.
@@ -98,8 +97,17 @@ impl ResponsesTranslator {
             output: self.items.clone(),
             parallel_tool_calls: true,
             previous_response_id: self.meta.previous_response_id.clone(),
-            temperature: None,
-            top_p: None,
+            temperature: 1.0,
+            top_p: 1.0,
+            presence_penalty: 0.0,
+            frequency_penalty: 0.0,
+            top_logprobs: 0,
+            reasoning: None,
+            max_output_tokens: None,
+            max_tool_calls: None,
+            service_tier: "default".into(),
+            safety_identifier: None,
+            prompt_cache_key: None,
             tool_choice: "auto".into(),
             tools: vec![],
             text: ResponseText {
@@ -421,10 +429,7 @@ impl ResponsesTranslator {
                     .and_then(Value::as_str)
                     .map(str::to_owned)
                     .unwrap_or_else(|| output.to_string());
-                c.error = Some(McpCallError {
-                    kind: "mcp_tool_execution_error".into(),
-                    content: vec![json!({"type": "text", "text": text})],
-                });
+                c.error = Some(text);
                 c.status = "failed".into();
             }
         }

@@ -117,6 +117,37 @@ fn location(prompt: &prompts::Model) -> String {
     format!("/v1/prompts/{}", prompt.id)
 }
 
+/// The chat tools the caller may use (`tool:<id>`), then the deployment's models.
+async fn listed_models(
+    state: &AppState,
+    auth: &BearerAuth,
+) -> Result<Vec<OpenAiModel>, Box<Problem>> {
+    let page = PageRequest {
+        limit: MOST_TOOLS,
+        after: None,
+    };
+    let tools = state.sessions().usable_tools(opener(&auth.0), page).await?;
+    let models = state.turns.models.ids.iter().map(|id| OpenAiModel {
+        id: id.clone(),
+        object: "model".into(),
+        created: 0,
+        owned_by: "parley".into(),
+        name: id.clone(),
+    });
+    Ok(tools
+        .items
+        .into_iter()
+        .map(|tool| OpenAiModel {
+            id: format!("tool:{}", tool.id),
+            object: "model".into(),
+            created: tool.created_at.timestamp(),
+            owned_by: "parley".into(),
+            name: tool.name,
+        })
+        .chain(models)
+        .collect())
+}
+
 pub struct OpenAiApi;
 
 #[OpenApi(prefix_path = "/openai/v1", tag = "ApiTags::OpenAi")]
@@ -131,34 +162,34 @@ impl OpenAiApi {
         auth: BearerAuth,
         state: Data<&AppState>,
     ) -> Result<Json<OpenAiModelList>, OpenAiError<statuses::OpenAiModels>> {
-        let page = PageRequest {
-            limit: MOST_TOOLS,
-            after: None,
-        };
-        let tools = state.sessions().usable_tools(opener(&auth.0), page).await?;
-        let models = state.turns.models.ids.iter().map(|id| OpenAiModel {
-            id: id.clone(),
-            object: "model".into(),
-            created: 0,
-            owned_by: "parley".into(),
-            name: id.clone(),
-        });
-        let data = tools
-            .items
-            .into_iter()
-            .map(|tool| OpenAiModel {
-                id: format!("tool:{}", tool.id),
-                object: "model".into(),
-                created: tool.created_at.timestamp(),
-                owned_by: "parley".into(),
-                name: tool.name,
-            })
-            .chain(models)
-            .collect();
         Ok(Json(OpenAiModelList {
             object: "list".into(),
-            data,
+            data: listed_models(&state, &auth).await?,
         }))
+    }
+
+    /// Retrieve a model (OpenAI-compatible)
+    ///
+    /// One entry of `GET /models`: a chat tool the caller may use (`tool:<id>`) or one of
+    /// the deployment's models; 404 `model_not_found` for any other id.
+    #[oai(
+        path = "/models/:model",
+        method = "get",
+        operation_id = "openai_retrieve_model"
+    )]
+    async fn model(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        /// The model's id, as `GET /models` lists it.
+        model: Path<String>,
+    ) -> Result<Json<OpenAiModel>, OpenAiError<statuses::OpenAiModel>> {
+        listed_models(&state, &auth)
+            .await?
+            .into_iter()
+            .find(|listed| listed.id == model.0)
+            .map(Json)
+            .ok_or_else(|| conversation::model_not_found(&model.0).into())
     }
 
     /// Create a chat completion (OpenAI-compatible)

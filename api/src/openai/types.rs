@@ -297,17 +297,6 @@ pub struct ResponseOutputMessage {
     pub content: Vec<ResponseOutputText>,
 }
 
-/// Why a function call failed.
-#[derive(Debug, Clone, Object)]
-#[oai(rename = "McpCallError")]
-pub struct McpCallError {
-    /// Always `mcp_tool_execution_error`.
-    #[oai(rename = "type")]
-    pub kind: String,
-    /// The function's error, as text parts.
-    pub content: Vec<Value>,
-}
-
 /// A function Parley ran for the model (a call already answered, in the shape of a
 /// remote MCP tool call).
 #[derive(Debug, Clone, Object)]
@@ -325,7 +314,8 @@ pub struct ResponseMcpCall {
     pub arguments: String,
     /// Its result, as a JSON string (null until it ran, or when it failed).
     pub output: Option<String>,
-    pub error: Option<McpCallError>,
+    /// Why it failed (null unless it did), as OpenAI's `mcp_call` says it: a string.
+    pub error: Option<String>,
     /// `in_progress`, `completed`, `failed` or `incomplete`.
     pub status: String,
 }
@@ -399,6 +389,16 @@ pub struct ResponseText {
     pub format: ResponseTextFormat,
 }
 
+/// A response's reasoning settings.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseReasoning")]
+pub struct ResponseReasoning {
+    /// `minimal`, `low`, `medium` or `high` (null: the model's own).
+    pub effort: Option<String>,
+    /// `auto`, `concise` or `detailed` (null: none asked for).
+    pub summary: Option<String>,
+}
+
 /// A response: one Parley prompt, in the Responses API's shape.
 #[derive(Debug, Clone, Object)]
 #[oai(rename = "OpenAiResponse")]
@@ -420,8 +420,26 @@ pub struct OpenAiResponse {
     pub output: Vec<ResponseOutputItem>,
     pub parallel_tool_calls: bool,
     pub previous_response_id: Option<String>,
-    pub temperature: Option<f64>,
-    pub top_p: Option<f64>,
+    /// The sampling the model ran with: its provider's defaults (1, 1, 0, 0), which
+    /// Parley does not change.
+    pub temperature: f64,
+    pub top_p: f64,
+    pub presence_penalty: f64,
+    pub frequency_penalty: f64,
+    /// Always 0: Parley returns no log probabilities.
+    pub top_logprobs: i64,
+    /// Always null: the model's own reasoning settings apply.
+    pub reasoning: Option<ResponseReasoning>,
+    /// Always null: the answer's length is the tool's, not the request's.
+    pub max_output_tokens: Option<i64>,
+    /// Always null: the tool's own limit on function rounds applies.
+    pub max_tool_calls: Option<i64>,
+    /// Always `default`.
+    pub service_tier: String,
+    /// Always null: a request's `safety_identifier` and `prompt_cache_key` are not
+    /// kept (the caller is known by its token; Parley keys provider caches itself).
+    pub safety_identifier: Option<String>,
+    pub prompt_cache_key: Option<String>,
     /// Always `auto`.
     pub tool_choice: String,
     /// Always empty: Parley's functions are the chat tool's, run by Parley.

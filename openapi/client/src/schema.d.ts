@@ -69,6 +69,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openai/v1/models/{model}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a model (OpenAI-compatible)
+         * @description One entry of `GET /models`: a chat tool the caller may use (`tool:<id>`) or one of
+         *     the deployment's models; 404 `model_not_found` for any other id.
+         */
+        get: operations["openai_retrieve_model"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openai/v1/responses": {
         parameters: {
             query?: never;
@@ -3327,16 +3348,6 @@ export interface components {
             modifications?: components["schemas"]["Modifications"];
         };
         /**
-         * McpCallError
-         * @description Why a function call failed.
-         */
-        McpCallError: {
-            /** @description The function's error, as text parts. */
-            content: unknown[];
-            /** @description Always `mcp_tool_execution_error`. */
-            type: string;
-        };
-        /**
          * @description A member's part in a group.
          * @enum {string}
          */
@@ -3619,10 +3630,22 @@ export interface components {
             /** Format: int64 */
             created_at: number;
             error?: components["schemas"]["OpenAiResponseError"] | null;
+            /** Format: double */
+            frequency_penalty: number;
             /** @description `resp_<the Parley prompt's id>`. */
             id: string;
             incomplete_details?: components["schemas"]["ResponseIncompleteDetails"] | null;
             instructions?: string | null;
+            /**
+             * Format: int64
+             * @description Always null: the answer's length is the tool's, not the request's.
+             */
+            max_output_tokens?: number | null;
+            /**
+             * Format: int64
+             * @description Always null: the tool's own limit on function rounds applies.
+             */
+            max_tool_calls?: number | null;
             metadata: {
                 [key: string]: string;
             };
@@ -3631,20 +3654,41 @@ export interface components {
             object: string;
             output: components["schemas"]["ResponseOutputItem"][];
             parallel_tool_calls: boolean;
+            /** Format: double */
+            presence_penalty: number;
             previous_response_id?: string | null;
+            prompt_cache_key?: string | null;
+            /** @description Always null: the model's own reasoning settings apply. */
+            reasoning?: components["schemas"]["ResponseReasoning"] | null;
+            /**
+             * @description Always null: a request's `safety_identifier` and `prompt_cache_key` are not
+             *     kept (the caller is known by its token; Parley keys provider caches itself).
+             */
+            safety_identifier?: string | null;
+            /** @description Always `default`. */
+            service_tier: string;
             /** @description `queued`, `in_progress`, `completed`, `failed`, `cancelled` or `incomplete`. */
             status: string;
             /** @description Always true: every response is kept (as a Parley prompt). */
             store: boolean;
-            /** Format: double */
-            temperature?: number | null;
+            /**
+             * Format: double
+             * @description The sampling the model ran with: its provider's defaults (1, 1, 0, 0), which
+             *     Parley does not change.
+             */
+            temperature: number;
             text: components["schemas"]["ResponseText"];
             /** @description Always `auto`. */
             tool_choice: string;
             /** @description Always empty: Parley's functions are the chat tool's, run by Parley. */
             tools: unknown[];
+            /**
+             * Format: int64
+             * @description Always 0: Parley returns no log probabilities.
+             */
+            top_logprobs: number;
             /** Format: double */
-            top_p?: number | null;
+            top_p: number;
             /** @description Always `disabled`. */
             truncation: string;
             usage?: components["schemas"]["ResponseUsage"] | null;
@@ -4268,7 +4312,8 @@ export interface components {
         ResponseMcpCall: {
             /** @description Its arguments, as a JSON string. */
             arguments: string;
-            error?: components["schemas"]["McpCallError"] | null;
+            /** @description Why it failed (null unless it did), as OpenAI's `mcp_call` says it: a string. */
+            error?: string | null;
             id: string;
             /** @description The function. */
             name: string;
@@ -4345,6 +4390,16 @@ export interface components {
         ResponseOutputTokensDetails: {
             /** Format: uint64 */
             reasoning_tokens: number;
+        };
+        /**
+         * ResponseReasoning
+         * @description A response's reasoning settings.
+         */
+        ResponseReasoning: {
+            /** @description `minimal`, `low`, `medium` or `high` (null: the model's own). */
+            effort?: string | null;
+            /** @description `auto`, `concise` or `detailed` (null: none asked for). */
+            summary?: string | null;
         };
         /**
          * ResponseSseEvent
@@ -6345,6 +6400,75 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked API key (a Parley token). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Over a quota, or too many failed authentications from this address. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Something failed on Parley's side. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description A dependency cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openai_retrieve_model: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The model's id, as `GET /models` lists it. */
+                model: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["OpenAiModel"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked API key (a Parley token). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such model (`model_not_found`) or response, or it belongs to someone else. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

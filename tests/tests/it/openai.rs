@@ -213,9 +213,35 @@ both_backends!(
             .await;
         named.assert_status(404);
         assert_eq!(named.body["error"]["code"], "model_not_found");
-        // Their own view lists it.
+        let one = s
+            .app
+            .get(&format!("/openai/v1/models/{}", s.tool), Some(&stranger))
+            .await;
+        one.assert_status(404);
+        assert_eq!(one.body["error"]["code"], "model_not_found");
+        // Their own view lists it, and retrieves it by its id.
         let models = s.app.get("/openai/v1/models", Some(&s.token)).await;
         assert!(models.text.contains(&s.tool), "{}", models.text);
+        let one = s
+            .app
+            .get(&format!("/openai/v1/models/{}", s.tool), Some(&s.token))
+            .await;
+        one.assert_status(200);
+        assert_eq!(
+            (&one.body["id"], &one.body["object"]),
+            (&json!(s.tool), &json!("model"))
+        );
+        let deployment = s
+            .app
+            .get("/openai/v1/models/mock-model", Some(&s.token))
+            .await;
+        deployment.assert_status(200);
+        assert_eq!(deployment.body["id"], "mock-model");
+        let unknown = s
+            .app
+            .get("/openai/v1/models/no-such-model", Some(&s.token))
+            .await;
+        unknown.assert_status(404);
     }
 );
 
@@ -231,6 +257,24 @@ both_backends!(
             )
             .await;
         created.assert_status(200);
+        // Every field of OpenAI's response object, typed as its schema (and the Open
+        // Responses schema) types it: the sampling fields numbers, not null.
+        for (field, value) in [
+            ("temperature", json!(1.0)),
+            ("top_p", json!(1.0)),
+            ("presence_penalty", json!(0.0)),
+            ("frequency_penalty", json!(0.0)),
+            ("top_logprobs", json!(0)),
+            ("service_tier", json!("default")),
+            ("reasoning", Value::Null),
+            ("max_output_tokens", Value::Null),
+            ("max_tool_calls", Value::Null),
+            ("safety_identifier", Value::Null),
+            ("prompt_cache_key", Value::Null),
+        ] {
+            let object = created.body.as_object().expect("an object");
+            assert_eq!(object.get(field), Some(&value), "{field}: {}", created.text);
+        }
         let response_id = created.body["id"].as_str().expect("an id").to_owned();
         s.app.restart().await;
         let read = s

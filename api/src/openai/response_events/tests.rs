@@ -212,3 +212,22 @@ fn a_retried_attempt_closes_what_it_had_streamed() {
     assert_eq!(output[1]["status"], "completed");
     assert_eq!(output[1]["content"][0]["text"], "Hello");
 }
+
+#[test]
+fn a_failed_call_says_why_in_a_string_as_openai_does() {
+    let mut log = a_tool_turn();
+    for event in &mut log {
+        if let EventKind::ToolComplete { state, output, .. } = &mut event.kind {
+            *state = ToolCallState::Error;
+            *output = json!({"error": "the clock is broken"});
+        }
+    }
+    let out = run(&mut ResponsesTranslator::new(meta(false)), &log);
+    let types: Vec<&str> = out.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert!(types.contains(&"response.mcp_call.failed"), "{types:?}");
+    let call = &out.last().unwrap()["response"]["output"][1];
+    assert_eq!(call["type"], "mcp_call");
+    assert_eq!(call["status"], "failed");
+    assert_eq!(call["error"], "the clock is broken");
+    assert_eq!(call["output"], Value::Null);
+}

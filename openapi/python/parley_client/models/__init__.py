@@ -108,7 +108,6 @@ from .hook_audit import HookAudit
 from .hook_context import HookContext
 from .hook_extraction import HookExtraction
 from .hook_result import HookResult
-from .mcp_call_error import McpCallError
 from .member_role import MemberRole
 from .membership import Membership
 from .message import Message
@@ -198,6 +197,7 @@ from .response_output_item_response_output_message_type import (
 from .response_output_message import ResponseOutputMessage
 from .response_output_text import ResponseOutputText
 from .response_output_tokens_details import ResponseOutputTokensDetails
+from .response_reasoning import ResponseReasoning
 from .response_sse_event import ResponseSseEvent
 from .response_stream_event import ResponseStreamEvent
 from .response_text import ResponseText
@@ -451,7 +451,6 @@ __all__ = (
     "HookContext",
     "HookExtraction",
     "HookResult",
-    "McpCallError",
     "MemberRole",
     "Membership",
     "Message",
@@ -535,6 +534,7 @@ __all__ = (
     "ResponseOutputMessage",
     "ResponseOutputText",
     "ResponseOutputTokensDetails",
+    "ResponseReasoning",
     "ResponseSseEvent",
     "ResponseStreamEvent",
     "ResponseText",

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..models.response_output_item_response_output_message import (
         ResponseOutputItemResponseOutputMessage,
     )
+    from ..models.response_reasoning import ResponseReasoning
     from ..models.response_text import ResponseText
     from ..models.response_usage import ResponseUsage
 
@@ -32,31 +33,44 @@ class OpenAiResponse:
     Attributes:
         background (bool):
         created_at (int):
+        frequency_penalty (float):
         id (str): `resp_<the Parley prompt's id>`.
         metadata (OpenAiResponseMetadata):
         model (str):
         object_ (str): Always `response`.
         output (list[ResponseOutputItemResponseMcpCall | ResponseOutputItemResponseOutputMessage]):
         parallel_tool_calls (bool):
+        presence_penalty (float):
+        service_tier (str): Always `default`.
         status (str): `queued`, `in_progress`, `completed`, `failed`, `cancelled` or `incomplete`.
         store (bool): Always true: every response is kept (as a Parley prompt).
+        temperature (float): The sampling the model ran with: its provider's defaults (1, 1, 0, 0), which
+            Parley does not change.
         text (ResponseText): The response's text settings.
         tool_choice (str): Always `auto`.
         tools (list[Any]): Always empty: Parley's functions are the chat tool's, run by Parley.
+        top_logprobs (int): Always 0: Parley returns no log probabilities.
+        top_p (float):
         truncation (str): Always `disabled`.
         completed_at (int | None | Unset):
         error (None | OpenAiResponseError | Unset):
         incomplete_details (None | ResponseIncompleteDetails | Unset):
         instructions (None | str | Unset):
+        max_output_tokens (int | None | Unset): Always null: the answer's length is the tool's, not the request's.
+        max_tool_calls (int | None | Unset): Always null: the tool's own limit on function rounds applies.
         previous_response_id (None | str | Unset):
-        temperature (float | None | Unset):
-        top_p (float | None | Unset):
+        prompt_cache_key (None | str | Unset):
+        reasoning (None | ResponseReasoning | Unset): Always null: the model's own reasoning settings apply.
+        safety_identifier (None | str | Unset): Always null: a request's `safety_identifier` and `prompt_cache_key` are
+            not
+            kept (the caller is known by its token; Parley keys provider caches itself).
         usage (None | ResponseUsage | Unset):
         user (None | str | Unset):
     """
 
     background: bool
     created_at: int
+    frequency_penalty: float
     id: str
     metadata: OpenAiResponseMetadata
     model: str
@@ -65,19 +79,27 @@ class OpenAiResponse:
         ResponseOutputItemResponseMcpCall | ResponseOutputItemResponseOutputMessage
     ]
     parallel_tool_calls: bool
+    presence_penalty: float
+    service_tier: str
     status: str
     store: bool
+    temperature: float
     text: ResponseText
     tool_choice: str
     tools: list[Any]
+    top_logprobs: int
+    top_p: float
     truncation: str
     completed_at: int | None | Unset = UNSET
     error: None | OpenAiResponseError | Unset = UNSET
     incomplete_details: None | ResponseIncompleteDetails | Unset = UNSET
     instructions: None | str | Unset = UNSET
+    max_output_tokens: int | None | Unset = UNSET
+    max_tool_calls: int | None | Unset = UNSET
     previous_response_id: None | str | Unset = UNSET
-    temperature: float | None | Unset = UNSET
-    top_p: float | None | Unset = UNSET
+    prompt_cache_key: None | str | Unset = UNSET
+    reasoning: None | ResponseReasoning | Unset = UNSET
+    safety_identifier: None | str | Unset = UNSET
     usage: None | ResponseUsage | Unset = UNSET
     user: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -88,11 +110,14 @@ class OpenAiResponse:
         from ..models.response_output_item_response_output_message import (
             ResponseOutputItemResponseOutputMessage,
         )
+        from ..models.response_reasoning import ResponseReasoning
         from ..models.response_usage import ResponseUsage
 
         background = self.background
 
         created_at = self.created_at
+
+        frequency_penalty = self.frequency_penalty
 
         id = self.id
 
@@ -114,15 +139,25 @@ class OpenAiResponse:
 
         parallel_tool_calls = self.parallel_tool_calls
 
+        presence_penalty = self.presence_penalty
+
+        service_tier = self.service_tier
+
         status = self.status
 
         store = self.store
+
+        temperature = self.temperature
 
         text = self.text.to_dict()
 
         tool_choice = self.tool_choice
 
         tools = self.tools
+
+        top_logprobs = self.top_logprobs
+
+        top_p = self.top_p
 
         truncation = self.truncation
 
@@ -154,23 +189,43 @@ class OpenAiResponse:
         else:
             instructions = self.instructions
 
+        max_output_tokens: int | None | Unset
+        if isinstance(self.max_output_tokens, Unset):
+            max_output_tokens = UNSET
+        else:
+            max_output_tokens = self.max_output_tokens
+
+        max_tool_calls: int | None | Unset
+        if isinstance(self.max_tool_calls, Unset):
+            max_tool_calls = UNSET
+        else:
+            max_tool_calls = self.max_tool_calls
+
         previous_response_id: None | str | Unset
         if isinstance(self.previous_response_id, Unset):
             previous_response_id = UNSET
         else:
             previous_response_id = self.previous_response_id
 
-        temperature: float | None | Unset
-        if isinstance(self.temperature, Unset):
-            temperature = UNSET
+        prompt_cache_key: None | str | Unset
+        if isinstance(self.prompt_cache_key, Unset):
+            prompt_cache_key = UNSET
         else:
-            temperature = self.temperature
+            prompt_cache_key = self.prompt_cache_key
 
-        top_p: float | None | Unset
-        if isinstance(self.top_p, Unset):
-            top_p = UNSET
+        reasoning: dict[str, Any] | None | Unset
+        if isinstance(self.reasoning, Unset):
+            reasoning = UNSET
+        elif isinstance(self.reasoning, ResponseReasoning):
+            reasoning = self.reasoning.to_dict()
         else:
-            top_p = self.top_p
+            reasoning = self.reasoning
+
+        safety_identifier: None | str | Unset
+        if isinstance(self.safety_identifier, Unset):
+            safety_identifier = UNSET
+        else:
+            safety_identifier = self.safety_identifier
 
         usage: dict[str, Any] | None | Unset
         if isinstance(self.usage, Unset):
@@ -192,17 +247,23 @@ class OpenAiResponse:
             {
                 "background": background,
                 "created_at": created_at,
+                "frequency_penalty": frequency_penalty,
                 "id": id,
                 "metadata": metadata,
                 "model": model,
                 "object": object_,
                 "output": output,
                 "parallel_tool_calls": parallel_tool_calls,
+                "presence_penalty": presence_penalty,
+                "service_tier": service_tier,
                 "status": status,
                 "store": store,
+                "temperature": temperature,
                 "text": text,
                 "tool_choice": tool_choice,
                 "tools": tools,
+                "top_logprobs": top_logprobs,
+                "top_p": top_p,
                 "truncation": truncation,
             }
         )
@@ -214,12 +275,18 @@ class OpenAiResponse:
             field_dict["incomplete_details"] = incomplete_details
         if instructions is not UNSET:
             field_dict["instructions"] = instructions
+        if max_output_tokens is not UNSET:
+            field_dict["max_output_tokens"] = max_output_tokens
+        if max_tool_calls is not UNSET:
+            field_dict["max_tool_calls"] = max_tool_calls
         if previous_response_id is not UNSET:
             field_dict["previous_response_id"] = previous_response_id
-        if temperature is not UNSET:
-            field_dict["temperature"] = temperature
-        if top_p is not UNSET:
-            field_dict["top_p"] = top_p
+        if prompt_cache_key is not UNSET:
+            field_dict["prompt_cache_key"] = prompt_cache_key
+        if reasoning is not UNSET:
+            field_dict["reasoning"] = reasoning
+        if safety_identifier is not UNSET:
+            field_dict["safety_identifier"] = safety_identifier
         if usage is not UNSET:
             field_dict["usage"] = usage
         if user is not UNSET:
@@ -238,6 +305,7 @@ class OpenAiResponse:
         from ..models.response_output_item_response_output_message import (
             ResponseOutputItemResponseOutputMessage,
         )
+        from ..models.response_reasoning import ResponseReasoning
         from ..models.response_text import ResponseText
         from ..models.response_usage import ResponseUsage
 
@@ -245,6 +313,8 @@ class OpenAiResponse:
         background = d.pop("background")
 
         created_at = d.pop("created_at")
+
+        frequency_penalty = d.pop("frequency_penalty")
 
         id = d.pop("id")
 
@@ -288,15 +358,25 @@ class OpenAiResponse:
 
         parallel_tool_calls = d.pop("parallel_tool_calls")
 
+        presence_penalty = d.pop("presence_penalty")
+
+        service_tier = d.pop("service_tier")
+
         status = d.pop("status")
 
         store = d.pop("store")
+
+        temperature = d.pop("temperature")
 
         text = ResponseText.from_dict(d.pop("text"))
 
         tool_choice = d.pop("tool_choice")
 
         tools = cast(list[Any], d.pop("tools"))
+
+        top_logprobs = d.pop("top_logprobs")
+
+        top_p = d.pop("top_p")
 
         truncation = d.pop("truncation")
 
@@ -356,6 +436,24 @@ class OpenAiResponse:
 
         instructions = _parse_instructions(d.pop("instructions", UNSET))
 
+        def _parse_max_output_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_output_tokens = _parse_max_output_tokens(d.pop("max_output_tokens", UNSET))
+
+        def _parse_max_tool_calls(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_tool_calls = _parse_max_tool_calls(d.pop("max_tool_calls", UNSET))
+
         def _parse_previous_response_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -367,23 +465,40 @@ class OpenAiResponse:
             d.pop("previous_response_id", UNSET)
         )
 
-        def _parse_temperature(data: object) -> float | None | Unset:
+        def _parse_prompt_cache_key(data: object) -> None | str | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(float | None | Unset, data)
+            return cast(None | str | Unset, data)
 
-        temperature = _parse_temperature(d.pop("temperature", UNSET))
+        prompt_cache_key = _parse_prompt_cache_key(d.pop("prompt_cache_key", UNSET))
 
-        def _parse_top_p(data: object) -> float | None | Unset:
+        def _parse_reasoning(data: object) -> None | ResponseReasoning | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            return cast(float | None | Unset, data)
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                reasoning_type_1 = ResponseReasoning.from_dict(data)
 
-        top_p = _parse_top_p(d.pop("top_p", UNSET))
+                return reasoning_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResponseReasoning | Unset, data)
+
+        reasoning = _parse_reasoning(d.pop("reasoning", UNSET))
+
+        def _parse_safety_identifier(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        safety_identifier = _parse_safety_identifier(d.pop("safety_identifier", UNSET))
 
         def _parse_usage(data: object) -> None | ResponseUsage | Unset:
             if data is None:
@@ -414,25 +529,34 @@ class OpenAiResponse:
         open_ai_response = cls(
             background=background,
             created_at=created_at,
+            frequency_penalty=frequency_penalty,
             id=id,
             metadata=metadata,
             model=model,
             object_=object_,
             output=output,
             parallel_tool_calls=parallel_tool_calls,
+            presence_penalty=presence_penalty,
+            service_tier=service_tier,
             status=status,
             store=store,
+            temperature=temperature,
             text=text,
             tool_choice=tool_choice,
             tools=tools,
+            top_logprobs=top_logprobs,
+            top_p=top_p,
             truncation=truncation,
             completed_at=completed_at,
             error=error,
             incomplete_details=incomplete_details,
             instructions=instructions,
+            max_output_tokens=max_output_tokens,
+            max_tool_calls=max_tool_calls,
             previous_response_id=previous_response_id,
-            temperature=temperature,
-            top_p=top_p,
+            prompt_cache_key=prompt_cache_key,
+            reasoning=reasoning,
+            safety_identifier=safety_identifier,
             usage=usage,
             user=user,
         )

@@ -1,16 +1,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
-
-if TYPE_CHECKING:
-    from ..models.mcp_call_error import McpCallError
-
 
 T = TypeVar("T", bound="ResponseMcpCall")
 
@@ -27,7 +23,7 @@ class ResponseMcpCall:
             server_label (str): Always `parley`.
             status (str): `in_progress`, `completed`, `failed` or `incomplete`.
             type_ (str): Always `mcp_call`.
-            error (McpCallError | None | Unset):
+            error (None | str | Unset): Why it failed (null unless it did), as OpenAI's `mcp_call` says it: a string.
             output (None | str | Unset): Its result, as a JSON string (null until it ran, or when it failed).
     """
 
@@ -37,13 +33,11 @@ class ResponseMcpCall:
     server_label: str
     status: str
     type_: str
-    error: McpCallError | None | Unset = UNSET
+    error: None | str | Unset = UNSET
     output: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.mcp_call_error import McpCallError
-
         arguments = self.arguments
 
         id = self.id
@@ -56,11 +50,9 @@ class ResponseMcpCall:
 
         type_ = self.type_
 
-        error: dict[str, Any] | None | Unset
+        error: None | str | Unset
         if isinstance(self.error, Unset):
             error = UNSET
-        elif isinstance(self.error, McpCallError):
-            error = self.error.to_dict()
         else:
             error = self.error
 
@@ -91,8 +83,6 @@ class ResponseMcpCall:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.mcp_call_error import McpCallError
-
         d = dict(src_dict)
         arguments = d.pop("arguments")
 
@@ -106,20 +96,12 @@ class ResponseMcpCall:
 
         type_ = d.pop("type")
 
-        def _parse_error(data: object) -> McpCallError | None | Unset:
+        def _parse_error(data: object) -> None | str | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                error_type_1 = McpCallError.from_dict(data)
-
-                return error_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(McpCallError | None | Unset, data)
+            return cast(None | str | Unset, data)
 
         error = _parse_error(d.pop("error", UNSET))
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -10,10 +10,6 @@ from ..models.response_output_item_response_mcp_call_type import (
     ResponseOutputItemResponseMcpCallType,
 )
 from ..types import UNSET, Unset
-
-if TYPE_CHECKING:
-    from ..models.mcp_call_error import McpCallError
-
 
 T = TypeVar("T", bound="ResponseOutputItemResponseMcpCall")
 
@@ -29,7 +25,7 @@ class ResponseOutputItemResponseMcpCall:
         server_label (str): Always `parley`.
         status (str): `in_progress`, `completed`, `failed` or `incomplete`.
         type_ (ResponseOutputItemResponseMcpCallType): Always `mcp_call`. Example: mcp_call.
-        error (McpCallError | None | Unset):
+        error (None | str | Unset): Why it failed (null unless it did), as OpenAI's `mcp_call` says it: a string.
         output (None | str | Unset): Its result, as a JSON string (null until it ran, or when it failed).
     """
 
@@ -39,13 +35,11 @@ class ResponseOutputItemResponseMcpCall:
     server_label: str
     status: str
     type_: ResponseOutputItemResponseMcpCallType
-    error: McpCallError | None | Unset = UNSET
+    error: None | str | Unset = UNSET
     output: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.mcp_call_error import McpCallError
-
         arguments = self.arguments
 
         id = self.id
@@ -58,11 +52,9 @@ class ResponseOutputItemResponseMcpCall:
 
         type_ = self.type_.value
 
-        error: dict[str, Any] | None | Unset
+        error: None | str | Unset
         if isinstance(self.error, Unset):
             error = UNSET
-        elif isinstance(self.error, McpCallError):
-            error = self.error.to_dict()
         else:
             error = self.error
 
@@ -93,8 +85,6 @@ class ResponseOutputItemResponseMcpCall:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
-        from ..models.mcp_call_error import McpCallError
-
         d = dict(src_dict)
         arguments = d.pop("arguments")
 
@@ -108,20 +98,12 @@ class ResponseOutputItemResponseMcpCall:
 
         type_ = ResponseOutputItemResponseMcpCallType(d.pop("type"))
 
-        def _parse_error(data: object) -> McpCallError | None | Unset:
+        def _parse_error(data: object) -> None | str | Unset:
             if data is None:
                 return data
             if isinstance(data, Unset):
                 return data
-            try:
-                if not isinstance(data, dict):
-                    raise TypeError()
-                error_type_1 = McpCallError.from_dict(data)
-
-                return error_type_1
-            except (TypeError, ValueError, AttributeError, KeyError):
-                pass
-            return cast(McpCallError | None | Unset, data)
+            return cast(None | str | Unset, data)
 
         error = _parse_error(d.pop("error", UNSET))
 
