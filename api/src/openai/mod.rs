@@ -20,6 +20,7 @@ pub mod error;
 #[cfg(test)]
 mod fixtures;
 mod input;
+mod models;
 mod replies;
 pub mod response_events;
 mod routes;

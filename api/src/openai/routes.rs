@@ -3,11 +3,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use parley_entity::{
-    enums::PromptState,
-    prompts,
-    query::{page::PageRequest, prompts as q},
-};
+use parley_entity::{enums::PromptState, prompts, query::prompts as q};
 use parley_protocol::error::ErrorCode;
 use parley_protocol::turn::{Surface, SurfaceApi};
 use poem::web::Data;
@@ -22,6 +18,7 @@ use super::{
     conversation::{self, Ask, Conversation},
     error::OpenAiError,
     input::{invalid, parts_text, split, text_of},
+    models,
     replies::{ChatReply, ResponseReply},
     response_events::{ResponseMeta, ResponsesTranslator},
     stream::{OpenAiStream, translated},
@@ -31,7 +28,7 @@ use crate::{
     auth::BearerAuth,
     error::{Problem, statuses},
     identity::Caller,
-    routes::{ApiTags, ask::may_chat, sessions::opener},
+    routes::{ApiTags, ask::may_chat},
     sse,
     state::AppState,
     trace::trace_context,
@@ -42,8 +39,6 @@ type Read<T> = Result<T, OpenAiError<statuses::OpenAiRead>>;
 
 /// How long a cancel waits for the turn to end before answering.
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
-/// The most chat tools `GET /models` lists.
-const MOST_TOOLS: u64 = 1000;
 
 /// The events of `prompt` from its start, as a stream (live, or rebuilt after the log's
 /// retention), closed when the reader's credential is revoked.
@@ -117,37 +112,6 @@ fn location(prompt: &prompts::Model) -> String {
     format!("/v1/prompts/{}", prompt.id)
 }
 
-/// The chat tools the caller may use (`tool:<id>`), then the deployment's models.
-async fn listed_models(
-    state: &AppState,
-    auth: &BearerAuth,
-) -> Result<Vec<OpenAiModel>, Box<Problem>> {
-    let page = PageRequest {
-        limit: MOST_TOOLS,
-        after: None,
-    };
-    let tools = state.sessions().usable_tools(opener(&auth.0), page).await?;
-    let models = state.turns.models.ids.iter().map(|id| OpenAiModel {
-        id: id.clone(),
-        object: "model".into(),
-        created: 0,
-        owned_by: "parley".into(),
-        name: id.clone(),
-    });
-    Ok(tools
-        .items
-        .into_iter()
-        .map(|tool| OpenAiModel {
-            id: format!("tool:{}", tool.id),
-            object: "model".into(),
-            created: tool.created_at.timestamp(),
-            owned_by: "parley".into(),
-            name: tool.name,
-        })
-        .chain(models)
-        .collect())
-}
-
 pub struct OpenAiApi;
 
 #[OpenApi(prefix_path = "/openai/v1", tag = "ApiTags::OpenAi")]
@@ -164,7 +128,7 @@ impl OpenAiApi {
     ) -> Result<Json<OpenAiModelList>, OpenAiError<statuses::OpenAiModels>> {
         Ok(Json(OpenAiModelList {
             object: "list".into(),
-            data: listed_models(&state, &auth).await?,
+            data: models::listed(&state, &auth).await?,
         }))
     }
 
@@ -184,7 +148,7 @@ impl OpenAiApi {
         /// The model's id, as `GET /models` lists it.
         model: Path<String>,
     ) -> Result<Json<OpenAiModel>, OpenAiError<statuses::OpenAiModel>> {
-        listed_models(&state, &auth)
+        models::listed(&state, &auth)
             .await?
             .into_iter()
             .find(|listed| listed.id == model.0)
