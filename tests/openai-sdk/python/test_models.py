@@ -1,4 +1,7 @@
-"""GET /openai/v1/models through client.models.list()."""
+"""GET /openai/v1/models through client.models.list(), and one model through retrieve()."""
+
+import openai
+import pytest
 
 
 def test_models_list_offers_the_tool_and_the_model(client, demo_tool_id):
@@ -19,3 +22,13 @@ def test_models_list_offers_the_tool_and_the_model(client, demo_tool_id):
     assert model.object == "model"
     assert model.owned_by == "parley"
     assert isinstance(model.created, int)
+
+
+def test_models_retrieve_reads_one_entry_and_refuses_an_unknown_id(client, demo_tool_id):
+    tool = client.models.retrieve(f"tool:{demo_tool_id}")
+    assert (tool.id, tool.object, tool.owned_by) == (f"tool:{demo_tool_id}", "model", "parley")
+    assert getattr(tool, "name", None) == "Demo tutor"
+    assert client.models.retrieve("mock-model").id == "mock-model"
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.models.retrieve("no-such-model")
+    assert caught.value.code == "model_not_found"
