@@ -16,6 +16,10 @@
 //! does not have — is dropped and reported in [`Extracted::dropped`] (logged by the
 //! worker). The last valid payload wins; a function's payload wins over all of them.
 //!
+//! The text streams through a [`Gate`] that holds marker lines back until they are
+//! decided, so a reader never sees one and what it is shown is the stored text;
+//! [`extract`] is the gate over a whole text.
+//!
 //! Server-handled actions are Parley's own ([`ServerAction`]); a client runs one from the
 //! last answer's `suggested_actions` with `POST /v1/sessions/{id}/actions`.
 
@@ -24,7 +28,11 @@ use parley_protocol::events::{
 };
 use serde_json::Value;
 
-use crate::payloads::{PayloadRegistry, PayloadSource};
+pub use gate::{Found, Gate, MAX_MARKER_BYTES, Markers};
+
+use crate::payloads::PayloadRegistry;
+
+mod gate;
 
 /// The marker of suggested values.
 pub const VALUES_MARKER: &str = "SUGGESTED_VALUES";
@@ -102,134 +110,47 @@ pub struct Extracted {
     pub dropped: Vec<String>,
 }
 
-/// A marker line found in the text: where it starts, where its JSON ends, what it is.
-struct Found {
-    start: usize,
-    end: usize,
-    marker: String,
-    value: Value,
+/// Takes the markers out of `text`: suggestions, and payloads of the LLM types in
+/// `payload_types` (names in `registry`). The same as a [`Gate`] streaming it.
+pub fn extract(text: &str, registry: &PayloadRegistry, payload_types: &[&str]) -> Extracted {
+    let mut gate = Gate::new(Markers::new(registry, payload_types));
+    let mut kept = gate.push(text);
+    kept.push_str(&gate.finish());
+    let (extras, dropped) = contents(gate.found(), registry);
+    Extracted {
+        text: kept,
+        extras,
+        dropped,
+    }
 }
 
-/// Takes the markers out of `text`: suggestions, and payloads of the LLM types in
-/// `payload_types` (names in `registry`).
-pub fn extract(text: &str, registry: &PayloadRegistry, payload_types: &[&str]) -> Extracted {
-    let mut markers: Vec<(String, Option<String>)> = vec![
-        (VALUES_MARKER.to_owned(), None),
-        (ACTIONS_MARKER.to_owned(), None),
-    ];
-    for name in payload_types {
-        if let Some(kind) = registry.get(name)
-            && kind.source == PayloadSource::Llm
-        {
-            markers.push((kind.marker(), Some(kind.name.clone())));
-        }
-    }
-    let found = find_markers(text, &markers);
-    if found.is_empty() {
-        return Extracted {
-            text: text.to_owned(),
-            ..Extracted::default()
-        };
-    }
-    let mut out = Extracted::default();
-    let mut kept = String::with_capacity(text.len());
-    let mut at = 0;
+/// What the markers taken out of an answer carry, and why the contents that do not fit
+/// were dropped.
+pub fn contents(found: &[Found], registry: &PayloadRegistry) -> (ResponseExtras, Vec<String>) {
+    let mut extras = ResponseExtras::default();
+    let mut dropped = Vec::new();
     for f in found {
-        kept.push_str(&text[at..f.start]);
-        at = f.end;
-        let payload_type = markers
-            .iter()
-            .find(|(m, _)| *m == f.marker)
-            .and_then(|(_, t)| t.clone());
-        match (f.marker.as_str(), payload_type) {
-            (VALUES_MARKER, _) => match values(f.value) {
-                Ok(values) => out.extras.suggested_values = Some(values),
-                Err(why) => out.dropped.push(format!("{VALUES_MARKER}: {why}")),
+        let value = f.value.clone();
+        match (f.marker.as_str(), &f.payload_type) {
+            (VALUES_MARKER, _) => match values(value) {
+                Ok(values) => extras.suggested_values = Some(values),
+                Err(why) => dropped.push(format!("{VALUES_MARKER}: {why}")),
             },
             (ACTIONS_MARKER, _) => {
-                let (actions, why) = actions(f.value);
-                out.dropped
-                    .extend(why.into_iter().map(|w| format!("{ACTIONS_MARKER}: {w}")));
+                let (actions, why) = actions(value);
+                dropped.extend(why.into_iter().map(|w| format!("{ACTIONS_MARKER}: {w}")));
                 if !actions.is_empty() {
-                    out.extras.suggested_actions = Some(actions);
+                    extras.suggested_actions = Some(actions);
                 }
             }
-            (_, Some(name)) => match registry.payload(&name, f.value) {
-                Ok(payload) => out.extras.custom_payload = Some(payload),
-                Err(why) => out.dropped.push(format!("{}: {why}", f.marker)),
+            (_, Some(name)) => match registry.payload(name, value) {
+                Ok(payload) => extras.custom_payload = Some(payload),
+                Err(why) => dropped.push(format!("{}: {why}", f.marker)),
             },
             _ => {}
         }
     }
-    kept.push_str(&text[at..]);
-    out.text = kept.trim_end().to_owned();
-    out
-}
-
-/// Every marker line of `text` whose JSON parses, in order.
-fn find_markers(text: &str, markers: &[(String, Option<String>)]) -> Vec<Found> {
-    let mut found = Vec::new();
-    let mut line_start = 0;
-    while line_start < text.len() {
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |i| line_start + i);
-        let line = &text[line_start..line_end];
-        let indent = line.len() - line.trim_start().len();
-        let rest = &line[indent..];
-        let hit = markers.iter().find_map(|(m, _)| {
-            rest.strip_prefix(m.as_str())
-                .and_then(|r| r.strip_prefix(':'))
-                .map(|_| m.clone())
-        });
-        if let Some(marker) = hit {
-            let json_from = line_start + indent + marker.len() + 1;
-            if let Some((value, end)) = json_after(text, json_from) {
-                found.push(Found {
-                    start: line_start,
-                    end,
-                    marker,
-                    value,
-                });
-                line_start = end;
-                continue;
-            }
-        }
-        line_start = line_end + 1;
-    }
-    found
-}
-
-/// One JSON value starting at `from` (after white space, optionally fenced); its value
-/// and where it (and its fence, and the rest of its line) ends.
-fn json_after(text: &str, from: usize) -> Option<(Value, usize)> {
-    let mut at = from + (text[from..].len() - text[from..].trim_start().len());
-    let fenced = text[at..].starts_with("```");
-    if fenced {
-        at += text[at..].find('\n')? + 1;
-    }
-    let mut values = serde_json::Deserializer::from_str(&text[at..]).into_iter::<Value>();
-    let value = values.next()?.ok()?;
-    let mut end = at + values.byte_offset();
-    if fenced {
-        let after = &text[end..];
-        let close = after.find("```")?;
-        if !after[..close].trim().is_empty() {
-            return None;
-        }
-        end += close + 3;
-    }
-    // The rest of the line must be empty: the marker owns its line.
-    let after = &text[end..];
-    let line_rest = after.find('\n').map_or(after, |i| &after[..i]);
-    if !line_rest.trim().is_empty() {
-        return None;
-    }
-    end += line_rest.len();
-    if text[end..].starts_with('\n') {
-        end += 1;
-    }
-    Some((value, end))
+    (extras, dropped)
 }
 
 fn fits(text: &str) -> bool {

@@ -551,3 +551,41 @@ test("approval cards: approved with edited input in a second tab, denied with a 
   assert.deepEqual(await todos(client), ["buy oat milk"]);
   await context.close();
 });
+
+test("an answer with suggestions streams without its marker lines at any moment", async () => {
+  const { token } = await newUser("markers");
+  const { context, page } = await signedIn(token);
+  await newChat(page);
+  const reply =
+    'Here is the plan.\nSUGGESTED_VALUES: [{"label": "Go on", "value": "Yes, go on"}]\nWe start with fractions and then decimals and then percentages.\nSUGGESTED_ACTIONS: [{"label": "Done", "action": "end_session", "handler": "server"}]';
+  await send(page, `[[mock reply='${reply}' token_delay_ms=60]] plan`);
+  // Every 30 ms until the answer is complete: what the page shows of it so far.
+  const seen = [];
+  let shot = false;
+  const deadline = Date.now() + WAIT;
+  for (;;) {
+    assert.ok(Date.now() < deadline, `no complete answer: ${seen.at(-1)}`);
+    const now = await page.evaluate(() => {
+      const answer = [...document.querySelectorAll(".message.assistant")].at(-1);
+      return answer ? { state: answer.dataset.state, text: answer.querySelector(".answer")?.textContent ?? "" } : null;
+    });
+    if (now) {
+      seen.push(now.text);
+      if (!shot && now.state === "streaming" && now.text.includes("fractions")) {
+        await page.screenshot({ path: join(shots, "chat-streaming-suggestions.png") });
+        shot = true;
+      }
+      if (now.state === "complete") break;
+    }
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  assert.ok(shot, "a screenshot mid-stream");
+  for (const text of seen) assert.ok(!/SUGGESTED|\[\{/.test(text), `a marker was shown: ${text}`);
+  assert.ok(seen.some((t) => t.includes("Here is the plan.") && !t.includes("percentages")), "it streamed");
+  await completeAnswers(page, 1);
+  assert.deepEqual(await texts(page, ".chip"), ["Go on"]);
+  assert.deepEqual(await texts(page, ".action"), ["Done"]);
+  const final = await texts(page, ".message.assistant .answer");
+  assert.ok(final.at(-1).startsWith("Here is the plan.") && final.at(-1).endsWith("percentages."), final.at(-1));
+  await context.close();
+});

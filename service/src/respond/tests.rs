@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::payloads::PayloadType;
+use crate::payloads::{PayloadSource, PayloadType};
 
 fn registry() -> PayloadRegistry {
     PayloadRegistry::builtin_and([PayloadType {

@@ -310,3 +310,58 @@ both_backends!(
         assert!(!replay.text.contains("\nid:"), "no SSE ids");
     }
 );
+
+both_backends!(
+    a_streamed_answer_shows_its_stored_text_and_no_marker,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let reply = "Sure.\nSUGGESTED_VALUES: [{\"label\": \"More\", \"value\": \"Tell me more\"}]\nThat is all.";
+        let content = format!("[[mock reply='{reply}']] go");
+        let shown = "Sure.\nThat is all.";
+        // The `data:` lines' JSON of a streamed answer ([DONE] left out).
+        let chunks = |text: &str| -> Vec<Value> {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .filter(|d| *d != "[DONE]")
+                .map(|d| serde_json::from_str(d).expect("JSON data"))
+                .collect()
+        };
+        let chat = s
+            .post(
+                "/openai/v1/chat/completions",
+                &s.token,
+                &json!({"model": "mock-model", "stream": true, "messages": [{"role": "user", "content": content}]}),
+            )
+            .await;
+        chat.assert_status(200);
+        let streamed: String = chunks(&chat.text)
+            .iter()
+            .filter_map(|c| {
+                c["choices"][0]["delta"]["content"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
+            .collect();
+        assert_eq!(streamed, shown, "{}", chat.text);
+        let responses = s
+            .post(
+                "/openai/v1/responses",
+                &s.token,
+                &json!({"model": "mock-model", "stream": true, "input": content}),
+            )
+            .await;
+        responses.assert_status(200);
+        let events = chunks(&responses.text);
+        let deltas: String = events
+            .iter()
+            .filter(|e| e["type"] == "response.output_text.delta")
+            .filter_map(|e| e["delta"].as_str().map(str::to_owned))
+            .collect();
+        assert_eq!(deltas, shown, "{}", responses.text);
+        let done = events
+            .iter()
+            .find(|e| e["type"] == "response.output_text.done")
+            .expect("output_text.done");
+        assert_eq!(done["text"], shown);
+    }
+);

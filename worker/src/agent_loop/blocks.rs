@@ -41,13 +41,49 @@ impl Kind {
 }
 
 /// Appends text to the open block of its kind, opening a new block when the kind
-/// changes (or none is open).
+/// changes (or none is open). Text goes through the answer's marker gate: what it holds
+/// back is written once it is decided to be text, a marker never.
 pub async fn write(
     generation: &mut Generation,
     sink: &mut dyn Sink,
     kind: Kind,
     text: String,
 ) -> Result<(), SinkError> {
+    let text = match kind {
+        Kind::Text => generation.gate.push(&text),
+        Kind::Thinking => text,
+    };
+    show(generation, sink, kind, text).await
+}
+
+/// The model's text stops (a function call may follow): writes what the gate held that
+/// is text (not white space at its end), then closes the open block.
+pub async fn settle_and_close(
+    generation: &mut Generation,
+    sink: &mut dyn Sink,
+) -> Result<(), SinkError> {
+    let text = generation.gate.settle();
+    show(generation, sink, Kind::Text, text).await?;
+    close(generation, sink).await
+}
+
+/// The answer ends: writes what the gate held that is text, then closes the open block.
+pub async fn finish(generation: &mut Generation, sink: &mut dyn Sink) -> Result<(), SinkError> {
+    let text = generation.gate.finish();
+    show(generation, sink, Kind::Text, text).await?;
+    close(generation, sink).await
+}
+
+/// Appends `text` (to be shown) to the open block of its kind.
+async fn show(
+    generation: &mut Generation,
+    sink: &mut dyn Sink,
+    kind: Kind,
+    text: String,
+) -> Result<(), SinkError> {
+    if text.is_empty() {
+        return Ok(());
+    }
     let reuse = generation
         .open_block
         .filter(|&i| generation.drafts[i].kind() == kind.db());
@@ -80,11 +116,12 @@ pub async fn write_text(
 }
 
 /// An answer that is one whole text block (a skill's, a module's direct response): its
-/// events sent, its draft returned.
+/// events sent, its draft returned. Suggestion markers in it are taken out as from the
+/// model's.
 pub async fn whole_text(sink: &mut dyn Sink, text: String) -> Result<Generation, SinkError> {
     let mut generation = Generation::default();
     write_text(&mut generation, sink, text).await?;
-    close(&mut generation, sink).await?;
+    finish(&mut generation, sink).await?;
     Ok(generation)
 }
 
@@ -149,7 +186,7 @@ async fn start_calls(
     requested: Vec<Requested>,
     sink: &mut dyn Sink,
 ) -> Result<Vec<PlannedCall>, SinkError> {
-    close(generation, sink).await?;
+    settle_and_close(generation, sink).await?;
     let mut planned = Vec::with_capacity(requested.len());
     for call in requested {
         let n = (generation.results.len() + planned.len()) as u32;

@@ -237,10 +237,21 @@ pub struct Generation {
     pub fallback: Option<Fallback>,
     /// The text or thinking block deltas currently go to.
     open_block: Option<usize>,
+    /// What of the model's text may be shown, and the markers taken out of it.
+    pub gate: parley_service::respond::Gate,
 }
 
 impl Generation {
-    /// The answer's text: its text blocks, in order.
+    /// An answer whose text may carry `markers`.
+    pub fn new(markers: parley_service::respond::Markers) -> Self {
+        Self {
+            gate: parley_service::respond::Gate::new(markers),
+            ..Self::default()
+        }
+    }
+
+    /// The answer's text as shown and stored (its markers taken out): its text blocks,
+    /// in order.
     pub fn text(&self) -> String {
         self.drafts
             .iter()
@@ -274,6 +285,8 @@ pub struct Start<'a> {
     pub started: Instant,
     /// The turn's budgets (none: nothing is held).
     pub spend: Option<spend::Spend<'a>>,
+    /// The markers the answer's text may carry (taken out as it streams).
+    pub markers: parley_service::respond::Markers,
 }
 
 /// A call the model asked for in an earlier attempt that its user approved: run as the
@@ -294,7 +307,7 @@ pub async fn run(
     sink: &mut dyn Sink,
     functions: &mut dyn Functions,
 ) -> (Generation, LoopEnd) {
-    let mut generation = Generation::default();
+    let mut generation = Generation::new(start.markers);
     let mut messages = start.messages;
     let mut position = model_call::Position {
         index: 0,
@@ -413,13 +426,13 @@ fn waits(results: &[CallResult]) -> bool {
         .any(|r| r.state == ToolCallState::AwaitingApproval)
 }
 
-/// Closes the open block and returns the end.
+/// Shows what the gate still holds, closes the open block and returns the end.
 async fn end(
     mut generation: Generation,
     sink: &mut dyn Sink,
     end: LoopEnd,
 ) -> (Generation, LoopEnd) {
-    match blocks::close(&mut generation, sink).await {
+    match blocks::finish(&mut generation, sink).await {
         Ok(()) => (generation, end),
         Err(err) => (generation, LoopEnd::Internal(err)),
     }

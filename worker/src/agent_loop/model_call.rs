@@ -377,7 +377,9 @@ async fn once(
         outcome.end = CallEnd::Internal(err);
         return outcome;
     }
-    if let Err(err) = blocks::close(generation, sink).await {
+    // The response's text ends here: the line the gate holds is decided now, so the
+    // text said before its function calls is whole.
+    if let Err(err) = blocks::settle_and_close(generation, sink).await {
         outcome.end = CallEnd::Internal(err);
     }
     outcome

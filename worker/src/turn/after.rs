@@ -80,8 +80,12 @@ async fn apply(
             return Ok(None);
         }
     };
+    // The answer's markers went with its text.
+    generation.gate.forget_found();
     generation.drafts = if sink.discard_held() {
-        agent_loop::blocks::whole_text(sink, text).await?.drafts
+        let whole = agent_loop::blocks::whole_text(sink, text).await?;
+        generation.gate = whole.gate;
+        whole.drafts
     } else {
         moderation.replaced = true;
         vec![BlockDraft {

@@ -119,6 +119,10 @@ pub(super) async fn generate(
         approved: earlier.approved,
         started,
         spend,
+        markers: parley_service::respond::Markers::new(
+            registry.payloads(),
+            &config.payload_types().collect::<Vec<_>>(),
+        ),
     };
     let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
     let answered = &context.chain[generation.answered_by];

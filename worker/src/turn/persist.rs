@@ -216,25 +216,26 @@ async fn record_answer(
     })
 }
 
-/// The text of a completed answer without its markers, and what they and the function
-/// calls carried: suggestions, the LLM payloads of the types the tool enables
-/// (`payload_types` of its definition), the last function payload (which wins).
+/// The text of a completed answer (its markers were taken out as it streamed), and what
+/// they and the function calls carried: suggestions, the LLM payloads of the types the
+/// tool enables (`payload_types` of its definition), the last function payload (which
+/// wins).
 fn answer_and_extras(registry: &LiveRegistry, answer: &Answer) -> (String, Option<ResponseExtras>) {
-    let enabled: Vec<&str> = answer.session.config.payload_types().collect();
-    let extracted = respond::extract(
-        &answer.generation.text(),
+    let (mut extras, dropped) = respond::contents(
+        answer.generation.gate.found(),
         registry.snapshot().payloads(),
-        &enabled,
     );
-    for problem in &extracted.dropped {
+    for problem in &dropped {
         tracing::warn!(%problem, "dropped a marker's content from the model's answer");
     }
-    let mut extras = extracted.extras;
     extras.custom_payload = respond::final_payload(
         answer.generation.results.iter().map(|r| r.payload.clone()),
         extras.custom_payload,
     );
-    (extracted.text, (!extras.is_empty()).then_some(extras))
+    (
+        answer.generation.text(),
+        (!extras.is_empty()).then_some(extras),
+    )
 }
 
 /// One `ai_usage` row per LLM call of the turn.

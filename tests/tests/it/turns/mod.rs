@@ -14,12 +14,14 @@
 //! ([`readers`]), cancelling ([`cancel`]), resuming ([`resume`]), what to do while a
 //! prompt is active and idempotency ([`policies`]), provider faults and usage
 //! ([`faults`]), who may see a prompt and what a message may be ([`access`]), and what a
-//! turn writes and when ([`persistence`]).
+//! turn writes and when ([`persistence`]), and that readers are shown the stored text
+//! without markers ([`markers`]).
 
 mod access;
 mod cancel;
 mod fallback;
 mod faults;
+mod markers;
 mod persistence;
 mod policies;
 mod protocol;
