@@ -59,6 +59,9 @@ pub struct Problem {
     /// The resource this occurrence concerns, when there is one (e.g. the prompt of a
     /// failed turn, which can be resumed).
     pub instance: Option<String>,
+    /// The request body's field the problem concerns, as a path (`input[1].role`),
+    /// when there is one.
+    pub param: Option<String>,
     /// Seconds until the request may succeed: the `Retry-After` header of a 429, not a
     /// body field.
     #[oai(skip)]
@@ -90,6 +93,7 @@ impl Problem {
             code: ProblemCode(code),
             request_id: current_request_id(),
             instance: None,
+            param: None,
             retry_after_s: None,
         }
     }
@@ -105,6 +109,12 @@ impl Problem {
     /// The problem's code.
     pub fn code(&self) -> ErrorCode {
         self.code.0
+    }
+
+    /// Names the request body's field the problem concerns.
+    pub fn param(mut self, param: impl Into<String>) -> Self {
+        self.param = Some(param.into());
+        self
     }
 
     /// Names the resource this occurrence concerns.

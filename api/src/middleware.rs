@@ -117,18 +117,46 @@ async fn serve<E: Endpoint>(
     let max_body = guard.limits.body_limit(method, path);
     match read_body(&mut req, max_body).await {
         Err(problem) => problem_response(problem),
-        Ok(malformed) => match ep.call(req).await {
+        Ok((malformed, body)) => match ep.call(req).await {
             Ok(output) => output.into_response(),
             Err(err) if err.is::<MethodNotAllowedError>() => {
                 method_not_allowed(guard.routes.allow(path))
             }
             // The body is parsed after credentials and the role are checked, so
             // a malformed body is reported only to a caller who may send it.
-            Err(err) => match malformed {
-                Some(problem) if err.is::<ParseRequestPayloadError>() => problem_response(problem),
+            Err(err) => match (malformed, err.downcast_ref::<ParseRequestPayloadError>()) {
+                (Some(problem), Some(_)) => problem_response(problem),
+                (None, Some(refused)) => {
+                    problem_response(unfit(guard, method, path, &body, &refused.reason))
+                }
                 _ => problem_for(err).await,
             },
         },
+    }
+}
+
+/// The 422 for a JSON body that does not fit its operation's schema: the field it
+/// fails at (`param`) and why, never the values it holds.
+fn unfit(
+    guard: &Guard,
+    method: &poem::http::Method,
+    path: &str,
+    body: &[u8],
+    reason: &str,
+) -> Problem {
+    match guard.routes.misfit(method.as_str(), path, body) {
+        Some(misfit) if misfit.param.is_empty() => {
+            Problem::new(ErrorCode::ValidationFailed, misfit.why)
+        }
+        Some(misfit) => Problem::new(
+            ErrorCode::ValidationFailed,
+            format!("`{}`: {}", misfit.param, misfit.why),
+        )
+        .param(misfit.param),
+        None => Problem::new(
+            ErrorCode::ValidationFailed,
+            crate::spec::without_values(reason),
+        ),
     }
 }
 
@@ -138,8 +166,12 @@ const UNREAD_BODY_DRAIN: usize = 256 * 1024;
 const UNREAD_BODY_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Reads the body (413 above `max_body`). Returns the 400 `malformed_json` problem to
-/// answer if the operation parses the body and it is not JSON.
-async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>, Problem> {
+/// answer if the operation parses the body and it is not JSON, and the body's bytes
+/// (shared, not copied) to say where a body that is JSON does not fit.
+async fn read_body(
+    req: &mut Request,
+    max_body: usize,
+) -> Result<(Option<Problem>, bytes::Bytes), Problem> {
     let too_large = || {
         Problem::new(
             ErrorCode::PayloadTooLarge,
@@ -180,8 +212,8 @@ async fn read_body(req: &mut Request, max_body: usize) -> Result<Option<Problem>
                 format!("the request body is not valid JSON: {err}"),
             )
         });
-    req.set_body(bytes);
-    Ok(malformed)
+    req.set_body(bytes.clone());
+    Ok((malformed, bytes))
 }
 
 /// Reads and drops up to `limit` bytes of a body, for at most `within`.

@@ -364,6 +364,7 @@ type RouteEntry = (String, Vec<String>, BTreeMap<String, Option<Security>>);
 #[derive(Debug, Clone, Default)]
 pub struct Routes {
     routes: Vec<RouteEntry>,
+    bodies: Bodies,
 }
 
 impl Routes {
@@ -388,7 +389,16 @@ impl Routes {
                 (path.clone(), parts, methods)
             })
             .collect();
-        Self { routes }
+        Self {
+            routes,
+            bodies: Bodies::from_document(&doc),
+        }
+    }
+
+    /// Where a body poem-openapi refused does not fit the schema of `method` on `path`.
+    pub fn misfit(&self, method: &str, path: &str, body: &[u8]) -> Option<Misfit> {
+        let template = self.template(path)?;
+        self.bodies.misfit(method, template, body)
     }
 
     /// The `Allow` header value for `path`, if the document has it.
@@ -443,6 +453,9 @@ fn security_of(op: &Value) -> Option<Security> {
 fn segments(path: &str) -> impl Iterator<Item = &str> {
     path.trim_matches('/').split('/')
 }
+
+mod bodies;
+pub use bodies::{Bodies, Misfit, without_values};
 
 #[cfg(test)]
 mod tests;

@@ -118,7 +118,7 @@ pub fn response_of(problem: &Problem) -> Response {
         error: OpenAiErrorDetail {
             message: problem.detail.clone(),
             kind: error_type(status, &problem.detail).to_owned(),
-            param: None,
+            param: problem.param.clone(),
             code: Some(error_code(problem.code()).to_owned()),
         },
     };
@@ -156,11 +156,13 @@ pub async fn reshape(response: Response) -> Response {
         status: u16,
         code: String,
         detail: String,
+        param: Option<String>,
     }
     let Ok(read) = serde_json::from_slice::<Read>(&bytes) else {
         return Response::from_parts(parts, poem::Body::from(bytes));
     };
     let mut problem = Problem::read_back(read.status, &read.code, read.detail);
+    problem.param = read.param;
     problem.retry_after_s = parts
         .headers
         .get(header::RETRY_AFTER)

@@ -64,6 +64,12 @@ pub fn split(messages: Vec<(ChatRole, String)>) -> Result<Split, Box<Problem>> {
     }
     let last = match history.pop() {
         Some((MessageRole::User, text)) if !text.trim().is_empty() => text,
+        Some((MessageRole::Assistant, _)) => {
+            return Err(invalid(
+                ErrorCode::LastMessageNotUser,
+                "the last message is the assistant's: a Parley turn answers the user's message and does not continue a prefilled answer; send the user's message last",
+            ));
+        }
         _ => {
             return Err(invalid(
                 ErrorCode::LastMessageNotUser,

@@ -3,7 +3,7 @@
 //! WebUI, LibreChat, LangChain, the Vercel AI SDK, …) speak.
 //!
 //! A translation layer over `TurnService`, not a second turn engine (DESIGN §13): a
-//! request becomes a Parley turn ([`conversation`]), and what the client reads is
+//! request becomes a Parley turn ([`conversation`]; a response's input items: [`items`]), and what the client reads is
 //! derived from the prompt's events as they are read ([`chat_events`],
 //! [`response_events`]). So a chat completion or a response has everything a turn has —
 //! hooks, skills, functions (run by Parley, shown as text in a chat completion and as
@@ -20,6 +20,7 @@ pub mod error;
 #[cfg(test)]
 mod fixtures;
 mod input;
+mod items;
 mod models;
 mod replies;
 pub mod response_events;

@@ -17,8 +17,8 @@ use super::{
     chat_events::{ChatEnd, ChatTranslator},
     conversation::{self, Ask, Conversation},
     error::OpenAiError,
-    input::{invalid, parts_text, split, text_of},
-    models,
+    input::{invalid, split, text_of},
+    items, models,
     replies::{ChatReply, ResponseReply},
     response_events::{ResponseMeta, ResponsesTranslator},
     stream::{OpenAiStream, translated},
@@ -42,7 +42,7 @@ const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
 /// The events of `prompt` from its start, as a stream (live, or rebuilt after the log's
 /// retention), closed when the reader's credential is revoked.
-async fn events_of(
+pub(super) async fn events_of(
     state: &AppState,
     prompt: &prompts::Model,
     caller: &Caller,
@@ -53,7 +53,7 @@ async fn events_of(
 }
 
 /// Feeds `translate` with the prompt's events until the terminal one (or the wait ends).
-async fn fold_until_end<F: FnMut(&parley_protocol::events::StreamEvent)>(
+pub(super) async fn fold_until_end<F: FnMut(&parley_protocol::events::StreamEvent)>(
     mut events: sse::Events,
     wait: Duration,
     mut translate: F,
@@ -78,7 +78,7 @@ fn still_running() -> Box<Problem> {
 }
 
 /// A response's facts, from its prompt.
-fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> ResponseMeta {
+pub(super) fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> ResponseMeta {
     let surface = prompt
         .input
         .as_ref()
@@ -268,25 +268,7 @@ impl OpenAiApi {
         let body = body.0;
         let mut messages = match body.input {
             ResponseInput::Text(text) => vec![(ChatRole::User, text)],
-            ResponseInput::Items(items) => items
-                .into_iter()
-                .map(|item| {
-                    if item.kind.as_deref().is_some_and(|k| k != "message") {
-                        return Err(invalid(
-                            ErrorCode::UnsupportedInput,
-                            "only message items are supported in `input`",
-                        ));
-                    }
-                    let text = match item.content {
-                        ResponseInputContent::Text(text) => text,
-                        ResponseInputContent::Parts(parts) => parts_text(
-                            parts.into_iter().map(|p| (p.kind, p.text)),
-                            "input_text|output_text",
-                        )?,
-                    };
-                    Ok((item.role, text))
-                })
-                .collect::<Result<Vec<_>, Box<Problem>>>()?,
+            ResponseInput::Items(items) => items::conversation(&state, &auth.0, items).await?,
         };
         if let Some(instructions) = &body.instructions {
             messages.insert(0, (ChatRole::System, instructions.clone()));

@@ -229,18 +229,57 @@ pub enum ResponseInputContent {
     Parts(Vec<ResponseInputContentPart>),
 }
 
-/// One item of a response's input: a message.
+/// One item of a response's input, of the kind `type` names (`message` when absent):
+///
+/// * `message` — `role` and `content` (a string, or `input_text` / `output_text` parts);
+/// * `item_reference` — `id` of an output item of one of the caller's responses
+///   (`msg_…`, `mcp_…`), read as that item;
+/// * `mcp_call` — a call of Parley's own functions (`name`, `arguments`, `output`), as a
+///   response's output has it;
+/// * `function_call` (`call_id`, `name`, `arguments`) and `function_call_output`
+///   (`call_id`, `output`) — a call of the client's function and its result;
+/// * `reasoning` — a model's reasoning (`summary`, `encrypted_content`).
+///
+/// Calls, their results and reasoning are part of the conversation the input describes,
+/// not its text: like a Parley conversation's own history, the history a new
+/// conversation imports is its messages (docs/openai.md).
 #[derive(Debug, Clone, Object)]
 #[oai(rename = "ResponseInputItem")]
 pub struct ResponseInputItem {
-    /// `message` (the default; other item kinds are refused).
+    /// `message` (the default), `item_reference`, `mcp_call`, `function_call`,
+    /// `function_call_output` or `reasoning`.
     #[oai(rename = "type")]
     pub kind: Option<String>,
-    pub role: ChatRole,
-    pub content: ResponseInputContent,
+    /// `message`: who wrote it.
+    pub role: Option<ChatRole>,
+    /// `message`: what it says.
+    pub content: Option<ResponseInputContent>,
+    /// `item_reference`: the item referred to; other items: their own id.
+    #[oai(validator(max_length = 200))]
+    pub id: Option<String>,
+    /// `function_call`, `function_call_output`: the call's id.
+    #[oai(validator(max_length = 200))]
+    pub call_id: Option<String>,
+    /// `function_call`, `mcp_call`: the function called.
+    pub name: Option<String>,
+    /// `function_call`, `mcp_call`: its arguments (a JSON text).
+    pub arguments: Option<String>,
+    /// `function_call_output`: the result (a string or content parts); `mcp_call`: its
+    /// output.
+    pub output: Option<Value>,
+    /// `mcp_call`: the server (`parley`).
+    pub server_label: Option<String>,
+    /// `mcp_call`: why it failed.
+    pub error: Option<String>,
+    /// The item's status as its response had it.
+    pub status: Option<String>,
+    /// `reasoning`: its summary parts.
+    pub summary: Option<Vec<Value>>,
+    /// `reasoning`: the provider's encrypted reasoning.
+    pub encrypted_content: Option<String>,
 }
 
-/// A response's input: the user's message, or message items.
+/// A response's input: the user's message, or items.
 #[derive(Debug, Clone, Union)]
 #[oai(rename = "ResponseInput")]
 pub enum ResponseInput {

@@ -398,3 +398,29 @@ fn the_document_lists_every_error_code() {
         "{problem_code}"
     );
 }
+
+#[test]
+fn a_refused_body_is_located_in_the_documents_own_schema() {
+    let routes = Routes::from_document(&crate::spec());
+    let misfit = routes
+        .misfit(
+            "POST",
+            "/openai/v1/responses",
+            br#"{"model": "m", "input": "x", "background": "yes-please"}"#,
+        )
+        .expect("a misfit");
+    assert_eq!(misfit.param, "background");
+    assert!(!misfit.why.contains("yes-please"), "{misfit:?}");
+    let misfit = routes
+        .misfit("POST", "/v1/sessions/0197/messages", br#"{"content": 12}"#)
+        .expect("a misfit");
+    assert_eq!(misfit.param, "content");
+    assert_eq!(
+        routes.misfit(
+            "POST",
+            "/v1/sessions/0197/messages",
+            br#"{"content": "hi"}"#
+        ),
+        None
+    );
+}

@@ -2869,11 +2869,12 @@ export interface components {
          *     * `previous_response_not_found` (404): No such earlier response, or it belongs to someone else.
          *     * `unsupported_content` (400): Content parts other than text.
          *     * `last_message_not_user` (400): The last message is not the user's, with text.
-         *     * `unsupported_input` (400): Input items other than messages.
+         *     * `unsupported_input` (400): An input item Parley cannot read: an unknown type, or a client function's result for a turn that offered none.
+         *     * `item_not_found` (404): An `item_reference` names no output item of the caller's responses.
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "item_not_found" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -3954,6 +3955,11 @@ export interface components {
              *     failed turn, which can be resumed).
              */
             instance?: string;
+            /**
+             * @description The request body's field the problem concerns, as a path (`input[1].role`),
+             *     when there is one.
+             */
+            param?: string;
             /** @description The request id, also sent as the `X-Request-Id` response header. */
             request_id: string;
             /**
@@ -4271,7 +4277,7 @@ export interface components {
             /** @description `content_filter`: a module blocked the message or the answer. */
             reason: string;
         };
-        /** @description A response's input: the user's message, or message items. */
+        /** @description A response's input: the user's message, or items. */
         ResponseInput: string | components["schemas"]["ResponseInputItem"][];
         /** @description An input message's content: a string or text parts. */
         ResponseInputContent: string | components["schemas"]["ResponseInputContentPart"][];
@@ -4286,12 +4292,53 @@ export interface components {
         };
         /**
          * ResponseInputItem
-         * @description One item of a response's input: a message.
+         * @description One item of a response's input, of the kind `type` names (`message` when absent):
+         *
+         *     * `message` — `role` and `content` (a string, or `input_text` / `output_text` parts);
+         *     * `item_reference` — `id` of an output item of one of the caller's responses
+         *     (`msg_…`, `mcp_…`), read as that item;
+         *     * `mcp_call` — a call of Parley's own functions (`name`, `arguments`, `output`), as a
+         *     response's output has it;
+         *     * `function_call` (`call_id`, `name`, `arguments`) and `function_call_output`
+         *     (`call_id`, `output`) — a call of the client's function and its result;
+         *     * `reasoning` — a model's reasoning (`summary`, `encrypted_content`).
+         *
+         *     Calls, their results and reasoning are part of the conversation the input describes,
+         *     not its text: like a Parley conversation's own history, the history a new
+         *     conversation imports is its messages (docs/openai.md).
          */
         ResponseInputItem: {
-            content: components["schemas"]["ResponseInputContent"];
-            role: components["schemas"]["ChatRole"];
-            /** @description `message` (the default; other item kinds are refused). */
+            /** @description `function_call`, `mcp_call`: its arguments (a JSON text). */
+            arguments?: string | null;
+            /** @description `function_call`, `function_call_output`: the call's id. */
+            call_id?: string | null;
+            /** @description `message`: what it says. */
+            content?: components["schemas"]["ResponseInputContent"] | null;
+            /** @description `reasoning`: the provider's encrypted reasoning. */
+            encrypted_content?: string | null;
+            /** @description `mcp_call`: why it failed. */
+            error?: string | null;
+            /** @description `item_reference`: the item referred to; other items: their own id. */
+            id?: string | null;
+            /** @description `function_call`, `mcp_call`: the function called. */
+            name?: string | null;
+            /**
+             * @description `function_call_output`: the result (a string or content parts); `mcp_call`: its
+             *     output.
+             */
+            output?: unknown;
+            /** @description `message`: who wrote it. */
+            role?: components["schemas"]["ChatRole"] | null;
+            /** @description `mcp_call`: the server (`parley`). */
+            server_label?: string | null;
+            /** @description The item's status as its response had it. */
+            status?: string | null;
+            /** @description `reasoning`: its summary parts. */
+            summary?: unknown[] | null;
+            /**
+             * @description `message` (the default), `item_reference`, `mcp_call`, `function_call`,
+             *     `function_call_output` or `reasoning`.
+             */
             type?: string | null;
         };
         /**

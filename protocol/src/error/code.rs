@@ -332,8 +332,10 @@ catalogue! {
         UnsupportedContent = "unsupported_content", 400;
         /// The last message is not the user's, with text.
         LastMessageNotUser = "last_message_not_user", 400;
-        /// Input items other than messages.
+        /// An input item Parley cannot read: an unknown type, or a client function's result for a turn that offered none.
         UnsupportedInput = "unsupported_input", 400;
+        /// An `item_reference` names no output item of the caller's responses.
+        ItemNotFound = "item_not_found", 404;
         /// The response has finished: it cannot be cancelled.
         ResponseFinished = "response_finished", 400;
     }

@@ -33,6 +33,20 @@ both_backends!(unknown_field_is_422_naming_it, |app| async move {
     );
 });
 
+both_backends!(
+    a_value_that_does_not_fit_is_422_naming_its_field_not_its_value,
+    |app| async move {
+        // A role the document does not list: only a raw request can send it.
+        let body = json!({"email": "a@b.c", "name": "A", "role": "overlord-secret"});
+        let response = app.post_json("/v1/admin/users", app.admin(), &body).await;
+        assert_eq!(response.assert_problem(422), "validation_failed");
+        assert_eq!(response.body["param"], "role", "{response}");
+        let detail = response.body["detail"].as_str().unwrap_or_default();
+        assert!(detail.starts_with("`role`: "), "{response}");
+        assert!(!response.text.contains("overlord-secret"), "{response}");
+    }
+);
+
 both_backends!(body_over_the_limit_is_413, |app| async move {
     // 2 MiB of JSON against the default 1 MiB limit (the client does not check the
     // document's `maxLength`, see tests/build.rs).

@@ -365,3 +365,152 @@ both_backends!(
         assert_eq!(done["text"], shown);
     }
 );
+
+both_backends!(
+    a_responses_input_is_read_item_by_item_and_its_errors_name_the_field,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let first = s
+            .post(
+                "/openai/v1/responses",
+                &s.token,
+                &json!({"model": "mock-model", "input": "[[mock reply='The capital is Paris.']] capital?"}),
+            )
+            .await;
+        first.assert_status(200);
+        let answer_id = first.body["output"][0]["id"]
+            .as_str()
+            .expect("an item id")
+            .to_owned();
+        // Its output sent back (as `input += response.output` does), and as a reference.
+        for (how, said) in [
+            ("the item", first.body["output"][0].clone()),
+            (
+                "a reference",
+                json!({"type": "item_reference", "id": answer_id}),
+            ),
+        ] {
+            let input = json!([
+                {"role": "user", "content": "capital?"},
+                said,
+                {"type": "reasoning", "id": "rs_1", "summary": []},
+                {"type": "mcp_call", "id": "mcp_x", "server_label": "parley", "name": "getCurrentTime", "arguments": "{}", "output": "noon", "error": null, "status": "completed"},
+                {"type": "function_call", "call_id": "c1", "name": "lookup", "arguments": "{}"},
+                {"type": "function_call_output", "call_id": "c1", "output": "{\"ok\": true}"},
+                {"role": "user", "content": [{"type": "input_text", "text": "[[mock tokens=2]] and Spain?"}]},
+            ]);
+            let next = s
+                .post(
+                    "/openai/v1/responses",
+                    &s.token,
+                    &json!({"model": "mock-model", "input": input}),
+                )
+                .await;
+            next.assert_status(200);
+            let sent = s.mock.requests();
+            let roles: Vec<(&str, &str)> = sent.last().unwrap().messages[1..]
+                .iter()
+                .map(|m| (m.role.as_str(), m.content.as_str()))
+                .collect();
+            assert_eq!(
+                roles,
+                [
+                    ("user", "capital?"),
+                    ("assistant", "The capital is Paris."),
+                    ("user", "[[mock tokens=2]] and Spain?")
+                ],
+                "{how}"
+            );
+        }
+        // What is wrong is named by its path, and nothing of the input is repeated.
+        let secret = "my-secret-words";
+        for (input, param, code) in [
+            (
+                json!([{"role": "user", "content": secret}, {"type": "function_call", "name": "f"}]),
+                "input[1].call_id",
+                "validation_failed",
+            ),
+            (
+                json!([{"type": "message", "content": secret}]),
+                "input[0].role",
+                "validation_failed",
+            ),
+            (
+                json!([{"role": "user", "content": [{"type": "input_audio", "text": secret}]}]),
+                "input[0].content[0].type",
+                "unsupported_content",
+            ),
+            (
+                json!([{"type": "computer_call", "id": secret}]),
+                "input[0].type",
+                "unsupported_input",
+            ),
+            (
+                json!([{"role": "user", "content": secret}, {"type": "function_call_output", "call_id": "nope", "output": "x"}, {"role": "user", "content": "hi"}]),
+                "input[1].call_id",
+                "validation_failed",
+            ),
+            (
+                json!([{"role": "user", "content": secret}, {"type": "function_call", "call_id": "c", "name": "f"}, {"type": "function_call_output", "call_id": "c", "output": "x"}]),
+                "input[2]",
+                "unsupported_input",
+            ),
+        ] {
+            let refused = s
+                .post(
+                    "/openai/v1/responses",
+                    &s.token,
+                    &json!({"model": "mock-model", "input": input}),
+                )
+                .await;
+            refused.assert_status(400);
+            let error = &refused.body["error"];
+            assert_eq!(
+                (&error["param"], &error["code"]),
+                (&json!(param), &json!(code)),
+                "{}",
+                refused.text
+            );
+            assert!(!refused.text.contains(secret), "{}", refused.text);
+        }
+        // A body poem-openapi refuses is named the same way.
+        let refused = s
+            .post(
+                "/openai/v1/responses",
+                &s.token,
+                &json!({"model": "mock-model", "input": secret, "background": "yes-please"}),
+            )
+            .await;
+        refused.assert_status(400);
+        assert_eq!(
+            refused.body["error"]["param"], "background",
+            "{}",
+            refused.text
+        );
+        assert!(
+            !refused.text.contains("yes-please") && !refused.text.contains(secret),
+            "{}",
+            refused.text
+        );
+        // Another user's item, or none, is not found.
+        let (_, stranger) = s.app.create_user("stranger@example.com", "student").await;
+        for (token, id) in [(&stranger, answer_id.as_str()), (&s.token, "msg_0000_0")] {
+            let input =
+                json!([{"type": "item_reference", "id": id}, {"role": "user", "content": "hi"}]);
+            let missing = s
+                .post(
+                    "/openai/v1/responses",
+                    token,
+                    &json!({"model": "mock-model", "input": input}),
+                )
+                .await;
+            missing.assert_status(404);
+            assert_eq!(
+                missing.body["error"]["code"], "item_not_found",
+                "{}",
+                missing.text
+            );
+            assert_eq!(missing.body["error"]["param"], "input[0].id");
+        }
+    }
+);

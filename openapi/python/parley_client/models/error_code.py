@@ -33,6 +33,7 @@ class ErrorCode(StrEnum):
     INVALID_PARAMETER = "invalid_parameter"
     INVALID_TITLE = "invalid_title"
     INVALID_WINDOW = "invalid_window"
+    ITEM_NOT_FOUND = "item_not_found"
     LAST_MESSAGE_NOT_USER = "last_message_not_user"
     MALFORMED_JSON = "malformed_json"
     MAX_MESSAGES_REACHED = "max_messages_reached"

@@ -26,6 +26,8 @@ class Problem:
         type_ (str): A URI reference naming the problem type (`about:blank` or a Parley problem URI).
         instance (str | Unset): The resource this occurrence concerns, when there is one (e.g. the prompt of a
             failed turn, which can be resumed).
+        param (str | Unset): The request body's field the problem concerns, as a path (`input[1].role`),
+            when there is one.
     """
 
     code: str
@@ -35,6 +37,7 @@ class Problem:
     title: str
     type_: str
     instance: str | Unset = UNSET
+    param: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -52,6 +55,8 @@ class Problem:
 
         instance = self.instance
 
+        param = self.param
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -66,6 +71,8 @@ class Problem:
         )
         if instance is not UNSET:
             field_dict["instance"] = instance
+        if param is not UNSET:
+            field_dict["param"] = param
 
         return field_dict
 
@@ -86,6 +93,8 @@ class Problem:
 
         instance = d.pop("instance", UNSET)
 
+        param = d.pop("param", UNSET)
+
         problem = cls(
             code=code,
             detail=detail,
@@ -94,6 +103,7 @@ class Problem:
             title=title,
             type_=type_,
             instance=instance,
+            param=param,
         )
 
         problem.additional_properties = d

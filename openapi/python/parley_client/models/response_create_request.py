@@ -20,7 +20,7 @@ class ResponseCreateRequest:
     """`POST /openai/v1/responses`.
 
     Attributes:
-        input_ (list[ResponseInputItem] | str): A response's input: the user's message, or message items.
+        input_ (list[ResponseInputItem] | str): A response's input: the user's message, or items.
         model (str): A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
         background (bool | None | Unset): Answer at once (status `queued`) and run in the background; follow it with
             `GET /openai/v1/responses/{id}`.

@@ -106,7 +106,9 @@ class StreamEventErrorEvent:
             * `previous_response_not_found` (404): No such earlier response, or it belongs to someone else.
             * `unsupported_content` (400): Content parts other than text.
             * `last_message_not_user` (400): The last message is not the user's, with text.
-            * `unsupported_input` (400): Input items other than messages.
+            * `unsupported_input` (400): An input item Parley cannot read: an unknown type, or a client function's result
+            for a turn that offered none.
+            * `item_not_found` (404): An `item_reference` names no output item of the caller's responses.
             * `response_finished` (400): The response has finished: it cannot be cancelled.
         message (str):
         prompt_id (UUID):

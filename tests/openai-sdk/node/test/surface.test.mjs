@@ -240,7 +240,12 @@ test("the last message must be the user's: 400", async () => {
         { role: "assistant", content: "hello" },
       ],
     }),
-    (err) => err instanceof OpenAI.BadRequestError && err.status === 400 && err.type === "invalid_request_error",
+    (err) =>
+      err instanceof OpenAI.BadRequestError &&
+      err.status === 400 &&
+      err.type === "invalid_request_error" &&
+      err.code === "last_message_not_user" &&
+      /does not continue a prefilled answer/.test(err.message),
   );
 });
 
