@@ -3,6 +3,9 @@
 #
 # * the generated types match openapi/openapi.json (openapi-typescript; a drift fails);
 # * the sources typecheck (tsc) and bundle (esbuild);
+# * the client installs as a package (npm pack into a fresh project, and from a path):
+#   it imports by name, its types resolve under moduleResolution nodenext and bundler,
+#   and it runs a streamed turn;
 # * the chat and admin pages' committed bundles (api/assets) match their sources;
 # * node's test runner drives the client against a live `parley serve` with the mock LLM
 #   (PARLEY_BIN, PARLEY_MOCK_LLM_BIN: the workspace's debug builds by default), then the
@@ -52,6 +55,37 @@ log "node --test (against a live parley serve)"
 started=$(date +%s)
 node --test test/
 log "client tests took $(( $(date +%s) - started )) s"
+
+log "the client as a package: npm pack, a fresh project, its types (nodenext, bundler), a streamed turn"
+started=$(date +%s)
+npm pack --pack-destination "$work" --loglevel=error >/dev/null
+client_dir=$PWD
+project="$work/project"
+mkdir "$project"
+cp test-package/* "$project/"
+(
+    cd "$project"
+    npm init -y >/dev/null
+    npm pkg set type=module
+    npm install --no-audit --no-fund --loglevel=error "$work"/parley-client-*.tgz
+    for mode in nodenext bundler; do
+        node "$client_dir/node_modules/typescript/bin/tsc" -p "tsconfig.$mode.json" \
+            || die "the installed client's types fail under moduleResolution $mode"
+    done
+    PARLEY_HARNESS="$client_dir/test-support/harness.mjs" node turn.mjs
+)
+# From a path: npm links the checkout, whose dist/ the pack above built.
+linked="$work/linked"
+mkdir "$linked"
+cp test-package/turn.mjs "$linked/"
+(
+    cd "$linked"
+    npm init -y >/dev/null
+    npm pkg set type=module
+    npm install --no-audit --no-fund --loglevel=error "$client_dir"
+    PARLEY_HARNESS="$client_dir/test-support/harness.mjs" node turn.mjs
+)
+log "the package checks took $(( $(date +%s) - started )) s"
 
 log "the pages in headless Chromium (screenshots: ${PARLEY_SCREENSHOTS:-target/screenshots})"
 export CHROMIUM=${CHROMIUM:-$(command -v chromium || true)}

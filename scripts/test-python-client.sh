@@ -6,7 +6,9 @@
 #   drift fails;
 # * pytest (pinned in openapi/python/requirements-test.txt) drives it against a live
 #   `parley serve` with the mock LLM (PARLEY_BIN, PARLEY_MOCK_LLM_BIN: the workspace's
-#   debug builds by default).
+#   debug builds by default);
+# * installed into a fresh venv (`pip install openapi/python`), it runs a streamed turn,
+#   synchronous and async, from outside the checkout.
 #
 #   scripts/test-python-client.sh [PYTEST-ARGS...]
 #
@@ -67,4 +69,19 @@ started=$(date +%s)
 status=0
 (cd openapi/python && "$venv/bin/python" -m pytest -p no:cacheprovider "$@") || status=$?
 log "python client tests took $(( $(date +%s) - started )) s"
+
+# The package as a project installs it: `pip install openapi/python` into a fresh venv
+# (a copy in site-packages, not the editable checkout), its tests run from outside the
+# checkout so only the installed package can be imported.
+log "the package in a fresh venv: pip install openapi/python, a streamed turn (sync, async)"
+started=$(date +%s)
+fresh="$work/venv"
+python3 -m venv "$fresh"
+"$fresh/bin/pip" install --quiet --disable-pip-version-check \
+    -r openapi/python/requirements-test.txt ./openapi/python
+mkdir "$work/outside"
+cp -r openapi/python/tests "$work/outside/"
+(cd "$work/outside" && PARLEY_EXPECT_INSTALLED=1 "$fresh/bin/python" -m pytest -p no:cacheprovider \
+    -q tests/test_package.py) || status=$?
+log "the package check took $(( $(date +%s) - started )) s"
 exit "$status"

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use parley_protocol::error::ErrorCode;
 use poem::{
     Endpoint, IntoResponse, Request, Response,
-    error::{MethodNotAllowedError, ReadBodyError},
+    error::{MethodNotAllowedError, NotFoundError, ReadBodyError},
     http::{HeaderValue, header},
 };
 use poem_openapi::error::ParseRequestPayloadError;
@@ -122,6 +122,12 @@ async fn serve<E: Endpoint>(
             Err(err) if err.is::<MethodNotAllowedError>() => {
                 method_not_allowed(guard.routes.allow(path))
             }
+            Err(err) if err.is::<NotFoundError>() && doubled_prefix(path) => {
+                problem_response(Problem::new(
+                    ErrorCode::NotFound,
+                    "no such route: the path starts with `/v1` twice — a client whose base URL ends with `/v1` (or `/openai/v1`) puts it before every operation's path; use the server's address as the base URL",
+                ))
+            }
             // The body is parsed after credentials and the role are checked, so
             // a malformed body is reported only to a caller who may send it.
             Err(err) => match (malformed, err.downcast_ref::<ParseRequestPayloadError>()) {
@@ -133,6 +139,13 @@ async fn serve<E: Endpoint>(
             },
         },
     }
+}
+
+/// Whether `path` repeats the API's prefix (`/v1/v1/…`, `/openai/v1/v1/…`): the mark of
+/// a client configured with a base URL that already ends with it.
+fn doubled_prefix(path: &str) -> bool {
+    let rest = path.strip_prefix("/openai").unwrap_or(path);
+    rest.starts_with("/v1/v1/") || rest.starts_with("/v1/openai/v1/") || rest == "/v1/v1"
 }
 
 /// The 422 for a JSON body that does not fit its operation's schema: the field it

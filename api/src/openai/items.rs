@@ -19,8 +19,8 @@ use uuid::Uuid;
 use super::{
     conversation,
     input::parts_text,
+    reading::{events_of, fold_until_end, meta_of},
     response_events::ResponsesTranslator,
-    routes::{events_of, fold_until_end, meta_of},
     types::{ChatRole, ResponseInputContent, ResponseInputItem, ResponseOutputItem},
 };
 use crate::{error::Problem, identity::Caller, state::AppState};

@@ -19,8 +19,9 @@ use super::{
     error::OpenAiError,
     input::{invalid, split, text_of},
     items, models,
+    reading::{events_of, fold_until_end, meta_of},
     replies::{ChatReply, ResponseReply},
-    response_events::{ResponseMeta, ResponsesTranslator},
+    response_events::ResponsesTranslator,
     stream::{OpenAiStream, translated},
     types::*,
 };
@@ -40,64 +41,11 @@ type Read<T> = Result<T, OpenAiError<statuses::OpenAiRead>>;
 /// How long a cancel waits for the turn to end before answering.
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
-/// The events of `prompt` from its start, as a stream (live, or rebuilt after the log's
-/// retention), closed when the reader's credential is revoked.
-pub(super) async fn events_of(
-    state: &AppState,
-    prompt: &prompts::Model,
-    caller: &Caller,
-) -> Result<sse::Events, Box<Problem>> {
-    Ok(sse::from_start(state, prompt, caller.credential())
-        .await?
-        .into_events())
-}
-
-/// Feeds `translate` with the prompt's events until the terminal one (or the wait ends).
-pub(super) async fn fold_until_end<F: FnMut(&parley_protocol::events::StreamEvent)>(
-    mut events: sse::Events,
-    wait: Duration,
-    mut translate: F,
-) -> bool {
-    let folded = async {
-        while let Some(event) = events.next().await {
-            translate(&event);
-            if event.kind.is_terminal() {
-                return true;
-            }
-        }
-        false
-    };
-    tokio::time::timeout(wait, folded).await.unwrap_or(false)
-}
-
 fn still_running() -> Box<Problem> {
     Box::new(Problem::new(
         ErrorCode::Timeout,
         "the turn is still running; ask again with `stream: true`, or in the background",
     ))
-}
-
-/// A response's facts, from its prompt.
-pub(super) fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> ResponseMeta {
-    let surface = prompt
-        .input
-        .as_ref()
-        .and_then(|input| input.surface.clone());
-    ResponseMeta {
-        hex: prompt.id.simple().to_string(),
-        created_at: prompt.created_at.timestamp(),
-        model: surface
-            .as_ref()
-            .map(|s| s.model.clone())
-            .or_else(|| prompt.model.clone())
-            .unwrap_or_default(),
-        background: surface.as_ref().is_some_and(|s| s.background),
-        previous_response_id: surface
-            .and_then(|s| s.previous)
-            .map(|id| format!("resp_{}", id.simple())),
-        instructions: instructions
-            .or_else(|| prompt.input.as_ref().and_then(|i| i.instructions.clone())),
-    }
 }
 
 /// The status of a response that has not ended, from its prompt's state.

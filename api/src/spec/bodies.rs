@@ -93,14 +93,99 @@ impl Bodies {
             })
             .as_ref()?;
         let value: Value = serde_json::from_slice(body).ok()?;
-        let deepest = validator
+        validator
             .iter_errors(&value)
-            .max_by_key(|err| err.instance_path().to_string().matches('/').count())?;
-        Some(Misfit {
-            param: param_of(&deepest.instance_path().to_string()),
-            why: deepest.masked().to_string(),
-        })
+            .map(|err| deepest(&err))
+            .max_by_key(|(depth, _)| *depth)
+            .map(|(_, misfit)| misfit)
     }
+}
+
+/// How deep in the body `err` is (and how telling: a wrong type says least), and what
+/// it says — looking into the alternatives of an `anyOf` / `oneOf` that none matched:
+/// the one that got furthest names the field.
+fn deepest(err: &jsonschema::ValidationError<'_>) -> ((usize, u8), Misfit) {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let telling = match err.kind() {
+        Kind::AnyOf { .. } | Kind::OneOfNotValid { .. } => 0,
+        Kind::Type { .. } => 1,
+        _ => 2,
+    };
+    let own = ((depth(err), telling), misfit_of(err));
+    match err.kind() {
+        Kind::AnyOf { context } | Kind::OneOfNotValid { context } => context
+            .iter()
+            .flatten()
+            .map(deepest)
+            .max_by_key(|(rank, _)| *rank)
+            .filter(|(rank, _)| rank.0 >= own.0.0)
+            .unwrap_or(own),
+        _ => own,
+    }
+}
+
+fn depth(err: &jsonschema::ValidationError<'_>) -> usize {
+    err.instance_path().to_string().matches('/').count()
+}
+
+/// The field an error names and why, in words without the body's values: a missing or
+/// unknown field is named itself.
+fn misfit_of(err: &jsonschema::ValidationError<'_>) -> Misfit {
+    use jsonschema::error::ValidationErrorKind as Kind;
+    let at = param_of(&err.instance_path().to_string());
+    let under = |field: &str| {
+        if at.is_empty() {
+            field.to_owned()
+        } else {
+            format!("{at}.{field}")
+        }
+    };
+    match err.kind() {
+        Kind::Required { property } => Misfit {
+            param: under(property.as_str().unwrap_or_default()),
+            why: "a required field is missing".into(),
+        },
+        Kind::AdditionalProperties { unexpected } | Kind::UnevaluatedProperties { unexpected } => {
+            let names: Vec<String> = unexpected.iter().map(|u| format!("`{u}`")).collect();
+            Misfit {
+                param: under(unexpected.first().map_or("", String::as_str)),
+                why: format!("no such field ({})", names.join(", ")),
+            }
+        }
+        // A name that is not one of a list is most likely a misspelt name: a short one is
+        // shown (a long string could be anything, a secret pasted into the wrong field).
+        Kind::Enum { options } => {
+            let name = err.instance().as_str().filter(|v| is_a_name(v));
+            let listed = options
+                .as_array()
+                .map(|o| {
+                    o.iter()
+                        .map(Value::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            Misfit {
+                param: at,
+                why: match name {
+                    Some(name) => format!("`{name}` is not one of {listed}"),
+                    None => format!("not one of {listed}"),
+                },
+            }
+        }
+        _ => Misfit {
+            param: at,
+            why: err.masked().to_string(),
+        },
+    }
+}
+
+/// Whether a refused value reads as a name: at most 32 letters, digits, `_`, `-`, `.`.
+fn is_a_name(value: &str) -> bool {
+    (1..=32).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// A JSON pointer (`/input/1/role`) as a parameter path (`input[1].role`).
@@ -171,9 +256,10 @@ mod tests {
                 "Thing": {"type": "object", "required": ["name", "parts"], "properties": {
                     "name": {"type": "string", "maxLength": 5},
                     "note": {"type": "string", "nullable": true},
+                    "mode": {"type": "string", "enum": ["fast", "slow"]},
                     "parts": {"type": "array", "items": {"$ref": "#/components/schemas/Part"}},
                 }},
-                "Part": {"type": "object", "required": ["kind"], "properties": {"kind": {"type": "string"}}},
+                "Part": {"type": "object", "required": ["kind"], "additionalProperties": false, "properties": {"kind": {"type": "string"}}},
             }},
         }))
     }
@@ -188,7 +274,15 @@ mod tests {
         let long = misfit(r#"{"name": "secret-token-value", "parts": []}"#).unwrap();
         assert_eq!(long.param, "name");
         assert!(!long.why.contains("secret"), "{long:?}");
-        assert_eq!(misfit(r#"{"parts": []}"#).unwrap().param, "");
+        assert_eq!(misfit(r#"{"parts": []}"#).unwrap().param, "name");
+        let unknown = misfit(r#"{"name": "a", "parts": [{"kind": "x", "colour": "red"}]}"#);
+        assert_eq!(
+            unknown.unwrap(),
+            Misfit {
+                param: "parts[0].colour".into(),
+                why: "no such field (`colour`)".into()
+            }
+        );
         // null where the document says nullable fits; where it does not, it is named.
         assert_eq!(misfit(r#"{"name": "a", "note": null, "parts": []}"#), None);
         assert_eq!(
@@ -196,6 +290,20 @@ mod tests {
             "name"
         );
         assert_eq!(bodies.misfit("POST", "/other", b"{}"), None);
+        // A misspelt name is shown; anything longer, or not name-like, is not.
+        let kind = |value: &str| {
+            misfit(&format!(r#"{{"name": "a", "parts": [], "mode": {value}}}"#)).unwrap()
+        };
+        assert_eq!(
+            kind(r#""fats""#).why,
+            r#"`fats` is not one of "fast", "slow""#
+        );
+        let long = kind(r#""prl_0123456789abcdefghijklmnopqrstuvwxyz""#);
+        assert_eq!(
+            (long.param.as_str(), long.why.as_str()),
+            ("mode", r#"not one of "fast", "slow""#)
+        );
+        assert!(!kind(r#""two words""#).why.contains("two"));
     }
 
     #[test]

@@ -14,7 +14,8 @@
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
 
-import type { components } from "./schema";
+import { parleyBase } from "./base.js";
+import type { components } from "./schema.js";
 
 type StreamEvent = components["schemas"]["StreamEvent"];
 
@@ -128,7 +129,7 @@ export async function* followPrompt(options: FollowOptions): AsyncGenerator<Stre
   let failures = 0;
   for (;;) {
     const url = new URL(
-      `${options.baseUrl.replace(/\/+$/, "")}/v1/prompts/${options.promptId}/events`,
+      `${parleyBase(options.baseUrl)}/v1/prompts/${options.promptId}/events`,
     );
     const headers: Record<string, string> = { Accept: "text/event-stream" };
     if (state.after > 0) headers["Last-Event-ID"] = String(state.after);
@@ -202,7 +203,7 @@ export async function* streamTurn(options: StreamTurnOptions): AsyncGenerator<St
     "Content-Type": "application/json",
   };
   if (options.idempotencyKey) headers["Idempotency-Key"] = options.idempotencyKey;
-  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const baseUrl = parleyBase(options.baseUrl);
   const response = await doFetch(`${baseUrl}/v1/sessions/${options.sessionId}/messages`, {
     method: "POST",
     headers,

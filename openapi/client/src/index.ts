@@ -12,11 +12,13 @@
  */
 import createClient, { type Client } from "openapi-fetch";
 
-import type { components, paths } from "./schema";
+import { parleyBase } from "./base.js";
+import type { components, paths } from "./schema.js";
 
-export type { components, operations, paths } from "./schema";
-export * from "./feed";
-export * from "./user_feed";
+export type { components, operations, paths } from "./schema.js";
+export { parleyBase } from "./base.js";
+export * from "./feed.js";
+export * from "./user_feed.js";
 
 export type Schemas = components["schemas"];
 export type StreamEvent = Schemas["StreamEvent"];
@@ -35,7 +37,7 @@ export interface ParleyOptions {
 /** A typed client: `client.GET("/v1/sessions/{id}", { params: { path: { id } } })`. */
 export function createParley(options: ParleyOptions): ParleyClient {
   const client = createClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    baseUrl: parleyBase(options.baseUrl),
     fetch: options.fetch,
   });
   if (options.token) {

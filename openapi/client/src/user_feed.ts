@@ -15,8 +15,9 @@
  */
 import { EventSourceParserStream } from "eventsource-parser/stream";
 
-import { FeedError } from "./feed";
-import type { components } from "./schema";
+import { FeedError } from "./feed.js";
+import { parleyBase } from "./base.js";
+import type { components } from "./schema.js";
 
 export type UserEvent = components["schemas"]["UserEvent"];
 
@@ -56,7 +57,7 @@ export async function* followUserFeed(options: FollowUserFeedOptions): AsyncGene
   const maxRetries = options.maxRetries ?? 10;
   let failures = 0;
   for (;;) {
-    const url = new URL(`${options.baseUrl.replace(/\/+$/, "")}/v1/feed`);
+    const url = new URL(`${parleyBase(options.baseUrl)}/v1/feed`);
     const headers: Record<string, string> = { Accept: "text/event-stream" };
     if (after > 0) headers["Last-Event-ID"] = String(after);
     if (options.feedToken !== undefined) {

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 from uuid import UUID
 
@@ -66,8 +66,8 @@ class _Feed:
         self.outcome: str | float = "dropped"
         self.prompt_id: str | None = None
 
-    def drain(self, response: httpx.Response) -> Iterator[dict[str, Any]]:
-        """Yields the new events of one SSE response; sets `outcome` when it stops."""
+    def check(self, response: httpx.Response) -> None:
+        """Starts reading one SSE response: raises unless it is an event stream."""
         self.outcome = "dropped"
         media = response.headers.get("content-type", "").split(";")[0].strip()
         if media != "text/event-stream":
@@ -76,35 +76,72 @@ class _Feed:
                 code="not_an_event_stream",
                 detail=f"expected text/event-stream, got {media or 'no content type'}",
             )
+
+    def take(self, data: str) -> tuple[dict[str, Any] | None, bool]:
+        """One SSE event's `data:`: the event to yield (None: none), and whether the
+        response is done with (a terminal event, or `reconnect`; `outcome` says which)."""
+        if not data:
+            return None, False
+        event = json.loads(data)
+        kind = event.get("type")
+        if kind == "ping":
+            return None, False
+        if kind == "reconnect":
+            self.outcome = int(event.get("retry_ms", 1000)) / 1000
+            return None, True
+        self.prompt_id = self.prompt_id or event.get("prompt_id")
+        seq = event.get("seq")
+        if kind == "reset":
+            # The feed was rebuilt from the database: what follows replaces what we hold.
+            self.after = int(seq)
+            return event, False
+        if seq is not None:
+            if seq <= self.after:
+                return None, False
+            self.after = int(seq)
+        if kind in TERMINAL:
+            self.outcome = "ended"
+            return event, True
+        return event, False
+
+    def drain(self, response: httpx.Response) -> Iterator[dict[str, Any]]:
+        """Yields the new events of one SSE response; sets `outcome` when it stops."""
+        self.check(response)
         try:
             for sse in EventSource(response).iter_sse():
-                if not sse.data:
-                    continue
-                event = json.loads(sse.data)
-                kind = event.get("type")
-                if kind == "ping":
-                    continue
-                if kind == "reconnect":
-                    self.outcome = int(event.get("retry_ms", 1000)) / 1000
-                    return
-                self.prompt_id = self.prompt_id or event.get("prompt_id")
-                seq = event.get("seq")
-                if kind == "reset":
-                    # The feed was rebuilt from the database: what follows replaces what we hold.
-                    self.after = int(seq)
+                event, done = self.take(sse.data)
+                if event is not None:
                     yield event
-                    continue
-                if seq is not None:
-                    if seq <= self.after:
-                        continue
-                    self.after = int(seq)
-                yield event
-                if kind in TERMINAL:
-                    self.outcome = "ended"
+                if done:
                     return
         except (httpx.TransportError, SSEError):
             # The connection dropped mid-stream (or the body is not SSE any more): resume.
             self.outcome = "dropped"
+
+    async def adrain(self, response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+        """`drain` for an async response."""
+        self.check(response)
+        try:
+            async for sse in EventSource(response).aiter_sse():
+                event, done = self.take(sse.data)
+                if event is not None:
+                    yield event
+                if done:
+                    return
+        except (httpx.TransportError, SSEError):
+            self.outcome = "dropped"
+
+
+def check_base_url(client: AuthenticatedClient | Client) -> None:
+    """Raises ValueError for a base URL that ends with `/v1` (or the OpenAI surface's
+    `/openai/v1`): Parley's paths start with `/v1`, so every request would answer 404."""
+    base = str(client._base_url).rstrip("/")
+    if base.endswith("/v1"):
+        fixed = base.removesuffix("/v1").removesuffix("/openai")
+        raise ValueError(
+            f"Parley's base URL is where it serves, without /v1 (the operations' paths start with it): "
+            f"use {fixed!r}, not {str(client._base_url)!r}"
+        )
 
 
 def _sse_headers(after: int) -> dict[str, str]:
@@ -170,6 +207,7 @@ def follow_prompt(
     fail in a row (no new event) before giving up (`FeedDropped`, or the error);
     `retry_delay`: seconds to wait before connecting again when the server did not say.
     """
+    check_base_url(client)
     prompt_id = str(prompt_id)
     http = client.get_httpx_client()
     feed = _Feed(after)
@@ -223,6 +261,7 @@ def stream_turn(
     as `Idempotency-Key` (a retried send returns the same turn); `params`: query
     parameters (`on_active`). Raises `ParleyProblem` when Parley refuses the message.
     """
+    check_base_url(client)
     http = client.get_httpx_client()
     headers = {"Accept": "text/event-stream"}
     if idempotency_key is not None:

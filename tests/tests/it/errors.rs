@@ -36,14 +36,25 @@ both_backends!(unknown_field_is_422_naming_it, |app| async move {
 both_backends!(
     a_value_that_does_not_fit_is_422_naming_its_field_not_its_value,
     |app| async move {
-        // A role the document does not list: only a raw request can send it.
-        let body = json!({"email": "a@b.c", "name": "A", "role": "overlord-secret"});
-        let response = app.post_json("/v1/admin/users", app.admin(), &body).await;
-        assert_eq!(response.assert_problem(422), "validation_failed");
-        assert_eq!(response.body["param"], "role", "{response}");
-        let detail = response.body["detail"].as_str().unwrap_or_default();
-        assert!(detail.starts_with("`role`: "), "{response}");
-        assert!(!response.text.contains("overlord-secret"), "{response}");
+        // Roles the document does not list: only a raw request can send them. Something
+        // pasted into the field is not repeated; a misspelt name is.
+        let secret = "prl_pasted0123456789abcdefghijklmnopqrstuvwxyz";
+        for (role, shown) in [
+            (json!({"token": secret}), None),
+            (json!(secret), None),
+            (json!("teachr"), Some("`teachr`")),
+        ] {
+            let body = json!({"email": "a@b.c", "name": "A", "role": role});
+            let response = app.post_json("/v1/admin/users", app.admin(), &body).await;
+            assert_eq!(response.assert_problem(422), "validation_failed");
+            assert_eq!(response.body["param"], "role", "{response}");
+            let detail = response.body["detail"].as_str().unwrap_or_default();
+            assert!(detail.starts_with("`role`: "), "{response}");
+            assert!(!response.text.contains(secret), "{response}");
+            if let Some(shown) = shown {
+                assert!(detail.contains(shown), "{response}");
+            }
+        }
     }
 );
 
@@ -75,4 +86,20 @@ both_backends!(unknown_route_is_404_problem, |app| async move {
     response.assert_problem(404);
     let response = app.get("/nope", None).await;
     response.assert_problem(404);
+    // A client whose base URL ends with `/v1` is told so.
+    for path in ["/v1/v1/tools", "/openai/v1/v1/models"] {
+        let response = app.get(path, app.admin()).await;
+        response.assert_status(404);
+        // problem+json under /v1, OpenAI's error shape under /openai/.
+        let said = response.body["detail"]
+            .as_str()
+            .or(response.body["error"]["message"].as_str())
+            .unwrap_or_default();
+        assert!(
+            said.contains("base URL ends with `/v1`"),
+            "{path}: {response}"
+        );
+    }
+    let response = app.get("/v1/no-such-thing", app.admin()).await;
+    assert!(!response.text.contains("base URL"), "{response}");
 });
