@@ -88,3 +88,19 @@ pub fn split(messages: Vec<(ChatRole, String)>) -> Result<Split, Box<Problem>> {
         last,
     ))
 }
+
+/// Refuses the options of a request that Parley does not offer, naming the first one: a
+/// client asking for five choices or token log probabilities must not get one plain
+/// answer as if it had.
+pub fn refuse_unsupported(options: &[(&str, bool)]) -> Result<(), Box<Problem>> {
+    match options.iter().find(|(_, asked)| *asked) {
+        Some((param, _)) => Err(Box::new(
+            Problem::new(
+                ErrorCode::UnsupportedParameter,
+                format!("`{param}`: Parley does not offer it; leave it out (docs/openai.md, \"What differs from OpenAI\")"),
+            )
+            .param(*param),
+        )),
+        None => Ok(()),
+    }
+}

@@ -17,7 +17,7 @@ use super::{
     chat_events::{ChatEnd, ChatTranslator},
     conversation::{self, Ask, Conversation},
     error::OpenAiError,
-    input::{invalid, split, text_of},
+    input::{invalid, refuse_unsupported, split, text_of},
     items, models,
     reading::{events_of, fold_until_end, meta_of},
     replies::{ChatReply, ResponseReply},
@@ -132,6 +132,26 @@ impl OpenAiApi {
     ) -> Created<ChatReply> {
         may_chat(&auth.0)?;
         let body = body.0;
+        let present = |v: &Option<serde_json::Value>| v.as_ref().is_some_and(|v| !v.is_null());
+        refuse_unsupported(&[
+            ("n", body.n.is_some_and(|n| n > 1)),
+            ("logprobs", body.logprobs == Some(true)),
+            ("top_logprobs", body.top_logprobs.is_some_and(|n| n > 0)),
+            ("audio", present(&body.audio)),
+            (
+                "modalities",
+                body.modalities
+                    .as_ref()
+                    .is_some_and(|m| m.iter().any(|m| m != "text")),
+            ),
+            ("prediction", present(&body.prediction)),
+            (
+                "logit_bias",
+                body.logit_bias
+                    .as_ref()
+                    .is_some_and(|b| b.as_object().is_none_or(|b| !b.is_empty()) && !b.is_null()),
+            ),
+        ])?;
         let messages = body
             .messages
             .into_iter()
@@ -214,6 +234,7 @@ impl OpenAiApi {
     ) -> Created<ResponseReply> {
         may_chat(&auth.0)?;
         let body = body.0;
+        refuse_unsupported(&[("top_logprobs", body.top_logprobs.is_some_and(|n| n > 0))])?;
         let mut messages = match body.input {
             ResponseInput::Text(text) => vec![(ChatRole::User, text)],
             ResponseInput::Items(items) => items::conversation(&state, &auth.0, items).await?,

@@ -3,7 +3,9 @@
 //! follow OpenAI's own (`chat.completion`, `response`, …); fields the official SDKs
 //! require are always present (nullable ones as `null`), per `tests/openai-sdk/SHAPES.md`.
 //! Request objects accept and ignore the many fields of OpenAI's requests Parley does
-//! not use (`temperature`, `tools`, `store`, …): no `deny_unknown_fields` here.
+//! not use (`temperature`, `tools`, `store`, …): no `deny_unknown_fields` here. The
+//! options that would change what the client gets back and that Parley does not offer
+//! (`n`, `logprobs`, `audio`, …) are fields, so that asking for one is refused by name.
 
 use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;
@@ -96,6 +98,20 @@ pub struct ChatCompletionRequest {
     /// Stream `chat.completion.chunk` events (Server-Sent Events).
     pub stream: Option<bool>,
     pub stream_options: Option<ChatStreamOptions>,
+    /// Choices to generate: only 1 (more is 400 `unsupported_parameter`).
+    pub n: Option<u32>,
+    /// Token log probabilities: not available (`true` is 400 `unsupported_parameter`).
+    pub logprobs: Option<bool>,
+    /// Not available (above 0 is 400 `unsupported_parameter`).
+    pub top_logprobs: Option<u32>,
+    /// Audio output: not available (400 `unsupported_parameter`).
+    pub audio: Option<Value>,
+    /// Only `["text"]` (anything else is 400 `unsupported_parameter`).
+    pub modalities: Option<Vec<String>>,
+    /// Predicted outputs: not available (400 `unsupported_parameter`).
+    pub prediction: Option<Value>,
+    /// Token biases: not available (a non-empty map is 400 `unsupported_parameter`).
+    pub logit_bias: Option<Value>,
 }
 
 /// Token counts of a completion.
@@ -306,6 +322,8 @@ pub struct ResponseCreateRequest {
     pub background: Option<bool>,
     /// Stream the response's events (Server-Sent Events).
     pub stream: Option<bool>,
+    /// Not available (above 0 is 400 `unsupported_parameter`).
+    pub top_logprobs: Option<u32>,
 }
 
 /// One event of a response's stream (`event: <type>`, `data: {…}`): `response.created`,

@@ -2295,13 +2295,33 @@ export interface components {
          * @description `POST /openai/v1/chat/completions`.
          */
         ChatCompletionRequest: {
+            /** @description Audio output: not available (400 `unsupported_parameter`). */
+            audio?: unknown;
+            /** @description Token biases: not available (a non-empty map is 400 `unsupported_parameter`). */
+            logit_bias?: unknown;
+            /** @description Token log probabilities: not available (`true` is 400 `unsupported_parameter`). */
+            logprobs?: boolean | null;
             /** @description The conversation; the last one is the user's message this turn answers. */
             messages: components["schemas"]["ChatMessageInput"][];
+            /** @description Only `["text"]` (anything else is 400 `unsupported_parameter`). */
+            modalities?: string[] | null;
             /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
             model: string;
+            /**
+             * Format: uint32
+             * @description Choices to generate: only 1 (more is 400 `unsupported_parameter`).
+             */
+            n?: number | null;
+            /** @description Predicted outputs: not available (400 `unsupported_parameter`). */
+            prediction?: unknown;
             /** @description Stream `chat.completion.chunk` events (Server-Sent Events). */
             stream?: boolean | null;
             stream_options?: components["schemas"]["ChatStreamOptions"] | null;
+            /**
+             * Format: uint32
+             * @description Not available (above 0 is 400 `unsupported_parameter`).
+             */
+            top_logprobs?: number | null;
         };
         /**
          * ChatCompletionSseEvent
@@ -2870,11 +2890,12 @@ export interface components {
          *     * `unsupported_content` (400): Content parts other than text.
          *     * `last_message_not_user` (400): The last message is not the user's, with text.
          *     * `unsupported_input` (400): An input item Parley cannot read: an unknown type, or a client function's result for a turn that offered none.
+         *     * `unsupported_parameter` (400): A request option Parley does not offer (`n` above 1, `logprobs`, `audio`, …).
          *     * `item_not_found` (404): An `item_reference` names no output item of the caller's responses.
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "item_not_found" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "unsupported_parameter" | "item_not_found" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -4268,6 +4289,11 @@ export interface components {
             previous_response_id?: string | null;
             /** @description Stream the response's events (Server-Sent Events). */
             stream?: boolean | null;
+            /**
+             * Format: uint32
+             * @description Not available (above 0 is 400 `unsupported_parameter`).
+             */
+            top_logprobs?: number | null;
         };
         /**
          * ResponseIncompleteDetails

@@ -334,6 +334,8 @@ catalogue! {
         LastMessageNotUser = "last_message_not_user", 400;
         /// An input item Parley cannot read: an unknown type, or a client function's result for a turn that offered none.
         UnsupportedInput = "unsupported_input", 400;
+        /// A request option Parley does not offer (`n` above 1, `logprobs`, `audio`, …).
+        UnsupportedParameter = "unsupported_parameter", 400;
         /// An `item_reference` names no output item of the caller's responses.
         ItemNotFound = "item_not_found", 404;
         /// The response has finished: it cannot be cancelled.

@@ -514,3 +514,63 @@ both_backends!(
         }
     }
 );
+
+both_backends!(
+    options_parley_does_not_offer_are_refused_by_name,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let chat = |extra: Value| {
+            let mut body = json!({"model": "mock-model", "messages": [{"role": "user", "content": "[[mock tokens=1]] hi"}]});
+            body.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            body
+        };
+        for (extra, param) in [
+            (json!({"n": 2}), "n"),
+            (json!({"logprobs": true}), "logprobs"),
+            (json!({"top_logprobs": 3}), "top_logprobs"),
+            (
+                json!({"audio": {"voice": "alloy", "format": "wav"}}),
+                "audio",
+            ),
+            (json!({"modalities": ["text", "audio"]}), "modalities"),
+            (
+                json!({"prediction": {"type": "content", "content": "x"}}),
+                "prediction",
+            ),
+            (json!({"logit_bias": {"50256": -100}}), "logit_bias"),
+        ] {
+            let refused = s
+                .post("/openai/v1/chat/completions", &s.token, &chat(extra))
+                .await;
+            refused.assert_status(400);
+            let error = &refused.body["error"];
+            assert_eq!(
+                (&error["code"], &error["param"]),
+                (&json!("unsupported_parameter"), &json!(param)),
+                "{}",
+                refused.text
+            );
+        }
+        // What clients send by default is no request for them.
+        let defaults = json!({"n": 1, "logprobs": false, "top_logprobs": 0, "modalities": ["text"], "logit_bias": {}, "audio": null});
+        s.post("/openai/v1/chat/completions", &s.token, &chat(defaults))
+            .await
+            .assert_status(200);
+        let refused = s
+            .post(
+                "/openai/v1/responses",
+                &s.token,
+                &json!({"model": "mock-model", "input": "hi", "top_logprobs": 2}),
+            )
+            .await;
+        refused.assert_status(400);
+        assert_eq!(refused.body["error"]["param"], "top_logprobs");
+        assert_eq!(
+            s.mock.requests().len(),
+            1,
+            "only the request without them reached the model"
+        );
+    }
+);

@@ -23,14 +23,28 @@ class ChatCompletionRequest:
     Attributes:
         messages (list[ChatMessageInput]): The conversation; the last one is the user's message this turn answers.
         model (str): A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
+        audio (Any | Unset): Audio output: not available (400 `unsupported_parameter`).
+        logit_bias (Any | Unset): Token biases: not available (a non-empty map is 400 `unsupported_parameter`).
+        logprobs (bool | None | Unset): Token log probabilities: not available (`true` is 400 `unsupported_parameter`).
+        modalities (list[str] | None | Unset): Only `["text"]` (anything else is 400 `unsupported_parameter`).
+        n (int | None | Unset): Choices to generate: only 1 (more is 400 `unsupported_parameter`).
+        prediction (Any | Unset): Predicted outputs: not available (400 `unsupported_parameter`).
         stream (bool | None | Unset): Stream `chat.completion.chunk` events (Server-Sent Events).
         stream_options (ChatStreamOptions | None | Unset):
+        top_logprobs (int | None | Unset): Not available (above 0 is 400 `unsupported_parameter`).
     """
 
     messages: list[ChatMessageInput]
     model: str
+    audio: Any | Unset = UNSET
+    logit_bias: Any | Unset = UNSET
+    logprobs: bool | None | Unset = UNSET
+    modalities: list[str] | None | Unset = UNSET
+    n: int | None | Unset = UNSET
+    prediction: Any | Unset = UNSET
     stream: bool | None | Unset = UNSET
     stream_options: ChatStreamOptions | None | Unset = UNSET
+    top_logprobs: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -42,6 +56,33 @@ class ChatCompletionRequest:
             messages.append(messages_item)
 
         model = self.model
+
+        audio = self.audio
+
+        logit_bias = self.logit_bias
+
+        logprobs: bool | None | Unset
+        if isinstance(self.logprobs, Unset):
+            logprobs = UNSET
+        else:
+            logprobs = self.logprobs
+
+        modalities: list[str] | None | Unset
+        if isinstance(self.modalities, Unset):
+            modalities = UNSET
+        elif isinstance(self.modalities, list):
+            modalities = self.modalities
+
+        else:
+            modalities = self.modalities
+
+        n: int | None | Unset
+        if isinstance(self.n, Unset):
+            n = UNSET
+        else:
+            n = self.n
+
+        prediction = self.prediction
 
         stream: bool | None | Unset
         if isinstance(self.stream, Unset):
@@ -57,6 +98,12 @@ class ChatCompletionRequest:
         else:
             stream_options = self.stream_options
 
+        top_logprobs: int | None | Unset
+        if isinstance(self.top_logprobs, Unset):
+            top_logprobs = UNSET
+        else:
+            top_logprobs = self.top_logprobs
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -65,10 +112,24 @@ class ChatCompletionRequest:
                 "model": model,
             }
         )
+        if audio is not UNSET:
+            field_dict["audio"] = audio
+        if logit_bias is not UNSET:
+            field_dict["logit_bias"] = logit_bias
+        if logprobs is not UNSET:
+            field_dict["logprobs"] = logprobs
+        if modalities is not UNSET:
+            field_dict["modalities"] = modalities
+        if n is not UNSET:
+            field_dict["n"] = n
+        if prediction is not UNSET:
+            field_dict["prediction"] = prediction
         if stream is not UNSET:
             field_dict["stream"] = stream
         if stream_options is not UNSET:
             field_dict["stream_options"] = stream_options
+        if top_logprobs is not UNSET:
+            field_dict["top_logprobs"] = top_logprobs
 
         return field_dict
 
@@ -86,6 +147,47 @@ class ChatCompletionRequest:
             messages.append(messages_item)
 
         model = d.pop("model")
+
+        audio = d.pop("audio", UNSET)
+
+        logit_bias = d.pop("logit_bias", UNSET)
+
+        def _parse_logprobs(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        logprobs = _parse_logprobs(d.pop("logprobs", UNSET))
+
+        def _parse_modalities(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                modalities_type_0 = cast(list[str], data)
+
+                return modalities_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        modalities = _parse_modalities(d.pop("modalities", UNSET))
+
+        def _parse_n(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        n = _parse_n(d.pop("n", UNSET))
+
+        prediction = d.pop("prediction", UNSET)
 
         def _parse_stream(data: object) -> bool | None | Unset:
             if data is None:
@@ -113,11 +215,27 @@ class ChatCompletionRequest:
 
         stream_options = _parse_stream_options(d.pop("stream_options", UNSET))
 
+        def _parse_top_logprobs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        top_logprobs = _parse_top_logprobs(d.pop("top_logprobs", UNSET))
+
         chat_completion_request = cls(
             messages=messages,
             model=model,
+            audio=audio,
+            logit_bias=logit_bias,
+            logprobs=logprobs,
+            modalities=modalities,
+            n=n,
+            prediction=prediction,
             stream=stream,
             stream_options=stream_options,
+            top_logprobs=top_logprobs,
         )
 
         chat_completion_request.additional_properties = d

@@ -81,6 +81,7 @@ class ErrorCode(StrEnum):
     UNSUPPORTED_FILE_TYPE = "unsupported_file_type"
     UNSUPPORTED_INPUT = "unsupported_input"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    UNSUPPORTED_PARAMETER = "unsupported_parameter"
     UPSTREAM_ERROR = "upstream_error"
     UPSTREAM_STALL = "upstream_stall"
     USER_HAS_SESSIONS = "user_has_sessions"

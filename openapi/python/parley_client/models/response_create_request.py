@@ -27,6 +27,7 @@ class ResponseCreateRequest:
         instructions (None | str | Unset): Added to the tool's system prompt for this turn.
         previous_response_id (None | str | Unset): Continue the conversation of this response (`resp_…`).
         stream (bool | None | Unset): Stream the response's events (Server-Sent Events).
+        top_logprobs (int | None | Unset): Not available (above 0 is 400 `unsupported_parameter`).
     """
 
     input_: list[ResponseInputItem] | str
@@ -35,6 +36,7 @@ class ResponseCreateRequest:
     instructions: None | str | Unset = UNSET
     previous_response_id: None | str | Unset = UNSET
     stream: bool | None | Unset = UNSET
+    top_logprobs: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,6 +78,12 @@ class ResponseCreateRequest:
         else:
             stream = self.stream
 
+        top_logprobs: int | None | Unset
+        if isinstance(self.top_logprobs, Unset):
+            top_logprobs = UNSET
+        else:
+            top_logprobs = self.top_logprobs
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -92,6 +100,8 @@ class ResponseCreateRequest:
             field_dict["previous_response_id"] = previous_response_id
         if stream is not UNSET:
             field_dict["stream"] = stream
+        if top_logprobs is not UNSET:
+            field_dict["top_logprobs"] = top_logprobs
 
         return field_dict
 
@@ -167,6 +177,15 @@ class ResponseCreateRequest:
 
         stream = _parse_stream(d.pop("stream", UNSET))
 
+        def _parse_top_logprobs(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        top_logprobs = _parse_top_logprobs(d.pop("top_logprobs", UNSET))
+
         response_create_request = cls(
             input_=input_,
             model=model,
@@ -174,6 +193,7 @@ class ResponseCreateRequest:
             instructions=instructions,
             previous_response_id=previous_response_id,
             stream=stream,
+            top_logprobs=top_logprobs,
         )
 
         response_create_request.additional_properties = d

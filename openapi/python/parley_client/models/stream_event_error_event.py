@@ -108,6 +108,7 @@ class StreamEventErrorEvent:
             * `last_message_not_user` (400): The last message is not the user's, with text.
             * `unsupported_input` (400): An input item Parley cannot read: an unknown type, or a client function's result
             for a turn that offered none.
+            * `unsupported_parameter` (400): A request option Parley does not offer (`n` above 1, `logprobs`, `audio`, …).
             * `item_not_found` (404): An `item_reference` names no output item of the caller's responses.
             * `response_finished` (400): The response has finished: it cannot be cancelled.
         message (str):
