@@ -1,0 +1,74 @@
+// The Vercel AI SDK (`ai` with `@ai-sdk/openai`) against Parley's OpenAI-compatible
+// surface: its default provider, `openai(model)`, speaks the Responses API with `store`
+// on, so from the second turn on it sends the earlier answers back as `item_reference`s
+// to Parley's stored output items — including a turn in which Parley ran a function (an
+// `mcp_call` item, a provider-executed tool call to the SDK). A five-turn conversation
+// with the function turn in the middle must hold.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+
+import { createOpenAI } from "@ai-sdk/openai";
+import { generateText } from "ai";
+
+import { TIME_CALL, startParley } from "../test-support/harness.mjs";
+
+let parley;
+
+before(async () => {
+  parley = await startParley();
+});
+
+after(async () => {
+  await parley?.stop();
+});
+
+/** The (role, content) of the messages of the session a response's turn ran in. */
+async function historyOf(responseId) {
+  const hex = responseId.replace(/^resp_/, "");
+  const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const prompt = await parley.native(`/v1/prompts/${id}`);
+  const messages = await parley.native(`/v1/sessions/${prompt.session_id}/messages?limit=100`);
+  return messages.items.map((m) => [m.role, m.content]);
+}
+
+test("the default provider holds a five-turn conversation with a function turn in the middle", async () => {
+  const openai = createOpenAI({ baseURL: parley.openaiUrl, apiKey: parley.adminToken });
+  const model = openai("mock-model");
+  const turns = ["first question", "second question", TIME_CALL, "fourth question", "fifth question"];
+  const messages = [];
+  const sent = [];
+  let last;
+  for (const [i, question] of turns.entries()) {
+    messages.push({ role: "user", content: question });
+    const result = await generateText({
+      model,
+      messages,
+      fetch: async (url, init) => {
+        sent.push(JSON.parse(init.body));
+        return fetch(url, init);
+      },
+    });
+    if (question === TIME_CALL) {
+      const call = result.content.find((part) => part.type === "tool-call");
+      assert.ok(call?.providerExecuted, `Parley's function is a provider-executed call: ${JSON.stringify(result.content)}`);
+      assert.match(result.text, /Europe\/Paris/);
+    } else {
+      assert.equal(result.text, `Echo: ${question}`, `turn ${i + 1}`);
+    }
+    messages.push(...result.response.messages);
+    last = result;
+  }
+  // From the second turn on, earlier answers went back as references to stored items.
+  const references = sent.slice(1).map((body) => body.input.filter((item) => item.type === "item_reference").length);
+  assert.ok(references.every((n, i) => n >= i + 1), `item_references per request: ${references}`);
+  // The fifth turn's conversation is the whole exchange, the function turn's answer in it.
+  const history = await historyOf(last.response.id);
+  assert.deepEqual(
+    history.filter(([role]) => role === "user").map(([, content]) => content),
+    turns,
+  );
+  const answers = history.filter(([role]) => role === "assistant").map(([, content]) => content);
+  assert.equal(answers.length, 5, JSON.stringify(history));
+  assert.match(answers[2], /Europe\/Paris/);
+  assert.equal(answers[4], "Echo: fifth question");
+});
