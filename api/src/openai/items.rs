@@ -168,7 +168,16 @@ impl Responses {
                 })
                 .await;
                 if !ended {
-                    return Err(not_found());
+                    // Its items are not final yet: another try once it has ended.
+                    return Err(Box::new(
+                        Problem::new(
+                            ErrorCode::Conflict,
+                            format!(
+                                "`{param}`: the response this item belongs to is still running"
+                            ),
+                        )
+                        .param(param),
+                    ));
                 }
                 unread.insert(translator.response("completed").output)
             }
