@@ -147,9 +147,12 @@ impl OpenAiApi {
             ("prediction", present(&body.prediction)),
             (
                 "logit_bias",
-                body.logit_bias
-                    .as_ref()
-                    .is_some_and(|b| b.as_object().is_none_or(|b| !b.is_empty()) && !b.is_null()),
+                present(&body.logit_bias)
+                    && body
+                        .logit_bias
+                        .as_ref()
+                        .and_then(|b| b.as_object())
+                        .is_none_or(|b| !b.is_empty()),
             ),
         ])?;
         let messages = body

@@ -131,6 +131,60 @@ class _Feed:
         except (httpx.TransportError, SSEError):
             self.outcome = "dropped"
 
+    def refused(self, response: httpx.Response, failures: int, max_retries: int) -> ParleyProblem | None:
+        """A feed answered with an error status (its body read): the problem to raise, or
+        None when it is worth another try (a 5xx, retries left)."""
+        problem = ParleyProblem.from_response(response)
+        # A 5xx is worth another try; anything else will not get better.
+        if response.status_code < 500 or failures >= max_retries:
+            return problem
+        self.outcome = "dropped"
+        return None
+
+    def retry_after(self, before: int, failures: int, max_retries: int, retry_delay: float) -> tuple[int, float]:
+        """After a connection that did not end the feed: the failures in a row now (reset by
+        a new event) and the seconds to wait; `FeedDropped` past `max_retries`."""
+        failures = 0 if self.after > before else failures + 1
+        if failures > max_retries:
+            raise FeedDropped(f"the feed of {self.prompt_id} kept dropping without events")
+        return failures, self.outcome if isinstance(self.outcome, float) else retry_delay
+
+    def name_prompt(self, response: httpx.Response) -> None:
+        """A send's `Location` names the prompt, so the turn can be followed even if the
+        stream drops before its first event."""
+        named = re.search(r"/prompts/([^/?#]+)", response.headers.get("location", ""))
+        self.prompt_id = named.group(1) if named else None
+
+    def handoff(self) -> float | None:
+        """A send's stream stopped: None if the turn ended, else the seconds to wait before
+        following the prompt's feed (`FeedDropped` if no event or header named it)."""
+        if self.outcome == "ended":
+            return None
+        if not self.prompt_id:
+            raise FeedDropped("the turn's stream ended before naming its prompt")
+        return self.outcome if isinstance(self.outcome, float) else 0.0
+
+
+def _message_request(
+    http: httpx.Client | httpx.AsyncClient,
+    session_id: str | UUID,
+    content: str,
+    body: dict[str, Any] | None,
+    idempotency_key: str | None,
+    params: dict[str, Any] | None,
+) -> httpx.Request:
+    """The send of a message that asks for its turn's events."""
+    headers = {"Accept": "text/event-stream"}
+    if idempotency_key is not None:
+        headers["Idempotency-Key"] = idempotency_key
+    return http.build_request(
+        "POST",
+        f"/v1/sessions/{session_id}/messages",
+        json={**(body or {}), "content": content},
+        params=params,
+        headers=headers,
+    )
+
 
 def check_base_url(client: AuthenticatedClient | Client) -> None:
     """Raises ValueError for a base URL that ends with `/v1` (or the OpenAI surface's
@@ -211,6 +265,7 @@ def follow_prompt(
     prompt_id = str(prompt_id)
     http = client.get_httpx_client()
     feed = _Feed(after)
+    feed.prompt_id = prompt_id
     failures = 0
     while True:
         request = _feed_request(http, client, prompt_id, feed.after, feed_token)
@@ -227,21 +282,17 @@ def follow_prompt(
             if response.status_code == 204:
                 return
             if response.status_code >= 400:
-                problem = ParleyProblem.from_response(response)
-                # A 5xx is worth another try; anything else will not get better.
-                if response.status_code < 500 or failures >= max_retries:
+                problem = feed.refused(response, failures, max_retries)
+                if problem is not None:
                     raise problem
-                feed.outcome = "dropped"
             else:
                 yield from feed.drain(response)
         finally:
             response.close()
         if feed.outcome == "ended":
             return
-        failures = 0 if feed.after > before else failures + 1
-        if failures > max_retries:
-            raise FeedDropped(f"the feed of {prompt_id} kept dropping without events")
-        time.sleep(feed.outcome if isinstance(feed.outcome, float) else retry_delay)
+        failures, delay = feed.retry_after(before, failures, max_retries, retry_delay)
+        time.sleep(delay)
 
 
 def stream_turn(
@@ -263,34 +314,20 @@ def stream_turn(
     """
     check_base_url(client)
     http = client.get_httpx_client()
-    headers = {"Accept": "text/event-stream"}
-    if idempotency_key is not None:
-        headers["Idempotency-Key"] = idempotency_key
-    request = http.build_request(
-        "POST",
-        f"/v1/sessions/{session_id}/messages",
-        json={**(body or {}), "content": content},
-        params=params,
-        headers=headers,
-    )
+    request = _message_request(http, session_id, content, body, idempotency_key, params)
     response = http.send(request, stream=True)
     feed = _Feed(0)
     try:
         if response.status_code >= 400:
             raise ParleyProblem.from_response(response)
-        # `Location` names the prompt, so the turn can be followed even if the stream
-        # drops before its first event.
-        named = re.search(r"/prompts/([^/?#]+)", response.headers.get("location", ""))
-        feed.prompt_id = named.group(1) if named else None
+        feed.name_prompt(response)
         yield from feed.drain(response)
     finally:
         response.close()
-    if feed.outcome == "ended":
+    delay = feed.handoff()
+    if delay is None:
         return
-    if not feed.prompt_id:
-        raise FeedDropped("the turn's stream ended before naming its prompt")
-    if isinstance(feed.outcome, float):
-        time.sleep(feed.outcome)
+    time.sleep(delay)
     yield from follow_prompt(
         client,
         feed.prompt_id,

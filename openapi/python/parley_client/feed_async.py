@@ -15,7 +15,6 @@ They resume, stop and raise as their synchronous twins do (see `parley_client.fe
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import AsyncIterator
 from typing import Any
 from uuid import UUID
@@ -23,7 +22,13 @@ from uuid import UUID
 import httpx
 
 from .client import AuthenticatedClient, Client
-from .feed import FeedDropped, FeedTokenSource, _Feed, _feed_request, check_base_url
+from .feed import (
+    FeedTokenSource,
+    _Feed,
+    _feed_request,
+    _message_request,
+    check_base_url,
+)
 from .models.feed_token import FeedToken
 from .problem import ParleyProblem
 
@@ -54,6 +59,7 @@ async def afollow_prompt(
     prompt_id = str(prompt_id)
     http = client.get_async_httpx_client()
     feed = _Feed(after)
+    feed.prompt_id = prompt_id
     failures = 0
     while True:
         token: FeedTokenSource | bool | None = feed_token
@@ -74,10 +80,9 @@ async def afollow_prompt(
                 return
             if response.status_code >= 400:
                 await response.aread()
-                problem = ParleyProblem.from_response(response)
-                if response.status_code < 500 or failures >= max_retries:
+                problem = feed.refused(response, failures, max_retries)
+                if problem is not None:
                     raise problem
-                feed.outcome = "dropped"
             else:
                 async for event in feed.adrain(response):
                     yield event
@@ -85,10 +90,8 @@ async def afollow_prompt(
             await response.aclose()
         if feed.outcome == "ended":
             return
-        failures = 0 if feed.after > before else failures + 1
-        if failures > max_retries:
-            raise FeedDropped(f"the feed of {prompt_id} kept dropping without events")
-        await asyncio.sleep(feed.outcome if isinstance(feed.outcome, float) else retry_delay)
+        failures, delay = feed.retry_after(before, failures, max_retries, retry_delay)
+        await asyncio.sleep(delay)
 
 
 async def astream_turn(
@@ -106,34 +109,22 @@ async def astream_turn(
     (`parley_client.feed.stream_turn`, awaited)."""
     check_base_url(client)
     http = client.get_async_httpx_client()
-    headers = {"Accept": "text/event-stream"}
-    if idempotency_key is not None:
-        headers["Idempotency-Key"] = idempotency_key
-    request = http.build_request(
-        "POST",
-        f"/v1/sessions/{session_id}/messages",
-        json={**(body or {}), "content": content},
-        params=params,
-        headers=headers,
-    )
+    request = _message_request(http, session_id, content, body, idempotency_key, params)
     response = await http.send(request, stream=True)
     feed = _Feed(0)
     try:
         if response.status_code >= 400:
             await response.aread()
             raise ParleyProblem.from_response(response)
-        named = re.search(r"/prompts/([^/?#]+)", response.headers.get("location", ""))
-        feed.prompt_id = named.group(1) if named else None
+        feed.name_prompt(response)
         async for event in feed.adrain(response):
             yield event
     finally:
         await response.aclose()
-    if feed.outcome == "ended":
+    delay = feed.handoff()
+    if delay is None:
         return
-    if not feed.prompt_id:
-        raise FeedDropped("the turn's stream ended before naming its prompt")
-    if isinstance(feed.outcome, float):
-        await asyncio.sleep(feed.outcome)
+    await asyncio.sleep(delay)
     async for event in afollow_prompt(
         client, feed.prompt_id, after=feed.after, max_retries=max_retries, retry_delay=retry_delay
     ):

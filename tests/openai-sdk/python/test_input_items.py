@@ -4,6 +4,8 @@ caller's stored items (what the Vercel AI SDK sends with `store` on). The conver
 items describe is what the next turn reads: the new session's history, read back through
 Parley's own API."""
 
+import uuid
+
 import openai
 import pytest
 
@@ -12,8 +14,7 @@ from sdk_helpers import TIME_CALL
 
 def history_of(parley, response_id: str) -> list[tuple[str, str]]:
     """The (role, content) of the messages of the session a response's turn ran in."""
-    prompt_id = response_id.removeprefix("resp_")
-    prompt_id = f"{prompt_id[:8]}-{prompt_id[8:12]}-{prompt_id[12:16]}-{prompt_id[16:20]}-{prompt_id[20:]}"
+    prompt_id = uuid.UUID(response_id.removeprefix("resp_"))
     session_id = parley.native(f"/v1/prompts/{prompt_id}")["session_id"]
     messages = parley.native(f"/v1/sessions/{session_id}/messages?limit=100")["items"]
     return [(m["role"], m["content"]) for m in messages]
