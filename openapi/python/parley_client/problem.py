@@ -2,9 +2,10 @@
 
 Every error Parley answers is an RFC 9457 problem, `application/problem+json`, with a
 stable `code` (`not_found`, `validation_failed`, …), the HTTP `status`, a `title` and a
-`detail` for a person to read. The generated operations return it as a
-`parley_client.models.Problem` among their results; `expect` turns that into a
-`ParleyProblem` exception and hands back the success value otherwise:
+`detail` for a person to read (and, for a body that does not fit, the `param` it fails
+at). The generated operations return it as a `parley_client.models.Problem` among their
+results; `expect` turns that into a `ParleyProblem` exception and hands back the success
+value otherwise:
 
     from parley_client.api.sessions import get_session
     from parley_client.problem import ParleyProblem, expect
@@ -46,6 +47,7 @@ class ParleyProblem(Exception):
         type: str = "about:blank",
         instance: str | None = None,
         request_id: str | None = None,
+        param: str | None = None,
         body: Any = None,
     ) -> None:
         self.status = status
@@ -55,6 +57,8 @@ class ParleyProblem(Exception):
         self.type = type
         self.instance = instance
         self.request_id = request_id
+        #: The request body's field at fault (`content`, `input[1].role`), when named.
+        self.param = param
         #: The problem as it was received (a dict), or the body that was not one.
         self.body = body
         super().__init__(f"{status} {code}: {detail}" if detail else f"{status} {code}")
@@ -71,6 +75,7 @@ class ParleyProblem(Exception):
             type=str(body.get("type") or "about:blank"),
             instance=body.get("instance"),
             request_id=body.get("request_id"),
+            param=body.get("param"),
             body=body,
         )
 

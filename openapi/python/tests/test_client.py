@@ -130,6 +130,7 @@ def test_an_empty_message_is_a_validation_problem(json_client: AuthenticatedClie
         expect(response)
     assert raised.value.status == 422
     assert raised.value.code == "validation_failed"
+    assert raised.value.param == "content", raised.value.detail
 
 
 def test_a_json_turn_answers_201_with_the_finished_turn(json_client: AuthenticatedClient, new_session) -> None:
