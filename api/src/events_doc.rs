@@ -9,8 +9,8 @@
 
 use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{
-    ActionHandler, BlockType, ChatResponsePayload, FallbackReason, PromptState, ToolCallState,
-    Usage,
+    ActionHandler, BlockType, ChatResponsePayload, FallbackReason, PromptState, StopReason,
+    ToolCallState, Usage,
 };
 use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;
@@ -295,6 +295,8 @@ pub struct CompleteEvent {
     pub fallback_from: Option<String>,
     /// Why the model asked for did not answer (with `fallback_from`).
     pub fallback_reason: Option<FallbackReason>,
+    /// `max_tokens`: the answer was cut at its token limit (absent: the model finished).
+    pub stop_reason: Option<StopReason>,
 }
 
 /// The model asked for failed before answering, or may not be called now (its

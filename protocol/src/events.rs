@@ -112,6 +112,16 @@ impl PromptState {
 }
 
 shared_enum! {
+    /// Why an answer stopped before the model was done with it: the `stop_reason` of
+    /// `complete` (absent: the model finished).
+    pub enum StopReason {
+        /// It reached the most tokens an answer may have (the request's, the tool's or
+        /// the model's limit).
+        MaxTokens = "max_tokens",
+    }
+}
+
+shared_enum! {
     /// Why a turn left the model it asked for for the next one in the model's fallback
     /// chain (DESIGN §10): the `reason` of a `fallback` event and of `complete`.
     pub enum FallbackReason {
@@ -294,6 +304,9 @@ pub struct ResponseExtras {
     /// Another model of the fallback chain answered (absent: the model asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Fallback>,
+    /// The answer was cut before the model was done (absent: it finished).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<StopReason>,
 }
 
 /// The model asked for did not answer a turn, and why (`prompts.response`).
@@ -467,6 +480,9 @@ pub enum EventKind {
         /// Why the model asked for did not answer (with `fallback_from`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fallback_reason: Option<FallbackReason>,
+        /// The answer was cut before the model was done (absent: it finished).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stop_reason: Option<StopReason>,
     },
     /// Terminal: the turn failed.
     Error {

@@ -16,6 +16,7 @@ pub mod feed;
 pub mod hooks;
 pub mod jobs;
 pub mod route;
+pub mod sampling;
 pub mod turn;
 pub mod wire;
 

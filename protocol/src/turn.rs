@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sampling::Sampling;
+
 /// The user's side of one turn.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,6 +36,11 @@ pub struct TurnInput {
     /// recorded before it have none (the worker picks one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message_id: Option<uuid::Uuid>,
+    /// The sampling the client asked for, within the session's bounds (the effective
+    /// values, recorded when the turn is accepted): every model call of the turn uses
+    /// them. Nothing asked: the providers' defaults (and the tool's fixed values).
+    #[serde(default, skip_serializing_if = "Sampling::is_empty")]
+    pub sampling: Sampling,
 }
 
 /// Where a new user message goes in its session's tree.
@@ -90,6 +97,7 @@ impl TurnInput {
             surface: None,
             placement: None,
             message_id: None,
+            sampling: Sampling::default(),
         }
     }
 }

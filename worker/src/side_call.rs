@@ -7,6 +7,7 @@ use std::time::Instant;
 use futures::StreamExt;
 use parley_entity::query::{self, conversation::UsageRow};
 use parley_protocol::events::Usage;
+use parley_protocol::sampling::Sampling;
 use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
@@ -30,7 +31,9 @@ pub async fn ask(
     ledger: Ledger,
 ) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
     let started = Instant::now();
-    let mut stream = route.stream(messages, &[], None).await?;
+    let mut stream = route
+        .stream(messages, &[], None, &Sampling::default())
+        .await?;
     let (mut answer, mut tokens) = (String::new(), Usage::default());
     while let Some(delta) = stream.next().await {
         match delta? {

@@ -86,6 +86,7 @@ fn every_protocol_event_fits_its_documented_schema() {
             replaced: true,
             fallback_from: Some("a".into()),
             fallback_reason: Some(FallbackReason::NoFirstToken),
+            stop_reason: Some(StopReason::MaxTokens),
         },
         EventKind::Error {
             code: ErrorCode::RateLimited,

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{EventKind, StreamEvent, ToolCallState};
+use parley_protocol::events::{EventKind, StopReason, StreamEvent, ToolCallState};
 use poem_openapi::types::ToJSON;
 use serde_json::{Value, json};
 
@@ -162,6 +162,7 @@ impl ChatTranslator {
                 usage,
                 blocked,
                 replaced,
+                stop_reason,
                 ..
             } => {
                 if (*blocked || *replaced) && self.content.trim() != payload.message.trim() {
@@ -170,7 +171,11 @@ impl ChatTranslator {
                     let separator = if self.content.is_empty() { "" } else { "\n\n" };
                     self.content_chunk(format!("{separator}{}", payload.message), &mut out);
                 }
-                let finish_reason = if *blocked { "content_filter" } else { "stop" };
+                let finish_reason = match (blocked, stop_reason) {
+                    (true, _) => "content_filter",
+                    (false, Some(StopReason::MaxTokens)) => "length",
+                    (false, None) => "stop",
+                };
                 out.push(self.chunk(ChatCompletionDelta::default(), Some(finish_reason)));
                 let usage = ChatCompletionUsage::from(*usage);
                 if self.include_usage {

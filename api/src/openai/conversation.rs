@@ -28,6 +28,7 @@ use parley_protocol::turn::{Surface, TurnInput};
 use parley_service::turns::Submission;
 use uuid::Uuid;
 
+use super::sampling::Asked;
 use crate::{error::Problem, identity::Caller, routes::sessions::opener, state::AppState};
 
 /// What a request names as its model.
@@ -60,6 +61,8 @@ pub struct Ask {
     /// System / developer messages and `instructions`, joined.
     pub instructions: Option<String>,
     pub surface: Surface,
+    /// The sampling the request asks for (checked against the session's bounds).
+    pub sampling: Asked,
 }
 
 /// Where the turn goes.
@@ -90,6 +93,7 @@ pub async fn submit(
     conversation: Conversation,
     trace_context: std::collections::HashMap<String, String>,
 ) -> Result<prompts::Model, Box<Problem>> {
+    ask.sampling.check()?;
     let target = target(&ask.model);
     let model_override = match &target {
         Target::Model(Some(model)) if !state.turns.models.contains(model) => {
@@ -99,6 +103,7 @@ pub async fn submit(
         Target::Tool(_) => None,
     };
     let sessions = state.sessions();
+    let mut opened = false;
     let session = match conversation {
         Conversation::Of(session_id) => sessions.owned(caller.user_id, session_id).await?,
         Conversation::New { key } => {
@@ -112,8 +117,21 @@ pub async fn submit(
             };
             match existing {
                 Some(session) => session,
-                None => open(state, caller, &target, &ask, key).await?,
+                None => {
+                    opened = true;
+                    open(state, caller, &target, &ask, key).await?
+                }
             }
+        }
+    };
+    let sampling = match ask.sampling.within(&session.config.sampling_bounds()) {
+        Ok(sampling) => sampling,
+        Err(problem) => {
+            // A refused request leaves nothing behind: not the conversation it opened.
+            if opened && let Err(err) = sessions.delete(caller.user_id, session.id).await {
+                tracing::warn!(error = %err, "deleting the session of a refused request");
+            }
+            return Err(problem);
         }
     };
     let submission = Submission {
@@ -122,6 +140,7 @@ pub async fn submit(
         input: TurnInput {
             instructions: ask.instructions,
             surface: Some(ask.surface),
+            sampling,
             ..TurnInput::text(ask.content)
         },
         model: model_override,

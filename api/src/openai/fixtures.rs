@@ -24,5 +24,6 @@ pub(crate) fn complete(message: &str, blocked: bool) -> EventKind {
         replaced: false,
         fallback_from: None,
         fallback_reason: None,
+        stop_reason: None,
     }
 }

@@ -26,6 +26,7 @@ mod reading;
 mod replies;
 pub mod response_events;
 mod routes;
+mod sampling;
 pub mod stream;
 pub mod types;
 

@@ -62,5 +62,10 @@ pub fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> Respons
             .map(|id| format!("resp_{}", id.simple())),
         instructions: instructions
             .or_else(|| prompt.input.as_ref().and_then(|i| i.instructions.clone())),
+        sampling: prompt
+            .input
+            .as_ref()
+            .map(|i| i.sampling.clone())
+            .unwrap_or_default(),
     }
 }

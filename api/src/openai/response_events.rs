@@ -19,7 +19,8 @@
 use std::collections::HashMap;
 
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{BlockType, EventKind, StreamEvent, ToolCallState};
+use parley_protocol::events::{BlockType, EventKind, StopReason, StreamEvent, ToolCallState};
+use parley_protocol::sampling::Sampling;
 use poem_openapi::types::ToJSON;
 use serde_json::{Value, json};
 
@@ -42,6 +43,8 @@ pub struct ResponseMeta {
     pub background: bool,
     pub previous_response_id: Option<String>,
     pub instructions: Option<String>,
+    /// The sampling the turn's calls used (the request's within the tool's bounds).
+    pub sampling: Sampling,
 }
 
 /// Turns a prompt's events into the Responses API's events and response.
@@ -82,6 +85,7 @@ impl ResponsesTranslator {
     /// The response as the events so far build it; `running` is the status of one not
     /// ended yet (`queued` or `in_progress`).
     pub fn response(&self, running: &str) -> OpenAiResponse {
+        let sampling = &self.meta.sampling;
         OpenAiResponse {
             id: format!("resp_{}", self.meta.hex),
             object: "response".into(),
@@ -97,13 +101,14 @@ impl ResponsesTranslator {
             output: self.items.clone(),
             parallel_tool_calls: true,
             previous_response_id: self.meta.previous_response_id.clone(),
-            temperature: 1.0,
-            top_p: 1.0,
-            presence_penalty: 0.0,
-            frequency_penalty: 0.0,
+            // The effective values: OpenAI's defaults where nothing was asked.
+            temperature: sampling.temperature.unwrap_or(1.0),
+            top_p: sampling.top_p.unwrap_or(1.0),
+            presence_penalty: sampling.presence_penalty.unwrap_or(0.0),
+            frequency_penalty: sampling.frequency_penalty.unwrap_or(0.0),
             top_logprobs: 0,
             reasoning: None,
-            max_output_tokens: None,
+            max_output_tokens: sampling.max_output_tokens.map(i64::from),
             max_tool_calls: None,
             service_tier: "default".into(),
             safety_identifier: None,
@@ -203,6 +208,7 @@ impl ResponsesTranslator {
                 usage,
                 blocked,
                 latency_ms,
+                stop_reason,
                 ..
             } => {
                 self.close_all("completed", &mut out);
@@ -230,9 +236,14 @@ impl ResponsesTranslator {
                     total_tokens: usage.input_tokens + usage.output_tokens,
                 });
                 self.completed_at = Some(self.meta.created_at + (*latency_ms / 1000) as i64);
-                let kind = if *blocked {
+                let cut = match (blocked, stop_reason) {
+                    (true, _) => Some("content_filter"),
+                    (false, Some(StopReason::MaxTokens)) => Some("max_output_tokens"),
+                    (false, None) => None,
+                };
+                let kind = if let Some(reason) = cut {
                     self.incomplete = Some(ResponseIncompleteDetails {
-                        reason: "content_filter".into(),
+                        reason: reason.into(),
                     });
                     self.ended = Some("incomplete");
                     "response.incomplete"

@@ -132,6 +132,7 @@ impl OpenAiApi {
     ) -> Created<ChatReply> {
         may_chat(&auth.0)?;
         let body = body.0;
+        let sampling = body.asked();
         let present = |v: &Option<serde_json::Value>| v.as_ref().is_some_and(|v| !v.is_null());
         refuse_unsupported(&[
             ("n", body.n.is_some_and(|n| n > 1)),
@@ -172,6 +173,7 @@ impl OpenAiApi {
             content,
             history,
             instructions,
+            sampling,
         };
         let conversation = Conversation::New {
             key: conversation_key.0,
@@ -237,6 +239,7 @@ impl OpenAiApi {
     ) -> Created<ResponseReply> {
         may_chat(&auth.0)?;
         let body = body.0;
+        let sampling = body.asked();
         refuse_unsupported(&[("top_logprobs", body.top_logprobs.is_some_and(|n| n > 0))])?;
         let mut messages = match body.input {
             ResponseInput::Text(text) => vec![(ChatRole::User, text)],
@@ -276,6 +279,7 @@ impl OpenAiApi {
             content,
             history,
             instructions,
+            sampling,
         };
         let conversation = match &previous {
             Some(prompt) => Conversation::Of(prompt.session_id),

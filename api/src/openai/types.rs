@@ -85,6 +85,15 @@ pub struct ChatStreamOptions {
     pub include_usage: Option<bool>,
 }
 
+/// A chat completion's `stop`: one sequence or up to four.
+#[derive(Debug, Clone, Union)]
+#[oai(rename = "ChatStop")]
+pub enum ChatStop {
+    One(String),
+    /// At most four (more is 400 `invalid_parameter`).
+    Many(Vec<String>),
+}
+
 /// `POST /openai/v1/chat/completions`.
 #[derive(Debug, Object)]
 #[oai(rename = "ChatCompletionRequest")]
@@ -112,6 +121,30 @@ pub struct ChatCompletionRequest {
     pub prediction: Option<Value>,
     /// Token biases: not available (a non-empty map is 400 `unsupported_parameter`).
     pub logit_bias: Option<Value>,
+    /// The most tokens the answer may have (below the model's and the tool's limits;
+    /// the answer stops there with `finish_reason: "length"`).
+    #[oai(validator(minimum(value = "1")))]
+    pub max_completion_tokens: Option<u32>,
+    /// The older name of `max_completion_tokens` (the smaller counts when both are given).
+    #[oai(validator(minimum(value = "1")))]
+    pub max_tokens: Option<u32>,
+    /// 0–2. A tool may fix it or bound it: outside its bounds the value is clamped or
+    /// refused 400 `invalid_parameter`, as the tool says.
+    #[oai(validator(minimum(value = "0"), maximum(value = "2")))]
+    pub temperature: Option<f64>,
+    /// 0–1, within the tool's bounds (as `temperature`).
+    #[oai(validator(minimum(value = "0"), maximum(value = "1")))]
+    pub top_p: Option<f64>,
+    /// Up to four sequences where the answer stops (they are not shown).
+    pub stop: Option<ChatStop>,
+    /// Asks the provider for repeatable sampling (where it offers it).
+    pub seed: Option<i64>,
+    /// −2–2, within the tool's bounds (as `temperature`).
+    #[oai(validator(minimum(value = "-2"), maximum(value = "2")))]
+    pub presence_penalty: Option<f64>,
+    /// −2–2, within the tool's bounds (as `temperature`).
+    #[oai(validator(minimum(value = "-2"), maximum(value = "2")))]
+    pub frequency_penalty: Option<f64>,
 }
 
 /// Token counts of a completion.
@@ -324,6 +357,17 @@ pub struct ResponseCreateRequest {
     pub stream: Option<bool>,
     /// Not available (above 0 is 400 `unsupported_parameter`).
     pub top_logprobs: Option<u32>,
+    /// The most tokens the response may have (below the model's and the tool's
+    /// limits; a response cut there is `incomplete`, reason `max_output_tokens`).
+    #[oai(validator(minimum(value = "1")))]
+    pub max_output_tokens: Option<u32>,
+    /// 0–2. A tool may fix it or bound it: outside its bounds the value is clamped or
+    /// refused 400 `invalid_parameter`, as the tool says.
+    #[oai(validator(minimum(value = "0"), maximum(value = "2")))]
+    pub temperature: Option<f64>,
+    /// 0–1, within the tool's bounds (as `temperature`).
+    #[oai(validator(minimum(value = "0"), maximum(value = "1")))]
+    pub top_p: Option<f64>,
 }
 
 /// One event of a response's stream (`event: <type>`, `data: {…}`): `response.created`,

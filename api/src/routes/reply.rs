@@ -5,7 +5,7 @@
 
 use parley_entity::{prompts, query::prompts as q};
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{EventKind, FallbackReason};
+use parley_protocol::events::{EventKind, FallbackReason, StopReason};
 use parley_service::turns::Ending;
 use poem_openapi::{ApiResponse, Enum, Object, payload::Json};
 use uuid::Uuid;
@@ -78,6 +78,8 @@ pub struct FinishedTurn {
     pub fallback_from: Option<String>,
     /// Why the model asked for did not answer (with `fallback_from`).
     pub fallback_reason: Option<FallbackReason>,
+    /// `max_tokens`: the answer was cut at its token limit (absent: the model finished).
+    pub stop_reason: Option<StopReason>,
 }
 
 #[derive(ApiResponse)]
@@ -170,6 +172,7 @@ pub async fn finished<S: Statuses>(
                 replaced,
                 fallback_from,
                 fallback_reason,
+                stop_reason,
             } => {
                 return Ok(FinishedTurn {
                     prompt_id,
@@ -185,6 +188,7 @@ pub async fn finished<S: Statuses>(
                     replaced: replaced.then_some(true),
                     fallback_from,
                     fallback_reason,
+                    stop_reason,
                 });
             }
             EventKind::Error { code, message, .. } => Problem::new(code, message),

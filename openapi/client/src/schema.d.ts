@@ -2133,6 +2133,27 @@ export interface components {
          */
         BlocksGroupBy: "module" | "day";
         /**
+         * Bound
+         * @description A tool's bounds on one sampling value: fixed, or within a range.
+         */
+        Bound: {
+            /**
+             * Format: double
+             * @description The value every call uses, whatever the request asks.
+             */
+            fixed?: number | null;
+            /**
+             * Format: double
+             * @description The most a request may ask.
+             */
+            max?: number | null;
+            /**
+             * Format: double
+             * @description The least a request may ask.
+             */
+            min?: number | null;
+        };
+        /**
          * @description The state of a provider's circuit breaker.
          * @enum {string}
          */
@@ -2297,10 +2318,26 @@ export interface components {
         ChatCompletionRequest: {
             /** @description Audio output: not available (400 `unsupported_parameter`). */
             audio?: unknown;
+            /**
+             * Format: double
+             * @description −2–2, within the tool's bounds (as `temperature`).
+             */
+            frequency_penalty?: number | null;
             /** @description Token biases: not available (a non-empty map is 400 `unsupported_parameter`). */
             logit_bias?: unknown;
             /** @description Token log probabilities: not available (`true` is 400 `unsupported_parameter`). */
             logprobs?: boolean | null;
+            /**
+             * Format: uint32
+             * @description The most tokens the answer may have (below the model's and the tool's limits;
+             *     the answer stops there with `finish_reason: "length"`).
+             */
+            max_completion_tokens?: number | null;
+            /**
+             * Format: uint32
+             * @description The older name of `max_completion_tokens` (the smaller counts when both are given).
+             */
+            max_tokens?: number | null;
             /** @description The conversation; the last one is the user's message this turn answers. */
             messages: components["schemas"]["ChatMessageInput"][];
             /** @description Only `["text"]` (anything else is 400 `unsupported_parameter`). */
@@ -2314,14 +2351,37 @@ export interface components {
             n?: number | null;
             /** @description Predicted outputs: not available (400 `unsupported_parameter`). */
             prediction?: unknown;
+            /**
+             * Format: double
+             * @description −2–2, within the tool's bounds (as `temperature`).
+             */
+            presence_penalty?: number | null;
+            /**
+             * Format: int64
+             * @description Asks the provider for repeatable sampling (where it offers it).
+             */
+            seed?: number | null;
+            /** @description Up to four sequences where the answer stops (they are not shown). */
+            stop?: components["schemas"]["ChatStop"] | null;
             /** @description Stream `chat.completion.chunk` events (Server-Sent Events). */
             stream?: boolean | null;
             stream_options?: components["schemas"]["ChatStreamOptions"] | null;
+            /**
+             * Format: double
+             * @description 0–2. A tool may fix it or bound it: outside its bounds the value is clamped or
+             *     refused 400 `invalid_parameter`, as the tool says.
+             */
+            temperature?: number | null;
             /**
              * Format: uint32
              * @description Not available (above 0 is 400 `unsupported_parameter`).
              */
             top_logprobs?: number | null;
+            /**
+             * Format: double
+             * @description 0–1, within the tool's bounds (as `temperature`).
+             */
+            top_p?: number | null;
         };
         /**
          * ChatCompletionSseEvent
@@ -2403,6 +2463,8 @@ export interface components {
          * @enum {string}
          */
         ChatRole: "system" | "developer" | "user" | "assistant" | "tool" | "function";
+        /** @description A chat completion's `stop`: one sequence or up to four. */
+        ChatStop: string | string[];
         /**
          * ChatStreamOptions
          * @description `stream_options`.
@@ -2489,6 +2551,8 @@ export interface components {
             replaced?: boolean;
             /** Format: uint64 */
             seq: number;
+            /** @description `max_tokens`: the answer was cut at its token limit (absent: the model finished). */
+            stop_reason?: components["schemas"]["StopReason"];
             usage: components["schemas"]["Usage"];
             vendor: string;
         };
@@ -2553,6 +2617,12 @@ export interface components {
             modules?: components["schemas"]["ToolModule"][] | null;
             /** @description Payload types the model may write into its answers (replaces the list below). */
             payload_types?: string[] | null;
+            /**
+             * @description Bounds on the sampling a request may ask for (`temperature`, `top_p`, the
+             *     penalties: fixed or a range; `max_output_tokens`: a cap), and whether a value
+             *     outside them is clamped (the default) or refused 400.
+             */
+            sampling?: components["schemas"]["SamplingBounds"] | null;
             /** @description Let the built-in skills (timers, math) answer messages that are clearly theirs. */
             skills?: boolean | null;
             /** @description Ask the model for suggested values and actions. */
@@ -3176,6 +3246,8 @@ export interface components {
             prompt_id: string;
             /** @description A module replaced the answer after it was streamed; `payload.message` is final. */
             replaced?: boolean;
+            /** @description `max_tokens`: the answer was cut at its token limit (absent: the model finished). */
+            stop_reason?: components["schemas"]["StopReason"];
             usage: components["schemas"]["Usage"];
             vendor: string;
         };
@@ -3726,6 +3798,11 @@ export interface components {
             /** @description What failed, with Parley's error code. */
             message: string;
         };
+        /**
+         * @description What happens to a request's value outside a tool's bounds.
+         * @enum {string}
+         */
+        OutOfBounds: "clamp" | "refuse";
         /**
          * Page_AdminFeedback
          * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent
@@ -4283,6 +4360,12 @@ export interface components {
             input: components["schemas"]["ResponseInput"];
             /** @description Added to the tool's system prompt for this turn. */
             instructions?: string | null;
+            /**
+             * Format: uint32
+             * @description The most tokens the response may have (below the model's and the tool's
+             *     limits; a response cut there is `incomplete`, reason `max_output_tokens`).
+             */
+            max_output_tokens?: number | null;
             /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
             model: string;
             /** @description Continue the conversation of this response (`resp_…`). */
@@ -4290,10 +4373,21 @@ export interface components {
             /** @description Stream the response's events (Server-Sent Events). */
             stream?: boolean | null;
             /**
+             * Format: double
+             * @description 0–2. A tool may fix it or bound it: outside its bounds the value is clamped or
+             *     refused 400 `invalid_parameter`, as the tool says.
+             */
+            temperature?: number | null;
+            /**
              * Format: uint32
              * @description Not available (above 0 is 400 `unsupported_parameter`).
              */
             top_logprobs?: number | null;
+            /**
+             * Format: double
+             * @description 0–1, within the tool's bounds (as `temperature`).
+             */
+            top_p?: number | null;
         };
         /**
          * ResponseIncompleteDetails
@@ -4593,6 +4687,24 @@ export interface components {
             action: components["schemas"]["ServerActionName"];
         };
         /**
+         * SamplingBounds
+         * @description The bounds a chat tool sets on its turns' sampling (`ToolDefinition::sampling`).
+         */
+        SamplingBounds: {
+            frequency_penalty?: components["schemas"]["Bound"] | null;
+            /**
+             * Format: uint32
+             * @description The most tokens an answer may have (below the model's own limit); a request
+             *     asking more is clamped or refused.
+             */
+            max_output_tokens?: number | null;
+            /** @description What happens to a request's value outside these bounds (default `clamp`). */
+            out_of_bounds?: components["schemas"]["OutOfBounds"] | null;
+            presence_penalty?: components["schemas"]["Bound"] | null;
+            temperature?: components["schemas"]["Bound"] | null;
+            top_p?: components["schemas"]["Bound"] | null;
+        };
+        /**
          * ScopeContext
          * @description Where the session happens: the tool's group, and the class and assignment when the
          *     session was opened for one.
@@ -4750,6 +4862,12 @@ export interface components {
             modules?: components["schemas"]["ToolModule"][];
             /** @description Payload types the model may write into its answers. */
             payload_types?: string[];
+            /**
+             * @description Bounds on the sampling a request may ask for (`temperature`, `top_p`, the
+             *     penalties: fixed or a range; `max_output_tokens`: a cap), and whether a value
+             *     outside them is clamped (the default) or refused 400.
+             */
+            sampling?: components["schemas"]["SamplingBounds"];
             /** @description Let the built-in skills answer (default true). */
             skills?: boolean;
             /** @description Ask the model for suggested values and actions (default false). */
@@ -4903,6 +5021,12 @@ export interface components {
             /** Format: uint64 */
             seq: number;
         };
+        /**
+         * @description Why an answer stopped before the model was done with it: the `stop_reason` of
+         *     `complete` (absent: the model finished).
+         * @enum {string}
+         */
+        StopReason: "max_tokens";
         /** @description Every event type, told apart by `type`. */
         StreamEvent: components["schemas"]["StreamEvent_PromptStateEvent"] | components["schemas"]["StreamEvent_StatusEvent"] | components["schemas"]["StreamEvent_BlockStartEvent"] | components["schemas"]["StreamEvent_DeltaEvent"] | components["schemas"]["StreamEvent_ThinkingDeltaEvent"] | components["schemas"]["StreamEvent_BlockStopEvent"] | components["schemas"]["StreamEvent_ToolStartEvent"] | components["schemas"]["StreamEvent_ToolProgressEvent"] | components["schemas"]["StreamEvent_ToolCompleteEvent"] | components["schemas"]["StreamEvent_ApprovalRequestedPromptEvent"] | components["schemas"]["StreamEvent_FallbackEvent"] | components["schemas"]["StreamEvent_RetryEvent"] | components["schemas"]["StreamEvent_CompleteEvent"] | components["schemas"]["StreamEvent_ErrorEvent"] | components["schemas"]["StreamEvent_CancelledEvent"] | components["schemas"]["StreamEvent_PingEvent"] | components["schemas"]["StreamEvent_ReconnectEvent"] | components["schemas"]["StreamEvent_ResetEvent"];
         /** @description Every event type, told apart by `type`. */
@@ -5632,6 +5756,12 @@ export interface components {
              *     /v1/payload-types`); their instructions join the system prompt.
              */
             payload_types?: string[] | null;
+            /**
+             * @description Bounds on the sampling a request may ask for (`temperature`, `top_p`, the
+             *     penalties: fixed or a range; `max_output_tokens`: a cap), and whether a value
+             *     outside them is clamped (the default) or refused 400.
+             */
+            sampling?: components["schemas"]["SamplingBounds"] | null;
             /**
              * @description Let the built-in skills (timers, math) answer messages that are clearly theirs
              *     instead of the model; default true.

@@ -203,6 +203,25 @@ test("a tool's definition is edited; the server's validation error shows inline"
   const saved = await admin.GET("/v1/admin/tools/{id}", { params: { path: { id: tool.id } } });
   assert.deepEqual(saved.data.definition.approval_required, ["createTodo"]);
   assert.equal(await page.$eval("#tool-error", (n) => n.textContent), "");
+
+  // Sampling bounds: one that cannot hold is named; a fixed temperature and a cap save.
+  const unbounded = { ...good, sampling: { top_p: { min: 0.9, max: 0.1 } } };
+  await page.$eval("#tool-definition", (area, v) => {
+    area.value = v;
+  }, JSON.stringify(unbounded, null, 2));
+  await submit("tool-edit");
+  await page.waitForSelector("#tool-error .problem", { timeout: WAIT });
+  const refused = await page.$eval("#tool-error", (n) => ({ field: n.dataset.field, text: n.textContent }));
+  assert.equal(refused.field, "sampling");
+  assert.match(refused.text, /top_p/);
+  const bounded = { ...good, sampling: { temperature: { fixed: 0.3 }, max_output_tokens: 400, out_of_bounds: "refuse" } };
+  await page.$eval("#tool-definition", (area, v) => {
+    area.value = v;
+  }, JSON.stringify(bounded, null, 2));
+  await submit("tool-edit");
+  await page.waitForFunction(() => document.querySelector("#tool-error").textContent === "", { timeout: WAIT });
+  const kept = await admin.GET("/v1/admin/tools/{id}", { params: { path: { id: tool.id } } });
+  assert.deepEqual(kept.data.definition.sampling, bounded.sampling);
 });
 
 test("usage of a date range shows names, cost and drills down; a running prompt is cancelled", async () => {

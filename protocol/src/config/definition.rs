@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::stored;
 use crate::events::shared_enum;
+use crate::sampling::SamplingBounds;
 use crate::wire::{JsonObject, Text};
 
 /// What a chat tool is: its behavior, model, constraints, modules and functions.
@@ -105,6 +106,12 @@ pub struct ToolDefinition {
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<HistorySettings>,
+    /// Bounds on the sampling a request may ask for (`temperature`, `top_p`, the
+    /// penalties: fixed or a range; `max_output_tokens`: a cap), and whether a value
+    /// outside them is clamped (the default) or refused 400.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingBounds>,
 }
 
 /// How a tool's long conversations keep their history (`ToolDefinition::history`).
@@ -174,6 +181,7 @@ impl ToolDefinition {
             skills: None,
             enabled_skills: None,
             history: None,
+            sampling: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{HistorySettings, SkillName, ToolConstraints, ToolDefinition, ToolModule, stored};
+use crate::sampling::SamplingBounds;
 use crate::wire::Text;
 
 /// Options over the tool's definition: a group's `settings` (for the tools of the group
@@ -105,6 +106,12 @@ pub struct ConfigOverrides {
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<HistorySettings>,
+    /// Bounds on the sampling a request may ask for (`temperature`, `top_p`, the
+    /// penalties: fixed or a range; `max_output_tokens`: a cap), and whether a value
+    /// outside them is clamped (the default) or refused 400.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingBounds>,
 }
 
 impl From<&ToolDefinition> for ConfigOverrides {
@@ -126,6 +133,7 @@ impl From<&ToolDefinition> for ConfigOverrides {
             approval_required: d.approval_required.clone(),
             guidance: None,
             history: d.history.clone(),
+            sampling: d.sampling,
         }
     }
 }

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::{ConfigOverrides, HistorySettings, SkillName, ToolConstraints, ToolModule, stored};
+use crate::sampling::SamplingBounds;
 use crate::wire::Text;
 
 /// A session's configuration: group settings (root first) → the tool's definition → the
@@ -85,6 +86,12 @@ pub struct SessionConfig {
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<HistorySettings>,
+    /// Bounds on the sampling a request may ask for (`temperature`, `top_p`, the
+    /// penalties: fixed or a range; `max_output_tokens`: a cap), and whether a value
+    /// outside them is clamped (the default) or refused 400.
+    #[serde(default, deserialize_with = "stored::lenient")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<SamplingBounds>,
     /// The assignment the session was opened for.
     #[serde(default, deserialize_with = "stored::lenient")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -153,6 +160,7 @@ impl SessionConfig {
         over(&mut self.enabled_skills, &layer.enabled_skills);
         over(&mut self.guidance, &layer.guidance);
         over(&mut self.history, &layer.history);
+        over(&mut self.sampling, &layer.sampling);
     }
 
     /// The functions the model may call (none when absent).
@@ -200,6 +208,11 @@ impl SessionConfig {
     /// Whether the answer is held back for the `chat:after_ai` modules (absent: no).
     pub fn holds_back(&self) -> bool {
         self.hold_back.unwrap_or(false)
+    }
+
+    /// The bounds on the turns' sampling (absent: none).
+    pub fn sampling_bounds(&self) -> crate::sampling::SamplingBounds {
+        self.sampling.unwrap_or_default()
     }
 
     /// Whether the model is asked for suggestions (absent: no).

@@ -70,6 +70,7 @@ fn every_type_name_matches_the_serde_tag() {
             replaced: false,
             fallback_from: Some("m0".into()),
             fallback_reason: Some(FallbackReason::Unreachable),
+            stop_reason: None,
         },
         EventKind::Fallback {
             from: "m0".into(),

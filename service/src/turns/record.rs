@@ -112,6 +112,7 @@ pub fn terminal_event(record: TurnRecord<'_>) -> Option<EventKind> {
             replaced: moderation.is_some_and(|m| m.replaced),
             fallback_from: fallback.map(|f| f.from.clone()),
             fallback_reason: fallback.map(|f| f.reason),
+            stop_reason: prompt.response.as_ref().and_then(|e| e.stop_reason),
         },
         PromptState::Canceled => EventKind::Cancelled,
         PromptState::Failed | PromptState::Error => {

@@ -12,6 +12,7 @@ use crate::cache::{self, Rules};
 use crate::http::{Response, bytes_response, cut_response, json_response, read_json, sse_response};
 use crate::record::{Endpoint, Exchange, Outcome, RecordedRequest};
 use crate::reply;
+use crate::sampling;
 use crate::server::State;
 use crate::wire::{Completion, End, Pace};
 
@@ -26,6 +27,12 @@ pub(crate) async fn completions(request: Request<Incoming>, state: &State) -> Re
     let request = match reply::read_request(&body) {
         Ok(r) => r,
         Err(message) => return error(StatusCode::BAD_REQUEST, &message, None),
+    };
+    let stops = match sampling::openai(&body) {
+        Ok(stops) => stops,
+        Err(refused) => {
+            return param_error(&refused.message, refused.param);
+        }
     };
     let dialect = state
         .config
@@ -74,8 +81,12 @@ pub(crate) async fn completions(request: Request<Incoming>, state: &State) -> Re
     };
     let (directive, mut reply) = match derived {
         Ok((directive, mut reply)) => {
-            if let Some(most) = request.max_tokens {
+            sampling::cut_at_stop(&mut reply.content, &stops);
+            if let Some(most) = request.max_tokens
+                && reply.content.len() > most
+            {
                 reply.content.truncate(most);
+                reply.cut = true;
             }
             (directive.for_model(&request.model), reply)
         }
@@ -154,6 +165,14 @@ pub(crate) fn error(status: StatusCode, message: &str, code: Option<&str>) -> Re
     let body =
         json!({ "error": { "message": message, "type": kind, "param": null, "code": code } });
     json_response(status, &body)
+}
+
+/// A 400 naming the request's parameter at fault, as OpenAI's refusals do.
+fn param_error(message: &str, param: &str) -> Response {
+    let body = json!({ "error": {
+        "message": message, "type": "invalid_request_error", "param": param, "code": null,
+    } });
+    json_response(StatusCode::BAD_REQUEST, &body)
 }
 
 /// The error of `status=S`; a 429 carries `retry-after`.

@@ -25,6 +25,7 @@ mod directive;
 mod http;
 mod record;
 mod reply;
+mod sampling;
 mod server;
 mod sign;
 mod wire;

@@ -21,7 +21,7 @@ pub(crate) struct ChatRequest {
     pub tools: Vec<Value>,
     /// `continue_final_message`: continue the final assistant message (vLLM, llama.cpp).
     pub continue_final: bool,
-    /// `max_tokens`: the most content tokens the reply may have (cut there, as a real
+    /// `max_tokens` / `max_completion_tokens` (the smaller): the most content tokens the reply may have (cut there, as a real
     /// model stops at its limit).
     pub max_tokens: Option<usize>,
 }
@@ -52,8 +52,10 @@ pub(crate) fn read_request(body: &Value) -> Result<ChatRequest, String> {
         messages,
         tools: body["tools"].as_array().cloned().unwrap_or_default(),
         continue_final: body["continue_final_message"].as_bool().unwrap_or(false),
-        max_tokens: body["max_tokens"]
-            .as_u64()
+        max_tokens: ["max_tokens", "max_completion_tokens"]
+            .iter()
+            .filter_map(|field| body[field].as_u64())
+            .min()
             .and_then(|n| usize::try_from(n).ok()),
     })
 }
@@ -91,6 +93,8 @@ pub(crate) struct Reply {
     pub split_name: bool,
     /// The Gemini dialect: the thought signature of the first tool call.
     pub thought_signature: Option<String>,
+    /// The content was cut at the request's token limit (`finish_reason: "length"`).
+    pub cut: bool,
 }
 
 /// Derives the directive and the reply of a request: [`derive()`], except that a request
@@ -193,6 +197,7 @@ pub(crate) fn derive(
         first_call_id: rounds.iter().map(|m| m.tool_calls.len()).sum(),
         split_name: directive.split_name,
         thought_signature: None,
+        cut: false,
     };
     Ok((directive, reply))
 }

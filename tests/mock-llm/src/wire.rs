@@ -78,7 +78,9 @@ impl Reply {
     }
 
     fn finish_reason(&self) -> &'static str {
-        if self.tool_calls.is_empty() {
+        if self.cut {
+            "length"
+        } else if self.tool_calls.is_empty() {
             "stop"
         } else {
             "tool_calls"

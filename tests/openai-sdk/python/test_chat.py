@@ -44,7 +44,7 @@ def test_tool_model_id_and_content_parts(client, demo_tool_id):
             {"role": "developer", "content": [{"type": "text", "text": "Answer briefly."}]},
             {"role": "user", "content": [{"type": "text", "text": "hello"}, {"type": "text", "text": "there"}]},
         ],
-        temperature=0.2,  # accepted and ignored
+        temperature=0.2,  # sent to the model
         user="sdk-test",
     )
     assert completion.choices[0].message.content == "Echo: hello there"

@@ -5,8 +5,8 @@
 //! no schema of the API can express (unknown or mistyped fields, a missing behavior).
 
 use parley_tests::client::types::{
-    Compaction, HistorySettings, Hook, ModuleKindName, SkillName, ToolConstraints, ToolDefinition,
-    ToolModule,
+    Bound, Compaction, HistorySettings, Hook, ModuleKindName, OutOfBounds, SamplingBounds,
+    SkillName, ToolConstraints, ToolDefinition, ToolModule,
 };
 use parley_tests::{ApiResult, TestApp, TestResponse, both_backends};
 use serde_json::{Value, json};
@@ -46,6 +46,22 @@ fn full_definition() -> ToolDefinition {
         history: Some(HistorySettings {
             compaction: Some(Compaction::Summarize),
             summary_model: Some("gpt-test".to_owned()),
+        }),
+        sampling: Some(SamplingBounds {
+            temperature: Some(Bound {
+                fixed: Some(0.3),
+                min: None,
+                max: None,
+            }),
+            top_p: Some(Bound {
+                fixed: None,
+                min: Some(0.5),
+                max: Some(0.9),
+            }),
+            presence_penalty: None,
+            frequency_penalty: None,
+            max_output_tokens: Some(500),
+            out_of_bounds: Some(OutOfBounds::Refuse),
         }),
     }
 }

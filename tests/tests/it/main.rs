@@ -33,6 +33,7 @@ mod migrations;
 mod modules;
 mod observability;
 mod openai;
+mod openai_sampling;
 mod quotas;
 mod read_replica;
 mod restart;

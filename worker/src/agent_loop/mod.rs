@@ -21,8 +21,9 @@ use async_trait::async_trait;
 use parley_entity::{enums::BlockType as DbBlockType, query::conversation::BlockDraft};
 use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{
-    CustomPayload, EventKind, Fallback, FallbackReason, ToolCallState, Usage,
+    CustomPayload, EventKind, Fallback, FallbackReason, StopReason, ToolCallState, Usage,
 };
+use parley_protocol::sampling::Sampling;
 use serde_json::Value;
 
 use crate::providers::{ChatMessage, FunctionOffer, Price, Route};
@@ -235,6 +236,8 @@ pub struct Generation {
     pub answered_by: usize,
     /// Why the model asked for did not answer, when another one did.
     pub fallback: Option<Fallback>,
+    /// Why the answer (the last model call) stopped before the model was done.
+    pub stop_reason: Option<StopReason>,
     /// The text or thinking block deltas currently go to.
     open_block: Option<usize>,
     /// What of the model's text may be shown, and the markers taken out of it.
@@ -287,6 +290,8 @@ pub struct Start<'a> {
     pub spend: Option<spend::Spend<'a>>,
     /// The markers the answer's text may carry (taken out as it streams).
     pub markers: parley_service::respond::Markers,
+    /// The turn's sampling (within the session's bounds), sent with every call.
+    pub sampling: Sampling,
 }
 
 /// A call the model asked for in an earlier attempt that its user approved: run as the
@@ -372,6 +377,7 @@ pub async fn run(
                 started: start.started,
                 partial: partial.take().as_deref(),
                 spend: start.spend.as_ref(),
+                sampling: &start.sampling,
             },
             &mut position,
             sink,

@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use futures::StreamExt;
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{EventKind, Fallback, FallbackReason};
+use parley_protocol::events::{EventKind, Fallback, FallbackReason, StopReason};
+use parley_protocol::sampling::Sampling;
 
 use super::{CallRecord, CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
 use crate::providers::{
@@ -34,6 +35,8 @@ pub(super) struct Request<'a> {
     pub partial: Option<&'a str>,
     /// The turn's budgets: each call holds its worst case first and settles after.
     pub spend: Option<&'a super::spend::Spend<'a>>,
+    /// The turn's sampling, sent with every call.
+    pub sampling: &'a Sampling,
 }
 
 impl Request<'_> {
@@ -150,6 +153,8 @@ pub(super) async fn with_retries(
                 return Err(failed(generation, ErrorCode::UpstreamStall));
             }
             CallEnd::Done => {
+                // The turn's answer is the last call's: whether it was cut is its.
+                generation.stop_reason = outcome.stop;
                 return Ok(Called {
                     requested: outcome.requested,
                     state: outcome.state,
@@ -218,6 +223,8 @@ struct CallOutcome {
     requested: Vec<Requested>,
     /// What the provider needs back of the response.
     state: Option<ResponseState>,
+    /// Why the model stopped before it was done, if it did.
+    stop: Option<StopReason>,
 }
 
 impl CallOutcome {
@@ -231,6 +238,7 @@ impl CallOutcome {
             ttft_ms: None,
             requested: Vec::new(),
             state: None,
+            stop: None,
         }
     }
 }
@@ -252,6 +260,7 @@ async fn once(
         ttft_ms: None,
         requested: Vec::new(),
         state: None,
+        stop: None,
     };
     let call_started = Instant::now();
     let stall = request.settings.stall_timeout;
@@ -268,7 +277,7 @@ async fn once(
         outcome.end = CallEnd::Internal(err);
         return outcome;
     }
-    let stream = route.stream(request.messages, request.offers, prefix);
+    let stream = route.stream(request.messages, request.offers, prefix, request.sampling);
     let mut cancelled = sink.until_cancelled();
     let opened = tokio::select! {
         opened = tokio::time::timeout_at(stall_at, stream) => opened,
@@ -453,6 +462,10 @@ async fn take(
         }
         Delta::State(state) => {
             outcome.state = Some(state);
+            Ok(())
+        }
+        Delta::Stop(reason) => {
+            outcome.stop = Some(reason);
             Ok(())
         }
         Delta::Text(text) => {

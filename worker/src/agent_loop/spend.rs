@@ -1,6 +1,6 @@
 //! Budget holds around each model call (issue #15): before the call, its worst case —
-//! the prompt as this worker counts it plus the model's output limit (sent with the
-//! call as `max_tokens`), each token at the dearest price its kind could be charged — is
+//! the prompt as this worker counts it plus the call's output limit (the model's, or
+//! the turn's below it, sent with the call as `max_tokens`), each token at the dearest price its kind could be charged — is
 //! held against every budget of the
 //! turn, and only while each is below its limit; after the call, whatever its end
 //! (answered, failed, stalled, cancelled), the hold is settled with what the call cost:
@@ -70,6 +70,6 @@ pub(super) fn worst_case(request: &Request<'_>, route: &Route) -> i64 {
     );
     let cost = route
         .price
-        .worst_case_usd(prompt, u64::from(route.max_output_tokens));
+        .worst_case_usd(prompt, u64::from(route.max_tokens(request.sampling)));
     (cost * parley_service::budget::MICROS).ceil() as i64
 }

@@ -11,7 +11,9 @@
 //! * given the call and its result — with what it said it needs back of that response
 //!   ([`Delta::State`], a call's `state`) — answers in words without calling again (a
 //!   harness on a strict model of the mock checks that the follow-up carries it);
-//! * can be called again after a caller dropped one of its streams midway.
+//! * can be called again after a caller dropped one of its streams midway;
+//! * stops at the call's token limit and says so ([`Delta::Stop`]), and before a stop
+//!   sequence of the call's sampling (not shown, not a cut answer).
 
 use std::{collections::BTreeMap, sync::Arc};
 
@@ -53,9 +55,17 @@ fn offered() -> Vec<FunctionOffer> {
 
 /// Every delta of one call, failing the test on a provider error.
 async fn deltas(harness: &dyn Harness, messages: &[ChatMessage]) -> Vec<Delta> {
+    deltas_with(harness, messages, &harness.options()).await
+}
+
+async fn deltas_with(
+    harness: &dyn Harness,
+    messages: &[ChatMessage],
+    options: &CallOptions,
+) -> Vec<Delta> {
     let (provider, model) = harness.provider().await;
     let stream = provider
-        .stream(&model, messages, &offered(), None, &harness.options())
+        .stream(&model, messages, &offered(), None, options)
         .await
         .expect("the call starts");
     stream
@@ -196,6 +206,44 @@ pub async fn is_called_again_after_a_stream_was_dropped_midway(harness: &dyn Har
     answers_in_words_then_reports_its_usage(harness).await;
 }
 
+pub async fn stops_at_its_token_limit_and_before_a_stop_sequence(harness: &dyn Harness) {
+    let messages = [ChatMessage::user(harness.plain())];
+    let whole = text(&deltas(harness, &messages).await);
+    let words: Vec<&str> = whole.split_whitespace().collect();
+    assert!(
+        words.len() >= 4,
+        "the plain answer has a few words: {whole:?}"
+    );
+    // As a route sends it: too few tokens for extended thinking go without it.
+    let limited = CallOptions {
+        max_tokens: Some(2),
+        thinking_budget: None,
+        ..harness.options()
+    };
+    let cut = deltas_with(harness, &messages, &limited).await;
+    assert!(
+        cut.iter()
+            .any(|d| matches!(d, Delta::Stop(super::StopReason::MaxTokens))),
+        "the limit is said: {cut:?}"
+    );
+    let said = text(&cut);
+    assert!(
+        said.split_whitespace().count() <= 2 && whole.starts_with(&said),
+        "at most 2 tokens of the answer: {said:?}"
+    );
+    usage_is_last_and_once(&cut);
+    let stop = format!(" {}", words[2]);
+    let mut stopping = harness.options();
+    stopping.sampling.stop = vec![stop.clone()];
+    let stopped = deltas_with(harness, &messages, &stopping).await;
+    let before = &whole[..whole.find(&stop).expect("the stop is in the answer")];
+    assert_eq!(text(&stopped), before, "the answer ends before the stop");
+    assert!(
+        !stopped.iter().any(|d| matches!(d, Delta::Stop(_))),
+        "a stop sequence is a finished answer: {stopped:?}"
+    );
+}
+
 /// The suite as tests, against the harness `$harness` builds.
 macro_rules! conformance_suite {
     ($harness:expr) => {
@@ -220,6 +268,11 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn answers_a_function_result_in_words() {
                 suite::answers_a_function_result_in_words(&$harness).await;
+            }
+
+            #[tokio::test]
+            async fn stops_at_its_token_limit_and_before_a_stop_sequence() {
+                suite::stops_at_its_token_limit_and_before_a_stop_sequence(&$harness).await;
             }
 
             #[tokio::test]

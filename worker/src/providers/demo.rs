@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use parley_protocol::events::Usage;
+use parley_protocol::events::{StopReason, Usage};
 
 use super::{ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderError, Route};
 
@@ -52,9 +52,9 @@ impl Provider for Demo {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         _partial: Option<&str>,
-        _options: &super::CallOptions,
+        options: &super::CallOptions,
     ) -> Result<DeltaStream, ProviderError> {
-        Ok(stream(messages, functions))
+        Ok(stream(messages, functions, options))
     }
 }
 
@@ -223,7 +223,13 @@ fn answer(messages: &[ChatMessage]) -> String {
     }
 }
 
-pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> DeltaStream {
+/// The demo answer as a stream, a word a token: it stops before the first of the
+/// options' stop sequences and at their token limit (then says so, as a model does).
+pub(super) fn stream(
+    messages: &[ChatMessage],
+    functions: &[FunctionOffer],
+    options: &super::CallOptions,
+) -> DeltaStream {
     let input_tokens: u64 = messages
         .iter()
         .map(|m| m.content.split_whitespace().count() as u64)
@@ -233,15 +239,28 @@ pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> D
         Some(call) => call.text.to_owned(),
         None => answer(messages),
     };
+    let stopped_at = options
+        .sampling
+        .stop
+        .iter()
+        .filter_map(|stop| text.find(stop.as_str()))
+        .min();
+    let text = &text[..stopped_at.unwrap_or(text.len())];
+    let limit = options.max_tokens.map_or(usize::MAX, |n| n as usize);
     let mut pieces: Vec<Delta> = Vec::new();
     for (i, word) in text.split(' ').enumerate() {
+        if i == limit {
+            pieces.push(Delta::Stop(StopReason::MaxTokens));
+            break;
+        }
         pieces.push(Delta::Text(if i == 0 {
             word.to_owned()
         } else {
             format!(" {word}")
         }));
     }
-    if let Some(call) = call {
+    let cut = stopped_at.is_some() || matches!(pieces.last(), Some(Delta::Stop(_)));
+    if let Some(call) = call.filter(|_| !cut) {
         pieces.push(Delta::ToolCall {
             index: 0,
             id: Some("demo_call_0".to_owned()),
@@ -250,7 +269,7 @@ pub(super) fn stream(messages: &[ChatMessage], functions: &[FunctionOffer]) -> D
             state: None,
         });
     }
-    let output_tokens = pieces.len() as u64;
+    let output_tokens = pieces.iter().filter(|d| d.is_output()).count() as u64;
     pieces.push(Delta::Usage(Usage::plain(input_tokens, output_tokens)));
     futures::stream::iter(pieces)
         .then(|delta| async move {
@@ -267,6 +286,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::providers::CallOptions;
     use crate::providers::conformance::{Harness, conformance_suite};
 
     /// The demo model, in-process.
@@ -295,7 +315,10 @@ mod tests {
             ChatMessage::system("be nice"),
             ChatMessage::user("What is 2+2?"),
         ];
-        let deltas: Vec<Delta> = stream(&messages, &[]).map(|d| d.unwrap()).collect().await;
+        let deltas: Vec<Delta> = stream(&messages, &[], &CallOptions::default())
+            .map(|d| d.unwrap())
+            .collect()
+            .await;
         let text: String = deltas
             .iter()
             .filter_map(|d| {
@@ -338,7 +361,7 @@ mod tests {
             ChatMessage::system(crate::providers::TITLE_INSTRUCTIONS),
             ChatMessage::user("What caused the French Revolution?"),
         ];
-        let text: String = stream(&messages, &[])
+        let text: String = stream(&messages, &[], &CallOptions::default())
             .filter_map(|d| async move {
                 match d.unwrap() {
                     Delta::Text(t) => Some(t),
@@ -358,16 +381,23 @@ mod tests {
             parameters: serde_json::json!({"type": "object"}),
         };
         let mut messages = vec![ChatMessage::user("What time is it?")];
-        let deltas: Vec<Delta> = stream(&messages, std::slice::from_ref(&clock))
-            .map(|d| d.unwrap())
-            .collect()
-            .await;
+        let deltas: Vec<Delta> = stream(
+            &messages,
+            std::slice::from_ref(&clock),
+            &CallOptions::default(),
+        )
+        .map(|d| d.unwrap())
+        .collect()
+        .await;
         assert!(
             deltas
                 .iter()
                 .any(|d| matches!(d, Delta::ToolCall { name: Some(n), .. } if n == TIME_FUNCTION))
         );
-        let without: Vec<Delta> = stream(&messages, &[]).map(|d| d.unwrap()).collect().await;
+        let without: Vec<Delta> = stream(&messages, &[], &CallOptions::default())
+            .map(|d| d.unwrap())
+            .collect()
+            .await;
         assert!(
             !without.iter().any(|d| matches!(d, Delta::ToolCall { .. })),
             "not offered"
@@ -375,7 +405,7 @@ mod tests {
         messages.push(ChatMessage::assistant_calls("", vec![], None));
         let result = r#"{"local_time":"2026-11-23T12:00:00+00:00","time_zone":"UTC"}"#;
         messages.push(ChatMessage::tool_result("demo_call_0", result));
-        let answer: Vec<Delta> = stream(&messages, &[clock])
+        let answer: Vec<Delta> = stream(&messages, &[clock], &CallOptions::default())
             .map(|d| d.unwrap())
             .collect()
             .await;
@@ -398,7 +428,7 @@ mod tests {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
     ) -> (String, Option<(String, String)>) {
-        let deltas: Vec<Delta> = stream(messages, functions)
+        let deltas: Vec<Delta> = stream(messages, functions, &CallOptions::default())
             .map(|d| d.unwrap())
             .collect()
             .await;

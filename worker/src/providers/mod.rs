@@ -31,7 +31,8 @@ use parley_runtime::breaker::Breakers;
 
 use futures::Stream;
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{CallError, FallbackReason, Usage};
+use parley_protocol::events::{CallError, FallbackReason, StopReason, Usage};
+use parley_protocol::sampling::Sampling;
 use secrecy::SecretString;
 
 /// A piece of a streamed answer.
@@ -55,13 +56,15 @@ pub enum Delta {
     State(replay::ResponseState),
     /// Token counts, by kind, as the provider reported them.
     Usage(Usage),
+    /// The model stopped before it was done with its answer (at its token limit).
+    Stop(StopReason),
 }
 
 impl Delta {
     /// Whether this is the model's output (text, reasoning, a call), not a report about
     /// the response (its usage, its state).
     pub fn is_output(&self) -> bool {
-        !matches!(self, Self::Usage(_) | Self::State(_))
+        !matches!(self, Self::Usage(_) | Self::State(_) | Self::Stop(_))
     }
 }
 
@@ -142,11 +145,13 @@ pub const TITLE_INSTRUCTIONS: &str = "Write a title of at most six words for the
      no final full stop.";
 
 /// What one call asks of the model besides its messages: the model's settings that
-/// shape a request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// shape a request, and the turn's sampling.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CallOptions {
-    /// The most tokens the answer may have.
+    /// The most tokens the answer may have (the model's limit, or the turn's below it).
     pub max_tokens: Option<u32>,
+    /// The turn's sampling (its `max_output_tokens` is already in `max_tokens`).
+    pub sampling: Sampling,
     /// Extended thinking's budget in tokens (Anthropic); none: no extended thinking.
     pub thinking_budget: Option<u32>,
     /// Where the request marks prompt-cache breakpoints (Anthropic; OpenAI-compatible
@@ -276,6 +281,7 @@ impl Route {
         messages: &[ChatMessage],
         functions: &[FunctionOffer],
         partial: Option<&str>,
+        sampling: &Sampling,
     ) -> Result<DeltaStream, ProviderError> {
         // A fallback without vision gets the text (the first model of the chain may have
         // been sent images).
@@ -292,14 +298,28 @@ impl Route {
         } else {
             messages
         };
+        let max_tokens = self.max_tokens(sampling);
         let options = CallOptions {
-            max_tokens: Some(self.max_output_tokens),
-            thinking_budget: self.thinking_budget,
+            max_tokens: Some(max_tokens),
+            sampling: sampling.clone(),
+            // Thinking needs room for its budget and an answer: a turn asking for
+            // fewer tokens than that is answered without it.
+            thinking_budget: self.thinking_budget.filter(|budget| *budget < max_tokens),
             prompt_cache: self.prompt_cache,
         };
         self.provider
             .stream(&self.upstream, messages, functions, partial, &options)
             .await
+    }
+
+    /// The most tokens one answer may have with `sampling`: the model's limit, or the
+    /// turn's below it.
+    pub fn max_tokens(&self, sampling: &Sampling) -> u32 {
+        sampling
+            .max_output_tokens
+            .map_or(self.max_output_tokens, |asked| {
+                asked.min(self.max_output_tokens)
+            })
     }
 
     /// Whether this is the built-in offline demo model.

@@ -11,6 +11,7 @@ use parley_entity::{
     prompts,
     query::{self, tool_calls},
 };
+use parley_protocol::sampling::{OutOfBounds, Sampling};
 use parley_protocol::{config::SessionConfig, events::ToolCallState};
 use parley_runtime::queue::JobQueue;
 use parley_service::turns::record;
@@ -123,6 +124,7 @@ pub(super) async fn generate(
             registry.payloads(),
             &config.payload_types().collect::<Vec<_>>(),
         ),
+        sampling: sampling(config, &context.input.sampling),
     };
     let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
     let answered = &context.chain[generation.answered_by];
@@ -134,6 +136,17 @@ pub(super) async fn generate(
         generation,
         end,
     })
+}
+
+/// The sampling of the turn's calls: what the api recorded (already within the
+/// session's bounds, so unchanged here) with the tool's fixed values, for the turns that
+/// asked for nothing (Parley's own API, scheduled ones). Clamped, never refused: the
+/// turn was accepted.
+fn sampling(config: &SessionConfig, asked: &Sampling) -> Sampling {
+    let bounds = config.sampling_bounds();
+    bounds
+        .apply(asked, OutOfBounds::Clamp)
+        .unwrap_or_else(|_| asked.clone())
 }
 
 /// What the model is told about the payloads the tool can produce (its functions' payload

@@ -153,6 +153,11 @@ async fn record_answer(
             .get_or_insert_with(ResponseExtras::default)
             .fallback = Some(fallback);
     }
+    if complete && let Some(reason) = answer.generation.stop_reason {
+        response
+            .get_or_insert_with(ResponseExtras::default)
+            .stop_reason = Some(reason);
+    }
     // Partial content is kept: a cancelled or broken answer is saved as incomplete.
     let keep_answer = complete || !answer.generation.drafts.is_empty();
     let mut writes = TurnWrites::default();

@@ -11,6 +11,7 @@ fn meta(background: bool) -> ResponseMeta {
         background,
         previous_response_id: None,
         instructions: None,
+        sampling: Sampling::default(),
     }
 }
 

@@ -55,8 +55,15 @@ impl FromRow<tools::Model, Names> for Tool {
 /// (or lists one under `approval_required` that is not among its `functions`),
 /// `unknown_payload_type` when it enables a payload type the model cannot write,
 /// `unknown_module` when it names a module the deployment lacks (or one twice),
-/// `invalid_module_config` when a module's settings do not suit it.
+/// `invalid_module_config` when a module's settings do not suit it,
+/// `validation_failed` when its sampling bounds cannot hold.
 fn check_functions(state: &AppState, definition: &ToolDefinition) -> Result<()> {
+    if let Some(refused) = definition.sampling.as_ref().and_then(|s| s.problem()) {
+        return Err(Error::invalid(
+            ErrorCode::ValidationFailed,
+            format!("definition.sampling.{refused}"),
+        ));
+    }
     let names = definition.functions.iter().flatten().map(|name| &**name);
     state.turns.functions.load().check_names(names)?;
     let offered = |name: &str| definition.functions.iter().flatten().any(|f| &**f == name);

@@ -20,8 +20,9 @@ type Definition = Tool["definition"];
 
 /** The definition's options, for finding the one a problem names. */
 const OPTIONS = [
-  "approval_required", "behavior", "constraints", "enabled_skills", "functions", "hold_back", "max_iterations",
-  "max_messages", "max_session_duration_s", "model", "modules", "payload_types", "skills", "suggestions",
+  "approval_required", "behavior", "constraints", "enabled_skills", "functions", "history", "hold_back",
+  "max_iterations", "max_messages", "max_session_duration_s", "model", "modules", "payload_types", "sampling",
+  "skills", "suggestions",
 ];
 
 const TEMPLATE: Definition = { behavior: "Help with homework.", functions: [], modules: [] };

@@ -24,6 +24,7 @@ from .block_start_event import BlockStartEvent
 from .block_stop_event import BlockStopEvent
 from .block_type import BlockType
 from .blocks_group_by import BlocksGroupBy
+from .bound import Bound
 from .breaker_state_name import BreakerStateName
 from .budget import Budget
 from .budget_period import BudgetPeriod
@@ -131,6 +132,7 @@ from .open_ai_model_list import OpenAiModelList
 from .open_ai_response import OpenAiResponse
 from .open_ai_response_error import OpenAiResponseError
 from .open_ai_response_metadata import OpenAiResponseMetadata
+from .out_of_bounds import OutOfBounds
 from .page_admin_feedback import PageAdminFeedback
 from .page_assignment import PageAssignment
 from .page_block_event import PageBlockEvent
@@ -206,6 +208,7 @@ from .response_usage import ResponseUsage
 from .retry_event import RetryEvent
 from .route_decision import RouteDecision
 from .run_action import RunAction
+from .sampling_bounds import SamplingBounds
 from .scope_context import ScopeContext
 from .server_action_name import ServerActionName
 from .session import Session
@@ -224,6 +227,7 @@ from .skill_name import SkillName
 from .sse_event import SseEvent
 from .state_count import StateCount
 from .status_event import StatusEvent
+from .stop_reason import StopReason
 from .stream_event_approval_requested_prompt_event import (
     StreamEventApprovalRequestedPromptEvent,
 )
@@ -367,6 +371,7 @@ __all__ = (
     "BlockStopEvent",
     "BlockType",
     "BlocksGroupBy",
+    "Bound",
     "BreakerStateName",
     "Budget",
     "BudgetPeriod",
@@ -474,6 +479,7 @@ __all__ = (
     "OpenAiResponse",
     "OpenAiResponseError",
     "OpenAiResponseMetadata",
+    "OutOfBounds",
     "PageAdminFeedback",
     "PageAssignment",
     "PageBlockEvent",
@@ -543,6 +549,7 @@ __all__ = (
     "RetryEvent",
     "RouteDecision",
     "RunAction",
+    "SamplingBounds",
     "ScopeContext",
     "ServerActionName",
     "Session",
@@ -561,6 +568,7 @@ __all__ = (
     "SseEvent",
     "StateCount",
     "StatusEvent",
+    "StopReason",
     "StreamEventApprovalRequestedPromptEvent",
     "StreamEventApprovalRequestedPromptEventType",
     "StreamEventBlockStartEvent",

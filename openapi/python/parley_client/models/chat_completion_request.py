@@ -24,27 +24,48 @@ class ChatCompletionRequest:
         messages (list[ChatMessageInput]): The conversation; the last one is the user's message this turn answers.
         model (str): A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`).
         audio (Any | Unset): Audio output: not available (400 `unsupported_parameter`).
+        frequency_penalty (float | None | Unset): −2–2, within the tool's bounds (as `temperature`).
         logit_bias (Any | Unset): Token biases: not available (a non-empty map is 400 `unsupported_parameter`).
         logprobs (bool | None | Unset): Token log probabilities: not available (`true` is 400 `unsupported_parameter`).
+        max_completion_tokens (int | None | Unset): The most tokens the answer may have (below the model's and the
+            tool's limits;
+            the answer stops there with `finish_reason: "length"`).
+        max_tokens (int | None | Unset): The older name of `max_completion_tokens` (the smaller counts when both are
+            given).
         modalities (list[str] | None | Unset): Only `["text"]` (anything else is 400 `unsupported_parameter`).
         n (int | None | Unset): Choices to generate: only 1 (more is 400 `unsupported_parameter`).
         prediction (Any | Unset): Predicted outputs: not available (400 `unsupported_parameter`).
+        presence_penalty (float | None | Unset): −2–2, within the tool's bounds (as `temperature`).
+        seed (int | None | Unset): Asks the provider for repeatable sampling (where it offers it).
+        stop (list[str] | None | str | Unset): Up to four sequences where the answer stops (they are not shown).
         stream (bool | None | Unset): Stream `chat.completion.chunk` events (Server-Sent Events).
         stream_options (ChatStreamOptions | None | Unset):
+        temperature (float | None | Unset): 0–2. A tool may fix it or bound it: outside its bounds the value is clamped
+            or
+            refused 400 `invalid_parameter`, as the tool says.
         top_logprobs (int | None | Unset): Not available (above 0 is 400 `unsupported_parameter`).
+        top_p (float | None | Unset): 0–1, within the tool's bounds (as `temperature`).
     """
 
     messages: list[ChatMessageInput]
     model: str
     audio: Any | Unset = UNSET
+    frequency_penalty: float | None | Unset = UNSET
     logit_bias: Any | Unset = UNSET
     logprobs: bool | None | Unset = UNSET
+    max_completion_tokens: int | None | Unset = UNSET
+    max_tokens: int | None | Unset = UNSET
     modalities: list[str] | None | Unset = UNSET
     n: int | None | Unset = UNSET
     prediction: Any | Unset = UNSET
+    presence_penalty: float | None | Unset = UNSET
+    seed: int | None | Unset = UNSET
+    stop: list[str] | None | str | Unset = UNSET
     stream: bool | None | Unset = UNSET
     stream_options: ChatStreamOptions | None | Unset = UNSET
+    temperature: float | None | Unset = UNSET
     top_logprobs: int | None | Unset = UNSET
+    top_p: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -59,6 +80,12 @@ class ChatCompletionRequest:
 
         audio = self.audio
 
+        frequency_penalty: float | None | Unset
+        if isinstance(self.frequency_penalty, Unset):
+            frequency_penalty = UNSET
+        else:
+            frequency_penalty = self.frequency_penalty
+
         logit_bias = self.logit_bias
 
         logprobs: bool | None | Unset
@@ -66,6 +93,18 @@ class ChatCompletionRequest:
             logprobs = UNSET
         else:
             logprobs = self.logprobs
+
+        max_completion_tokens: int | None | Unset
+        if isinstance(self.max_completion_tokens, Unset):
+            max_completion_tokens = UNSET
+        else:
+            max_completion_tokens = self.max_completion_tokens
+
+        max_tokens: int | None | Unset
+        if isinstance(self.max_tokens, Unset):
+            max_tokens = UNSET
+        else:
+            max_tokens = self.max_tokens
 
         modalities: list[str] | None | Unset
         if isinstance(self.modalities, Unset):
@@ -84,6 +123,27 @@ class ChatCompletionRequest:
 
         prediction = self.prediction
 
+        presence_penalty: float | None | Unset
+        if isinstance(self.presence_penalty, Unset):
+            presence_penalty = UNSET
+        else:
+            presence_penalty = self.presence_penalty
+
+        seed: int | None | Unset
+        if isinstance(self.seed, Unset):
+            seed = UNSET
+        else:
+            seed = self.seed
+
+        stop: list[str] | None | str | Unset
+        if isinstance(self.stop, Unset):
+            stop = UNSET
+        elif isinstance(self.stop, list):
+            stop = self.stop
+
+        else:
+            stop = self.stop
+
         stream: bool | None | Unset
         if isinstance(self.stream, Unset):
             stream = UNSET
@@ -98,11 +158,23 @@ class ChatCompletionRequest:
         else:
             stream_options = self.stream_options
 
+        temperature: float | None | Unset
+        if isinstance(self.temperature, Unset):
+            temperature = UNSET
+        else:
+            temperature = self.temperature
+
         top_logprobs: int | None | Unset
         if isinstance(self.top_logprobs, Unset):
             top_logprobs = UNSET
         else:
             top_logprobs = self.top_logprobs
+
+        top_p: float | None | Unset
+        if isinstance(self.top_p, Unset):
+            top_p = UNSET
+        else:
+            top_p = self.top_p
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -114,22 +186,38 @@ class ChatCompletionRequest:
         )
         if audio is not UNSET:
             field_dict["audio"] = audio
+        if frequency_penalty is not UNSET:
+            field_dict["frequency_penalty"] = frequency_penalty
         if logit_bias is not UNSET:
             field_dict["logit_bias"] = logit_bias
         if logprobs is not UNSET:
             field_dict["logprobs"] = logprobs
+        if max_completion_tokens is not UNSET:
+            field_dict["max_completion_tokens"] = max_completion_tokens
+        if max_tokens is not UNSET:
+            field_dict["max_tokens"] = max_tokens
         if modalities is not UNSET:
             field_dict["modalities"] = modalities
         if n is not UNSET:
             field_dict["n"] = n
         if prediction is not UNSET:
             field_dict["prediction"] = prediction
+        if presence_penalty is not UNSET:
+            field_dict["presence_penalty"] = presence_penalty
+        if seed is not UNSET:
+            field_dict["seed"] = seed
+        if stop is not UNSET:
+            field_dict["stop"] = stop
         if stream is not UNSET:
             field_dict["stream"] = stream
         if stream_options is not UNSET:
             field_dict["stream_options"] = stream_options
+        if temperature is not UNSET:
+            field_dict["temperature"] = temperature
         if top_logprobs is not UNSET:
             field_dict["top_logprobs"] = top_logprobs
+        if top_p is not UNSET:
+            field_dict["top_p"] = top_p
 
         return field_dict
 
@@ -150,6 +238,15 @@ class ChatCompletionRequest:
 
         audio = d.pop("audio", UNSET)
 
+        def _parse_frequency_penalty(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        frequency_penalty = _parse_frequency_penalty(d.pop("frequency_penalty", UNSET))
+
         logit_bias = d.pop("logit_bias", UNSET)
 
         def _parse_logprobs(data: object) -> bool | None | Unset:
@@ -160,6 +257,26 @@ class ChatCompletionRequest:
             return cast(bool | None | Unset, data)
 
         logprobs = _parse_logprobs(d.pop("logprobs", UNSET))
+
+        def _parse_max_completion_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_completion_tokens = _parse_max_completion_tokens(
+            d.pop("max_completion_tokens", UNSET)
+        )
+
+        def _parse_max_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_tokens = _parse_max_tokens(d.pop("max_tokens", UNSET))
 
         def _parse_modalities(data: object) -> list[str] | None | Unset:
             if data is None:
@@ -189,6 +306,41 @@ class ChatCompletionRequest:
 
         prediction = d.pop("prediction", UNSET)
 
+        def _parse_presence_penalty(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        presence_penalty = _parse_presence_penalty(d.pop("presence_penalty", UNSET))
+
+        def _parse_seed(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        seed = _parse_seed(d.pop("seed", UNSET))
+
+        def _parse_stop(data: object) -> list[str] | None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                componentsschemas_chat_stop_type_1 = cast(list[str], data)
+
+                return componentsschemas_chat_stop_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | str | Unset, data)
+
+        stop = _parse_stop(d.pop("stop", UNSET))
+
         def _parse_stream(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -215,6 +367,15 @@ class ChatCompletionRequest:
 
         stream_options = _parse_stream_options(d.pop("stream_options", UNSET))
 
+        def _parse_temperature(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        temperature = _parse_temperature(d.pop("temperature", UNSET))
+
         def _parse_top_logprobs(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -224,18 +385,35 @@ class ChatCompletionRequest:
 
         top_logprobs = _parse_top_logprobs(d.pop("top_logprobs", UNSET))
 
+        def _parse_top_p(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        top_p = _parse_top_p(d.pop("top_p", UNSET))
+
         chat_completion_request = cls(
             messages=messages,
             model=model,
             audio=audio,
+            frequency_penalty=frequency_penalty,
             logit_bias=logit_bias,
             logprobs=logprobs,
+            max_completion_tokens=max_completion_tokens,
+            max_tokens=max_tokens,
             modalities=modalities,
             n=n,
             prediction=prediction,
+            presence_penalty=presence_penalty,
+            seed=seed,
+            stop=stop,
             stream=stream,
             stream_options=stream_options,
+            temperature=temperature,
             top_logprobs=top_logprobs,
+            top_p=top_p,
         )
 
         chat_completion_request.additional_properties = d

@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.fallback_reason import FallbackReason
+from ..models.stop_reason import StopReason
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -44,6 +45,8 @@ class CompleteEvent:
             chain (DESIGN §10): the `reason` of a `fallback` event and of `complete`.
         parent_id (UUID | Unset): The message the answer follows in the session's tree: the user message it answers.
         replaced (bool | Unset): Text already streamed was replaced after the fact; `payload.message` is final.
+        stop_reason (StopReason | Unset): Why an answer stopped before the model was done with it: the `stop_reason` of
+            `complete` (absent: the model finished).
     """
 
     blocked: bool
@@ -60,6 +63,7 @@ class CompleteEvent:
     fallback_reason: FallbackReason | Unset = UNSET
     parent_id: UUID | Unset = UNSET
     replaced: bool | Unset = UNSET
+    stop_reason: StopReason | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -95,6 +99,10 @@ class CompleteEvent:
 
         replaced = self.replaced
 
+        stop_reason: str | Unset = UNSET
+        if not isinstance(self.stop_reason, Unset):
+            stop_reason = self.stop_reason.value
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -120,6 +128,8 @@ class CompleteEvent:
             field_dict["parent_id"] = parent_id
         if replaced is not UNSET:
             field_dict["replaced"] = replaced
+        if stop_reason is not UNSET:
+            field_dict["stop_reason"] = stop_reason
 
         return field_dict
 
@@ -167,6 +177,13 @@ class CompleteEvent:
 
         replaced = d.pop("replaced", UNSET)
 
+        _stop_reason = d.pop("stop_reason", UNSET)
+        stop_reason: StopReason | Unset
+        if isinstance(_stop_reason, Unset):
+            stop_reason = UNSET
+        else:
+            stop_reason = StopReason(_stop_reason)
+
         complete_event = cls(
             blocked=blocked,
             latency_ms=latency_ms,
@@ -182,6 +199,7 @@ class CompleteEvent:
             fallback_reason=fallback_reason,
             parent_id=parent_id,
             replaced=replaced,
+            stop_reason=stop_reason,
         )
 
         complete_event.additional_properties = d

@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.history_settings import HistorySettings
+    from ..models.sampling_bounds import SamplingBounds
     from ..models.tool_constraints import ToolConstraints
     from ..models.tool_module import ToolModule
 
@@ -52,6 +53,10 @@ class ConfigOverrides:
                 below).
             payload_types (list[str] | None | Unset): Payload types the model may write into its answers (replaces the list
                 below).
+            sampling (None | SamplingBounds | Unset): Bounds on the sampling a request may ask for (`temperature`, `top_p`,
+                the
+                penalties: fixed or a range; `max_output_tokens`: a cap), and whether a value
+                outside them is clamped (the default) or refused 400.
             skills (bool | None | Unset): Let the built-in skills (timers, math) answer messages that are clearly theirs.
             suggestions (bool | None | Unset): Ask the model for suggested values and actions.
     """
@@ -70,11 +75,13 @@ class ConfigOverrides:
     model: None | str | Unset = UNSET
     modules: list[ToolModule] | None | Unset = UNSET
     payload_types: list[str] | None | Unset = UNSET
+    sampling: None | SamplingBounds | Unset = UNSET
     skills: bool | None | Unset = UNSET
     suggestions: bool | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.history_settings import HistorySettings
+        from ..models.sampling_bounds import SamplingBounds
         from ..models.tool_constraints import ToolConstraints
 
         approval_required: list[str] | None | Unset
@@ -186,6 +193,14 @@ class ConfigOverrides:
         else:
             payload_types = self.payload_types
 
+        sampling: dict[str, Any] | None | Unset
+        if isinstance(self.sampling, Unset):
+            sampling = UNSET
+        elif isinstance(self.sampling, SamplingBounds):
+            sampling = self.sampling.to_dict()
+        else:
+            sampling = self.sampling
+
         skills: bool | None | Unset
         if isinstance(self.skills, Unset):
             skills = UNSET
@@ -229,6 +244,8 @@ class ConfigOverrides:
             field_dict["modules"] = modules
         if payload_types is not UNSET:
             field_dict["payload_types"] = payload_types
+        if sampling is not UNSET:
+            field_dict["sampling"] = sampling
         if skills is not UNSET:
             field_dict["skills"] = skills
         if suggestions is not UNSET:
@@ -239,6 +256,7 @@ class ConfigOverrides:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.history_settings import HistorySettings
+        from ..models.sampling_bounds import SamplingBounds
         from ..models.tool_constraints import ToolConstraints
         from ..models.tool_module import ToolModule
 
@@ -440,6 +458,23 @@ class ConfigOverrides:
 
         payload_types = _parse_payload_types(d.pop("payload_types", UNSET))
 
+        def _parse_sampling(data: object) -> None | SamplingBounds | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sampling_type_1 = SamplingBounds.from_dict(data)
+
+                return sampling_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SamplingBounds | Unset, data)
+
+        sampling = _parse_sampling(d.pop("sampling", UNSET))
+
         def _parse_skills(data: object) -> bool | None | Unset:
             if data is None:
                 return data
@@ -473,6 +508,7 @@ class ConfigOverrides:
             model=model,
             modules=modules,
             payload_types=payload_types,
+            sampling=sampling,
             skills=skills,
             suggestions=suggestions,
         )

@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.fallback_reason import FallbackReason
+from ..models.stop_reason import StopReason
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ class FinishedTurn:
             chain (DESIGN §10): the `reason` of a `fallback` event and of `complete`.
         parent_id (UUID | Unset): The message the answer follows: the user message it answers.
         replaced (bool | Unset): A module replaced the answer after it was streamed; `payload.message` is final.
+        stop_reason (StopReason | Unset): Why an answer stopped before the model was done with it: the `stop_reason` of
+            `complete` (absent: the model finished).
     """
 
     blocked: bool
@@ -58,6 +61,7 @@ class FinishedTurn:
     fallback_reason: FallbackReason | Unset = UNSET
     parent_id: UUID | Unset = UNSET
     replaced: bool | Unset = UNSET
+    stop_reason: StopReason | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,6 +95,10 @@ class FinishedTurn:
 
         replaced = self.replaced
 
+        stop_reason: str | Unset = UNSET
+        if not isinstance(self.stop_reason, Unset):
+            stop_reason = self.stop_reason.value
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -115,6 +123,8 @@ class FinishedTurn:
             field_dict["parent_id"] = parent_id
         if replaced is not UNSET:
             field_dict["replaced"] = replaced
+        if stop_reason is not UNSET:
+            field_dict["stop_reason"] = stop_reason
 
         return field_dict
 
@@ -160,6 +170,13 @@ class FinishedTurn:
 
         replaced = d.pop("replaced", UNSET)
 
+        _stop_reason = d.pop("stop_reason", UNSET)
+        stop_reason: StopReason | Unset
+        if isinstance(_stop_reason, Unset):
+            stop_reason = UNSET
+        else:
+            stop_reason = StopReason(_stop_reason)
+
         finished_turn = cls(
             blocked=blocked,
             latency_ms=latency_ms,
@@ -174,6 +191,7 @@ class FinishedTurn:
             fallback_reason=fallback_reason,
             parent_id=parent_id,
             replaced=replaced,
+            stop_reason=stop_reason,
         )
 
         finished_turn.additional_properties = d

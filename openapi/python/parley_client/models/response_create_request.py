@@ -25,18 +25,27 @@ class ResponseCreateRequest:
         background (bool | None | Unset): Answer at once (status `queued`) and run in the background; follow it with
             `GET /openai/v1/responses/{id}`.
         instructions (None | str | Unset): Added to the tool's system prompt for this turn.
+        max_output_tokens (int | None | Unset): The most tokens the response may have (below the model's and the tool's
+            limits; a response cut there is `incomplete`, reason `max_output_tokens`).
         previous_response_id (None | str | Unset): Continue the conversation of this response (`resp_…`).
         stream (bool | None | Unset): Stream the response's events (Server-Sent Events).
+        temperature (float | None | Unset): 0–2. A tool may fix it or bound it: outside its bounds the value is clamped
+            or
+            refused 400 `invalid_parameter`, as the tool says.
         top_logprobs (int | None | Unset): Not available (above 0 is 400 `unsupported_parameter`).
+        top_p (float | None | Unset): 0–1, within the tool's bounds (as `temperature`).
     """
 
     input_: list[ResponseInputItem] | str
     model: str
     background: bool | None | Unset = UNSET
     instructions: None | str | Unset = UNSET
+    max_output_tokens: int | None | Unset = UNSET
     previous_response_id: None | str | Unset = UNSET
     stream: bool | None | Unset = UNSET
+    temperature: float | None | Unset = UNSET
     top_logprobs: int | None | Unset = UNSET
+    top_p: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,6 +75,12 @@ class ResponseCreateRequest:
         else:
             instructions = self.instructions
 
+        max_output_tokens: int | None | Unset
+        if isinstance(self.max_output_tokens, Unset):
+            max_output_tokens = UNSET
+        else:
+            max_output_tokens = self.max_output_tokens
+
         previous_response_id: None | str | Unset
         if isinstance(self.previous_response_id, Unset):
             previous_response_id = UNSET
@@ -78,11 +93,23 @@ class ResponseCreateRequest:
         else:
             stream = self.stream
 
+        temperature: float | None | Unset
+        if isinstance(self.temperature, Unset):
+            temperature = UNSET
+        else:
+            temperature = self.temperature
+
         top_logprobs: int | None | Unset
         if isinstance(self.top_logprobs, Unset):
             top_logprobs = UNSET
         else:
             top_logprobs = self.top_logprobs
+
+        top_p: float | None | Unset
+        if isinstance(self.top_p, Unset):
+            top_p = UNSET
+        else:
+            top_p = self.top_p
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -96,12 +123,18 @@ class ResponseCreateRequest:
             field_dict["background"] = background
         if instructions is not UNSET:
             field_dict["instructions"] = instructions
+        if max_output_tokens is not UNSET:
+            field_dict["max_output_tokens"] = max_output_tokens
         if previous_response_id is not UNSET:
             field_dict["previous_response_id"] = previous_response_id
         if stream is not UNSET:
             field_dict["stream"] = stream
+        if temperature is not UNSET:
+            field_dict["temperature"] = temperature
         if top_logprobs is not UNSET:
             field_dict["top_logprobs"] = top_logprobs
+        if top_p is not UNSET:
+            field_dict["top_p"] = top_p
 
         return field_dict
 
@@ -157,6 +190,15 @@ class ResponseCreateRequest:
 
         instructions = _parse_instructions(d.pop("instructions", UNSET))
 
+        def _parse_max_output_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        max_output_tokens = _parse_max_output_tokens(d.pop("max_output_tokens", UNSET))
+
         def _parse_previous_response_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -177,6 +219,15 @@ class ResponseCreateRequest:
 
         stream = _parse_stream(d.pop("stream", UNSET))
 
+        def _parse_temperature(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        temperature = _parse_temperature(d.pop("temperature", UNSET))
+
         def _parse_top_logprobs(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -186,14 +237,26 @@ class ResponseCreateRequest:
 
         top_logprobs = _parse_top_logprobs(d.pop("top_logprobs", UNSET))
 
+        def _parse_top_p(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        top_p = _parse_top_p(d.pop("top_p", UNSET))
+
         response_create_request = cls(
             input_=input_,
             model=model,
             background=background,
             instructions=instructions,
+            max_output_tokens=max_output_tokens,
             previous_response_id=previous_response_id,
             stream=stream,
+            temperature=temperature,
             top_logprobs=top_logprobs,
+            top_p=top_p,
         )
 
         response_create_request.additional_properties = d

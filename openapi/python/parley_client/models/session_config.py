@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.history_settings import HistorySettings
+    from ..models.sampling_bounds import SamplingBounds
     from ..models.session_assignment import SessionAssignment
     from ..models.tool_constraints import ToolConstraints
     from ..models.tool_module import ToolModule
@@ -49,6 +50,8 @@ class SessionConfig:
             model (str | Unset): The model of turns that name none (when this deployment serves it).
             modules (list[ToolModule] | Unset): Modules (hooks) enabled, with their settings for this tool.
             payload_types (list[str] | Unset): Payload types the model may write into its answers.
+            sampling (SamplingBounds | Unset): The bounds a chat tool sets on its turns' sampling
+                (`ToolDefinition::sampling`).
             skills (bool | Unset): Let the built-in skills answer (default true).
             suggestions (bool | Unset): Ask the model for suggested values and actions (default false).
     """
@@ -68,6 +71,7 @@ class SessionConfig:
     model: str | Unset = UNSET
     modules: list[ToolModule] | Unset = UNSET
     payload_types: list[str] | Unset = UNSET
+    sampling: SamplingBounds | Unset = UNSET
     skills: bool | Unset = UNSET
     suggestions: bool | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -125,6 +129,10 @@ class SessionConfig:
         if not isinstance(self.payload_types, Unset):
             payload_types = self.payload_types
 
+        sampling: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.sampling, Unset):
+            sampling = self.sampling.to_dict()
+
         skills = self.skills
 
         suggestions = self.suggestions
@@ -162,6 +170,8 @@ class SessionConfig:
             field_dict["modules"] = modules
         if payload_types is not UNSET:
             field_dict["payload_types"] = payload_types
+        if sampling is not UNSET:
+            field_dict["sampling"] = sampling
         if skills is not UNSET:
             field_dict["skills"] = skills
         if suggestions is not UNSET:
@@ -172,6 +182,7 @@ class SessionConfig:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.history_settings import HistorySettings
+        from ..models.sampling_bounds import SamplingBounds
         from ..models.session_assignment import SessionAssignment
         from ..models.tool_constraints import ToolConstraints
         from ..models.tool_module import ToolModule
@@ -236,6 +247,13 @@ class SessionConfig:
 
         payload_types = cast(list[str], d.pop("payload_types", UNSET))
 
+        _sampling = d.pop("sampling", UNSET)
+        sampling: SamplingBounds | Unset
+        if isinstance(_sampling, Unset):
+            sampling = UNSET
+        else:
+            sampling = SamplingBounds.from_dict(_sampling)
+
         skills = d.pop("skills", UNSET)
 
         suggestions = d.pop("suggestions", UNSET)
@@ -256,6 +274,7 @@ class SessionConfig:
             model=model,
             modules=modules,
             payload_types=payload_types,
+            sampling=sampling,
             skills=skills,
             suggestions=suggestions,
         )

@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.fallback_reason import FallbackReason
+from ..models.stop_reason import StopReason
 from ..models.stream_event_complete_event_type import StreamEventCompleteEventType
 from ..types import UNSET, Unset
 
@@ -46,6 +47,8 @@ class StreamEventCompleteEvent:
             chain (DESIGN §10): the `reason` of a `fallback` event and of `complete`.
         parent_id (UUID | Unset): The message the answer follows in the session's tree: the user message it answers.
         replaced (bool | Unset): Text already streamed was replaced after the fact; `payload.message` is final.
+        stop_reason (StopReason | Unset): Why an answer stopped before the model was done with it: the `stop_reason` of
+            `complete` (absent: the model finished).
     """
 
     blocked: bool
@@ -63,6 +66,7 @@ class StreamEventCompleteEvent:
     fallback_reason: FallbackReason | Unset = UNSET
     parent_id: UUID | Unset = UNSET
     replaced: bool | Unset = UNSET
+    stop_reason: StopReason | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -100,6 +104,10 @@ class StreamEventCompleteEvent:
 
         replaced = self.replaced
 
+        stop_reason: str | Unset = UNSET
+        if not isinstance(self.stop_reason, Unset):
+            stop_reason = self.stop_reason.value
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -126,6 +134,8 @@ class StreamEventCompleteEvent:
             field_dict["parent_id"] = parent_id
         if replaced is not UNSET:
             field_dict["replaced"] = replaced
+        if stop_reason is not UNSET:
+            field_dict["stop_reason"] = stop_reason
 
         return field_dict
 
@@ -175,6 +185,13 @@ class StreamEventCompleteEvent:
 
         replaced = d.pop("replaced", UNSET)
 
+        _stop_reason = d.pop("stop_reason", UNSET)
+        stop_reason: StopReason | Unset
+        if isinstance(_stop_reason, Unset):
+            stop_reason = UNSET
+        else:
+            stop_reason = StopReason(_stop_reason)
+
         stream_event_complete_event = cls(
             blocked=blocked,
             latency_ms=latency_ms,
@@ -191,6 +208,7 @@ class StreamEventCompleteEvent:
             fallback_reason=fallback_reason,
             parent_id=parent_id,
             replaced=replaced,
+            stop_reason=stop_reason,
         )
 
         stream_event_complete_event.additional_properties = d

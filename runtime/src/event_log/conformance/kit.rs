@@ -86,6 +86,7 @@ pub fn complete() -> EventKind {
         replaced: false,
         fallback_from: None,
         fallback_reason: None,
+        stop_reason: None,
     }
 }
 

@@ -55,6 +55,7 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
         replaced,
         fallback_from,
         fallback_reason,
+        stop_reason,
     }) = event
     else {
         panic!("not a complete: {event:?}");
@@ -71,6 +72,7 @@ fn a_completed_turn_ends_with_complete_from_the_recorded_facts() {
     assert!(!blocked && !replaced && block_category.is_none());
     assert_eq!(payload.custom_payload, None);
     assert_eq!((fallback_from, fallback_reason), (None, None));
+    assert_eq!(stop_reason, None, "an answer the model finished");
 }
 
 #[test]
@@ -92,12 +94,14 @@ fn the_recorded_payload_and_suggestions_are_in_complete() {
             from: "primary".into(),
             reason: parley_protocol::events::FallbackReason::RateLimited,
         }),
+        stop_reason: Some(parley_protocol::events::StopReason::MaxTokens),
     };
     prompt.response = Some(extras.clone());
     let Some(EventKind::Complete {
         payload,
         fallback_from,
         fallback_reason,
+        stop_reason,
         ..
     }) = terminal_event(TurnRecord {
         prompt: &prompt,
@@ -118,6 +122,10 @@ fn the_recorded_payload_and_suggestions_are_in_complete() {
             Some(parley_protocol::events::FallbackReason::RateLimited)
         ),
         "a rebuilt complete says which model did not answer, and why"
+    );
+    assert_eq!(
+        stop_reason, extras.stop_reason,
+        "a rebuilt complete says the answer was cut"
     );
 }
 

@@ -23,6 +23,7 @@ use serde_json::json;
 use crate::http::{Response, bytes_response, cut_response, json_response, read_json, sse_response};
 use crate::record::{Endpoint, Exchange, Outcome, RecordedRequest};
 use crate::reply::{self, Reply};
+use crate::sampling;
 use crate::server::State;
 use crate::wire::{End, Pace};
 
@@ -159,8 +160,11 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
     }
     // Everything is read before the body moves into the log.
     let header_error = header_error(&headers);
-    let checked = request::validate(&body);
-    let thinking = checked.as_ref().is_ok_and(|c| c.thinking);
+    let checked = request::validate(&body).and_then(|checked| {
+        let stops = sampling::anthropic(&body).map_err(request::Invalid)?;
+        Ok((checked, stops))
+    });
+    let thinking = checked.as_ref().is_ok_and(|(c, _)| c.thinking);
     let messages = convert::to_messages(&body);
     let derived = reply::derive_for(&messages, true, thinking);
     let pieces = cache::pieces(&body);
@@ -193,7 +197,7 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
         let response = error(StatusCode::NOT_FOUND, &format!("model: {model}"), seq);
         return rejected(&mut exchange, response);
     }
-    let checked = match checked {
+    let (checked, stops) = match checked {
         Ok(checked) => checked,
         Err(request::Invalid(message)) => {
             return rejected(&mut exchange, bad_request(&message, seq));
@@ -221,8 +225,15 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
     if !checked.thinking {
         reply.reasoning.clear();
     }
+    let stop_sequence = sampling::cut_at_stop(&mut reply.content, &stops);
+    if stop_sequence.is_some() {
+        // The model stopped there: it makes no calls after it.
+        reply.tool_calls.clear();
+    }
     let stop_reason = if cut_to(&mut reply, checked.max_tokens) {
         "max_tokens"
+    } else if stop_sequence.is_some() {
+        "stop_sequence"
     } else if reply.tool_calls.is_empty() {
         "end_turn"
     } else {
@@ -236,6 +247,7 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
         thinking: checked.thinking,
         redacted: directive.redacted_thinking,
         stop_reason,
+        stop_sequence: stop_sequence.as_deref(),
     };
     let pace = Pace {
         first_token: directive

@@ -27,8 +27,10 @@ pub(crate) struct Message<'a> {
     pub thinking: bool,
     /// `redacted_thinking=1`: a `redacted_thinking` block before it.
     pub redacted: bool,
-    /// `end_turn`, `tool_use` or `max_tokens`.
+    /// `end_turn`, `tool_use`, `max_tokens` or `stop_sequence`.
     pub stop_reason: &'static str,
+    /// The stop sequence the reply stopped at (with `stop_sequence`).
+    pub stop_sequence: Option<&'a str>,
 }
 
 fn event(name: &str, data: &Value) -> String {
@@ -222,7 +224,7 @@ impl Message<'_> {
             return plan.finish(end);
         }
         let delta = json!({ "type": "message_delta",
-            "delta": { "stop_reason": self.stop_reason, "stop_sequence": null },
+            "delta": { "stop_reason": self.stop_reason, "stop_sequence": self.stop_sequence },
             "usage": { "output_tokens": n } });
         let mut tail = event("message_delta", &delta);
         tail.push_str(&event("message_stop", &json!({ "type": "message_stop" })));
@@ -253,7 +255,7 @@ impl Message<'_> {
         }
         json!({
             "id": self.id(), "type": "message", "role": "assistant", "model": self.model,
-            "content": content, "stop_reason": self.stop_reason, "stop_sequence": null,
+            "content": content, "stop_reason": self.stop_reason, "stop_sequence": self.stop_sequence,
             "usage": self.usage(self.output_tokens()),
         })
     }

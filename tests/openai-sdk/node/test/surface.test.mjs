@@ -102,7 +102,7 @@ test("a tool:<uuid> model id, developer message and content parts", async () => 
         ],
       },
     ],
-    temperature: 0.2, // accepted and ignored
+    temperature: 0.2, // sent to the model
     user: "sdk-test",
   });
   assert.equal(completion.choices[0].message.content, "Echo: hello there");

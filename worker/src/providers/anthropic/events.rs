@@ -13,7 +13,7 @@ use std::task::{Context, Poll, ready};
 
 use eventsource_stream::{Event as SseEvent, EventStreamError};
 use futures::{Stream, StreamExt};
-use parley_protocol::events::Usage;
+use parley_protocol::events::{StopReason, Usage};
 use serde::Deserialize;
 
 use super::super::{
@@ -40,6 +40,8 @@ enum Event {
     },
     MessageDelta {
         #[serde(default)]
+        delta: MessageDeltaBody,
+        #[serde(default)]
         usage: Option<OutputUsage>,
     },
     MessageStop,
@@ -47,6 +49,13 @@ enum Event {
     Error {
         error: ApiError,
     },
+}
+
+/// What `message_delta` says of the message: why it stopped.
+#[derive(Debug, Default, Deserialize)]
+struct MessageDeltaBody {
+    #[serde(default)]
+    stop_reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -256,9 +265,13 @@ impl<S> Events<S> {
                     });
                 }
             }
-            Event::MessageDelta { usage } => {
+            Event::MessageDelta { delta, usage } => {
                 if let Some(usage) = usage {
                     self.usage.output_tokens = usage.output_tokens;
+                }
+                if delta.stop_reason.as_deref() == Some("max_tokens") {
+                    self.pending
+                        .push_back(Ok(Delta::Stop(StopReason::MaxTokens)));
                 }
             }
             Event::MessageStop => {

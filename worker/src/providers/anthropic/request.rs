@@ -102,7 +102,26 @@ pub(super) fn build(
     if let Some(budget) = options.thinking_budget {
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
     }
+    sample(&mut body, options);
     body
+}
+
+/// The turn's sampling as Anthropic reads it: `temperature` (its range is 0–1: above
+/// is 1) or else `top_p` — recent models refuse both — and neither with extended
+/// thinking, which refuses them; `stop_sequences`. Anthropic has no penalties and no
+/// seed: they are not sent.
+fn sample(body: &mut Value, options: &CallOptions) {
+    let sampling = &options.sampling;
+    if options.thinking_budget.is_none() {
+        if let Some(temperature) = sampling.temperature {
+            body["temperature"] = temperature.min(1.0).into();
+        } else if let Some(top_p) = sampling.top_p {
+            body["top_p"] = top_p.into();
+        }
+    }
+    if !sampling.stop.is_empty() {
+        body["stop_sequences"] = sampling.stop.clone().into();
+    }
 }
 
 /// A cache breakpoint on `block`.
@@ -264,6 +283,7 @@ mod tests {
             max_tokens: Some(2048),
             thinking_budget: thinking,
             prompt_cache: cache,
+            ..CallOptions::default()
         }
     }
 

@@ -60,6 +60,7 @@ impl Harness for AgainstTheMock {
             max_tokens: Some(4096),
             thinking_budget: self.thinking.then_some(1024),
             prompt_cache: PromptCache::PrefixAndHistory,
+            ..CallOptions::default()
         }
     }
 }
@@ -102,6 +103,7 @@ async fn with_thinking_on_a_follow_up_without_the_signed_thinking_is_refused() {
         max_tokens: Some(4096),
         thinking_budget: Some(2048),
         prompt_cache: PromptCache::Off,
+        ..CallOptions::default()
     };
     let asked = ChatMessage::user(format!(
         "time? [[mock reasoning=look_at_the_clock tool_call='{TIME_FUNCTION}:{{}}']]"
@@ -254,6 +256,7 @@ async fn the_prefix_and_the_last_message_are_read_from_the_cache_on_the_next_req
         max_tokens: Some(100),
         thinking_budget: None,
         prompt_cache: PromptCache::PrefixAndHistory,
+        ..CallOptions::default()
     };
     let mut messages = vec![
         ChatMessage::system("You are a patient tutor who explains things step by step."),
@@ -274,4 +277,59 @@ async fn the_prefix_and_the_last_message_are_read_from_the_cache_on_the_next_req
         "the whole first prompt is read back: {first:?} {second:?}"
     );
     assert!(second.input_tokens > second.cached_input_tokens);
+}
+
+/// Anthropic's reading of the turn's sampling: its temperature range is 0–1, `top_p`
+/// only without a temperature, neither with extended thinking, stop sequences as
+/// `stop_sequences`; no penalties and no seed (the mock refuses them, as Anthropic does).
+#[tokio::test]
+async fn the_turns_sampling_is_sent_as_anthropic_reads_it() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let provider = AnthropicProvider::new(&config(mock.anthropic_base_url()));
+    let sampling = parley_protocol::sampling::Sampling {
+        temperature: Some(1.5),
+        top_p: Some(0.5),
+        stop: vec!["END".into()],
+        seed: Some(7),
+        presence_penalty: Some(0.5),
+        ..Default::default()
+    };
+    let plain = CallOptions {
+        max_tokens: Some(100),
+        sampling: sampling.clone(),
+        ..CallOptions::default()
+    };
+    let messages = [ChatMessage::user("say something long enough")];
+    deltas(&provider, &messages, &plain).await.unwrap();
+    let body = &mock.requests()[0].body;
+    assert_eq!(body["temperature"], 1.0, "above Anthropic's range: its top");
+    assert!(body.get("top_p").is_none(), "not beside a temperature");
+    assert_eq!(body["stop_sequences"], serde_json::json!(["END"]));
+    for absent in ["seed", "presence_penalty", "frequency_penalty", "stop"] {
+        assert!(body.get(absent).is_none(), "{absent} is not Anthropic's");
+    }
+    let thinking = CallOptions {
+        max_tokens: Some(4096),
+        thinking_budget: Some(1024),
+        sampling,
+        ..CallOptions::default()
+    };
+    deltas(&provider, &messages, &thinking).await.unwrap();
+    let body = &mock.requests()[1].body;
+    assert!(
+        body.get("temperature").is_none() && body.get("top_p").is_none(),
+        "extended thinking refuses both: {body}"
+    );
+    let cut = CallOptions {
+        max_tokens: Some(2),
+        ..CallOptions::default()
+    };
+    let out = deltas(&provider, &messages, &cut).await.unwrap();
+    assert!(
+        out.iter().any(|d| matches!(
+            d,
+            Delta::Stop(parley_protocol::events::StopReason::MaxTokens)
+        )),
+        "{out:?}"
+    );
 }
