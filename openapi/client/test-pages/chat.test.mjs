@@ -589,3 +589,27 @@ test("an answer with suggestions streams without its marker lines at any moment"
   assert.ok(final.at(-1).startsWith("Here is the plan.") && final.at(-1).endsWith("percentages."), final.at(-1));
   await context.close();
 });
+
+test("an answer cut at the tool's length limit says so, live and after a reload", async () => {
+  const capped = await admin.POST("/v1/admin/tools", {
+    body: { group_id: groupId, name: "Brief tutor", definition: { behavior: "Be brief.", sampling: { max_output_tokens: 4 } } },
+  });
+  assert.equal(capped.response.status, 201, JSON.stringify(capped.error));
+  const { token } = await newUser("brief");
+  const { context, page } = await signedIn(token);
+  await newChat(page, capped.data.id);
+  await send(page, "[[mock tokens=40]] count");
+  await completeAnswers(page, 1);
+  assert.deepEqual(await texts(page, ".message.assistant .answer"), ["t1 t2 t3 t4"]);
+  assert.deepEqual(await texts(page, ".message.assistant [data-note=length]"), ["Cut at the answer's length limit"]);
+  await page.screenshot({ path: join(shots, "chat-cut-at-length.png") });
+  // Read again from the turn's finished feed: the same note.
+  await page.reload();
+  await page.waitForSelector("body[data-ready=true]", POLL);
+  await page.waitForSelector(".message.assistant [data-note=length]", POLL);
+  // An answer that ends by itself has no such note.
+  await send(page, "[[mock tokens=2]] short");
+  await completeAnswers(page, 2);
+  assert.equal((await texts(page, "[data-note=length]")).length, 1);
+  await context.close();
+});

@@ -33,6 +33,8 @@ export class AnswerView implements AnswerHandle {
   payload?: Payload;
   private text = "";
   private error?: string;
+  /** Why the answer stopped before the model was done (`max_tokens`: its length limit). */
+  private stopReason?: string;
   private isLast = false;
   private reading = false;
 
@@ -100,6 +102,7 @@ export class AnswerView implements AnswerHandle {
         this.drawBody();
         break;
       case "complete":
+        this.stopReason = event.stop_reason;
         this.finish("complete", event.payload);
         break;
       case "error":
@@ -145,8 +148,10 @@ export class AnswerView implements AnswerHandle {
     this.reading = true;
     try {
       for await (const event of followPrompt({ baseUrl, token: chat.token, promptId: this.promptId, maxRetries: 1 })) {
-        if (event.type === "complete") this.finish("complete", event.payload);
-        else if (event.type === "cancelled") this.finish("cancelled");
+        if (event.type === "complete") {
+          this.stopReason = event.stop_reason;
+          this.finish("complete", event.payload);
+        } else if (event.type === "cancelled") this.finish("cancelled");
         else if (event.type === "error") this.finish("error", undefined, event.message);
       }
     } catch {
@@ -166,6 +171,9 @@ export class AnswerView implements AnswerHandle {
     if (this.state === "error") notes.push(el("div", { class: "turn-error" }, `Error: ${this.error ?? "the answer failed"}`));
     if (this.state === "cancelled") notes.push(el("div", { class: "turn-note" }, "Cancelled"));
     if (this.state === "partial") notes.push(el("div", { class: "turn-note" }, "Stopped before the end"));
+    if (this.state === "complete" && this.stopReason === "max_tokens") {
+      notes.push(el("div", { class: "turn-note", "data-note": "length" }, "Cut at the answer's length limit"));
+    }
     if (this.isLast && this.state === "complete" && this.payload) notes.push(...suggestions(this.payload, handlers));
     this.extras.replaceChildren(...notes);
     const message = this.message;
