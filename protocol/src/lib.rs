@@ -15,6 +15,7 @@ pub mod events;
 pub mod feed;
 pub mod hooks;
 pub mod jobs;
+pub mod output;
 pub mod route;
 pub mod sampling;
 pub mod turn;

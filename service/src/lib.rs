@@ -51,6 +51,7 @@ pub mod reports;
 pub mod respond;
 pub mod saved;
 pub mod sessions;
+pub mod structured;
 pub mod teaching;
 pub mod tls;
 pub mod turns;

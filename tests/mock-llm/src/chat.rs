@@ -14,6 +14,7 @@ use crate::record::{Endpoint, Exchange, Outcome, RecordedRequest};
 use crate::reply;
 use crate::sampling;
 use crate::server::State;
+use crate::structured;
 use crate::wire::{Completion, End, Pace};
 
 pub(crate) async fn completions(request: Request<Incoming>, state: &State) -> Response {
@@ -33,6 +34,10 @@ pub(crate) async fn completions(request: Request<Incoming>, state: &State) -> Re
         Err(refused) => {
             return param_error(&refused.message, refused.param);
         }
+    };
+    let format = match structured::openai(&body) {
+        Ok(format) => format,
+        Err(message) => return param_error(&message, "response_format"),
     };
     let dialect = state
         .config
@@ -81,6 +86,12 @@ pub(crate) async fn completions(request: Request<Incoming>, state: &State) -> Re
     };
     let (directive, mut reply) = match derived {
         Ok((directive, mut reply)) => {
+            if let Some(format) = &format
+                && structured::answers(&directive, &reply)
+                && !state.config.text_only.contains(&request.model)
+            {
+                reply.content = structured::tokens(&structured::answer(format));
+            }
             sampling::cut_at_stop(&mut reply.content, &stops);
             if let Some(most) = request.max_tokens
                 && reply.content.len() > most

@@ -28,6 +28,7 @@ mod reply;
 mod sampling;
 mod server;
 mod sign;
+mod structured;
 mod wire;
 
 use std::collections::BTreeMap;
@@ -61,6 +62,9 @@ pub struct MockConfig {
     /// Anthropic endpoint: the shortest prefix a `cache_control` breakpoint caches
     /// (Anthropic: 1024).
     pub anthropic_cache_min_tokens: u64,
+    /// Models that answer in words whatever format a request asks (`response_format`,
+    /// `output_config.format`): a model without a JSON mode, or one that ignores it.
+    pub text_only: Vec<String>,
 }
 
 /// The model served by default.
@@ -77,6 +81,7 @@ impl Default for MockConfig {
             cache_min_tokens: 1024,
             cache_increment: 128,
             anthropic_cache_min_tokens: 1024,
+            text_only: Vec::new(),
         }
     }
 }

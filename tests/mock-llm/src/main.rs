@@ -38,6 +38,9 @@ struct Args {
     /// Anthropic endpoint: the shortest prefix a cache_control breakpoint caches.
     #[arg(long, default_value_t = 1024)]
     anthropic_cache_min_tokens: u64,
+    /// A model that answers in words whatever format a request asks (repeatable).
+    #[arg(long = "text-only")]
+    text_only: Vec<String>,
 }
 
 /// `NAME` or `NAME:DIALECT`.
@@ -71,6 +74,7 @@ async fn main() -> std::io::Result<()> {
         cache_min_tokens: args.cache_min_tokens,
         cache_increment: args.cache_increment,
         anthropic_cache_min_tokens: args.anthropic_cache_min_tokens,
+        text_only: args.text_only,
     };
     let mock = MockLlm::start_on(args.listen, config).await?;
     println!("mock-llm listening on {}", mock.base_url());

@@ -25,6 +25,7 @@ use crate::record::{Endpoint, Exchange, Outcome, RecordedRequest};
 use crate::reply::{self, Reply};
 use crate::sampling;
 use crate::server::State;
+use crate::structured;
 use crate::wire::{End, Pace};
 
 /// The `anthropic-version` values Anthropic accepts.
@@ -162,9 +163,10 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
     let header_error = header_error(&headers);
     let checked = request::validate(&body).and_then(|checked| {
         let stops = sampling::anthropic(&body).map_err(request::Invalid)?;
-        Ok((checked, stops))
+        let format = structured::anthropic(&body).map_err(request::Invalid)?;
+        Ok((checked, stops, format))
     });
-    let thinking = checked.as_ref().is_ok_and(|(c, _)| c.thinking);
+    let thinking = checked.as_ref().is_ok_and(|(c, _, _)| c.thinking);
     let messages = convert::to_messages(&body);
     let derived = reply::derive_for(&messages, true, thinking);
     let pieces = cache::pieces(&body);
@@ -197,7 +199,7 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
         let response = error(StatusCode::NOT_FOUND, &format!("model: {model}"), seq);
         return rejected(&mut exchange, response);
     }
-    let (checked, stops) = match checked {
+    let (checked, stops, format) = match checked {
         Ok(checked) => checked,
         Err(request::Invalid(message)) => {
             return rejected(&mut exchange, bad_request(&message, seq));
@@ -224,6 +226,12 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
     exchange.set_cache(usage.read, usage.creation);
     if !checked.thinking {
         reply.reasoning.clear();
+    }
+    if let Some(format) = &format
+        && structured::answers(&directive, &reply)
+        && !state.config.text_only.contains(&model)
+    {
+        reply.content = structured::tokens(&structured::answer(format));
     }
     let stop_sequence = sampling::cut_at_stop(&mut reply.content, &stops);
     if stop_sequence.is_some() {
