@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::output::ResponseFormat;
 use crate::sampling::Sampling;
 
 /// The user's side of one turn.
@@ -41,6 +42,10 @@ pub struct TurnInput {
     /// them. Nothing asked: the providers' defaults (and the tool's fixed values).
     #[serde(default, skip_serializing_if = "Sampling::is_empty")]
     pub sampling: Sampling,
+    /// What the answer must be besides text (a JSON object, a value of a schema): asked
+    /// of the model and checked before the turn completes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
 }
 
 /// Where a new user message goes in its session's tree.
@@ -98,6 +103,7 @@ impl TurnInput {
             placement: None,
             message_id: None,
             sampling: Sampling::default(),
+            response_format: None,
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct ProviderEntry {
 pub struct Models {
     /// Every model id; the first is the default (shared with every turn submitted).
     pub ids: std::sync::Arc<[String]>,
+    /// The models a turn may not ask for a structured output.
+    pub text_only: std::sync::Arc<[String]>,
 }
 
 impl Models {
@@ -50,6 +52,11 @@ impl Models {
 
     pub fn contains(&self, id: &str) -> bool {
         self.ids.iter().any(|m| m == id)
+    }
+
+    /// Whether a turn may ask model `id` for a structured output.
+    pub fn structured_outputs(&self, id: &str) -> bool {
+        !self.text_only.iter().any(|m| m == id)
     }
 }
 

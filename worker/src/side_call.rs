@@ -32,7 +32,7 @@ pub async fn ask(
 ) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
     let started = Instant::now();
     let mut stream = route
-        .stream(messages, &[], None, &Sampling::default())
+        .stream(messages, &[], None, &Sampling::default(), None)
         .await?;
     let (mut answer, mut tokens) = (String::new(), Usage::default());
     while let Some(delta) = stream.next().await {

@@ -63,6 +63,8 @@ pub struct Ask {
     pub surface: Surface,
     /// The sampling the request asks for (checked against the session's bounds).
     pub sampling: Asked,
+    /// The structured output it asks for (checked against the model).
+    pub format: super::output::Asked,
 }
 
 /// Where the turn goes.
@@ -124,7 +126,21 @@ pub async fn submit(
             }
         }
     };
-    let sampling = match ask.sampling.within(&session.config.sampling_bounds()) {
+    let answering = model_override
+        .clone()
+        .or_else(|| session.config.model.as_ref().map(|m| m.to_string()))
+        .filter(|m| state.turns.models.contains(m))
+        .unwrap_or_else(|| state.turns.models.default_model().to_owned());
+    let checked = ask
+        .sampling
+        .within(&session.config.sampling_bounds())
+        .and_then(|sampling| match &ask.format.format {
+            Some(_) if !state.turns.models.structured_outputs(&answering) => {
+                Err(ask.format.unsupported(&answering))
+            }
+            _ => Ok(sampling),
+        });
+    let sampling = match checked {
         Ok(sampling) => sampling,
         Err(problem) => {
             // A refused request leaves nothing behind: not the conversation it opened.
@@ -141,6 +157,7 @@ pub async fn submit(
             instructions: ask.instructions,
             surface: Some(ask.surface),
             sampling,
+            response_format: ask.format.format,
             ..TurnInput::text(ask.content)
         },
         model: model_override,

@@ -22,6 +22,7 @@ mod fixtures;
 mod input;
 mod items;
 mod models;
+mod output;
 mod reading;
 mod replies;
 pub mod response_events;

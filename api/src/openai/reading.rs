@@ -67,5 +67,9 @@ pub fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> Respons
             .as_ref()
             .map(|i| i.sampling.clone())
             .unwrap_or_default(),
+        format: prompt
+            .input
+            .as_ref()
+            .and_then(|i| i.response_format.clone()),
     }
 }

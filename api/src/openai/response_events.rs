@@ -29,7 +29,7 @@ use super::stream::{Translate, named};
 use super::types::{
     OpenAiResponse, ResponseError, ResponseIncompleteDetails, ResponseInputTokensDetails,
     ResponseMcpCall, ResponseOutputItem, ResponseOutputMessage, ResponseOutputText,
-    ResponseOutputTokensDetails, ResponseText, ResponseTextFormat, ResponseUsage,
+    ResponseOutputTokensDetails, ResponseText, ResponseUsage,
 };
 
 /// What a response says about itself besides its output.
@@ -45,6 +45,8 @@ pub struct ResponseMeta {
     pub instructions: Option<String>,
     /// The sampling the turn's calls used (the request's within the tool's bounds).
     pub sampling: Sampling,
+    /// The structured-output format the turn asked for.
+    pub format: Option<parley_protocol::output::ResponseFormat>,
 }
 
 /// Turns a prompt's events into the Responses API's events and response.
@@ -116,9 +118,7 @@ impl ResponsesTranslator {
             tool_choice: "auto".into(),
             tools: vec![],
             text: ResponseText {
-                format: ResponseTextFormat {
-                    kind: "text".into(),
-                },
+                format: super::output::shown(self.meta.format.as_ref()),
             },
             truncation: "disabled".into(),
             usage: self.usage.clone(),

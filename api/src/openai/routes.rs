@@ -133,6 +133,7 @@ impl OpenAiApi {
         may_chat(&auth.0)?;
         let body = body.0;
         let sampling = body.asked();
+        let format = body.format()?;
         let present = |v: &Option<serde_json::Value>| v.as_ref().is_some_and(|v| !v.is_null());
         refuse_unsupported(&[
             ("n", body.n.is_some_and(|n| n > 1)),
@@ -174,6 +175,7 @@ impl OpenAiApi {
             history,
             instructions,
             sampling,
+            format,
         };
         let conversation = Conversation::New {
             key: conversation_key.0,
@@ -240,6 +242,7 @@ impl OpenAiApi {
         may_chat(&auth.0)?;
         let body = body.0;
         let sampling = body.asked();
+        let format = body.format()?;
         refuse_unsupported(&[("top_logprobs", body.top_logprobs.is_some_and(|n| n > 0))])?;
         let mut messages = match body.input {
             ResponseInput::Text(text) => vec![(ChatRole::User, text)],
@@ -280,6 +283,7 @@ impl OpenAiApi {
             history,
             instructions,
             sampling,
+            format,
         };
         let conversation = match &previous {
             Some(prompt) => Conversation::Of(prompt.session_id),

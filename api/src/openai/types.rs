@@ -85,6 +85,68 @@ pub struct ChatStreamOptions {
     pub include_usage: Option<bool>,
 }
 
+/// What a response format asks the answer to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[oai(rename = "ResponseFormatType", rename_all = "snake_case")]
+pub enum ResponseFormatType {
+    /// Text (the default).
+    Text,
+    /// Any JSON object.
+    JsonObject,
+    /// A value of the given JSON schema.
+    JsonSchema,
+}
+
+/// A JSON schema the answer must fit.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "JsonSchemaFormat")]
+pub struct JsonSchemaFormat {
+    /// The format's name: letters, digits, `_` and `-`.
+    #[oai(validator(min_length = 1, max_length = 64))]
+    pub name: String,
+    #[oai(validator(max_length = 4096))]
+    pub description: Option<String>,
+    /// The JSON schema (an object).
+    pub schema: Option<Value>,
+    /// Ask the provider to constrain its output to the schema exactly (the answer is
+    /// checked either way).
+    pub strict: Option<bool>,
+}
+
+/// A chat completion's `response_format`: `text`, `json_object`, or `json_schema` with
+/// `json_schema`. The answer is checked before the turn completes; one that does not fit
+/// is asked for once more, then the turn fails (`output_mismatch`). A model that cannot
+/// answer in a format is a 400 naming it.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ChatResponseFormat")]
+pub struct ChatResponseFormat {
+    #[oai(rename = "type")]
+    pub kind: ResponseFormatType,
+    pub json_schema: Option<JsonSchemaFormat>,
+}
+
+/// A response's `text` settings.
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseTextParam")]
+pub struct ResponseTextParam {
+    pub format: Option<ResponseTextFormatParam>,
+}
+
+/// A response's `text.format`: `text`, `json_object`, or `json_schema` with its `name`
+/// and `schema` (checked as a chat completion's `response_format`).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ResponseTextFormatParam")]
+pub struct ResponseTextFormatParam {
+    #[oai(rename = "type")]
+    pub kind: ResponseFormatType,
+    #[oai(validator(min_length = 1, max_length = 64))]
+    pub name: Option<String>,
+    #[oai(validator(max_length = 4096))]
+    pub description: Option<String>,
+    pub schema: Option<Value>,
+    pub strict: Option<bool>,
+}
+
 /// A chat completion's `stop`: one sequence or up to four.
 #[derive(Debug, Clone, Union)]
 #[oai(rename = "ChatStop")]
@@ -145,6 +207,8 @@ pub struct ChatCompletionRequest {
     /// −2–2, within the tool's bounds (as `temperature`).
     #[oai(validator(minimum(value = "-2"), maximum(value = "2")))]
     pub frequency_penalty: Option<f64>,
+    /// What the answer must be: text, a JSON object, or a value of a JSON schema.
+    pub response_format: Option<ChatResponseFormat>,
 }
 
 /// Token counts of a completion.
@@ -368,6 +432,8 @@ pub struct ResponseCreateRequest {
     /// 0–1, within the tool's bounds (as `temperature`).
     #[oai(validator(minimum(value = "0"), maximum(value = "1")))]
     pub top_p: Option<f64>,
+    /// The answer's text settings: its `format` (text, a JSON object, a JSON schema).
+    pub text: Option<ResponseTextParam>,
 }
 
 /// One event of a response's stream (`event: <type>`, `data: {…}`): `response.created`,

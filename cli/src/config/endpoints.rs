@@ -146,6 +146,11 @@ pub struct ModelSettings {
     /// Whether the model accepts images (attached images are sent to it as image parts).
     #[serde(default)]
     pub vision: bool,
+    /// Whether its provider constrains answers to a JSON schema (`response_format`,
+    /// Anthropic's `output_config`); a turn asking a model without it for a structured
+    /// output is refused 400. Default true.
+    #[serde(default = "yes")]
+    pub structured_outputs: bool,
     /// What a million input (prompt) tokens cost, in US dollars; absent: 0. Usage rows
     /// (`ai_usage.cost_usd`) are priced with it when they are written.
     pub input_usd_per_mtok: Option<f64>,
@@ -171,4 +176,8 @@ pub struct ModelSettings {
     /// its provider's breaker is open (not followed further: each model lists its own).
     #[serde(default)]
     pub fallback: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
 }

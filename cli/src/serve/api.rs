@@ -52,6 +52,7 @@ pub(super) async fn serve_http(
         events: runtime.events.clone(),
         models: Arc::new(Models {
             ids: runtime.catalog.model_ids().into(),
+            text_only: runtime.catalog.text_only_ids().into(),
         }),
         limits: Limits {
             max_message_chars: settings.limits.max_message_chars,

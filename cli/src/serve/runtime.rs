@@ -209,6 +209,7 @@ pub(crate) fn catalog(settings: &Settings) -> anyhow::Result<Arc<Catalog>> {
             max_context: m.max_context,
             max_output_tokens: m.max_output_tokens,
             vision: m.vision,
+            structured_outputs: m.structured_outputs,
             price: Price {
                 input_usd_per_mtok: m.input_usd_per_mtok.unwrap_or(0.0),
                 output_usd_per_mtok: m.output_usd_per_mtok.unwrap_or(0.0),

@@ -2356,6 +2356,8 @@ export interface components {
              * @description −2–2, within the tool's bounds (as `temperature`).
              */
             presence_penalty?: number | null;
+            /** @description What the answer must be: text, a JSON object, or a value of a JSON schema. */
+            response_format?: components["schemas"]["ChatResponseFormat"] | null;
             /**
              * Format: int64
              * @description Asks the provider for repeatable sampling (where it offers it).
@@ -2441,6 +2443,17 @@ export interface components {
         ChatPromptTokensDetails: {
             /** Format: uint64 */
             cached_tokens: number;
+        };
+        /**
+         * ChatResponseFormat
+         * @description A chat completion's `response_format`: `text`, `json_object`, or `json_schema` with
+         *     `json_schema`. The answer is checked before the turn completes; one that does not fit
+         *     is asked for once more, then the turn fails (`output_mismatch`). A model that cannot
+         *     answer in a format is a 400 naming it.
+         */
+        ChatResponseFormat: {
+            json_schema?: components["schemas"]["JsonSchemaFormat"] | null;
+            type: components["schemas"]["ResponseFormatType"];
         };
         /**
          * ChatResponsePayload
@@ -2881,6 +2894,7 @@ export interface components {
          *     * `upstream_error` (502, †): The model provider failed (an error status, a broken stream, unreachable).
          *     * `upstream_stall` (504, †): The model provider stopped sending tokens.
          *     * `unknown_model` (422, †): The model is not served here.
+         *     * `output_mismatch` (502, †): The model's answer did not fit the requested response format, asked twice.
          *     * `rate_limited` (429, †): The model provider is rate limiting.
          *     * `budget_exceeded` (429, †): A spending budget (the user's or a group's, per day or month) is used up.
          *     * `tool_error` (502, †): A function call failed in a way the turn cannot continue past.
@@ -2965,7 +2979,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "unsupported_parameter" | "item_not_found" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "output_mismatch" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "unsupported_parameter" | "item_not_found" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -3440,6 +3454,22 @@ export interface components {
             extractions: components["schemas"]["HookExtraction"][];
             /** @description Changes to apply when the turn continues. */
             modifications?: components["schemas"]["Modifications"];
+        };
+        /**
+         * JsonSchemaFormat
+         * @description A JSON schema the answer must fit.
+         */
+        JsonSchemaFormat: {
+            description?: string | null;
+            /** @description The format's name: letters, digits, `_` and `-`. */
+            name: string;
+            /** @description The JSON schema (an object). */
+            schema?: unknown;
+            /**
+             * @description Ask the provider to constrain its output to the schema exactly (the answer is
+             *     checked either way).
+             */
+            strict?: boolean | null;
         };
         /**
          * @description A member's part in a group.
@@ -4378,6 +4408,8 @@ export interface components {
              *     refused 400 `invalid_parameter`, as the tool says.
              */
             temperature?: number | null;
+            /** @description The answer's text settings: its `format` (text, a JSON object, a JSON schema). */
+            text?: components["schemas"]["ResponseTextParam"] | null;
             /**
              * Format: uint32
              * @description Not available (above 0 is 400 `unsupported_parameter`).
@@ -4389,6 +4421,11 @@ export interface components {
              */
             top_p?: number | null;
         };
+        /**
+         * @description What a response format asks the answer to be.
+         * @enum {string}
+         */
+        ResponseFormatType: "text" | "json_object" | "json_schema";
         /**
          * ResponseIncompleteDetails
          * @description Why a response is incomplete.
@@ -4605,10 +4642,33 @@ export interface components {
         };
         /**
          * ResponseTextFormat
-         * @description The text format (always plain text).
+         * @description The text format: `text`, `json_object`, or `json_schema` with the schema asked for.
          */
         ResponseTextFormat: {
+            description?: string | null;
+            name?: string | null;
+            schema?: unknown;
+            strict?: boolean | null;
             type: string;
+        };
+        /**
+         * ResponseTextFormatParam
+         * @description A response's `text.format`: `text`, `json_object`, or `json_schema` with its `name`
+         *     and `schema` (checked as a chat completion's `response_format`).
+         */
+        ResponseTextFormatParam: {
+            description?: string | null;
+            name?: string | null;
+            schema?: unknown;
+            strict?: boolean | null;
+            type: components["schemas"]["ResponseFormatType"];
+        };
+        /**
+         * ResponseTextParam
+         * @description A response's `text` settings.
+         */
+        ResponseTextParam: {
+            format?: components["schemas"]["ResponseTextFormatParam"] | null;
         };
         /**
          * ResponseUsage

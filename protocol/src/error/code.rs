@@ -162,6 +162,9 @@ catalogue! {
         UpstreamStall = "upstream_stall", 504, turn "the model provider stopped sending tokens";
         /// The model is not served here.
         UnknownModel = "unknown_model", 422, turn "the model is not served here";
+        /// The model's answer did not fit the requested response format, asked twice.
+        OutputMismatch = "output_mismatch", 502,
+            turn "the model's answer does not fit the requested response format";
         /// The model provider is rate limiting.
         RateLimited = "rate_limited", 429,
             turn "the model provider is rate limiting; try again later";

@@ -45,6 +45,7 @@ fn the_codes_a_turn_ends_with_fit_their_column_and_keep_their_messages() {
             ErrorCode::UpstreamError,
             ErrorCode::UpstreamStall,
             ErrorCode::UnknownModel,
+            ErrorCode::OutputMismatch,
             ErrorCode::RateLimited,
             ErrorCode::BudgetExceeded,
             ErrorCode::ToolError,

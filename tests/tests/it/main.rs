@@ -34,6 +34,7 @@ mod modules;
 mod observability;
 mod openai;
 mod openai_sampling;
+mod openai_structured;
 mod quotas;
 mod read_replica;
 mod restart;

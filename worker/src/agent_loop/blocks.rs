@@ -67,6 +67,22 @@ pub async fn settle_and_close(
     close(generation, sink).await
 }
 
+/// Takes back the blocks from `from` on (an answer that did not fit its format): their
+/// drafts and, when the sink can, their events, which nobody saw. Whether it could.
+pub fn retract(generation: &mut Generation, from: usize, sink: &mut dyn Sink) -> bool {
+    let Ok(first) = u32::try_from(from) else {
+        return false;
+    };
+    if !sink.retract(first) {
+        return false;
+    }
+    generation.drafts.truncate(from);
+    generation.open_block = None;
+    // White space the gate kept for what would follow the taken-back text goes with it.
+    let _ = generation.gate.finish();
+    true
+}
+
 /// The answer ends: writes what the gate held that is text, then closes the open block.
 pub async fn finish(generation: &mut Generation, sink: &mut dyn Sink) -> Result<(), SinkError> {
     let text = generation.gate.finish();

@@ -12,6 +12,7 @@
 
 pub mod blocks;
 mod model_call;
+pub mod output;
 pub mod round;
 pub mod spend;
 
@@ -83,6 +84,11 @@ pub trait Sink: Send {
     /// about to run), a checkpoint while the model streams `in_progress`. When false,
     /// whoever changes the state writes it.
     fn checkpoints_keep_the_state(&self) -> bool {
+        false
+    }
+    /// Takes back the events of blocks `from_block` on, which nobody has seen (the sink
+    /// holds the answer back). Whether it could: a sink that sent them cannot.
+    fn retract(&mut self, _from_block: u32) -> bool {
         false
     }
 }
@@ -238,6 +244,8 @@ pub struct Generation {
     pub fallback: Option<Fallback>,
     /// Why the answer (the last model call) stopped before the model was done.
     pub stop_reason: Option<StopReason>,
+    /// What a failed turn's error says instead of its code's stable message.
+    pub failure: Option<String>,
     /// The text or thinking block deltas currently go to.
     open_block: Option<usize>,
     /// What of the model's text may be shown, and the markers taken out of it.
@@ -292,6 +300,8 @@ pub struct Start<'a> {
     pub markers: parley_service::respond::Markers,
     /// The turn's sampling (within the session's bounds), sent with every call.
     pub sampling: Sampling,
+    /// What the answer must be: asked of every call, checked when the model answers.
+    pub output: Option<output::Output>,
 }
 
 /// A call the model asked for in an earlier attempt that its user approved: run as the
@@ -368,25 +378,36 @@ pub async fn run(
     let mut partial = start.partial.filter(|p| !p.trim().is_empty());
     for iteration in 1..=start.max_iterations.max(1) {
         let text_before = generation.text().len();
-        let called = model_call::with_retries(
-            &model_call::Request {
-                chain: start.chain,
-                messages: &messages,
-                offers: functions.offers(),
-                settings: start.settings,
-                started: start.started,
-                partial: partial.take().as_deref(),
-                spend: start.spend.as_ref(),
-                sampling: &start.sampling,
-            },
-            &mut position,
-            sink,
-            &mut generation,
-        )
-        .await;
+        let blocks_before = generation.drafts.len();
+        let offers = functions.offers();
+        let continued = partial.take();
+        let request = model_call::Request {
+            chain: start.chain,
+            messages: &messages,
+            offers,
+            settings: start.settings,
+            started: start.started,
+            partial: continued.as_deref(),
+            spend: start.spend.as_ref(),
+            sampling: &start.sampling,
+            format: start.output.as_ref().map(|o| &o.format),
+        };
+        let called = model_call::with_retries(&request, &mut position, sink, &mut generation).await;
         let (mut requested, state) = match called {
             Ok(called) if called.requested.is_empty() => {
-                return end(generation, sink, LoopEnd::Completed).await;
+                let answered = match &start.output {
+                    None => LoopEnd::Completed,
+                    Some(output) => {
+                        let at = output::Answer {
+                            text_from: text_before,
+                            blocks_from: blocks_before,
+                        };
+                        output
+                            .settle(&request, at, &mut position, sink, &mut generation)
+                            .await
+                    }
+                };
+                return end(generation, sink, answered).await;
             }
             Ok(called) => (called.requested, called.state),
             Err(end) => return (generation, end),

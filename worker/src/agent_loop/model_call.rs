@@ -14,6 +14,7 @@ use std::time::Instant;
 use futures::StreamExt;
 use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{EventKind, Fallback, FallbackReason, StopReason};
+use parley_protocol::output::ResponseFormat;
 use parley_protocol::sampling::Sampling;
 
 use super::{CallRecord, CallUsage, Generation, LoopEnd, LoopSettings, Sink, SinkError, blocks};
@@ -37,6 +38,9 @@ pub(super) struct Request<'a> {
     pub spend: Option<&'a super::spend::Spend<'a>>,
     /// The turn's sampling, sent with every call.
     pub sampling: &'a Sampling,
+    /// What the answer must be, sent with every call (the model may call functions
+    /// first).
+    pub format: Option<&'a ResponseFormat>,
 }
 
 impl Request<'_> {
@@ -277,7 +281,13 @@ async fn once(
         outcome.end = CallEnd::Internal(err);
         return outcome;
     }
-    let stream = route.stream(request.messages, request.offers, prefix, request.sampling);
+    let stream = route.stream(
+        request.messages,
+        request.offers,
+        prefix,
+        request.sampling,
+        request.format,
+    );
     let mut cancelled = sink.until_cancelled();
     let opened = tokio::select! {
         opened = tokio::time::timeout_at(stall_at, stream) => opened,

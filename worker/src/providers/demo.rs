@@ -29,6 +29,7 @@ pub(super) fn route() -> Route {
         max_context: 8192,
         max_output_tokens: 4096,
         vision: false,
+        structured_outputs: false,
         price: super::Price::default(),
         thinking_budget: None,
         prompt_cache: super::PromptCache::Off,

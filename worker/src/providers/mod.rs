@@ -32,6 +32,7 @@ use parley_runtime::breaker::Breakers;
 use futures::Stream;
 use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{CallError, FallbackReason, StopReason, Usage};
+use parley_protocol::output::ResponseFormat;
 use parley_protocol::sampling::Sampling;
 use secrecy::SecretString;
 
@@ -152,6 +153,8 @@ pub struct CallOptions {
     pub max_tokens: Option<u32>,
     /// The turn's sampling (its `max_output_tokens` is already in `max_tokens`).
     pub sampling: Sampling,
+    /// What the answer must be (a JSON object, a value of a schema), when the turn asks.
+    pub format: Option<ResponseFormat>,
     /// Extended thinking's budget in tokens (Anthropic); none: no extended thinking.
     pub thinking_budget: Option<u32>,
     /// Where the request marks prompt-cache breakpoints (Anthropic; OpenAI-compatible
@@ -240,6 +243,9 @@ pub struct ModelConfig {
     pub thinking_budget: Option<u32>,
     /// Where its requests mark prompt-cache breakpoints (Anthropic).
     pub prompt_cache: PromptCache,
+    /// Whether its provider constrains an answer to a JSON schema (`response_format`;
+    /// Anthropic's `output_config`). Without it a turn asking for one is refused.
+    pub structured_outputs: bool,
 }
 
 /// How to reach one model.
@@ -254,6 +260,8 @@ pub struct Route {
     pub max_output_tokens: u32,
     /// Whether attached images are sent to it (as image parts).
     pub vision: bool,
+    /// Whether a turn may ask it for a structured output.
+    pub structured_outputs: bool,
     /// What its tokens cost (recorded with each call's usage).
     pub price: Price,
     /// Extended thinking's budget and the cache breakpoints, sent with each call.
@@ -282,6 +290,7 @@ impl Route {
         functions: &[FunctionOffer],
         partial: Option<&str>,
         sampling: &Sampling,
+        format: Option<&ResponseFormat>,
     ) -> Result<DeltaStream, ProviderError> {
         // A fallback without vision gets the text (the first model of the chain may have
         // been sent images).
@@ -302,6 +311,7 @@ impl Route {
         let options = CallOptions {
             max_tokens: Some(max_tokens),
             sampling: sampling.clone(),
+            format: format.cloned(),
             // Thinking needs room for its budget and an answer: a turn asking for
             // fewer tokens than that is answered without it.
             thinking_budget: self.thinking_budget.filter(|budget| *budget < max_tokens),
@@ -388,6 +398,7 @@ impl Catalog {
                 max_context: model.max_context,
                 max_output_tokens: model.max_output_tokens,
                 vision: model.vision,
+                structured_outputs: model.structured_outputs,
                 price: model.price,
                 thinking_budget: model.thinking_budget,
                 prompt_cache: model.prompt_cache,
@@ -480,6 +491,15 @@ impl Catalog {
     }
 
     /// Every model id, the default first.
+    /// The models a turn may not ask for a structured output.
+    pub fn text_only_ids(&self) -> Vec<String> {
+        self.routes
+            .iter()
+            .filter(|r| !r.structured_outputs)
+            .map(|r| r.model.clone())
+            .collect()
+    }
+
     pub fn model_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = vec![self.default.clone()];
         ids.extend(

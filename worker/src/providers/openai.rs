@@ -19,6 +19,7 @@ use std::task::{Context, Poll, ready};
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
 use parley_protocol::events::{StopReason, Usage};
+use parley_protocol::output::ResponseFormat;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::json;
@@ -98,6 +99,9 @@ impl Provider for OpenAiProvider {
         if let Some(seed) = sampling.seed {
             request["seed"] = seed.into();
         }
+        if let Some(format) = &options.format {
+            request["response_format"] = response_format(format);
+        }
         if !functions.is_empty() {
             let tools: Vec<_> = functions.iter().map(FunctionOffer::to_wire).collect();
             request["tools"] = tools.into();
@@ -112,6 +116,25 @@ impl Provider for OpenAiProvider {
             return Err(refusal(status, response).await);
         }
         Ok(Deltas::new(response.bytes_stream().eventsource()).boxed())
+    }
+}
+
+/// A format as OpenAI's `response_format`.
+fn response_format(format: &ResponseFormat) -> serde_json::Value {
+    match format {
+        ResponseFormat::JsonObject => json!({"type": "json_object"}),
+        ResponseFormat::JsonSchema {
+            name,
+            description,
+            schema,
+            strict,
+        } => {
+            let mut spec = json!({"name": name, "schema": schema, "strict": strict});
+            if let Some(description) = description {
+                spec["description"] = description.clone().into();
+            }
+            json!({"type": "json_schema", "json_schema": spec})
+        }
     }
 }
 

@@ -24,6 +24,7 @@ fn model(id: &str, provider: &str) -> ModelConfig {
         fallback: Vec::new(),
         thinking_budget: None,
         prompt_cache: crate::providers::PromptCache::Off,
+        structured_outputs: true,
     }
 }
 

@@ -37,6 +37,22 @@ impl Held {
         }
     }
 
+    /// Drops the held events of blocks `from` on (an answer that did not fit its format,
+    /// asked again). Whether it was holding.
+    pub fn retract(&mut self, from: u32) -> bool {
+        let Some(held) = self.0.as_mut() else {
+            return false;
+        };
+        held.retain(|kind| match kind {
+            EventKind::BlockStart { index, .. }
+            | EventKind::TextDelta { index, .. }
+            | EventKind::ThinkingDelta { index, .. }
+            | EventKind::BlockStop { index } => *index < from,
+            _ => true,
+        });
+        true
+    }
+
     /// Stops holding; returns what was held, merged (`None`: nothing was held).
     pub fn release(&mut self) -> Option<Vec<EventKind>> {
         self.0.take().map(merge_deltas)

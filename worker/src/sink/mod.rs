@@ -273,6 +273,10 @@ impl TurnSink {
 
 #[async_trait::async_trait]
 impl Sink for TurnSink {
+    fn retract(&mut self, from_block: u32) -> bool {
+        self.held.retract(from_block)
+    }
+
     async fn event(&mut self, kind: EventKind) -> Result<(), SinkError> {
         let Some(kind) = self.held.keep(kind) else {
             return Ok(());

@@ -102,7 +102,10 @@ pub(super) async fn generate(
         last.documents = attachments::documents(&context.files);
     }
     let hooks = before.hooks.as_ref();
-    if hooks.is_some_and(|hooks| hooks.has_after_ai()) && config.holds_back() {
+    let output = agent_loop::output::Output::of(context.input.response_format.as_ref());
+    // A structured answer is checked before anyone sees it: one that does not fit is
+    // taken back and asked again.
+    if output.is_some() || hooks.is_some_and(|hooks| hooks.has_after_ai()) && config.holds_back() {
         sink.hold_back();
     }
     let mut tools = turn_tools(&engine, &registry, prompt, context).await?;
@@ -125,6 +128,7 @@ pub(super) async fn generate(
             &config.payload_types().collect::<Vec<_>>(),
         ),
         sampling: sampling(config, &context.input.sampling),
+        output,
     };
     let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
     let answered = &context.chain[generation.answered_by];

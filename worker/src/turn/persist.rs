@@ -205,6 +205,10 @@ async fn record_answer(
         LoopEnd::Failed { code, .. } => Outcome::failure(state, code),
         _ => Outcome::bare(state),
     };
+    if let (LoopEnd::Failed { .. }, Some(detail)) = (&answer.end, answer.generation.failure.take())
+    {
+        outcome.error = Some(detail);
+    }
     outcome.assistant_message_id = assistant_message_id;
     outcome.user_message_id = Some(answer.user_message_id);
     outcome.model = Some(answer.model);

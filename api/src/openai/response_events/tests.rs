@@ -12,6 +12,7 @@ fn meta(background: bool) -> ResponseMeta {
         previous_response_id: None,
         instructions: None,
         sampling: Sampling::default(),
+        format: None,
     }
 }
 

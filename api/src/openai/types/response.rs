@@ -112,12 +112,16 @@ pub struct ResponseIncompleteDetails {
     pub reason: String,
 }
 
-/// The text format (always plain text).
+/// The text format: `text`, `json_object`, or `json_schema` with the schema asked for.
 #[derive(Debug, Clone, Object)]
-#[oai(rename = "ResponseTextFormat")]
+#[oai(rename = "ResponseTextFormat", skip_serializing_if_is_none)]
 pub struct ResponseTextFormat {
     #[oai(rename = "type")]
     pub kind: String,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub schema: Option<serde_json::Value>,
+    pub strict: Option<bool>,
 }
 
 /// The response's text settings.

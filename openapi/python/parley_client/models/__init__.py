@@ -44,6 +44,7 @@ from .chat_completion_usage import ChatCompletionUsage
 from .chat_content_part import ChatContentPart
 from .chat_message_input import ChatMessageInput
 from .chat_prompt_tokens_details import ChatPromptTokensDetails
+from .chat_response_format import ChatResponseFormat
 from .chat_response_payload import ChatResponsePayload
 from .chat_role import ChatRole
 from .chat_stream_options import ChatStreamOptions
@@ -109,6 +110,7 @@ from .hook_audit import HookAudit
 from .hook_context import HookContext
 from .hook_extraction import HookExtraction
 from .hook_result import HookResult
+from .json_schema_format import JsonSchemaFormat
 from .member_role import MemberRole
 from .membership import Membership
 from .message import Message
@@ -181,6 +183,7 @@ from .replayed_message import ReplayedMessage
 from .request_context import RequestContext
 from .reset_event import ResetEvent
 from .response_create_request import ResponseCreateRequest
+from .response_format_type import ResponseFormatType
 from .response_incomplete_details import ResponseIncompleteDetails
 from .response_input_content_part import ResponseInputContentPart
 from .response_input_item import ResponseInputItem
@@ -204,6 +207,8 @@ from .response_sse_event import ResponseSseEvent
 from .response_stream_event import ResponseStreamEvent
 from .response_text import ResponseText
 from .response_text_format import ResponseTextFormat
+from .response_text_format_param import ResponseTextFormatParam
+from .response_text_param import ResponseTextParam
 from .response_usage import ResponseUsage
 from .retry_event import RetryEvent
 from .route_decision import RouteDecision
@@ -391,6 +396,7 @@ __all__ = (
     "ChatContentPart",
     "ChatMessageInput",
     "ChatPromptTokensDetails",
+    "ChatResponseFormat",
     "ChatResponsePayload",
     "ChatRole",
     "ChatStreamOptions",
@@ -456,6 +462,7 @@ __all__ = (
     "HookContext",
     "HookExtraction",
     "HookResult",
+    "JsonSchemaFormat",
     "MemberRole",
     "Membership",
     "Message",
@@ -528,6 +535,7 @@ __all__ = (
     "RequestContext",
     "ResetEvent",
     "ResponseCreateRequest",
+    "ResponseFormatType",
     "ResponseIncompleteDetails",
     "ResponseInputContentPart",
     "ResponseInputItem",
@@ -545,6 +553,8 @@ __all__ = (
     "ResponseStreamEvent",
     "ResponseText",
     "ResponseTextFormat",
+    "ResponseTextFormatParam",
+    "ResponseTextParam",
     "ResponseUsage",
     "RetryEvent",
     "RouteDecision",

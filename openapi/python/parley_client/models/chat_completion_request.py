@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.chat_message_input import ChatMessageInput
+    from ..models.chat_response_format import ChatResponseFormat
     from ..models.chat_stream_options import ChatStreamOptions
 
 
@@ -36,6 +37,8 @@ class ChatCompletionRequest:
         n (int | None | Unset): Choices to generate: only 1 (more is 400 `unsupported_parameter`).
         prediction (Any | Unset): Predicted outputs: not available (400 `unsupported_parameter`).
         presence_penalty (float | None | Unset): −2–2, within the tool's bounds (as `temperature`).
+        response_format (ChatResponseFormat | None | Unset): What the answer must be: text, a JSON object, or a value of
+            a JSON schema.
         seed (int | None | Unset): Asks the provider for repeatable sampling (where it offers it).
         stop (list[str] | None | str | Unset): Up to four sequences where the answer stops (they are not shown).
         stream (bool | None | Unset): Stream `chat.completion.chunk` events (Server-Sent Events).
@@ -59,6 +62,7 @@ class ChatCompletionRequest:
     n: int | None | Unset = UNSET
     prediction: Any | Unset = UNSET
     presence_penalty: float | None | Unset = UNSET
+    response_format: ChatResponseFormat | None | Unset = UNSET
     seed: int | None | Unset = UNSET
     stop: list[str] | None | str | Unset = UNSET
     stream: bool | None | Unset = UNSET
@@ -69,6 +73,7 @@ class ChatCompletionRequest:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.chat_response_format import ChatResponseFormat
         from ..models.chat_stream_options import ChatStreamOptions
 
         messages = []
@@ -128,6 +133,14 @@ class ChatCompletionRequest:
             presence_penalty = UNSET
         else:
             presence_penalty = self.presence_penalty
+
+        response_format: dict[str, Any] | None | Unset
+        if isinstance(self.response_format, Unset):
+            response_format = UNSET
+        elif isinstance(self.response_format, ChatResponseFormat):
+            response_format = self.response_format.to_dict()
+        else:
+            response_format = self.response_format
 
         seed: int | None | Unset
         if isinstance(self.seed, Unset):
@@ -204,6 +217,8 @@ class ChatCompletionRequest:
             field_dict["prediction"] = prediction
         if presence_penalty is not UNSET:
             field_dict["presence_penalty"] = presence_penalty
+        if response_format is not UNSET:
+            field_dict["response_format"] = response_format
         if seed is not UNSET:
             field_dict["seed"] = seed
         if stop is not UNSET:
@@ -224,6 +239,7 @@ class ChatCompletionRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.chat_message_input import ChatMessageInput
+        from ..models.chat_response_format import ChatResponseFormat
         from ..models.chat_stream_options import ChatStreamOptions
 
         d = dict(src_dict)
@@ -314,6 +330,23 @@ class ChatCompletionRequest:
             return cast(float | None | Unset, data)
 
         presence_penalty = _parse_presence_penalty(d.pop("presence_penalty", UNSET))
+
+        def _parse_response_format(data: object) -> ChatResponseFormat | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_format_type_1 = ChatResponseFormat.from_dict(data)
+
+                return response_format_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChatResponseFormat | None | Unset, data)
+
+        response_format = _parse_response_format(d.pop("response_format", UNSET))
 
         def _parse_seed(data: object) -> int | None | Unset:
             if data is None:
@@ -407,6 +440,7 @@ class ChatCompletionRequest:
             n=n,
             prediction=prediction,
             presence_penalty=presence_penalty,
+            response_format=response_format,
             seed=seed,
             stop=stop,
             stream=stream,

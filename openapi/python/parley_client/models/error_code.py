@@ -50,6 +50,7 @@ class ErrorCode(StrEnum):
     NOT_READY = "not_ready"
     NOT_RESUMABLE = "not_resumable"
     NO_TOOL = "no_tool"
+    OUTPUT_MISMATCH = "output_mismatch"
     PARENT_NOT_FOUND = "parent_not_found"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"

@@ -42,6 +42,7 @@ class Prompt:
             * `upstream_error` (502, †): The model provider failed (an error status, a broken stream, unreachable).
             * `upstream_stall` (504, †): The model provider stopped sending tokens.
             * `unknown_model` (422, †): The model is not served here.
+            * `output_mismatch` (502, †): The model's answer did not fit the requested response format, asked twice.
             * `rate_limited` (429, †): The model provider is rate limiting.
             * `budget_exceeded` (429, †): A spending budget (the user's or a group's, per day or month) is used up.
             * `tool_error` (502, †): A function call failed in a way the turn cannot continue past.

@@ -10,6 +10,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.response_input_item import ResponseInputItem
+    from ..models.response_text_param import ResponseTextParam
 
 
 T = TypeVar("T", bound="ResponseCreateRequest")
@@ -32,6 +33,8 @@ class ResponseCreateRequest:
         temperature (float | None | Unset): 0–2. A tool may fix it or bound it: outside its bounds the value is clamped
             or
             refused 400 `invalid_parameter`, as the tool says.
+        text (None | ResponseTextParam | Unset): The answer's text settings: its `format` (text, a JSON object, a JSON
+            schema).
         top_logprobs (int | None | Unset): Not available (above 0 is 400 `unsupported_parameter`).
         top_p (float | None | Unset): 0–1, within the tool's bounds (as `temperature`).
     """
@@ -44,11 +47,14 @@ class ResponseCreateRequest:
     previous_response_id: None | str | Unset = UNSET
     stream: bool | None | Unset = UNSET
     temperature: float | None | Unset = UNSET
+    text: None | ResponseTextParam | Unset = UNSET
     top_logprobs: int | None | Unset = UNSET
     top_p: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.response_text_param import ResponseTextParam
+
         input_: list[dict[str, Any]] | str
         if isinstance(self.input_, list):
             input_ = []
@@ -99,6 +105,14 @@ class ResponseCreateRequest:
         else:
             temperature = self.temperature
 
+        text: dict[str, Any] | None | Unset
+        if isinstance(self.text, Unset):
+            text = UNSET
+        elif isinstance(self.text, ResponseTextParam):
+            text = self.text.to_dict()
+        else:
+            text = self.text
+
         top_logprobs: int | None | Unset
         if isinstance(self.top_logprobs, Unset):
             top_logprobs = UNSET
@@ -131,6 +145,8 @@ class ResponseCreateRequest:
             field_dict["stream"] = stream
         if temperature is not UNSET:
             field_dict["temperature"] = temperature
+        if text is not UNSET:
+            field_dict["text"] = text
         if top_logprobs is not UNSET:
             field_dict["top_logprobs"] = top_logprobs
         if top_p is not UNSET:
@@ -141,6 +157,7 @@ class ResponseCreateRequest:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.response_input_item import ResponseInputItem
+        from ..models.response_text_param import ResponseTextParam
 
         d = dict(src_dict)
 
@@ -228,6 +245,23 @@ class ResponseCreateRequest:
 
         temperature = _parse_temperature(d.pop("temperature", UNSET))
 
+        def _parse_text(data: object) -> None | ResponseTextParam | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                text_type_1 = ResponseTextParam.from_dict(data)
+
+                return text_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | ResponseTextParam | Unset, data)
+
+        text = _parse_text(d.pop("text", UNSET))
+
         def _parse_top_logprobs(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -255,6 +289,7 @@ class ResponseCreateRequest:
             previous_response_id=previous_response_id,
             stream=stream,
             temperature=temperature,
+            text=text,
             top_logprobs=top_logprobs,
             top_p=top_p,
         )

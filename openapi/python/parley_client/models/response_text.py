@@ -18,7 +18,8 @@ class ResponseText:
     """The response's text settings.
 
     Attributes:
-        format_ (ResponseTextFormat): The text format (always plain text).
+        format_ (ResponseTextFormat): The text format: `text`, `json_object`, or `json_schema` with the schema asked
+            for.
     """
 
     format_: ResponseTextFormat

@@ -1,27 +1,57 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ResponseTextFormat")
 
 
 @_attrs_define
 class ResponseTextFormat:
-    """The text format (always plain text).
+    """The text format: `text`, `json_object`, or `json_schema` with the schema asked for.
 
     Attributes:
         type_ (str):
+        description (None | str | Unset):
+        name (None | str | Unset):
+        schema (Any | Unset):
+        strict (bool | None | Unset):
     """
 
     type_: str
+    description: None | str | Unset = UNSET
+    name: None | str | Unset = UNSET
+    schema: Any | Unset = UNSET
+    strict: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_
+
+        description: None | str | Unset
+        if isinstance(self.description, Unset):
+            description = UNSET
+        else:
+            description = self.description
+
+        name: None | str | Unset
+        if isinstance(self.name, Unset):
+            name = UNSET
+        else:
+            name = self.name
+
+        schema = self.schema
+
+        strict: bool | None | Unset
+        if isinstance(self.strict, Unset):
+            strict = UNSET
+        else:
+            strict = self.strict
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -30,6 +60,14 @@ class ResponseTextFormat:
                 "type": type_,
             }
         )
+        if description is not UNSET:
+            field_dict["description"] = description
+        if name is not UNSET:
+            field_dict["name"] = name
+        if schema is not UNSET:
+            field_dict["schema"] = schema
+        if strict is not UNSET:
+            field_dict["strict"] = strict
 
         return field_dict
 
@@ -38,8 +76,41 @@ class ResponseTextFormat:
         d = dict(src_dict)
         type_ = d.pop("type")
 
+        def _parse_description(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        description = _parse_description(d.pop("description", UNSET))
+
+        def _parse_name(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        name = _parse_name(d.pop("name", UNSET))
+
+        schema = d.pop("schema", UNSET)
+
+        def _parse_strict(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        strict = _parse_strict(d.pop("strict", UNSET))
+
         response_text_format = cls(
             type_=type_,
+            description=description,
+            name=name,
+            schema=schema,
+            strict=strict,
         )
 
         response_text_format.additional_properties = d

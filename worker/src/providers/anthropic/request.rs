@@ -7,6 +7,7 @@
 //! and of the session (the next turn) begin with, and find through Anthropic's lookback
 //! from their own last message. At most two breakpoints of the four Anthropic allows.
 
+use parley_protocol::output::ResponseFormat;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -103,6 +104,11 @@ pub(super) fn build(
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
     }
     sample(&mut body, options);
+    // A schema constrains the answer (`output_config.format`); a plain JSON object has
+    // no such form on Anthropic and is checked after the answer.
+    if let Some(ResponseFormat::JsonSchema { schema, .. }) = &options.format {
+        body["output_config"] = json!({"format": {"type": "json_schema", "schema": schema}});
+    }
     body
 }
 

@@ -333,3 +333,42 @@ async fn the_turns_sampling_is_sent_as_anthropic_reads_it() {
         "{out:?}"
     );
 }
+
+/// A schema goes as `output_config.format`, which the mock (as Anthropic) honours.
+#[tokio::test]
+async fn a_response_format_goes_as_output_config() {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let provider = AnthropicProvider::new(&config(mock.anthropic_base_url()));
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 4}},
+        "required": ["n"],
+        "additionalProperties": false,
+    });
+    let options = CallOptions {
+        max_tokens: Some(100),
+        format: Some(parley_protocol::output::ResponseFormat::JsonSchema {
+            name: "count".into(),
+            description: None,
+            schema: schema.clone(),
+            strict: true,
+        }),
+        ..CallOptions::default()
+    };
+    let out = deltas(&provider, &[ChatMessage::user("count")], &options)
+        .await
+        .unwrap();
+    let text: String = out
+        .iter()
+        .filter_map(|d| match d {
+            Delta::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        serde_json::json!({"n": 4})
+    );
+    let body = &mock.requests()[0].body;
+    assert_eq!(body["output_config"]["format"]["schema"], schema);
+}
