@@ -58,23 +58,45 @@ pub const TEMPERATURE: (f64, f64) = (0.0, 2.0);
 pub const TOP_P: (f64, f64) = (0.0, 1.0);
 pub const PENALTY: (f64, f64) = (-2.0, 2.0);
 
+/// The decimal parameters, by OpenAI's name, with their ranges — in the order of
+/// [`Sampling::decimals`] and [`SamplingBounds::decimals`].
+pub const DECIMALS: [(&str, (f64, f64)); 4] = [
+    ("temperature", TEMPERATURE),
+    ("top_p", TOP_P),
+    ("presence_penalty", PENALTY),
+    ("frequency_penalty", PENALTY),
+];
+
 impl Sampling {
     /// Whether nothing is asked.
     pub fn is_empty(&self) -> bool {
         self == &Self::default()
     }
 
+    /// The decimal parameters' values, in [`DECIMALS`]' order.
+    pub fn decimals(&self) -> [Option<f64>; 4] {
+        [
+            self.temperature,
+            self.top_p,
+            self.presence_penalty,
+            self.frequency_penalty,
+        ]
+    }
+
+    fn decimals_mut(&mut self) -> [&mut Option<f64>; 4] {
+        [
+            &mut self.temperature,
+            &mut self.top_p,
+            &mut self.presence_penalty,
+            &mut self.frequency_penalty,
+        ]
+    }
+
     /// The first value outside OpenAI's documented ranges: `temperature` 0–2, `top_p`
     /// 0–1, the penalties −2–2, at least one output token, at most four stop sequences,
     /// none of them empty.
     pub fn check(&self) -> Result<(), Refused> {
-        let ranges = [
-            ("temperature", self.temperature, TEMPERATURE),
-            ("top_p", self.top_p, TOP_P),
-            ("presence_penalty", self.presence_penalty, PENALTY),
-            ("frequency_penalty", self.frequency_penalty, PENALTY),
-        ];
-        for (param, value, (min, max)) in ranges {
+        for ((param, (min, max)), value) in DECIMALS.into_iter().zip(self.decimals()) {
             if let Some(value) = value
                 && !(min..=max).contains(&value)
             {
@@ -222,39 +244,36 @@ impl SamplingBounds {
         self.out_of_bounds.unwrap_or(OutOfBounds::Clamp)
     }
 
+    /// The bounds of the decimal parameters, in [`DECIMALS`]' order.
+    fn decimals(&self) -> [Option<Bound>; 4] {
+        [
+            self.temperature,
+            self.top_p,
+            self.presence_penalty,
+            self.frequency_penalty,
+        ]
+    }
+
     /// The bounds that cannot hold, named by parameter (checked when a tool is saved).
     pub fn problem(&self) -> Option<Refused> {
-        let bounds = [
-            ("temperature", self.temperature, TEMPERATURE),
-            ("top_p", self.top_p, TOP_P),
-            ("presence_penalty", self.presence_penalty, PENALTY),
-            ("frequency_penalty", self.frequency_penalty, PENALTY),
-        ];
-        bounds.into_iter().find_map(|(param, bound, range)| {
-            bound
-                .and_then(|bound| bound.problem(range))
-                .map(|reason| Refused { param, reason })
-        })
+        DECIMALS
+            .into_iter()
+            .zip(self.decimals())
+            .find_map(|((param, range), bound)| {
+                bound
+                    .and_then(|bound| bound.problem(range))
+                    .map(|reason| Refused { param, reason })
+            })
     }
 
     /// `asked` within these bounds, in `mode`: the values a turn's model calls use.
     pub fn apply(&self, asked: &Sampling, mode: OutOfBounds) -> Result<Sampling, Refused> {
         let mut out = asked.clone();
-        let fields: [(&'static str, Option<Bound>, &mut Option<f64>); 4] = [
-            ("temperature", self.temperature, &mut out.temperature),
-            ("top_p", self.top_p, &mut out.top_p),
-            (
-                "presence_penalty",
-                self.presence_penalty,
-                &mut out.presence_penalty,
-            ),
-            (
-                "frequency_penalty",
-                self.frequency_penalty,
-                &mut out.frequency_penalty,
-            ),
-        ];
-        for (param, bound, value) in fields {
+        let fields = DECIMALS
+            .into_iter()
+            .zip(self.decimals())
+            .zip(out.decimals_mut());
+        for (((param, _), bound), value) in fields {
             if let Some(bound) = bound {
                 *value = bound
                     .apply(*value, mode)

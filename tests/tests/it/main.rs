@@ -35,6 +35,7 @@ mod observability;
 mod openai;
 mod openai_sampling;
 mod openai_structured;
+mod openai_surface;
 mod quotas;
 mod read_replica;
 mod restart;

@@ -6,63 +6,17 @@
 //! object showing the values used.
 
 use parley_mock_llm::{MockConfig, MockLlm};
-use parley_tests::turns::{config_path, mock_provider_config};
+use parley_tests::turns::mock_provider_config;
 use parley_tests::{Backend, TestApp, both_backends};
-use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::fixtures::{self, id};
-
-struct Surface {
-    app: TestApp,
-    mock: MockLlm,
-    token: String,
-    group: String,
-    _config: tempfile::NamedTempFile,
-}
+use crate::openai_surface::Surface;
 
 async fn surface(backend: Backend) -> Surface {
     let mock = MockLlm::start(MockConfig::default()).await;
     let config = mock_provider_config(&mock.base_url(), "");
-    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
-    let (user_id, token) = app.create_user("sampler@example.com", "student").await;
-    let group = fixtures::group(&app, "samplers", None, json!({})).await;
-    fixtures::add_member(&app, &id(&group), &user_id).await;
-    fixtures::tool(
-        &app,
-        &id(&group),
-        "Plain tutor",
-        json!({"behavior": "Help."}),
-    )
-    .await;
-    Surface {
-        group: id(&group),
-        app,
-        mock,
-        token,
-        _config: config,
-    }
-}
-
-impl Surface {
-    async fn post(&self, path: &str, body: &Value) -> parley_tests::TestResponse {
-        let request = self
-            .app
-            .request(Method::POST, path, Some(&self.token))
-            .json(body);
-        self.app.send(request).await
-    }
-
-    async fn tool(&self, name: &str, definition: Value) -> String {
-        let tool = fixtures::tool(&self.app, &self.group, name, definition).await;
-        format!("tool:{}", id(&tool))
-    }
-
-    /// The body of the last request the model got.
-    fn last_sent(&self) -> Value {
-        let sent = self.mock.requests();
-        sent.last().expect("the model was called").body.clone()
-    }
+    Surface::start(backend, mock, config, "sampler@example.com").await
 }
 
 both_backends!(

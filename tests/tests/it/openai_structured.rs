@@ -5,20 +5,12 @@
 //! in a format, or a schema that is none, is refused 400 before anything is asked.
 
 use parley_mock_llm::{MockConfig, MockLlm};
-use parley_tests::turns::config_path;
-use parley_tests::{Backend, TestApp, both_backends};
-use reqwest::Method;
+use parley_tests::{Backend, both_backends};
 use serde_json::{Value, json};
 use std::io::Write;
 
-use crate::fixtures::{self, id};
-
-struct Surface {
-    app: TestApp,
-    mock: MockLlm,
-    token: String,
-    _config: tempfile::NamedTempFile,
-}
+use crate::fixtures;
+use crate::openai_surface::Surface;
 
 /// `mock-model` answers values of the schema; `words-only` answers in words whatever it
 /// is asked (Parley believes it can); `no-json` is configured without structured outputs.
@@ -39,27 +31,7 @@ async fn surface(backend: Backend) -> Surface {
         mock.base_url()
     )
     .expect("writing the config");
-    let app = TestApp::spawn_with_env(backend, &[("PARLEY_CONFIG", &config_path(&config))]).await;
-    let (user_id, token) = app.create_user("shaper@example.com", "student").await;
-    let group = fixtures::group(&app, "shapers", None, json!({})).await;
-    fixtures::add_member(&app, &id(&group), &user_id).await;
-    fixtures::tool(&app, &id(&group), "Planner", json!({"behavior": "Plan."})).await;
-    Surface {
-        app,
-        mock,
-        token,
-        _config: config,
-    }
-}
-
-impl Surface {
-    async fn post(&self, path: &str, body: &Value) -> parley_tests::TestResponse {
-        let request = self
-            .app
-            .request(Method::POST, path, Some(&self.token))
-            .json(body);
-        self.app.send(request).await
-    }
+    Surface::start(backend, mock, config, "shaper@example.com").await
 }
 
 fn trip() -> Value {

@@ -20,6 +20,7 @@ use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
 use parley_protocol::events::{StopReason, Usage};
 use parley_protocol::output::ResponseFormat;
+use parley_protocol::sampling::DECIMALS;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::json;
@@ -82,13 +83,7 @@ impl Provider for OpenAiProvider {
             request["max_tokens"] = max_tokens.into();
         }
         let sampling = &options.sampling;
-        let floats = [
-            ("temperature", sampling.temperature),
-            ("top_p", sampling.top_p),
-            ("presence_penalty", sampling.presence_penalty),
-            ("frequency_penalty", sampling.frequency_penalty),
-        ];
-        for (name, value) in floats {
+        for ((name, _), value) in DECIMALS.into_iter().zip(sampling.decimals()) {
             if let Some(value) = value {
                 request[name] = value.into();
             }
