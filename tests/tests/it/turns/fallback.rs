@@ -29,10 +29,16 @@ async fn fallback_chat(backend: Backend, worker_settings: &[(&str, &str)]) -> Ch
         ..MockConfig::default()
     })
     .await;
-    let dead_port = {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
-        listener.local_addr().expect("an address").port()
-    };
+    // A port held bound but never listening: connections to it are refused, and no other
+    // test's server can take it meanwhile (a port freed after picking it could be: a
+    // mock of another test once answered on it).
+    let dead_socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    dead_socket
+        .bind("127.0.0.1:0".parse().expect("an address"))
+        .expect("a free port");
+    let dead_port = dead_socket.local_addr().expect("an address").port();
+    // Held for the rest of the test run (one socket per case): the chat outlives this.
+    std::mem::forget(dead_socket);
     let mut worker = vec![
         ("stall_timeout_ms", "1000"),
         ("max_attempts", "2"),
