@@ -12,6 +12,7 @@ pub mod files;
 pub mod messages;
 pub mod notes;
 pub mod ops;
+pub mod output_format;
 pub mod prompts;
 pub mod reply;
 pub mod sessions;

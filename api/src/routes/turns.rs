@@ -20,6 +20,7 @@ use uuid::Uuid;
 use super::{
     ApiTags,
     messages::Message,
+    output_format::OutputFormat,
     prompts::{Prompt, PromptAccepted},
     reply::{OnActive, TurnResponse, respond},
 };
@@ -53,6 +54,8 @@ pub struct CreateMessage {
     /// first message (an edit of the session's first message). Another session's
     /// message: 422 `message_not_found`.
     pub parent_message_id: Option<Uuid>,
+    /// The answer must be JSON of this format (see `OutputFormat`).
+    pub response_format: Option<OutputFormat>,
 }
 
 /// Where `parent_message_id` puts a new message (`None`: after the active leaf).
@@ -139,6 +142,7 @@ impl TurnsApi {
             input: TurnInput {
                 attachments: body.0.attachments.unwrap_or_default(),
                 placement: placement(body.0.parent_message_id),
+                response_format: body.0.response_format.map(TryInto::try_into).transpose()?,
                 ..TurnInput::text(body.0.content.0)
             },
             model: body.0.model.map(Text::into_inner),

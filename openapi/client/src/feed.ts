@@ -181,8 +181,9 @@ export interface StreamTurnOptions {
   token: string;
   sessionId: string;
   content: string;
-  /** Other fields of the message (`model`, `attachments`, `on_active`, …). */
-  body?: Record<string, unknown>;
+  /** Other fields of the message (`model`, `attachments`, `parent_message_id`,
+   * `response_format`). */
+  body?: Partial<Omit<components["schemas"]["CreateMessage"], "content">>;
   /** Sent as `Idempotency-Key`: a retried send returns the same turn. */
   idempotencyKey?: string;
   signal?: AbortSignal;

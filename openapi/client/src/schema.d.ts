@@ -2753,6 +2753,8 @@ export interface components {
              *     message: 422 `message_not_found`.
              */
             parent_message_id?: string | null;
+            /** @description The answer must be JSON of this format (see `OutputFormat`). */
+            response_format?: components["schemas"]["OutputFormat"] | null;
         };
         /**
          * CreateSession
@@ -2937,6 +2939,8 @@ export interface components {
          *     * `message_too_long` (422): The message is longer than the deployment allows.
          *     * `too_many_attachments` (422): The message carries more attachments than allowed.
          *     * `duplicate_attachment` (422): A file is attached twice.
+         *     * `invalid_response_format` (422): The message's `response_format` cannot be used (not a JSON schema, a bad name).
+         *     * `format_unsupported` (422): The answering model cannot answer in a structured format.
          *     * `unknown_action` (422): Not an action the server runs.
          *     * `no_tool` (422): The caller may use no chat tool, and named none.
          *     * `tool_mismatch` (422): The assignment is done with a different tool.
@@ -2979,7 +2983,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "output_mismatch" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "unsupported_parameter" | "item_not_found" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "output_mismatch" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "invalid_response_format" | "format_unsupported" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "unsupported_parameter" | "item_not_found" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -3833,6 +3837,37 @@ export interface components {
          * @enum {string}
          */
         OutOfBounds: "clamp" | "refuse";
+        /**
+         * OutputFormat
+         * @description The answer must be one JSON value of this format. It is asked of the model where the
+         *     provider can constrain its output, and checked before `complete`: an answer that does
+         *     not fit is taken back unseen and asked for once more with what was wrong; a second
+         *     misfit ends the turn with an `error` event `output_mismatch` naming the place in the
+         *     value. The answer's text (`complete.payload.message`) is the JSON. A model that
+         *     cannot answer in a format: 422 `format_unsupported`; a schema that is no JSON schema:
+         *     422 `invalid_response_format`.
+         */
+        OutputFormat: {
+            /** @description What the value is, for the model. */
+            description?: string | null;
+            /** @description The format's name (`json_schema`: required; letters, digits, `_` and `-`). */
+            name?: string | null;
+            /** @description The JSON schema the value must fit (`json_schema`: required). */
+            schema?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Ask the provider to keep to the schema exactly (OpenAI's strict mode); the answer
+             *     is checked either way.
+             */
+            strict?: boolean | null;
+            type: components["schemas"]["OutputFormatType"];
+        };
+        /**
+         * @description What a structured answer is.
+         * @enum {string}
+         */
+        OutputFormatType: "json_object" | "json_schema";
         /**
          * Page_AdminFeedback
          * @description One page of a list. Pass `next_cursor` as `cursor` to get the next page; it is absent

@@ -355,6 +355,10 @@ test("at 400 px the sidebar folds away; dark mode follows the system", async () 
   await newChat(page);
   await send(page, "[[mock reply='A short answer that wraps on a narrow screen, with **markdown** in it.']] Hello from a phone");
   await completeAnswers(page, 1);
+  // The drawer slides out (a transition): wait for it to be gone, then it must stay gone.
+  await page
+    .waitForFunction(() => document.querySelector("#sidebar").getBoundingClientRect().right <= 0, POLL)
+    .catch(() => {});
   const box = await page.$eval("#sidebar", (n) => n.getBoundingClientRect().right);
   assert.ok(box <= 0, `the sidebar is folded away (right edge ${box})`);
   assert.ok(await page.$eval("#sidebar-toggle", (b) => getComputedStyle(b).display !== "none"));

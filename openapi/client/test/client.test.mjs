@@ -1,6 +1,6 @@
 // The TypeScript client against a live `parley serve` (the mock LLM as its model): a
 // session, edit and regenerate, feedback on an answer and the export, a budget, a streamed turn, a
-// tool turn, cancel, resuming a feed whose connection dropped, the user feed, and
+// structured turn (response_format), a tool turn, cancel, resuming a feed whose connection dropped, the user feed, and
 // function calls that wait for approval (approved with edited input, denied, refused
 // input, told on the user feed), and a teacher reading their class. Runs the bundle
 // (`npm run build`) that the pages use too.
@@ -326,6 +326,48 @@ test("a streamed turn yields its events in order and ends with complete", async 
   assert.equal(last.model, "mock-model");
   const prompt = await client.GET("/v1/prompts/{id}", { params: { path: { id: last.prompt_id } } });
   assert.equal(prompt.data.state, "completed");
+});
+
+test("a turn with a response_format answers JSON of its schema; a schema that is none is a 422 FeedError", async () => {
+  const sessionId = await newSession();
+  /** @type {import("../dist/parley.js").Schemas["OutputFormat"]} */
+  const format = {
+    type: "json_schema",
+    name: "trip",
+    schema: {
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer", minimum: 2 } },
+      required: ["city", "days"],
+    },
+  };
+  const events = await collect(
+    streamTurn({
+      baseUrl: parley.baseUrl,
+      token: parley.adminToken,
+      sessionId,
+      content: "[[mock reply='{\"city\": 3}']] plan a trip",
+      body: { response_format: format },
+    }),
+  );
+  const last = events.at(-1);
+  assert.equal(last.type, "complete", JSON.stringify(last));
+  // The misfit was taken back unseen: the reader's text is the repaired value.
+  assert.deepEqual(JSON.parse(text(events)), { city: "mock", days: 2 });
+  assert.equal(last.payload.message, text(events));
+
+  const refused = streamTurn({
+    baseUrl: parley.baseUrl,
+    token: parley.adminToken,
+    sessionId,
+    content: "plan",
+    body: { response_format: { ...format, schema: { type: "no-such-type" } } },
+  });
+  await assert.rejects(collect(refused), (err) => {
+    assert.ok(err instanceof FeedError);
+    assert.equal(err.status, 422);
+    assert.equal(err.problem.code, "invalid_response_format");
+    return true;
+  });
 });
 
 test("a tool turn shows the function call and its result", async () => {

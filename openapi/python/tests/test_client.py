@@ -9,6 +9,7 @@ Mirrors openapi/client/test/client.test.mjs.
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -144,6 +145,54 @@ def test_a_json_turn_answers_201_with_the_finished_turn(json_client: Authenticat
     assert turn.model == "mock-model"
     prompt = expect(get_prompt.sync_detailed(turn.prompt_id, client=json_client))
     assert prompt.state == PromptState.COMPLETED
+
+
+TRIP = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 2}},
+    "required": ["city", "days"],
+}
+
+
+def test_a_turn_with_a_response_format_answers_json_of_its_schema(
+    client: AuthenticatedClient, json_client: AuthenticatedClient, new_session
+) -> None:
+    from parley_client.models import FinishedTurn, OutputFormat, OutputFormatSchemaType0, OutputFormatType
+
+    trip = OutputFormat(
+        type_=OutputFormatType.JSON_SCHEMA, name="trip", schema=OutputFormatSchemaType0.from_dict(TRIP)
+    )
+    session = new_session()
+    # The generated model, answered as JSON: a misfit is asked again, the value comes back.
+    answer = send_message.sync_detailed(
+        session,
+        client=json_client,
+        body=CreateMessage(content="[[mock reply='{\"city\": 3}']] plan a trip", response_format=trip),
+    )
+    turn = expect(answer)
+    assert isinstance(turn, FinishedTurn)
+    assert json.loads(turn.payload.message) == {"city": "mock", "days": 2}
+    # Streamed: what a reader assembles is the value and the stored message.
+    events = list(stream_turn(client, session, "plan again", body={"response_format": trip.to_dict()}))
+    assert events[-1]["type"] == "complete", events[-1]
+    assert json.loads(text(events)) == {"city": "mock", "days": 2}
+    assert events[-1]["payload"]["message"] == text(events)
+    # A schema that is none: a 422 problem, nothing recorded.
+    refused = send_message.sync_detailed(
+        session,
+        client=json_client,
+        body=CreateMessage(
+            content="plan",
+            response_format=OutputFormat(
+                type_=OutputFormatType.JSON_SCHEMA,
+                name="bad",
+                schema=OutputFormatSchemaType0.from_dict({"type": "no-such-type"}),
+            ),
+        ),
+    )
+    with pytest.raises(ParleyProblem) as raised:
+        expect(refused)
+    assert (raised.value.status, raised.value.code) == (422, "invalid_response_format")
 
 
 def test_feedback_on_an_answer_is_given_shown_listed_exported_and_withdrawn(

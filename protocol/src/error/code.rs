@@ -259,6 +259,10 @@ catalogue! {
         TooManyAttachments = "too_many_attachments", 422;
         /// A file is attached twice.
         DuplicateAttachment = "duplicate_attachment", 422;
+        /// The message's `response_format` cannot be used (not a JSON schema, a bad name).
+        InvalidResponseFormat = "invalid_response_format", 422;
+        /// The answering model cannot answer in a structured format.
+        FormatUnsupported = "format_unsupported", 422;
         /// Not an action the server runs.
         UnknownAction = "unknown_action", 422;
         /// The caller may use no chat tool, and named none.

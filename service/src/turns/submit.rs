@@ -47,6 +47,7 @@ impl TurnService {
     pub async fn submit(&self, submission: Submission) -> Result<prompts::Model> {
         self.check_input(&submission.input)?;
         let model = self.check_model(submission.model.clone())?;
+        self.check_format(&submission, model.as_deref()).await?;
         self.check_attachments(submission.user_id, &submission.input)
             .await?;
         self.check_placement(&submission).await?;
@@ -255,6 +256,42 @@ impl TurnService {
             Err(Error::NotFound { .. }) => Err(query::tree::not_in_session()),
             other => other.map(drop),
         }
+    }
+
+    /// A `response_format` must be a usable format (422 `invalid_response_format`) the
+    /// answering model can keep to (422 `format_unsupported`, naming the model). Only a
+    /// turn with a format reads its session's model for it.
+    async fn check_format(&self, submission: &Submission, model: Option<&str>) -> Result<()> {
+        let Some(format) = &submission.input.response_format else {
+            return Ok(());
+        };
+        if let Err(problem) = crate::structured::Checker::new(format) {
+            return Err(Error::invalid(
+                ErrorCode::InvalidResponseFormat,
+                format!("`response_format`: {problem}"),
+            ));
+        }
+        let answering = match model {
+            Some(model) => model.to_owned(),
+            None => self
+                .sessions()
+                .owned(submission.user_id, submission.session_id)
+                .await?
+                .config
+                .model
+                .map(|m| m.to_string())
+                .filter(|m| self.models.contains(m))
+                .unwrap_or_else(|| self.models.default_model().to_owned()),
+        };
+        if self.models.structured_outputs(&answering) {
+            return Ok(());
+        }
+        Err(Error::invalid(
+            ErrorCode::FormatUnsupported,
+            format!(
+                "`response_format`: the model `{answering}` cannot answer in a structured format; leave it out or name another model"
+            ),
+        ))
     }
 
     /// The model a message asks for must be served here (422 `unknown_model`); none

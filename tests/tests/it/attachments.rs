@@ -198,6 +198,7 @@ both_backends!(
                     model: None,
                     attachments: Some(attachments),
                     parent_message_id: None,
+                    response_format: None,
                 })
                 .send()
         };
@@ -242,6 +243,7 @@ async fn turn_with(
                 model: None,
                 attachments: Some(attachments),
                 parent_message_id: None,
+                response_format: None,
             })
             .send()
             .await,
@@ -412,6 +414,7 @@ both_backends!(
                     model: None,
                     attachments: Some(vec![second.id]),
                     parent_message_id: None,
+                    response_format: None,
                 })
                 .send()
                 .await,

@@ -54,6 +54,7 @@ impl Reader {
             model: None,
             attachments: None,
             parent_message_id: None,
+            response_format: None,
         };
         let sent = client
             .send_message()

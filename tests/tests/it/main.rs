@@ -43,6 +43,7 @@ mod session_management;
 mod session_rules;
 mod sessions;
 mod skills;
+mod structured_turns;
 mod teaching;
 mod todos_notes_search;
 mod token_kinds;

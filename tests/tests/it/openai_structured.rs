@@ -14,7 +14,7 @@ use crate::openai_surface::Surface;
 
 /// `mock-model` answers values of the schema; `words-only` answers in words whatever it
 /// is asked (Parley believes it can); `no-json` is configured without structured outputs.
-async fn surface(backend: Backend) -> Surface {
+pub async fn surface(backend: Backend) -> Surface {
     let mock = MockLlm::start(MockConfig {
         models: vec!["mock-model".into(), "words-only".into()],
         text_only: vec!["words-only".into()],
@@ -34,7 +34,7 @@ async fn surface(backend: Backend) -> Surface {
     Surface::start(backend, mock, config, "shaper@example.com").await
 }
 
-fn trip() -> Value {
+pub fn trip() -> Value {
     json!({
         "type": "object",
         "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 2}},

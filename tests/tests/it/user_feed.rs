@@ -96,6 +96,7 @@ async fn say(client: &Client, session_id: Uuid, content: &str) -> String {
         model: None,
         attachments: None,
         parent_message_id: None,
+        response_format: None,
     };
     let turn = client.send_message().id(session_id).body(body).send().await;
     turn.assert_status(201).into_inner().payload.message

@@ -5,7 +5,7 @@
  * into a live answer view; when it ends the branch is read again, which brings the
  * messages' ids and their ‹ n/m › switchers.
  */
-import { FeedError, type StreamEvent, followPrompt, streamTurn } from "../../src/index";
+import { FeedError, type StreamEvent, type StreamTurnOptions, followPrompt, streamTurn } from "../../src/index";
 import { baseUrl, byId, problemText } from "../common";
 import { AnswerView } from "./answer";
 import { composerModel, restoreInput, takeAttachments } from "./composer";
@@ -76,7 +76,7 @@ export async function send(content: string, replacing?: Message): Promise<void> 
   };
   startLive(view, start);
   setRunning("pending");
-  const body: Record<string, unknown> = {};
+  const body: NonNullable<StreamTurnOptions["body"]> = {};
   const model = composerModel();
   if (model) body.model = model;
   if (files.length) body.attachments = files.map((f) => f.id);

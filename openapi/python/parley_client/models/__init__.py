@@ -135,6 +135,9 @@ from .open_ai_response import OpenAiResponse
 from .open_ai_response_error import OpenAiResponseError
 from .open_ai_response_metadata import OpenAiResponseMetadata
 from .out_of_bounds import OutOfBounds
+from .output_format import OutputFormat
+from .output_format_schema_type_0 import OutputFormatSchemaType0
+from .output_format_type import OutputFormatType
 from .page_admin_feedback import PageAdminFeedback
 from .page_assignment import PageAssignment
 from .page_block_event import PageBlockEvent
@@ -487,6 +490,9 @@ __all__ = (
     "OpenAiResponseError",
     "OpenAiResponseMetadata",
     "OutOfBounds",
+    "OutputFormat",
+    "OutputFormatSchemaType0",
+    "OutputFormatType",
     "PageAdminFeedback",
     "PageAssignment",
     "PageBlockEvent",

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.output_format import OutputFormat
+
 
 T = TypeVar("T", bound="CreateMessage")
 
@@ -29,14 +33,18 @@ class CreateMessage:
             active one. The nil UUID (`00000000-0000-0000-0000-000000000000`) makes it a new
             first message (an edit of the session's first message). Another session's
             message: 422 `message_not_found`.
+        response_format (None | OutputFormat | Unset): The answer must be JSON of this format (see `OutputFormat`).
     """
 
     content: str
     attachments: list[UUID] | None | Unset = UNSET
     model: None | str | Unset = UNSET
     parent_message_id: None | Unset | UUID = UNSET
+    response_format: None | OutputFormat | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.output_format import OutputFormat
+
         content = self.content
 
         attachments: list[str] | None | Unset
@@ -65,6 +73,14 @@ class CreateMessage:
         else:
             parent_message_id = self.parent_message_id
 
+        response_format: dict[str, Any] | None | Unset
+        if isinstance(self.response_format, Unset):
+            response_format = UNSET
+        elif isinstance(self.response_format, OutputFormat):
+            response_format = self.response_format.to_dict()
+        else:
+            response_format = self.response_format
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -78,11 +94,15 @@ class CreateMessage:
             field_dict["model"] = model
         if parent_message_id is not UNSET:
             field_dict["parent_message_id"] = parent_message_id
+        if response_format is not UNSET:
+            field_dict["response_format"] = response_format
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.output_format import OutputFormat
+
         d = dict(src_dict)
         content = d.pop("content")
 
@@ -134,11 +154,29 @@ class CreateMessage:
 
         parent_message_id = _parse_parent_message_id(d.pop("parent_message_id", UNSET))
 
+        def _parse_response_format(data: object) -> None | OutputFormat | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                response_format_type_1 = OutputFormat.from_dict(data)
+
+                return response_format_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | OutputFormat | Unset, data)
+
+        response_format = _parse_response_format(d.pop("response_format", UNSET))
+
         create_message = cls(
             content=content,
             attachments=attachments,
             model=model,
             parent_message_id=parent_message_id,
+            response_format=response_format,
         )
 
         return create_message

@@ -87,6 +87,9 @@ class Prompt:
             * `message_too_long` (422): The message is longer than the deployment allows.
             * `too_many_attachments` (422): The message carries more attachments than allowed.
             * `duplicate_attachment` (422): A file is attached twice.
+            * `invalid_response_format` (422): The message's `response_format` cannot be used (not a JSON schema, a bad
+            name).
+            * `format_unsupported` (422): The answering model cannot answer in a structured format.
             * `unknown_action` (422): Not an action the server runs.
             * `no_tool` (422): The caller may use no chat tool, and named none.
             * `tool_mismatch` (422): The assignment is done with a different tool.
