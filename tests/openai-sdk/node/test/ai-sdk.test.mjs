@@ -3,12 +3,14 @@
 // on, so from the second turn on it sends the earlier answers back as `item_reference`s
 // to Parley's stored output items — including a turn in which Parley ran a function (an
 // `mcp_call` item, a provider-executed tool call to the SDK). A five-turn conversation
-// with the function turn in the middle must hold.
+// with the function turn in the middle must hold. `generateObject` with a zod schema
+// asks for a structured output (`text.format`, `response_format`) and gets the checked value.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateText } from "ai";
+import { generateObject, generateText } from "ai";
+import { z } from "zod";
 
 import { TIME_CALL, startParley } from "../test-support/harness.mjs";
 
@@ -22,6 +24,14 @@ after(async () => {
   await parley?.stop();
 });
 
+/** A fetch that records each request's JSON body in `sent`. */
+function recording(sent) {
+  return async (url, init) => {
+    sent.push(JSON.parse(init.body));
+    return fetch(url, init);
+  };
+}
+
 /** The (role, content) of the messages of the session a response's turn ran in. */
 async function historyOf(responseId) {
   const hex = responseId.replace(/^resp_/, "");
@@ -32,22 +42,15 @@ async function historyOf(responseId) {
 }
 
 test("the default provider holds a five-turn conversation with a function turn in the middle", async () => {
-  const openai = createOpenAI({ baseURL: parley.openaiUrl, apiKey: parley.adminToken });
+  const sent = [];
+  const openai = createOpenAI({ baseURL: parley.openaiUrl, apiKey: parley.adminToken, fetch: recording(sent) });
   const model = openai("mock-model");
   const turns = ["first question", "second question", TIME_CALL, "fourth question", "fifth question"];
   const messages = [];
-  const sent = [];
   let last;
   for (const [i, question] of turns.entries()) {
     messages.push({ role: "user", content: question });
-    const result = await generateText({
-      model,
-      messages,
-      fetch: async (url, init) => {
-        sent.push(JSON.parse(init.body));
-        return fetch(url, init);
-      },
-    });
+    const result = await generateText({ model, messages });
     if (question === TIME_CALL) {
       const call = result.content.find((part) => part.type === "tool-call");
       assert.ok(call?.providerExecuted, `Parley's function is a provider-executed call: ${JSON.stringify(result.content)}`);
@@ -59,6 +62,7 @@ test("the default provider holds a five-turn conversation with a function turn i
     last = result;
   }
   // From the second turn on, earlier answers went back as references to stored items.
+  assert.equal(sent.length, turns.length);
   const references = sent.slice(1).map((body) => body.input.filter((item) => item.type === "item_reference").length);
   assert.ok(references.every((n, i) => n >= i + 1), `item_references per request: ${references}`);
   // The fifth turn's conversation is the whole exchange, the function turn's answer in it.
@@ -71,4 +75,24 @@ test("the default provider holds a five-turn conversation with a function turn i
   assert.equal(answers.length, 5, JSON.stringify(history));
   assert.match(answers[2], /Europe\/Paris/);
   assert.equal(answers[4], "Echo: fifth question");
+});
+
+test("generateObject with a zod schema gets a checked value, on the Responses and the chat model", async () => {
+  const trip = z.object({ city: z.string(), days: z.number().int().min(2) });
+  for (const surface of ["responses", "chat"]) {
+    const sent = [];
+    const openai = createOpenAI({ baseURL: parley.openaiUrl, apiKey: parley.adminToken, fetch: recording(sent) });
+    const model = surface === "chat" ? openai.chat("mock-model") : openai("mock-model");
+    const result = await generateObject({
+      model,
+      schema: trip,
+      schemaName: "trip",
+      // The mock answers a misfit first: Parley asks again, the SDK sees only the value.
+      prompt: `[[mock reply='{"city": 3}']] plan a trip`,
+    });
+    assert.deepEqual(result.object, { city: "mock", days: 2 }, surface);
+    assert.equal(sent.length, 1, "one request: the repair round is Parley's");
+    const asked = sent[0].text?.format ?? sent[0].response_format;
+    assert.equal(asked.type, "json_schema", JSON.stringify(sent[0]));
+  }
 });
