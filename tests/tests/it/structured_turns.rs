@@ -4,8 +4,8 @@
 //! naming the place), and a model that cannot, or a format that is none, is refused 422
 //! before anything is recorded or asked.
 
-use parley_tests::turns::text_of;
 use parley_tests::both_backends;
+use parley_tests::turns::text_of;
 use serde_json::{Value, json};
 use std::time::Duration;
 
