@@ -47,6 +47,8 @@ pub enum StreamEventDoc {
     ToolComplete(ToolCompleteEvent),
     #[oai(mapping = "approval_requested")]
     ApprovalRequested(ApprovalRequestedPromptEvent),
+    #[oai(mapping = "client_call_requested")]
+    ClientCallRequested(ClientCallRequestedEvent),
     #[oai(mapping = "fallback")]
     Fallback(FallbackEvent),
     #[oai(mapping = "retry")]
@@ -185,6 +187,28 @@ pub struct ApprovalRequestedPromptEvent {
     pub tool_use_id: String,
     /// The call to approve or deny.
     pub call_id: Uuid,
+    pub input: Value,
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The model called one of the turn's `client_functions`: run it and post its result
+/// (`POST /v1/prompts/{prompt_id}/calls/{call_id}/result`) before `expires_at`, after
+/// which the call fails and the model is told. The turn is suspended meanwhile
+/// (`prompt_state: waiting_for_tools`; the feed stays open) and resumes as a new attempt
+/// (`retry`) once no call of it waits.
+#[derive(Debug, Object)]
+#[oai(rename = "ClientCallRequestedEvent")]
+pub struct ClientCallRequestedEvent {
+    pub seq: u64,
+    pub prompt_id: Uuid,
+    /// The call's `N`, as in `tool_start`.
+    pub index: u32,
+    /// The function's name.
+    pub tool: String,
+    pub tool_use_id: String,
+    /// The call whose result to post.
+    pub call_id: Uuid,
+    /// The arguments (JSON that fits the function's `parameters`).
     pub input: Value,
     pub expires_at: chrono::DateTime<chrono::Utc>,
 }
@@ -370,6 +394,7 @@ pub enum EventName {
     ToolProgress,
     ToolComplete,
     ApprovalRequested,
+    ClientCallRequested,
     Fallback,
     Retry,
     Complete,

@@ -44,6 +44,7 @@ mod m20261127_000027_prompt_waiting_index;
 mod m20261202_000028_add_tool_call_provider_state;
 mod m20261202_000029_add_usage_token_kinds;
 mod m20261202_000030_create_session_summaries;
+mod m20261203_000031_client_call_index;
 
 #[cfg(test)]
 mod tests;
@@ -85,6 +86,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000028_add_tool_call_provider_state::Migration),
             Box::new(m20261202_000029_add_usage_token_kinds::Migration),
             Box::new(m20261202_000030_create_session_summaries::Migration),
+            Box::new(m20261203_000031_client_call_index::Migration),
         ]
     }
 }

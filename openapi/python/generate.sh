@@ -22,7 +22,7 @@ log() { printf '[generate] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 # Modules of parley_client that are not generated.
-HAND_WRITTEN=(feed.py feed_async.py problem.py export.py)
+HAND_WRITTEN=(feed.py feed_async.py problem.py export.py client_functions.py)
 
 doc=${PARLEY_OPENAPI_DOC:-$root/openapi/openapi.json}
 [[ -f $doc ]] || die "no document at $doc"

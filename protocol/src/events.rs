@@ -165,6 +165,18 @@ shared_enum! {
         /// Denied by the session's owner, or not decided in time: it never ran. The model
         /// was told why.
         Denied = "denied",
+        /// A function of the caller's own (a client function): it waits for the caller
+        /// to run it and post its result; the turn is suspended meanwhile (no worker, no
+        /// lease).
+        AwaitingClient = "awaiting_client",
+    }
+}
+
+impl ToolCallState {
+    /// Whether a call in this state holds its turn suspended: it waits for its user's
+    /// approval or for its caller's result.
+    pub fn waits(self) -> bool {
+        matches!(self, Self::AwaitingApproval | Self::AwaitingClient)
     }
 }
 
@@ -362,6 +374,22 @@ pub enum EventKind {
         input: Value,
         expires_at: chrono::DateTime<chrono::Utc>,
     },
+    /// The model called one of the caller's own functions (the turn's
+    /// `client_functions`): the caller runs it and posts its result (`POST
+    /// /v1/prompts/{prompt_id}/calls/{call_id}/result`); the turn is suspended until then
+    /// (the prompt stays `waiting_for_tools`) and resumes as a new attempt. No result by
+    /// `expires_at`: the call fails and the model is told.
+    ClientCallRequested {
+        /// The call's `N` (`[[tool:N]]`), as in `tool_start`.
+        index: u32,
+        tool: String,
+        tool_use_id: String,
+        /// The call whose result to post.
+        call_id: Uuid,
+        /// The arguments the model wrote (JSON that fits the function's parameters).
+        input: Value,
+        expires_at: chrono::DateTime<chrono::Utc>,
+    },
     /// The model asked for failed before answering (or may not be called); the next
     /// model of its fallback chain answers instead. Nothing was streamed by `from`.
     Fallback {
@@ -460,6 +488,7 @@ impl EventKind {
             Self::ToolProgress { .. } => "tool_progress",
             Self::ToolComplete { .. } => "tool_complete",
             Self::ApprovalRequested { .. } => "approval_requested",
+            Self::ClientCallRequested { .. } => "client_call_requested",
             Self::Fallback { .. } => "fallback",
             Self::Retry { .. } => "retry",
             Self::Complete { .. } => "complete",

@@ -9,6 +9,7 @@
 //! one crate means the api that reads a stream and the worker that writes it cannot
 //! disagree on a key or a field.
 
+pub mod client_functions;
 pub mod config;
 pub mod error;
 pub mod events;

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::client_functions::ClientFunction;
 use crate::output::ResponseFormat;
 use crate::sampling::Sampling;
 
@@ -46,6 +47,10 @@ pub struct TurnInput {
     /// of the model and checked before the turn completes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_format: Option<ResponseFormat>,
+    /// Functions the caller runs (offered beside the tool's own): a call of one suspends
+    /// the turn until the caller posts its result.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub client_functions: Vec<ClientFunction>,
 }
 
 /// Where a new user message goes in its session's tree.
@@ -104,6 +109,7 @@ impl TurnInput {
             message_id: None,
             sampling: Sampling::default(),
             response_format: None,
+            client_functions: Vec::new(),
         }
     }
 }

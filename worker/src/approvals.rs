@@ -1,7 +1,8 @@
 //! Approvals no one decided (#14): each worker process runs [`run`], which denies the
 //! function calls whose approval expired (`worker.approval_timeout_s` after they began
 //! to wait) and resumes their turns — the model is told no one approved in time, and the
-//! call never runs.
+//! call never runs. Calls of a caller's own functions (#46) that got no result in the
+//! same time fail the same way.
 //!
 //! An expiry is a decision like the owner's (`parley_service::turns::approvals::settle`):
 //! the call's guarded `UPDATE` is the claim, so two workers (or a worker and the owner's
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 use parley_entity::query::{self, approvals::Verdict};
 use parley_protocol::error::{Error, ErrorCode};
+use parley_protocol::events::ToolCallState;
 use parley_service::turns::approvals::{Decision, settle};
 
 use crate::deps::Deps;
@@ -41,7 +43,11 @@ pub async fn pass(deps: &Deps, every: Duration) -> Duration {
     let full = upcoming.len() as u64 == BATCH;
     let (due, later): (Vec<_>, Vec<_>) = upcoming.into_iter().partition(|e| e.expires_at <= now);
     for expiry in due {
-        expire(deps, expiry.prompt_id, expiry.call_id).await;
+        if expiry.state == ToolCallState::AwaitingClient {
+            expire_client_call(deps, expiry.prompt_id, expiry.call_id).await;
+        } else {
+            expire(deps, expiry.prompt_id, expiry.call_id).await;
+        }
     }
     if full {
         return Duration::ZERO;
@@ -80,5 +86,22 @@ async fn expire(deps: &Deps, prompt_id: uuid::Uuid, call_id: uuid::Uuid) {
         Ok(_) => {}
         Err(err) if err.code() == ErrorCode::NotAwaitingApproval => {}
         Err(err) => tracing::warn!(error = %err, %call_id, "cannot deny an expired approval"),
+    }
+}
+
+/// Fails one call whose caller did not answer in time (unless it answered meanwhile):
+/// the model is told, and the turn resumes once no call of it waits.
+async fn expire_client_call(deps: &Deps, prompt_id: uuid::Uuid, call_id: uuid::Uuid) {
+    let expired = parley_service::turns::client_calls::expire(
+        &deps.db,
+        deps.queue.as_ref(),
+        prompt_id,
+        call_id,
+    )
+    .await;
+    match expired {
+        Ok(_) => {}
+        Err(err) if err.code() == ErrorCode::NotAwaitingResult => {}
+        Err(err) => tracing::warn!(error = %err, %call_id, "cannot end an expired client call"),
     }
 }

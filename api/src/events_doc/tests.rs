@@ -61,6 +61,14 @@ fn every_protocol_event_fits_its_documented_schema() {
             input: serde_json::json!({"title": "x"}),
             expires_at: chrono::Utc::now(),
         },
+        EventKind::ClientCallRequested {
+            index: 1,
+            tool: "lookup".into(),
+            tool_use_id: "c2".into(),
+            call_id: Uuid::now_v7(),
+            input: serde_json::json!({"q": "x"}),
+            expires_at: chrono::Utc::now(),
+        },
         EventKind::Fallback {
             from: "a".into(),
             to: "b".into(),

@@ -5,6 +5,7 @@ pub mod actions;
 pub mod admin;
 pub mod ask;
 pub mod catalog;
+pub mod client_calls;
 pub mod feed;
 pub mod feed_doc;
 pub mod feedback;

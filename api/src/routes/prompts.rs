@@ -1,10 +1,11 @@
 //! `/v1/prompts`: one generation — its state, its event feed (with a bearer token or a
-//! feed token), cancel and resume, and the decisions on its function calls that wait
-//! for approval (`/v1/approvals` lists those waiting).
+//! feed token), cancel and resume, the decisions on its function calls that wait for
+//! approval (`/v1/approvals` lists those waiting) and the results of its calls of the
+//! caller's own functions.
 
 use chrono::{DateTime, Utc};
 use parley_entity::{prompts, query::approvals::Verdict, tool_calls};
-use parley_protocol::error::ErrorCode;
+use parley_protocol::{client_functions::CallAnswer, error::ErrorCode};
 use parley_protocol::{
     events::{PromptState, ToolCallState},
     route::RouteDecision,
@@ -18,7 +19,7 @@ use poem_openapi::{
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::ApiTags;
+use super::{ApiTags, client_calls::ClientCallResult};
 use crate::{
     auth::{BearerAuth, FeedAuth},
     error::{ApiResult, statuses},
@@ -129,11 +130,12 @@ pub struct DenyCall {
     pub reason: Option<String>,
 }
 
-/// A function call of a turn, as its approval sees it.
+/// A function call of a turn that waits for approval or for the caller's result, or was
+/// decided or answered.
 #[derive(Debug, Object)]
 #[oai(skip_serializing_if_is_none)]
 pub struct ToolCall {
-    /// The call's id (what approve and deny take).
+    /// The call's id (what approve, deny and result take).
     pub id: Uuid,
     pub prompt_id: Uuid,
     pub session_id: Uuid,
@@ -142,9 +144,14 @@ pub struct ToolCall {
     /// The arguments it runs (or ran) with.
     pub input: Value,
     pub state: ToolCallState,
-    /// Until when it waits for approval (while `awaiting_approval`).
+    /// Until when it waits for approval or for the caller's result (while
+    /// `awaiting_approval` or `awaiting_client`).
     pub approval_expires_at: Option<DateTime<Utc>>,
-    /// Who approved or denied it (absent for an expiry).
+    /// What the model reads of it, once it ran or was answered.
+    pub result: Option<Value>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Who approved, denied or answered it (absent for an expiry).
     pub decided_by: Option<Uuid>,
     pub decided_at: Option<DateTime<Utc>>,
     /// Why it was denied (`expired` when no one decided in time).
@@ -164,6 +171,8 @@ impl From<tool_calls::Model> for ToolCall {
             input: c.tool_args,
             state: c.state,
             approval_expires_at: c.approval_expires_at,
+            result: c.tool_result,
+            error: c.error_message,
             decided_by: c.decided_by,
             decided_at: c.decided_at,
             decision_reason: c.decision_reason,
@@ -350,6 +359,37 @@ impl PromptsApi {
         let call = state
             .turns
             .decide_call(auth.0.user_id, id.0, call_id.0, Verdict::Deny { reason })
+            .await?;
+        Ok(Json(call.into()))
+    }
+
+    /// Answer a call of a client function
+    ///
+    /// The caller posts the result of a call its function was asked for
+    /// (`client_call_requested`): JSON `output`, `text`, or the `error` it failed with.
+    /// Once no call of the turn waits, the turn resumes as a new attempt and the model is
+    /// called with the result. 404 for another user's prompt or a call it does not have;
+    /// 409 `not_awaiting_result` when the call does not wait for a result (answered,
+    /// expired, cancelled, or not a client function's); 422 `invalid_call_result` when
+    /// the body is not exactly one of the three or the result is not what the function's
+    /// `returns` declares (the call keeps waiting).
+    #[oai(
+        path = "/:id/calls/:call_id/result",
+        method = "post",
+        operation_id = "post_call_result"
+    )]
+    async fn result(
+        &self,
+        auth: BearerAuth,
+        state: Data<&AppState>,
+        id: Path<Uuid>,
+        call_id: Path<Uuid>,
+        body: Json<ClientCallResult>,
+    ) -> ApiResult<Json<ToolCall>, statuses::ChangeMayConflict> {
+        let answer = CallAnswer::try_from(body.0)?;
+        let call = state
+            .turns
+            .answer_call(auth.0.user_id, id.0, call_id.0, answer)
             .await?;
         Ok(Json(call.into()))
     }

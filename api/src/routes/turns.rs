@@ -19,6 +19,7 @@ use uuid::Uuid;
 
 use super::{
     ApiTags,
+    client_calls::ClientFunctionDef,
     messages::Message,
     output_format::OutputFormat,
     prompts::{Prompt, PromptAccepted},
@@ -56,6 +57,10 @@ pub struct CreateMessage {
     pub parent_message_id: Option<Uuid>,
     /// The answer must be JSON of this format (see `OutputFormat`).
     pub response_format: Option<OutputFormat>,
+    /// Functions the caller runs itself, offered to the model for this turn besides the
+    /// tool's (see `ClientFunction`); at most 128.
+    #[oai(validator(max_items = 128))]
+    pub client_functions: Option<Vec<ClientFunctionDef>>,
 }
 
 /// Where `parent_message_id` puts a new message (`None`: after the active leaf).
@@ -143,6 +148,9 @@ impl TurnsApi {
                 attachments: body.0.attachments.unwrap_or_default(),
                 placement: placement(body.0.parent_message_id),
                 response_format: body.0.response_format.map(TryInto::try_into).transpose()?,
+                client_functions: (body.0.client_functions.unwrap_or_default().into_iter())
+                    .map(Into::into)
+                    .collect(),
                 ..TurnInput::text(body.0.content.0)
             },
             model: body.0.model.map(Text::into_inner),

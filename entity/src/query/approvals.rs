@@ -16,6 +16,12 @@
 //! resumed turn [runs it](start_approved). A cancel [wakes](wake) a suspended prompt so
 //! its job can end it, and the claim that cancels it [cancels](cancel_waiting) its
 //! calls: a denied, expired or cancelled call never runs.
+//!
+//! A call of one of the caller's own functions (#46) waits the same way, for its result
+//! instead of a decision: [`await_result`] marks it `awaiting_client` (its wait's end in
+//! `approval_expires_at`), the suspend counts it as waiting, and the caller's result (or
+//! the expiry's failure) is [`answer`]ed in one transaction that wakes the prompt when no
+//! call of it waits any more.
 
 use parley_protocol::error::{Error, ErrorCode, Result};
 use sea_orm::{
@@ -70,7 +76,6 @@ pub enum Suspension {
 /// prompt is made claimable here ([`Suspension::Decided`]); a decision after it wakes
 /// the prompt itself (its `UPDATE` of the prompt waits for this one's commit).
 pub async fn suspend(db: &DatabaseConnection, id: Uuid, worker: &str) -> Result<Suspension> {
-    use tool_calls::Column as T;
     let txn = super::begin_write(db, "starting to suspend a prompt").await?;
     let suspended = prompts::Entity::update_many()
         .col_expr(
@@ -96,12 +101,7 @@ pub async fn suspend(db: &DatabaseConnection, id: Uuid, worker: &str) -> Result<
     if suspended.rows_affected != 1 {
         return Ok(Suspension::Lost);
     }
-    let waiting = tool_calls::Entity::find()
-        .filter(T::PromptId.eq(id))
-        .filter(T::State.eq(ToolCallState::AwaitingApproval))
-        .count(&txn)
-        .await
-        .context("counting a prompt's waiting calls")?;
+    let waiting = waiting_calls(&txn, id).await?;
     // A cancel recorded before this found the prompt still held: its job ends it.
     let cancelled = super::prompts::get(&txn, id)
         .await?
@@ -116,6 +116,126 @@ pub async fn suspend(db: &DatabaseConnection, id: Uuid, worker: &str) -> Result<
         .await
         .context("committing a suspended prompt")?;
     Ok(outcome)
+}
+
+/// The calls of prompt `id` that hold it suspended (waiting for approval or for their
+/// caller's result).
+async fn waiting_calls<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<u64> {
+    use tool_calls::Column as T;
+    tool_calls::Entity::find()
+        .filter(T::PromptId.eq(id))
+        .filter(T::State.is_in(WAITING))
+        .count(db)
+        .await
+        .context("counting a prompt's waiting calls")
+}
+
+/// The states of a call that holds its turn suspended.
+pub const WAITING: [ToolCallState; 2] = [
+    ToolCallState::AwaitingApproval,
+    ToolCallState::AwaitingClient,
+];
+
+/// Takes prompt `id`'s row first in a transaction that decides one of its waiting calls,
+/// as the suspend does: a decision and a suspend of one prompt take turns, so the later
+/// one sees what the earlier wrote (else each could count the other's call as waiting
+/// and neither wake the prompt).
+async fn lock_prompt<C: ConnectionTrait>(db: &C, id: Uuid) -> Result<()> {
+    prompts::Entity::update_many()
+        .col_expr(
+            prompts::Column::SeqCeiling,
+            Expr::col(prompts::Column::SeqCeiling),
+        )
+        .filter(prompts::Column::Id.eq(id))
+        .exec(db)
+        .await
+        .context("locking a prompt for a decision on its call")?;
+    Ok(())
+}
+
+/// Records a caller's answer (`state`, `result`, why it failed) on call `id` of prompt
+/// `prompt_id` while it waits for it (`awaiting_client`), and makes the prompt claimable
+/// when no call of it waits any more. 404 when the prompt has no such call; 409
+/// `not_awaiting_result` when the call does not wait (answered, expired, cancelled).
+pub async fn answer(
+    db: &DatabaseConnection,
+    prompt_id: Uuid,
+    id: Uuid,
+    answered: Answered,
+    now: DateTimeUtc,
+) -> Result<Decided> {
+    use tool_calls::Column as T;
+    let txn = super::begin_write(db, "starting to record a client call's result").await?;
+    lock_prompt(&txn, prompt_id).await?;
+    let call = tool_calls::Entity::find_by_id(id)
+        .filter(T::PromptId.eq(prompt_id))
+        .one(&txn)
+        .await
+        .context("reading a call to answer")?
+        .ok_or(Error::not_found("tool call"))?;
+    let waited_ms = call
+        .started_at
+        .map_or(0, |at| (now - at).num_milliseconds().max(0));
+    let recorded = tool_calls::Entity::update_many()
+        .col_expr(T::State, Expr::value(answered.state))
+        .col_expr(T::ToolResult, Expr::value(Some(answered.result)))
+        .col_expr(T::ErrorMessage, Expr::value(answered.error))
+        .col_expr(T::DecidedBy, Expr::value(answered.by))
+        .col_expr(T::DecidedAt, Expr::value(Some(now)))
+        .col_expr(T::CompletedAt, Expr::value(Some(now)))
+        .col_expr(T::DurationMs, Expr::value(Some(waited_ms)))
+        .filter(T::Id.eq(id))
+        .filter(T::State.eq(ToolCallState::AwaitingClient))
+        .exec(&txn)
+        .await
+        .context("recording a client call's result")?;
+    if recorded.rows_affected == 0 {
+        return Err(Error::conflict(
+            ErrorCode::NotAwaitingResult,
+            format!(
+                "the call is not waiting for a result (it is {})",
+                call.state
+            ),
+        ));
+    }
+    let resume = waiting_calls(&txn, prompt_id).await? == 0 && wake(&txn, prompt_id).await?;
+    let call = super::tool_calls::get(&txn, id).await?;
+    txn.commit()
+        .await
+        .context("committing a client call's result")?;
+    Ok(Decided { call, resume })
+}
+
+/// A caller's answer to a call of its function, as its row records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answered {
+    /// `success`, or `error` (the function failed, or no answer came in time).
+    pub state: ToolCallState,
+    /// What the model reads.
+    pub result: Value,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Who answered; none: the wait expired.
+    pub by: Option<Uuid>,
+}
+
+/// Marks a call the worker just recorded (`running`) as waiting for its caller's result
+/// until `expires_at`. A call already waiting keeps its expiry. Returns the row now.
+pub async fn await_result<C: ConnectionTrait>(
+    db: &C,
+    id: Uuid,
+    expires_at: DateTimeUtc,
+) -> Result<tool_calls::Model> {
+    use tool_calls::Column as T;
+    tool_calls::Entity::update_many()
+        .col_expr(T::State, Expr::value(ToolCallState::AwaitingClient))
+        .col_expr(T::ApprovalExpiresAt, Expr::value(expires_at))
+        .filter(T::Id.eq(id))
+        .filter(T::State.eq(ToolCallState::Running))
+        .exec(db)
+        .await
+        .context("marking a call as waiting for its caller")?;
+    super::tool_calls::get(db, id).await
 }
 
 /// Makes a suspended prompt claimable (its lease lapsed now): its next job's claim takes
@@ -194,18 +314,7 @@ pub async fn decide(
 ) -> Result<Decided> {
     use tool_calls::Column as T;
     let txn = super::begin_write(db, "starting an approval decision").await?;
-    // The prompt's row first, as the suspend does: a decision and a suspend of one
-    // prompt take turns, so the later one sees what the earlier wrote (else each could
-    // count the other's call as waiting and neither wake the prompt).
-    prompts::Entity::update_many()
-        .col_expr(
-            prompts::Column::SeqCeiling,
-            Expr::col(prompts::Column::SeqCeiling),
-        )
-        .filter(prompts::Column::Id.eq(prompt_id))
-        .exec(&txn)
-        .await
-        .context("locking a prompt for an approval decision")?;
+    lock_prompt(&txn, prompt_id).await?;
     let call = tool_calls::Entity::find_by_id(id)
         .filter(T::PromptId.eq(prompt_id))
         .one(&txn)
@@ -255,13 +364,7 @@ pub async fn decide(
             ),
         ));
     }
-    let waiting = tool_calls::Entity::find()
-        .filter(T::PromptId.eq(prompt_id))
-        .filter(T::State.eq(ToolCallState::AwaitingApproval))
-        .count(&txn)
-        .await
-        .context("counting a prompt's waiting calls")?;
-    let resume = waiting == 0 && wake(&txn, prompt_id).await?;
+    let resume = waiting_calls(&txn, prompt_id).await? == 0 && wake(&txn, prompt_id).await?;
     let call = super::tool_calls::get(&txn, id).await?;
     txn.commit()
         .await
@@ -294,20 +397,23 @@ pub struct Expiry {
     pub prompt_id: Uuid,
     pub call_id: Uuid,
     pub expires_at: DateTimeUtc,
+    /// What the call waits for (`awaiting_approval`, `awaiting_client`).
+    pub state: ToolCallState,
 }
 
-/// Waiting calls whose approval expires by `horizon`, earliest first (one indexed read:
-/// the expiry pass denies those due and sleeps until the next).
+/// Waiting calls (for approval or their caller's result) whose wait ends by `horizon`,
+/// earliest first (one read over the two partial indexes: the expiry pass ends those due
+/// and sleeps until the next).
 pub async fn due<C: ConnectionTrait>(
     db: &C,
     horizon: DateTimeUtc,
     limit: u64,
 ) -> Result<Vec<Expiry>> {
     use tool_calls::Column as T;
-    let rows: Vec<(Uuid, Uuid, Option<DateTimeUtc>)> = tool_calls::Entity::find()
+    let rows: Vec<(Uuid, Uuid, Option<DateTimeUtc>, ToolCallState)> = tool_calls::Entity::find()
         .select_only()
-        .columns([T::PromptId, T::Id, T::ApprovalExpiresAt])
-        .filter(T::State.eq(ToolCallState::AwaitingApproval))
+        .columns([T::PromptId, T::Id, T::ApprovalExpiresAt, T::State])
+        .filter(T::State.is_in(WAITING))
         .filter(T::ApprovalExpiresAt.lte(horizon))
         .order_by_asc(T::ApprovalExpiresAt)
         .limit(limit)
@@ -317,18 +423,20 @@ pub async fn due<C: ConnectionTrait>(
         .context("finding approvals that expire")?;
     Ok(rows
         .into_iter()
-        .filter_map(|(prompt_id, call_id, at)| {
+        .filter_map(|(prompt_id, call_id, at, state)| {
             at.map(|expires_at| Expiry {
                 prompt_id,
                 call_id,
                 expires_at,
+                state,
             })
         })
         .collect())
 }
 
-/// Cancels the calls of a cancelled prompt that wait for approval or were approved and
-/// not run: they never run. Returns how many.
+/// Cancels the calls of a cancelled prompt that wait for approval, were approved and
+/// not run, or wait for their caller's result: they never run (a result posted later is
+/// 409). Returns how many.
 pub async fn cancel_waiting<C: ConnectionTrait>(
     db: &C,
     prompt_id: Uuid,
@@ -347,7 +455,11 @@ pub async fn cancel_waiting<C: ConnectionTrait>(
         .col_expr(T::CompletedAt, Expr::value(Some(now)))
         .col_expr(T::DurationMs, Expr::value(Some(0i64)))
         .filter(T::PromptId.eq(prompt_id))
-        .filter(T::State.is_in([ToolCallState::AwaitingApproval, ToolCallState::Approved]))
+        .filter(T::State.is_in([
+            ToolCallState::AwaitingApproval,
+            ToolCallState::Approved,
+            ToolCallState::AwaitingClient,
+        ]))
         .exec(db)
         .await
         .context("cancelling calls that wait for approval")?;

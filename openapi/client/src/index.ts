@@ -9,6 +9,8 @@
  *   or the server asks (`reconnect`), until the terminal event.
  * - {@link followUserFeed} (`user_feed.ts`): the caller's own feed (`GET /v1/feed`):
  *   sessions, turns, approvals and timers across their tabs and devices.
+ * - {@link runTurn} (`client_functions.ts`): a turn that offers the model functions the
+ *   caller runs itself, answering each call's request with the function's result.
  */
 import createClient, { type Client } from "openapi-fetch";
 
@@ -17,6 +19,7 @@ import type { components, paths } from "./schema.js";
 
 export type { components, operations, paths } from "./schema.js";
 export { parleyBase } from "./base.js";
+export * from "./client_functions.js";
 export * from "./feed.js";
 export * from "./user_feed.js";
 

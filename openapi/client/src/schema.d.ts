@@ -1193,6 +1193,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/prompts/{id}/calls/{call_id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a call of a client function
+         * @description The caller posts the result of a call its function was asked for
+         *     (`client_call_requested`): JSON `output`, `text`, or the `error` it failed with.
+         *     Once no call of the turn waits, the turn resumes as a new attempt and the model is
+         *     called with the result. 404 for another user's prompt or a call it does not have;
+         *     409 `not_awaiting_result` when the call does not wait for a result (answered,
+         *     expired, cancelled, or not a client function's); 422 `invalid_call_result` when
+         *     the body is not exactly one of the three or the result is not what the function's
+         *     `returns` declares (the call keeps waiting).
+         */
+        post: operations["post_call_result"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/prompts/{id}/cancel": {
         parameters: {
             query?: never;
@@ -2526,6 +2553,83 @@ export interface components {
             name: string;
         };
         /**
+         * ClientCallRequestedEvent
+         * @description The model called one of the turn's `client_functions`: run it and post its result
+         *     (`POST /v1/prompts/{prompt_id}/calls/{call_id}/result`) before `expires_at`, after
+         *     which the call fails and the model is told. The turn is suspended meanwhile
+         *     (`prompt_state: waiting_for_tools`; the feed stays open) and resumes as a new attempt
+         *     (`retry`) once no call of it waits.
+         */
+        ClientCallRequestedEvent: {
+            /**
+             * Format: uuid
+             * @description The call whose result to post.
+             */
+            call_id: string;
+            /** Format: date-time */
+            expires_at: string;
+            /**
+             * Format: uint32
+             * @description The call's `N`, as in `tool_start`.
+             */
+            index: number;
+            /** @description The arguments (JSON that fits the function's `parameters`). */
+            input: unknown;
+            /** Format: uuid */
+            prompt_id: string;
+            /** Format: uint64 */
+            seq: number;
+            /** @description The function's name. */
+            tool: string;
+            tool_use_id: string;
+        };
+        /**
+         * ClientCallResult
+         * @description The result of a call of a client function: exactly one of `output`, `text` and
+         *     `error` (else 422 `invalid_call_result`).
+         */
+        ClientCallResult: {
+            /** @description The function failed, and why: the model is told. */
+            error?: string | null;
+            /**
+             * @description The result as JSON (not `null`); what a function that declares `returns` must
+             *     send, fitting that schema.
+             */
+            output?: unknown;
+            /** @description The result as text. */
+            text?: string | null;
+        };
+        /**
+         * ClientFunction
+         * @description A function the caller runs itself. The model may call it like one of the tool's
+         *     functions; the call is then streamed as `client_call_requested` (its arguments checked
+         *     against `parameters` first: arguments that do not fit are told to the model, not to
+         *     the caller), the turn waits (`waiting_for_tools`, no worker held) and resumes once the
+         *     caller posts the call's result (`POST /v1/prompts/{id}/calls/{call_id}/result`), or
+         *     when the wait expires (the model is told no result came).
+         */
+        ClientFunction: {
+            /** @description What it does, for the model. */
+            description?: string | null;
+            /**
+             * @description Letters, digits, `_` and `-`; not one of the session tool's own functions (422
+             *     `invalid_client_function`).
+             */
+            name: string;
+            /** @description The JSON schema of its arguments; absent: any object. */
+            parameters?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description The JSON schema of its result, when it answers JSON: a posted result that is
+             *     `text`, or `output` that does not fit, is refused 422 `invalid_call_result` and
+             *     the call keeps waiting.
+             */
+            returns?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /**
          * @description What a conversation keeps of the history that falls out of the model's window.
          * @enum {string}
          */
@@ -2736,6 +2840,11 @@ export interface components {
              *     bounds how many (`files.max_attachments`, 422 `too_many_attachments` above).
              */
             attachments?: string[] | null;
+            /**
+             * @description Functions the caller runs itself, offered to the model for this turn besides the
+             *     tool's (see `ClientFunction`); at most 128.
+             */
+            client_functions?: components["schemas"]["ClientFunction"][] | null;
             /**
              * @description What the user says: at least one character that is not white space, at most
              *     32768 characters (the deployment may set a lower limit).
@@ -2951,6 +3060,9 @@ export interface components {
          *     * `empty_query` (422): A search without a word to look for.
          *     * `not_awaiting_approval` (409): The function call is not waiting for approval (decided, expired or cancelled).
          *     * `invalid_approval_input` (422): Edited input for an approved call that does not fit the function's schema.
+         *     * `not_awaiting_result` (409): The call is not waiting for its caller's result (answered, expired, cancelled).
+         *     * `invalid_call_result` (422): A client function's result is not what the function declares.
+         *     * `invalid_client_function` (422): A message's `client_functions` cannot be offered (a bad name or schema, a clash).
          *     * `not_an_answer` (422): Feedback is given on answers (assistant messages) only.
          *     * `already_exists` (409): A record with the same unique value already exists.
          *     * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.
@@ -2983,7 +3095,7 @@ export interface components {
          *     * `response_finished` (400): The response has finished: it cannot be cancelled.
          * @enum {string}
          */
-        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "output_mismatch" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "invalid_response_format" | "format_unsupported" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "unsupported_parameter" | "item_not_found" | "response_finished";
+        ErrorCode: "upstream_error" | "upstream_stall" | "unknown_model" | "output_mismatch" | "rate_limited" | "budget_exceeded" | "tool_error" | "timeout" | "unavailable" | "internal_error" | "unauthenticated" | "forbidden" | "auth_throttled" | "quota_exceeded" | "cors_origin_refused" | "not_ready" | "not_found" | "method_not_allowed" | "invalid_parameter" | "invalid_cursor" | "malformed_json" | "unreadable_body" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "bad_request" | "conflict" | "error" | "unsupported_file_type" | "unreadable_file" | "session_completed" | "prompt_active" | "prompt_finished" | "not_resumable" | "nothing_to_cancel" | "cancelled" | "action_not_offered" | "max_messages_reached" | "max_session_duration_reached" | "assignment_not_open" | "assignment_closed" | "idempotency_key_reused" | "empty_message" | "message_too_long" | "too_many_attachments" | "duplicate_attachment" | "invalid_response_format" | "format_unsupported" | "unknown_action" | "no_tool" | "tool_mismatch" | "submission_mismatch" | "message_not_found" | "nothing_to_regenerate" | "invalid_title" | "empty_query" | "not_awaiting_approval" | "invalid_approval_input" | "not_awaiting_result" | "invalid_call_result" | "invalid_client_function" | "not_an_answer" | "already_exists" | "still_referenced" | "email_taken" | "token_in_use" | "cannot_demote_self" | "cannot_disable_self" | "cannot_delete_self" | "tool_in_use" | "user_has_sessions" | "group_not_empty" | "invalid_window" | "class_not_found" | "tool_not_found" | "parent_not_found" | "group_not_found" | "user_not_found" | "budget_exists" | "unknown_function" | "unknown_payload_type" | "unknown_module" | "invalid_module_config" | "model_not_found" | "previous_response_not_found" | "unsupported_content" | "last_message_not_user" | "unsupported_input" | "unsupported_parameter" | "item_not_found" | "response_finished";
         /**
          * ErrorEvent
          * @description Terminal: the turn failed.
@@ -3002,7 +3114,7 @@ export interface components {
          * @description The `event:` names of the feed: each is the `type` of the event in `data`.
          * @enum {string}
          */
-        EventName: "prompt_state" | "status" | "block_start" | "text_delta" | "thinking_delta" | "block_stop" | "tool_start" | "tool_progress" | "tool_complete" | "approval_requested" | "fallback" | "retry" | "complete" | "error" | "cancelled" | "ping" | "reconnect" | "reset";
+        EventName: "prompt_state" | "status" | "block_start" | "text_delta" | "thinking_delta" | "block_stop" | "tool_start" | "tool_progress" | "tool_complete" | "approval_requested" | "client_call_requested" | "fallback" | "retry" | "complete" | "error" | "cancelled" | "ping" | "reconnect" | "reset";
         /**
          * ExportedConversation
          * @description One line of the export: a conversation (a session's active branch) in OpenAI's chat
@@ -5123,7 +5235,7 @@ export interface components {
          */
         StopReason: "max_tokens";
         /** @description Every event type, told apart by `type`. */
-        StreamEvent: components["schemas"]["StreamEvent_PromptStateEvent"] | components["schemas"]["StreamEvent_StatusEvent"] | components["schemas"]["StreamEvent_BlockStartEvent"] | components["schemas"]["StreamEvent_DeltaEvent"] | components["schemas"]["StreamEvent_ThinkingDeltaEvent"] | components["schemas"]["StreamEvent_BlockStopEvent"] | components["schemas"]["StreamEvent_ToolStartEvent"] | components["schemas"]["StreamEvent_ToolProgressEvent"] | components["schemas"]["StreamEvent_ToolCompleteEvent"] | components["schemas"]["StreamEvent_ApprovalRequestedPromptEvent"] | components["schemas"]["StreamEvent_FallbackEvent"] | components["schemas"]["StreamEvent_RetryEvent"] | components["schemas"]["StreamEvent_CompleteEvent"] | components["schemas"]["StreamEvent_ErrorEvent"] | components["schemas"]["StreamEvent_CancelledEvent"] | components["schemas"]["StreamEvent_PingEvent"] | components["schemas"]["StreamEvent_ReconnectEvent"] | components["schemas"]["StreamEvent_ResetEvent"];
+        StreamEvent: components["schemas"]["StreamEvent_PromptStateEvent"] | components["schemas"]["StreamEvent_StatusEvent"] | components["schemas"]["StreamEvent_BlockStartEvent"] | components["schemas"]["StreamEvent_DeltaEvent"] | components["schemas"]["StreamEvent_ThinkingDeltaEvent"] | components["schemas"]["StreamEvent_BlockStopEvent"] | components["schemas"]["StreamEvent_ToolStartEvent"] | components["schemas"]["StreamEvent_ToolProgressEvent"] | components["schemas"]["StreamEvent_ToolCompleteEvent"] | components["schemas"]["StreamEvent_ApprovalRequestedPromptEvent"] | components["schemas"]["StreamEvent_ClientCallRequestedEvent"] | components["schemas"]["StreamEvent_FallbackEvent"] | components["schemas"]["StreamEvent_RetryEvent"] | components["schemas"]["StreamEvent_CompleteEvent"] | components["schemas"]["StreamEvent_ErrorEvent"] | components["schemas"]["StreamEvent_CancelledEvent"] | components["schemas"]["StreamEvent_PingEvent"] | components["schemas"]["StreamEvent_ReconnectEvent"] | components["schemas"]["StreamEvent_ResetEvent"];
         /** @description Every event type, told apart by `type`. */
         StreamEvent_ApprovalRequestedPromptEvent: {
             /**
@@ -5179,6 +5291,20 @@ export interface components {
              * @enum {string}
              */
             type: "cancelled";
+        };
+        /** @description Every event type, told apart by `type`. */
+        StreamEvent_ClientCallRequestedEvent: {
+            /**
+             * @example client_call_requested
+             * @enum {string}
+             */
+            type: "client_call_requested";
+        } & components["schemas"]["ClientCallRequestedEvent"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "client_call_requested";
         };
         /** @description Every event type, told apart by `type`. */
         StreamEvent_CompleteEvent: {
@@ -5702,12 +5828,14 @@ export interface components {
         };
         /**
          * ToolCall
-         * @description A function call of a turn, as its approval sees it.
+         * @description A function call of a turn that waits for approval or for the caller's result, or was
+         *     decided or answered.
          */
         ToolCall: {
             /**
              * Format: date-time
-             * @description Until when it waits for approval (while `awaiting_approval`).
+             * @description Until when it waits for approval or for the caller's result (while
+             *     `awaiting_approval` or `awaiting_client`).
              */
             approval_expires_at?: string;
             /** Format: date-time */
@@ -5716,16 +5844,18 @@ export interface components {
             decided_at?: string;
             /**
              * Format: uuid
-             * @description Who approved or denied it (absent for an expiry).
+             * @description Who approved, denied or answered it (absent for an expiry).
              */
             decided_by?: string;
             /** @description Why it was denied (`expired` when no one decided in time). */
             decision_reason?: string;
+            /** @description Why it failed. */
+            error?: string;
             /** @description The function called. */
             function: string;
             /**
              * Format: uuid
-             * @description The call's id (what approve and deny take).
+             * @description The call's id (what approve, deny and result take).
              */
             id: string;
             /** @description The arguments it runs (or ran) with. */
@@ -5734,6 +5864,8 @@ export interface components {
             prompt_id: string;
             /** @description The arguments the model asked for, when edited ones were approved. */
             requested_input?: unknown;
+            /** @description What the model reads of it, once it ran or was answered. */
+            result?: unknown;
             /** Format: uuid */
             session_id: string;
             state: components["schemas"]["ToolCallState"];
@@ -5742,7 +5874,7 @@ export interface components {
          * @description The life of one function call (`tool_calls.state`, `tool_complete.state`).
          * @enum {string}
          */
-        ToolCallState: "created" | "running" | "success" | "error" | "canceled" | "awaiting_approval" | "approved" | "denied";
+        ToolCallState: "created" | "running" | "success" | "error" | "canceled" | "awaiting_approval" | "approved" | "denied" | "awaiting_client";
         /**
          * ToolCompleteEvent
          * @description A function call finished.
@@ -13146,6 +13278,124 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json; charset=utf-8": components["schemas"]["DenyCall"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json; charset=utf-8": components["schemas"]["ToolCall"];
+                };
+            };
+            /** @description The request is malformed: the body is not JSON, or a parameter is invalid. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked credentials. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such resource, or it belongs to someone else. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request clashes with the resource's current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the configured limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is JSON but does not fit the schema, or its values are not acceptable. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many failed authentications from the client's address (`auth_throttled`), over a quota (`quota_exceeded`: the user's or the group's turns per minute or tokens per day), or the model provider is rate limiting. `Retry-After` says when to try again, when it is known. */
+            429: {
+                headers: {
+                    /** @description Seconds until the request may be accepted (a quota's or the authentication throttle's window ends); absent when the model provider's limit is unknown. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something failed on our side; the request id helps find it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (database, job queue, event log) cannot serve the request now. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_call_result: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json; charset=utf-8": components["schemas"]["ClientCallResult"];
             };
         };
         responses: {

@@ -7,7 +7,14 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { FeedError, createParley, followPrompt, followUserFeed, streamTurn } from "../dist/parley.js";
+import {
+  FeedError,
+  createParley,
+  followPrompt,
+  followUserFeed,
+  runTurn,
+  streamTurn,
+} from "../dist/parley.js";
 import { startParley } from "../test-support/harness.mjs";
 
 const LONG = "[[mock tokens=200 token_delay_ms=10]] tell me a long story";
@@ -391,6 +398,98 @@ test("a tool turn shows the function call and its result", async () => {
   assert.equal(last.payload.tool_history.length, 1);
   assert.equal(last.payload.tool_history[0].tool_name, "getCurrentTime");
   assert.ok(text(events).startsWith("[[tool:0]]"), text(events));
+});
+
+/** The caller's dictionary: `lookup` answers JSON of its `returns`; `define` throws. */
+function dictionary(calls) {
+  const word = { type: "object", properties: { word: { type: "string" } }, required: ["word"] };
+  return [
+    {
+      name: "lookup",
+      description: "Looks a word up in the caller's dictionary.",
+      parameters: word,
+      returns: { type: "object", properties: { meaning: { type: "string" } }, required: ["meaning"] },
+      run(input) {
+        calls.push(["lookup", input]);
+        return { meaning: input.word === "gato" ? "cat" : "?" };
+      },
+    },
+    {
+      name: "define",
+      parameters: word,
+      async run(input) {
+        calls.push(["define", input]);
+        throw new Error("the dictionary is offline");
+      },
+    },
+  ];
+}
+
+test("runTurn runs the caller's function when the model calls it and the model reads its result", async () => {
+  const sessionId = await newSession();
+  const calls = [];
+  const events = await collect(
+    runTurn({
+      baseUrl: parley.baseUrl,
+      token: parley.adminToken,
+      sessionId,
+      content: `[[mock tool_call='lookup:{"word": "gato"}']] what is gato?`,
+      functions: dictionary(calls),
+    }),
+  );
+  assert.deepEqual(calls, [["lookup", { word: "gato" }]]);
+  const requested = events.filter((e) => e.type === "client_call_requested");
+  assert.equal(requested.length >= 1, true, JSON.stringify(events.map((e) => e.type)));
+  assert.equal(requested[0].tool, "lookup");
+  const last = events.at(-1);
+  assert.equal(last.type, "complete", JSON.stringify(last));
+  const history = last.payload.tool_history;
+  assert.equal(history.length, 1, JSON.stringify(history));
+  assert.equal(history[0].tool_name, "lookup");
+  assert.deepEqual(history[0].output, { meaning: "cat" });
+  // The mock answers with the result it was given.
+  assert.match(last.payload.message, /cat/);
+
+  // The call as stored: answered by the caller, with its result.
+  const { data: prompt } = await client.GET("/v1/prompts/{id}", {
+    params: { path: { id: requested[0].prompt_id } },
+  });
+  assert.equal(prompt.state, "completed");
+});
+
+test("runTurn posts a function that throws as its error, and the model is told", async () => {
+  const sessionId = await newSession();
+  const calls = [];
+  const events = await collect(
+    runTurn({
+      baseUrl: parley.baseUrl,
+      token: parley.adminToken,
+      sessionId,
+      content: `[[mock tool_call='define:{"word": "gato"}']] define gato`,
+      functions: dictionary(calls),
+    }),
+  );
+  assert.deepEqual(calls, [["define", { word: "gato" }]]);
+  const last = events.at(-1);
+  assert.equal(last.type, "complete", JSON.stringify(last));
+  const done = events.filter((e) => e.type === "tool_complete");
+  assert.equal(done.at(-1).state, "error", JSON.stringify(done));
+  assert.match(last.payload.message, /the dictionary is offline/);
+
+  // A function that clashes with the tool's own is refused before anything runs.
+  const clash = runTurn({
+    baseUrl: parley.baseUrl,
+    token: parley.adminToken,
+    sessionId,
+    content: "what time is it?",
+    functions: [{ name: "getCurrentTime", run: () => "noon" }],
+  });
+  await assert.rejects(collect(clash), (err) => {
+    assert.ok(err instanceof FeedError);
+    assert.equal(err.status, 422);
+    assert.equal(err.problem.code, "invalid_client_function");
+    return true;
+  });
 });
 
 test("cancel stops the stream with cancelled and keeps the partial answer", async () => {

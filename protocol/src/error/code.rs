@@ -283,6 +283,12 @@ catalogue! {
         NotAwaitingApproval = "not_awaiting_approval", 409;
         /// Edited input for an approved call that does not fit the function's schema.
         InvalidApprovalInput = "invalid_approval_input", 422;
+        /// The call is not waiting for its caller's result (answered, expired, cancelled).
+        NotAwaitingResult = "not_awaiting_result", 409;
+        /// A client function's result is not what the function declares.
+        InvalidCallResult = "invalid_call_result", 422;
+        /// A message's `client_functions` cannot be offered (a bad name or schema, a clash).
+        InvalidClientFunction = "invalid_client_function", 422;
         /// Feedback is given on answers (assistant messages) only.
         NotAnAnswer = "not_an_answer", 422;
 

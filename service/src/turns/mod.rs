@@ -10,6 +10,7 @@
 mod actions;
 pub mod approvals;
 mod branches;
+pub mod client_calls;
 mod control;
 pub mod handoff;
 mod reads;

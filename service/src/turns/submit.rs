@@ -47,7 +47,14 @@ impl TurnService {
     pub async fn submit(&self, submission: Submission) -> Result<prompts::Model> {
         self.check_input(&submission.input)?;
         let model = self.check_model(submission.model.clone())?;
-        self.check_format(&submission, model.as_deref()).await?;
+        // The session is read only for a turn that needs it (a format, client functions).
+        let mut session = Session::default();
+        self.check_format(&submission, model.as_deref(), &mut session)
+            .await?;
+        if !submission.input.client_functions.is_empty() {
+            let session = session.get(self, &submission).await?;
+            self.check_client_functions(&submission.input.client_functions, session)?;
+        }
         self.check_attachments(submission.user_id, &submission.input)
             .await?;
         self.check_placement(&submission).await?;
@@ -261,7 +268,12 @@ impl TurnService {
     /// A `response_format` must be a usable format (422 `invalid_response_format`) the
     /// answering model can keep to (422 `format_unsupported`, naming the model). Only a
     /// turn with a format reads its session's model for it.
-    async fn check_format(&self, submission: &Submission, model: Option<&str>) -> Result<()> {
+    async fn check_format(
+        &self,
+        submission: &Submission,
+        model: Option<&str>,
+        session: &mut Session,
+    ) -> Result<()> {
         let Some(format) = &submission.input.response_format else {
             return Ok(());
         };
@@ -273,12 +285,12 @@ impl TurnService {
         }
         let answering = match model {
             Some(model) => model.to_owned(),
-            None => self
-                .sessions()
-                .owned(submission.user_id, submission.session_id)
+            None => session
+                .get(self, submission)
                 .await?
                 .config
                 .model
+                .clone()
                 .map(|m| m.to_string())
                 .filter(|m| self.models.contains(m))
                 .unwrap_or_else(|| self.models.default_model().to_owned()),
@@ -317,4 +329,25 @@ fn request_hash(input: &TurnInput, model: Option<&str>, answers: Option<Uuid>) -
         Some(message) => serde_json::json!({ "input": input, "model": model, "answers": message }),
     };
     hex::encode(Sha256::digest(asked.to_string().as_bytes()))
+}
+
+/// The session of a turn being accepted, read once when a check needs it.
+#[derive(Default)]
+struct Session(Option<parley_entity::sessions::Model>);
+
+impl Session {
+    async fn get(
+        &mut self,
+        turns: &TurnService,
+        submission: &Submission,
+    ) -> Result<&parley_entity::sessions::Model> {
+        if self.0.is_none() {
+            let session = turns
+                .sessions()
+                .owned(submission.user_id, submission.session_id)
+                .await?;
+            self.0 = Some(session);
+        }
+        Ok(self.0.as_ref().expect("just read"))
+    }
 }

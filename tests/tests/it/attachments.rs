@@ -199,6 +199,7 @@ both_backends!(
                     attachments: Some(attachments),
                     parent_message_id: None,
                     response_format: None,
+                    client_functions: None,
                 })
                 .send()
         };
@@ -244,6 +245,7 @@ async fn turn_with(
                 attachments: Some(attachments),
                 parent_message_id: None,
                 response_format: None,
+                client_functions: None,
             })
             .send()
             .await,
@@ -415,6 +417,7 @@ both_backends!(
                     attachments: Some(vec![second.id]),
                     parent_message_id: None,
                     response_format: None,
+                    client_functions: None,
                 })
                 .send()
                 .await,

@@ -55,6 +55,7 @@ impl Reader {
             attachments: None,
             parent_message_id: None,
             response_format: None,
+            client_functions: None,
         };
         let sent = client
             .send_message()

@@ -97,6 +97,7 @@ async fn say(client: &Client, session_id: Uuid, content: &str) -> String {
         attachments: None,
         parent_message_id: None,
         response_format: None,
+        client_functions: None,
     };
     let turn = client.send_message().id(session_id).body(body).send().await;
     turn.assert_status(201).into_inner().payload.message

@@ -446,11 +446,10 @@ pub async fn run(
     end(generation, sink, LoopEnd::Completed).await
 }
 
-/// Whether a call of the response waits for approval (the turn suspends).
+/// Whether a call of the response waits (for approval, for its caller's result): the
+/// turn suspends.
 fn waits(results: &[CallResult]) -> bool {
-    results
-        .iter()
-        .any(|r| r.state == ToolCallState::AwaitingApproval)
+    results.iter().any(|r| r.state.waits())
 }
 
 /// Shows what the gate still holds, closes the open block and returns the end.

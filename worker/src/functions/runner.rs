@@ -27,6 +27,7 @@ use parley_protocol::jobs::PromptJob;
 use parley_service::functions::Mode;
 
 mod approval;
+pub mod client;
 
 use super::{CallContext, FunctionError, Progress, ProgressUpdate, Registry};
 use crate::{
@@ -40,7 +41,10 @@ use crate::{
 /// The functions of one turn: what the tool offers, run as the session's user.
 pub struct TurnFunctions {
     pub registry: Registry,
+    /// What the model may call: the tool's functions, then the caller's.
     pub offers: Vec<FunctionOffer>,
+    /// How many of `offers` are the tool's.
+    pub own: usize,
     /// The session's user's permissions.
     pub permissions: Vec<String>,
     /// The context every call gets (`call_id` is set per call).
@@ -52,8 +56,10 @@ pub struct TurnFunctions {
     pub queue: std::sync::Arc<dyn parley_runtime::queue::JobQueue>,
     /// Where the user hears that a call waits for their approval.
     pub feed: parley_runtime::user_feed::Publisher,
-    /// How long a call waits for approval before it is denied.
+    /// How long a call waits for approval (or its caller's result) before it ends.
     pub approval_timeout: std::time::Duration,
+    /// The functions the turn's caller runs (offered after the tool's own).
+    pub client: Vec<parley_protocol::client_functions::ClientFunction>,
 }
 
 /// A call that passed its checks and runs now.
@@ -91,6 +97,8 @@ enum Prepared {
     /// The call waits for the user's approval until the given time (the turn suspends
     /// once the response's other calls ended).
     Waiting(CallResult, chrono::DateTime<chrono::Utc>),
+    /// The call waits for its caller's result until the given time (likewise).
+    WaitingForClient(CallResult, chrono::DateTime<chrono::Utc>),
 }
 
 #[async_trait]
@@ -127,6 +135,11 @@ impl Functions for TurnFunctions {
                         .await?;
                     results[i] = Some(result);
                 }
+                Prepared::WaitingForClient(result, expires_at) => {
+                    self.request_result(row_id.0, call, &result, expires_at, sink)
+                        .await?;
+                    results[i] = Some(result);
+                }
             }
         }
         drop(tx);
@@ -155,12 +168,9 @@ impl Functions for TurnFunctions {
             }
         }
         let results: Vec<CallResult> = results.into_iter().flatten().collect();
-        // A call that waits for approval keeps the prompt `waiting_for_tools`: the turn
-        // suspends.
-        if !results
-            .iter()
-            .any(|r| r.state == ToolCallState::AwaitingApproval)
-        {
+        // A call that waits (for approval, for its caller) keeps the prompt
+        // `waiting_for_tools`: the turn suspends.
+        if !results.iter().any(|r| r.state.waits()) {
             self.set_waiting(sink, false).await?;
         }
         Ok(results)
@@ -223,6 +233,10 @@ impl TurnFunctions {
             };
             let reused = self.with_payload(CallResult { output, ..reused });
             return Ok(((row.id, row.started_at), Prepared::Reused(reused)));
+        }
+        if let Some(client) = self.client_function(&call.name) {
+            let prepared = self.prepare_client_call(call, client, parsed, &row).await?;
+            return Ok(((row.id, row.started_at), prepared));
         }
         let checked = self.check(call, parsed);
         let (function, args) = match checked {

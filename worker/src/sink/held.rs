@@ -19,7 +19,7 @@ impl Held {
     }
 
     /// Keeps `kind` when holding and it is part of the answer (state and status events,
-    /// and approval requests, still go out at once); gives it back otherwise.
+    /// and approval and client-call requests, still go out at once); gives it back otherwise.
     pub fn keep(&mut self, kind: EventKind) -> Option<EventKind> {
         match self.0.as_mut() {
             Some(held)
@@ -28,6 +28,7 @@ impl Held {
                     EventKind::PromptState { .. }
                         | EventKind::Status { .. }
                         | EventKind::ApprovalRequested { .. }
+                        | EventKind::ClientCallRequested { .. }
                 ) =>
             {
                 held.push(kind);

@@ -10,7 +10,8 @@
 //! of the turn settles the log before anything else. An event after which the turn may
 //! wait a long time — for a model's first token, a function, an approval — or that
 //! readers want at once (`prompt_state` while the turn runs, `status`, `tool_start`,
-//! `tool_progress`, `fallback`, `retry`, `approval_requested`) goes at once, taking
+//! `tool_progress`, `fallback`, `retry`, `approval_requested`, `client_call_requested`)
+//! goes at once, taking
 //! whatever waits with it. Nothing waits longer than [`MAX_WAIT`] in a loop that keeps
 //! producing.
 //!

@@ -181,9 +181,11 @@ async fn turn_tools(
     context: &TurnContext,
 ) -> Result<TurnFunctions, TurnError> {
     let session = &context.session;
-    let offers = registry.offers(session.config.functions());
+    let own = registry.offers(session.config.functions());
+    let (offers, own) =
+        crate::functions::runner::client::with_client(own, &context.input.client_functions);
     // The claim read the owner's permissions; a turn whose claim did not reads them now.
-    let permissions = match (&context.owner_permissions, offers.is_empty()) {
+    let permissions = match (&context.owner_permissions, own == 0) {
         (_, true) => Vec::new(),
         (Some(permissions), false) => permissions.clone(),
         (None, false) => {
@@ -194,6 +196,8 @@ async fn turn_tools(
     Ok(TurnFunctions {
         registry: registry.clone(),
         offers,
+        own,
+        client: context.input.client_functions.clone(),
         permissions,
         context: CallContext {
             db: engine.db.clone(),
@@ -271,10 +275,11 @@ async fn earlier_calls(
     }
     let mut earlier = Earlier::default();
     for row in tool_calls::of_prompt(db, prompt.id).await? {
-        let approved = matches!(
-            row.state,
-            ToolCallState::Approved | ToolCallState::AwaitingApproval
-        ) || (row.state == ToolCallState::Running && row.decided_at.is_some());
+        // A call that still waits (a worker died before the turn suspended) is waited
+        // for again, not asked of the model twice.
+        let approved = matches!(row.state, ToolCallState::Approved)
+            || row.state.waits()
+            || (row.state == ToolCallState::Running && row.decided_at.is_some());
         if agent_loop::blocks::finished(row.state) {
             earlier.replay.push(registry.result_of_row(row));
         } else if approved {

@@ -195,6 +195,7 @@ on_both_backends!(
             prompt_id: prompt.id,
             call_id: call.id,
             expires_at: before,
+            state: ToolCallState::AwaitingApproval,
         };
         assert_eq!(due(&db, before, 10).await.unwrap(), vec![expiry]);
         let mine = waiting_for(&db, prompt_owner(&db, &prompt).await)
@@ -221,3 +222,86 @@ async fn prompt_owner(db: &DatabaseConnection, prompt: &prompts::Model) -> Uuid 
         .unwrap()
         .user_id
 }
+
+on_both_backends!(
+    a_client_call_waits_for_one_answer_and_the_last_answer_wakes_the_prompt,
+    |db| {
+        let (prompt, approval) = waiting(&db, "w1", "call_1").await;
+        let new = NewToolCall {
+            session_id: prompt.session_id,
+            prompt_id: prompt.id,
+            api_tool_call_id: "call_2".into(),
+            tool_name: "lookup".into(),
+            tool_args: json!({"word": "gato"}),
+            provider_state: None,
+        };
+        let (row, _) = start(&db, new, crate::query::now()).await.unwrap();
+        let expires = crate::query::now() + Duration::minutes(5);
+        let client = await_result(&db, row.id, expires).await.unwrap();
+        assert_eq!(client.state, ToolCallState::AwaitingClient);
+        // Asked again (a resumed attempt), it keeps its first expiry.
+        let again = await_result(&db, row.id, expires + Duration::hours(1))
+            .await
+            .unwrap();
+        assert_eq!(again.approval_expires_at, client.approval_expires_at);
+        assert_eq!(
+            suspend(&db, prompt.id, "w1").await.unwrap(),
+            Suspension::Asleep
+        );
+        let states: Vec<_> = due(&db, expires, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.call_id, e.state))
+            .collect();
+        assert!(
+            states.contains(&(client.id, ToolCallState::AwaitingClient))
+                && states.contains(&(approval.id, ToolCallState::AwaitingApproval)),
+            "{states:?}"
+        );
+
+        let user = testing::user(&db, UserRole::Student).await;
+        let now = crate::query::now();
+        let answered = |result| Answered {
+            state: ToolCallState::Success,
+            result,
+            error: None,
+            by: Some(user),
+        };
+        // Neither verb answers the other's wait.
+        let approved = decide(&db, prompt.id, client.id, Verdict::Expire, None, now).await;
+        assert_eq!(approved.unwrap_err().code(), ErrorCode::NotAwaitingApproval);
+        let misdirected = answer(&db, prompt.id, approval.id, answered(json!("x")), now).await;
+        assert_eq!(
+            misdirected.unwrap_err().code(),
+            ErrorCode::NotAwaitingResult
+        );
+        let elsewhere = answer(&db, Uuid::now_v7(), client.id, answered(json!("x")), now).await;
+        assert!(
+            matches!(elsewhere, Err(Error::NotFound { .. })),
+            "{elsewhere:?}"
+        );
+
+        // The answer is recorded; the approval still waits, so the prompt sleeps on.
+        let first = answer(
+            &db,
+            prompt.id,
+            client.id,
+            answered(json!({"meaning": "cat"})),
+            now,
+        )
+        .await
+        .unwrap();
+        assert!(!first.resume);
+        assert_eq!(first.call.state, ToolCallState::Success);
+        assert_eq!(first.call.tool_result, Some(json!({"meaning": "cat"})));
+        assert_eq!(first.call.decided_by, Some(user));
+        let second = answer(&db, prompt.id, client.id, answered(json!("dog")), now).await;
+        assert_eq!(second.unwrap_err().code(), ErrorCode::NotAwaitingResult);
+
+        let last = decide(&db, prompt.id, approval.id, Verdict::Expire, None, now)
+            .await
+            .unwrap();
+        assert!(last.resume, "the last wait's end wakes the prompt");
+    }
+);

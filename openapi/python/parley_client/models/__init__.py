@@ -51,6 +51,11 @@ from .chat_stream_options import ChatStreamOptions
 from .class_ import Class
 from .class_person import ClassPerson
 from .class_scope import ClassScope
+from .client_call_requested_event import ClientCallRequestedEvent
+from .client_call_result import ClientCallResult
+from .client_function import ClientFunction
+from .client_function_parameters_type_0 import ClientFunctionParametersType0
+from .client_function_returns_type_0 import ClientFunctionReturnsType0
 from .compaction import Compaction
 from .complete_event import CompleteEvent
 from .config_overrides import ConfigOverrides
@@ -248,6 +253,12 @@ from .stream_event_block_stop_event import StreamEventBlockStopEvent
 from .stream_event_block_stop_event_type import StreamEventBlockStopEventType
 from .stream_event_cancelled_event import StreamEventCancelledEvent
 from .stream_event_cancelled_event_type import StreamEventCancelledEventType
+from .stream_event_client_call_requested_event import (
+    StreamEventClientCallRequestedEvent,
+)
+from .stream_event_client_call_requested_event_type import (
+    StreamEventClientCallRequestedEventType,
+)
 from .stream_event_complete_event import StreamEventCompleteEvent
 from .stream_event_complete_event_type import StreamEventCompleteEventType
 from .stream_event_delta_event import StreamEventDeltaEvent
@@ -406,6 +417,11 @@ __all__ = (
     "Class",
     "ClassPerson",
     "ClassScope",
+    "ClientCallRequestedEvent",
+    "ClientCallResult",
+    "ClientFunction",
+    "ClientFunctionParametersType0",
+    "ClientFunctionReturnsType0",
     "Compaction",
     "CompleteEvent",
     "ConfigOverrides",
@@ -593,6 +609,8 @@ __all__ = (
     "StreamEventBlockStopEventType",
     "StreamEventCancelledEvent",
     "StreamEventCancelledEventType",
+    "StreamEventClientCallRequestedEvent",
+    "StreamEventClientCallRequestedEventType",
     "StreamEventCompleteEvent",
     "StreamEventCompleteEventType",
     "StreamEventDeltaEvent",

@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.client_function import ClientFunction
     from ..models.output_format import OutputFormat
 
 
@@ -25,6 +26,9 @@ class CreateMessage:
         attachments (list[UUID] | None | Unset): Files of the caller to attach (`POST /v1/files`), each once; the
             deployment
             bounds how many (`files.max_attachments`, 422 `too_many_attachments` above).
+        client_functions (list[ClientFunction] | None | Unset): Functions the caller runs itself, offered to the model
+            for this turn besides the
+            tool's (see `ClientFunction`); at most 128.
         model (None | str | Unset): The model to answer with (see `GET /v1/models`); absent: the default model.
         parent_message_id (None | Unset | UUID): Edit: the message of this session the new message follows, instead of
             the end of
@@ -38,6 +42,7 @@ class CreateMessage:
 
     content: str
     attachments: list[UUID] | None | Unset = UNSET
+    client_functions: list[ClientFunction] | None | Unset = UNSET
     model: None | str | Unset = UNSET
     parent_message_id: None | Unset | UUID = UNSET
     response_format: None | OutputFormat | Unset = UNSET
@@ -58,6 +63,20 @@ class CreateMessage:
 
         else:
             attachments = self.attachments
+
+        client_functions: list[dict[str, Any]] | None | Unset
+        if isinstance(self.client_functions, Unset):
+            client_functions = UNSET
+        elif isinstance(self.client_functions, list):
+            client_functions = []
+            for client_functions_type_0_item_data in self.client_functions:
+                client_functions_type_0_item = (
+                    client_functions_type_0_item_data.to_dict()
+                )
+                client_functions.append(client_functions_type_0_item)
+
+        else:
+            client_functions = self.client_functions
 
         model: None | str | Unset
         if isinstance(self.model, Unset):
@@ -90,6 +109,8 @@ class CreateMessage:
         )
         if attachments is not UNSET:
             field_dict["attachments"] = attachments
+        if client_functions is not UNSET:
+            field_dict["client_functions"] = client_functions
         if model is not UNSET:
             field_dict["model"] = model
         if parent_message_id is not UNSET:
@@ -101,6 +122,7 @@ class CreateMessage:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.client_function import ClientFunction
         from ..models.output_format import OutputFormat
 
         d = dict(src_dict)
@@ -127,6 +149,32 @@ class CreateMessage:
             return cast(list[UUID] | None | Unset, data)
 
         attachments = _parse_attachments(d.pop("attachments", UNSET))
+
+        def _parse_client_functions(
+            data: object,
+        ) -> list[ClientFunction] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                client_functions_type_0 = []
+                _client_functions_type_0 = data
+                for client_functions_type_0_item_data in _client_functions_type_0:
+                    client_functions_type_0_item = ClientFunction.from_dict(
+                        client_functions_type_0_item_data
+                    )
+
+                    client_functions_type_0.append(client_functions_type_0_item)
+
+                return client_functions_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ClientFunction] | None | Unset, data)
+
+        client_functions = _parse_client_functions(d.pop("client_functions", UNSET))
 
         def _parse_model(data: object) -> None | str | Unset:
             if data is None:
@@ -174,6 +222,7 @@ class CreateMessage:
         create_message = cls(
             content=content,
             attachments=attachments,
+            client_functions=client_functions,
             model=model,
             parent_message_id=parent_message_id,
             response_format=response_format,

@@ -6,6 +6,7 @@ class EventName(StrEnum):
     BLOCK_START = "block_start"
     BLOCK_STOP = "block_stop"
     CANCELLED = "cancelled"
+    CLIENT_CALL_REQUESTED = "client_call_requested"
     COMPLETE = "complete"
     ERROR = "error"
     FALLBACK = "fallback"

@@ -100,6 +100,10 @@ class Prompt:
             * `empty_query` (422): A search without a word to look for.
             * `not_awaiting_approval` (409): The function call is not waiting for approval (decided, expired or cancelled).
             * `invalid_approval_input` (422): Edited input for an approved call that does not fit the function's schema.
+            * `not_awaiting_result` (409): The call is not waiting for its caller's result (answered, expired, cancelled).
+            * `invalid_call_result` (422): A client function's result is not what the function declares.
+            * `invalid_client_function` (422): A message's `client_functions` cannot be offered (a bad name or schema, a
+            clash).
             * `not_an_answer` (422): Feedback is given on answers (assistant messages) only.
             * `already_exists` (409): A record with the same unique value already exists.
             * `still_referenced` (409): Other records still refer to it, or a referenced record does not exist.

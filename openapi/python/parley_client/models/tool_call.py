@@ -16,21 +16,26 @@ T = TypeVar("T", bound="ToolCall")
 
 @_attrs_define
 class ToolCall:
-    """A function call of a turn, as its approval sees it.
+    """A function call of a turn that waits for approval or for the caller's result, or was
+    decided or answered.
 
-    Attributes:
-        created_at (datetime.datetime):
-        function (str): The function called.
-        id (UUID): The call's id (what approve and deny take).
-        input_ (Any): The arguments it runs (or ran) with.
-        prompt_id (UUID):
-        session_id (UUID):
-        state (ToolCallState): The life of one function call (`tool_calls.state`, `tool_complete.state`).
-        approval_expires_at (datetime.datetime | Unset): Until when it waits for approval (while `awaiting_approval`).
-        decided_at (datetime.datetime | Unset):
-        decided_by (UUID | Unset): Who approved or denied it (absent for an expiry).
-        decision_reason (str | Unset): Why it was denied (`expired` when no one decided in time).
-        requested_input (Any | Unset): The arguments the model asked for, when edited ones were approved.
+        Attributes:
+            created_at (datetime.datetime):
+            function (str): The function called.
+            id (UUID): The call's id (what approve, deny and result take).
+            input_ (Any): The arguments it runs (or ran) with.
+            prompt_id (UUID):
+            session_id (UUID):
+            state (ToolCallState): The life of one function call (`tool_calls.state`, `tool_complete.state`).
+            approval_expires_at (datetime.datetime | Unset): Until when it waits for approval or for the caller's result
+                (while
+                `awaiting_approval` or `awaiting_client`).
+            decided_at (datetime.datetime | Unset):
+            decided_by (UUID | Unset): Who approved, denied or answered it (absent for an expiry).
+            decision_reason (str | Unset): Why it was denied (`expired` when no one decided in time).
+            error (str | Unset): Why it failed.
+            requested_input (Any | Unset): The arguments the model asked for, when edited ones were approved.
+            result (Any | Unset): What the model reads of it, once it ran or was answered.
     """
 
     created_at: datetime.datetime
@@ -44,7 +49,9 @@ class ToolCall:
     decided_at: datetime.datetime | Unset = UNSET
     decided_by: UUID | Unset = UNSET
     decision_reason: str | Unset = UNSET
+    error: str | Unset = UNSET
     requested_input: Any | Unset = UNSET
+    result: Any | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,7 +83,11 @@ class ToolCall:
 
         decision_reason = self.decision_reason
 
+        error = self.error
+
         requested_input = self.requested_input
+
+        result = self.result
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -99,8 +110,12 @@ class ToolCall:
             field_dict["decided_by"] = decided_by
         if decision_reason is not UNSET:
             field_dict["decision_reason"] = decision_reason
+        if error is not UNSET:
+            field_dict["error"] = error
         if requested_input is not UNSET:
             field_dict["requested_input"] = requested_input
+        if result is not UNSET:
+            field_dict["result"] = result
 
         return field_dict
 
@@ -144,7 +159,11 @@ class ToolCall:
 
         decision_reason = d.pop("decision_reason", UNSET)
 
+        error = d.pop("error", UNSET)
+
         requested_input = d.pop("requested_input", UNSET)
+
+        result = d.pop("result", UNSET)
 
         tool_call = cls(
             created_at=created_at,
@@ -158,7 +177,9 @@ class ToolCall:
             decided_at=decided_at,
             decided_by=decided_by,
             decision_reason=decision_reason,
+            error=error,
             requested_input=requested_input,
+            result=result,
         )
 
         tool_call.additional_properties = d

@@ -4,6 +4,7 @@ from enum import StrEnum
 class ToolCallState(StrEnum):
     APPROVED = "approved"
     AWAITING_APPROVAL = "awaiting_approval"
+    AWAITING_CLIENT = "awaiting_client"
     CANCELED = "canceled"
     CREATED = "created"
     DENIED = "denied"

@@ -32,17 +32,18 @@ async fn approving(backend: Backend, worker: &str) -> Agent {
     .await
 }
 
-/// A turn suspended for an approval: its prompt, its feed so far and the request.
-struct Waiting {
-    prompt_id: Uuid,
+/// A turn suspended for an approval or a client's result: its prompt, its feed so far
+/// and the request.
+pub(super) struct Waiting {
+    pub(super) prompt_id: Uuid,
     feed: SseReader,
-    seen: Vec<SseEvent>,
-    /// The `approval_requested` event's data.
-    request: Value,
+    pub(super) seen: Vec<SseEvent>,
+    /// The request event's data.
+    pub(super) request: Value,
 }
 
 impl Waiting {
-    fn call_id(&self) -> Uuid {
+    pub(super) fn call_id(&self) -> Uuid {
         self.request["call_id"]
             .as_str()
             .and_then(|id| id.parse().ok())
@@ -50,7 +51,7 @@ impl Waiting {
     }
 
     /// The rest of the feed, to its terminal event.
-    async fn rest(&mut self) -> Vec<SseEvent> {
+    pub(super) async fn rest(&mut self) -> Vec<SseEvent> {
         self.feed.until_terminal(WAIT).await
     }
 }
@@ -58,7 +59,13 @@ impl Waiting {
 /// Sends [`ASKS`] in the background and reads its feed up to `approval_requested`.
 async fn until_approval(agent: &Agent) -> Waiting {
     let accepted = typed::send_in_background(&agent.client, agent.session_id, ASKS).await;
-    let prompt = accepted.prompt_id.to_string();
+    until_request(agent, accepted.prompt_id, "approval_requested").await
+}
+
+/// Reads prompt `prompt_id`'s feed up to its first event `kind` (a request the turn
+/// waits on).
+pub(super) async fn until_request(agent: &Agent, prompt_id: Uuid, kind: &str) -> Waiting {
+    let prompt = prompt_id.to_string();
     let mut feed = agent.app.prompt_events(&agent.token, &prompt, None).await;
     let mut seen = Vec::new();
     loop {
@@ -70,11 +77,11 @@ async fn until_approval(agent: &Agent) -> Waiting {
             !matches!(event.event.as_str(), "complete" | "error" | "cancelled"),
             "{seen:?} {event:?}"
         );
-        let request = (event.event == "approval_requested").then(|| event.data.clone());
+        let request = (event.event == kind).then(|| event.data.clone());
         seen.push(event);
         if let Some(request) = request {
             return Waiting {
-                prompt_id: accepted.prompt_id,
+                prompt_id,
                 feed,
                 seen,
                 request,
@@ -88,7 +95,7 @@ async fn todos(agent: &Agent) -> Vec<String> {
     todos.items.iter().map(|t| t.title.to_string()).collect()
 }
 
-async fn prompt_state(agent: &Agent, prompt_id: Uuid) -> String {
+pub(super) async fn prompt_state(agent: &Agent, prompt_id: Uuid) -> String {
     let prompt = agent
         .client
         .get_prompt()
@@ -100,7 +107,7 @@ async fn prompt_state(agent: &Agent, prompt_id: Uuid) -> String {
 }
 
 /// The `tool` messages of the model's last request.
-fn tool_results(mock: &MockLlm) -> Vec<String> {
+pub(super) fn tool_results(mock: &MockLlm) -> Vec<String> {
     let requests = mock.requests();
     let last = requests.last().expect("the model was called");
     last.tool_results().iter().map(|r| r.to_string()).collect()
@@ -376,7 +383,7 @@ async fn a_cancel_found_at_the_claim_is_told_after_the_session_is_free() {
 
 /// `POST /v1/prompts/{prompt}/calls/{call}/approve` as `client`, with edited `input`
 /// (none: the model's arguments).
-async fn approve(
+pub(super) async fn approve(
     client: &parley_tests::client::Client,
     prompt: Uuid,
     call: Uuid,
@@ -402,7 +409,7 @@ async fn next_on(feed: &mut SseReader, kind: &str) -> Value {
 }
 
 /// Model calls the mock served.
-fn mock_calls(agent: &Agent) -> usize {
+pub(super) fn mock_calls(agent: &Agent) -> usize {
     agent.mock.requests().len()
 }
 
@@ -433,35 +440,53 @@ async fn an_approval_survives_the_death_of_every_worker_and_runs_once() {
             }
         };
         let call_id: Uuid = request["call_id"].as_str().unwrap().parse().unwrap();
-        // The worker lets go of the prompt right after it asks (no lease held).
-        let released = format!(
-            "SELECT COUNT(*) FROM prompts WHERE id = {} AND lease_owner IS NULL AND lease_expires_at IS NULL",
-            cluster.sql_uuid(&prompt)
-        );
-        let deadline = Instant::now() + WAIT;
-        while cluster.count(&released).await != 1 {
-            assert!(Instant::now() < deadline, "the prompt was never let go");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        // Every worker dies (SIGKILL) while the call waits; new ones start.
-        for pid in cluster.worker_pids() {
-            cluster.kill_worker(pid).await;
-        }
-        cluster.start_worker().await;
+        kill_every_worker_once_let_go(&mut cluster, &prompt).await;
         // Approved from another connection; a lease of 30 s would have to lapse before a
         // held prompt could be taken: a turn done well before that held none.
         let approved_at = Instant::now();
-        approve(&cluster.client_as(&student.token), accepted.prompt_id, call_id, None)
-            .await
-            .assert_status(200);
+        approve(
+            &cluster.client_as(&student.token),
+            accepted.prompt_id,
+            call_id,
+            None,
+        )
+        .await
+        .assert_status(200);
         let rest = tokio::time::timeout(Duration::from_secs(25), feed.until_terminal(WAIT))
             .await
             .expect("the turn resumed at once");
         assert!(approved_at.elapsed() < Duration::from_secs(25));
         completed(&rest);
         let todos = client.list_todos().send().await.assert_status(200);
-        assert_eq!(todos.items.len(), 1, "createTodo ran once: {:?}", todos.items);
-        assert_eq!(mock.requests().len(), 2, "the model was asked for the call once");
+        assert_eq!(
+            todos.items.len(),
+            1,
+            "createTodo ran once: {:?}",
+            todos.items
+        );
+        assert_eq!(
+            mock.requests().len(),
+            2,
+            "the model was asked for the call once"
+        );
     })
     .await;
+}
+
+/// Waits until the worker let go of `prompt` (no lease held: it suspended), then kills
+/// every worker (SIGKILL) and starts a new one.
+pub(super) async fn kill_every_worker_once_let_go(cluster: &mut Cluster, prompt: &str) {
+    let released = format!(
+        "SELECT COUNT(*) FROM prompts WHERE id = {} AND lease_owner IS NULL AND lease_expires_at IS NULL",
+        cluster.sql_uuid(prompt)
+    );
+    let deadline = Instant::now() + WAIT;
+    while cluster.count(&released).await != 1 {
+        assert!(Instant::now() < deadline, "the prompt was never let go");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for pid in cluster.worker_pids() {
+        cluster.kill_worker(pid).await;
+    }
+    cluster.start_worker().await;
 }

@@ -9,6 +9,8 @@
 //! * [`calls`] — one call, parallel calls, split names, what goes back to the model;
 //! * [`checks`] — malformed, invalid, unknown and denied calls are fed back, not fatal;
 //!   the iteration limit; the catalog and tool definitions;
+//! * [`client`] — functions of the caller's own: the call streamed, the turn suspended
+//!   until the caller posts the result, refusals, the expiry, a cancel while waiting;
 //! * [`crash`] — a worker killed between a call and the next model call: the call is
 //!   not run twice and the transcript is whole;
 //! * [`reasoning`] — thinking models' state through the tool loop: DeepSeek's
@@ -24,6 +26,7 @@
 mod approvals;
 mod calls;
 mod checks;
+mod client;
 mod crash;
 mod mcp;
 mod mcp_joins;

@@ -1,0 +1,83 @@
+//! Functions of the caller's own (#46 item 2): what a message offers the model besides the
+//! tool's functions (`CreateMessage.client_functions`), and the result the caller posts
+//! for a call of one (`POST /v1/prompts/{id}/calls/{call_id}/result`, in `super::prompts`).
+//! The rules live in `parley_service::turns::client_calls`.
+
+use parley_protocol::{
+    client_functions::{CallAnswer, ClientFunction},
+    error::{Error, ErrorCode},
+};
+use poem_openapi::Object;
+use serde_json::Value;
+
+use crate::types::{JsonObject, Text};
+
+/// A function the caller runs itself. The model may call it like one of the tool's
+/// functions; the call is then streamed as `client_call_requested` (its arguments checked
+/// against `parameters` first: arguments that do not fit are told to the model, not to
+/// the caller), the turn waits (`waiting_for_tools`, no worker held) and resumes once the
+/// caller posts the call's result (`POST /v1/prompts/{id}/calls/{call_id}/result`), or
+/// when the wait expires (the model is told no result came).
+#[derive(Debug, Clone, Object)]
+#[oai(rename = "ClientFunction", deny_unknown_fields)]
+pub struct ClientFunctionDef {
+    /// Letters, digits, `_` and `-`; not one of the session tool's own functions (422
+    /// `invalid_client_function`).
+    #[oai(validator(min_length = 1, max_length = 64))]
+    pub name: Text,
+    /// What it does, for the model.
+    #[oai(validator(max_length = 4096))]
+    pub description: Option<Text>,
+    /// The JSON schema of its arguments; absent: any object.
+    pub parameters: Option<JsonObject>,
+    /// The JSON schema of its result, when it answers JSON: a posted result that is
+    /// `text`, or `output` that does not fit, is refused 422 `invalid_call_result` and
+    /// the call keeps waiting.
+    pub returns: Option<JsonObject>,
+}
+
+impl From<ClientFunctionDef> for ClientFunction {
+    fn from(def: ClientFunctionDef) -> Self {
+        Self {
+            name: def.name.into_inner(),
+            description: def.description.map(Text::into_inner),
+            parameters: def
+                .parameters
+                .map_or_else(|| serde_json::json!({"type": "object"}), Value::from),
+            returns: def.returns.map(Value::from),
+        }
+    }
+}
+
+/// The result of a call of a client function: exactly one of `output`, `text` and
+/// `error` (else 422 `invalid_call_result`).
+#[derive(Debug, Object)]
+#[oai(deny_unknown_fields)]
+pub struct ClientCallResult {
+    /// The result as JSON (not `null`); what a function that declares `returns` must
+    /// send, fitting that schema.
+    pub output: Option<Value>,
+    /// The result as text.
+    #[oai(validator(max_length = 262144))]
+    pub text: Option<String>,
+    /// The function failed, and why: the model is told.
+    #[oai(validator(min_length = 1, max_length = 4096))]
+    pub error: Option<String>,
+}
+
+impl TryFrom<ClientCallResult> for CallAnswer {
+    type Error = Error;
+
+    fn try_from(result: ClientCallResult) -> Result<Self, Error> {
+        let output = result.output.filter(|v| !v.is_null());
+        match (output, result.text, result.error) {
+            (Some(value), None, None) => Ok(Self::Output(value)),
+            (None, Some(text), None) => Ok(Self::Text(text)),
+            (None, None, Some(why)) => Ok(Self::Failed(why)),
+            _ => Err(Error::invalid(
+                ErrorCode::InvalidCallResult,
+                "a call's result is exactly one of `output`, `text` and `error`",
+            )),
+        }
+    }
+}
