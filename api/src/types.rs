@@ -14,6 +14,9 @@
 //!   JSON Schema means — does not): a fuzzer found the server rejecting an address the
 //!   document allowed.
 //! * [`EventId`] — the `Last-Event-ID` header: a `seq`.
+//! * [`AnyJson`] — any JSON value, `null` included, that must be present: poem's own
+//!   `Value` reads a missing field as `null`, which would let `{}` pass for a body whose
+//!   one field is required.
 //! * [`JsonObject`] — any JSON object (a module's settings, a schema), documented as
 //!   `type: object`.
 //! * [`Documented`] — a value serialized with serde (the protocol's types, on the hot
@@ -101,6 +104,38 @@ fn is_schema_space(c: char) -> bool {
                 | '\u{3000}'
                 | '\u{feff}'
     )
+}
+
+/// Any JSON value, present (`null` is a value; a missing field is refused).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnyJson(pub Value);
+
+impl Type for AnyJson {
+    const IS_REQUIRED: bool = true;
+
+    raw_self!();
+
+    fn name() -> Cow<'static, str> {
+        "any".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema::ANY))
+    }
+}
+
+impl ParseFromJSON for AnyJson {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        value
+            .map(Self)
+            .ok_or_else(|| ParseError::custom("required (`null` is a value)"))
+    }
+}
+
+impl ToJSON for AnyJson {
+    fn to_json(&self) -> Option<Value> {
+        Some(self.0.clone())
+    }
 }
 
 /// A message's text: a JSON string holding a character that is not white space, at
@@ -274,6 +309,17 @@ mod tests {
                 "{wrong}"
             );
         }
+    }
+
+    #[test]
+    fn any_json_takes_null_but_not_a_missing_value() {
+        for value in [json!(null), json!({}), json!("x"), json!([1])] {
+            assert_eq!(
+                AnyJson::parse_from_json(Some(value.clone())).ok(),
+                Some(AnyJson(value))
+            );
+        }
+        assert!(AnyJson::parse_from_json(None).is_err());
     }
 
     #[test]

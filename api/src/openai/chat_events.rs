@@ -7,8 +7,14 @@
 //! would tell the client to run it. A blocked message answers with the module's
 //! response and `finish_reason: content_filter`. A failed or cancelled turn ends the
 //! stream with an `error` data event (both SDKs raise it as `APIError`).
+//!
+//! A call of one of the caller's own functions (`tools`) is a `tool_calls` entry: once
+//! every call of the model's response has either been run by Parley or waits for the
+//! caller, the completion ends with `finish_reason: tool_calls` while the turn waits. The
+//! completion that continues it ([`Continuing`]) reads the same prompt's events from the
+//! resumed attempt on, without the calls replayed there.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{EventKind, StopReason, StreamEvent, ToolCallState};
@@ -18,7 +24,8 @@ use serde_json::{Value, json};
 use super::stream::{Translate, data};
 use super::types::{
     ChatCompletion, ChatCompletionChoice, ChatCompletionChunk, ChatCompletionChunkChoice,
-    ChatCompletionDelta, ChatCompletionMessage, ChatCompletionUsage,
+    ChatCompletionDelta, ChatCompletionMessage, ChatCompletionUsage, ChatFunctionCall,
+    ChatFunctionCallDelta, ChatToolCall, ChatToolCallDelta,
 };
 
 /// The longest a function's result is shown in the text, in characters.
@@ -57,6 +64,20 @@ pub enum ChatEnd {
     Failed { code: ErrorCode, message: String },
 }
 
+/// Where a completion that continues a waiting turn starts reading: after the turn's
+/// `attempt` (the resumed one starts with a `retry` above it), and only calls numbered
+/// from `calls` on (the ones before are replayed, already shown).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Continuing {
+    pub attempt: u32,
+    pub calls: u32,
+}
+
+/// The `id` a call of the caller's function has in `tool_calls`.
+pub fn tool_call_id(call: uuid::Uuid) -> String {
+    format!("call_{}", call.simple())
+}
+
 /// Turns a prompt's events into chunks.
 pub struct ChatTranslator {
     id: String,
@@ -68,6 +89,13 @@ pub struct ChatTranslator {
     content: String,
     /// Each function call's name and arguments, by its index.
     calls: HashMap<u32, (String, Value)>,
+    /// The calls of the model's response that have not run nor started to wait.
+    open: BTreeSet<u32>,
+    /// The calls of the caller's functions, in order.
+    tool_calls: Vec<ChatToolCall>,
+    /// Set while the events of the attempts before a continued one are passed over.
+    continuing: Option<Continuing>,
+    first_call: u32,
     end: Option<ChatEnd>,
 }
 
@@ -81,8 +109,84 @@ impl ChatTranslator {
             started: false,
             content: String::new(),
             calls: HashMap::new(),
+            open: BTreeSet::new(),
+            tool_calls: Vec::new(),
+            continuing: None,
+            first_call: 0,
             end: None,
         }
+    }
+
+    /// A translator for the completion that continues a waiting turn (see [`Continuing`]).
+    pub fn continuing(mut self, from: Continuing) -> Self {
+        self.first_call = from.calls;
+        self.continuing = Some(from);
+        self
+    }
+
+    /// Whether the completion has ended (the turn's end, or its calls of the caller's
+    /// functions).
+    pub fn finished(&self) -> bool {
+        self.end.is_some()
+    }
+
+    /// A call of the caller's function: one `tool_calls` entry; the completion ends once
+    /// no call of the response is open.
+    fn client_call(
+        &mut self,
+        index: u32,
+        name: &str,
+        call_id: uuid::Uuid,
+        input: &Value,
+        out: &mut Vec<ChatCompletionChunk>,
+    ) {
+        self.open.remove(&index);
+        let call = ChatToolCall {
+            id: tool_call_id(call_id),
+            kind: "function".into(),
+            function: ChatFunctionCall {
+                name: name.to_owned(),
+                arguments: input.to_string(),
+            },
+        };
+        let delta = ChatToolCallDelta {
+            index: self.tool_calls.len() as u32,
+            id: Some(call.id.clone()),
+            kind: Some(call.kind.clone()),
+            function: Some(ChatFunctionCallDelta {
+                name: Some(call.function.name.clone()),
+                arguments: Some(call.function.arguments.clone()),
+            }),
+        };
+        self.tool_calls.push(call);
+        out.push(self.chunk(
+            ChatCompletionDelta {
+                tool_calls: Some(vec![delta]),
+                ..ChatCompletionDelta::default()
+            },
+            None,
+        ));
+    }
+
+    /// Ends the completion with its `tool_calls` once every call of the response has run
+    /// or waits. The turn's usage is told by the completion that ends it.
+    fn end_with_calls(&mut self, out: &mut Vec<ChatCompletionChunk>) {
+        if self.tool_calls.is_empty() || !self.open.is_empty() || self.end.is_some() {
+            return;
+        }
+        out.push(self.chunk(ChatCompletionDelta::default(), Some("tool_calls")));
+        let usage = ChatCompletionUsage::from(parley_protocol::events::Usage::default());
+        if self.include_usage {
+            out.push(ChatCompletionChunk {
+                choices: vec![],
+                usage: Some(usage.clone()),
+                ..self.chunk(ChatCompletionDelta::default(), None)
+            });
+        }
+        self.end = Some(ChatEnd::Completed {
+            finish_reason: "tool_calls",
+            usage,
+        });
     }
 
     fn chunk(&self, delta: ChatCompletionDelta, finish: Option<&str>) -> ChatCompletionChunk {
@@ -107,8 +211,8 @@ impl ChatTranslator {
         self.content.push_str(&text);
         out.push(self.chunk(
             ChatCompletionDelta {
-                role: None,
                 content: Some(text),
+                ..ChatCompletionDelta::default()
             },
             None,
         ));
@@ -118,22 +222,55 @@ impl ChatTranslator {
     /// the turn failed.
     pub fn chunks(&mut self, event: &StreamEvent) -> (Vec<ChatCompletionChunk>, Option<Value>) {
         let mut out = Vec::new();
+        if let Some(from) = self.continuing {
+            // The attempts before the resumed one were told by earlier completions.
+            match &event.kind {
+                EventKind::Retry { attempt, .. } if *attempt > from.attempt => {
+                    self.continuing = None;
+                }
+                EventKind::Complete { .. } | EventKind::Error { .. } | EventKind::Cancelled => {
+                    self.continuing = None;
+                }
+                _ => return (out, None),
+            }
+        }
+        if self.end.is_some() {
+            return (out, None);
+        }
         if !self.started {
             self.started = true;
             out.push(self.chunk(
                 ChatCompletionDelta {
                     role: Some("assistant".into()),
                     content: Some(String::new()),
+                    tool_calls: None,
                 },
                 None,
             ));
         }
         match &event.kind {
             EventKind::TextDelta { text, .. } => self.content_chunk(strip_markers(text), &mut out),
+            EventKind::ToolStart { index, .. } | EventKind::ToolComplete { index, .. }
+                if *index < self.first_call => {}
             EventKind::ToolStart {
                 index, tool, input, ..
             } => {
                 self.calls.insert(*index, (tool.clone(), input.clone()));
+                self.open.insert(*index);
+            }
+            EventKind::ClientCallRequested {
+                index,
+                tool,
+                call_id,
+                input,
+                ..
+            } if *index >= self.first_call => {
+                self.client_call(*index, tool, *call_id, input, &mut out);
+                self.end_with_calls(&mut out);
+            }
+            EventKind::ApprovalRequested { index, .. } => {
+                self.open.remove(index);
+                self.end_with_calls(&mut out);
             }
             EventKind::ToolComplete {
                 index,
@@ -142,6 +279,7 @@ impl ChatTranslator {
                 output,
                 ..
             } => {
+                self.open.remove(index);
                 let input = self
                     .calls
                     .get(index)
@@ -156,6 +294,7 @@ impl ChatTranslator {
                     _ => format!("\n\n> {tool} {input} failed: {shown}\n\n"),
                 };
                 self.content_chunk(line, &mut out);
+                self.end_with_calls(&mut out);
             }
             EventKind::Complete {
                 payload,
@@ -246,8 +385,10 @@ impl ChatTranslator {
                 index: 0,
                 message: ChatCompletionMessage {
                     role: "assistant".into(),
-                    content: Some(self.content.clone()),
+                    content: (!self.content.is_empty() || self.tool_calls.is_empty())
+                        .then(|| self.content.clone()),
                     refusal: None,
+                    tool_calls: (!self.tool_calls.is_empty()).then(|| self.tool_calls.clone()),
                 },
                 logprobs: None,
                 finish_reason: (*finish_reason).to_owned(),
@@ -258,6 +399,10 @@ impl ChatTranslator {
 }
 
 impl Translate for ChatTranslator {
+    fn finished(&self) -> bool {
+        ChatTranslator::finished(self)
+    }
+
     fn translate(&mut self, event: &StreamEvent) -> Vec<String> {
         let (chunks, error) = self.chunks(event);
         let mut sse: Vec<String> = chunks
@@ -266,7 +411,7 @@ impl Translate for ChatTranslator {
             .collect();
         match (&self.end, error) {
             (_, Some(error)) => sse.push(data(&error)),
-            (Some(ChatEnd::Completed { .. }), None) if event.kind.is_terminal() => {
+            (Some(ChatEnd::Completed { .. }), None) if !sse.is_empty() => {
                 sse.push("data: [DONE]\n\n".to_owned());
             }
             _ => {}
@@ -276,104 +421,4 @@ impl Translate for ChatTranslator {
 }
 
 #[cfg(test)]
-mod tests {
-    use uuid::Uuid;
-
-    use super::*;
-    use crate::openai::fixtures::complete;
-
-    fn event(seq: u64, kind: EventKind) -> StreamEvent {
-        StreamEvent {
-            seq,
-            prompt_id: Uuid::nil(),
-            kind,
-        }
-    }
-
-    #[test]
-    fn markers_go_and_other_brackets_stay() {
-        assert_eq!(strip_markers("a [[tool:0]]b[[tool:12]]"), "a b");
-        assert_eq!(
-            strip_markers("[[tool:x]] [[tool:]] [[tool:3"),
-            "[[tool:x]] [[tool:]] [[tool:3"
-        );
-    }
-
-    #[test]
-    fn a_turn_with_a_function_call_reads_as_text_and_ends_once() {
-        let mut t = ChatTranslator::new("chatcmpl-x".into(), 1, "m".into(), true);
-        let events = [
-            EventKind::BlockStart {
-                index: 0,
-                block_type: parley_protocol::events::BlockType::Text,
-            },
-            EventKind::TextDelta {
-                index: 0,
-                text: "Let me check.[[tool:0]]".into(),
-            },
-            EventKind::ToolStart {
-                index: 0,
-                block_index: 1,
-                tool: "getCurrentTime".into(),
-                tool_use_id: "c1".into(),
-                input: json!({"time_zone": "UTC"}),
-            },
-            EventKind::ToolComplete {
-                index: 0,
-                tool: "getCurrentTime".into(),
-                tool_use_id: "c1".into(),
-                state: ToolCallState::Success,
-                output: json!({"iso": "2026-01-01T00:00:00Z"}),
-                payload: None,
-                duration_ms: 3,
-            },
-            EventKind::TextDelta {
-                index: 2,
-                text: "It is midnight.".into(),
-            },
-            complete("Let me check.[[tool:0]]It is midnight.", false),
-        ];
-        let mut sse = Vec::new();
-        for (i, kind) in events.into_iter().enumerate() {
-            sse.extend(t.translate(&event(i as u64 + 1, kind)));
-        }
-        let text = sse.concat();
-        assert!(text.starts_with("data: {"), "{text}");
-        assert!(text.contains("\"role\":\"assistant\""));
-        assert!(!text.contains("[[tool:"), "{text}");
-        assert!(!text.contains("id:"), "no SSE ids");
-        assert_eq!(text.matches("\"finish_reason\":\"stop\"").count(), 1);
-        assert!(text.ends_with("data: [DONE]\n\n"));
-        let completion = t.completion().expect("finished");
-        let content = completion.choices[0]
-            .message
-            .content
-            .clone()
-            .unwrap_or_default();
-        assert!(
-            content.starts_with(
-                "Let me check.\n\n> getCurrentTime {\"time_zone\":\"UTC\"} → {\"iso\""
-            ),
-            "{content}"
-        );
-        assert!(content.ends_with("It is midnight."), "{content}");
-        assert_eq!(completion.usage.total_tokens, 7);
-    }
-
-    #[test]
-    fn a_blocked_message_answers_with_the_modules_response() {
-        let mut t = ChatTranslator::new("chatcmpl-x".into(), 1, "m".into(), false);
-        let text = t
-            .translate(&event(1, complete("I can't help with that.", true)))
-            .concat();
-        assert!(
-            text.contains("\"finish_reason\":\"content_filter\""),
-            "{text}"
-        );
-        let completion = t.completion().expect("finished");
-        assert_eq!(
-            completion.choices[0].message.content.as_deref(),
-            Some("I can't help with that.")
-        );
-    }
-}
+mod tests;

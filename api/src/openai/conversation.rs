@@ -65,6 +65,8 @@ pub struct Ask {
     pub sampling: Asked,
     /// The structured output it asks for (checked against the model).
     pub format: super::output::Asked,
+    /// Functions the caller runs itself (a chat completion's `tools`).
+    pub client_functions: Vec<parley_protocol::client_functions::ClientFunction>,
 }
 
 /// Where the turn goes.
@@ -158,6 +160,7 @@ pub async fn submit(
             surface: Some(ask.surface),
             sampling,
             response_format: ask.format.format,
+            client_functions: ask.client_functions,
             ..TurnInput::text(ask.content)
         },
         model: model_override,
@@ -166,7 +169,19 @@ pub async fn submit(
         trace_context,
         answers: None,
     };
-    Ok(state.turns.submit(submission).await?)
+    match state.turns.submit(submission).await {
+        Ok(prompt) => Ok(prompt),
+        Err(err) => {
+            let offered = err.code() == ErrorCode::InvalidClientFunction;
+            if opened
+                && offered
+                && let Err(err) = sessions.delete(caller.user_id, session.id).await
+            {
+                tracing::warn!(error = %err, "deleting the session of a refused request");
+            }
+            Err(super::tools::refused(err))
+        }
+    }
 }
 
 /// Opens the conversation's session and imports the history it brings.

@@ -165,6 +165,7 @@ impl Responses {
                 let events = events_of(state, &prompt, caller).await?;
                 let ended = fold_until_end(events, REFERENCE_WAIT, |event| {
                     translator.events(event);
+                    false
                 })
                 .await;
                 if !ended {

@@ -29,6 +29,7 @@ pub mod response_events;
 mod routes;
 mod sampling;
 pub mod stream;
+mod tools;
 pub mod types;
 
 pub use routes::OpenAiApi;

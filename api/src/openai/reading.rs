@@ -24,16 +24,16 @@ pub async fn events_of(
         .into_events())
 }
 
-/// Feeds `translate` with the prompt's events until the terminal one (or the wait ends).
-pub async fn fold_until_end<F: FnMut(&parley_protocol::events::StreamEvent)>(
+/// Feeds `translate` with the prompt's events until the terminal one, or until it says
+/// it has finished (returns true), or the wait ends. True when it ended in time.
+pub async fn fold_until_end<F: FnMut(&parley_protocol::events::StreamEvent) -> bool>(
     mut events: sse::Events,
     wait: Duration,
     mut translate: F,
 ) -> bool {
     let folded = async {
         while let Some(event) = events.next().await {
-            translate(&event);
-            if event.kind.is_terminal() {
+            if translate(&event) || event.kind.is_terminal() {
                 return true;
             }
         }

@@ -23,6 +23,7 @@ use super::{
     replies::{ChatReply, ResponseReply},
     response_events::ResponsesTranslator,
     stream::{OpenAiStream, translated},
+    tools,
     types::*,
 };
 use crate::{
@@ -58,6 +59,42 @@ fn running_status(state: PromptState) -> &'static str {
 
 fn location(prompt: &prompts::Model) -> String {
     format!("/v1/prompts/{}", prompt.id)
+}
+
+/// A chat completion's answer: its chunks streamed, or the completion once it ended (the
+/// turn's end, or the caller's `tool_calls`).
+async fn chat_reply(
+    state: &AppState,
+    caller: &Caller,
+    prompt: &prompts::Model,
+    mut translator: ChatTranslator,
+    stream: bool,
+) -> Created<ChatReply> {
+    let events = events_of(state, prompt, caller).await?;
+    if stream {
+        let stream = OpenAiStream::new(translated(events, translator));
+        return Ok(ChatReply::Stream(stream, location(prompt)));
+    }
+    let ended = fold_until_end(events, state.streaming.wait_timeout, |event| {
+        translator.chunks(event);
+        translator.finished()
+    })
+    .await;
+    if !ended {
+        return Err(still_running().into());
+    }
+    match (translator.completion(), translator.end()) {
+        (Some(completion), _) => Ok(ChatReply::Completion(
+            Box::new(completion),
+            location(prompt),
+        )),
+        (None, Some(ChatEnd::Failed { code, message })) => {
+            Err(Problem::new(*code, message.clone())
+                .at(location(prompt))
+                .into())
+        }
+        _ => Err(still_running().into()),
+    }
 }
 
 pub struct OpenAiApi;
@@ -109,8 +146,10 @@ impl OpenAiApi {
     /// Runs the last (user) message as a Parley turn and answers with the completion, or
     /// streams `chat.completion.chunk` events (`stream: true`). A new conversation each
     /// time, its earlier messages imported as history; with `Parley-Conversation` the
-    /// conversation is kept on the server and only the last message is sent. Functions
-    /// run on the server and are shown in the text.
+    /// conversation is kept on the server and only the last message is sent. The chat
+    /// tool's functions run on the server and are shown in the text; the caller's own
+    /// (`tools`) come back as `tool_calls`, and a request whose messages end with their
+    /// `tool` results continues the same turn.
     #[oai(
         path = "/chat/completions",
         method = "post",
@@ -157,6 +196,30 @@ impl OpenAiApi {
                         .is_none_or(|b| !b.is_empty()),
             ),
         ])?;
+        let include_usage = body
+            .stream_options
+            .as_ref()
+            .and_then(|o| o.include_usage)
+            .unwrap_or(false);
+        let stream = body.stream.unwrap_or(false);
+        let results = tools::trailing_results(&body.messages)?;
+        if !results.is_empty() {
+            // The results of the caller's functions: the waiting turn goes on.
+            let (prompt, from) = tools::continue_turn(&state, &auth.0, results).await?;
+            let translator = ChatTranslator::new(
+                format!("chatcmpl-{}", prompt.id.simple()),
+                prompt.created_at.timestamp(),
+                body.model,
+                include_usage,
+            )
+            .continuing(from);
+            return chat_reply(&state, &auth.0, &prompt, translator, stream).await;
+        }
+        let client_functions = tools::offered(
+            body.tools,
+            body.tool_choice.as_ref(),
+            body.parallel_tool_calls,
+        )?;
         let messages = body
             .messages
             .into_iter()
@@ -176,6 +239,7 @@ impl OpenAiApi {
             instructions,
             sampling,
             format,
+            client_functions,
         };
         let conversation = Conversation::New {
             key: conversation_key.0,
@@ -183,40 +247,13 @@ impl OpenAiApi {
         let prompt =
             conversation::submit(&state, &auth.0, ask, conversation, trace_context(request))
                 .await?;
-        let include_usage = body
-            .stream_options
-            .and_then(|o| o.include_usage)
-            .unwrap_or(false);
-        let mut translator = ChatTranslator::new(
+        let translator = ChatTranslator::new(
             format!("chatcmpl-{}", prompt.id.simple()),
             prompt.created_at.timestamp(),
             body.model,
             include_usage,
         );
-        let events = events_of(&state, &prompt, &auth.0).await?;
-        if body.stream.unwrap_or(false) {
-            let stream = OpenAiStream::new(translated(events, translator));
-            return Ok(ChatReply::Stream(stream, location(&prompt)));
-        }
-        let ended = fold_until_end(events, state.streaming.wait_timeout, |event| {
-            translator.chunks(event);
-        })
-        .await;
-        if !ended {
-            return Err(still_running().into());
-        }
-        match (translator.completion(), translator.end()) {
-            (Some(completion), _) => Ok(ChatReply::Completion(
-                Box::new(completion),
-                location(&prompt),
-            )),
-            (None, Some(ChatEnd::Failed { code, message })) => {
-                Err(Problem::new(*code, message.clone())
-                    .at(location(&prompt))
-                    .into())
-            }
-            _ => Err(still_running().into()),
-        }
+        chat_reply(&state, &auth.0, &prompt, translator, stream).await
     }
 
     /// Create a response (OpenAI-compatible)
@@ -284,6 +321,7 @@ impl OpenAiApi {
             instructions,
             sampling,
             format,
+            client_functions: Vec::new(),
         };
         let conversation = match &previous {
             Some(prompt) => Conversation::Of(prompt.session_id),
@@ -305,6 +343,7 @@ impl OpenAiApi {
         let events = events_of(&state, &prompt, &auth.0).await?;
         let ended = fold_until_end(events, state.streaming.wait_timeout, |event| {
             translator.events(event);
+            false
         })
         .await;
         if !ended {

@@ -73,10 +73,16 @@ pub const KEEPALIVE: &str = ": keepalive\n\n";
 pub trait Translate: Send + 'static {
     /// The SSE text of what `event` turns into (none, one or several events).
     fn translate(&mut self, event: &StreamEvent) -> Vec<String>;
+
+    /// Whether the client's answer has ended before the turn did (a chat completion
+    /// that ends with the caller's `tool_calls` while the turn waits).
+    fn finished(&self) -> bool {
+        false
+    }
 }
 
 /// The SSE body of a prompt's events through `translator`: keep-alives for `ping`s,
-/// the end after the terminal event, or when the feed ends (a server closing its feeds
+/// the end after the terminal event (or when the translator has finished), or when the feed ends (a server closing its feeds
 /// sends `reconnect`: the OpenAI shapes have no such event, and a client reconnects).
 pub fn translated<T: Translate>(
     events: BoxStream<'static, StreamEvent>,
@@ -94,8 +100,9 @@ pub fn translated<T: Translate>(
                     String::new()
                 }
                 kind => {
-                    *ended = kind.is_terminal();
-                    translator.translate(&event).concat()
+                    let chunk = translator.translate(&event).concat();
+                    *ended = kind.is_terminal() || translator.finished();
+                    chunk
                 }
             };
             futures::future::ready(Some(chunk))

@@ -3,7 +3,7 @@
 //! follow OpenAI's own (`chat.completion`, `response`, …); fields the official SDKs
 //! require are always present (nullable ones as `null`), per `tests/openai-sdk/SHAPES.md`.
 //! Request objects accept and ignore the many fields of OpenAI's requests Parley does
-//! not use (`temperature`, `tools`, `store`, …): no `deny_unknown_fields` here. The
+//! not use (`store`, `user`, …): no `deny_unknown_fields` here. The
 //! options that would change what the client gets back and that Parley does not offer
 //! (`n`, `logprobs`, `audio`, …) are fields, so that asking for one is refused by name.
 
@@ -11,7 +11,9 @@ use poem_openapi::{Enum, Object, Union};
 use serde_json::Value;
 
 mod response;
+mod tools;
 pub use response::*;
+pub use tools::*;
 
 /// One model (a chat tool or a model) the caller may name.
 #[derive(Debug, Clone, Object)]
@@ -75,6 +77,13 @@ pub struct ChatMessageInput {
     pub role: ChatRole,
     /// Absent or null on an assistant message that only called tools.
     pub content: Option<ChatContent>,
+    /// A `tool` message's: the call it answers (the `id` of one of the `tool_calls` a
+    /// completion returned).
+    #[oai(validator(max_length = 200))]
+    pub tool_call_id: Option<String>,
+    /// An assistant message's calls of the caller's functions (as a completion returned
+    /// them).
+    pub tool_calls: Option<Vec<ChatToolCall>>,
 }
 
 /// `stream_options`.
@@ -209,6 +218,17 @@ pub struct ChatCompletionRequest {
     pub frequency_penalty: Option<f64>,
     /// What the answer must be: text, a JSON object, or a value of a JSON schema.
     pub response_format: Option<ChatResponseFormat>,
+    /// Functions the caller runs itself. The model's calls of them end the completion
+    /// with `tool_calls` (`finish_reason: tool_calls`); the next request, whose messages
+    /// end with a `tool` message per call, continues the same turn. The chat tool's own
+    /// functions still run on the server.
+    #[oai(validator(max_items = 128))]
+    pub tools: Option<Vec<ChatTool>>,
+    /// `auto` (the default) or `none` (the caller's functions are not offered);
+    /// `required` and a named function are 400 `unsupported_parameter`.
+    pub tool_choice: Option<Value>,
+    /// `true` (the default); `false` is 400 `unsupported_parameter`.
+    pub parallel_tool_calls: Option<bool>,
 }
 
 /// Token counts of a completion.
@@ -261,6 +281,10 @@ pub struct ChatCompletionMessage {
     pub content: Option<String>,
     /// Always null.
     pub refusal: Option<String>,
+    /// The model's calls of the caller's functions (`finish_reason: tool_calls`); absent
+    /// otherwise.
+    #[oai(skip_serializing_if_is_none)]
+    pub tool_calls: Option<Vec<ChatToolCall>>,
 }
 
 /// One choice (there is always exactly one).
@@ -271,7 +295,8 @@ pub struct ChatCompletionChoice {
     pub message: ChatCompletionMessage,
     /// Always null.
     pub logprobs: Option<Value>,
-    /// `stop`, or `content_filter` when a module blocked the message or the answer.
+    /// `stop`, `length`, `tool_calls` (the model called the caller's functions), or
+    /// `content_filter` when a module blocked the message or the answer.
     pub finish_reason: String,
 }
 
@@ -296,6 +321,8 @@ pub struct ChatCompletionDelta {
     /// `assistant`, in the first chunk only.
     pub role: Option<String>,
     pub content: Option<String>,
+    /// Calls of the caller's functions.
+    pub tool_calls: Option<Vec<ChatToolCallDelta>>,
 }
 
 /// A choice of a chunk.

@@ -3,14 +3,11 @@
 //! for a call of one (`POST /v1/prompts/{id}/calls/{call_id}/result`, in `super::prompts`).
 //! The rules live in `parley_service::turns::client_calls`.
 
-use parley_protocol::{
-    client_functions::{CallAnswer, ClientFunction},
-    error::{Error, ErrorCode},
-};
-use poem_openapi::Object;
+use parley_protocol::client_functions::{CallAnswer, ClientFunction};
+use poem_openapi::{Object, Union};
 use serde_json::Value;
 
-use crate::types::{JsonObject, Text};
+use crate::types::{AnyJson, JsonObject, Text};
 
 /// A function the caller runs itself. The model may call it like one of the tool's
 /// functions; the call is then streamed as `client_call_requested` (its arguments checked
@@ -50,34 +47,45 @@ impl From<ClientFunctionDef> for ClientFunction {
 }
 
 /// The result of a call of a client function: exactly one of `output`, `text` and
-/// `error` (else 422 `invalid_call_result`).
-#[derive(Debug, Object)]
-#[oai(deny_unknown_fields)]
-pub struct ClientCallResult {
-    /// The result as JSON (not `null`); what a function that declares `returns` must
-    /// send, fitting that schema.
-    pub output: Option<Value>,
-    /// The result as text.
-    #[oai(validator(max_length = 262144))]
-    pub text: Option<String>,
-    /// The function failed, and why: the model is told.
-    #[oai(validator(min_length = 1, max_length = 4096))]
-    pub error: Option<String>,
+/// `error`.
+#[derive(Debug, Union)]
+#[oai(rename = "ClientCallResult", one_of)]
+pub enum ClientCallResult {
+    Output(CallOutput),
+    Text(CallText),
+    Error(CallError),
 }
 
-impl TryFrom<ClientCallResult> for CallAnswer {
-    type Error = Error;
+/// The result as JSON: what a function that declares `returns` must send, fitting that
+/// schema.
+#[derive(Debug, Object)]
+#[oai(rename = "ClientCallOutput", deny_unknown_fields)]
+pub struct CallOutput {
+    pub output: AnyJson,
+}
 
-    fn try_from(result: ClientCallResult) -> Result<Self, Error> {
-        let output = result.output.filter(|v| !v.is_null());
-        match (output, result.text, result.error) {
-            (Some(value), None, None) => Ok(Self::Output(value)),
-            (None, Some(text), None) => Ok(Self::Text(text)),
-            (None, None, Some(why)) => Ok(Self::Failed(why)),
-            _ => Err(Error::invalid(
-                ErrorCode::InvalidCallResult,
-                "a call's result is exactly one of `output`, `text` and `error`",
-            )),
+/// The result as text.
+#[derive(Debug, Object)]
+#[oai(rename = "ClientCallText", deny_unknown_fields)]
+pub struct CallText {
+    #[oai(validator(max_length = 262144))]
+    pub text: String,
+}
+
+/// The function failed, and why: the model is told.
+#[derive(Debug, Object)]
+#[oai(rename = "ClientCallError", deny_unknown_fields)]
+pub struct CallError {
+    #[oai(validator(min_length = 1, max_length = 4096))]
+    pub error: String,
+}
+
+impl From<ClientCallResult> for CallAnswer {
+    fn from(result: ClientCallResult) -> Self {
+        match result {
+            ClientCallResult::Output(CallOutput { output }) => Self::Output(output.0),
+            ClientCallResult::Text(CallText { text }) => Self::Text(text),
+            ClientCallResult::Error(CallError { error }) => Self::Failed(error),
         }
     }
 }

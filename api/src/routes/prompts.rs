@@ -371,8 +371,8 @@ impl PromptsApi {
     /// called with the result. 404 for another user's prompt or a call it does not have;
     /// 409 `not_awaiting_result` when the call does not wait for a result (answered,
     /// expired, cancelled, or not a client function's); 422 `invalid_call_result` when
-    /// the body is not exactly one of the three or the result is not what the function's
-    /// `returns` declares (the call keeps waiting).
+    /// the result is not what the function's `returns` declares (the call keeps
+    /// waiting). A body that is not exactly one of the three is 422 `validation_failed`.
     #[oai(
         path = "/:id/calls/:call_id/result",
         method = "post",
@@ -386,7 +386,7 @@ impl PromptsApi {
         call_id: Path<Uuid>,
         body: Json<ClientCallResult>,
     ) -> ApiResult<Json<ToolCall>, statuses::ChangeMayConflict> {
-        let answer = CallAnswer::try_from(body.0)?;
+        let answer = CallAnswer::from(body.0);
         let call = state
             .turns
             .answer_call(auth.0.user_id, id.0, call_id.0, answer)

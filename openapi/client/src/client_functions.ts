@@ -43,9 +43,10 @@ export type CallResult = components["schemas"]["ClientCallResult"];
 /** What a function's return value is posted as (see the module's doc). */
 export function callResult(fn: ClientFunctionImpl, value: unknown): CallResult {
   if (typeof value === "string" && !fn.returns) return { text: value };
-  // `output` must not be null: a function that returns nothing answers an empty text.
-  if (value === undefined || value === null) return fn.returns ? { output: {} } : { text: "" };
-  return { output: value as CallResult["output"] };
+  // A function that returns nothing answers an empty text (JSON `null` if it declares
+  // a result).
+  if (value === undefined || value === null) return fn.returns ? { output: null } : { text: "" };
+  return { output: value } as CallResult;
 }
 
 /**

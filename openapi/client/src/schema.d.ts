@@ -38,8 +38,10 @@ export interface paths {
          * @description Runs the last (user) message as a Parley turn and answers with the completion, or
          *     streams `chat.completion.chunk` events (`stream: true`). A new conversation each
          *     time, its earlier messages imported as history; with `Parley-Conversation` the
-         *     conversation is kept on the server and only the last message is sent. Functions
-         *     run on the server and are shown in the text.
+         *     conversation is kept on the server and only the last message is sent. The chat
+         *     tool's functions run on the server and are shown in the text; the caller's own
+         *     (`tools`) come back as `tool_calls`, and a request whose messages end with their
+         *     `tool` results continues the same turn.
          */
         post: operations["openai_create_chat_completion"];
         delete?: never;
@@ -1210,8 +1212,8 @@ export interface paths {
          *     called with the result. 404 for another user's prompt or a call it does not have;
          *     409 `not_awaiting_result` when the call does not wait for a result (answered,
          *     expired, cancelled, or not a client function's); 422 `invalid_call_result` when
-         *     the body is not exactly one of the three or the result is not what the function's
-         *     `returns` declares (the call keeps waiting).
+         *     the result is not what the function's `returns` declares (the call keeps
+         *     waiting). A body that is not exactly one of the three is 422 `validation_failed`.
          */
         post: operations["post_call_result"];
         delete?: never;
@@ -2282,7 +2284,10 @@ export interface components {
          * @description One choice (there is always exactly one).
          */
         ChatCompletionChoice: {
-            /** @description `stop`, or `content_filter` when a module blocked the message or the answer. */
+            /**
+             * @description `stop`, `length`, `tool_calls` (the model called the caller's functions), or
+             *     `content_filter` when a module blocked the message or the answer.
+             */
             finish_reason: string;
             /** Format: uint32 */
             index: number;
@@ -2326,6 +2331,8 @@ export interface components {
             content?: string | null;
             /** @description `assistant`, in the first chunk only. */
             role?: string | null;
+            /** @description Calls of the caller's functions. */
+            tool_calls?: components["schemas"]["ChatToolCallDelta"][] | null;
         };
         /**
          * ChatCompletionMessage
@@ -2337,6 +2344,11 @@ export interface components {
             refusal?: string | null;
             /** @description Always `assistant`. */
             role: string;
+            /**
+             * @description The model's calls of the caller's functions (`finish_reason: tool_calls`); absent
+             *     otherwise.
+             */
+            tool_calls?: components["schemas"]["ChatToolCall"][] | null;
         };
         /**
          * ChatCompletionRequest
@@ -2376,6 +2388,8 @@ export interface components {
              * @description Choices to generate: only 1 (more is 400 `unsupported_parameter`).
              */
             n?: number | null;
+            /** @description `true` (the default); `false` is 400 `unsupported_parameter`. */
+            parallel_tool_calls?: boolean | null;
             /** @description Predicted outputs: not available (400 `unsupported_parameter`). */
             prediction?: unknown;
             /**
@@ -2401,6 +2415,18 @@ export interface components {
              *     refused 400 `invalid_parameter`, as the tool says.
              */
             temperature?: number | null;
+            /**
+             * @description `auto` (the default) or `none` (the caller's functions are not offered);
+             *     `required` and a named function are 400 `unsupported_parameter`.
+             */
+            tool_choice?: unknown;
+            /**
+             * @description Functions the caller runs itself. The model's calls of them end the completion
+             *     with `tool_calls` (`finish_reason: tool_calls`); the next request, whose messages
+             *     end with a `tool` message per call, continues the same turn. The chat tool's own
+             *     functions still run on the server.
+             */
+            tools?: components["schemas"]["ChatTool"][] | null;
             /**
              * Format: uint32
              * @description Not available (above 0 is 400 `unsupported_parameter`).
@@ -2455,6 +2481,36 @@ export interface components {
             type: string;
         };
         /**
+         * ChatFunctionCall
+         * @description The function called and its arguments.
+         */
+        ChatFunctionCall: {
+            /** @description JSON text that fits the function's `parameters`. */
+            arguments: string;
+            name: string;
+        };
+        /**
+         * ChatFunctionCallDelta
+         * @description A part of a streamed call's function.
+         */
+        ChatFunctionCallDelta: {
+            arguments?: string | null;
+            name?: string | null;
+        };
+        /**
+         * ChatFunctionDef
+         * @description What a caller's function is.
+         */
+        ChatFunctionDef: {
+            description?: string | null;
+            /** @description Letters, digits, `_` and `-`; not one of the chat tool's own functions (400). */
+            name: string;
+            /** @description The JSON schema of its arguments (absent: any object). */
+            parameters?: unknown;
+            /** @description Accepted; the arguments are checked against `parameters` either way. */
+            strict?: boolean | null;
+        };
+        /**
          * ChatMessageInput
          * @description One message of a chat completion request.
          */
@@ -2462,6 +2518,16 @@ export interface components {
             /** @description Absent or null on an assistant message that only called tools. */
             content?: components["schemas"]["ChatContent"] | null;
             role: components["schemas"]["ChatRole"];
+            /**
+             * @description A `tool` message's: the call it answers (the `id` of one of the `tool_calls` a
+             *     completion returned).
+             */
+            tool_call_id?: string | null;
+            /**
+             * @description An assistant message's calls of the caller's functions (as a completion returned
+             *     them).
+             */
+            tool_calls?: components["schemas"]["ChatToolCall"][] | null;
         };
         /**
          * ChatPromptTokensDetails
@@ -2514,6 +2580,42 @@ export interface components {
             include_usage?: boolean | null;
         };
         /**
+         * ChatTool
+         * @description A function the caller offers the model (`tools`).
+         */
+        ChatTool: {
+            function: components["schemas"]["ChatFunctionDef"];
+            /** @description `function` (the only kind). */
+            type: string;
+        };
+        /**
+         * ChatToolCall
+         * @description A call of one of the caller's functions: run it and send its result back as a `tool`
+         *     message with this `id` as its `tool_call_id`.
+         */
+        ChatToolCall: {
+            function: components["schemas"]["ChatFunctionCall"];
+            /** @description `call_<hex>`. */
+            id: string;
+            /** @description Always `function`. */
+            type: string;
+        };
+        /**
+         * ChatToolCallDelta
+         * @description A streamed call: its first chunk has `id`, `type` and the function's `name`; the
+         *     arguments follow as `function.arguments` deltas (all in one here).
+         */
+        ChatToolCallDelta: {
+            function?: components["schemas"]["ChatFunctionCallDelta"] | null;
+            id?: string | null;
+            /**
+             * Format: uint32
+             * @description The call's place in the message's `tool_calls`.
+             */
+            index: number;
+            type?: string | null;
+        };
+        /**
          * Class
          * @description A course inside a group.
          */
@@ -2553,6 +2655,21 @@ export interface components {
             name: string;
         };
         /**
+         * ClientCallError
+         * @description The function failed, and why: the model is told.
+         */
+        ClientCallError: {
+            error: string;
+        };
+        /**
+         * ClientCallOutput
+         * @description The result as JSON: what a function that declares `returns` must send, fitting that
+         *     schema.
+         */
+        ClientCallOutput: {
+            output: unknown;
+        };
+        /**
          * ClientCallRequestedEvent
          * @description The model called one of the turn's `client_functions`: run it and post its result
          *     (`POST /v1/prompts/{prompt_id}/calls/{call_id}/result`) before `expires_at`, after
@@ -2584,20 +2701,16 @@ export interface components {
             tool_use_id: string;
         };
         /**
-         * ClientCallResult
          * @description The result of a call of a client function: exactly one of `output`, `text` and
-         *     `error` (else 422 `invalid_call_result`).
+         *     `error`.
          */
-        ClientCallResult: {
-            /** @description The function failed, and why: the model is told. */
-            error?: string | null;
-            /**
-             * @description The result as JSON (not `null`); what a function that declares `returns` must
-             *     send, fitting that schema.
-             */
-            output?: unknown;
-            /** @description The result as text. */
-            text?: string | null;
+        ClientCallResult: components["schemas"]["ClientCallOutput"] | components["schemas"]["ClientCallText"] | components["schemas"]["ClientCallError"];
+        /**
+         * ClientCallText
+         * @description The result as text.
+         */
+        ClientCallText: {
+            text: string;
         };
         /**
          * ClientFunction

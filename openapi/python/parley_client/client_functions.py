@@ -74,8 +74,9 @@ def call_result(function: ClientFunction, value: Any) -> dict[str, Any]:
     if isinstance(value, str) and function.returns is None:
         return {"text": value}
     if value is None:
-        # `output` must not be null: a function that returns nothing answers empty.
-        return {"output": {}} if function.returns is not None else {"text": ""}
+        # A function that returns nothing answers an empty text (JSON null if it declares
+        # a result).
+        return {"output": None} if function.returns is not None else {"text": ""}
     return {"output": value}
 
 

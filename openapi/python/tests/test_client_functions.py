@@ -104,4 +104,4 @@ def test_what_a_return_value_is_posted_as() -> None:
     assert call_result(plain, [1, 2]) == {"output": [1, 2]}
     assert call_result(plain, None) == {"text": ""}
     assert call_result(typed, "noon") == {"output": "noon"}
-    assert call_result(typed, None) == {"output": {}}
+    assert call_result(typed, None) == {"output": None}

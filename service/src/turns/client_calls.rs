@@ -80,6 +80,21 @@ impl TurnService {
         Ok(())
     }
 
+    /// The caller's prompt that call `call_id` belongs to, with all of the prompt's
+    /// calls in the order they were made (the OpenAI surface answers a waiting turn's
+    /// calls from the `tool` messages of the next request). 404 for a call of no prompt
+    /// of the caller's.
+    pub async fn calls_with(
+        &self,
+        user_id: Uuid,
+        call_id: Uuid,
+    ) -> Result<(parley_entity::prompts::Model, Vec<tool_calls::Model>)> {
+        let call = query::tool_calls::get(&self.db, call_id).await?;
+        let prompt = q::get_owned(&self.db, user_id, call.prompt_id).await?;
+        let calls = query::tool_calls::of_prompt(&self.db, prompt.id).await?;
+        Ok((prompt, calls))
+    }
+
     /// Records the caller's `answer` to call `call_id` of their prompt `prompt_id`: 404
     /// for another user's prompt or a call it does not have; 409 `not_awaiting_result`
     /// when the call does not wait for one (answered, expired, cancelled, or not a client

@@ -36,6 +36,7 @@ mod openai;
 mod openai_sampling;
 mod openai_structured;
 mod openai_surface;
+mod openai_tools;
 mod quotas;
 mod read_replica;
 mod restart;

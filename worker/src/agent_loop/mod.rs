@@ -130,9 +130,14 @@ pub struct CallResult {
 }
 
 impl CallResult {
-    /// The content of the `tool` message that gives the model this result.
+    /// The content of the `tool` message that gives the model this result: JSON, or a
+    /// result that is text as it is (a caller's `tool` message, a client function's
+    /// `text`), not quoted as a JSON string.
     pub fn for_model(&self) -> String {
-        self.output.to_value().to_string()
+        match self.output.to_value() {
+            Value::String(text) => text,
+            other => other.to_string(),
+        }
     }
 }
 

@@ -167,6 +167,17 @@ mod tests {
     }
 
     #[test]
+    fn a_result_that_is_text_reads_as_that_text_and_json_as_json() {
+        let mut text = result("a", 0, "", None);
+        text.output = CallOutput::Result(json!("cat"));
+        assert_eq!(text.for_model(), "cat");
+        assert_eq!(result("b", 0, "", None).for_model(), r#"{"ok":"b"}"#);
+        let mut failed = result("c", 0, "", None);
+        failed.output = CallOutput::Failed("offline".into());
+        assert_eq!(failed.for_model(), r#"{"error":"offline"}"#);
+    }
+
+    #[test]
     fn a_row_of_before_or_of_another_shape_reads_as_one_round_without_state() {
         assert_eq!(CallRecord::of_row(None), CallRecord::default());
         let odd = CallRecord::of_row(Some(&json!({"round": "x", "response": 5})));

@@ -42,17 +42,25 @@ from .chat_completion_sse_event import ChatCompletionSseEvent
 from .chat_completion_tokens_details import ChatCompletionTokensDetails
 from .chat_completion_usage import ChatCompletionUsage
 from .chat_content_part import ChatContentPart
+from .chat_function_call import ChatFunctionCall
+from .chat_function_call_delta import ChatFunctionCallDelta
+from .chat_function_def import ChatFunctionDef
 from .chat_message_input import ChatMessageInput
 from .chat_prompt_tokens_details import ChatPromptTokensDetails
 from .chat_response_format import ChatResponseFormat
 from .chat_response_payload import ChatResponsePayload
 from .chat_role import ChatRole
 from .chat_stream_options import ChatStreamOptions
+from .chat_tool import ChatTool
+from .chat_tool_call import ChatToolCall
+from .chat_tool_call_delta import ChatToolCallDelta
 from .class_ import Class
 from .class_person import ClassPerson
 from .class_scope import ClassScope
+from .client_call_error import ClientCallError
+from .client_call_output import ClientCallOutput
 from .client_call_requested_event import ClientCallRequestedEvent
-from .client_call_result import ClientCallResult
+from .client_call_text import ClientCallText
 from .client_function import ClientFunction
 from .client_function_parameters_type_0 import ClientFunctionParametersType0
 from .client_function_returns_type_0 import ClientFunctionReturnsType0
@@ -408,17 +416,25 @@ __all__ = (
     "ChatCompletionTokensDetails",
     "ChatCompletionUsage",
     "ChatContentPart",
+    "ChatFunctionCall",
+    "ChatFunctionCallDelta",
+    "ChatFunctionDef",
     "ChatMessageInput",
     "ChatPromptTokensDetails",
     "ChatResponseFormat",
     "ChatResponsePayload",
     "ChatRole",
     "ChatStreamOptions",
+    "ChatTool",
+    "ChatToolCall",
+    "ChatToolCallDelta",
     "Class",
     "ClassPerson",
     "ClassScope",
+    "ClientCallError",
+    "ClientCallOutput",
     "ClientCallRequestedEvent",
-    "ClientCallResult",
+    "ClientCallText",
     "ClientFunction",
     "ClientFunctionParametersType0",
     "ClientFunctionReturnsType0",

@@ -20,7 +20,8 @@ class ChatCompletionChoice:
     """One choice (there is always exactly one).
 
     Attributes:
-        finish_reason (str): `stop`, or `content_filter` when a module blocked the message or the answer.
+        finish_reason (str): `stop`, `length`, `tool_calls` (the model called the caller's functions), or
+            `content_filter` when a module blocked the message or the answer.
         index (int):
         message (ChatCompletionMessage): The assistant's message of a completion.
         logprobs (Any | Unset): Always null.

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from ..models.chat_message_input import ChatMessageInput
     from ..models.chat_response_format import ChatResponseFormat
     from ..models.chat_stream_options import ChatStreamOptions
+    from ..models.chat_tool import ChatTool
 
 
 T = TypeVar("T", bound="ChatCompletionRequest")
@@ -35,6 +36,7 @@ class ChatCompletionRequest:
             given).
         modalities (list[str] | None | Unset): Only `["text"]` (anything else is 400 `unsupported_parameter`).
         n (int | None | Unset): Choices to generate: only 1 (more is 400 `unsupported_parameter`).
+        parallel_tool_calls (bool | None | Unset): `true` (the default); `false` is 400 `unsupported_parameter`.
         prediction (Any | Unset): Predicted outputs: not available (400 `unsupported_parameter`).
         presence_penalty (float | None | Unset): −2–2, within the tool's bounds (as `temperature`).
         response_format (ChatResponseFormat | None | Unset): What the answer must be: text, a JSON object, or a value of
@@ -46,6 +48,13 @@ class ChatCompletionRequest:
         temperature (float | None | Unset): 0–2. A tool may fix it or bound it: outside its bounds the value is clamped
             or
             refused 400 `invalid_parameter`, as the tool says.
+        tool_choice (Any | Unset): `auto` (the default) or `none` (the caller's functions are not offered);
+            `required` and a named function are 400 `unsupported_parameter`.
+        tools (list[ChatTool] | None | Unset): Functions the caller runs itself. The model's calls of them end the
+            completion
+            with `tool_calls` (`finish_reason: tool_calls`); the next request, whose messages
+            end with a `tool` message per call, continues the same turn. The chat tool's own
+            functions still run on the server.
         top_logprobs (int | None | Unset): Not available (above 0 is 400 `unsupported_parameter`).
         top_p (float | None | Unset): 0–1, within the tool's bounds (as `temperature`).
     """
@@ -60,6 +69,7 @@ class ChatCompletionRequest:
     max_tokens: int | None | Unset = UNSET
     modalities: list[str] | None | Unset = UNSET
     n: int | None | Unset = UNSET
+    parallel_tool_calls: bool | None | Unset = UNSET
     prediction: Any | Unset = UNSET
     presence_penalty: float | None | Unset = UNSET
     response_format: ChatResponseFormat | None | Unset = UNSET
@@ -68,6 +78,8 @@ class ChatCompletionRequest:
     stream: bool | None | Unset = UNSET
     stream_options: ChatStreamOptions | None | Unset = UNSET
     temperature: float | None | Unset = UNSET
+    tool_choice: Any | Unset = UNSET
+    tools: list[ChatTool] | None | Unset = UNSET
     top_logprobs: int | None | Unset = UNSET
     top_p: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -126,6 +138,12 @@ class ChatCompletionRequest:
         else:
             n = self.n
 
+        parallel_tool_calls: bool | None | Unset
+        if isinstance(self.parallel_tool_calls, Unset):
+            parallel_tool_calls = UNSET
+        else:
+            parallel_tool_calls = self.parallel_tool_calls
+
         prediction = self.prediction
 
         presence_penalty: float | None | Unset
@@ -177,6 +195,20 @@ class ChatCompletionRequest:
         else:
             temperature = self.temperature
 
+        tool_choice = self.tool_choice
+
+        tools: list[dict[str, Any]] | None | Unset
+        if isinstance(self.tools, Unset):
+            tools = UNSET
+        elif isinstance(self.tools, list):
+            tools = []
+            for tools_type_0_item_data in self.tools:
+                tools_type_0_item = tools_type_0_item_data.to_dict()
+                tools.append(tools_type_0_item)
+
+        else:
+            tools = self.tools
+
         top_logprobs: int | None | Unset
         if isinstance(self.top_logprobs, Unset):
             top_logprobs = UNSET
@@ -213,6 +245,8 @@ class ChatCompletionRequest:
             field_dict["modalities"] = modalities
         if n is not UNSET:
             field_dict["n"] = n
+        if parallel_tool_calls is not UNSET:
+            field_dict["parallel_tool_calls"] = parallel_tool_calls
         if prediction is not UNSET:
             field_dict["prediction"] = prediction
         if presence_penalty is not UNSET:
@@ -229,6 +263,10 @@ class ChatCompletionRequest:
             field_dict["stream_options"] = stream_options
         if temperature is not UNSET:
             field_dict["temperature"] = temperature
+        if tool_choice is not UNSET:
+            field_dict["tool_choice"] = tool_choice
+        if tools is not UNSET:
+            field_dict["tools"] = tools
         if top_logprobs is not UNSET:
             field_dict["top_logprobs"] = top_logprobs
         if top_p is not UNSET:
@@ -241,6 +279,7 @@ class ChatCompletionRequest:
         from ..models.chat_message_input import ChatMessageInput
         from ..models.chat_response_format import ChatResponseFormat
         from ..models.chat_stream_options import ChatStreamOptions
+        from ..models.chat_tool import ChatTool
 
         d = dict(src_dict)
         messages = []
@@ -319,6 +358,17 @@ class ChatCompletionRequest:
             return cast(int | None | Unset, data)
 
         n = _parse_n(d.pop("n", UNSET))
+
+        def _parse_parallel_tool_calls(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        parallel_tool_calls = _parse_parallel_tool_calls(
+            d.pop("parallel_tool_calls", UNSET)
+        )
 
         prediction = d.pop("prediction", UNSET)
 
@@ -409,6 +459,30 @@ class ChatCompletionRequest:
 
         temperature = _parse_temperature(d.pop("temperature", UNSET))
 
+        tool_choice = d.pop("tool_choice", UNSET)
+
+        def _parse_tools(data: object) -> list[ChatTool] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                tools_type_0 = []
+                _tools_type_0 = data
+                for tools_type_0_item_data in _tools_type_0:
+                    tools_type_0_item = ChatTool.from_dict(tools_type_0_item_data)
+
+                    tools_type_0.append(tools_type_0_item)
+
+                return tools_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ChatTool] | None | Unset, data)
+
+        tools = _parse_tools(d.pop("tools", UNSET))
+
         def _parse_top_logprobs(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -438,6 +512,7 @@ class ChatCompletionRequest:
             max_tokens=max_tokens,
             modalities=modalities,
             n=n,
+            parallel_tool_calls=parallel_tool_calls,
             prediction=prediction,
             presence_penalty=presence_penalty,
             response_format=response_format,
@@ -446,6 +521,8 @@ class ChatCompletionRequest:
             stream=stream,
             stream_options=stream_options,
             temperature=temperature,
+            tool_choice=tool_choice,
+            tools=tools,
             top_logprobs=top_logprobs,
             top_p=top_p,
         )

@@ -4,12 +4,13 @@
 // to Parley's stored output items — including a turn in which Parley ran a function (an
 // `mcp_call` item, a provider-executed tool call to the SDK). A five-turn conversation
 // with the function turn in the middle must hold. `generateObject` with a zod schema
-// asks for a structured output (`text.format`, `response_format`) and gets the checked value.
+// asks for a structured output (`text.format`, `response_format`) and gets the checked value;
+// `generateText` with a tool of its own runs the call and continues over two steps.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateObject, generateText } from "ai";
+import { generateObject, generateText, stepCountIs, tool } from "ai";
 import { z } from "zod";
 
 import { TIME_CALL, startParley } from "../test-support/harness.mjs";
@@ -95,4 +96,32 @@ test("generateObject with a zod schema gets a checked value, on the Responses an
     const asked = sent[0].text?.format ?? sent[0].response_format;
     assert.equal(asked.type, "json_schema", JSON.stringify(sent[0]));
   }
+});
+
+test("generateText with a tool of the caller's runs it over several steps on the chat model", async () => {
+  const sent = [];
+  const openai = createOpenAI({ baseURL: parley.openaiUrl, apiKey: parley.adminToken, fetch: recording(sent) });
+  const runs = [];
+  const result = await generateText({
+    model: openai.chat("mock-model"),
+    prompt: `[[mock tool_call='lookup:{"word": "gato"}']] what is gato?`,
+    tools: {
+      lookup: tool({
+        description: "Looks a word up in the caller's dictionary.",
+        inputSchema: z.object({ word: z.string() }),
+        execute: async ({ word }) => {
+          runs.push(word);
+          return word === "gato" ? "cat" : "unknown";
+        },
+      }),
+    },
+    stopWhen: stepCountIs(3),
+  });
+  assert.deepEqual(runs, ["gato"], "the SDK ran the call once");
+  assert.equal(result.steps.length, 2, JSON.stringify(result.steps.map((s) => s.finishReason)));
+  assert.equal(result.steps[0].finishReason, "tool-calls");
+  assert.equal(result.finishReason, "stop");
+  assert.match(result.text, /Tool result: .*cat/);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[1].messages.at(-1).role, "tool", JSON.stringify(sent[1].messages));
 });

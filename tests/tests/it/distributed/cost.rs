@@ -33,10 +33,10 @@ const BACKGROUND: [&str; 9] = [
 ];
 
 /// The statements run between two readings of [`statement_calls`].
-struct Ran(Vec<(i64, String)>);
+pub(super) struct Ran(Vec<(i64, String)>);
 
 impl Ran {
-    fn between(before: &HashMap<String, i64>, after: &HashMap<String, i64>) -> Self {
+    pub(super) fn between(before: &HashMap<String, i64>, after: &HashMap<String, i64>) -> Self {
         let mut ran: Vec<(i64, String)> = after
             .iter()
             .map(|(query, calls)| {
@@ -51,7 +51,7 @@ impl Ran {
         Self(ran)
     }
 
-    fn listing(&self) -> String {
+    pub(super) fn listing(&self) -> String {
         self.0
             .iter()
             .map(|(calls, query)| format!("{calls:>4} {}", &query[..query.len().min(110)]))
@@ -59,7 +59,7 @@ impl Ran {
             .join("\n")
     }
 
-    fn calls_of(&self, prefix: &str) -> i64 {
+    pub(super) fn calls_of(&self, prefix: &str) -> i64 {
         self.0
             .iter()
             .filter(|(_, q)| q.starts_with(prefix))
@@ -68,7 +68,7 @@ impl Ran {
     }
 
     /// Statements that touch data, background work left out.
-    fn turn_statements(&self) -> i64 {
+    pub(super) fn turn_statements(&self) -> i64 {
         let all: i64 = self.0.iter().map(|(c, _)| c).sum();
         let control = ["BEGIN", "COMMIT", "ROLLBACK"]
             .iter()
@@ -80,7 +80,7 @@ impl Ran {
 }
 
 /// Turns `pg_stat_statements` (which `scripts/test.sh` loads) on in the cluster's database.
-async fn count_statements(cluster: &Cluster) {
+pub(super) async fn count_statements(cluster: &Cluster) {
     sea_orm::ConnectionTrait::execute_unprepared(
         &cluster.db().await,
         "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
@@ -91,7 +91,7 @@ async fn count_statements(cluster: &Cluster) {
 
 /// Statements run in the cluster's database so far: `(calls, query)` per normalized
 /// statement, as `pg_stat_statements` (loaded by `scripts/test.sh`) counts them.
-async fn statement_calls(cluster: &Cluster) -> HashMap<String, i64> {
+pub(super) async fn statement_calls(cluster: &Cluster) -> HashMap<String, i64> {
     cluster
         .query_strings(
             "SELECT calls::text || ' ' || query FROM pg_stat_statements \

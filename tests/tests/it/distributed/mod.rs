@@ -29,6 +29,7 @@ use crate::fixtures::api::{self, uuid};
 
 mod allocator;
 mod cost;
+mod cost_waits;
 mod own_redis;
 mod tokens;
 

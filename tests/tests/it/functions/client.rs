@@ -136,10 +136,10 @@ both_backends!(
         for body in [
             json!({}),
             json!({"text": "cat", "error": "no"}),
-            json!({"output": null}),
+            json!({"result": 1}),
         ] {
             let refused = post_result(&agent, &agent.token, &waiting, body.clone()).await;
-            assert_eq!(refused.assert_problem(422), "invalid_call_result", "{body}");
+            assert_eq!(refused.assert_problem(422), "validation_failed", "{body}");
         }
         assert_eq!(mock_calls(&agent), 1, "nothing resumed the turn");
 

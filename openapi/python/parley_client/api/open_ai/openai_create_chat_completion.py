@@ -129,8 +129,10 @@ def sync_detailed(
      Runs the last (user) message as a Parley turn and answers with the completion, or
     streams `chat.completion.chunk` events (`stream: true`). A new conversation each
     time, its earlier messages imported as history; with `Parley-Conversation` the
-    conversation is kept on the server and only the last message is sent. Functions
-    run on the server and are shown in the text.
+    conversation is kept on the server and only the last message is sent. The chat
+    tool's functions run on the server and are shown in the text; the caller's own
+    (`tools`) come back as `tool_calls`, and a request whose messages end with their
+    `tool` results continues the same turn.
 
     Args:
         parley_conversation (str | Unset):
@@ -167,8 +169,10 @@ def sync(
      Runs the last (user) message as a Parley turn and answers with the completion, or
     streams `chat.completion.chunk` events (`stream: true`). A new conversation each
     time, its earlier messages imported as history; with `Parley-Conversation` the
-    conversation is kept on the server and only the last message is sent. Functions
-    run on the server and are shown in the text.
+    conversation is kept on the server and only the last message is sent. The chat
+    tool's functions run on the server and are shown in the text; the caller's own
+    (`tools`) come back as `tool_calls`, and a request whose messages end with their
+    `tool` results continues the same turn.
 
     Args:
         parley_conversation (str | Unset):
@@ -200,8 +204,10 @@ async def asyncio_detailed(
      Runs the last (user) message as a Parley turn and answers with the completion, or
     streams `chat.completion.chunk` events (`stream: true`). A new conversation each
     time, its earlier messages imported as history; with `Parley-Conversation` the
-    conversation is kept on the server and only the last message is sent. Functions
-    run on the server and are shown in the text.
+    conversation is kept on the server and only the last message is sent. The chat
+    tool's functions run on the server and are shown in the text; the caller's own
+    (`tools`) come back as `tool_calls`, and a request whose messages end with their
+    `tool` results continues the same turn.
 
     Args:
         parley_conversation (str | Unset):
@@ -236,8 +242,10 @@ async def asyncio(
      Runs the last (user) message as a Parley turn and answers with the completion, or
     streams `chat.completion.chunk` events (`stream: true`). A new conversation each
     time, its earlier messages imported as history; with `Parley-Conversation` the
-    conversation is kept on the server and only the last message is sent. Functions
-    run on the server and are shown in the text.
+    conversation is kept on the server and only the last message is sent. The chat
+    tool's functions run on the server and are shown in the text; the caller's own
+    (`tools`) come back as `tool_calls`, and a request whose messages end with their
+    `tool` results continues the same turn.
 
     Args:
         parley_conversation (str | Unset):

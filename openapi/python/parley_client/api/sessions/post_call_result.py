@@ -7,7 +7,9 @@ import httpx
 
 from ... import errors
 from ...client import AuthenticatedClient, Client
-from ...models.client_call_result import ClientCallResult
+from ...models.client_call_error import ClientCallError
+from ...models.client_call_output import ClientCallOutput
+from ...models.client_call_text import ClientCallText
 from ...models.problem import Problem
 from ...models.tool_call import ToolCall
 from ...types import Response
@@ -17,7 +19,7 @@ def _get_kwargs(
     id: UUID,
     call_id: UUID,
     *,
-    body: ClientCallResult,
+    body: ClientCallError | ClientCallOutput | ClientCallText,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
 
@@ -29,7 +31,10 @@ def _get_kwargs(
         ),
     }
 
-    _kwargs["json"] = body.to_dict()
+    if isinstance(body, ClientCallOutput) or isinstance(body, ClientCallText):
+        _kwargs["json"] = body.to_dict()
+    else:
+        _kwargs["json"] = body.to_dict()
 
     headers["Content-Type"] = "application/json; charset=utf-8"
 
@@ -117,7 +122,7 @@ def sync_detailed(
     call_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: ClientCallResult,
+    body: ClientCallError | ClientCallOutput | ClientCallText,
 ) -> Response[Problem | ToolCall]:
     """Answer a call of a client function
 
@@ -127,15 +132,15 @@ def sync_detailed(
     called with the result. 404 for another user's prompt or a call it does not have;
     409 `not_awaiting_result` when the call does not wait for a result (answered,
     expired, cancelled, or not a client function's); 422 `invalid_call_result` when
-    the body is not exactly one of the three or the result is not what the function's
-    `returns` declares (the call keeps waiting).
+    the result is not what the function's `returns` declares (the call keeps
+    waiting). A body that is not exactly one of the three is 422 `validation_failed`.
 
     Args:
         id (UUID):
         call_id (UUID):
-        body (ClientCallResult): The result of a call of a client function: exactly one of
-            `output`, `text` and
-            `error` (else 422 `invalid_call_result`).
+        body (ClientCallError | ClientCallOutput | ClientCallText): The result of a call of a
+            client function: exactly one of `output`, `text` and
+            `error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -163,7 +168,7 @@ def sync(
     call_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: ClientCallResult,
+    body: ClientCallError | ClientCallOutput | ClientCallText,
 ) -> Problem | ToolCall | None:
     """Answer a call of a client function
 
@@ -173,15 +178,15 @@ def sync(
     called with the result. 404 for another user's prompt or a call it does not have;
     409 `not_awaiting_result` when the call does not wait for a result (answered,
     expired, cancelled, or not a client function's); 422 `invalid_call_result` when
-    the body is not exactly one of the three or the result is not what the function's
-    `returns` declares (the call keeps waiting).
+    the result is not what the function's `returns` declares (the call keeps
+    waiting). A body that is not exactly one of the three is 422 `validation_failed`.
 
     Args:
         id (UUID):
         call_id (UUID):
-        body (ClientCallResult): The result of a call of a client function: exactly one of
-            `output`, `text` and
-            `error` (else 422 `invalid_call_result`).
+        body (ClientCallError | ClientCallOutput | ClientCallText): The result of a call of a
+            client function: exactly one of `output`, `text` and
+            `error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -204,7 +209,7 @@ async def asyncio_detailed(
     call_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: ClientCallResult,
+    body: ClientCallError | ClientCallOutput | ClientCallText,
 ) -> Response[Problem | ToolCall]:
     """Answer a call of a client function
 
@@ -214,15 +219,15 @@ async def asyncio_detailed(
     called with the result. 404 for another user's prompt or a call it does not have;
     409 `not_awaiting_result` when the call does not wait for a result (answered,
     expired, cancelled, or not a client function's); 422 `invalid_call_result` when
-    the body is not exactly one of the three or the result is not what the function's
-    `returns` declares (the call keeps waiting).
+    the result is not what the function's `returns` declares (the call keeps
+    waiting). A body that is not exactly one of the three is 422 `validation_failed`.
 
     Args:
         id (UUID):
         call_id (UUID):
-        body (ClientCallResult): The result of a call of a client function: exactly one of
-            `output`, `text` and
-            `error` (else 422 `invalid_call_result`).
+        body (ClientCallError | ClientCallOutput | ClientCallText): The result of a call of a
+            client function: exactly one of `output`, `text` and
+            `error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -248,7 +253,7 @@ async def asyncio(
     call_id: UUID,
     *,
     client: AuthenticatedClient,
-    body: ClientCallResult,
+    body: ClientCallError | ClientCallOutput | ClientCallText,
 ) -> Problem | ToolCall | None:
     """Answer a call of a client function
 
@@ -258,15 +263,15 @@ async def asyncio(
     called with the result. 404 for another user's prompt or a call it does not have;
     409 `not_awaiting_result` when the call does not wait for a result (answered,
     expired, cancelled, or not a client function's); 422 `invalid_call_result` when
-    the body is not exactly one of the three or the result is not what the function's
-    `returns` declares (the call keeps waiting).
+    the result is not what the function's `returns` declares (the call keeps
+    waiting). A body that is not exactly one of the three is 422 `validation_failed`.
 
     Args:
         id (UUID):
         call_id (UUID):
-        body (ClientCallResult): The result of a call of a client function: exactly one of
-            `output`, `text` and
-            `error` (else 422 `invalid_call_result`).
+        body (ClientCallError | ClientCallOutput | ClientCallText): The result of a call of a
+            client function: exactly one of `output`, `text` and
+            `error`.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

@@ -1,0 +1,183 @@
+//! The caller's own functions on chat completions (#46 item 1): a request's `tools` are
+//! the turn's client functions (`parley_protocol::client_functions`); the model's calls
+//! of them end the completion with `tool_calls` while the turn waits (as a call of
+//! Parley's own API waits for `POST …/calls/{call_id}/result`), and the next request,
+//! whose messages end with a `tool` message per call, answers them and continues the same
+//! turn — with or without `Parley-Conversation`, since a call's `id` names it. A `tool`
+//! message that answers no waiting call of the caller's is a 400 naming it.
+
+use parley_protocol::client_functions::{CallAnswer, ClientFunction};
+use parley_protocol::error::{Error, ErrorCode};
+use parley_protocol::events::ToolCallState;
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use super::chat_events::Continuing;
+use super::input::{refuse_unsupported, text_of};
+use super::types::{ChatMessageInput, ChatRole, ChatTool};
+use crate::{error::Problem, identity::Caller, state::AppState};
+
+fn invalid_at(param: impl Into<String>, detail: impl Into<String>) -> Box<Problem> {
+    Box::new(Problem::new(ErrorCode::InvalidParameter, detail).param(param))
+}
+
+/// The functions a request offers the model: its `tools`, unless `tool_choice` is
+/// `none`. A forced choice (`required`, a named function) and `parallel_tool_calls:
+/// false` are not offered by Parley's providers: 400 `unsupported_parameter`.
+pub fn offered(
+    tools: Option<Vec<ChatTool>>,
+    choice: Option<&Value>,
+    parallel: Option<bool>,
+) -> Result<Vec<ClientFunction>, Box<Problem>> {
+    let forced = match choice {
+        None | Some(Value::Null) => false,
+        Some(Value::String(choice)) if choice == "auto" || choice == "none" => false,
+        Some(_) => true,
+    };
+    refuse_unsupported(&[
+        ("tool_choice", forced),
+        ("parallel_tool_calls", parallel == Some(false)),
+    ])?;
+    if choice.and_then(Value::as_str) == Some("none") {
+        return Ok(Vec::new());
+    }
+    let mut functions = Vec::new();
+    for (i, tool) in tools.unwrap_or_default().into_iter().enumerate() {
+        if tool.kind != "function" {
+            return Err(Box::new(
+                Problem::new(
+                    ErrorCode::UnsupportedParameter,
+                    format!("`tools[{i}].type`: only `function` tools are offered"),
+                )
+                .param(format!("tools[{i}].type")),
+            ));
+        }
+        let parameters = match tool.function.parameters {
+            None | Some(Value::Null) => json!({"type": "object"}),
+            Some(schema @ Value::Object(_)) => schema,
+            Some(_) => {
+                return Err(invalid_at(
+                    format!("tools[{i}].function.parameters"),
+                    "a function's `parameters` is a JSON schema (an object)",
+                ));
+            }
+        };
+        functions.push(ClientFunction {
+            name: tool.function.name,
+            description: tool.function.description,
+            parameters,
+            returns: None,
+        });
+    }
+    Ok(functions)
+}
+
+/// A refused submission as the OpenAI surface answers it: the service's refusal of the
+/// offered functions (a name the chat tool has, a schema that is none) is a 400 naming
+/// `tools`.
+pub fn refused(err: Error) -> Box<Problem> {
+    let offered = err.code() == ErrorCode::InvalidClientFunction;
+    let problem = Problem::from(err);
+    if offered {
+        return invalid_at("tools", problem.detail.replace("client_functions", "tools"));
+    }
+    Box::new(problem)
+}
+
+/// A `tool` message that ends a request: its place, the call it answers and the result.
+pub struct ToolResult {
+    index: usize,
+    call_id: String,
+    text: String,
+}
+
+/// The `tool` messages that end `messages` (none: the request asks a new turn).
+pub fn trailing_results(messages: &[ChatMessageInput]) -> Result<Vec<ToolResult>, Box<Problem>> {
+    let mut results = Vec::new();
+    for (index, message) in messages.iter().enumerate().rev() {
+        if message.role != ChatRole::Tool {
+            break;
+        }
+        let call_id = message.tool_call_id.clone().ok_or_else(|| {
+            invalid_at(
+                format!("messages[{index}].tool_call_id"),
+                "a `tool` message names the call it answers",
+            )
+        })?;
+        results.push(ToolResult {
+            index,
+            call_id,
+            text: text_of(message.content.clone())?,
+        });
+    }
+    results.reverse();
+    Ok(results)
+}
+
+/// Answers the calls the `tool` messages name — every call of one waiting turn of the
+/// caller's — and returns that turn's prompt with where its continuation starts.
+pub async fn continue_turn(
+    state: &AppState,
+    caller: &Caller,
+    results: Vec<ToolResult>,
+) -> Result<(parley_entity::prompts::Model, Continuing), Box<Problem>> {
+    let unknown = |result: &ToolResult| {
+        invalid_at(
+            format!("messages[{}].tool_call_id", result.index),
+            format!(
+                "`{}` answers no call of yours that waits for its result (it was answered, it expired, or it is no call Parley returned)",
+                result.call_id
+            ),
+        )
+    };
+    let ids = results
+        .iter()
+        .map(|result| {
+            result
+                .call_id
+                .strip_prefix("call_")
+                .and_then(|hex| Uuid::try_parse(hex).ok())
+                .ok_or_else(|| unknown(result))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (prompt, calls) = state
+        .turns
+        .calls_with(caller.user_id, ids[0])
+        .await
+        .map_err(|err| match err {
+            Error::NotFound { .. } => unknown(&results[0]),
+            other => Box::new(Problem::from(other)),
+        })?;
+    for (result, id) in results.iter().zip(&ids) {
+        let waits = calls
+            .iter()
+            .any(|c| c.id == *id && c.state == ToolCallState::AwaitingClient);
+        if !waits {
+            return Err(unknown(result));
+        }
+    }
+    if let Some(missing) = calls
+        .iter()
+        .find(|c| c.state == ToolCallState::AwaitingClient && !ids.contains(&c.id))
+    {
+        return Err(invalid_at(
+            "messages",
+            format!(
+                "the call `{}` ({}) waits for its result too: send a `tool` message for each of the last `tool_calls`",
+                super::chat_events::tool_call_id(missing.id),
+                missing.tool_name
+            ),
+        ));
+    }
+    let from = Continuing {
+        attempt: u32::try_from(prompt.attempt).unwrap_or_default(),
+        calls: calls.len() as u32,
+    };
+    for (result, id) in results.into_iter().zip(ids) {
+        state
+            .turns
+            .answer_call(caller.user_id, prompt.id, id, CallAnswer::Text(result.text))
+            .await?;
+    }
+    Ok((prompt, from))
+}

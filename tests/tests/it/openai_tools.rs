@@ -1,0 +1,259 @@
+//! The caller's own functions on chat completions (#46 item 1): `tools` reach the model
+//! beside the chat tool's functions; the model's call of one ends the completion with
+//! `tool_calls` (`finish_reason: tool_calls`, streamed as OpenAI streams them) while the
+//! turn waits; the next request, whose history ends with the `tool` result, continues
+//! the same turn and the model reads the result. A call answered twice, a result for no
+//! call, a function named like the chat tool's, and the options Parley does not offer
+//! are each a 400 naming the parameter.
+
+use parley_mock_llm::{MockConfig, MockLlm};
+use parley_tests::{Backend, both_backends};
+use serde_json::{Value, json};
+
+use crate::openai_surface::Surface;
+use parley_tests::turns::mock_provider_config;
+
+const ASKS: &str = r#"[[mock tool_call='lookup:{"word": "gato"}']] what is gato?"#;
+
+fn tools() -> Value {
+    json!([{
+        "type": "function",
+        "function": {
+            "name": "lookup",
+            "description": "Looks a word up in the caller's dictionary.",
+            "parameters": {
+                "type": "object",
+                "properties": {"word": {"type": "string"}},
+                "required": ["word"],
+            },
+        },
+    }])
+}
+
+fn asking(model: &str) -> Value {
+    json!({
+        "model": model,
+        "messages": [{"role": "user", "content": ASKS}],
+        "tools": tools(),
+    })
+}
+
+/// The data of each `data:` event of a streamed completion but `[DONE]`.
+fn chunks(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter(|data| *data != "[DONE]")
+        .map(|data| serde_json::from_str(data).expect("a chunk is JSON"))
+        .collect()
+}
+
+fn finish_reasons(chunks: &[Value]) -> Vec<String> {
+    chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["finish_reason"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn content(chunks: &[Value]) -> String {
+    chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect()
+}
+
+/// The history a stateless client sends back: its question, the call, and `result`.
+fn answered(model: &str, call: &Value, result: &str) -> Value {
+    json!({
+        "model": model,
+        "messages": [
+            {"role": "user", "content": ASKS},
+            {"role": "assistant", "content": null, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call["id"], "content": result},
+        ],
+        "tools": tools(),
+    })
+}
+
+fn tool_results(mock: &MockLlm) -> Vec<String> {
+    let requests = mock.requests();
+    let last = requests.last().expect("the model was called");
+    last.tool_results().iter().map(|r| r.to_string()).collect()
+}
+
+async fn surface(backend: Backend) -> Surface {
+    let mock = MockLlm::start(MockConfig::default()).await;
+    let config = mock_provider_config(&mock.base_url(), "");
+    Surface::start(backend, mock, config, "caller@example.com").await
+}
+
+both_backends!(
+    a_call_of_the_callers_function_comes_back_as_tool_calls_and_its_result_continues_the_turn,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let asked = s.post("/openai/v1/chat/completions", &asking("auto")).await;
+        asked.assert_status(200);
+        let choice = &asked.body["choices"][0];
+        assert_eq!(choice["finish_reason"], "tool_calls", "{asked}");
+        let call = choice["message"]["tool_calls"][0].clone();
+        assert_eq!(call["type"], "function");
+        assert_eq!(call["function"]["name"], "lookup");
+        let arguments: Value =
+            serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(arguments, json!({"word": "gato"}));
+        assert!(call["id"].as_str().unwrap().starts_with("call_"), "{call}");
+        let offered = s.mock.requests()[0].tool_names();
+        assert!(offered.iter().any(|n| n == "lookup"), "{offered:?}");
+
+        let body = answered("auto", &call, "cat (a small domesticated feline)");
+        let done = s.post("/openai/v1/chat/completions", &body).await;
+        done.assert_status(200);
+        let choice = &done.body["choices"][0];
+        assert_eq!(choice["finish_reason"], "stop", "{done}");
+        assert!(choice["message"]["tool_calls"].is_null(), "{done}");
+        let text = choice["message"]["content"].as_str().unwrap();
+        assert!(text.contains("small domesticated feline"), "{text}");
+        assert!(
+            !text.contains("> lookup"),
+            "the call is not shown again: {text}"
+        );
+        assert_eq!(
+            s.mock.requests().len(),
+            2,
+            "asked once, then given the result"
+        );
+        let results = tool_results(&s.mock);
+        assert!(
+            results.len() == 1 && results[0].contains("small domesticated feline"),
+            "{results:?}"
+        );
+        assert_eq!(done.body["id"], asked.body["id"], "the same turn");
+
+        // The call has its result: sending it again answers nothing.
+        let again = s.post("/openai/v1/chat/completions", &body).await;
+        again.assert_status(400);
+        assert_eq!(again.body["error"]["code"], "invalid_parameter");
+        assert_eq!(again.body["error"]["param"], "messages[2].tool_call_id");
+    }
+);
+
+both_backends!(
+    a_streamed_call_is_a_tool_calls_delta_and_the_continuation_streams_the_answer,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let mut body = asking("auto");
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({"include_usage": true});
+        let asked = s.post("/openai/v1/chat/completions", &body).await;
+        asked.assert_status(200);
+        assert!(asked.text.ends_with("data: [DONE]\n\n"), "{}", asked.text);
+        let first = chunks(&asked.text);
+        assert_eq!(finish_reasons(&first), ["tool_calls"], "{}", asked.text);
+        let delta = first
+            .iter()
+            .find_map(|c| c["choices"][0]["delta"]["tool_calls"].get(0).cloned())
+            .expect("a tool_calls delta");
+        assert_eq!(delta["index"], 0);
+        assert_eq!(delta["type"], "function");
+        assert_eq!(delta["function"]["name"], "lookup");
+        let call = json!({
+            "id": delta["id"],
+            "type": "function",
+            "function": delta["function"],
+        });
+
+        let mut body = answered("auto", &call, "cat");
+        body["stream"] = json!(true);
+        let done = s.post("/openai/v1/chat/completions", &body).await;
+        done.assert_status(200);
+        let rest = chunks(&done.text);
+        assert_eq!(finish_reasons(&rest), ["stop"], "{}", done.text);
+        assert!(content(&rest).contains("cat"), "{}", done.text);
+        assert!(
+            rest.iter()
+                .all(|c| c["choices"][0]["delta"]["tool_calls"].is_null()),
+            "{}",
+            done.text
+        );
+        // What the continuation streamed is the stored answer's text after the call.
+        let stored = s
+            .app
+            .get(done.header("location").expect("the prompt"), Some(&s.token))
+            .await;
+        stored.assert_status(200);
+        assert_eq!(stored.body["state"], "completed", "{stored}");
+    }
+);
+
+both_backends!(
+    functions_parley_cannot_take_and_results_for_no_call_are_refused_by_name,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let timed = s
+            .tool(
+                "Clock",
+                json!({"behavior": "Tell the time.", "functions": ["getCurrentTime"]}),
+            )
+            .await;
+        let mut clash = asking(&timed);
+        clash["tools"][0]["function"]["name"] = json!("getCurrentTime");
+        let refused = s.post("/openai/v1/chat/completions", &clash).await;
+        refused.assert_status(400);
+        assert_eq!(
+            refused.body["error"]["code"], "invalid_parameter",
+            "{refused}"
+        );
+        assert_eq!(refused.body["error"]["param"], "tools");
+        assert!(refused.text.contains("getCurrentTime"), "{refused}");
+        let listed = s.app.get("/v1/sessions?limit=100", Some(&s.token)).await;
+        assert!(
+            crate::fixtures::items(&listed).is_empty(),
+            "a refused request leaves no conversation behind: {listed}"
+        );
+
+        for (field, value) in [
+            ("tool_choice", json!("required")),
+            (
+                "tool_choice",
+                json!({"type": "function", "function": {"name": "lookup"}}),
+            ),
+            ("parallel_tool_calls", json!(false)),
+        ] {
+            let mut body = asking("auto");
+            body[field] = value;
+            let refused = s.post("/openai/v1/chat/completions", &body).await;
+            refused.assert_status(400);
+            assert_eq!(refused.body["error"]["code"], "unsupported_parameter");
+            assert_eq!(refused.body["error"]["param"], field);
+        }
+        let mut web = asking("auto");
+        web["tools"][0]["type"] = json!("web_search");
+        let refused = s.post("/openai/v1/chat/completions", &web).await;
+        refused.assert_status(400);
+        assert_eq!(refused.body["error"]["param"], "tools[0].type");
+
+        let made_up = json!({
+            "id": "call_0190f1d2a3b44c5d8e9f0a1b2c3d4e5f",
+            "type": "function",
+            "function": {"name": "lookup", "arguments": "{}"},
+        });
+        let refused = s
+            .post(
+                "/openai/v1/chat/completions",
+                &answered("auto", &made_up, "cat"),
+            )
+            .await;
+        refused.assert_status(400);
+        assert_eq!(refused.body["error"]["param"], "messages[2].tool_call_id");
+        assert_eq!(s.mock.requests().len(), 0, "nothing was asked");
+
+        // `tool_choice: none`: the caller's functions are not offered.
+        let mut none = asking("auto");
+        none["tool_choice"] = json!("none");
+        none["messages"][0]["content"] = json!("hello");
+        s.post("/openai/v1/chat/completions", &none)
+            .await
+            .assert_status(200);
+        let offered = s.mock.requests()[0].tool_names();
+        assert!(!offered.iter().any(|n| n == "lookup"), "{offered:?}");
+    }
+);
