@@ -12,8 +12,10 @@ use serde_json::Value;
 
 mod response;
 mod tools;
+mod usage;
 pub use response::*;
 pub use tools::*;
+pub use usage::*;
 
 /// One model (a chat tool or a model) the caller may name.
 #[derive(Debug, Clone, Object)]
@@ -229,47 +231,6 @@ pub struct ChatCompletionRequest {
     pub tool_choice: Option<Value>,
     /// `true` (the default); `false` is 400 `unsupported_parameter`.
     pub parallel_tool_calls: Option<bool>,
-}
-
-/// Token counts of a completion.
-#[derive(Debug, Clone, Object)]
-#[oai(rename = "ChatCompletionUsage")]
-pub struct ChatCompletionUsage {
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
-    pub total_tokens: u64,
-    pub prompt_tokens_details: ChatPromptTokensDetails,
-    pub completion_tokens_details: ChatCompletionTokensDetails,
-}
-
-/// The prompt tokens read from the provider's prompt cache.
-#[derive(Debug, Clone, Object)]
-#[oai(rename = "ChatPromptTokensDetails")]
-pub struct ChatPromptTokensDetails {
-    pub cached_tokens: u64,
-}
-
-/// The completion tokens the model spent reasoning.
-#[derive(Debug, Clone, Object)]
-#[oai(rename = "ChatCompletionTokensDetails")]
-pub struct ChatCompletionTokensDetails {
-    pub reasoning_tokens: u64,
-}
-
-impl From<parley_protocol::events::Usage> for ChatCompletionUsage {
-    fn from(usage: parley_protocol::events::Usage) -> Self {
-        Self {
-            prompt_tokens: usage.input_tokens,
-            completion_tokens: usage.output_tokens,
-            total_tokens: usage.input_tokens + usage.output_tokens,
-            prompt_tokens_details: ChatPromptTokensDetails {
-                cached_tokens: usage.cached_input_tokens,
-            },
-            completion_tokens_details: ChatCompletionTokensDetails {
-                reasoning_tokens: usage.reasoning_tokens,
-            },
-        }
-    }
 }
 
 /// The assistant's message of a completion.
