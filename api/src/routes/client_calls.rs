@@ -68,7 +68,9 @@ pub struct CallOutput {
 #[derive(Debug, Object)]
 #[oai(rename = "ClientCallText", deny_unknown_fields)]
 pub struct CallText {
-    #[oai(validator(max_length = 262144))]
+    // 128 Ki characters: one more, even each escaped as `\uXXXX` (6 bytes), still fits
+    // the 1 MiB body limit, so a too-long text is a 422 that names it, never a 413.
+    #[oai(validator(max_length = 131072))]
     pub text: String,
 }
 

@@ -198,6 +198,15 @@ both_backends!(
         .await;
         let text = post_result(&agent, &agent.token, &waiting, json!({"text": "cat"})).await;
         assert_eq!(text.assert_problem(422), "invalid_call_result");
+        // One character over the text's limit, each escaped in JSON (the largest body such
+        // a text makes): refused by name, within the body limit (not a 413).
+        let long = "\u{1}".repeat(128 * 1024 + 1);
+        let too_long = post_result(&agent, &agent.token, &waiting, json!({"text": long})).await;
+        assert_eq!(
+            too_long.assert_problem(422),
+            "validation_failed",
+            "{too_long}"
+        );
         let misfit = post_result(
             &agent,
             &agent.token,
