@@ -88,6 +88,10 @@ pub struct Surface {
     /// (`previous_response_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous: Option<uuid::Uuid>,
+    /// That response's id (`resp_<prompt>`, or a continuation's
+    /// `resp_<prompt>_<attempt>_<calls>`), as the response reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_response_id: Option<String>,
 }
 
 /// The OpenAI-compatible APIs Parley answers.

@@ -67,7 +67,7 @@ pub enum ChatEnd {
 /// Where a completion that continues a waiting turn starts reading: after the turn's
 /// `attempt` (the resumed one starts with a `retry` above it), and only calls numbered
 /// from `calls` on (the ones before are replayed, already shown).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Continuing {
     pub attempt: u32,
     pub calls: u32,

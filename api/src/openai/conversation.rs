@@ -235,14 +235,13 @@ async fn first_tool(state: &AppState, caller: &Caller) -> Result<Uuid, Box<Probl
         })
 }
 
-/// A prompt's id from a response or completion id (`resp_<hex>`, `chatcmpl-<hex>`, or
-/// the bare uuid).
+/// A prompt's id from a response or completion id (`resp_<hex>`, a continuation's
+/// `resp_<hex>_<attempt>_<calls>`, `chatcmpl-<hex>`, or the bare uuid).
 pub fn prompt_id(id: &str) -> Option<Uuid> {
-    let hex = id
-        .strip_prefix("resp_")
-        .or_else(|| id.strip_prefix("chatcmpl-"))
-        .unwrap_or(id);
-    Uuid::parse_str(hex).ok()
+    match id.strip_prefix("chatcmpl-") {
+        Some(hex) => Uuid::parse_str(hex).ok(),
+        None => super::segment::Segment::of_response(id).map(|segment| segment.prompt),
+    }
 }
 
 #[cfg(test)]

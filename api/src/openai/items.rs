@@ -9,18 +9,20 @@
 //! (`mcp_call`, `function_call`), their results and `reasoning` are checked and read as
 //! the steps they were, but, as in a Parley conversation's own history, the history a
 //! new conversation imports is the messages: a model that continues it reads what was
-//! said, not again every function's result.
+//! said, not again every function's result. The `function_call_output` items that end
+//! the input are the exception: they answer the calls a response returned
+//! (`function_call`), and the request continues that turn ([`super::tools`]).
 
 use std::collections::{HashMap, HashSet};
 
 use parley_protocol::error::ErrorCode;
-use uuid::Uuid;
 
 use super::{
-    conversation,
     input::parts_text,
-    reading::{events_of, fold_until_end, meta_of},
+    reading::{events_of, fold_until_end},
     response_events::ResponsesTranslator,
+    segment::Segment,
+    tools::ToolResult,
     types::{ChatRole, ResponseInputContent, ResponseInputItem, ResponseOutputItem},
 };
 use crate::{error::Problem, identity::Caller, state::AppState};
@@ -28,19 +30,35 @@ use crate::{error::Problem, identity::Caller, state::AppState};
 /// The longest an `item_reference` waits for the response it names to end.
 const REFERENCE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// `input`'s items as the conversation's messages, in order.
-pub async fn conversation(
+/// What a request's `input` says: the conversation's messages, in order, and the
+/// results that end it — the `function_call_output` items after every other item, which
+/// answer the calls of a response's `function_call`s and continue its turn.
+pub struct Input {
+    pub messages: Vec<(ChatRole, String)>,
+    pub results: Vec<ToolResult>,
+}
+
+/// Reads `input`'s items. With `previous` (a `previous_response_id`), a
+/// `function_call_output` may answer a call of the previous response that `input` does
+/// not repeat.
+pub async fn read(
     state: &AppState,
     caller: &Caller,
     items: Vec<ResponseInputItem>,
-) -> Result<Vec<(ChatRole, String)>, Box<Problem>> {
+    previous: bool,
+) -> Result<Input, Box<Problem>> {
     let mut messages = Vec::with_capacity(items.len());
+    let mut results = Vec::new();
     let mut calls = HashSet::new();
     let mut responses = Responses::default();
-    let last = items.len().saturating_sub(1);
     for (i, item) in items.into_iter().enumerate() {
         let at = |field: &str| format!("input[{i}].{field}");
-        match item.kind.as_deref().unwrap_or("message") {
+        let kind = item.kind.as_deref().unwrap_or("message");
+        if kind != "function_call_output" {
+            // Results followed by anything else are the history's, answered already.
+            results.clear();
+        }
+        match kind {
             "message" => {
                 let role = item.role.ok_or_else(|| missing(at("role")))?;
                 let content = item.content.ok_or_else(|| missing(at("content")))?;
@@ -48,8 +66,12 @@ pub async fn conversation(
             }
             "item_reference" => {
                 let id = item.id.ok_or_else(|| missing(at("id")))?;
-                if let Some(text) = responses.text_of(state, caller, &id, &at("id")).await? {
-                    messages.push((ChatRole::Assistant, text));
+                match responses.item(state, caller, &id, &at("id")).await? {
+                    Referenced::Message(text) => messages.push((ChatRole::Assistant, text)),
+                    Referenced::FunctionCall(call_id) => {
+                        calls.insert(call_id);
+                    }
+                    Referenced::McpCall => {}
                 }
             }
             "function_call" => {
@@ -59,21 +81,19 @@ pub async fn conversation(
             }
             "function_call_output" => {
                 let call_id = item.call_id.ok_or_else(|| missing(at("call_id")))?;
-                item.output.ok_or_else(|| missing(at("output")))?;
-                if !calls.contains(&call_id) {
+                let output = item.output.ok_or_else(|| missing(at("output")))?;
+                if !previous && !calls.contains(&call_id) {
                     return Err(refused(
                         ErrorCode::ValidationFailed,
                         at("call_id"),
-                        "no `function_call` before it in `input` has this call id",
+                        "no `function_call` before it in `input` has this call id (or send `previous_response_id`, the response that made the call)",
                     ));
                 }
-                if i == last {
-                    return Err(refused(
-                        ErrorCode::UnsupportedInput,
-                        format!("input[{i}]"),
-                        "a `function_call_output` last in `input` hands a client function's result back to the turn that called it, and no Parley turn offered the model a client function (`tools` are not read yet: docs/openai.md)",
-                    ));
-                }
+                results.push(ToolResult {
+                    param: at("call_id"),
+                    call_id,
+                    text: output_text(output, &at("output"))?,
+                });
             }
             "mcp_call" => {
                 item.name.ok_or_else(|| missing(at("name")))?;
@@ -90,7 +110,24 @@ pub async fn conversation(
             }
         }
     }
-    Ok(messages)
+    Ok(Input { messages, results })
+}
+
+/// A function's result: a string, or `input_text` parts (other JSON as its text).
+fn output_text(output: serde_json::Value, at: &str) -> Result<String, Box<Problem>> {
+    use serde_json::Value;
+    match output {
+        Value::String(text) => Ok(text),
+        Value::Array(parts) => {
+            let parts = parts.into_iter().map(|part| {
+                let kind = part["type"].as_str().unwrap_or_default().to_owned();
+                (kind, part["text"].as_str().map(str::to_owned))
+            });
+            parts_text(parts, "input_text|output_text")
+                .map_err(|problem| Box::new((*problem).param(at)))
+        }
+        other => Ok(other.to_string()),
+    }
 }
 
 /// A message's text: a string, or its `input_text` / `output_text` parts.
@@ -124,24 +161,31 @@ fn refused(code: ErrorCode, param: impl Into<String>, why: &str) -> Box<Problem>
     Box::new(Problem::new(code, format!("`{param}`: {why}")).param(param))
 }
 
+/// What an `item_reference` names: a message's text (part of the conversation), a call
+/// of the caller's function (its `call_id`), or a call Parley ran (neither).
+enum Referenced {
+    Message(String),
+    FunctionCall(String),
+    McpCall,
+}
+
 /// The caller's responses an input's `item_reference`s name, each read once.
 #[derive(Default)]
 struct Responses {
-    /// A response's output items, by its prompt's id.
-    outputs: HashMap<Uuid, Vec<ResponseOutputItem>>,
+    /// A response's output items, by its segment of a prompt.
+    outputs: HashMap<Segment, Vec<ResponseOutputItem>>,
 }
 
 impl Responses {
-    /// The text of the output item `id`: a message's, `None` for a call of Parley's
-    /// (not part of the text). 404 `item_not_found` for an item of no response of the
-    /// caller's.
-    async fn text_of(
+    /// The output item `id` of one of the caller's responses (404 `item_not_found` for
+    /// any other).
+    async fn item(
         &mut self,
         state: &AppState,
         caller: &Caller,
         id: &str,
         param: &str,
-    ) -> Result<Option<String>, Box<Problem>> {
+    ) -> Result<Referenced, Box<Problem>> {
         let not_found = || {
             let shown: String = id.chars().take(80).collect();
             Box::new(
@@ -152,20 +196,20 @@ impl Responses {
                 .param(param),
             )
         };
-        let prompt_id = item_prompt(id).ok_or_else(not_found)?;
-        let outputs = match self.outputs.entry(prompt_id) {
+        let segment = item_segment(id).ok_or_else(not_found)?;
+        let outputs = match self.outputs.entry(segment) {
             std::collections::hash_map::Entry::Occupied(read) => read.into_mut(),
             std::collections::hash_map::Entry::Vacant(unread) => {
                 let prompt = state
                     .turns
-                    .prompt(caller.user_id, prompt_id)
+                    .prompt(caller.user_id, segment.prompt)
                     .await
                     .map_err(|_| not_found())?;
-                let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
+                let mut translator = ResponsesTranslator::of(&prompt, segment);
                 let events = events_of(state, &prompt, caller).await?;
                 let ended = fold_until_end(events, REFERENCE_WAIT, |event| {
                     translator.events(event);
-                    false
+                    translator.is_ended()
                 })
                 .await;
                 if !ended {
@@ -188,7 +232,7 @@ impl Responses {
             .find(|item| item_id(item) == id)
             .ok_or_else(not_found)?;
         Ok(match item {
-            ResponseOutputItem::Message(message) => Some(
+            ResponseOutputItem::Message(message) => Referenced::Message(
                 message
                     .content
                     .iter()
@@ -196,41 +240,58 @@ impl Responses {
                     .collect::<Vec<_>>()
                     .join("\n"),
             ),
-            ResponseOutputItem::McpCall(_) => None,
+            ResponseOutputItem::FunctionCall(call) => {
+                Referenced::FunctionCall(call.call_id.clone())
+            }
+            ResponseOutputItem::McpCall(_) => Referenced::McpCall,
         })
     }
 }
 
-/// The prompt whose response has the output item `id` (`msg_<hex>_<n>`,
-/// `mcp_<hex>_<n>`).
-fn item_prompt(id: &str) -> Option<Uuid> {
-    let rest = id
-        .strip_prefix("msg_")
-        .or_else(|| id.strip_prefix("mcp_"))?;
-    let (hex, n) = rest.split_once('_')?;
+/// The response (a segment of a prompt) that has the output item `id` (`msg_<segment>_<n>`,
+/// `mcp_…`, `fc_…`).
+fn item_segment(id: &str) -> Option<Segment> {
+    let rest = ["msg_", "mcp_", "fc_"]
+        .iter()
+        .find_map(|prefix| id.strip_prefix(prefix))?;
+    let (segment, n) = rest.rsplit_once('_')?;
     n.parse::<u32>().ok()?;
-    conversation::prompt_id(hex)
+    Segment::parse(segment)
 }
 
 fn item_id(item: &ResponseOutputItem) -> &str {
     match item {
         ResponseOutputItem::Message(message) => &message.id,
         ResponseOutputItem::McpCall(call) => &call.id,
+        ResponseOutputItem::FunctionCall(call) => &call.id,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use uuid::Uuid;
+
     use super::*;
 
     #[test]
     fn output_item_ids_name_their_response() {
         let id = Uuid::now_v7();
         let hex = id.simple();
-        assert_eq!(item_prompt(&format!("msg_{hex}_0")), Some(id));
-        assert_eq!(item_prompt(&format!("mcp_{hex}_12")), Some(id));
-        assert_eq!(item_prompt(&format!("msg_{hex}")), None);
-        assert_eq!(item_prompt(&format!("rs_{hex}_0")), None);
-        assert_eq!(item_prompt("msg_nothex_0"), None);
+        let first = Some(Segment::first(id));
+        assert_eq!(item_segment(&format!("msg_{hex}_0")), first);
+        assert_eq!(item_segment(&format!("mcp_{hex}_12")), first);
+        assert_eq!(item_segment(&format!("fc_{hex}_1")), first);
+        let next = Segment {
+            prompt: id,
+            from: Some(super::super::chat_events::Continuing {
+                attempt: 2,
+                calls: 1,
+            }),
+        };
+        assert_eq!(item_segment(&format!("fc_{hex}_2_1_0")), Some(next));
+        assert_eq!(item_segment(&format!("msg_{hex}")), None);
+        assert_eq!(item_segment(&format!("msg_{hex}_2_0")), None);
+        assert_eq!(item_segment(&format!("rs_{hex}_0")), None);
+        assert_eq!(item_segment("msg_nothex_0"), None);
     }
 }

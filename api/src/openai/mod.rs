@@ -28,6 +28,7 @@ mod replies;
 pub mod response_events;
 mod routes;
 mod sampling;
+mod segment;
 pub mod stream;
 mod tools;
 pub mod types;

@@ -9,7 +9,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use parley_entity::prompts;
 
-use super::response_events::ResponseMeta;
+use super::response_events::{ResponseMeta, ResponsesTranslator};
+use super::segment::Segment;
 use crate::{error::Problem, identity::Caller, sse, state::AppState};
 
 /// The events of `prompt` from its start, as a stream (live, or rebuilt after the log's
@@ -57,9 +58,10 @@ pub fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> Respons
             .or_else(|| prompt.model.clone())
             .unwrap_or_default(),
         background: surface.as_ref().is_some_and(|s| s.background),
-        previous_response_id: surface
-            .and_then(|s| s.previous)
-            .map(|id| format!("resp_{}", id.simple())),
+        previous_response_id: surface.and_then(|s| {
+            s.previous_response_id
+                .or_else(|| s.previous.map(|id| format!("resp_{}", id.simple())))
+        }),
         instructions: instructions
             .or_else(|| prompt.input.as_ref().and_then(|i| i.instructions.clone())),
         sampling: prompt
@@ -71,5 +73,21 @@ pub fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> Respons
             .input
             .as_ref()
             .and_then(|i| i.response_format.clone()),
+        client_functions: prompt
+            .input
+            .as_ref()
+            .map(|i| i.client_functions.clone())
+            .unwrap_or_default(),
+    }
+}
+
+impl ResponsesTranslator {
+    /// The translator of the response `segment` of `prompt` names.
+    pub fn of(prompt: &prompts::Model, segment: Segment) -> Self {
+        let translator = Self::new(meta_of(prompt, None));
+        match segment.from {
+            Some(from) => translator.continuing(from),
+            None => translator,
+        }
     }
 }

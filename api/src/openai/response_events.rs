@@ -4,9 +4,12 @@
 //! The translation is a pure function of the prompt's event log, read from its start:
 //! a live stream, a `starting_after=N` resume and a full replay (what the SDKs' stream
 //! helpers send) number every event the same, and items keep their ids
-//! (`msg_<prompt>_<n>`, `mcp_<prompt>_<n>`, by output position). A text block is a
-//! `message` item; a function Parley ran for the model is an `mcp_call` item (server
-//! `parley`) with its arguments and its output or error; thinking is not shown. A
+//! (`msg_<segment>_<n>`, `mcp_<segment>_<n>`, `fc_<segment>_<n>`, by output position;
+//! [`super::segment`]). A text block is a `message` item; a function Parley ran for the
+//! model is an `mcp_call` item (server `parley`) with its arguments and its output or
+//! error; a call of one of the caller's functions is a `function_call` item, and once
+//! every call of the model's response has run or waits the response ends `completed`
+//! while the turn waits for the results ([`calls`]); thinking is not shown. A
 //! module's block ends the response `incomplete` (`content_filter`), a failure
 //! `failed`, a cancel `response.incomplete` with status `cancelled` (the Responses API
 //! has no event of its own for it). A retried attempt's items are closed `incomplete`
@@ -16,26 +19,29 @@
 //! a day by default); after that the response is replayed from the database, whole
 //! blocks at a time, and numbered anew.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use parley_protocol::error::ErrorCode;
-use parley_protocol::events::{BlockType, EventKind, StopReason, StreamEvent, ToolCallState};
+use parley_protocol::events::{BlockType, EventKind, StopReason, StreamEvent};
 use parley_protocol::sampling::Sampling;
 use poem_openapi::types::ToJSON;
 use serde_json::{Value, json};
 
-use super::chat_events::strip_markers;
+use super::chat_events::{Continuing, strip_markers};
 use super::stream::{Translate, named};
 use super::types::{
     OpenAiResponse, ResponseError, ResponseIncompleteDetails, ResponseInputTokensDetails,
-    ResponseMcpCall, ResponseOutputItem, ResponseOutputMessage, ResponseOutputText,
-    ResponseOutputTokensDetails, ResponseText, ResponseUsage,
+    ResponseOutputItem, ResponseOutputMessage, ResponseOutputText, ResponseOutputTokensDetails,
+    ResponseText, ResponseUsage,
 };
+
+mod calls;
 
 /// What a response says about itself besides its output.
 #[derive(Debug, Clone)]
 pub struct ResponseMeta {
-    /// The prompt's id as 32 hex digits.
+    /// The response's segment of the prompt: its id as 32 hex digits, and for a
+    /// continuation where it starts (`<hex>_<attempt>_<calls>`, [`super::segment`]).
     pub hex: String,
     pub created_at: i64,
     /// The `model` the request named.
@@ -47,6 +53,8 @@ pub struct ResponseMeta {
     pub sampling: Sampling,
     /// The structured-output format the turn asked for.
     pub format: Option<parley_protocol::output::ResponseFormat>,
+    /// The caller's functions the turn offers the model.
+    pub client_functions: Vec<parley_protocol::client_functions::ClientFunction>,
 }
 
 /// Turns a prompt's events into the Responses API's events and response.
@@ -57,8 +65,18 @@ pub struct ResponsesTranslator {
     items: Vec<ResponseOutputItem>,
     /// The open message item of each text block, by block index.
     texts: HashMap<u32, usize>,
-    /// The item of each function call, by call index.
+    /// The `mcp_call` item of each function call Parley runs, by call index.
     calls: HashMap<u32, usize>,
+    /// The names of the caller's functions (their calls are `function_call` items).
+    client: HashSet<String>,
+    /// The calls of the model's response that have neither run nor started to wait.
+    open: BTreeSet<u32>,
+    /// The `function_call` items so far.
+    function_calls: usize,
+    /// Set while the events a continued response's earlier segments showed are passed
+    /// over; calls numbered below `first_call` were shown there.
+    continuing: Option<Continuing>,
+    first_call: u32,
     /// `completed`, `failed`, `cancelled` or `incomplete` once the turn ended.
     ended: Option<&'static str>,
     usage: Option<ResponseUsage>,
@@ -69,6 +87,11 @@ pub struct ResponsesTranslator {
 
 impl ResponsesTranslator {
     pub fn new(meta: ResponseMeta) -> Self {
+        let client = meta
+            .client_functions
+            .iter()
+            .map(|f| f.name.clone())
+            .collect();
         Self {
             meta,
             next: 0,
@@ -76,12 +99,26 @@ impl ResponsesTranslator {
             items: Vec::new(),
             texts: HashMap::new(),
             calls: HashMap::new(),
+            client,
+            open: BTreeSet::new(),
+            function_calls: 0,
+            continuing: None,
+            first_call: 0,
             ended: None,
             usage: None,
             error: None,
             incomplete: None,
             completed_at: None,
         }
+    }
+
+    /// The translator of the response that continues the prompt's turn `from` where it
+    /// resumed after its calls' results ([`super::segment`]).
+    pub fn continuing(mut self, from: Continuing) -> Self {
+        self.meta.hex = format!("{}_{}_{}", self.meta.hex, from.attempt, from.calls);
+        self.first_call = from.calls;
+        self.continuing = Some(from);
+        self
     }
 
     /// The response as the events so far build it; `running` is the status of one not
@@ -116,7 +153,12 @@ impl ResponsesTranslator {
             safety_identifier: None,
             prompt_cache_key: None,
             tool_choice: "auto".into(),
-            tools: vec![],
+            tools: self
+                .meta
+                .client_functions
+                .iter()
+                .map(calls::shown)
+                .collect(),
             text: ResponseText {
                 format: super::output::shown(self.meta.format.as_ref()),
             },
@@ -159,6 +201,16 @@ impl ResponsesTranslator {
     /// The events `event` turns into, each a JSON object with its `sequence_number`.
     pub fn events(&mut self, event: &StreamEvent) -> Vec<Value> {
         let mut out = Vec::new();
+        if let Some(from) = self.continuing {
+            // The attempts before the resumed one were shown by the earlier responses.
+            match &event.kind {
+                EventKind::Retry { attempt, .. } if *attempt > from.attempt => {
+                    self.continuing = None;
+                }
+                kind if kind.is_terminal() => self.continuing = None,
+                _ => return out,
+            }
+        }
         if self.ended.is_some() {
             return out;
         }
@@ -193,9 +245,22 @@ impl ResponsesTranslator {
                     self.close_message(item, "completed", &mut out);
                 }
             }
+            EventKind::ToolStart { index, .. } | EventKind::ToolComplete { index, .. }
+                if *index < self.first_call => {}
             EventKind::ToolStart {
                 index, tool, input, ..
             } => self.start_call(*index, tool, input, &mut out),
+            EventKind::ClientCallRequested {
+                index,
+                tool,
+                call_id,
+                input,
+                ..
+            } => self.function_call(*index, tool, *call_id, input, &mut out),
+            EventKind::ApprovalRequested { index, .. } => {
+                self.open.remove(index);
+                self.end_with_calls(&mut out);
+            }
             EventKind::ToolComplete {
                 index,
                 state,
@@ -223,18 +288,7 @@ impl ResponsesTranslator {
                     self.texts.remove(&u32::MAX);
                     self.close_message(item, "completed", &mut out);
                 }
-                self.usage = Some(ResponseUsage {
-                    input_tokens: usage.input_tokens,
-                    input_tokens_details: ResponseInputTokensDetails {
-                        cached_tokens: usage.cached_input_tokens,
-                        cache_write_tokens: 0,
-                    },
-                    output_tokens: usage.output_tokens,
-                    output_tokens_details: ResponseOutputTokensDetails {
-                        reasoning_tokens: usage.reasoning_tokens,
-                    },
-                    total_tokens: usage.input_tokens + usage.output_tokens,
-                });
+                self.usage = Some(usage_of(usage));
                 self.completed_at = Some(self.meta.created_at + (*latency_ms / 1000) as i64);
                 let cut = match (blocked, stop_reason) {
                     (true, _) => Some("content_filter"),
@@ -283,6 +337,7 @@ impl ResponsesTranslator {
         match &self.items[item] {
             ResponseOutputItem::Message(m) => m.id.clone(),
             ResponseOutputItem::McpCall(c) => c.id.clone(),
+            ResponseOutputItem::FunctionCall(c) => c.id.clone(),
         }
     }
 
@@ -349,7 +404,7 @@ impl ResponsesTranslator {
                     .map(|p| p.text.clone())
                     .unwrap_or_default()
             }
-            ResponseOutputItem::McpCall(_) => return,
+            ResponseOutputItem::McpCall(_) | ResponseOutputItem::FunctionCall(_) => return,
         };
         let id = self.item_id(item);
         self.emit(
@@ -380,83 +435,6 @@ impl ResponsesTranslator {
         self.item_done(item, out);
     }
 
-    fn start_call(&mut self, call: u32, tool: &str, input: &Value, out: &mut Vec<Value>) {
-        let item = self.items.len();
-        let arguments = input.to_string();
-        self.items
-            .push(ResponseOutputItem::McpCall(ResponseMcpCall {
-                id: format!("mcp_{}_{item}", self.meta.hex),
-                kind: "mcp_call".into(),
-                server_label: "parley".into(),
-                name: tool.to_owned(),
-                arguments: String::new(),
-                output: None,
-                error: None,
-                status: "in_progress".into(),
-            }));
-        self.calls.insert(call, item);
-        let id = self.item_id(item);
-        let added = json!({
-            "type": "response.output_item.added",
-            "output_index": item,
-            "item": self.item_json(item),
-        });
-        self.emit(added, out);
-        self.emit(
-            json!({"type": "response.mcp_call_arguments.delta", "item_id": id, "output_index": item, "delta": arguments}),
-            out,
-        );
-        if let ResponseOutputItem::McpCall(c) = &mut self.items[item] {
-            c.arguments = arguments.clone();
-        }
-        self.emit(
-            json!({"type": "response.mcp_call_arguments.done", "item_id": id, "output_index": item, "arguments": arguments}),
-            out,
-        );
-        self.emit(
-            json!({"type": "response.mcp_call.in_progress", "item_id": id, "output_index": item}),
-            out,
-        );
-    }
-
-    fn finish_call(
-        &mut self,
-        call: u32,
-        state: ToolCallState,
-        output: &Value,
-        out: &mut Vec<Value>,
-    ) {
-        let Some(item) = self.calls.remove(&call) else {
-            return;
-        };
-        let succeeded = state == ToolCallState::Success;
-        if let ResponseOutputItem::McpCall(c) = &mut self.items[item] {
-            if succeeded {
-                c.output = Some(output.to_string());
-                c.status = "completed".into();
-            } else {
-                let text = output
-                    .get("error")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| output.to_string());
-                c.error = Some(text);
-                c.status = "failed".into();
-            }
-        }
-        let id = self.item_id(item);
-        let kind = if succeeded {
-            "response.mcp_call.completed"
-        } else {
-            "response.mcp_call.failed"
-        };
-        self.emit(
-            json!({"type": kind, "item_id": id, "output_index": item}),
-            out,
-        );
-        self.item_done(item, out);
-    }
-
     /// Closes every open item with `status` (`completed` at the end, `incomplete` for
     /// an attempt dropped or a turn that failed).
     fn close_all(&mut self, status: &str, out: &mut Vec<Value>) {
@@ -476,6 +454,21 @@ impl ResponsesTranslator {
     }
 }
 
+fn usage_of(usage: &parley_protocol::events::Usage) -> ResponseUsage {
+    ResponseUsage {
+        input_tokens: usage.input_tokens,
+        input_tokens_details: ResponseInputTokensDetails {
+            cached_tokens: usage.cached_input_tokens,
+            cache_write_tokens: 0,
+        },
+        output_tokens: usage.output_tokens,
+        output_tokens_details: ResponseOutputTokensDetails {
+            reasoning_tokens: usage.reasoning_tokens,
+        },
+        total_tokens: usage.input_tokens + usage.output_tokens,
+    }
+}
+
 fn empty_text() -> ResponseOutputText {
     ResponseOutputText {
         kind: "output_text".into(),
@@ -488,6 +481,10 @@ fn empty_text() -> ResponseOutputText {
 impl Translate for ResponsesTranslator {
     fn translate(&mut self, event: &StreamEvent) -> Vec<String> {
         self.events(event).iter().map(named).collect()
+    }
+
+    fn finished(&self) -> bool {
+        self.is_ended()
     }
 }
 

@@ -14,14 +14,15 @@ use poem_openapi::{
 };
 
 use super::{
-    chat_events::{ChatEnd, ChatTranslator},
+    chat_events::ChatTranslator,
     conversation::{self, Ask, Conversation},
     error::OpenAiError,
     input::{invalid, refuse_unsupported, split, text_of},
     items, models,
-    reading::{events_of, fold_until_end, meta_of},
-    replies::{ChatReply, ResponseReply},
+    reading::{events_of, meta_of},
+    replies::{ChatReply, ResponseReply, chat_reply, location, response_reply},
     response_events::ResponsesTranslator,
+    segment::Segment,
     stream::{OpenAiStream, translated},
     tools,
     types::*,
@@ -42,58 +43,11 @@ type Read<T> = Result<T, OpenAiError<statuses::OpenAiRead>>;
 /// How long a cancel waits for the turn to end before answering.
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
-fn still_running() -> Box<Problem> {
-    Box::new(Problem::new(
-        ErrorCode::Timeout,
-        "the turn is still running; ask again with `stream: true`, or in the background",
-    ))
-}
-
 /// The status of a response that has not ended, from its prompt's state.
 fn running_status(state: PromptState) -> &'static str {
     match state {
         PromptState::Created => "queued",
         _ => "in_progress",
-    }
-}
-
-fn location(prompt: &prompts::Model) -> String {
-    format!("/v1/prompts/{}", prompt.id)
-}
-
-/// A chat completion's answer: its chunks streamed, or the completion once it ended (the
-/// turn's end, or the caller's `tool_calls`).
-async fn chat_reply(
-    state: &AppState,
-    caller: &Caller,
-    prompt: &prompts::Model,
-    mut translator: ChatTranslator,
-    stream: bool,
-) -> Created<ChatReply> {
-    let events = events_of(state, prompt, caller).await?;
-    if stream {
-        let stream = OpenAiStream::new(translated(events, translator));
-        return Ok(ChatReply::Stream(stream, location(prompt)));
-    }
-    let ended = fold_until_end(events, state.streaming.wait_timeout, |event| {
-        translator.chunks(event);
-        translator.finished()
-    })
-    .await;
-    if !ended {
-        return Err(still_running().into());
-    }
-    match (translator.completion(), translator.end()) {
-        (Some(completion), _) => Ok(ChatReply::Completion(
-            Box::new(completion),
-            location(prompt),
-        )),
-        (None, Some(ChatEnd::Failed { code, message })) => {
-            Err(Problem::new(*code, message.clone())
-                .at(location(prompt))
-                .into())
-        }
-        _ => Err(still_running().into()),
     }
 }
 
@@ -205,7 +159,8 @@ impl OpenAiApi {
         let results = tools::trailing_results(&body.messages)?;
         if !results.is_empty() {
             // The results of the caller's functions: the waiting turn goes on.
-            let (prompt, from) = tools::continue_turn(&state, &auth.0, results).await?;
+            let (prompt, from) =
+                tools::continue_turn(&state, &auth.0, results, &tools::CHAT_ANSWERS, None).await?;
             let translator = ChatTranslator::new(
                 format!("chatcmpl-{}", prompt.id.simple()),
                 prompt.created_at.timestamp(),
@@ -219,6 +174,7 @@ impl OpenAiApi {
             body.tools,
             body.tool_choice.as_ref(),
             body.parallel_tool_calls,
+            "function.parameters",
         )?;
         let messages = body
             .messages
@@ -232,6 +188,7 @@ impl OpenAiApi {
                 model: body.model.clone(),
                 background: false,
                 previous: None,
+                previous_response_id: None,
             },
             model: body.model.clone(),
             content,
@@ -263,7 +220,9 @@ impl OpenAiApi {
     /// runs on; otherwise it answers with the finished response. `previous_response_id`
     /// continues that response's conversation; without it, a new one (earlier input
     /// messages imported as history). Parley's functions appear as answered `mcp_call`
-    /// items (server `parley`).
+    /// items (server `parley`); the caller's own (`tools`) as `function_call` items that
+    /// end the response while the turn waits, and a request whose input ends with their
+    /// `function_call_output`s continues the turn as a new response.
     #[oai(
         path = "/responses",
         method = "post",
@@ -281,14 +240,6 @@ impl OpenAiApi {
         let sampling = body.asked();
         let format = body.format()?;
         refuse_unsupported(&[("top_logprobs", body.top_logprobs.is_some_and(|n| n > 0))])?;
-        let mut messages = match body.input {
-            ResponseInput::Text(text) => vec![(ChatRole::User, text)],
-            ResponseInput::Items(items) => items::conversation(&state, &auth.0, items).await?,
-        };
-        if let Some(instructions) = &body.instructions {
-            messages.insert(0, (ChatRole::System, instructions.clone()));
-        }
-        let (instructions, history, content) = split(messages)?;
         let previous = match &body.previous_response_id {
             Some(id) => {
                 let not_found = || {
@@ -308,12 +259,57 @@ impl OpenAiApi {
             None => None,
         };
         let background = body.background.unwrap_or(false);
+        let stream = body.stream.unwrap_or(false);
+        let input = match body.input {
+            ResponseInput::Text(text) => items::Input {
+                messages: vec![(ChatRole::User, text)],
+                results: Vec::new(),
+            },
+            ResponseInput::Items(items) => {
+                items::read(&state, &auth.0, items, previous.is_some()).await?
+            }
+        };
+        if !input.results.is_empty() {
+            // The results of the caller's functions: the waiting turn goes on, as a new
+            // response (a segment of the same prompt).
+            let (prompt, from) = tools::continue_turn(
+                &state,
+                &auth.0,
+                input.results,
+                &tools::RESPONSES_ANSWERS,
+                previous.as_ref().map(|p| p.id),
+            )
+            .await?;
+            let segment = Segment {
+                prompt: prompt.id,
+                from: Some(from),
+            };
+            let translator = ResponsesTranslator::of(&prompt, segment);
+            return response_reply(&state, &auth.0, &prompt, translator, stream, background).await;
+        }
+        let mut messages = input.messages;
+        if let Some(instructions) = &body.instructions {
+            messages.insert(0, (ChatRole::System, instructions.clone()));
+        }
+        let (instructions, history, content) = split(messages)?;
+        let client_functions = tools::offered(
+            body.tools
+                .map(|tools| tools.into_iter().map(ChatTool::from).collect()),
+            body.tool_choice.as_ref(),
+            body.parallel_tool_calls,
+            "parameters",
+        )?;
         let ask = Ask {
             surface: Surface {
                 api: SurfaceApi::Responses,
                 model: body.model.clone(),
                 background,
                 previous: previous.as_ref().map(|p| p.id),
+                previous_response_id: body
+                    .previous_response_id
+                    .as_deref()
+                    .and_then(Segment::of_response)
+                    .map(|segment| format!("resp_{segment}")),
             },
             model: body.model.clone(),
             content,
@@ -321,7 +317,7 @@ impl OpenAiApi {
             instructions,
             sampling,
             format,
-            client_functions: Vec::new(),
+            client_functions,
         };
         let conversation = match &previous {
             Some(prompt) => Conversation::Of(prompt.session_id),
@@ -330,29 +326,8 @@ impl OpenAiApi {
         let prompt =
             conversation::submit(&state, &auth.0, ask, conversation, trace_context(request))
                 .await?;
-        let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
-        if body.stream.unwrap_or(false) {
-            let events = events_of(&state, &prompt, &auth.0).await?;
-            let stream = OpenAiStream::new(translated(events, translator));
-            return Ok(ResponseReply::Stream(stream, location(&prompt)));
-        }
-        if background {
-            let response = translator.response("queued");
-            return Ok(ResponseReply::Object(Box::new(response), location(&prompt)));
-        }
-        let events = events_of(&state, &prompt, &auth.0).await?;
-        let ended = fold_until_end(events, state.streaming.wait_timeout, |event| {
-            translator.events(event);
-            false
-        })
-        .await;
-        if !ended {
-            return Err(still_running().into());
-        }
-        Ok(ResponseReply::Object(
-            Box::new(translator.response("completed")),
-            location(&prompt),
-        ))
+        let translator = ResponsesTranslator::new(meta_of(&prompt, None));
+        response_reply(&state, &auth.0, &prompt, translator, stream, background).await
     }
 
     /// Get a response (OpenAI-compatible)
@@ -376,8 +351,8 @@ impl OpenAiApi {
         #[oai(validator(minimum(value = "0"), maximum(value = "9007199254740991")))]
         starting_after: Query<Option<u64>>,
     ) -> Read<ResponseReply> {
-        let prompt = readable(&state, &auth.0, &id.0).await?;
-        let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
+        let (prompt, segment) = readable(&state, &auth.0, &id.0).await?;
+        let mut translator = ResponsesTranslator::of(&prompt, segment);
         if stream.0.unwrap_or(false) {
             let events = events_of(&state, &prompt, &auth.0).await?;
             let after = starting_after.0;
@@ -413,7 +388,7 @@ impl OpenAiApi {
         state: Data<&AppState>,
         id: Path<String>,
     ) -> Read<Json<OpenAiResponse>> {
-        let prompt = readable(&state, &auth.0, &id.0).await?;
+        let (prompt, segment) = readable(&state, &auth.0, &id.0).await?;
         if !q::UNFINISHED.contains(&prompt.state) && prompt.state != PromptState::Canceled {
             return Err(invalid(
                 ErrorCode::ResponseFinished,
@@ -431,7 +406,7 @@ impl OpenAiApi {
             let _ = state.turns.wait_for_end(prompt.id, CANCEL_WAIT).await;
         }
         let prompt = state.turns.prompt_now(prompt.id).await?;
-        let mut translator = ResponsesTranslator::new(meta_of(&prompt, None));
+        let mut translator = ResponsesTranslator::of(&prompt, segment);
         for event in sse::so_far(&state, &prompt).await? {
             translator.events(&event);
         }
@@ -439,27 +414,28 @@ impl OpenAiApi {
     }
 }
 
-/// The caller's prompt a response id names (404 for anything else).
+/// The caller's prompt a response id names, and its segment (404 for anything else).
 async fn readable(
     state: &AppState,
     caller: &Caller,
     id: &str,
-) -> Result<prompts::Model, Box<Problem>> {
+) -> Result<(prompts::Model, Segment), Box<Problem>> {
     let not_found = || {
         Box::new(Problem::new(
             ErrorCode::NotFound,
             format!("no response `{id}`"),
         ))
     };
-    let prompt_id = conversation::prompt_id(id).ok_or_else(not_found)?;
-    state
+    let segment = Segment::of_response(id).ok_or_else(not_found)?;
+    let prompt = state
         .turns
-        .prompt(caller.user_id, prompt_id)
+        .prompt(caller.user_id, segment.prompt)
         .await
         .map_err(|err| match err {
             parley_protocol::error::Error::NotFound { .. } => not_found(),
-            other => other.into(),
-        })
+            other => Box::new(Problem::from(other)),
+        })?;
+    Ok((prompt, segment))
 }
 
 /// The `sequence_number` of one SSE event of a response stream.

@@ -4,7 +4,9 @@
 //! Parley's own API waits for `POST …/calls/{call_id}/result`), and the next request,
 //! whose messages end with a `tool` message per call, answers them and continues the same
 //! turn — with or without `Parley-Conversation`, since a call's `id` names it. A `tool`
-//! message that answers no waiting call of the caller's is a 400 naming it.
+//! message that answers no waiting call of the caller's is a 400 naming it. The
+//! Responses API's function tools and `function_call_output` items go the same way
+//! ([`super::items`]).
 
 use parley_protocol::client_functions::{CallAnswer, ClientFunction};
 use parley_protocol::error::{Error, ErrorCode};
@@ -24,10 +26,13 @@ fn invalid_at(param: impl Into<String>, detail: impl Into<String>) -> Box<Proble
 /// The functions a request offers the model: its `tools`, unless `tool_choice` is
 /// `none`. A forced choice (`required`, a named function) and `parallel_tool_calls:
 /// false` are not offered by Parley's providers: 400 `unsupported_parameter`.
+/// `parameters_at` is where a tool's `parameters` are (`function.parameters` on chat
+/// completions, `parameters` on the Responses API).
 pub fn offered(
     tools: Option<Vec<ChatTool>>,
     choice: Option<&Value>,
     parallel: Option<bool>,
+    parameters_at: &str,
 ) -> Result<Vec<ClientFunction>, Box<Problem>> {
     let forced = match choice {
         None | Some(Value::Null) => false,
@@ -57,7 +62,7 @@ pub fn offered(
             Some(schema @ Value::Object(_)) => schema,
             Some(_) => {
                 return Err(invalid_at(
-                    format!("tools[{i}].function.parameters"),
+                    format!("tools[{i}].{parameters_at}"),
                     "a function's `parameters` is a JSON schema (an object)",
                 ));
             }
@@ -84,12 +89,29 @@ pub fn refused(err: Error) -> Box<Problem> {
     Box::new(problem)
 }
 
-/// A `tool` message that ends a request: its place, the call it answers and the result.
+/// A result that ends a request (a `tool` message, a `function_call_output` item): where
+/// it is (`param`), the call it answers and the result.
 pub struct ToolResult {
-    index: usize,
-    call_id: String,
-    text: String,
+    pub param: String,
+    pub call_id: String,
+    pub text: String,
 }
+
+/// How a surface's request answers calls: the list its results are in and what one is.
+pub struct Answers {
+    pub list: &'static str,
+    pub each: &'static str,
+}
+
+pub const CHAT_ANSWERS: Answers = Answers {
+    list: "messages",
+    each: "a `tool` message for each of the last `tool_calls`",
+};
+
+pub const RESPONSES_ANSWERS: Answers = Answers {
+    list: "input",
+    each: "a `function_call_output` item for each `function_call` of the response",
+};
 
 /// The `tool` messages that end `messages` (none: the request asks a new turn).
 pub fn trailing_results(messages: &[ChatMessageInput]) -> Result<Vec<ToolResult>, Box<Problem>> {
@@ -105,7 +127,7 @@ pub fn trailing_results(messages: &[ChatMessageInput]) -> Result<Vec<ToolResult>
             )
         })?;
         results.push(ToolResult {
-            index,
+            param: format!("messages[{index}].tool_call_id"),
             call_id,
             text: text_of(message.content.clone())?,
         });
@@ -114,16 +136,19 @@ pub fn trailing_results(messages: &[ChatMessageInput]) -> Result<Vec<ToolResult>
     Ok(results)
 }
 
-/// Answers the calls the `tool` messages name — every call of one waiting turn of the
-/// caller's — and returns that turn's prompt with where its continuation starts.
+/// Answers the calls the results name — every call of one waiting turn of the caller's,
+/// of the prompt `within` when one is named (`previous_response_id`) — and returns that
+/// turn's prompt with where its continuation starts.
 pub async fn continue_turn(
     state: &AppState,
     caller: &Caller,
     results: Vec<ToolResult>,
+    answers: &Answers,
+    within: Option<Uuid>,
 ) -> Result<(parley_entity::prompts::Model, Continuing), Box<Problem>> {
     let unknown = |result: &ToolResult| {
         invalid_at(
-            format!("messages[{}].tool_call_id", result.index),
+            result.param.clone(),
             format!(
                 "`{}` answers no call of yours that waits for its result (it was answered, it expired, or it is no call Parley returned)",
                 result.call_id
@@ -148,6 +173,15 @@ pub async fn continue_turn(
             Error::NotFound { .. } => unknown(&results[0]),
             other => Box::new(Problem::from(other)),
         })?;
+    if within.is_some_and(|within| within != prompt.id) {
+        return Err(invalid_at(
+            "previous_response_id",
+            format!(
+                "`{}` is a call of another response's turn than `previous_response_id`",
+                results[0].call_id
+            ),
+        ));
+    }
     for (result, id) in results.iter().zip(&ids) {
         let waits = calls
             .iter()
@@ -161,11 +195,12 @@ pub async fn continue_turn(
         .find(|c| c.state == ToolCallState::AwaitingClient && !ids.contains(&c.id))
     {
         return Err(invalid_at(
-            "messages",
+            answers.list,
             format!(
-                "the call `{}` ({}) waits for its result too: send a `tool` message for each of the last `tool_calls`",
+                "the call `{}` ({}) waits for its result too: send {}",
                 super::chat_events::tool_call_id(missing.id),
-                missing.tool_name
+                missing.tool_name,
+                answers.each,
             ),
         ));
     }

@@ -334,11 +334,13 @@ pub enum ResponseInputContent {
 ///
 /// * `message` — `role` and `content` (a string, or `input_text` / `output_text` parts);
 /// * `item_reference` — `id` of an output item of one of the caller's responses
-///   (`msg_…`, `mcp_…`), read as that item;
+///   (`msg_…`, `mcp_…`, `fc_…`), read as that item;
 /// * `mcp_call` — a call of Parley's own functions (`name`, `arguments`, `output`), as a
 ///   response's output has it;
 /// * `function_call` (`call_id`, `name`, `arguments`) and `function_call_output`
-///   (`call_id`, `output`) — a call of the client's function and its result;
+///   (`call_id`, `output`) — a call of the client's function and its result; the
+///   `function_call_output` items that end the input answer the calls a response
+///   returned and continue its turn;
 /// * `reasoning` — a model's reasoning (`summary`, `encrypted_content`).
 ///
 /// Calls, their results and reasoning are part of the conversation the input describes,
@@ -422,13 +424,26 @@ pub struct ResponseCreateRequest {
     pub top_p: Option<f64>,
     /// The answer's text settings: its `format` (text, a JSON object, a JSON schema).
     pub text: Option<ResponseTextParam>,
+    /// Functions the caller runs itself. The model's calls of them are `function_call`
+    /// output items and end the response (`completed`) while the turn waits; a request
+    /// whose input ends with a `function_call_output` per call (with
+    /// `previous_response_id`, or after the whole input) continues the same turn as a
+    /// new response. The chat tool's own functions still run on the server.
+    #[oai(validator(max_items = 128))]
+    pub tools: Option<Vec<ResponseFunctionTool>>,
+    /// `auto` (the default) or `none` (the caller's functions are not offered);
+    /// `required` and a named function are 400 `unsupported_parameter`.
+    pub tool_choice: Option<Value>,
+    /// `true` (the default); `false` is 400 `unsupported_parameter`.
+    pub parallel_tool_calls: Option<bool>,
 }
 
 /// One event of a response's stream (`event: <type>`, `data: {…}`): `response.created`,
 /// `response.queued`, `response.in_progress`, `response.output_item.added`,
 /// `response.content_part.added`, `response.output_text.delta`,
 /// `response.output_text.done`, `response.content_part.done`,
-/// `response.output_item.done`, `response.mcp_call_arguments.delta`,
+/// `response.output_item.done`, `response.function_call_arguments.delta`,
+/// `response.function_call_arguments.done`, `response.mcp_call_arguments.delta`,
 /// `response.mcp_call_arguments.done`, `response.mcp_call.in_progress`,
 /// `response.mcp_call.completed`, `response.mcp_call.failed`, and one terminal event:
 /// `response.completed`, `response.failed` or `response.incomplete` (a cancelled

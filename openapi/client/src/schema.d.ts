@@ -108,7 +108,9 @@ export interface paths {
          *     runs on; otherwise it answers with the finished response. `previous_response_id`
          *     continues that response's conversation; without it, a new one (earlier input
          *     messages imported as history). Parley's functions appear as answered `mcp_call`
-         *     items (server `parley`).
+         *     items (server `parley`); the caller's own (`tools`) as `function_call` items that
+         *     end the response while the turn waits, and a request whose input ends with their
+         *     `function_call_output`s continues the turn as a new response.
          */
         post: operations["openai_create_response"];
         delete?: never;
@@ -4033,7 +4035,10 @@ export interface components {
             text: components["schemas"]["ResponseText"];
             /** @description Always `auto`. */
             tool_choice: string;
-            /** @description Always empty: Parley's functions are the chat tool's, run by Parley. */
+            /**
+             * @description The caller's function tools offered to the model (none with `tool_choice: none`;
+             *     Parley's own functions are the chat tool's, run by Parley, and not listed).
+             */
             tools: unknown[];
             /**
              * Format: int64
@@ -4658,6 +4663,8 @@ export interface components {
             max_output_tokens?: number | null;
             /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
             model: string;
+            /** @description `true` (the default); `false` is 400 `unsupported_parameter`. */
+            parallel_tool_calls?: boolean | null;
             /** @description Continue the conversation of this response (`resp_…`). */
             previous_response_id?: string | null;
             /** @description Stream the response's events (Server-Sent Events). */
@@ -4670,6 +4677,19 @@ export interface components {
             temperature?: number | null;
             /** @description The answer's text settings: its `format` (text, a JSON object, a JSON schema). */
             text?: components["schemas"]["ResponseTextParam"] | null;
+            /**
+             * @description `auto` (the default) or `none` (the caller's functions are not offered);
+             *     `required` and a named function are 400 `unsupported_parameter`.
+             */
+            tool_choice?: unknown;
+            /**
+             * @description Functions the caller runs itself. The model's calls of them are `function_call`
+             *     output items and end the response (`completed`) while the turn waits; a request
+             *     whose input ends with a `function_call_output` per call (with
+             *     `previous_response_id`, or after the whole input) continues the same turn as a
+             *     new response. The chat tool's own functions still run on the server.
+             */
+            tools?: components["schemas"]["ResponseFunctionTool"][] | null;
             /**
              * Format: uint32
              * @description Not available (above 0 is 400 `unsupported_parameter`).
@@ -4686,6 +4706,41 @@ export interface components {
          * @enum {string}
          */
         ResponseFormatType: "text" | "json_object" | "json_schema";
+        /**
+         * ResponseFunctionCall
+         * @description A call of one of the caller's functions in a response's output: run it and send its
+         *     result as a `function_call_output` input item with this `call_id` (with
+         *     `previous_response_id`, or after this item in the whole input).
+         */
+        ResponseFunctionCall: {
+            /** @description JSON text that fits the function's `parameters`. */
+            arguments: string;
+            /** @description `call_<hex>`. */
+            call_id: string;
+            /** @description `fc_<response>_<n>`. */
+            id: string;
+            name: string;
+            /** @description `in_progress` while announced, then `completed`. */
+            status: string;
+            /** @description Always `function_call`. */
+            type: string;
+        };
+        /**
+         * ResponseFunctionTool
+         * @description A function the caller offers the model on the Responses API (`tools`: flat, not
+         *     nested under `function` as on chat completions).
+         */
+        ResponseFunctionTool: {
+            description?: string | null;
+            /** @description Letters, digits, `_` and `-`; not one of the chat tool's own functions (400). */
+            name: string;
+            /** @description The JSON schema of its arguments (absent: any object). */
+            parameters?: unknown;
+            /** @description Accepted; the arguments are checked against `parameters` either way. */
+            strict?: boolean | null;
+            /** @description `function` (the only kind: Parley's own functions are the chat tool's). */
+            type: string;
+        };
         /**
          * ResponseIncompleteDetails
          * @description Why a response is incomplete.
@@ -4713,11 +4768,13 @@ export interface components {
          *
          *     * `message` — `role` and `content` (a string, or `input_text` / `output_text` parts);
          *     * `item_reference` — `id` of an output item of one of the caller's responses
-         *     (`msg_…`, `mcp_…`), read as that item;
+         *     (`msg_…`, `mcp_…`, `fc_…`), read as that item;
          *     * `mcp_call` — a call of Parley's own functions (`name`, `arguments`, `output`), as a
          *     response's output has it;
          *     * `function_call` (`call_id`, `name`, `arguments`) and `function_call_output`
-         *     (`call_id`, `output`) — a call of the client's function and its result;
+         *     (`call_id`, `output`) — a call of the client's function and its result; the
+         *     `function_call_output` items that end the input answer the calls a response
+         *     returned and continue its turn;
          *     * `reasoning` — a model's reasoning (`summary`, `encrypted_content`).
          *
          *     Calls, their results and reasoning are part of the conversation the input describes,
@@ -4791,7 +4848,21 @@ export interface components {
             type: string;
         };
         /** @description One item of a response's output. */
-        ResponseOutputItem: components["schemas"]["ResponseOutputItem_ResponseOutputMessage"] | components["schemas"]["ResponseOutputItem_ResponseMcpCall"];
+        ResponseOutputItem: components["schemas"]["ResponseOutputItem_ResponseOutputMessage"] | components["schemas"]["ResponseOutputItem_ResponseMcpCall"] | components["schemas"]["ResponseOutputItem_ResponseFunctionCall"];
+        /** @description One item of a response's output. */
+        ResponseOutputItem_ResponseFunctionCall: {
+            /**
+             * @example function_call
+             * @enum {string}
+             */
+            type: "function_call";
+        } & components["schemas"]["ResponseFunctionCall"] & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "function_call";
+        };
         /** @description One item of a response's output. */
         ResponseOutputItem_ResponseMcpCall: {
             /**
@@ -4881,7 +4952,8 @@ export interface components {
          *     `response.queued`, `response.in_progress`, `response.output_item.added`,
          *     `response.content_part.added`, `response.output_text.delta`,
          *     `response.output_text.done`, `response.content_part.done`,
-         *     `response.output_item.done`, `response.mcp_call_arguments.delta`,
+         *     `response.output_item.done`, `response.function_call_arguments.delta`,
+         *     `response.function_call_arguments.done`, `response.mcp_call_arguments.delta`,
          *     `response.mcp_call_arguments.done`, `response.mcp_call.in_progress`,
          *     `response.mcp_call.completed`, `response.mcp_call.failed`, and one terminal event:
          *     `response.completed`, `response.failed` or `response.incomplete` (a cancelled

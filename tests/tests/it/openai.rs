@@ -451,9 +451,10 @@ both_backends!(
                 "validation_failed",
             ),
             (
+                // Results that end the input answer a waiting call of a response's.
                 json!([{"role": "user", "content": secret}, {"type": "function_call", "call_id": "c", "name": "f"}, {"type": "function_call_output", "call_id": "c", "output": "x"}]),
-                "input[2]",
-                "unsupported_input",
+                "input[2].call_id",
+                "invalid_parameter",
             ),
         ] {
             let refused = s

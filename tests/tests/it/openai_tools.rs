@@ -74,13 +74,13 @@ fn answered(model: &str, call: &Value, result: &str) -> Value {
     })
 }
 
-fn tool_results(mock: &MockLlm) -> Vec<String> {
+pub(crate) fn tool_results(mock: &MockLlm) -> Vec<String> {
     let requests = mock.requests();
     let last = requests.last().expect("the model was called");
     last.tool_results().iter().map(|r| r.to_string()).collect()
 }
 
-async fn surface(backend: Backend) -> Surface {
+pub(crate) async fn surface(backend: Backend) -> Surface {
     let mock = MockLlm::start(MockConfig::default()).await;
     let config = mock_provider_config(&mock.base_url(), "");
     Surface::start(backend, mock, config, "caller@example.com").await

@@ -1,3 +1,4 @@
+use parley_protocol::events::ToolCallState;
 use uuid::Uuid;
 
 use super::*;
@@ -13,6 +14,7 @@ fn meta(background: bool) -> ResponseMeta {
         instructions: None,
         sampling: Sampling::default(),
         format: None,
+        client_functions: vec![],
     }
 }
 
@@ -232,4 +234,156 @@ fn a_failed_call_says_why_in_a_string_as_openai_does() {
     assert_eq!(call["status"], "failed");
     assert_eq!(call["error"], "the clock is broken");
     assert_eq!(call["output"], Value::Null);
+}
+
+/// A turn that calls the caller's `lookup` and, resumed with its result, answers.
+fn a_client_call_turn(call_id: Uuid) -> Vec<StreamEvent> {
+    events(vec![
+        EventKind::state(parley_protocol::events::PromptState::InProgress, 1),
+        EventKind::BlockStart {
+            index: 0,
+            block_type: BlockType::Text,
+        },
+        EventKind::TextDelta {
+            index: 0,
+            text: "Let me look[[tool:0]]".into(),
+        },
+        EventKind::BlockStop { index: 0 },
+        EventKind::ToolStart {
+            index: 0,
+            block_index: 1,
+            tool: "lookup".into(),
+            tool_use_id: "t".into(),
+            input: json!({"word": "gato"}),
+        },
+        EventKind::ClientCallRequested {
+            index: 0,
+            tool: "lookup".into(),
+            tool_use_id: "t".into(),
+            call_id,
+            input: json!({"word": "gato"}),
+            expires_at: chrono::Utc::now(),
+        },
+        EventKind::Retry {
+            attempt: 2,
+            reason: "the caller's results came".into(),
+        },
+        EventKind::ToolComplete {
+            index: 0,
+            tool: "lookup".into(),
+            tool_use_id: "t".into(),
+            state: ToolCallState::Success,
+            output: json!("cat"),
+            payload: None,
+            duration_ms: 1,
+        },
+        EventKind::BlockStart {
+            index: 2,
+            block_type: BlockType::Text,
+        },
+        EventKind::TextDelta {
+            index: 2,
+            text: "Gato is cat.".into(),
+        },
+        EventKind::BlockStop { index: 2 },
+        complete("Let me look[[tool:0]]Gato is cat.", false),
+    ])
+}
+
+fn with_lookup() -> ResponseMeta {
+    ResponseMeta {
+        client_functions: vec![parley_protocol::client_functions::ClientFunction {
+            name: "lookup".into(),
+            description: Some("Looks a word up.".into()),
+            parameters: json!({"type": "object"}),
+            returns: None,
+        }],
+        ..meta(false)
+    }
+}
+
+#[test]
+fn a_call_of_the_callers_function_ends_the_response_and_the_next_one_goes_on() {
+    let call_id = Uuid::now_v7();
+    let log = a_client_call_turn(call_id);
+    let first = run(&mut ResponsesTranslator::new(with_lookup()), &log);
+    let types: Vec<&str> = first.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(*types.last().unwrap(), "response.completed", "{types:?}");
+    assert!(!types.iter().any(|t| t.contains("mcp_call")), "{types:?}");
+    let at = |kind: &str| types.iter().position(|t| *t == kind).expect(kind);
+    assert!(
+        at("response.function_call_arguments.delta") < at("response.function_call_arguments.done")
+    );
+    let last = &first.last().unwrap()["response"];
+    assert_eq!(last["id"], format!("resp_{}", "0".repeat(32)));
+    let output = last["output"].as_array().expect("output");
+    assert_eq!(output.len(), 2, "{output:?}");
+    assert_eq!(output[0]["content"][0]["text"], "Let me look");
+    let call = &output[1];
+    assert_eq!(call["type"], "function_call");
+    assert_eq!(call["call_id"], format!("call_{}", call_id.simple()));
+    assert_eq!(call["name"], "lookup");
+    assert_eq!(call["arguments"], "{\"word\":\"gato\"}");
+    assert_eq!(call["status"], "completed");
+    assert_eq!(last["tools"][0]["name"], "lookup");
+    assert_eq!(last["tools"][0]["type"], "function");
+    assert_eq!(
+        last["usage"]["total_tokens"], 0,
+        "the turn's usage comes at its end"
+    );
+
+    let from = Continuing {
+        attempt: 1,
+        calls: 1,
+    };
+    let next = run(
+        &mut ResponsesTranslator::new(with_lookup()).continuing(from),
+        &log,
+    );
+    let types: Vec<&str> = next.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types[0], "response.created");
+    assert_eq!(
+        next[0]["sequence_number"], 0,
+        "a response of its own, numbered anew"
+    );
+    assert!(!types.iter().any(|t| t.contains("call")), "{types:?}");
+    let last = &next.last().unwrap()["response"];
+    let key = format!("{}_1_1", "0".repeat(32));
+    assert_eq!(last["id"], format!("resp_{key}"));
+    let output = last["output"].as_array().expect("output");
+    assert_eq!(output.len(), 1, "{output:?}");
+    assert_eq!(output[0]["id"], format!("msg_{key}_0"));
+    assert_eq!(output[0]["content"][0]["text"], "Gato is cat.");
+    assert_eq!(last["usage"]["total_tokens"], 7);
+}
+
+#[test]
+fn arguments_that_do_not_fit_are_no_call_for_the_caller() {
+    // The model's call of `lookup` was refused (its arguments broke the parameters) and
+    // the model answered: no `function_call` item, and the response ends with the turn.
+    let log = events(vec![
+        EventKind::ToolStart {
+            index: 0,
+            block_index: 0,
+            tool: "lookup".into(),
+            tool_use_id: "t".into(),
+            input: json!({"word": 5}),
+        },
+        EventKind::ToolComplete {
+            index: 0,
+            tool: "lookup".into(),
+            tool_use_id: "t".into(),
+            state: ToolCallState::Error,
+            output: json!({"error": "word: not a string"}),
+            payload: None,
+            duration_ms: 0,
+        },
+        complete("Sorry.", false),
+    ]);
+    let out = run(&mut ResponsesTranslator::new(with_lookup()), &log);
+    let last = out.last().unwrap();
+    assert_eq!(last["type"], "response.completed");
+    let output = last["response"]["output"].as_array().unwrap();
+    assert_eq!(output.len(), 1, "{output:?}");
+    assert_eq!(output[0]["type"], "message");
 }

@@ -66,6 +66,8 @@ pub enum ResponseOutputItem {
     Message(ResponseOutputMessage),
     #[oai(mapping = "mcp_call")]
     McpCall(ResponseMcpCall),
+    #[oai(mapping = "function_call")]
+    FunctionCall(super::ResponseFunctionCall),
 }
 
 /// Cached input tokens (always 0).
@@ -184,7 +186,8 @@ pub struct OpenAiResponse {
     pub prompt_cache_key: Option<String>,
     /// Always `auto`.
     pub tool_choice: String,
-    /// Always empty: Parley's functions are the chat tool's, run by Parley.
+    /// The caller's function tools offered to the model (none with `tool_choice: none`;
+    /// Parley's own functions are the chat tool's, run by Parley, and not listed).
     pub tools: Vec<Value>,
     pub text: ResponseText,
     /// Always `disabled`.

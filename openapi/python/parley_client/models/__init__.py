@@ -200,11 +200,19 @@ from .request_context import RequestContext
 from .reset_event import ResetEvent
 from .response_create_request import ResponseCreateRequest
 from .response_format_type import ResponseFormatType
+from .response_function_call import ResponseFunctionCall
+from .response_function_tool import ResponseFunctionTool
 from .response_incomplete_details import ResponseIncompleteDetails
 from .response_input_content_part import ResponseInputContentPart
 from .response_input_item import ResponseInputItem
 from .response_input_tokens_details import ResponseInputTokensDetails
 from .response_mcp_call import ResponseMcpCall
+from .response_output_item_response_function_call import (
+    ResponseOutputItemResponseFunctionCall,
+)
+from .response_output_item_response_function_call_type import (
+    ResponseOutputItemResponseFunctionCallType,
+)
 from .response_output_item_response_mcp_call import ResponseOutputItemResponseMcpCall
 from .response_output_item_response_mcp_call_type import (
     ResponseOutputItemResponseMcpCallType,
@@ -574,11 +582,15 @@ __all__ = (
     "ResetEvent",
     "ResponseCreateRequest",
     "ResponseFormatType",
+    "ResponseFunctionCall",
+    "ResponseFunctionTool",
     "ResponseIncompleteDetails",
     "ResponseInputContentPart",
     "ResponseInputItem",
     "ResponseInputTokensDetails",
     "ResponseMcpCall",
+    "ResponseOutputItemResponseFunctionCall",
+    "ResponseOutputItemResponseFunctionCallType",
     "ResponseOutputItemResponseMcpCall",
     "ResponseOutputItemResponseMcpCallType",
     "ResponseOutputItemResponseOutputMessage",

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from ..models.open_ai_response_error import OpenAiResponseError
     from ..models.open_ai_response_metadata import OpenAiResponseMetadata
     from ..models.response_incomplete_details import ResponseIncompleteDetails
+    from ..models.response_output_item_response_function_call import (
+        ResponseOutputItemResponseFunctionCall,
+    )
     from ..models.response_output_item_response_mcp_call import (
         ResponseOutputItemResponseMcpCall,
     )
@@ -38,7 +41,8 @@ class OpenAiResponse:
         metadata (OpenAiResponseMetadata):
         model (str):
         object_ (str): Always `response`.
-        output (list[ResponseOutputItemResponseMcpCall | ResponseOutputItemResponseOutputMessage]):
+        output (list[ResponseOutputItemResponseFunctionCall | ResponseOutputItemResponseMcpCall |
+            ResponseOutputItemResponseOutputMessage]):
         parallel_tool_calls (bool):
         presence_penalty (float):
         service_tier (str): Always `default`.
@@ -48,7 +52,8 @@ class OpenAiResponse:
             Parley does not change.
         text (ResponseText): The response's text settings.
         tool_choice (str): Always `auto`.
-        tools (list[Any]): Always empty: Parley's functions are the chat tool's, run by Parley.
+        tools (list[Any]): The caller's function tools offered to the model (none with `tool_choice: none`;
+            Parley's own functions are the chat tool's, run by Parley, and not listed).
         top_logprobs (int): Always 0: Parley returns no log probabilities.
         top_p (float):
         truncation (str): Always `disabled`.
@@ -76,7 +81,9 @@ class OpenAiResponse:
     model: str
     object_: str
     output: list[
-        ResponseOutputItemResponseMcpCall | ResponseOutputItemResponseOutputMessage
+        ResponseOutputItemResponseFunctionCall
+        | ResponseOutputItemResponseMcpCall
+        | ResponseOutputItemResponseOutputMessage
     ]
     parallel_tool_calls: bool
     presence_penalty: float
@@ -107,6 +114,9 @@ class OpenAiResponse:
     def to_dict(self) -> dict[str, Any]:
         from ..models.open_ai_response_error import OpenAiResponseError
         from ..models.response_incomplete_details import ResponseIncompleteDetails
+        from ..models.response_output_item_response_mcp_call import (
+            ResponseOutputItemResponseMcpCall,
+        )
         from ..models.response_output_item_response_output_message import (
             ResponseOutputItemResponseOutputMessage,
         )
@@ -130,7 +140,9 @@ class OpenAiResponse:
         output = []
         for output_item_data in self.output:
             output_item: dict[str, Any]
-            if isinstance(output_item_data, ResponseOutputItemResponseOutputMessage):
+            if isinstance(
+                output_item_data, ResponseOutputItemResponseOutputMessage
+            ) or isinstance(output_item_data, ResponseOutputItemResponseMcpCall):
                 output_item = output_item_data.to_dict()
             else:
                 output_item = output_item_data.to_dict()
@@ -299,6 +311,9 @@ class OpenAiResponse:
         from ..models.open_ai_response_error import OpenAiResponseError
         from ..models.open_ai_response_metadata import OpenAiResponseMetadata
         from ..models.response_incomplete_details import ResponseIncompleteDetails
+        from ..models.response_output_item_response_function_call import (
+            ResponseOutputItemResponseFunctionCall,
+        )
         from ..models.response_output_item_response_mcp_call import (
             ResponseOutputItemResponseMcpCall,
         )
@@ -331,7 +346,8 @@ class OpenAiResponse:
             def _parse_output_item(
                 data: object,
             ) -> (
-                ResponseOutputItemResponseMcpCall
+                ResponseOutputItemResponseFunctionCall
+                | ResponseOutputItemResponseMcpCall
                 | ResponseOutputItemResponseOutputMessage
             ):
                 try:
@@ -344,13 +360,23 @@ class OpenAiResponse:
                     return componentsschemas_response_output_item_type_0
                 except (TypeError, ValueError, AttributeError, KeyError):
                     pass
+                try:
+                    if not isinstance(data, dict):
+                        raise TypeError()
+                    componentsschemas_response_output_item_type_1 = (
+                        ResponseOutputItemResponseMcpCall.from_dict(data)
+                    )
+
+                    return componentsschemas_response_output_item_type_1
+                except (TypeError, ValueError, AttributeError, KeyError):
+                    pass
                 if not isinstance(data, dict):
                     raise TypeError()
-                componentsschemas_response_output_item_type_1 = (
-                    ResponseOutputItemResponseMcpCall.from_dict(data)
+                componentsschemas_response_output_item_type_2 = (
+                    ResponseOutputItemResponseFunctionCall.from_dict(data)
                 )
 
-                return componentsschemas_response_output_item_type_1
+                return componentsschemas_response_output_item_type_2
 
             output_item = _parse_output_item(output_item_data)
 

@@ -9,6 +9,7 @@ from attrs import field as _attrs_field
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.response_function_tool import ResponseFunctionTool
     from ..models.response_input_item import ResponseInputItem
     from ..models.response_text_param import ResponseTextParam
 
@@ -28,6 +29,7 @@ class ResponseCreateRequest:
         instructions (None | str | Unset): Added to the tool's system prompt for this turn.
         max_output_tokens (int | None | Unset): The most tokens the response may have (below the model's and the tool's
             limits; a response cut there is `incomplete`, reason `max_output_tokens`).
+        parallel_tool_calls (bool | None | Unset): `true` (the default); `false` is 400 `unsupported_parameter`.
         previous_response_id (None | str | Unset): Continue the conversation of this response (`resp_…`).
         stream (bool | None | Unset): Stream the response's events (Server-Sent Events).
         temperature (float | None | Unset): 0–2. A tool may fix it or bound it: outside its bounds the value is clamped
@@ -35,6 +37,14 @@ class ResponseCreateRequest:
             refused 400 `invalid_parameter`, as the tool says.
         text (None | ResponseTextParam | Unset): The answer's text settings: its `format` (text, a JSON object, a JSON
             schema).
+        tool_choice (Any | Unset): `auto` (the default) or `none` (the caller's functions are not offered);
+            `required` and a named function are 400 `unsupported_parameter`.
+        tools (list[ResponseFunctionTool] | None | Unset): Functions the caller runs itself. The model's calls of them
+            are `function_call`
+            output items and end the response (`completed`) while the turn waits; a request
+            whose input ends with a `function_call_output` per call (with
+            `previous_response_id`, or after the whole input) continues the same turn as a
+            new response. The chat tool's own functions still run on the server.
         top_logprobs (int | None | Unset): Not available (above 0 is 400 `unsupported_parameter`).
         top_p (float | None | Unset): 0–1, within the tool's bounds (as `temperature`).
     """
@@ -44,10 +54,13 @@ class ResponseCreateRequest:
     background: bool | None | Unset = UNSET
     instructions: None | str | Unset = UNSET
     max_output_tokens: int | None | Unset = UNSET
+    parallel_tool_calls: bool | None | Unset = UNSET
     previous_response_id: None | str | Unset = UNSET
     stream: bool | None | Unset = UNSET
     temperature: float | None | Unset = UNSET
     text: None | ResponseTextParam | Unset = UNSET
+    tool_choice: Any | Unset = UNSET
+    tools: list[ResponseFunctionTool] | None | Unset = UNSET
     top_logprobs: int | None | Unset = UNSET
     top_p: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -87,6 +100,12 @@ class ResponseCreateRequest:
         else:
             max_output_tokens = self.max_output_tokens
 
+        parallel_tool_calls: bool | None | Unset
+        if isinstance(self.parallel_tool_calls, Unset):
+            parallel_tool_calls = UNSET
+        else:
+            parallel_tool_calls = self.parallel_tool_calls
+
         previous_response_id: None | str | Unset
         if isinstance(self.previous_response_id, Unset):
             previous_response_id = UNSET
@@ -112,6 +131,20 @@ class ResponseCreateRequest:
             text = self.text.to_dict()
         else:
             text = self.text
+
+        tool_choice = self.tool_choice
+
+        tools: list[dict[str, Any]] | None | Unset
+        if isinstance(self.tools, Unset):
+            tools = UNSET
+        elif isinstance(self.tools, list):
+            tools = []
+            for tools_type_0_item_data in self.tools:
+                tools_type_0_item = tools_type_0_item_data.to_dict()
+                tools.append(tools_type_0_item)
+
+        else:
+            tools = self.tools
 
         top_logprobs: int | None | Unset
         if isinstance(self.top_logprobs, Unset):
@@ -139,6 +172,8 @@ class ResponseCreateRequest:
             field_dict["instructions"] = instructions
         if max_output_tokens is not UNSET:
             field_dict["max_output_tokens"] = max_output_tokens
+        if parallel_tool_calls is not UNSET:
+            field_dict["parallel_tool_calls"] = parallel_tool_calls
         if previous_response_id is not UNSET:
             field_dict["previous_response_id"] = previous_response_id
         if stream is not UNSET:
@@ -147,6 +182,10 @@ class ResponseCreateRequest:
             field_dict["temperature"] = temperature
         if text is not UNSET:
             field_dict["text"] = text
+        if tool_choice is not UNSET:
+            field_dict["tool_choice"] = tool_choice
+        if tools is not UNSET:
+            field_dict["tools"] = tools
         if top_logprobs is not UNSET:
             field_dict["top_logprobs"] = top_logprobs
         if top_p is not UNSET:
@@ -156,6 +195,7 @@ class ResponseCreateRequest:
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.response_function_tool import ResponseFunctionTool
         from ..models.response_input_item import ResponseInputItem
         from ..models.response_text_param import ResponseTextParam
 
@@ -216,6 +256,17 @@ class ResponseCreateRequest:
 
         max_output_tokens = _parse_max_output_tokens(d.pop("max_output_tokens", UNSET))
 
+        def _parse_parallel_tool_calls(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        parallel_tool_calls = _parse_parallel_tool_calls(
+            d.pop("parallel_tool_calls", UNSET)
+        )
+
         def _parse_previous_response_id(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -262,6 +313,32 @@ class ResponseCreateRequest:
 
         text = _parse_text(d.pop("text", UNSET))
 
+        tool_choice = d.pop("tool_choice", UNSET)
+
+        def _parse_tools(data: object) -> list[ResponseFunctionTool] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                tools_type_0 = []
+                _tools_type_0 = data
+                for tools_type_0_item_data in _tools_type_0:
+                    tools_type_0_item = ResponseFunctionTool.from_dict(
+                        tools_type_0_item_data
+                    )
+
+                    tools_type_0.append(tools_type_0_item)
+
+                return tools_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[ResponseFunctionTool] | None | Unset, data)
+
+        tools = _parse_tools(d.pop("tools", UNSET))
+
         def _parse_top_logprobs(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -286,10 +363,13 @@ class ResponseCreateRequest:
             background=background,
             instructions=instructions,
             max_output_tokens=max_output_tokens,
+            parallel_tool_calls=parallel_tool_calls,
             previous_response_id=previous_response_id,
             stream=stream,
             temperature=temperature,
             text=text,
+            tool_choice=tool_choice,
+            tools=tools,
             top_logprobs=top_logprobs,
             top_p=top_p,
         )

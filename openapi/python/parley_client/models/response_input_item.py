@@ -22,11 +22,13 @@ class ResponseInputItem:
 
     * `message` — `role` and `content` (a string, or `input_text` / `output_text` parts);
     * `item_reference` — `id` of an output item of one of the caller's responses
-    (`msg_…`, `mcp_…`), read as that item;
+    (`msg_…`, `mcp_…`, `fc_…`), read as that item;
     * `mcp_call` — a call of Parley's own functions (`name`, `arguments`, `output`), as a
     response's output has it;
     * `function_call` (`call_id`, `name`, `arguments`) and `function_call_output`
-    (`call_id`, `output`) — a call of the client's function and its result;
+    (`call_id`, `output`) — a call of the client's function and its result; the
+    `function_call_output` items that end the input answer the calls a response
+    returned and continue its turn;
     * `reasoning` — a model's reasoning (`summary`, `encrypted_content`).
 
     Calls, their results and reasoning are part of the conversation the input describes,

@@ -15,7 +15,8 @@ class ResponseStreamEvent:
     `response.queued`, `response.in_progress`, `response.output_item.added`,
     `response.content_part.added`, `response.output_text.delta`,
     `response.output_text.done`, `response.content_part.done`,
-    `response.output_item.done`, `response.mcp_call_arguments.delta`,
+    `response.output_item.done`, `response.function_call_arguments.delta`,
+    `response.function_call_arguments.done`, `response.mcp_call_arguments.delta`,
     `response.mcp_call_arguments.done`, `response.mcp_call.in_progress`,
     `response.mcp_call.completed`, `response.mcp_call.failed`, and one terminal event:
     `response.completed`, `response.failed` or `response.incomplete` (a cancelled

@@ -127,7 +127,9 @@ def sync_detailed(
     runs on; otherwise it answers with the finished response. `previous_response_id`
     continues that response's conversation; without it, a new one (earlier input
     messages imported as history). Parley's functions appear as answered `mcp_call`
-    items (server `parley`).
+    items (server `parley`); the caller's own (`tools`) as `function_call` items that
+    end the response while the turn waits, and a request whose input ends with their
+    `function_call_output`s continues the turn as a new response.
 
     Args:
         body (ResponseCreateRequest): `POST /openai/v1/responses`.
@@ -163,7 +165,9 @@ def sync(
     runs on; otherwise it answers with the finished response. `previous_response_id`
     continues that response's conversation; without it, a new one (earlier input
     messages imported as history). Parley's functions appear as answered `mcp_call`
-    items (server `parley`).
+    items (server `parley`); the caller's own (`tools`) as `function_call` items that
+    end the response while the turn waits, and a request whose input ends with their
+    `function_call_output`s continues the turn as a new response.
 
     Args:
         body (ResponseCreateRequest): `POST /openai/v1/responses`.
@@ -194,7 +198,9 @@ async def asyncio_detailed(
     runs on; otherwise it answers with the finished response. `previous_response_id`
     continues that response's conversation; without it, a new one (earlier input
     messages imported as history). Parley's functions appear as answered `mcp_call`
-    items (server `parley`).
+    items (server `parley`); the caller's own (`tools`) as `function_call` items that
+    end the response while the turn waits, and a request whose input ends with their
+    `function_call_output`s continues the turn as a new response.
 
     Args:
         body (ResponseCreateRequest): `POST /openai/v1/responses`.
@@ -228,7 +234,9 @@ async def asyncio(
     runs on; otherwise it answers with the finished response. `previous_response_id`
     continues that response's conversation; without it, a new one (earlier input
     messages imported as history). Parley's functions appear as answered `mcp_call`
-    items (server `parley`).
+    items (server `parley`); the caller's own (`tools`) as `function_call` items that
+    end the response while the turn waits, and a request whose input ends with their
+    `function_call_output`s continues the turn as a new response.
 
     Args:
         body (ResponseCreateRequest): `POST /openai/v1/responses`.
