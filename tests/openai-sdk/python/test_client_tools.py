@@ -108,14 +108,16 @@ def test_the_agents_sdk_runs_a_function_tool_on_the_chat_completions_model(parle
     assert "raw_response_event" in kinds
 
 
-def test_langchain_bind_tools_runs_a_tool_calling_loop(parley):
+def langchain_loop(parley, **options):
+    """LangChain's `bind_tools` loop: the model's call, the tool run, its result sent back."""
+
     @tool
     def lookup(word: str) -> str:
         """Looks a word up in the caller's dictionary."""
         return DICTIONARY.get(word, "unknown")
 
     model = ChatOpenAI(
-        model="mock-model", base_url=parley.openai_url, api_key=parley.admin_token, max_retries=0
+        model="mock-model", base_url=parley.openai_url, api_key=parley.admin_token, max_retries=0, **options
     ).bind_tools([lookup])
     history = [HumanMessage(ASKS)]
     answer = model.invoke(history)
@@ -126,3 +128,7 @@ def test_langchain_bind_tools_runs_a_tool_calling_loop(parley):
     final = model.invoke(history)
     assert final.text == "Tool result: cat"
     assert not final.tool_calls
+
+
+def test_langchain_bind_tools_runs_a_tool_calling_loop(parley):
+    langchain_loop(parley)

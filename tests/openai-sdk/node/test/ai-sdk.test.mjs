@@ -5,12 +5,14 @@
 // `mcp_call` item, a provider-executed tool call to the SDK). A five-turn conversation
 // with the function turn in the middle must hold. `generateObject` with a zod schema
 // asks for a structured output (`text.format`, `response_format`) and gets the checked value;
-// `generateText` with a tool of its own runs the call and continues over two steps.
+// `generateText` with a tool of its own runs the call and continues over two steps, on
+// the chat model and on the Responses model (there the call is a `function_call` item,
+// sent back by reference, and `streamText` reads its argument events).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateObject, generateText, stepCountIs, tool } from "ai";
+import { generateObject, generateText, stepCountIs, streamText, tool } from "ai";
 import { z } from "zod";
 
 import { TIME_CALL, startParley } from "../test-support/harness.mjs";
@@ -124,4 +126,42 @@ test("generateText with a tool of the caller's runs it over several steps on the
   assert.match(result.text, /Tool result: .*cat/);
   assert.equal(sent.length, 2);
   assert.equal(sent[1].messages.at(-1).role, "tool", JSON.stringify(sent[1].messages));
+});
+
+function lookupTool(runs) {
+  return tool({
+    description: "Looks a word up in the caller's dictionary.",
+    inputSchema: z.object({ word: z.string() }),
+    execute: async ({ word }) => {
+      runs.push(word);
+      return word === "gato" ? "cat" : "unknown";
+    },
+  });
+}
+
+test("generateText and streamText with a tool of the caller's run it over two steps on the Responses model", async () => {
+  for (const run of [generateText, streamText]) {
+    const sent = [];
+    const openai = createOpenAI({ baseURL: parley.openaiUrl, apiKey: parley.adminToken, fetch: recording(sent) });
+    const runs = [];
+    const result = await run({
+      model: openai("mock-model"),
+      prompt: `[[mock tool_call='lookup:{"word": "gato"}']] what is gato?`,
+      tools: { lookup: lookupTool(runs) },
+      stopWhen: stepCountIs(3),
+    });
+    const steps = await result.steps;
+    assert.deepEqual(runs, ["gato"], `${run.name}: the SDK ran the call once`);
+    assert.equal(steps.length, 2, JSON.stringify(steps.map((s) => s.finishReason)));
+    assert.equal(steps[0].finishReason, "tool-calls", run.name);
+    assert.equal(await result.finishReason, "stop", run.name);
+    assert.match(await result.text, /Tool result: .*cat/, run.name);
+    assert.equal(sent.length, 2, run.name);
+    const input = sent[1].input;
+    const output = input.find((item) => item.type === "function_call_output");
+    assert.ok(output, JSON.stringify(input));
+    assert.equal(input.at(-1), output, "the result ends the input");
+    const call = input.find((item) => item.type === "item_reference" || item.type === "function_call");
+    assert.ok(call, `the call is sent back: ${JSON.stringify(input)}`);
+  }
 });
