@@ -30,6 +30,69 @@ pub struct ClientFunction {
     pub returns: Option<Value>,
 }
 
+/// Whether the model must call a function on its first answer of the turn (OpenAI's
+/// `tool_choice`): later answers, after the calls it made, are free again, as the agent
+/// frameworks reset a forced choice after a call so that the model may answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// The model decides.
+    #[default]
+    Auto,
+    /// The caller's functions are not offered (the chat tool's own still are).
+    None,
+    /// It calls a function, any of those offered (the tool's or the caller's).
+    Required,
+    /// It calls this one of the caller's functions.
+    Function { name: String },
+}
+
+/// How the model may call the functions a turn offers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallPolicy {
+    #[serde(default, skip_serializing_if = "ToolChoice::is_auto")]
+    pub choice: ToolChoice,
+    /// At most one call per answer (OpenAI's `parallel_tool_calls: false`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub serial: bool,
+    /// The turn's first answer was forced, and so made without extended thinking (which
+    /// Anthropic refuses beside a forced call): the later answers are too, since a tool
+    /// loop's thinking must start with it. Set by [`Self::after_first`], never sent.
+    #[serde(skip)]
+    pub unthinking: bool,
+}
+
+impl ToolChoice {
+    pub fn is_auto(&self) -> bool {
+        *self == Self::Auto
+    }
+
+    /// Whether the model must call a function.
+    pub fn is_forced(&self) -> bool {
+        matches!(self, Self::Required | Self::Function { .. })
+    }
+}
+
+impl CallPolicy {
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The policy of a later answer of the turn: serial still, no longer forced.
+    pub fn after_first(&self) -> Self {
+        Self {
+            choice: ToolChoice::Auto,
+            serial: self.serial,
+            unthinking: self.unthinking || self.choice.is_forced(),
+        }
+    }
+
+    /// Whether the answer is made without extended thinking.
+    pub fn without_thinking(&self) -> bool {
+        self.unthinking || self.choice.is_forced()
+    }
+}
+
 fn any_object() -> Value {
     serde_json::json!({"type": "object"})
 }

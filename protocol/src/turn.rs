@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::client_functions::ClientFunction;
+use crate::client_functions::{CallPolicy, ClientFunction};
 use crate::output::ResponseFormat;
 use crate::sampling::Sampling;
 
@@ -51,6 +51,9 @@ pub struct TurnInput {
     /// the turn until the caller posts its result.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub client_functions: Vec<ClientFunction>,
+    /// Whether the model must call a function first, and may call several at once.
+    #[serde(default, skip_serializing_if = "CallPolicy::is_default")]
+    pub call_policy: CallPolicy,
 }
 
 /// Where a new user message goes in its session's tree.
@@ -114,6 +117,7 @@ impl TurnInput {
             sampling: Sampling::default(),
             response_format: None,
             client_functions: Vec::new(),
+            call_policy: CallPolicy::default(),
         }
     }
 }

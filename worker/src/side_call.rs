@@ -32,7 +32,14 @@ pub async fn ask(
 ) -> Result<String, Box<dyn std::error::Error + Send + Sync>> {
     let started = Instant::now();
     let mut stream = route
-        .stream(messages, &[], None, &Sampling::default(), None)
+        .stream(
+            messages,
+            &[],
+            None,
+            &Sampling::default(),
+            None,
+            &Default::default(),
+        )
         .await?;
     let (mut answer, mut tokens) = (String::new(), Usage::default());
     while let Some(delta) = stream.next().await {

@@ -67,6 +67,8 @@ pub struct Ask {
     pub format: super::output::Asked,
     /// Functions the caller runs itself (a chat completion's `tools`).
     pub client_functions: Vec<parley_protocol::client_functions::ClientFunction>,
+    /// How the model may call them (`tool_choice`, `parallel_tool_calls`).
+    pub call_policy: parley_protocol::client_functions::CallPolicy,
 }
 
 /// Where the turn goes.
@@ -161,6 +163,7 @@ pub async fn submit(
             sampling,
             response_format: ask.format.format,
             client_functions: ask.client_functions,
+            call_policy: ask.call_policy,
             ..TurnInput::text(ask.content)
         },
         model: model_override,

@@ -78,6 +78,11 @@ pub fn meta_of(prompt: &prompts::Model, instructions: Option<String>) -> Respons
             .as_ref()
             .map(|i| i.client_functions.clone())
             .unwrap_or_default(),
+        call_policy: prompt
+            .input
+            .as_ref()
+            .map(|i| i.call_policy.clone())
+            .unwrap_or_default(),
     }
 }
 

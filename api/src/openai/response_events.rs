@@ -55,6 +55,8 @@ pub struct ResponseMeta {
     pub format: Option<parley_protocol::output::ResponseFormat>,
     /// The caller's functions the turn offers the model.
     pub client_functions: Vec<parley_protocol::client_functions::ClientFunction>,
+    /// How the model may call them, as the request asked.
+    pub call_policy: parley_protocol::client_functions::CallPolicy,
 }
 
 /// Turns a prompt's events into the Responses API's events and response.
@@ -138,7 +140,7 @@ impl ResponsesTranslator {
             metadata: HashMap::new(),
             model: self.meta.model.clone(),
             output: self.items.clone(),
-            parallel_tool_calls: true,
+            parallel_tool_calls: !self.meta.call_policy.serial,
             previous_response_id: self.meta.previous_response_id.clone(),
             // The effective values: OpenAI's defaults where nothing was asked.
             temperature: sampling.temperature.unwrap_or(1.0),
@@ -152,7 +154,7 @@ impl ResponsesTranslator {
             service_tier: "default".into(),
             safety_identifier: None,
             prompt_cache_key: None,
-            tool_choice: "auto".into(),
+            tool_choice: calls::choice_shown(&self.meta.call_policy.choice),
             tools: self
                 .meta
                 .client_functions

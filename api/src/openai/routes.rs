@@ -170,7 +170,7 @@ impl OpenAiApi {
             .continuing(from);
             return chat_reply(&state, &auth.0, &prompt, translator, stream).await;
         }
-        let client_functions = tools::offered(
+        let offered = tools::offered(
             body.tools,
             body.tool_choice.as_ref(),
             body.parallel_tool_calls,
@@ -196,7 +196,8 @@ impl OpenAiApi {
             instructions,
             sampling,
             format,
-            client_functions,
+            client_functions: offered.functions,
+            call_policy: offered.policy,
         };
         let conversation = Conversation::New {
             key: conversation_key.0,
@@ -292,7 +293,7 @@ impl OpenAiApi {
             messages.insert(0, (ChatRole::System, instructions.clone()));
         }
         let (instructions, history, content) = split(messages)?;
-        let client_functions = tools::offered(
+        let offered = tools::offered(
             body.tools
                 .map(|tools| tools.into_iter().map(ChatTool::from).collect()),
             body.tool_choice.as_ref(),
@@ -317,7 +318,8 @@ impl OpenAiApi {
             instructions,
             sampling,
             format,
-            client_functions,
+            client_functions: offered.functions,
+            call_policy: offered.policy,
         };
         let conversation = match &previous {
             Some(prompt) => Conversation::Of(prompt.session_id),

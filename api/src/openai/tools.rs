@@ -8,14 +8,14 @@
 //! Responses API's function tools and `function_call_output` items go the same way
 //! ([`super::items`]).
 
-use parley_protocol::client_functions::{CallAnswer, ClientFunction};
+use parley_protocol::client_functions::{CallAnswer, CallPolicy, ClientFunction, ToolChoice};
 use parley_protocol::error::{Error, ErrorCode};
 use parley_protocol::events::ToolCallState;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::chat_events::Continuing;
-use super::input::{refuse_unsupported, text_of};
+use super::input::text_of;
 use super::types::{ChatMessageInput, ChatRole, ChatTool};
 use crate::{error::Problem, identity::Caller, state::AppState};
 
@@ -23,31 +23,28 @@ fn invalid_at(param: impl Into<String>, detail: impl Into<String>) -> Box<Proble
     Box::new(Problem::new(ErrorCode::InvalidParameter, detail).param(param))
 }
 
+/// What a request offers the model: the caller's functions and how they may be called.
+pub struct Offered {
+    pub functions: Vec<ClientFunction>,
+    pub policy: CallPolicy,
+}
+
 /// The functions a request offers the model: its `tools`, unless `tool_choice` is
-/// `none`. A forced choice (`required`, a named function) and `parallel_tool_calls:
-/// false` are not offered by Parley's providers: 400 `unsupported_parameter`.
-/// `parameters_at` is where a tool's `parameters` are (`function.parameters` on chat
-/// completions, `parameters` on the Responses API).
+/// `none`; and how the model may call them: `tool_choice` `required` (some function,
+/// the caller's or the chat tool's) or a named function of `tools` (on chat completions
+/// `{type: function, function: {name}}`, on the Responses API `{type: function, name}`)
+/// forces the turn's first answer to call, and `parallel_tool_calls: false` allows one
+/// call per answer. A forced choice of no function is a 400 naming `tool_choice`. `parameters_at` is where a tool's `parameters` are
+/// (`function.parameters` on chat completions, `parameters` on the Responses API).
 pub fn offered(
     tools: Option<Vec<ChatTool>>,
     choice: Option<&Value>,
     parallel: Option<bool>,
     parameters_at: &str,
-) -> Result<Vec<ClientFunction>, Box<Problem>> {
-    let forced = match choice {
-        None | Some(Value::Null) => false,
-        Some(Value::String(choice)) if choice == "auto" || choice == "none" => false,
-        Some(_) => true,
-    };
-    refuse_unsupported(&[
-        ("tool_choice", forced),
-        ("parallel_tool_calls", parallel == Some(false)),
-    ])?;
-    if choice.and_then(Value::as_str) == Some("none") {
-        return Ok(Vec::new());
-    }
+) -> Result<Offered, Box<Problem>> {
+    let tools = tools.unwrap_or_default();
     let mut functions = Vec::new();
-    for (i, tool) in tools.unwrap_or_default().into_iter().enumerate() {
+    for (i, tool) in tools.into_iter().enumerate() {
         if tool.kind != "function" {
             return Err(Box::new(
                 Problem::new(
@@ -74,7 +71,70 @@ pub fn offered(
             returns: None,
         });
     }
-    Ok(functions)
+    let choice = tool_choice(choice, &functions)?;
+    if choice == ToolChoice::Required && functions.is_empty() {
+        return Err(invalid_at(
+            "tool_choice",
+            "`tool_choice: required` needs `tools` to call",
+        ));
+    }
+    if choice == ToolChoice::None {
+        functions.clear();
+    }
+    let policy = CallPolicy {
+        choice,
+        serial: parallel == Some(false),
+        ..CallPolicy::default()
+    };
+    Ok(Offered { functions, policy })
+}
+
+/// A request's `tool_choice`, one of `functions` when it names one.
+fn tool_choice(
+    choice: Option<&Value>,
+    functions: &[ClientFunction],
+) -> Result<ToolChoice, Box<Problem>> {
+    let choice = match choice {
+        None | Some(Value::Null) => return Ok(ToolChoice::Auto),
+        Some(choice) => choice,
+    };
+    match choice {
+        Value::String(s) if s == "auto" => Ok(ToolChoice::Auto),
+        Value::String(s) if s == "none" => Ok(ToolChoice::None),
+        Value::String(s) if s == "required" => Ok(ToolChoice::Required),
+        Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("function") => {
+            // Chat completions nest the name in `function`; the Responses API does not.
+            let name = o
+                .get("function")
+                .and_then(|f| f.get("name"))
+                .or_else(|| o.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            if !functions.iter().any(|f| f.name == name) {
+                return Err(invalid_at(
+                    "tool_choice",
+                    format!("`tool_choice` names `{name}`, which is none of the `tools`"),
+                ));
+            }
+            Ok(ToolChoice::Function {
+                name: name.to_owned(),
+            })
+        }
+        Value::Object(o) => Err(Box::new(
+            Problem::new(
+                ErrorCode::UnsupportedParameter,
+                format!(
+                    "`tool_choice` of type `{}` is not offered (`auto`, `none`, `required` or a function)",
+                    o.get("type").and_then(Value::as_str).unwrap_or("?")
+                ),
+            )
+            .param("tool_choice"),
+        )),
+        _ => Err(invalid_at(
+            "tool_choice",
+            "`tool_choice` is `auto`, `none`, `required` or a function",
+        )),
+    }
 }
 
 /// A refused submission as the OpenAI surface answers it: the service's refusal of the

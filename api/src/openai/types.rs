@@ -226,10 +226,13 @@ pub struct ChatCompletionRequest {
     /// functions still run on the server.
     #[oai(validator(max_items = 128))]
     pub tools: Option<Vec<ChatTool>>,
-    /// `auto` (the default) or `none` (the caller's functions are not offered);
-    /// `required` and a named function are 400 `unsupported_parameter`.
+    /// `auto` (the default), `none` (the caller's functions are not offered),
+    /// `required` (the model's first answer calls a function: the caller's or the chat
+    /// tool's) or `{"type": "function", "function": {"name": …}}` (it calls that one of
+    /// `tools`; another name is 400 `invalid_parameter`). A forced choice holds for the
+    /// turn's first answer only: after its calls the model may answer.
     pub tool_choice: Option<Value>,
-    /// `true` (the default); `false` is 400 `unsupported_parameter`.
+    /// `true` (the default); `false`: at most one call per answer.
     pub parallel_tool_calls: Option<bool>,
 }
 
@@ -431,10 +434,13 @@ pub struct ResponseCreateRequest {
     /// new response. The chat tool's own functions still run on the server.
     #[oai(validator(max_items = 128))]
     pub tools: Option<Vec<ResponseFunctionTool>>,
-    /// `auto` (the default) or `none` (the caller's functions are not offered);
-    /// `required` and a named function are 400 `unsupported_parameter`.
+    /// `auto` (the default), `none` (the caller's functions are not offered),
+    /// `required` (the model's first answer calls a function: the caller's or the chat
+    /// tool's) or `{"type": "function", "name": …}` (it calls that one of
+    /// `tools`; another name is 400 `invalid_parameter`). A forced choice holds for the
+    /// turn's first answer only: after its calls the model may answer.
     pub tool_choice: Option<Value>,
-    /// `true` (the default); `false` is 400 `unsupported_parameter`.
+    /// `true` (the default); `false`: at most one call per answer.
     pub parallel_tool_calls: Option<bool>,
 }
 

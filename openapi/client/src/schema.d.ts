@@ -2390,7 +2390,7 @@ export interface components {
              * @description Choices to generate: only 1 (more is 400 `unsupported_parameter`).
              */
             n?: number | null;
-            /** @description `true` (the default); `false` is 400 `unsupported_parameter`. */
+            /** @description `true` (the default); `false`: at most one call per answer. */
             parallel_tool_calls?: boolean | null;
             /** @description Predicted outputs: not available (400 `unsupported_parameter`). */
             prediction?: unknown;
@@ -2418,8 +2418,11 @@ export interface components {
              */
             temperature?: number | null;
             /**
-             * @description `auto` (the default) or `none` (the caller's functions are not offered);
-             *     `required` and a named function are 400 `unsupported_parameter`.
+             * @description `auto` (the default), `none` (the caller's functions are not offered),
+             *     `required` (the model's first answer calls a function: the caller's or the chat
+             *     tool's) or `{"type": "function", "function": {"name": …}}` (it calls that one of
+             *     `tools`; another name is 400 `invalid_parameter`). A forced choice holds for the
+             *     turn's first answer only: after its calls the model may answer.
              */
             tool_choice?: unknown;
             /**
@@ -3993,7 +3996,7 @@ export interface components {
             instructions?: string | null;
             /**
              * Format: int64
-             * @description Always null: the answer's length is the tool's, not the request's.
+             * @description As the request asked (within the tool's bounds); null: the tool's.
              */
             max_output_tokens?: number | null;
             /**
@@ -4033,8 +4036,11 @@ export interface components {
              */
             temperature: number;
             text: components["schemas"]["ResponseText"];
-            /** @description Always `auto`. */
-            tool_choice: string;
+            /**
+             * @description As the request asked: `auto` (the default), `none`, `required`, or the function
+             *     it named (`{"type": "function", "name": …}`).
+             */
+            tool_choice: unknown;
             /**
              * @description The caller's function tools offered to the model (none with `tool_choice: none`;
              *     Parley's own functions are the chat tool's, run by Parley, and not listed).
@@ -4663,7 +4669,7 @@ export interface components {
             max_output_tokens?: number | null;
             /** @description A chat tool (`tool:<id>`) or a model id (`GET /openai/v1/models`). */
             model: string;
-            /** @description `true` (the default); `false` is 400 `unsupported_parameter`. */
+            /** @description `true` (the default); `false`: at most one call per answer. */
             parallel_tool_calls?: boolean | null;
             /** @description Continue the conversation of this response (`resp_…`). */
             previous_response_id?: string | null;
@@ -4678,8 +4684,11 @@ export interface components {
             /** @description The answer's text settings: its `format` (text, a JSON object, a JSON schema). */
             text?: components["schemas"]["ResponseTextParam"] | null;
             /**
-             * @description `auto` (the default) or `none` (the caller's functions are not offered);
-             *     `required` and a named function are 400 `unsupported_parameter`.
+             * @description `auto` (the default), `none` (the caller's functions are not offered),
+             *     `required` (the model's first answer calls a function: the caller's or the chat
+             *     tool's) or `{"type": "function", "name": …}` (it calls that one of
+             *     `tools`; another name is 400 `invalid_parameter`). A forced choice holds for the
+             *     turn's first answer only: after its calls the model may answer.
              */
             tool_choice?: unknown;
             /**

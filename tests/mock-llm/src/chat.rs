@@ -35,6 +35,10 @@ pub(crate) async fn completions(request: Request<Incoming>, state: &State) -> Re
             return param_error(&refused.message, refused.param);
         }
     };
+    let choice = match crate::choice::openai(&body) {
+        Ok(choice) => choice,
+        Err(refused) => return param_error(&refused.message, refused.param),
+    };
     let format = match structured::openai(&body) {
         Ok(format) => format,
         Err(message) => return param_error(&message, "response_format"),
@@ -50,7 +54,11 @@ pub(crate) async fn completions(request: Request<Incoming>, state: &State) -> Re
         &request.messages,
         request.continue_final,
         dialect.always_reasons(),
-    );
+    )
+    .map(|(directive, mut reply)| {
+        crate::choice::apply(&choice, &body, &mut reply);
+        (directive, reply)
+    });
     let refusal = dialect.refusal(&request.messages);
     let prefixes = cache::chat_prefixes(&body);
     let mut exchange = state.log.start(RecordedRequest {

@@ -20,6 +20,7 @@
 mod anthropic;
 mod cache;
 mod chat;
+mod choice;
 mod dialect;
 mod directive;
 mod http;

@@ -14,6 +14,7 @@
 use serde_json::Value;
 
 /// The parameter at fault and OpenAI's message for it.
+#[derive(Debug)]
 pub(crate) struct Refusal {
     pub param: &'static str,
     pub message: String,

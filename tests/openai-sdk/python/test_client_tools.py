@@ -8,7 +8,7 @@ reading it. The openai SDK (plain and streamed), the OpenAI Agents SDK's `Runner
 import asyncio
 import json
 
-from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
+from agents import Agent, ModelSettings, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
@@ -106,6 +106,29 @@ def test_the_agents_sdk_runs_a_function_tool_on_the_chat_completions_model(parle
     assert final == "Tool result: cat"
     assert streamed_final == "Tool result: cat"
     assert "raw_response_event" in kinds
+
+
+def test_the_agents_sdk_forces_its_tool_and_calls_one_at_a_time(parley):
+    """`ModelSettings(tool_choice=…, parallel_tool_calls=False)`: the first answer must call
+    the named function, though the message asks for no call; after it the model answers."""
+    client = AsyncOpenAI(base_url=parley.openai_url, api_key=parley.admin_token, max_retries=0)
+    seen = []
+
+    @function_tool
+    def word_of_the_day() -> str:
+        """Today's word, from the caller's dictionary."""
+        seen.append("gato")
+        return DICTIONARY["gato"]
+
+    agent = Agent(
+        name="tutor",
+        model=OpenAIChatCompletionsModel(model="mock-model", openai_client=client),
+        tools=[lookup, word_of_the_day],
+        model_settings=ModelSettings(tool_choice="word_of_the_day", parallel_tool_calls=False),
+    )
+    result = asyncio.run(Runner.run(agent, "what is the word of the day?"))
+    assert seen == ["gato"]
+    assert result.final_output == "Tool result: cat"
 
 
 def langchain_loop(parley, **options):

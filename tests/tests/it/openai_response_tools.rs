@@ -4,8 +4,10 @@
 //! waits; a request whose input ends with the call's `function_call_output` — after
 //! `previous_response_id`, after the whole input sent back, or after an `item_reference`
 //! to the call — continues the same turn as a new response, read again by its own id.
-//! A result for no call, a result for another response's call, and the options Parley
-//! does not offer are each a 400 naming the parameter.
+//! A result for no call, a result for another response's call, a `tool_choice` of no
+//! function and the options Parley does not offer are each a 400 naming the parameter;
+//! a named `tool_choice` and `parallel_tool_calls: false` reach the model and the
+//! response shows them.
 
 use parley_tests::both_backends;
 use serde_json::{Value, json};
@@ -253,7 +255,7 @@ both_backends!(
 );
 
 both_backends!(
-    results_for_no_call_or_another_responses_call_and_forced_choices_are_refused_by_name,
+    results_for_no_call_or_another_responses_call_and_choices_of_no_function_are_refused_by_name,
     |backend: Backend| async move {
         let s = surface(backend).await;
         let made_up = json!({
@@ -278,18 +280,17 @@ both_backends!(
         );
         assert_eq!(s.mock.requests().len(), 0, "nothing was asked");
 
-        for (field, value) in [
-            ("tool_choice", json!("required")),
-            ("tool_choice", json!({"type": "function", "name": "lookup"})),
-            ("parallel_tool_calls", json!(false)),
-        ] {
-            let mut body = asking();
-            body[field] = value;
-            let refused = s.post("/openai/v1/responses", &body).await;
-            refused.assert_status(400);
-            assert_eq!(refused.body["error"]["code"], "unsupported_parameter");
-            assert_eq!(refused.body["error"]["param"], field);
-        }
+        let mut unknown = asking();
+        unknown["tool_choice"] = json!({"type": "function", "name": "define"});
+        let refused = s.post("/openai/v1/responses", &unknown).await;
+        refused.assert_status(400);
+        assert_eq!(refused.body["error"]["code"], "invalid_parameter");
+        assert_eq!(refused.body["error"]["param"], "tool_choice", "{refused}");
+        let mut mcp = asking();
+        mcp["tool_choice"] = json!({"type": "mcp", "server_label": "parley"});
+        let refused = s.post("/openai/v1/responses", &mcp).await;
+        refused.assert_status(400);
+        assert_eq!(refused.body["error"]["code"], "unsupported_parameter");
         let mut web = asking();
         web["tools"][0]["type"] = json!("web_search");
         let refused = s.post("/openai/v1/responses", &web).await;
@@ -331,5 +332,39 @@ both_backends!(
         let done = s.post("/openai/v1/responses", &right).await;
         done.assert_status(200);
         assert!(said(&done.body).contains("cat"), "{done}");
+    }
+);
+
+both_backends!(
+    a_named_tool_choice_and_serial_calls_reach_the_model_and_the_response_shows_them,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        let mut body = asking();
+        body["tool_choice"] = json!({"type": "function", "name": "lookup"});
+        body["parallel_tool_calls"] = json!(false);
+        let asked = s.post("/openai/v1/responses", &body).await;
+        asked.assert_status(200);
+        the_call(&asked.body);
+        assert_eq!(asked.body["tool_choice"], body["tool_choice"], "{asked}");
+        assert_eq!(asked.body["parallel_tool_calls"], json!(false));
+        let sent = s.mock.requests()[0].body.clone();
+        assert_eq!(
+            sent["tool_choice"],
+            json!({"type": "function", "function": {"name": "lookup"}}),
+            "{sent}"
+        );
+        assert_eq!(sent["parallel_tool_calls"], json!(false));
+        let read = s
+            .app
+            .get(
+                &format!(
+                    "/openai/v1/responses/{}",
+                    asked.body["id"].as_str().unwrap()
+                ),
+                Some(&s.token),
+            )
+            .await;
+        read.assert_status(200);
+        assert_eq!(read.body["tool_choice"], body["tool_choice"], "{read}");
     }
 );

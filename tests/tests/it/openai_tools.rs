@@ -3,8 +3,10 @@
 //! `tool_calls` (`finish_reason: tool_calls`, streamed as OpenAI streams them) while the
 //! turn waits; the next request, whose history ends with the `tool` result, continues
 //! the same turn and the model reads the result. A call answered twice, a result for no
-//! call, a function named like the chat tool's, and the options Parley does not offer
-//! are each a 400 naming the parameter.
+//! call, a function named like the chat tool's, a `tool_choice` of no function and the
+//! options Parley does not offer are each a 400 naming the parameter; a forced
+//! `tool_choice` makes the turn's first answer call, and `parallel_tool_calls: false`
+//! one call at a time.
 
 use parley_mock_llm::{MockConfig, MockLlm};
 use parley_tests::{Backend, both_backends};
@@ -210,21 +212,27 @@ both_backends!(
             "a refused request leaves no conversation behind: {listed}"
         );
 
-        for (field, value) in [
-            ("tool_choice", json!("required")),
+        for (value, code) in [
             (
-                "tool_choice",
-                json!({"type": "function", "function": {"name": "lookup"}}),
+                json!({"type": "function", "function": {"name": "define"}}),
+                "invalid_parameter",
             ),
-            ("parallel_tool_calls", json!(false)),
+            (json!("always"), "invalid_parameter"),
+            (json!({"type": "allowed_tools"}), "unsupported_parameter"),
         ] {
             let mut body = asking("auto");
-            body[field] = value;
+            body["tool_choice"] = value;
             let refused = s.post("/openai/v1/chat/completions", &body).await;
             refused.assert_status(400);
-            assert_eq!(refused.body["error"]["code"], "unsupported_parameter");
-            assert_eq!(refused.body["error"]["param"], field);
+            assert_eq!(refused.body["error"]["code"], code, "{refused}");
+            assert_eq!(refused.body["error"]["param"], "tool_choice");
         }
+        let mut body = asking("auto");
+        body["tools"] = json!([]);
+        body["tool_choice"] = json!("required");
+        let refused = s.post("/openai/v1/chat/completions", &body).await;
+        refused.assert_status(400);
+        assert_eq!(refused.body["error"]["param"], "tool_choice", "{refused}");
         let mut web = asking("auto");
         web["tools"][0]["type"] = json!("web_search");
         let refused = s.post("/openai/v1/chat/completions", &web).await;
@@ -255,5 +263,91 @@ both_backends!(
             .assert_status(200);
         let offered = s.mock.requests()[0].tool_names();
         assert!(!offered.iter().any(|n| n == "lookup"), "{offered:?}");
+    }
+);
+
+both_backends!(
+    a_forced_tool_choice_makes_the_first_answer_call_and_serial_calls_come_one_at_a_time,
+    |backend: Backend| async move {
+        let s = surface(backend).await;
+        // No marker asks for a call: the named choice makes it.
+        let mut body = asking("auto");
+        body["messages"][0]["content"] = json!("what is gato?");
+        // The mock's forced call has no arguments: `word` may be left out.
+        let parameters = &mut body["tools"][0]["function"]["parameters"];
+        parameters.as_object_mut().unwrap().remove("required");
+        body["tool_choice"] = json!({"type": "function", "function": {"name": "lookup"}});
+        let asked = s.post("/openai/v1/chat/completions", &body).await;
+        asked.assert_status(200);
+        let choice = &asked.body["choices"][0];
+        assert_eq!(choice["finish_reason"], "tool_calls", "{asked}");
+        let call = choice["message"]["tool_calls"][0].clone();
+        assert_eq!(call["function"]["name"], "lookup");
+        let first = s.mock.requests()[0].body.clone();
+        assert_eq!(
+            first["tool_choice"],
+            json!({"type": "function", "function": {"name": "lookup"}}),
+            "{first}"
+        );
+        // After the call the model is free to answer.
+        let mut answer = answered("auto", &call, "cat");
+        answer["messages"][0]["content"] = json!("what is gato?");
+        let done = s.post("/openai/v1/chat/completions", &answer).await;
+        done.assert_status(200);
+        assert_eq!(done.body["choices"][0]["finish_reason"], "stop", "{done}");
+        let second = s.mock.requests()[1].body.clone();
+        assert!(second["tool_choice"].is_null(), "{second}");
+
+        // Two calls asked, one allowed per answer.
+        let mut body = asking("auto");
+        body["messages"][0]["content"] = json!(
+            "[[mock tool_call='lookup:{\"word\": \"gato\"}' tool_call='lookup:{\"word\": \"perro\"}']] two words"
+        );
+        body["parallel_tool_calls"] = json!(false);
+        let asked = s.post("/openai/v1/chat/completions", &body).await;
+        asked.assert_status(200);
+        let calls = asked.body["choices"][0]["message"]["tool_calls"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert_eq!(calls.len(), 1, "{asked}");
+        let last = s.mock.requests().last().unwrap().body.clone();
+        assert_eq!(last["parallel_tool_calls"], json!(false), "{last}");
+    }
+);
+
+both_backends!(
+    a_forced_call_on_a_thinking_claude_is_made_without_thinking_through_the_turn,
+    |backend: Backend| async move {
+        // Anthropic refuses extended thinking beside a forced call, and a tool loop's
+        // thinking must start with its first answer: the whole turn goes without it.
+        let mock = MockLlm::start(MockConfig::default()).await;
+        let config = parley_tests::turns::mock_anthropic_config(
+            &mock.anthropic_base_url(),
+            "thinking_budget_tokens = 1024",
+            "",
+        );
+        let s = Surface::start(backend, mock, config, "caller@example.com").await;
+        let mut body = asking("auto");
+        body["tool_choice"] = json!("required");
+        let asked = s.post("/openai/v1/chat/completions", &body).await;
+        asked.assert_status(200);
+        let call = asked.body["choices"][0]["message"]["tool_calls"][0].clone();
+        assert_eq!(call["function"]["name"], "lookup", "{asked}");
+        let done = s
+            .post(
+                "/openai/v1/chat/completions",
+                &answered("auto", &call, "cat"),
+            )
+            .await;
+        done.assert_status(200);
+        assert_eq!(done.body["choices"][0]["finish_reason"], "stop", "{done}");
+        let requests = s.mock.requests();
+        assert_eq!(requests.len(), 2);
+        assert_eq!(requests[0].body["tool_choice"], json!({"type": "any"}));
+        for request in &requests {
+            assert!(request.body["thinking"].is_null(), "{}", request.body);
+        }
+        assert!(requests[1].body["tool_choice"].is_null());
     }
 );

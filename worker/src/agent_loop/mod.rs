@@ -307,6 +307,9 @@ pub struct Start<'a> {
     pub sampling: Sampling,
     /// What the answer must be: asked of every call, checked when the model answers.
     pub output: Option<output::Output>,
+    /// Whether the model must call a function on the turn's first answer, and may call
+    /// several at once (every answer).
+    pub calls: parley_protocol::client_functions::CallPolicy,
 }
 
 /// A call the model asked for in an earlier attempt that its user approved: run as the
@@ -381,7 +384,15 @@ pub async fn run(
     messages.extend(round::transcript(&earlier));
     // Only the first model call of the attempt continues the earlier one's answer.
     let mut partial = start.partial.filter(|p| !p.trim().is_empty());
+    // A forced call is the turn's first answer's: once calls were made (this attempt's
+    // or an earlier one's), the model is free to answer.
+    let later = start.calls.after_first();
     for iteration in 1..=start.max_iterations.max(1) {
+        let calls = if iteration == 1 && earlier.is_empty() {
+            &start.calls
+        } else {
+            &later
+        };
         let text_before = generation.text().len();
         let blocks_before = generation.drafts.len();
         let offers = functions.offers();
@@ -396,6 +407,7 @@ pub async fn run(
             spend: start.spend.as_ref(),
             sampling: &start.sampling,
             format: start.output.as_ref().map(|o| &o.format),
+            calls,
         };
         let called = model_call::with_retries(&request, &mut position, sink, &mut generation).await;
         let (mut requested, state) = match called {

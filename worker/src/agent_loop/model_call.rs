@@ -41,6 +41,9 @@ pub(super) struct Request<'a> {
     /// What the answer must be, sent with every call (the model may call functions
     /// first).
     pub format: Option<&'a ResponseFormat>,
+    /// Whether the model must call a function (the turn's first answer only), and may
+    /// call several.
+    pub calls: &'a parley_protocol::client_functions::CallPolicy,
 }
 
 impl Request<'_> {
@@ -287,6 +290,7 @@ async fn once(
         prefix,
         request.sampling,
         request.format,
+        request.calls,
     );
     let mut cancelled = sink.until_cancelled();
     let opened = tokio::select! {

@@ -11,6 +11,8 @@
 //! * given the call and its result — with what it said it needs back of that response
 //!   ([`Delta::State`], a call's `state`) — answers in words without calling again (a
 //!   harness on a strict model of the mock checks that the follow-up carries it);
+//! * made to call (`tool_choice`: the function by name), calls it on a message that asks
+//!   for no call;
 //! * can be called again after a caller dropped one of its streams midway;
 //! * stops at the call's token limit and says so ([`Delta::Stop`]), and before a stop
 //!   sequence of the call's sampling (not shown, not a cut answer).
@@ -169,6 +171,21 @@ pub async fn calls_an_offered_function_with_json_arguments(harness: &dyn Harness
     usage_is_last_and_once(&deltas);
 }
 
+pub async fn calls_the_function_a_forced_choice_names(harness: &dyn Harness) {
+    let mut options = harness.options();
+    options.calls.choice = parley_protocol::client_functions::ToolChoice::Function {
+        name: TIME_FUNCTION.into(),
+    };
+    // A forced call goes without extended thinking (Anthropic refuses the two together).
+    options.thinking_budget = None;
+    let messages = [ChatMessage::user(harness.plain())];
+    let deltas = deltas_with(harness, &messages, &options).await;
+    let calls = calls(&deltas);
+    assert_eq!(calls.len(), 1, "{deltas:?}");
+    assert_eq!(calls[&0].1.as_deref(), Some(TIME_FUNCTION));
+    usage_is_last_and_once(&deltas);
+}
+
 pub async fn answers_a_function_result_in_words(harness: &dyn Harness) {
     let asked = ChatMessage::user(harness.calling());
     let first = deltas(harness, std::slice::from_ref(&asked)).await;
@@ -263,6 +280,11 @@ macro_rules! conformance_suite {
             #[tokio::test]
             async fn calls_an_offered_function_with_json_arguments() {
                 suite::calls_an_offered_function_with_json_arguments(&$harness).await;
+            }
+
+            #[tokio::test]
+            async fn calls_the_function_a_forced_choice_names() {
+                suite::calls_the_function_a_forced_choice_names(&$harness).await;
             }
 
             #[tokio::test]

@@ -11,6 +11,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
+use parley_protocol::client_functions::ToolChoice;
 use parley_protocol::events::{StopReason, Usage};
 
 use super::{ChatMessage, Delta, DeltaStream, FunctionOffer, Provider, ProviderError, Route};
@@ -84,7 +85,7 @@ pub const REMIND_FUNCTION: &str = "createTodo";
 /// A call the demo model makes: what it says first, the function, its arguments.
 struct DemoCall {
     text: &'static str,
-    function: &'static str,
+    function: String,
     arguments: String,
 }
 
@@ -116,18 +117,40 @@ fn call_for(messages: &[ChatMessage], functions: &[FunctionOffer]) -> Option<Dem
         };
         return Some(DemoCall {
             text: "I'll put that on your to-do list.",
-            function: REMIND_FUNCTION,
+            function: REMIND_FUNCTION.into(),
             arguments: serde_json::json!({ "title": title }).to_string(),
         });
     }
     if offered(TIME_FUNCTION) && (lower.contains("time") || lower.contains("clock")) {
         return Some(DemoCall {
             text: "Let me look at the clock.",
-            function: TIME_FUNCTION,
+            function: TIME_FUNCTION.into(),
             arguments: r#"{"time_zone":"UTC"}"#.to_owned(),
         });
     }
     None
+}
+
+/// The call a forced `choice` makes when the message asks for none: the named function,
+/// or (`required`) the first offered, with no arguments.
+fn forced_call(
+    messages: &[ChatMessage],
+    functions: &[FunctionOffer],
+    choice: &ToolChoice,
+) -> Option<DemoCall> {
+    if messages.last().is_some_and(|m| m.role == "tool") {
+        return None;
+    }
+    let function = match choice {
+        ToolChoice::Function { name } => functions.iter().find(|f| &f.name == name),
+        ToolChoice::Required => functions.first(),
+        ToolChoice::Auto | ToolChoice::None => None,
+    }?;
+    Some(DemoCall {
+        text: "Let me check.",
+        function: function.name.clone(),
+        arguments: "{}".into(),
+    })
 }
 
 /// What the demo model suggests after an answer, when the tool asks for suggestions
@@ -235,7 +258,8 @@ pub(super) fn stream(
         .iter()
         .map(|m| m.content.split_whitespace().count() as u64)
         .sum();
-    let call = call_for(messages, functions);
+    let call = call_for(messages, functions)
+        .or_else(|| forced_call(messages, functions, &options.calls.choice));
     let text = match &call {
         Some(call) => call.text.to_owned(),
         None => answer(messages),
@@ -265,7 +289,7 @@ pub(super) fn stream(
         pieces.push(Delta::ToolCall {
             index: 0,
             id: Some("demo_call_0".to_owned()),
-            name: Some(call.function.to_owned()),
+            name: Some(call.function),
             arguments: call.arguments,
             state: None,
         });

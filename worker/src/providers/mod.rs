@@ -32,6 +32,7 @@ use std::{pin::Pin, sync::Arc, time::Duration};
 use parley_runtime::breaker::Breakers;
 
 use futures::Stream;
+use parley_protocol::client_functions::CallPolicy;
 use parley_protocol::error::ErrorCode;
 use parley_protocol::events::{CallError, FallbackReason, StopReason, Usage};
 use parley_protocol::output::ResponseFormat;
@@ -162,6 +163,9 @@ pub struct CallOptions {
     /// Where the request marks prompt-cache breakpoints (Anthropic; OpenAI-compatible
     /// providers cache a repeated prefix on their own).
     pub prompt_cache: PromptCache,
+    /// Whether the model must call one of the functions offered, and may call several
+    /// (sent only with functions).
+    pub calls: CallPolicy,
 }
 
 /// One kind of model API.
@@ -293,6 +297,7 @@ impl Route {
         partial: Option<&str>,
         sampling: &Sampling,
         format: Option<&ResponseFormat>,
+        calls: &CallPolicy,
     ) -> Result<DeltaStream, ProviderError> {
         // A fallback without vision gets the text (the first model of the chain may have
         // been sent images).
@@ -315,9 +320,15 @@ impl Route {
             sampling: sampling.clone(),
             format: format.cloned(),
             // Thinking needs room for its budget and an answer: a turn asking for
-            // fewer tokens than that is answered without it.
-            thinking_budget: self.thinking_budget.filter(|budget| *budget < max_tokens),
+            // fewer tokens than that is answered without it; and Anthropic refuses it
+            // beside a forced call, so a turn whose first answer is forced is made
+            // without it.
+            thinking_budget: self
+                .thinking_budget
+                .filter(|budget| *budget < max_tokens)
+                .filter(|_| !calls.without_thinking()),
             prompt_cache: self.prompt_cache,
+            calls: calls.clone(),
         };
         self.provider
             .stream(&self.upstream, messages, functions, partial, &options)

@@ -18,6 +18,7 @@ use std::task::{Context, Poll, ready};
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::{Stream, StreamExt};
+use parley_protocol::client_functions::ToolChoice;
 use parley_protocol::events::{StopReason, Usage};
 use parley_protocol::output::ResponseFormat;
 use parley_protocol::sampling::DECIMALS;
@@ -100,6 +101,17 @@ impl Provider for OpenAiProvider {
         if !functions.is_empty() {
             let tools: Vec<_> = functions.iter().map(FunctionOffer::to_wire).collect();
             request["tools"] = tools.into();
+            match &options.calls.choice {
+                ToolChoice::Auto | ToolChoice::None => {}
+                ToolChoice::Required => request["tool_choice"] = "required".into(),
+                ToolChoice::Function { name } => {
+                    request["tool_choice"] =
+                        json!({"type": "function", "function": {"name": name}});
+                }
+            }
+            if options.calls.serial {
+                request["parallel_tool_calls"] = false.into();
+            }
         }
         let mut call = self.http.post(&self.url).json(&request);
         if let Some(key) = &self.api_key {

@@ -129,6 +129,7 @@ pub(super) async fn generate(
         ),
         sampling: sampling(config, &context.input.sampling),
         output,
+        calls: context.input.call_policy.clone(),
     };
     let (generation, end) = agent_loop::run(start, sink, &mut tools).await;
     let answered = &context.chain[generation.answered_by];

@@ -5,7 +5,7 @@
 //! for an approval) a response with such an item ends `completed` while the turn waits.
 //! The turn's usage is told by the response that ends it.
 
-use parley_protocol::client_functions::ClientFunction;
+use parley_protocol::client_functions::{ClientFunction, ToolChoice};
 use parley_protocol::events::{ToolCallState, Usage};
 use serde_json::{Value, json};
 
@@ -22,6 +22,16 @@ pub fn shown(function: &ClientFunction) -> Value {
         "parameters": function.parameters,
         "strict": false,
     })
+}
+
+/// A request's `tool_choice` as the response shows it.
+pub fn choice_shown(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => "auto".into(),
+        ToolChoice::None => "none".into(),
+        ToolChoice::Required => "required".into(),
+        ToolChoice::Function { name } => json!({"type": "function", "name": name}),
+    }
 }
 
 impl ResponsesTranslator {

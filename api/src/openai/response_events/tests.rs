@@ -15,6 +15,7 @@ fn meta(background: bool) -> ResponseMeta {
         sampling: Sampling::default(),
         format: None,
         client_functions: vec![],
+        call_policy: Default::default(),
     }
 }
 

@@ -174,7 +174,7 @@ pub struct OpenAiResponse {
     pub top_logprobs: i64,
     /// Always null: the model's own reasoning settings apply.
     pub reasoning: Option<ResponseReasoning>,
-    /// Always null: the answer's length is the tool's, not the request's.
+    /// As the request asked (within the tool's bounds); null: the tool's.
     pub max_output_tokens: Option<i64>,
     /// Always null: the tool's own limit on function rounds applies.
     pub max_tool_calls: Option<i64>,
@@ -184,8 +184,9 @@ pub struct OpenAiResponse {
     /// kept (the caller is known by its token; Parley keys provider caches itself).
     pub safety_identifier: Option<String>,
     pub prompt_cache_key: Option<String>,
-    /// Always `auto`.
-    pub tool_choice: String,
+    /// As the request asked: `auto` (the default), `none`, `required`, or the function
+    /// it named (`{"type": "function", "name": …}`).
+    pub tool_choice: Value,
     /// The caller's function tools offered to the model (none with `tool_choice: none`;
     /// Parley's own functions are the chat tool's, run by Parley, and not listed).
     pub tools: Vec<Value>,

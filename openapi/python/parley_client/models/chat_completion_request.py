@@ -36,7 +36,7 @@ class ChatCompletionRequest:
             given).
         modalities (list[str] | None | Unset): Only `["text"]` (anything else is 400 `unsupported_parameter`).
         n (int | None | Unset): Choices to generate: only 1 (more is 400 `unsupported_parameter`).
-        parallel_tool_calls (bool | None | Unset): `true` (the default); `false` is 400 `unsupported_parameter`.
+        parallel_tool_calls (bool | None | Unset): `true` (the default); `false`: at most one call per answer.
         prediction (Any | Unset): Predicted outputs: not available (400 `unsupported_parameter`).
         presence_penalty (float | None | Unset): −2–2, within the tool's bounds (as `temperature`).
         response_format (ChatResponseFormat | None | Unset): What the answer must be: text, a JSON object, or a value of
@@ -48,8 +48,11 @@ class ChatCompletionRequest:
         temperature (float | None | Unset): 0–2. A tool may fix it or bound it: outside its bounds the value is clamped
             or
             refused 400 `invalid_parameter`, as the tool says.
-        tool_choice (Any | Unset): `auto` (the default) or `none` (the caller's functions are not offered);
-            `required` and a named function are 400 `unsupported_parameter`.
+        tool_choice (Any | Unset): `auto` (the default), `none` (the caller's functions are not offered),
+            `required` (the model's first answer calls a function: the caller's or the chat
+            tool's) or `{"type": "function", "function": {"name": …}}` (it calls that one of
+            `tools`; another name is 400 `invalid_parameter`). A forced choice holds for the
+            turn's first answer only: after its calls the model may answer.
         tools (list[ChatTool] | None | Unset): Functions the caller runs itself. The model's calls of them end the
             completion
             with `tool_calls` (`finish_reason: tool_calls`); the next request, whose messages

@@ -51,7 +51,8 @@ class OpenAiResponse:
         temperature (float): The sampling the model ran with: its provider's defaults (1, 1, 0, 0), which
             Parley does not change.
         text (ResponseText): The response's text settings.
-        tool_choice (str): Always `auto`.
+        tool_choice (Any): As the request asked: `auto` (the default), `none`, `required`, or the function
+            it named (`{"type": "function", "name": …}`).
         tools (list[Any]): The caller's function tools offered to the model (none with `tool_choice: none`;
             Parley's own functions are the chat tool's, run by Parley, and not listed).
         top_logprobs (int): Always 0: Parley returns no log probabilities.
@@ -61,7 +62,7 @@ class OpenAiResponse:
         error (None | OpenAiResponseError | Unset):
         incomplete_details (None | ResponseIncompleteDetails | Unset):
         instructions (None | str | Unset):
-        max_output_tokens (int | None | Unset): Always null: the answer's length is the tool's, not the request's.
+        max_output_tokens (int | None | Unset): As the request asked (within the tool's bounds); null: the tool's.
         max_tool_calls (int | None | Unset): Always null: the tool's own limit on function rounds applies.
         previous_response_id (None | str | Unset):
         prompt_cache_key (None | str | Unset):
@@ -92,7 +93,7 @@ class OpenAiResponse:
     store: bool
     temperature: float
     text: ResponseText
-    tool_choice: str
+    tool_choice: Any
     tools: list[Any]
     top_logprobs: int
     top_p: float

@@ -29,7 +29,7 @@ class ResponseCreateRequest:
         instructions (None | str | Unset): Added to the tool's system prompt for this turn.
         max_output_tokens (int | None | Unset): The most tokens the response may have (below the model's and the tool's
             limits; a response cut there is `incomplete`, reason `max_output_tokens`).
-        parallel_tool_calls (bool | None | Unset): `true` (the default); `false` is 400 `unsupported_parameter`.
+        parallel_tool_calls (bool | None | Unset): `true` (the default); `false`: at most one call per answer.
         previous_response_id (None | str | Unset): Continue the conversation of this response (`resp_…`).
         stream (bool | None | Unset): Stream the response's events (Server-Sent Events).
         temperature (float | None | Unset): 0–2. A tool may fix it or bound it: outside its bounds the value is clamped
@@ -37,8 +37,11 @@ class ResponseCreateRequest:
             refused 400 `invalid_parameter`, as the tool says.
         text (None | ResponseTextParam | Unset): The answer's text settings: its `format` (text, a JSON object, a JSON
             schema).
-        tool_choice (Any | Unset): `auto` (the default) or `none` (the caller's functions are not offered);
-            `required` and a named function are 400 `unsupported_parameter`.
+        tool_choice (Any | Unset): `auto` (the default), `none` (the caller's functions are not offered),
+            `required` (the model's first answer calls a function: the caller's or the chat
+            tool's) or `{"type": "function", "name": …}` (it calls that one of
+            `tools`; another name is 400 `invalid_parameter`). A forced choice holds for the
+            turn's first answer only: after its calls the model may answer.
         tools (list[ResponseFunctionTool] | None | Unset): Functions the caller runs itself. The model's calls of them
             are `function_call`
             output items and end the response (`completed`) while the turn waits; a request

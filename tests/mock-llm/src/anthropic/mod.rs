@@ -164,11 +164,17 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
     let checked = request::validate(&body).and_then(|checked| {
         let stops = sampling::anthropic(&body).map_err(request::Invalid)?;
         let format = structured::anthropic(&body).map_err(request::Invalid)?;
-        Ok((checked, stops, format))
+        let choice = crate::choice::anthropic(&body).map_err(request::Invalid)?;
+        Ok((checked, stops, format, choice))
     });
-    let thinking = checked.as_ref().is_ok_and(|(c, _, _)| c.thinking);
+    let thinking = checked.as_ref().is_ok_and(|(c, ..)| c.thinking);
     let messages = convert::to_messages(&body);
-    let derived = reply::derive_for(&messages, true, thinking);
+    let derived = reply::derive_for(&messages, true, thinking).map(|(directive, mut reply)| {
+        if let Ok((.., choice)) = &checked {
+            crate::choice::apply(choice, &body, &mut reply);
+        }
+        (directive, reply)
+    });
     let pieces = cache::pieces(&body);
     let mut exchange = state.log.start(RecordedRequest {
         seq: 0,
@@ -199,7 +205,7 @@ pub(crate) async fn messages(request: Request<Incoming>, state: &State) -> Respo
         let response = error(StatusCode::NOT_FOUND, &format!("model: {model}"), seq);
         return rejected(&mut exchange, response);
     }
-    let (checked, stops, format) = match checked {
+    let (checked, stops, format, _) = match checked {
         Ok(checked) => checked,
         Err(request::Invalid(message)) => {
             return rejected(&mut exchange, bad_request(&message, seq));

@@ -7,6 +7,7 @@
 //! and of the session (the next turn) begin with, and find through Anthropic's lookback
 //! from their own last message. At most two breakpoints of the four Anthropic allows.
 
+use parley_protocol::client_functions::ToolChoice;
 use parley_protocol::output::ResponseFormat;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -79,6 +80,18 @@ pub(super) fn build(
             mark(last);
         }
         body["tools"] = tools.into();
+        let mut choice = match &options.calls.choice {
+            ToolChoice::Auto | ToolChoice::None if options.calls.serial => json!({"type": "auto"}),
+            ToolChoice::Auto | ToolChoice::None => Value::Null,
+            ToolChoice::Required => json!({"type": "any"}),
+            ToolChoice::Function { name } => json!({"type": "tool", "name": name}),
+        };
+        if options.calls.serial {
+            choice["disable_parallel_tool_use"] = true.into();
+        }
+        if !choice.is_null() {
+            body["tool_choice"] = choice;
+        }
     }
     if !system.is_empty() {
         let mut block = json!({"type": "text", "text": system.join("\n\n")});
@@ -421,6 +434,41 @@ mod tests {
         assert_eq!(
             blocks[1]["text"],
             "what does it say?\n\n[Attachment: paper.pdf (application/pdf)] — the document is attached."
+        );
+    }
+
+    #[test]
+    fn a_forced_choice_is_anthropics_any_or_tool_and_serial_calls_disable_parallel_use() {
+        use parley_protocol::client_functions::CallPolicy;
+        let offers = [FunctionOffer {
+            name: "lookup".into(),
+            description: "looks up".into(),
+            parameters: json!({"type": "object"}),
+        }];
+        let choice_of = |choice: ToolChoice, serial: bool| {
+            let mut options = options(PromptCache::Off, None);
+            options.calls = CallPolicy {
+                choice,
+                serial,
+                ..CallPolicy::default()
+            };
+            build("m", &[ChatMessage::user("hi")], &offers, None, &options)["tool_choice"].clone()
+        };
+        assert!(choice_of(ToolChoice::Auto, false).is_null());
+        assert_eq!(
+            choice_of(ToolChoice::Required, false),
+            json!({"type": "any"})
+        );
+        let named = ToolChoice::Function {
+            name: "lookup".into(),
+        };
+        assert_eq!(
+            choice_of(named, true),
+            json!({"type": "tool", "name": "lookup", "disable_parallel_tool_use": true})
+        );
+        assert_eq!(
+            choice_of(ToolChoice::None, true),
+            json!({"type": "auto", "disable_parallel_tool_use": true})
         );
     }
 }
