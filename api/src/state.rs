@@ -54,11 +54,21 @@ pub struct HttpLimits {
     pub max_upload_bytes: usize,
 }
 
+/// The requests that may carry images and files inline (OpenAI's `data:` URLs).
+const INLINE_MEDIA: [&str; 2] = ["/openai/v1/chat/completions", "/openai/v1/responses"];
+
 impl HttpLimits {
     /// The body limit of a request to `path` with `method`.
     pub fn body_limit(&self, method: &poem::http::Method, path: &str) -> usize {
-        if method == poem::http::Method::POST && path.trim_end_matches('/') == "/v1/files" {
+        let path = path.trim_end_matches('/');
+        if method != poem::http::Method::POST {
+            return self.max_body_bytes;
+        }
+        if path == "/v1/files" {
             self.max_upload_bytes.max(self.max_body_bytes)
+        } else if INLINE_MEDIA.contains(&path) {
+            // Room for one upload's worth of base64 (`data:` URLs) beside the rest.
+            self.max_body_bytes + self.max_upload_bytes / 3 * 4
         } else {
             self.max_body_bytes
         }
@@ -119,6 +129,9 @@ pub struct AppState {
     pub streaming: Streaming,
     /// The model providers and their breakers (`GET /v1/admin/providers`).
     pub providers: parley_service::Providers,
+    /// The outbound HTTP client (its address rules): what the OpenAI surface fetches an
+    /// image or file URL with.
+    pub outbound: parley_service::outbound::Outbound,
     /// CORS, `/metrics` access and the authentication throttle.
     pub edge: Edge,
     /// Failed authentications per client address (see `crate::throttle`).

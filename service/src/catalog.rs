@@ -43,6 +43,8 @@ pub struct Models {
     pub ids: std::sync::Arc<[String]>,
     /// The models a turn may not ask for a structured output.
     pub text_only: std::sync::Arc<[String]>,
+    /// The models that read images (`vision`).
+    pub seeing: std::sync::Arc<[String]>,
 }
 
 impl Models {
@@ -52,6 +54,11 @@ impl Models {
 
     pub fn contains(&self, id: &str) -> bool {
         self.ids.iter().any(|m| m == id)
+    }
+
+    /// Whether model `id` reads images.
+    pub fn vision(&self, id: &str) -> bool {
+        self.seeing.iter().any(|m| m == id)
     }
 
     /// Whether a turn may ask model `id` for a structured output.

@@ -69,6 +69,8 @@ pub struct Ask {
     pub client_functions: Vec<parley_protocol::client_functions::ClientFunction>,
     /// How the model may call them (`tool_choice`, `parallel_tool_calls`).
     pub call_policy: parley_protocol::client_functions::CallPolicy,
+    /// The last message's images and files: the turn's attachments.
+    pub media: Vec<super::media::Media>,
 }
 
 /// Where the turn goes.
@@ -143,9 +145,28 @@ pub async fn submit(
                 Err(ask.format.unsupported(&answering))
             }
             _ => Ok(sampling),
+        })
+        .and_then(|sampling| match super::media::first_image(&ask.media) {
+            Some(param) if !state.turns.models.vision(&answering) => Err(Box::new(
+                Problem::new(
+                    ErrorCode::UnsupportedContent,
+                    format!(
+                        "the model `{answering}` cannot read images; leave them out or name a model with vision"
+                    ),
+                )
+                .param(param),
+            )),
+            _ => Ok(sampling),
         });
-    let sampling = match checked {
-        Ok(sampling) => sampling,
+    // The images and files are stored once the request is known to be taken.
+    let checked = match checked {
+        Ok(sampling) => super::media::attach(state, caller, ask.media)
+            .await
+            .map(|attachments| (sampling, attachments)),
+        Err(problem) => Err(problem),
+    };
+    let (sampling, attachments) = match checked {
+        Ok(checked) => checked,
         Err(problem) => {
             // A refused request leaves nothing behind: not the conversation it opened.
             if opened && let Err(err) = sessions.delete(caller.user_id, session.id).await {
@@ -164,6 +185,7 @@ pub async fn submit(
             response_format: ask.format.format,
             client_functions: ask.client_functions,
             call_policy: ask.call_policy,
+            attachments,
             ..TurnInput::text(ask.content)
         },
         model: model_override,
@@ -175,11 +197,8 @@ pub async fn submit(
     match state.turns.submit(submission).await {
         Ok(prompt) => Ok(prompt),
         Err(err) => {
-            let offered = err.code() == ErrorCode::InvalidClientFunction;
-            if opened
-                && offered
-                && let Err(err) = sessions.delete(caller.user_id, session.id).await
-            {
+            // Nothing was recorded: the conversation it opened goes too.
+            if opened && let Err(err) = sessions.delete(caller.user_id, session.id).await {
                 tracing::warn!(error = %err, "deleting the session of a refused request");
             }
             Err(super::tools::refused(err))

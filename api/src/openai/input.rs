@@ -8,16 +8,30 @@ use parley_protocol::error::ErrorCode;
 use super::types::{ChatContent, ChatRole};
 use crate::error::Problem;
 
-/// Text of a message's content (text parts joined; other parts refused).
+/// Text of a message's content (text parts joined; image and file parts, read apart,
+/// skipped; other parts refused).
 pub fn text_of(content: Option<ChatContent>) -> Result<String, Box<Problem>> {
+    text_with(content, "text|image_url|file")
+}
+
+/// Text of a `tool` message's content: only text parts.
+pub fn tool_text_of(content: Option<ChatContent>) -> Result<String, Box<Problem>> {
+    text_with(content, "text")
+}
+
+fn text_with(content: Option<ChatContent>, kinds: &str) -> Result<String, Box<Problem>> {
     match content {
         None => Ok(String::new()),
         Some(ChatContent::Text(text)) => Ok(text),
         Some(ChatContent::Parts(parts)) => {
-            parts_text(parts.into_iter().map(|p| (p.kind, p.text)), "text")
+            parts_text(parts.into_iter().map(|p| (p.kind, p.text)), kinds)
         }
     }
 }
+
+/// The kinds of parts that carry an image or a file: read apart ([`super::media`]), no
+/// text of the message.
+const MEDIA_KINDS: [&str; 4] = ["image_url", "file", "input_image", "input_file"];
 
 pub fn parts_text(
     parts: impl Iterator<Item = (String, Option<String>)>,
@@ -25,10 +39,15 @@ pub fn parts_text(
 ) -> Result<String, Box<Problem>> {
     let mut text = Vec::new();
     for (kind, part) in parts {
+        if MEDIA_KINDS.contains(&kind.as_str()) && text_kinds.split('|').any(|k| k == kind) {
+            continue;
+        }
         if !text_kinds.split('|').any(|k| k == kind) {
             return Err(invalid(
                 ErrorCode::UnsupportedContent,
-                format!("content parts of type `{kind}` are not supported; send text"),
+                format!(
+                    "content parts of type `{kind}` are not supported; send text, images or files"
+                ),
             ));
         }
         text.push(part.unwrap_or_default());

@@ -36,6 +36,8 @@ const REFERENCE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 pub struct Input {
     pub messages: Vec<(ChatRole, String)>,
     pub results: Vec<ToolResult>,
+    /// The images and files of the last message item: the turn's attachments.
+    pub media: Vec<super::media::Media>,
 }
 
 /// Reads `input`'s items. With `previous` (a `previous_response_id`), a
@@ -51,6 +53,7 @@ pub async fn read(
     let mut results = Vec::new();
     let mut calls = HashSet::new();
     let mut responses = Responses::default();
+    let mut media = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let at = |field: &str| format!("input[{i}].{field}");
         let kind = item.kind.as_deref().unwrap_or("message");
@@ -62,12 +65,16 @@ pub async fn read(
             "message" => {
                 let role = item.role.ok_or_else(|| missing(at("role")))?;
                 let content = item.content.ok_or_else(|| missing(at("content")))?;
+                media = super::media::of_response(&content, &at("content"))?;
                 messages.push((role, text_of(content, &at("content"))?));
             }
             "item_reference" => {
                 let id = item.id.ok_or_else(|| missing(at("id")))?;
                 match responses.item(state, caller, &id, &at("id")).await? {
-                    Referenced::Message(text) => messages.push((ChatRole::Assistant, text)),
+                    Referenced::Message(text) => {
+                        media.clear();
+                        messages.push((ChatRole::Assistant, text));
+                    }
                     Referenced::FunctionCall(call_id) => {
                         calls.insert(call_id);
                     }
@@ -110,7 +117,11 @@ pub async fn read(
             }
         }
     }
-    Ok(Input { messages, results })
+    Ok(Input {
+        messages,
+        results,
+        media,
+    })
 }
 
 /// A function's result: a string, or `input_text` parts (other JSON as its text).
@@ -130,6 +141,9 @@ fn output_text(output: serde_json::Value, at: &str) -> Result<String, Box<Proble
     }
 }
 
+/// The parts a message item may have: text, and images and files (read apart).
+const MESSAGE_KINDS: &str = "input_text|output_text|input_image|input_file";
+
 /// A message's text: a string, or its `input_text` / `output_text` parts.
 fn text_of(content: ResponseInputContent, at: &str) -> Result<String, Box<Problem>> {
     match content {
@@ -139,8 +153,8 @@ fn text_of(content: ResponseInputContent, at: &str) -> Result<String, Box<Proble
                 parts.into_iter().map(|p| (p.kind, p.text)).collect();
             let bad = kinds
                 .iter()
-                .position(|(kind, _)| kind != "input_text" && kind != "output_text");
-            parts_text(kinds.into_iter(), "input_text|output_text").map_err(|problem| {
+                .position(|(kind, _)| !MESSAGE_KINDS.split('|').any(|k| k == kind));
+            parts_text(kinds.into_iter(), MESSAGE_KINDS).map_err(|problem| {
                 Box::new((*problem).param(format!("{at}[{}].type", bad.unwrap_or(0))))
             })
         }

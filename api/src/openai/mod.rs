@@ -21,6 +21,7 @@ pub mod error;
 mod fixtures;
 mod input;
 mod items;
+mod media;
 mod models;
 mod output;
 mod reading;

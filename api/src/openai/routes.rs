@@ -18,7 +18,7 @@ use super::{
     conversation::{self, Ask, Conversation},
     error::OpenAiError,
     input::{invalid, refuse_unsupported, split, text_of},
-    items, models,
+    items, media, models,
     reading::{events_of, meta_of},
     replies::{ChatReply, ResponseReply, chat_reply, location, response_reply},
     response_events::ResponsesTranslator,
@@ -176,6 +176,11 @@ impl OpenAiApi {
             body.parallel_tool_calls,
             "function.parameters",
         )?;
+        let last = body.messages.len().saturating_sub(1);
+        let media = media::of_chat(
+            body.messages.last().and_then(|m| m.content.as_ref()),
+            &format!("messages[{last}].content"),
+        )?;
         let messages = body
             .messages
             .into_iter()
@@ -198,6 +203,7 @@ impl OpenAiApi {
             format,
             client_functions: offered.functions,
             call_policy: offered.policy,
+            media,
         };
         let conversation = Conversation::New {
             key: conversation_key.0,
@@ -265,6 +271,7 @@ impl OpenAiApi {
             ResponseInput::Text(text) => items::Input {
                 messages: vec![(ChatRole::User, text)],
                 results: Vec::new(),
+                media: Vec::new(),
             },
             ResponseInput::Items(items) => {
                 items::read(&state, &auth.0, items, previous.is_some()).await?
@@ -320,6 +327,7 @@ impl OpenAiApi {
             format,
             client_functions: offered.functions,
             call_policy: offered.policy,
+            media: input.media,
         };
         let conversation = match &previous {
             Some(prompt) => Conversation::Of(prompt.session_id),

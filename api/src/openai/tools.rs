@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::chat_events::Continuing;
-use super::input::text_of;
+use super::input::tool_text_of;
 use super::types::{ChatMessageInput, ChatRole, ChatTool};
 use crate::{error::Problem, identity::Caller, state::AppState};
 
@@ -189,7 +189,7 @@ pub fn trailing_results(messages: &[ChatMessageInput]) -> Result<Vec<ToolResult>
         results.push(ToolResult {
             param: format!("messages[{index}].tool_call_id"),
             call_id,
-            text: text_of(message.content.clone())?,
+            text: tool_text_of(message.content.clone())?,
         });
     }
     results.reverse();

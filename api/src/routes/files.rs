@@ -140,7 +140,7 @@ impl FilesApi {
 }
 
 /// The problem of a refused upload.
-fn refused(refusal: &FileRefusal) -> Problem {
+pub(crate) fn refused(refusal: &FileRefusal) -> Problem {
     let code = match refusal {
         FileRefusal::TooLarge(_) => ErrorCode::PayloadTooLarge,
         FileRefusal::Unsupported => ErrorCode::UnsupportedFileType,

@@ -53,6 +53,7 @@ pub(super) async fn serve_http(
         models: Arc::new(Models {
             ids: runtime.catalog.model_ids().into(),
             text_only: runtime.catalog.text_only_ids().into(),
+            seeing: runtime.catalog.vision_ids().into(),
         }),
         limits: Limits {
             max_message_chars: settings.limits.max_message_chars,
@@ -93,6 +94,8 @@ pub(super) async fn serve_http(
             ..Streaming::default()
         },
         providers: providers(settings, &runtime.catalog),
+        outbound: parley_service::outbound::Outbound::new(settings.outbound_policy())
+            .context("building the outbound HTTP client")?,
     };
     let addr = listeners
         .api

@@ -2478,12 +2478,29 @@ export interface components {
         ChatContent: string | components["schemas"]["ChatContentPart"][];
         /**
          * ChatContentPart
-         * @description A part of a message's content: only `text` parts are read.
+         * @description A part of a message's content: `text`, `image_url` or `file`. The last message's
+         *     images and files are its attachments (stored, shown in the session, sent to a model
+         *     with vision); an earlier message's are left out of the imported history.
          */
         ChatContentPart: {
+            /** @description `file`: the file. */
+            file?: components["schemas"]["ChatFileData"] | null;
+            /** @description `image_url`: the image. */
+            image_url?: components["schemas"]["ChatImageUrl"] | null;
             text?: string | null;
-            /** @description `text` (other kinds — images, audio, files — are refused). */
+            /** @description `text`, `image_url` or `file` (others — `input_audio` — are refused). */
             type: string;
+        };
+        /**
+         * ChatFileData
+         * @description A file part's file: its data or a file uploaded before.
+         */
+        ChatFileData: {
+            /** @description A `data:` URL, or the file's bytes in base64. */
+            file_data?: string | null;
+            /** @description A file of the caller's (`POST /v1/files`): its id, or `file-<id>`. */
+            file_id?: string | null;
+            filename?: string | null;
         };
         /**
          * ChatFunctionCall
@@ -2514,6 +2531,19 @@ export interface components {
             parameters?: unknown;
             /** @description Accepted; the arguments are checked against `parameters` either way. */
             strict?: boolean | null;
+        };
+        /**
+         * ChatImageUrl
+         * @description An image part's image.
+         */
+        ChatImageUrl: {
+            /** @description Accepted; the provider's default applies. */
+            detail?: string | null;
+            /**
+             * @description A `data:` URL (`data:image/png;base64,…`) or an `http(s)` URL Parley fetches
+             *     (within `outbound` address rules and `files.max_file_bytes`).
+             */
+            url: string;
         };
         /**
          * ChatMessageInput
@@ -4767,8 +4797,27 @@ export interface components {
          * @description A content part of an input message item.
          */
         ResponseInputContentPart: {
+            /** @description `input_image`: accepted; the provider's default applies. */
+            detail?: string | null;
+            /** @description `input_file`: a `data:` URL, or the file's bytes in base64. */
+            file_data?: string | null;
+            /**
+             * @description `input_image`, `input_file`: a file of the caller's (`POST /v1/files`): its id,
+             *     or `file-<id>`.
+             */
+            file_id?: string | null;
+            /** @description `input_file`: an `http(s)` URL Parley fetches. */
+            file_url?: string | null;
+            /** @description `input_file`: its name. */
+            filename?: string | null;
+            /** @description `input_image`: a `data:` URL or an `http(s)` URL Parley fetches. */
+            image_url?: string | null;
             text?: string | null;
-            /** @description `input_text` or `output_text` (others are refused). */
+            /**
+             * @description `input_text`, `output_text`, `input_image` or `input_file` (others are refused).
+             *     The last message's images and files are its attachments; an earlier message's
+             *     are left out of the imported history.
+             */
             type: string;
         };
         /**

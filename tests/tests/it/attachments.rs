@@ -15,7 +15,7 @@ use uuid::Uuid;
 use crate::fixtures::api;
 
 /// The smallest PNG header the type sniffer knows.
-const PNG: &[u8] = &[
+pub(crate) const PNG: &[u8] = &[
     0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, b'I', b'H', b'D', b'R', 0, 0, 0,
     1, 0, 0, 0, 1, 8, 6, 0, 0, 0,
 ];

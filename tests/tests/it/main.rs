@@ -33,6 +33,7 @@ mod migrations;
 mod modules;
 mod observability;
 mod openai;
+mod openai_media;
 mod openai_response_tools;
 mod openai_sampling;
 mod openai_structured;

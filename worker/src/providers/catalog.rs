@@ -169,6 +169,15 @@ impl Catalog {
             .collect()
     }
 
+    /// The models that read images.
+    pub fn vision_ids(&self) -> Vec<String> {
+        self.routes
+            .iter()
+            .filter(|r| r.vision)
+            .map(|r| r.model.clone())
+            .collect()
+    }
+
     pub fn model_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = vec![self.default.clone()];
         ids.extend(

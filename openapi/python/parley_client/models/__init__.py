@@ -42,9 +42,11 @@ from .chat_completion_sse_event import ChatCompletionSseEvent
 from .chat_completion_tokens_details import ChatCompletionTokensDetails
 from .chat_completion_usage import ChatCompletionUsage
 from .chat_content_part import ChatContentPart
+from .chat_file_data import ChatFileData
 from .chat_function_call import ChatFunctionCall
 from .chat_function_call_delta import ChatFunctionCallDelta
 from .chat_function_def import ChatFunctionDef
+from .chat_image_url import ChatImageUrl
 from .chat_message_input import ChatMessageInput
 from .chat_prompt_tokens_details import ChatPromptTokensDetails
 from .chat_response_format import ChatResponseFormat
@@ -424,9 +426,11 @@ __all__ = (
     "ChatCompletionTokensDetails",
     "ChatCompletionUsage",
     "ChatContentPart",
+    "ChatFileData",
     "ChatFunctionCall",
     "ChatFunctionCallDelta",
     "ChatFunctionDef",
+    "ChatImageUrl",
     "ChatMessageInput",
     "ChatPromptTokensDetails",
     "ChatResponseFormat",
