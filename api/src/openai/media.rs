@@ -301,3 +301,46 @@ pub async fn attach(
 pub fn first_image(media: &[Media]) -> Option<&str> {
     media.iter().find(|m| m.image).map(|m| m.param.as_str())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_urls_decode_and_bare_base64_is_for_files_only() {
+        assert_eq!(
+            decoded("data:text/plain;base64,aGk=", "p", false).unwrap(),
+            b"hi"
+        );
+        assert_eq!(decoded("aGk=", "p", true).unwrap(), b"hi");
+        let bare = decoded("aGk=", "p", false).unwrap_err();
+        assert_eq!(bare.param.as_deref(), Some("p"));
+        assert!(
+            decoded("data:text/plain,hi", "p", false).is_err(),
+            "not base64"
+        );
+        assert!(
+            decoded("data:text/plain;base64", "p", false).is_err(),
+            "no data"
+        );
+        assert!(decoded("data:;base64,%%", "p", false).is_err());
+    }
+
+    #[test]
+    fn urls_are_data_or_http_and_file_ids_take_openais_prefix() {
+        assert!(matches!(
+            url_source("https://example.com/a.png", "p"),
+            Ok(Source::Url(_))
+        ));
+        assert!(matches!(
+            url_source("data:image/png;base64,aGk=", "p"),
+            Ok(Source::Inline(_))
+        ));
+        assert!(url_source("file:///etc/passwd", "p").is_err());
+        let id = Uuid::now_v7();
+        for spelled in [id.to_string(), format!("file-{id}")] {
+            assert!(matches!(file_id(&spelled, "p"), Ok(Source::File(f)) if f == id));
+        }
+        assert!(file_id("file-abc", "p").is_err());
+    }
+}
