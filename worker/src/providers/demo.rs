@@ -258,8 +258,11 @@ pub(super) fn stream(
         .iter()
         .map(|m| m.content.split_whitespace().count() as u64)
         .sum();
+    // A function the choice names comes before the one the message would call.
+    let choice = &options.calls.choice;
     let call = call_for(messages, functions)
-        .or_else(|| forced_call(messages, functions, &options.calls.choice));
+        .filter(|call| !matches!(choice, ToolChoice::Function { name } if *name != call.function))
+        .or_else(|| forced_call(messages, functions, choice));
     let text = match &call {
         Some(call) => call.text.to_owned(),
         None => answer(messages),

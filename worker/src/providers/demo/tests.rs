@@ -221,3 +221,39 @@ async fn asked_for_suggestions_it_ends_with_values_and_a_button() {
     let actions = extracted.extras.suggested_actions.expect("a button");
     assert_eq!(actions[0].action, "send_message");
 }
+
+#[tokio::test]
+async fn a_named_choice_is_called_though_the_message_asks_for_another_function() {
+    let functions = [
+        FunctionOffer {
+            name: TIME_FUNCTION.into(),
+            description: "the time".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        },
+        FunctionOffer {
+            name: "lookup".into(),
+            description: "looks up".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        },
+    ];
+    let mut options = CallOptions::default();
+    options.calls.choice = ToolChoice::Function {
+        name: "lookup".into(),
+    };
+    let deltas: Vec<Delta> = stream(
+        &[ChatMessage::user("what time is it?")],
+        &functions,
+        &options,
+    )
+    .map(|d| d.expect("no error"))
+    .collect()
+    .await;
+    let names: Vec<&str> = deltas
+        .iter()
+        .filter_map(|d| match d {
+            Delta::ToolCall { name, .. } => name.as_deref(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, ["lookup"]);
+}
